@@ -1,0 +1,25 @@
+// Constraints and indexes of the Knotwork graph; every statement is idempotent.
+// Parameters: $embedding_dimension (int, the vector size of Chunk.embedding)
+// Returns: nothing. Index names are fixed; graph.py lists them in EXPECTED_INDEXES.
+CREATE CONSTRAINT note_key IF NOT EXISTS
+FOR (n:Note) REQUIRE (n.vault, n.path) IS UNIQUE;
+
+CREATE CONSTRAINT chunk_id IF NOT EXISTS
+FOR (c:Chunk) REQUIRE c.id IS UNIQUE;
+
+CREATE CONSTRAINT entity_key IF NOT EXISTS
+FOR (e:Entity) REQUIRE (e.vault, e.key) IS UNIQUE;
+
+CREATE CONSTRAINT manifest_key IF NOT EXISTS
+FOR (m:Manifest) REQUIRE m.key IS UNIQUE;
+
+CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS
+FOR (c:Chunk) ON c.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $embedding_dimension,
+                       `vector.similarity_function`: 'cosine'}};
+
+CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS
+FOR (c:Chunk) ON EACH [c.text];
+
+CREATE FULLTEXT INDEX entity_names IF NOT EXISTS
+FOR (n:Entity|Note) ON EACH [n.name, n.title, n.aliases];

@@ -1,0 +1,60 @@
+"""FastAPI app factory: the lifespan opens one Core and readies the schema."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from knotwork import __version__
+from knotwork.api.routes import health
+from knotwork.core import open_core
+from knotwork.errors import (
+    ConfigError,
+    GraphUnavailableError,
+    KnotworkError,
+    ManifestMismatchError,
+    ModelUnavailableError,
+)
+from knotwork.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+# How each core error reaches an HTTP client.
+_STATUS = {
+    ConfigError: 500,
+    GraphUnavailableError: 503,
+    ModelUnavailableError: 503,
+    ManifestMismatchError: 409,
+}
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    settings.check_api_exposure()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with open_core(settings) as core:
+            await core.ensure_ready()
+            app.state.core = core
+            log.info("knotwork %s ready on Neo4j %s", __version__, settings.neo4j_uri)
+            yield
+
+    app = FastAPI(
+        title="Knotwork",
+        version=__version__,
+        summary="A Markdown vault as a live knowledge graph in Neo4j, with cited answers.",
+        lifespan=lifespan,
+    )
+
+    @app.exception_handler(KnotworkError)
+    async def _knotwork_error(_: Request, exc: KnotworkError) -> JSONResponse:
+        status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 500)
+        return JSONResponse({"error": type(exc).__name__, "detail": str(exc)}, status_code=status)
+
+    app.include_router(health.router)
+    return app

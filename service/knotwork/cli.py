@@ -1,0 +1,188 @@
+"""The ``knotwork`` command line: a thin layer over the core, like the API."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
+
+import typer
+
+from knotwork import __version__, schema
+from knotwork.core import Core, open_core
+from knotwork.errors import ConfigError, KnotworkError
+from knotwork.health import HealthReport, check_health
+from knotwork.neo4j_local import LocalNeo4j
+from knotwork.settings import get_settings
+
+app = typer.Typer(help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+neo4j_app = typer.Typer(help="A local Neo4j server from Maven Central jars (no Docker).",
+                        no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+
+T = TypeVar("T")
+
+
+@app.callback()
+def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def _fail(exc: KnotworkError) -> typer.Exit:
+    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    return typer.Exit(2 if isinstance(exc, ConfigError) else 1)
+
+
+def _with_core(work: Callable[[Core], Awaitable[T]]) -> T:
+    """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit."""
+
+    async def run() -> T:
+        async with open_core(get_settings()) as core:
+            return await work(core)
+
+    try:
+        return asyncio.run(run())
+    except KnotworkError as exc:
+        raise _fail(exc) from exc
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def serve() -> None:
+    """Run the HTTP API (host and port from KNOTWORK_API_HOST / KNOTWORK_API_PORT)."""
+    import uvicorn
+
+    from knotwork.api import create_app
+
+    settings = get_settings()
+    try:
+        api = create_app(settings)
+    except KnotworkError as exc:
+        raise _fail(exc) from exc
+    uvicorn.run(api, host=settings.api_host, port=settings.api_port, log_config=None)
+
+
+@app.command()
+def init() -> None:
+    """Create constraints, indexes and the manifest (idempotent; serve does it too)."""
+    manifest = _with_core(lambda core: core.ensure_ready())
+    typer.echo(f"schema ready; embedding model {manifest['embed_model']} "
+               f"({manifest['embed_dimension']} dimensions)")
+
+
+@app.command()
+def reembed() -> None:
+    """Re-embed every chunk with the configured embedding model and rebuild the vector index."""
+
+    def progress(done: int, total: int) -> None:
+        typer.echo(f"\rre-embedded {done}/{total} chunks", nl=False)
+
+    count = _with_core(lambda core: schema.reembed(core.store, core.settings, core.embedder,
+                                                   progress))
+    typer.echo(f"\nre-embedded {count} chunks; the manifest now names "
+               f"{get_settings().embed_model}")
+
+
+def _print_report(report: HealthReport) -> None:
+    def line(ok: bool, text: str) -> None:
+        typer.secho(f"{'ok ' if ok else 'FAIL'} {text}",
+                    fg=typer.colors.GREEN if ok else typer.colors.RED)
+
+    n = report.neo4j
+    line(n.version is not None, f"Neo4j reachable at {n.uri}"
+         + (f" (version {n.version}, {n.edition}, APOC {'yes' if n.apoc else 'no'})"
+            if n.version else f": {n.error}"))
+    if n.version is not None:
+        line(not n.missing_indexes, "indexes ONLINE" if not n.missing_indexes else n.error or "")
+    o = report.ollama
+    line(o.version is not None, f"Ollama reachable at {o.base_url}"
+         + (f" (version {o.version})" if o.version else f": {o.error}"))
+    for model in o.models:
+        line(model.present, f"{model.role} model {model.name}"
+             + ("" if model.present else f" is not pulled; run: {model.pull_command}"))
+    m = report.manifest
+    line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
+
+
+@app.command()
+def doctor() -> None:
+    """Check Neo4j, its indexes, Ollama, the models and the manifest; non-zero exit on failure."""
+    report = _with_core(check_health)
+    _print_report(report)
+    missing = [m.pull_command for m in report.ollama.models if not m.present]
+    if missing:
+        typer.echo("\nPull the missing models with:\n  " + "\n  ".join(missing))
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command()
+def watch() -> None:
+    """Follow the vault and keep the graph in step (not yet available)."""
+    typer.secho("`knotwork watch` is not yet available in this version.", fg=typer.colors.YELLOW,
+                err=True)
+    raise typer.Exit(3)
+
+
+# -- knotwork neo4j ... ------------------------------------------------------------------------
+
+
+def _local() -> LocalNeo4j:
+    return LocalNeo4j(get_settings())
+
+
+@neo4j_app.command("start")
+def neo4j_start(
+    timeout: Annotated[float, typer.Option(help="seconds to wait for Bolt")] = 180.0,
+) -> None:
+    """Resolve the jars (first time only), write neo4j.conf, start, wait until Bolt answers."""
+    local = _local()
+    try:
+        if not local.jars.joinpath("resolved.json").is_file():
+            typer.echo(f"resolving Neo4j jars with Maven into {local.jars} (first start only)…")
+        status = local.start(timeout)
+    except KnotworkError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}")
+    typer.echo(f"Neo4j Browser: {status.browser_url}" if status.browser_url
+               else "Neo4j Browser: not available (its jar could not be resolved)")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local server."""
+    try:
+        stopped = _local().stop()
+    except KnotworkError as exc:
+        raise _fail(exc) from exc
+    typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Say whether the local server runs and answers Bolt; exit 1 when it does not."""
+    status = _local().status()
+    if status.running:
+        typer.echo(f"running (pid {status.pid}), Bolt {'ready' if status.bolt_ready else 'not ready'}"
+                   f" at {status.bolt_uri}, home {status.home}")
+    else:
+        typer.echo(f"not running (home {status.home})")
+    raise typer.Exit(0 if status.bolt_ready else 1)
+
+
+@neo4j_app.command("logs")
+def neo4j_logs(lines: Annotated[int, typer.Option("--lines", "-n")] = 50) -> None:
+    """Print the last lines of the server's log."""
+    typer.echo(_local().log_tail(lines))
+
+
+if __name__ == "__main__":
+    app()

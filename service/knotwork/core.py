@@ -1,0 +1,57 @@
+"""The core: one object that owns the Neo4j driver and the model clients.
+
+The API, CLI, watcher and MCP server each open one Core and pass it down; nothing else creates a
+driver or a model client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from llama_index.embeddings.ollama import OllamaEmbedding
+from llama_index.llms.ollama import Ollama
+from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
+
+from knotwork import schema
+from knotwork.graph import GraphStore
+from knotwork.llm import build_embedder, build_llm
+from knotwork.settings import Settings
+
+
+@dataclass
+class Core:
+    settings: Settings
+    driver: AsyncDriver
+    store: GraphStore
+    llm: Ollama
+    embedder: OllamaEmbedding
+
+    async def ensure_ready(self) -> dict[str, Any]:
+        """Apply the schema and check the manifest; returns the manifest."""
+        return await schema.ensure_ready(self.store, self.settings)
+
+
+@asynccontextmanager
+async def open_core(settings: Settings) -> AsyncIterator[Core]:
+    """Open the driver and clients (no connection is made until first use); close on exit."""
+    driver = AsyncGraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_user, settings.password()),
+        connection_timeout=10.0,
+        connection_acquisition_timeout=30.0,
+        # Queries name labels that an empty graph does not have yet; that is expected.
+        notifications_disabled_categories=[NotificationDisabledCategory.UNRECOGNIZED],
+    )
+    try:
+        yield Core(
+            settings=settings,
+            driver=driver,
+            store=GraphStore(driver, settings.neo4j_database),
+            llm=build_llm(settings),
+            embedder=build_embedder(settings),
+        )
+    finally:
+        await driver.close()

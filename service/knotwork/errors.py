@@ -1,0 +1,55 @@
+"""The exceptions Knotwork raises. Entry points translate them; the core never raises HTTP errors.
+
+KnotworkError
+├── ConfigError            a setting is missing or unsafe (exit code 2 in the CLI)
+├── GraphUnavailableError  Neo4j cannot be reached, refuses the credentials, or is too old
+├── SchemaError            constraints or indexes could not be created or did not come ONLINE
+├── ManifestMismatchError  the graph was built with another embedding model or dimension
+├── ModelUnavailableError  Ollama cannot be reached or a configured model is not pulled
+├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
+└── QueryNotFoundError     a named Cypher query does not exist in cypher/
+"""
+
+from __future__ import annotations
+
+
+class KnotworkError(Exception):
+    """Root of every error Knotwork raises on purpose."""
+
+
+class ConfigError(KnotworkError):
+    """A setting is missing, malformed or unsafe."""
+
+
+class GraphUnavailableError(KnotworkError):
+    """Neo4j is unreachable, rejects the credentials, or is older than supported."""
+
+
+class SchemaError(KnotworkError):
+    """The schema could not be applied or its indexes did not come ONLINE in time."""
+
+
+class ManifestMismatchError(KnotworkError):
+    """The graph's manifest names another embedding model or dimension than the settings."""
+
+    def __init__(self, stored_model: str, stored_dim: int, wanted_model: str, wanted_dim: int):
+        self.stored_model, self.stored_dim = stored_model, stored_dim
+        self.wanted_model, self.wanted_dim = wanted_model, wanted_dim
+        super().__init__(
+            f"The graph was embedded with {stored_model!r} ({stored_dim} dimensions) but the "
+            f"settings ask for {wanted_model!r} ({wanted_dim} dimensions). Either set "
+            f"KNOTWORK_EMBED_MODEL={stored_model} and KNOTWORK_EMBED_DIMENSION={stored_dim}, "
+            f"or re-embed every chunk with the new model: `knotwork reembed`."
+        )
+
+
+class ModelUnavailableError(KnotworkError):
+    """Ollama is unreachable or a configured model has not been pulled."""
+
+
+class LocalNeo4jError(KnotworkError):
+    """The local Neo4j server could not be resolved, configured, started or stopped."""
+
+
+class QueryNotFoundError(KnotworkError, KeyError):
+    """A Cypher query was asked for by a name that has no file in cypher/."""

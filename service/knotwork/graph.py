@@ -1,0 +1,135 @@
+"""The graph store: one typed async method per named Cypher query, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncDriver, RoutingControl
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
+
+from knotwork import cypher
+from knotwork.errors import GraphUnavailableError, SchemaError
+
+# Every index schema.cypher creates (constraints are backed by indexes of the same name).
+EXPECTED_INDEXES = (
+    "chunk_embedding",
+    "chunk_id",
+    "chunk_text",
+    "entity_key",
+    "entity_names",
+    "manifest_key",
+    "note_key",
+)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    name: str
+    version: str
+    edition: str
+
+
+@dataclass(frozen=True)
+class IndexState:
+    name: str
+    type: str
+    state: str
+    population: float
+    dimension: int | None
+
+
+def _plain(props: dict[str, Any]) -> dict[str, Any]:
+    """Node properties with Neo4j temporal values as ISO strings, ready for JSON."""
+    return {k: v.iso_format() if hasattr(v, "iso_format") else v for k, v in props.items()}
+
+
+class GraphStore:
+    """Typed access to Neo4j through the named queries in ``cypher/``."""
+
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    async def _run(self, query: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        try:
+            result = await self._driver.execute_query(
+                query,
+                params,
+                database_=self._database,
+                routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+            )
+        except AuthError as exc:
+            raise GraphUnavailableError(
+                f"Neo4j rejected the credentials: {exc.message}. Check KNOTWORK_NEO4J_USER "
+                "and KNOTWORK_NEO4J_PASSWORD."
+            ) from exc
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
+        return [record.data() for record in result.records]
+
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return await self._run(cypher.load(name), params, write=False)
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return await self._run(cypher.load(name), params, write=True)
+
+    async def server_info(self) -> ServerInfo:
+        rows = await self.read("server_info")
+        row = next((r for r in rows if r["name"] == "Neo4j Kernel"), rows[0])
+        return ServerInfo(name=row["name"], version=row["version"], edition=row["edition"])
+
+    async def apoc_installed(self) -> bool:
+        rows = await self.read("apoc_installed")
+        return bool(rows and rows[0]["apoc"])
+
+    async def apply_schema(self, embedding_dimension: int) -> None:
+        params = {"embedding_dimension": embedding_dimension}
+        for statement in cypher.statements("schema"):
+            try:
+                await self._run(statement, params, write=True)
+            except Neo4jError as exc:
+                raise SchemaError(f"applying the schema failed at {statement[:60]!r}: {exc}") from exc
+
+    async def await_indexes(self, timeout_s: float) -> None:
+        try:
+            await self.read("await_indexes", timeout_s=int(timeout_s))
+        except Neo4jError as exc:
+            states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
+            raise SchemaError(f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): "
+                              f"{exc.message}") from exc
+
+    async def index_states(self) -> list[IndexState]:
+        return [IndexState(**row) for row in await self.read("index_states")]
+
+    async def get_manifest(self) -> dict[str, Any] | None:
+        rows = await self.read("manifest_get")
+        return _plain(rows[0]["manifest"]) if rows else None
+
+    async def put_manifest(
+        self, *, schema_version: int, embed_model: str, embed_dimension: int, knotwork_version: str
+    ) -> dict[str, Any]:
+        rows = await self.write(
+            "manifest_put",
+            schema_version=schema_version,
+            embed_model=embed_model,
+            embed_dimension=embed_dimension,
+            knotwork_version=knotwork_version,
+        )
+        return _plain(rows[0]["manifest"])
+
+    async def drop_vector_index(self) -> None:
+        await self.write("vector_index_drop")
+
+    async def chunk_count(self) -> int:
+        return int((await self.read("chunk_count"))[0]["chunks"])
+
+    async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str]]:
+        rows = await self.read("chunks_page", after=after, limit=limit)
+        return [(row["id"], row["text"] or "") for row in rows]
+
+    async def set_chunk_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
+        payload = [{"id": cid, "embedding": list(vec)} for cid, vec in rows]
+        result = await self.write("chunk_embeddings_set", rows=payload)
+        return int(result[0]["updated"]) if result else 0

@@ -1,0 +1,100 @@
+"""The one settings object. Every field is read from ``KNOTWORK_<NAME>`` (or ``.env``)."""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from knotwork.errors import ConfigError
+
+
+class Settings(BaseSettings):
+    """Configuration of a Knotwork process; see ``.env.example`` for the documented list."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="KNOTWORK_", env_file=".env", extra="ignore", frozen=True
+    )
+
+    # Neo4j
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str = "neo4j"
+    neo4j_index_timeout_s: float = Field(default=300.0, gt=0)
+
+    # Ollama
+    ollama_base_url: str = "http://127.0.0.1:11434"
+    ollama_timeout_s: float = Field(default=120.0, gt=0)
+    llm_model: str = "llama3.1:8b"
+    # Set explicitly so the client never makes a blocking /api/show call to discover it.
+    llm_context_window: int = Field(default=8192, ge=512)
+    embed_model: str = "nomic-embed-text"
+    embed_dimension: int = Field(default=768, ge=1, le=4096)
+    embed_batch_size: int = Field(default=32, ge=1, le=1024)
+
+    # Vault and chunking
+    vault_path: Path | None = None
+    chunk_size: int = Field(default=1200, ge=200, le=20000, description="characters per chunk")
+
+    # HTTP API
+    api_host: str = "127.0.0.1"
+    api_port: int = Field(default=8000, ge=1, le=65535)
+    api_key: SecretStr | None = None
+
+    # Local Neo4j started by `knotwork neo4j start` (no Docker)
+    neo4j_local_dir: Path = Path(".neo4j")
+    neo4j_local_instance: str = Field(default="default", pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    neo4j_local_http_port: int = Field(default=7474, ge=1, le=65535)
+    neo4j_local_heap: str = Field(default="2g", pattern=r"^\d+[mMgG]$")
+    neo4j_local_pagecache: str = Field(default="1g", pattern=r"^\d+[mMgG]$")
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        scheme = urlsplit(value).scheme
+        allowed = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
+        if scheme not in allowed:
+            raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
+        return value
+
+    def password(self) -> str:
+        """The Neo4j password, or a ConfigError that says how to set one."""
+        if self.neo4j_password is None or not self.neo4j_password.get_secret_value():
+            raise ConfigError(
+                "KNOTWORK_NEO4J_PASSWORD is not set. Run `scripts/init-env` to write a .env "
+                "with a generated password, or set the variable yourself."
+            )
+        return self.neo4j_password.get_secret_value()
+
+    def bolt_port(self) -> int:
+        return urlsplit(self.neo4j_uri).port or 7687
+
+    def api_is_loopback(self) -> bool:
+        if self.api_host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.api_host).is_loopback
+        except ValueError:
+            return False
+
+    def check_api_exposure(self) -> None:
+        """Refuse to serve beyond loopback without an API key."""
+        if not self.api_is_loopback() and (
+            self.api_key is None or len(self.api_key.get_secret_value()) < 16
+        ):
+            raise ConfigError(
+                f"KNOTWORK_API_HOST={self.api_host} is reachable beyond this machine, so "
+                "KNOTWORK_API_KEY must be set (at least 16 characters). `scripts/init-env` "
+                "generates one."
+            )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

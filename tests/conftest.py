@@ -1,0 +1,34 @@
+"""Fixtures shared by unit and integration tests: the fake Ollama and test settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def _fake_ollama_server() -> Iterator[FakeOllama]:
+    fake = FakeOllama().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def fake_ollama(_fake_ollama_server: FakeOllama) -> Iterator[FakeOllama]:
+    """The loopback Ollama stand-in, with its models, script and call log reset for each test."""
+    _fake_ollama_server.reset()
+    yield _fake_ollama_server
+    _fake_ollama_server.reset()
+
+
+def make_settings(**overrides: Any) -> Settings:
+    """Settings for tests: no .env file is read, so a developer's own config cannot leak in."""
+    return Settings(_env_file=None, **overrides)  # type: ignore[call-arg]

@@ -1,0 +1,219 @@
+"""A loopback HTTP server that speaks enough of Ollama's API for the real clients.
+
+The one fake the tests allow: it sits at the model boundary, so LlamaIndex's ``Ollama`` and
+``OllamaEmbedding`` (and the ``ollama`` client beneath them) run unchanged against it.
+
+- Embeddings come from a hashing scheme over words and character trigrams, L2-normalised, so
+  texts that share words get similar vectors, and the same text always gets the same vector.
+- Chat answers come from ``chat_script`` (a callable taking the request body), else a default:
+  a minimal instance of a JSON-schema ``format``, ``{}`` for ``format: "json"``, or ``"ok"``.
+- Every request is recorded in ``calls`` so tests can count model work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ChatScript = Callable[[dict[str, Any]], str]
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def hash_embedding(text: str, dimension: int) -> list[float]:
+    """A deterministic bag-of-features vector: words weigh 1, character trigrams 0.5."""
+    vec = [0.0] * dimension
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    features: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
+    for w in words:
+        padded = f"#{w}#"
+        features += [(f"t:{padded[i:i + 3]}", 0.5) for i in range(len(padded) - 2)]
+    for feature, weight in features:
+        digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+        index = int.from_bytes(digest[:4], "little") % dimension
+        vec[index] += weight if digest[4] & 1 else -weight
+    norm = math.sqrt(sum(v * v for v in vec))
+    if norm == 0.0:
+        vec[0], norm = 1.0, 1.0
+    return [v / norm for v in vec]
+
+
+def schema_instance(schema: dict[str, Any]) -> Any:
+    """The smallest value that satisfies a (simple) JSON schema."""
+    kind = schema.get("type")
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        return {k: schema_instance(props[k]) for k in schema.get("required", []) if k in props}
+    return {"array": [], "string": "", "integer": 0, "number": 0, "boolean": False}.get(
+        str(kind), None)
+
+
+@dataclass
+class Call:
+    path: str
+    body: dict[str, Any]
+
+
+@dataclass
+class FakeOllama:
+    """State of the fake server; the handler reads it on every request."""
+
+    models: dict[str, int] = field(default_factory=lambda: {
+        "nomic-embed-text:latest": 768, "llama3.1:8b": 0})
+    chat_script: ChatScript | None = None
+    down: bool = False  # answer every request with HTTP 503
+    version: str = "0.12.3"
+    calls: list[Call] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def calls_to(self, path: str) -> list[Call]:
+        return [c for c in self.calls if c.path == path]
+
+    def embedded_texts(self) -> list[str]:
+        texts: list[str] = []
+        for call in self.calls_to("/api/embed"):
+            value = call.body.get("input")
+            texts += value if isinstance(value, list) else [value]
+        return texts
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+        self.chat_script, self.down = None, False
+        self.models = {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
+
+    def resolve(self, name: str) -> str | None:
+        full = name if ":" in name else f"{name}:latest"
+        return full if full in self.models else None
+
+    def start(self) -> FakeOllama:
+        fake = self
+
+        class Handler(_Handler):
+            state = fake
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True,
+                         name="fake-ollama").start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    state: FakeOllama
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b"{}"
+        return json.loads(raw or b"{}")
+
+    def _record(self, body: dict[str, Any]) -> bool:
+        with self.state._lock:
+            self.state.calls.append(Call(self.path, body))
+        if self.state.down:
+            self._send(503, {"error": "fake ollama is down"})
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if not self._record({}):
+            return
+        if self.path == "/api/version":
+            self._send(200, {"version": self.state.version})
+        elif self.path == "/api/tags":
+            now = datetime.now(UTC).isoformat()
+            self._send(200, {"models": [
+                {"name": n, "model": n, "modified_at": now, "size": 1,
+                 "digest": hashlib.sha256(n.encode()).hexdigest(),
+                 "details": {"format": "gguf", "family": "fake", "parameter_size": "1B",
+                             "quantization_level": "Q4_0"}}
+                for n in self.state.models]})
+        else:
+            self._send(404, {"error": f"unknown path {self.path}"})
+
+    def do_POST(self) -> None:
+        body = self._body()
+        if not self._record(body):
+            return
+        model = self.state.resolve(str(body.get("model") or body.get("name") or ""))
+        if self.path in ("/api/show", "/api/embed", "/api/embeddings", "/api/chat"):
+            if model is None:
+                self._send(404, {"error": f"model \"{body.get('model')}\" not found, "
+                                          "try pulling it first"})
+                return
+        if self.path == "/api/show":
+            self._send(200, {"modelfile": "", "parameters": "", "template": "{{ .Prompt }}",
+                             "details": {"format": "gguf", "family": "fake"},
+                             "model_info": {"fake.context_length": 8192},
+                             "capabilities": ["completion"]})
+        elif self.path in ("/api/embed", "/api/embeddings"):
+            dim = self.state.models[str(model)] or 768
+            if self.path == "/api/embeddings":
+                self._send(200, {"embedding": hash_embedding(str(body.get("prompt", "")), dim)})
+                return
+            inputs = body.get("input", "")
+            texts = inputs if isinstance(inputs, list) else [inputs]
+            self._send(200, {"model": model,
+                             "embeddings": [hash_embedding(str(t), dim) for t in texts],
+                             "total_duration": 1, "load_duration": 0,
+                             "prompt_eval_count": sum(len(str(t).split()) for t in texts)})
+        elif self.path == "/api/chat":
+            self._chat(str(model), body)
+        else:
+            self._send(404, {"error": f"unknown path {self.path}"})
+
+    def _chat(self, model: str, body: dict[str, Any]) -> None:
+        script = self.state.chat_script
+        fmt = body.get("format")
+        if script is not None:
+            content = script(body)
+        elif isinstance(fmt, dict):
+            content = json.dumps(schema_instance(fmt))
+        elif fmt == "json":
+            content = "{}"
+        else:
+            content = "ok"
+        now = datetime.now(UTC).isoformat()
+        final = {"model": model, "created_at": now, "done": True, "done_reason": "stop",
+                 "total_duration": 1, "prompt_eval_count": 1, "eval_count": 1}
+        if not body.get("stream", True):
+            self._send(200, {**final, "message": {"role": "assistant", "content": content}})
+            return
+        pieces = [content[i:i + 16] for i in range(0, len(content), 16)] or [""]
+        lines = [json.dumps({"model": model, "created_at": now, "done": False,
+                             "message": {"role": "assistant", "content": p}}) for p in pieces]
+        lines.append(json.dumps({**final, "message": {"role": "assistant", "content": ""}}))
+        self._send(200, ("\n".join(lines) + "\n").encode(), "application/x-ndjson")

@@ -1,0 +1,131 @@
+"""A real Neo4j for every integration test, found in this order:
+
+1. ``KNOTWORK_TEST_NEO4J_URI`` (with ``KNOTWORK_TEST_NEO4J_USER`` / ``_PASSWORD``) if set;
+2. a testcontainers ``neo4j:5.26-community`` container when a Docker engine answers;
+3. the local server from Maven Central jars (``knotwork.neo4j_local``), instance ``test``.
+
+In CI (``CI=true``) a database that cannot be had fails the run; elsewhere the tests are skipped
+with the reason. Each test starts from an empty database with the schema applied.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from neo4j import AsyncGraphDatabase
+
+from knotwork.core import Core, open_core
+from knotwork.neo4j_local import LocalNeo4j
+from knotwork.settings import Settings
+from tests.conftest import REPO, make_settings
+from tests.fakes.ollama import FakeOllama
+
+TEST_PASSWORD = "knotwork-test-password"
+LOCAL_TEST_PORTS = (17687, 17474)
+_RESET = [
+    statement.strip()
+    for statement in "\n".join(
+        line for line in (Path(__file__).parent / "reset.cypher").read_text().splitlines()
+        if not line.startswith("//")
+    ).split(";")
+    if statement.strip()
+]
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass(frozen=True)
+class Neo4jTarget:
+    uri: str
+    user: str
+    password: str
+    source: str
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+    except Exception:
+        return False
+    return True
+
+
+def _unavailable(reason: str) -> None:
+    message = f"no Neo4j for the integration tests: {reason}"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def local_settings(instance: str, bolt: int, http: int, **extra: object) -> Settings:
+    values: dict[str, object] = {
+        "neo4j_uri": f"bolt://127.0.0.1:{bolt}", "neo4j_password": TEST_PASSWORD,
+        "neo4j_local_dir": REPO / ".neo4j", "neo4j_local_instance": instance,
+        "neo4j_local_http_port": http, "neo4j_local_heap": "1g",
+        "neo4j_local_pagecache": "256m",
+    }
+    return make_settings(**{**values, **extra})
+
+
+@pytest.fixture(scope="session")
+def neo4j_target() -> Iterator[Neo4jTarget]:
+    if uri := os.environ.get("KNOTWORK_TEST_NEO4J_URI"):
+        yield Neo4jTarget(uri, os.environ.get("KNOTWORK_TEST_NEO4J_USER", "neo4j"),
+                          os.environ.get("KNOTWORK_TEST_NEO4J_PASSWORD", TEST_PASSWORD), "env")
+        return
+    if _docker_answers():
+        from testcontainers.neo4j import Neo4jContainer
+
+        container = Neo4jContainer("neo4j:5.26-community", password=TEST_PASSWORD)
+        container.with_env("NEO4J_PLUGINS", '["apoc"]')
+        with container:
+            yield Neo4jTarget(container.get_connection_url(), "neo4j", TEST_PASSWORD,
+                              "testcontainers")
+        return
+    local = LocalNeo4j(local_settings("test", *LOCAL_TEST_PORTS))
+    was_running = local.pid() is not None
+    try:
+        status = local.start()
+    except Exception as exc:
+        _unavailable(f"the local server did not start: {exc}")
+        return
+    yield Neo4jTarget(status.bolt_uri, "neo4j", TEST_PASSWORD, "local")
+    if not was_running:
+        local.stop()
+
+
+@pytest.fixture
+def settings(neo4j_target: Neo4jTarget, fake_ollama: FakeOllama) -> Settings:
+    return make_settings(
+        neo4j_uri=neo4j_target.uri, neo4j_user=neo4j_target.user,
+        neo4j_password=neo4j_target.password, ollama_base_url=fake_ollama.base_url,
+        neo4j_index_timeout_s=60,
+    )
+
+
+async def reset_database(target: Neo4jTarget) -> None:
+    """Empty the database and drop Knotwork's indexes and constraints."""
+    async with AsyncGraphDatabase.driver(target.uri, auth=(target.user, target.password)) as drv:
+        for statement in _RESET:
+            await drv.execute_query(statement)
+
+
+@pytest.fixture
+async def empty_db(neo4j_target: Neo4jTarget) -> Neo4jTarget:
+    """An empty database with no Knotwork schema."""
+    await reset_database(neo4j_target)
+    return neo4j_target
+
+
+@pytest.fixture
+async def core(empty_db: Neo4jTarget, settings: Settings) -> AsyncIterator[Core]:
+    """An open core on an empty database with the schema applied and indexes ONLINE."""
+    async with open_core(settings) as opened:
+        await opened.ensure_ready()
+        yield opened

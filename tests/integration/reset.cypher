@@ -1,0 +1,9 @@
+// Test-only: empty the database and drop every index and constraint Knotwork creates.
+MATCH (n) DETACH DELETE n;
+DROP INDEX chunk_embedding IF EXISTS;
+DROP INDEX chunk_text IF EXISTS;
+DROP INDEX entity_names IF EXISTS;
+DROP CONSTRAINT note_key IF EXISTS;
+DROP CONSTRAINT chunk_id IF EXISTS;
+DROP CONSTRAINT entity_key IF EXISTS;
+DROP CONSTRAINT manifest_key IF EXISTS

@@ -1,0 +1,115 @@
+"""`GET /health` and `knotwork doctor` against the real Neo4j and the fake Ollama."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from knotwork.api import create_app
+from knotwork.cli import app as cli
+from knotwork.graph import EXPECTED_INDEXES
+from knotwork.settings import Settings, get_settings
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import Neo4jTarget
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: object, settings: Settings,
+        empty_db: Neo4jTarget) -> Iterator[None]:
+    """The CLI reads its settings from the environment, as a user's shell would give them."""
+    monkeypatch.chdir(tmp_path)  # type: ignore[arg-type]
+    for key, value in {
+        "NEO4J_URI": settings.neo4j_uri, "NEO4J_USER": settings.neo4j_user,
+        "NEO4J_PASSWORD": settings.password(), "OLLAMA_BASE_URL": settings.ollama_base_url,
+    }.items():
+        monkeypatch.setenv(f"KNOTWORK_{key}", value)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def test_health_is_green_with_real_neo4j_and_fake_ollama(
+    settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama
+) -> None:
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/health")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["ok"] is True
+    assert body["neo4j"]["version"].startswith("5.26")
+    assert body["neo4j"]["apoc"] is True
+    states = {i["name"]: i["state"] for i in body["neo4j"]["indexes"]}
+    assert all(states[name] == "ONLINE" for name in EXPECTED_INDEXES)
+    assert body["neo4j"]["missing_indexes"] == []
+    assert body["ollama"]["version"] == fake_ollama.version
+    assert {(m["role"], m["name"], m["present"]) for m in body["ollama"]["models"]} == {
+        ("llm", "llama3.1:8b", True), ("embedding", "nomic-embed-text", True)}
+    assert body["manifest"]["stored"]["embed_model"] == "nomic-embed-text"
+
+
+def test_health_is_503_when_a_model_is_missing(
+    settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama
+) -> None:
+    with TestClient(create_app(settings)) as client:
+        del fake_ollama.models["llama3.1:8b"]
+        response = client.get("/health")
+    assert response.status_code == 503
+    models = {m["name"]: m for m in response.json()["ollama"]["models"]}
+    assert models["llama3.1:8b"]["present"] is False
+    assert models["llama3.1:8b"]["pull_command"] == "ollama pull llama3.1:8b"
+
+
+def test_doctor_is_green(env: None) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output
+    assert "version 5.26" in result.output
+    assert "indexes ONLINE" in result.output
+    assert "manifest matches the settings" in result.output
+
+
+def test_doctor_is_red_with_the_exact_pull_line(env: None, fake_ollama: FakeOllama) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    del fake_ollama.models["nomic-embed-text:latest"]
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 1
+    assert "FAIL embedding model nomic-embed-text is not pulled; run: ollama pull " \
+           "nomic-embed-text" in result.output
+    assert "\n  ollama pull nomic-embed-text\n" in result.output
+    assert "ollama pull llama3.1:8b" not in result.output
+
+
+def test_doctor_is_red_without_schema_and_says_how_to_create_it(env: None) -> None:
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 1
+    assert "indexes not ONLINE" in result.output and "knotwork init" in result.output
+
+
+def test_doctor_is_red_when_neo4j_is_unreachable(
+    env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KNOTWORK_NEO4J_URI", "bolt://127.0.0.1:1")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 1
+    assert "FAIL Neo4j reachable at bolt://127.0.0.1:1" in result.output
+
+
+def test_doctor_is_red_when_ollama_is_down(env: None, fake_ollama: FakeOllama) -> None:
+    fake_ollama.down = True
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 1
+    assert "FAIL Ollama reachable" in result.output and "did not answer" in result.output
+
+
+def test_api_key_protects_beyond_loopback(settings: Settings) -> None:
+    from knotwork.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="KNOTWORK_API_KEY"):
+        create_app(settings.model_copy(update={"api_host": "0.0.0.0"}))

@@ -1,0 +1,113 @@
+"""Schema and manifest against the real Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork import schema
+from knotwork.core import Core, open_core
+from knotwork.errors import ManifestMismatchError
+from knotwork.graph import EXPECTED_INDEXES
+from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.integration.conftest import Neo4jTarget
+
+
+async def test_schema_creates_constraints_and_online_indexes(core: Core) -> None:
+    states = {s.name: s for s in await core.store.index_states()}
+    for name in EXPECTED_INDEXES:
+        assert name in states, f"index {name} missing"
+        assert states[name].state == "ONLINE"
+    assert states["chunk_embedding"].type == "VECTOR"
+    assert states["chunk_embedding"].dimension == core.settings.embed_dimension
+    assert states["chunk_text"].type == "FULLTEXT"
+    assert states["entity_names"].type == "FULLTEXT"
+    rows = await core.store._run(
+        "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties "
+        "RETURN name, type, labelsOrTypes, properties ORDER BY name", {}, write=False)
+    constraints = {r["name"]: (r["type"], r["labelsOrTypes"], r["properties"]) for r in rows}
+    assert constraints["note_key"] == ("UNIQUENESS", ["Note"], ["vault", "path"])
+    assert constraints["chunk_id"] == ("UNIQUENESS", ["Chunk"], ["id"])
+    assert constraints["entity_key"] == ("UNIQUENESS", ["Entity"], ["vault", "key"])
+
+
+async def test_schema_is_idempotent_and_manifest_records_the_model(core: Core) -> None:
+    first = await core.ensure_ready()
+    again = await core.ensure_ready()
+    assert first == again
+    assert again["embed_model"] == "nomic-embed-text"
+    assert again["embed_dimension"] == 768
+    assert again["schema_version"] == schema.SCHEMA_VERSION
+    assert len(await core.store.index_states()) == len(
+        {s.name for s in await core.store.index_states()})
+
+
+async def test_indexes_serve_queries(core: Core) -> None:
+    """The vector and full-text indexes answer real queries on real data."""
+    texts = {"c1": "Alice works with Bob on the graph project",
+             "c2": "Lasagna recipe with tomatoes and basil"}
+    await core.store._run(
+        "UNWIND $rows AS row CREATE (c:Chunk {id: row.id, text: row.text}) "
+        "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)",
+        {"rows": [{"id": k, "text": v, "embedding": hash_embedding(v, 768)}
+                  for k, v in texts.items()]}, write=True)
+    await core.store.await_indexes(60)
+    vector = await core.store._run(
+        "CALL db.index.vector.queryNodes('chunk_embedding', 1, $q) YIELD node RETURN node.id AS id",
+        {"q": hash_embedding("who works with Bob on the graph", 768)}, write=False)
+    assert vector == [{"id": "c1"}]
+    fulltext = await core.store._run(
+        "CALL db.index.fulltext.queryNodes('chunk_text', 'tomatoes') YIELD node "
+        "RETURN node.id AS id", {}, write=False)
+    assert fulltext == [{"id": "c2"}]
+
+
+async def test_other_embedding_model_is_refused_with_both_names_and_the_command(
+    core: Core, settings: Settings
+) -> None:
+    other = settings.model_copy(update={"embed_model": "mxbai-embed-large",
+                                        "embed_dimension": 1024})
+    async with open_core(other) as second:
+        with pytest.raises(ManifestMismatchError) as info:
+            await second.ensure_ready()
+    message = str(info.value)
+    assert "nomic-embed-text" in message and "768" in message
+    assert "mxbai-embed-large" in message and "1024" in message
+    assert "knotwork reembed" in message
+    # Nothing was changed by the refused start.
+    manifest = await core.store.get_manifest()
+    assert manifest is not None and manifest["embed_model"] == "nomic-embed-text"
+    vector = {s.name: s for s in await core.store.index_states()}["chunk_embedding"]
+    assert vector.dimension == 768
+
+
+async def test_vector_index_without_manifest_of_other_dimension_is_refused(
+    empty_db: Neo4jTarget, settings: Settings
+) -> None:
+    async with open_core(settings.model_copy(update={"embed_dimension": 384})) as small:
+        await small.store.apply_schema(384)
+    async with open_core(settings) as core:
+        with pytest.raises(ManifestMismatchError, match="384"):
+            await core.ensure_ready()
+
+
+async def test_reembed_switches_model_dimension_and_manifest(
+    core: Core, settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    await core.store._run(
+        "UNWIND range(1, 5) AS i CREATE (:Chunk {id: 'c' + i, text: 'chunk number ' + i})",
+        {}, write=True)
+    fake_ollama.models["all-minilm:latest"] = 384
+    other = settings.model_copy(update={"embed_model": "all-minilm", "embed_dimension": 384,
+                                        "embed_batch_size": 2})
+    seen: list[tuple[int, int]] = []
+    async with open_core(other) as second:
+        done = await schema.reembed(second.store, other, second.embedder,
+                                    lambda d, t: seen.append((d, t)))
+        manifest = await second.ensure_ready()
+        dims = await second.store._run(
+            "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False)
+    assert done == 5 and seen[-1] == (5, 5) and len(seen) == 3
+    assert manifest["embed_model"] == "all-minilm" and manifest["embed_dimension"] == 384
+    assert dims == [{"d": 384}]
+    assert fake_ollama.embedded_texts() == [f"chunk number {i}" for i in range(1, 6)]
