@@ -16,10 +16,14 @@ from knotwork.health import HealthReport, check_health
 from knotwork.neo4j_local import LocalNeo4j
 from knotwork.settings import get_settings
 
-app = typer.Typer(help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
-neo4j_app = typer.Typer(help="A local Neo4j server from Maven Central jars (no Docker).",
-                        no_args_is_help=True)
+app = typer.Typer(
+    help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+neo4j_app = typer.Typer(
+    help="A local Neo4j server from Maven Central jars (no Docker).", no_args_is_help=True
+)
 app.add_typer(neo4j_app, name="neo4j")
 
 T = TypeVar("T")
@@ -27,8 +31,10 @@ T = TypeVar("T")
 
 @app.callback()
 def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
@@ -75,8 +81,10 @@ def serve() -> None:
 def init() -> None:
     """Create constraints, indexes and the manifest (idempotent; serve does it too)."""
     manifest = _with_core(lambda core: core.ensure_ready())
-    typer.echo(f"schema ready; embedding model {manifest['embed_model']} "
-               f"({manifest['embed_dimension']} dimensions)")
+    typer.echo(
+        f"schema ready; embedding model {manifest['embed_model']} "
+        f"({manifest['embed_dimension']} dimensions)"
+    )
 
 
 @app.command()
@@ -86,29 +94,42 @@ def reembed() -> None:
     def progress(done: int, total: int) -> None:
         typer.echo(f"\rre-embedded {done}/{total} chunks", nl=False)
 
-    count = _with_core(lambda core: schema.reembed(core.store, core.settings, core.embedder,
-                                                   progress))
-    typer.echo(f"\nre-embedded {count} chunks; the manifest now names "
-               f"{get_settings().embed_model}")
+    count = _with_core(
+        lambda core: schema.reembed(core.store, core.settings, core.embedder, progress)
+    )
+    typer.echo(f"\nre-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
 
 
 def _print_report(report: HealthReport) -> None:
     def line(ok: bool, text: str) -> None:
-        typer.secho(f"{'ok ' if ok else 'FAIL'} {text}",
-                    fg=typer.colors.GREEN if ok else typer.colors.RED)
+        typer.secho(
+            f"{'ok ' if ok else 'FAIL'} {text}", fg=typer.colors.GREEN if ok else typer.colors.RED
+        )
 
     n = report.neo4j
-    line(n.version is not None, f"Neo4j reachable at {n.uri}"
-         + (f" (version {n.version}, {n.edition}, APOC {'yes' if n.apoc else 'no'})"
-            if n.version else f": {n.error}"))
+    line(
+        n.version is not None,
+        f"Neo4j reachable at {n.uri}"
+        + (
+            f" (version {n.version}, {n.edition}, APOC {'yes' if n.apoc else 'no'})"
+            if n.version
+            else f": {n.error}"
+        ),
+    )
     if n.version is not None:
         line(not n.missing_indexes, "indexes ONLINE" if not n.missing_indexes else n.error or "")
     o = report.ollama
-    line(o.version is not None, f"Ollama reachable at {o.base_url}"
-         + (f" (version {o.version})" if o.version else f": {o.error}"))
+    line(
+        o.version is not None,
+        f"Ollama reachable at {o.base_url}"
+        + (f" (version {o.version})" if o.version else f": {o.error}"),
+    )
     for model in o.models:
-        line(model.present, f"{model.role} model {model.name}"
-             + ("" if model.present else f" is not pulled; run: {model.pull_command}"))
+        line(
+            model.present,
+            f"{model.role} model {model.name}"
+            + ("" if model.present else f" is not pulled; run: {model.pull_command}"),
+        )
     m = report.manifest
     line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
 
@@ -127,8 +148,9 @@ def doctor() -> None:
 @app.command()
 def watch() -> None:
     """Follow the vault and keep the graph in step (not yet available)."""
-    typer.secho("`knotwork watch` is not yet available in this version.", fg=typer.colors.YELLOW,
-                err=True)
+    typer.secho(
+        "`knotwork watch` is not yet available in this version.", fg=typer.colors.YELLOW, err=True
+    )
     raise typer.Exit(3)
 
 
@@ -152,8 +174,11 @@ def neo4j_start(
     except KnotworkError as exc:
         raise _fail(exc) from exc
     typer.echo(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}")
-    typer.echo(f"Neo4j Browser: {status.browser_url}" if status.browser_url
-               else "Neo4j Browser: not available (its jar could not be resolved)")
+    typer.echo(
+        f"Neo4j Browser: {status.browser_url}"
+        if status.browser_url
+        else "Neo4j Browser: not available (its jar could not be resolved)"
+    )
 
 
 @neo4j_app.command("stop")
@@ -171,8 +196,10 @@ def neo4j_status() -> None:
     """Say whether the local server runs and answers Bolt; exit 1 when it does not."""
     status = _local().status()
     if status.running:
-        typer.echo(f"running (pid {status.pid}), Bolt {'ready' if status.bolt_ready else 'not ready'}"
-                   f" at {status.bolt_uri}, home {status.home}")
+        typer.echo(
+            f"running (pid {status.pid}), Bolt {'ready' if status.bolt_ready else 'not ready'}"
+            f" at {status.bolt_uri}, home {status.home}"
+        )
     else:
         typer.echo(f"not running (home {status.home})")
     raise typer.Exit(0 if status.bolt_ready else 1)

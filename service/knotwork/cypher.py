@@ -34,7 +34,8 @@ def statements(name: str) -> tuple[str, ...]:
     if not path.is_file():
         raise QueryNotFoundError(f"no Cypher query named {name!r} (looked for {path})")
     body = "\n".join(
-        line for line in path.read_text(encoding="utf-8").splitlines()
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
         if not line.lstrip().startswith("//")
     )
     parts = tuple(p.strip() for p in re.split(r";\s*$", body, flags=re.MULTILINE) if p.strip())

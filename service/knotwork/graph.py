@@ -52,7 +52,9 @@ class GraphStore:
         self._driver = driver
         self._database = database
 
-    async def _run(self, query: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+    async def _run(
+        self, query: str, params: dict[str, Any], *, write: bool
+    ) -> list[dict[str, Any]]:
         try:
             result = await self._driver.execute_query(
                 query,
@@ -90,15 +92,18 @@ class GraphStore:
             try:
                 await self._run(statement, params, write=True)
             except Neo4jError as exc:
-                raise SchemaError(f"applying the schema failed at {statement[:60]!r}: {exc}") from exc
+                raise SchemaError(
+                    f"applying the schema failed at {statement[:60]!r}: {exc}"
+                ) from exc
 
     async def await_indexes(self, timeout_s: float) -> None:
         try:
             await self.read("await_indexes", timeout_s=int(timeout_s))
         except Neo4jError as exc:
             states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
-            raise SchemaError(f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): "
-                              f"{exc.message}") from exc
+            raise SchemaError(
+                f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): {exc.message}"
+            ) from exc
 
     async def index_states(self) -> list[IndexState]:
         return [IndexState(**row) for row in await self.read("index_states")]

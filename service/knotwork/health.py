@@ -70,13 +70,16 @@ async def _neo4j(core: Core) -> Neo4jReport:
     except KnotworkError as exc:
         report.error = str(exc)
         return report
-    report.indexes = [IndexReport(name=s.name, type=s.type, state=s.state,
-                                  population=s.population) for s in states]
+    report.indexes = [
+        IndexReport(name=s.name, type=s.type, state=s.state, population=s.population)
+        for s in states
+    ]
     online = {s.name for s in states if s.state == "ONLINE"}
     report.missing_indexes = [n for n in EXPECTED_INDEXES if n not in online]
     if report.missing_indexes:
-        report.error = (f"indexes not ONLINE: {', '.join(report.missing_indexes)}; "
-                        "`knotwork init` creates them")
+        report.error = (
+            f"indexes not ONLINE: {', '.join(report.missing_indexes)}; `knotwork init` creates them"
+        )
     report.ok = not report.missing_indexes
     return report
 
@@ -91,10 +94,16 @@ async def _ollama(core: Core) -> OllamaReport:
         return report
     report.version = status.version
     wanted: list[tuple[Literal["llm", "embedding"], str]] = [
-        ("llm", settings.llm_model), ("embedding", settings.embed_model)]
+        ("llm", settings.llm_model),
+        ("embedding", settings.embed_model),
+    ]
     report.models = [
-        ModelReport(role=role, name=name, present=model_present(name, set(status.models)),
-                    pull_command=f"ollama pull {name}")
+        ModelReport(
+            role=role,
+            name=name,
+            present=model_present(name, set(status.models)),
+            pull_command=f"ollama pull {name}",
+        )
         for role, name in wanted
     ]
     missing = [m.name for m in report.models if not m.present]
@@ -117,7 +126,11 @@ async def _manifest(core: Core) -> ManifestReport:
 async def check_health(core: Core) -> HealthReport:
     neo4j = await _neo4j(core)
     ollama = await _ollama(core)
-    manifest = (await _manifest(core) if neo4j.version
-                else ManifestReport(ok=False, error="Neo4j not reachable"))
-    return HealthReport(ok=neo4j.ok and ollama.ok and manifest.ok,
-                        neo4j=neo4j, ollama=ollama, manifest=manifest)
+    manifest = (
+        await _manifest(core)
+        if neo4j.version
+        else ManifestReport(ok=False, error="Neo4j not reachable")
+    )
+    return HealthReport(
+        ok=neo4j.ok and ollama.ok and manifest.ok, neo4j=neo4j, ollama=ollama, manifest=manifest
+    )

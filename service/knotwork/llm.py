@@ -43,7 +43,7 @@ class OllamaStatus:
 
 
 async def probe_ollama(base_url: str, timeout_s: float = 5.0) -> OllamaStatus:
-    """Ask Ollama for its version and pulled models; ModelUnavailableError when it does not answer."""
+    """Ollama's version and pulled models; ModelUnavailableError when it does not answer."""
     try:
         async with httpx.AsyncClient(base_url=base_url, timeout=timeout_s) as client:
             version = (await client.get("/api/version")).raise_for_status().json()["version"]

@@ -8,6 +8,7 @@ runs as one JVM (``CommunityEntryPoint --console-mode``) in its own process grou
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -30,12 +31,18 @@ BROWSER_VERSION = "5.24.0"
 SUPPORTED_JAVA = (17, 21)
 
 _JVM_FLAGS = [
-    "-XX:+UseG1GC", "-XX:+UnlockExperimentalVMOptions", "-XX:+TrustFinalNonStaticFields",
-    "-XX:+DisableExplicitGC", "-Djdk.nio.maxCachedBufferSize=1024",
+    "-XX:+UseG1GC",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
     "-Dio.netty.tryReflectionSetAccessible=true",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-    "-Dlog4j2.disable.jmx=true", "-Dfile.encoding=UTF-8",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dfile.encoding=UTF-8",
 ]
 _ENTRY = "org.neo4j.server.CommunityEntryPoint"
 _ADMIN = "org.neo4j.server.startup.Neo4jAdminCommand"
@@ -47,7 +54,9 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <dependencies>{deps}</dependencies>
 </project>
 """
-_DEP = "<dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
+_DEP = (
+    "<dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
+)
 
 
 def _pom(name: str, *coords: tuple[str, str, str]) -> str:
@@ -85,28 +94,52 @@ class LocalNeo4j:
             return False
         mvn = shutil.which("mvn")
         if mvn is None:
-            raise LocalNeo4jError("Maven (`mvn`) is not on PATH; install it (apt-get install "
-                                  "maven) to run Neo4j without Docker.")
+            raise LocalNeo4jError(
+                "Maven (`mvn`) is not on PATH; install it (apt-get install "
+                "maven) to run Neo4j without Docker."
+            )
         self.jars.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".resolving-", dir=self.jars.parent))
         try:
-            self._maven(mvn, staging, "server", "lib", ("org.neo4j", "neo4j", NEO4J_VERSION),
-                        ("org.neo4j.app", "neo4j-server", NEO4J_VERSION))
-            browser = self._maven(mvn, staging, "browser", "lib",
-                                  ("org.neo4j.client", "neo4j-browser", BROWSER_VERSION),
-                                  required=False)
+            self._maven(
+                mvn,
+                staging,
+                "server",
+                "lib",
+                ("org.neo4j", "neo4j", NEO4J_VERSION),
+                ("org.neo4j.app", "neo4j-server", NEO4J_VERSION),
+            )
+            browser = self._maven(
+                mvn,
+                staging,
+                "browser",
+                "lib",
+                ("org.neo4j.client", "neo4j-browser", BROWSER_VERSION),
+                required=False,
+            )
             # APOC's own dependencies, minus what the server already ships (first on the
             # classpath would win, and an older copy could break the server).
-            self._maven(mvn, staging, "apoc", "plugins",
-                        ("org.neo4j.procedure", "apoc-core", APOC_VERSION),
-                        ("org.neo4j.procedure", "apoc-common", APOC_VERSION))
+            self._maven(
+                mvn,
+                staging,
+                "apoc",
+                "plugins",
+                ("org.neo4j.procedure", "apoc-core", APOC_VERSION),
+                ("org.neo4j.procedure", "apoc-common", APOC_VERSION),
+            )
             shipped = {_artifact(p.name) for p in (staging / "lib").glob("*.jar")}
             for jar in (staging / "plugins").glob("*.jar"):
                 if _artifact(jar.name) in shipped:
                     jar.unlink()
-            (staging / "resolved.json").write_text(json.dumps(
-                {"neo4j": NEO4J_VERSION, "apoc": APOC_VERSION,
-                 "browser": BROWSER_VERSION if browser else None}))
+            (staging / "resolved.json").write_text(
+                json.dumps(
+                    {
+                        "neo4j": NEO4J_VERSION,
+                        "apoc": APOC_VERSION,
+                        "browser": BROWSER_VERSION if browser else None,
+                    }
+                )
+            )
             if self.jars.exists():
                 shutil.rmtree(self.jars)
             staging.rename(self.jars)
@@ -114,14 +147,31 @@ class LocalNeo4j:
             shutil.rmtree(staging, ignore_errors=True)
         return True
 
-    def _maven(self, mvn: str, staging: Path, name: str, into: str,
-               *coords: tuple[str, str, str], required: bool = True) -> bool:
+    def _maven(
+        self,
+        mvn: str,
+        staging: Path,
+        name: str,
+        into: str,
+        *coords: tuple[str, str, str],
+        required: bool = True,
+    ) -> bool:
         pom = staging / f"{name}.pom.xml"
         pom.write_text(_pom(name, *coords))
         proc = subprocess.run(
-            [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies",
-             "-DincludeScope=runtime", f"-DoutputDirectory={staging / into}"],
-            capture_output=True, text=True, check=False,
+            [
+                mvn,
+                "-B",
+                "-q",
+                "-f",
+                str(pom),
+                "dependency:copy-dependencies",
+                "-DincludeScope=runtime",
+                f"-DoutputDirectory={staging / into}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if proc.returncode != 0 and required:
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
@@ -168,13 +218,23 @@ class LocalNeo4j:
             if marker.read_text().strip() != digest:
                 raise LocalNeo4jError(
                     f"the instance in {self.home} was created with another password. Use that "
-                    f"password, or delete {self.home} to start over with an empty database.")
+                    f"password, or delete {self.home} to start over with an empty database."
+                )
             return
         proc = subprocess.run(
-            [self._java(), "-cp", f"{self.jars / 'lib'}/*", _ADMIN,
-             "dbms", "set-initial-password", password],
+            [
+                self._java(),
+                "-cp",
+                f"{self.jars / 'lib'}/*",
+                _ADMIN,
+                "dbms",
+                "set-initial-password",
+                password,
+            ],
             env={**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")},
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if proc.returncode != 0:
             raise LocalNeo4jError(f"setting the initial password failed: {proc.stderr.strip()}")
@@ -190,8 +250,10 @@ class LocalNeo4j:
         for java in candidates:
             if java.is_file() and _java_major(java) in SUPPORTED_JAVA:
                 return str(java)
-        raise LocalNeo4jError(f"no Java {' or '.join(map(str, SUPPORTED_JAVA))} found (JAVA_HOME, "
-                              "PATH, /usr/lib/jvm); Neo4j 5.26 needs one of them.")
+        raise LocalNeo4jError(
+            f"no Java {' or '.join(map(str, SUPPORTED_JAVA))} found (JAVA_HOME, "
+            "PATH, /usr/lib/jvm); Neo4j 5.26 needs one of them."
+        )
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -208,41 +270,64 @@ class LocalNeo4j:
         """Start the server (resolving jars and writing config first); wait until Bolt answers."""
         password = self.settings.password()
         if len(password) < 8:
-            raise LocalNeo4jError("KNOTWORK_NEO4J_PASSWORD must be at least 8 characters "
-                                  "(Neo4j's minimum).")
+            raise LocalNeo4jError(
+                "KNOTWORK_NEO4J_PASSWORD must be at least 8 characters (Neo4j's minimum)."
+            )
         if self.pid() is not None:
             return self.wait_ready(timeout_s)
         for port in (self.bolt_port, self.http_port):
             if _port_open(port):
-                raise LocalNeo4jError(f"port {port} on 127.0.0.1 is already taken by another "
-                                      "process; set KNOTWORK_NEO4J_URI / "
-                                      "KNOTWORK_NEO4J_LOCAL_HTTP_PORT to free ports.")
+                raise LocalNeo4jError(
+                    f"port {port} on 127.0.0.1 is already taken by another "
+                    "process; set KNOTWORK_NEO4J_URI / "
+                    "KNOTWORK_NEO4J_LOCAL_HTTP_PORT to free ports."
+                )
         self.resolve_jars()
         self._configure(password)
         heap = self.settings.neo4j_local_heap
-        cmd = [self._java(), "-cp", f"{self.jars / 'plugins'}/*:{self.home / 'conf'}/*:"
-               f"{self.jars / 'lib'}/*", f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, _ENTRY,
-               f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}", "--console-mode"]
+        cmd = [
+            self._java(),
+            "-cp",
+            f"{self.jars / 'plugins'}/*:{self.home / 'conf'}/*:{self.jars / 'lib'}/*",
+            f"-Xms{heap}",
+            f"-Xmx{heap}",
+            *_JVM_FLAGS,
+            _ENTRY,
+            f"--home-dir={self.home}",
+            f"--config-dir={self.home / 'conf'}",
+            "--console-mode",
+        ]
         with self._console.open("ab") as log:
-            proc = subprocess.Popen(cmd, cwd=self.home, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=self.home,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self._pidfile.write_text(str(proc.pid))
         return self.wait_ready(timeout_s, proc)
 
-    def wait_ready(self, timeout_s: float, proc: subprocess.Popen[bytes] | None = None) -> LocalStatus:
+    def wait_ready(
+        self, timeout_s: float, proc: subprocess.Popen[bytes] | None = None
+    ) -> LocalStatus:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if _bolt_answers(self.bolt_port):
                 return self.status()
             if (proc is not None and proc.poll() is not None) or self.pid() is None:
-                raise LocalNeo4jError(f"Neo4j exited while starting. Last log lines:\n"
-                                      f"{self.log_tail(40)}")
+                raise LocalNeo4jError(
+                    f"Neo4j exited while starting. Last log lines:\n{self.log_tail(40)}"
+                )
             time.sleep(0.5)
-        raise LocalNeo4jError(f"Bolt did not answer on 127.0.0.1:{self.bolt_port} within "
-                              f"{timeout_s:.0f} s. Last log lines:\n{self.log_tail(40)}")
+        raise LocalNeo4jError(
+            f"Bolt did not answer on 127.0.0.1:{self.bolt_port} within "
+            f"{timeout_s:.0f} s. Last log lines:\n{self.log_tail(40)}"
+        )
 
     def stop(self, timeout_s: float = 60.0) -> bool:
-        """Stop the server (SIGTERM, then SIGKILL after the timeout); False if it was not running."""
+        """Stop the server (SIGTERM, SIGKILL after the timeout); False if it was not running."""
         pid = self.pid()
         if pid is None:
             self._pidfile.unlink(missing_ok=True)
@@ -261,11 +346,13 @@ class LocalNeo4j:
     def status(self) -> LocalStatus:
         pid = self.pid()
         return LocalStatus(
-            running=pid is not None, pid=pid,
+            running=pid is not None,
+            pid=pid,
             bolt_ready=pid is not None and _bolt_answers(self.bolt_port),
             bolt_uri=f"bolt://127.0.0.1:{self.bolt_port}",
-            browser_url=(f"http://127.0.0.1:{self.http_port}/browser/"
-                         if self.browser_available() else None),
+            browser_url=(
+                f"http://127.0.0.1:{self.http_port}/browser/" if self.browser_available() else None
+            ),
             home=self.home,
         )
 
@@ -283,8 +370,9 @@ def _artifact(jar_name: str) -> str:
 
 def _java_major(java: Path) -> int | None:
     try:
-        out = subprocess.run([str(java), "-version"], capture_output=True, text=True,
-                             timeout=30, check=False).stderr
+        out = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
+        ).stderr
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = re.search(r'version "(\d+)', out)
@@ -302,10 +390,8 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     if state == "Z":
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         return False
     return True
 
@@ -321,7 +407,7 @@ def _bolt_answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
             # Magic preamble, then four proposals: 5.0-5.4, 4.4, none, none.
-            sock.sendall(bytes.fromhex("6060b017" "00040405" "00000404" "00000000" "00000000"))
+            sock.sendall(bytes.fromhex("6060b01700040405000004040000000000000000"))
             reply = sock.recv(4)
     except OSError:
         return False

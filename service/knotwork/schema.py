@@ -42,8 +42,10 @@ async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any
         or manifest.get("embed_dimension") != settings.embed_dimension
     ):
         raise ManifestMismatchError(
-            str(manifest.get("embed_model")), int(manifest.get("embed_dimension") or 0),
-            settings.embed_model, settings.embed_dimension,
+            str(manifest.get("embed_model")),
+            int(manifest.get("embed_dimension") or 0),
+            settings.embed_model,
+            settings.embed_dimension,
         )
     return manifest
 
@@ -60,8 +62,10 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
     if vector.dimension != settings.embed_dimension:
         # An index left by another configuration with no manifest beside it.
         raise ManifestMismatchError(
-            str((manifest or {}).get("embed_model", "an unknown model")), int(vector.dimension or 0),
-            settings.embed_model, settings.embed_dimension,
+            str((manifest or {}).get("embed_model", "an unknown model")),
+            int(vector.dimension or 0),
+            settings.embed_model,
+            settings.embed_dimension,
         )
     if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:
         manifest = await store.put_manifest(
@@ -70,8 +74,9 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
             embed_dimension=settings.embed_dimension,
             knotwork_version=__version__,
         )
-        log.info("manifest written: %s (%d dimensions)", settings.embed_model,
-                 settings.embed_dimension)
+        log.info(
+            "manifest written: %s (%d dimensions)", settings.embed_model, settings.embed_dimension
+        )
     return manifest
 
 
@@ -81,7 +86,7 @@ async def reembed(
     embedder: BaseEmbedding,
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Re-embed every chunk with the configured model, rebuild the vector index, rewrite the manifest.
+    """Re-embed every chunk with the configured model; rebuild the vector index and manifest.
 
     Returns the number of chunks embedded. Safe to run again after an interruption: the manifest is
     written last, so until then the graph is still refused under the new settings.
@@ -94,15 +99,19 @@ async def reembed(
     done, after = 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
         vectors = await embedder.aget_text_embedding_batch([text for _, text in page])
-        bad = [cid for (cid, _), vec in zip(page, vectors, strict=True)
-               if len(vec) != settings.embed_dimension]
+        bad = [
+            cid
+            for (cid, _), vec in zip(page, vectors, strict=True)
+            if len(vec) != settings.embed_dimension
+        ]
         if bad:
             raise SchemaError(
                 f"{settings.embed_model} returned vectors of another size than "
                 f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension} (chunk {bad[0]})"
             )
-        await store.set_chunk_embeddings([(cid, vec) for (cid, _), vec in zip(page, vectors,
-                                                                               strict=True)])
+        await store.set_chunk_embeddings(
+            [(cid, vec) for (cid, _), vec in zip(page, vectors, strict=True)]
+        )
         done += len(page)
         after = page[-1][0]
         if progress:

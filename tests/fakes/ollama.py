@@ -35,7 +35,7 @@ def hash_embedding(text: str, dimension: int) -> list[float]:
     features: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
     for w in words:
         padded = f"#{w}#"
-        features += [(f"t:{padded[i:i + 3]}", 0.5) for i in range(len(padded) - 2)]
+        features += [(f"t:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2)]
     for feature, weight in features:
         digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
         index = int.from_bytes(digest[:4], "little") % dimension
@@ -54,8 +54,7 @@ def schema_instance(schema: dict[str, Any]) -> Any:
     if kind == "object" or "properties" in schema:
         props = schema.get("properties", {})
         return {k: schema_instance(props[k]) for k in schema.get("required", []) if k in props}
-    return {"array": [], "string": "", "integer": 0, "number": 0, "boolean": False}.get(
-        str(kind), None)
+    return {"array": [], "string": "", "integer": 0, "number": 0, "boolean": False}.get(str(kind))
 
 
 @dataclass
@@ -68,8 +67,9 @@ class Call:
 class FakeOllama:
     """State of the fake server; the handler reads it on every request."""
 
-    models: dict[str, int] = field(default_factory=lambda: {
-        "nomic-embed-text:latest": 768, "llama3.1:8b": 0})
+    models: dict[str, int] = field(
+        default_factory=lambda: {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
+    )
     chat_script: ChatScript | None = None
     down: bool = False  # answer every request with HTTP 503
     version: str = "0.12.3"
@@ -110,8 +110,7 @@ class FakeOllama:
             state = fake
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True,
-                         name="fake-ollama").start()
+        threading.Thread(target=self._server.serve_forever, daemon=True, name="fake-ollama").start()
         return self
 
     def stop(self) -> None:
@@ -155,12 +154,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"version": self.state.version})
         elif self.path == "/api/tags":
             now = datetime.now(UTC).isoformat()
-            self._send(200, {"models": [
-                {"name": n, "model": n, "modified_at": now, "size": 1,
-                 "digest": hashlib.sha256(n.encode()).hexdigest(),
-                 "details": {"format": "gguf", "family": "fake", "parameter_size": "1B",
-                             "quantization_level": "Q4_0"}}
-                for n in self.state.models]})
+            self._send(
+                200,
+                {
+                    "models": [
+                        {
+                            "name": n,
+                            "model": n,
+                            "modified_at": now,
+                            "size": 1,
+                            "digest": hashlib.sha256(n.encode()).hexdigest(),
+                            "details": {
+                                "format": "gguf",
+                                "family": "fake",
+                                "parameter_size": "1B",
+                                "quantization_level": "Q4_0",
+                            },
+                        }
+                        for n in self.state.models
+                    ]
+                },
+            )
         else:
             self._send(404, {"error": f"unknown path {self.path}"})
 
@@ -169,16 +183,28 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._record(body):
             return
         model = self.state.resolve(str(body.get("model") or body.get("name") or ""))
-        if self.path in ("/api/show", "/api/embed", "/api/embeddings", "/api/chat"):
-            if model is None:
-                self._send(404, {"error": f"model \"{body.get('model')}\" not found, "
-                                          "try pulling it first"})
-                return
+        if model is None and self.path in (
+            "/api/show",
+            "/api/embed",
+            "/api/embeddings",
+            "/api/chat",
+        ):
+            self._send(
+                404, {"error": f'model "{body.get("model")}" not found, try pulling it first'}
+            )
+            return
         if self.path == "/api/show":
-            self._send(200, {"modelfile": "", "parameters": "", "template": "{{ .Prompt }}",
-                             "details": {"format": "gguf", "family": "fake"},
-                             "model_info": {"fake.context_length": 8192},
-                             "capabilities": ["completion"]})
+            self._send(
+                200,
+                {
+                    "modelfile": "",
+                    "parameters": "",
+                    "template": "{{ .Prompt }}",
+                    "details": {"format": "gguf", "family": "fake"},
+                    "model_info": {"fake.context_length": 8192},
+                    "capabilities": ["completion"],
+                },
+            )
         elif self.path in ("/api/embed", "/api/embeddings"):
             dim = self.state.models[str(model)] or 768
             if self.path == "/api/embeddings":
@@ -186,10 +212,16 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             inputs = body.get("input", "")
             texts = inputs if isinstance(inputs, list) else [inputs]
-            self._send(200, {"model": model,
-                             "embeddings": [hash_embedding(str(t), dim) for t in texts],
-                             "total_duration": 1, "load_duration": 0,
-                             "prompt_eval_count": sum(len(str(t).split()) for t in texts)})
+            self._send(
+                200,
+                {
+                    "model": model,
+                    "embeddings": [hash_embedding(str(t), dim) for t in texts],
+                    "total_duration": 1,
+                    "load_duration": 0,
+                    "prompt_eval_count": sum(len(str(t).split()) for t in texts),
+                },
+            )
         elif self.path == "/api/chat":
             self._chat(str(model), body)
         else:
@@ -207,13 +239,29 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             content = "ok"
         now = datetime.now(UTC).isoformat()
-        final = {"model": model, "created_at": now, "done": True, "done_reason": "stop",
-                 "total_duration": 1, "prompt_eval_count": 1, "eval_count": 1}
+        final = {
+            "model": model,
+            "created_at": now,
+            "done": True,
+            "done_reason": "stop",
+            "total_duration": 1,
+            "prompt_eval_count": 1,
+            "eval_count": 1,
+        }
         if not body.get("stream", True):
             self._send(200, {**final, "message": {"role": "assistant", "content": content}})
             return
-        pieces = [content[i:i + 16] for i in range(0, len(content), 16)] or [""]
-        lines = [json.dumps({"model": model, "created_at": now, "done": False,
-                             "message": {"role": "assistant", "content": p}}) for p in pieces]
+        pieces = [content[i : i + 16] for i in range(0, len(content), 16)] or [""]
+        lines = [
+            json.dumps(
+                {
+                    "model": model,
+                    "created_at": now,
+                    "done": False,
+                    "message": {"role": "assistant", "content": p},
+                }
+            )
+            for p in pieces
+        ]
         lines.append(json.dumps({**final, "message": {"role": "assistant", "content": ""}}))
         self._send(200, ("\n".join(lines) + "\n").encode(), "application/x-ndjson")

@@ -29,7 +29,8 @@ LOCAL_TEST_PORTS = (17687, 17474)
 _RESET = [
     statement.strip()
     for statement in "\n".join(
-        line for line in (Path(__file__).parent / "reset.cypher").read_text().splitlines()
+        line
+        for line in (Path(__file__).parent / "reset.cypher").read_text().splitlines()
         if not line.startswith("//")
     ).split(";")
     if statement.strip()
@@ -65,9 +66,12 @@ def _unavailable(reason: str) -> None:
 
 def local_settings(instance: str, bolt: int, http: int, **extra: object) -> Settings:
     values: dict[str, object] = {
-        "neo4j_uri": f"bolt://127.0.0.1:{bolt}", "neo4j_password": TEST_PASSWORD,
-        "neo4j_local_dir": REPO / ".neo4j", "neo4j_local_instance": instance,
-        "neo4j_local_http_port": http, "neo4j_local_heap": "1g",
+        "neo4j_uri": f"bolt://127.0.0.1:{bolt}",
+        "neo4j_password": TEST_PASSWORD,
+        "neo4j_local_dir": REPO / ".neo4j",
+        "neo4j_local_instance": instance,
+        "neo4j_local_http_port": http,
+        "neo4j_local_heap": "1g",
         "neo4j_local_pagecache": "256m",
     }
     return make_settings(**{**values, **extra})
@@ -76,8 +80,12 @@ def local_settings(instance: str, bolt: int, http: int, **extra: object) -> Sett
 @pytest.fixture(scope="session")
 def neo4j_target() -> Iterator[Neo4jTarget]:
     if uri := os.environ.get("KNOTWORK_TEST_NEO4J_URI"):
-        yield Neo4jTarget(uri, os.environ.get("KNOTWORK_TEST_NEO4J_USER", "neo4j"),
-                          os.environ.get("KNOTWORK_TEST_NEO4J_PASSWORD", TEST_PASSWORD), "env")
+        yield Neo4jTarget(
+            uri,
+            os.environ.get("KNOTWORK_TEST_NEO4J_USER", "neo4j"),
+            os.environ.get("KNOTWORK_TEST_NEO4J_PASSWORD", TEST_PASSWORD),
+            "env",
+        )
         return
     if _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
@@ -85,8 +93,9 @@ def neo4j_target() -> Iterator[Neo4jTarget]:
         container = Neo4jContainer("neo4j:5.26-community", password=TEST_PASSWORD)
         container.with_env("NEO4J_PLUGINS", '["apoc"]')
         with container:
-            yield Neo4jTarget(container.get_connection_url(), "neo4j", TEST_PASSWORD,
-                              "testcontainers")
+            yield Neo4jTarget(
+                container.get_connection_url(), "neo4j", TEST_PASSWORD, "testcontainers"
+            )
         return
     local = LocalNeo4j(local_settings("test", *LOCAL_TEST_PORTS))
     was_running = local.pid() is not None
@@ -103,8 +112,10 @@ def neo4j_target() -> Iterator[Neo4jTarget]:
 @pytest.fixture
 def settings(neo4j_target: Neo4jTarget, fake_ollama: FakeOllama) -> Settings:
     return make_settings(
-        neo4j_uri=neo4j_target.uri, neo4j_user=neo4j_target.user,
-        neo4j_password=neo4j_target.password, ollama_base_url=fake_ollama.base_url,
+        neo4j_uri=neo4j_target.uri,
+        neo4j_user=neo4j_target.user,
+        neo4j_password=neo4j_target.password,
+        ollama_base_url=fake_ollama.base_url,
         neo4j_index_timeout_s=60,
     )
 

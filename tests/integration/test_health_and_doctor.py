@@ -17,13 +17,16 @@ from tests.integration.conftest import Neo4jTarget
 
 
 @pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, tmp_path: object, settings: Settings,
-        empty_db: Neo4jTarget) -> Iterator[None]:
+def env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object, settings: Settings, empty_db: Neo4jTarget
+) -> Iterator[None]:
     """The CLI reads its settings from the environment, as a user's shell would give them."""
     monkeypatch.chdir(tmp_path)  # type: ignore[arg-type]
     for key, value in {
-        "NEO4J_URI": settings.neo4j_uri, "NEO4J_USER": settings.neo4j_user,
-        "NEO4J_PASSWORD": settings.password(), "OLLAMA_BASE_URL": settings.ollama_base_url,
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_USER": settings.neo4j_user,
+        "NEO4J_PASSWORD": settings.password(),
+        "OLLAMA_BASE_URL": settings.ollama_base_url,
     }.items():
         monkeypatch.setenv(f"KNOTWORK_{key}", value)
     get_settings.cache_clear()
@@ -46,7 +49,9 @@ def test_health_is_green_with_real_neo4j_and_fake_ollama(
     assert body["neo4j"]["missing_indexes"] == []
     assert body["ollama"]["version"] == fake_ollama.version
     assert {(m["role"], m["name"], m["present"]) for m in body["ollama"]["models"]} == {
-        ("llm", "llama3.1:8b", True), ("embedding", "nomic-embed-text", True)}
+        ("llm", "llama3.1:8b", True),
+        ("embedding", "nomic-embed-text", True),
+    }
     assert body["manifest"]["stored"]["embed_model"] == "nomic-embed-text"
 
 
@@ -79,8 +84,10 @@ def test_doctor_is_red_with_the_exact_pull_line(env: None, fake_ollama: FakeOlla
     del fake_ollama.models["nomic-embed-text:latest"]
     result = runner.invoke(cli, ["doctor"])
     assert result.exit_code == 1
-    assert "FAIL embedding model nomic-embed-text is not pulled; run: ollama pull " \
-           "nomic-embed-text" in result.output
+    assert (
+        "FAIL embedding model nomic-embed-text is not pulled; run: ollama pull "
+        "nomic-embed-text" in result.output
+    )
     assert "\n  ollama pull nomic-embed-text\n" in result.output
     assert "ollama pull llama3.1:8b" not in result.output
 

@@ -20,14 +20,16 @@ def test_start_stop_twice_reusing_cached_jars(
     assert local.resolve_jars() is False, "jars are cached after the first resolution"
     # A second start must not call Maven: make it impossible to find.
     which = shutil.which
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "mvn"
-                        else which(name, *a, **k))
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **k: None if name == "mvn" else which(name, *a, **k)
+    )
     try:
         for _ in range(2):
             status = local.start(timeout_s=180)
             assert status.running and status.bolt_ready and status.pid
-            with GraphDatabase.driver(status.bolt_uri,
-                                      auth=("neo4j", "knotwork-test-password")) as driver:
+            with GraphDatabase.driver(
+                status.bolt_uri, auth=("neo4j", "knotwork-test-password")
+            ) as driver:
                 records, _, _ = driver.execute_query("RETURN apoc.version() AS v")
                 assert records[0]["v"].startswith("5.26")
             assert local.stop() is True
@@ -38,8 +40,7 @@ def test_start_stop_twice_reusing_cached_jars(
 
 
 def test_wrong_password_for_existing_instance_is_refused(neo4j_target: Neo4jTarget) -> None:
-    local = LocalNeo4j(local_settings("lifecycle", 27687, 27474,
-                                      neo4j_password="another-password"))
+    local = LocalNeo4j(local_settings("lifecycle", 27687, 27474, neo4j_password="another-password"))
     if not (local.home / "data" / "knotwork-password.sha256").is_file():
         pytest.skip("the lifecycle instance was not created by the test before")
     with pytest.raises(LocalNeo4jError, match="another password"):

@@ -24,7 +24,10 @@ async def test_schema_creates_constraints_and_online_indexes(core: Core) -> None
     assert states["entity_names"].type == "FULLTEXT"
     rows = await core.store._run(
         "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties "
-        "RETURN name, type, labelsOrTypes, properties ORDER BY name", {}, write=False)
+        "RETURN name, type, labelsOrTypes, properties ORDER BY name",
+        {},
+        write=False,
+    )
     constraints = {r["name"]: (r["type"], r["labelsOrTypes"], r["properties"]) for r in rows}
     assert constraints["note_key"] == ("UNIQUENESS", ["Note"], ["vault", "path"])
     assert constraints["chunk_id"] == ("UNIQUENESS", ["Chunk"], ["id"])
@@ -39,34 +42,48 @@ async def test_schema_is_idempotent_and_manifest_records_the_model(core: Core) -
     assert again["embed_dimension"] == 768
     assert again["schema_version"] == schema.SCHEMA_VERSION
     assert len(await core.store.index_states()) == len(
-        {s.name for s in await core.store.index_states()})
+        {s.name for s in await core.store.index_states()}
+    )
 
 
 async def test_indexes_serve_queries(core: Core) -> None:
     """The vector and full-text indexes answer real queries on real data."""
-    texts = {"c1": "Alice works with Bob on the graph project",
-             "c2": "Lasagna recipe with tomatoes and basil"}
+    texts = {
+        "c1": "Alice works with Bob on the graph project",
+        "c2": "Lasagna recipe with tomatoes and basil",
+    }
     await core.store._run(
         "UNWIND $rows AS row CREATE (c:Chunk {id: row.id, text: row.text}) "
         "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)",
-        {"rows": [{"id": k, "text": v, "embedding": hash_embedding(v, 768)}
-                  for k, v in texts.items()]}, write=True)
+        {
+            "rows": [
+                {"id": k, "text": v, "embedding": hash_embedding(v, 768)} for k, v in texts.items()
+            ]
+        },
+        write=True,
+    )
     await core.store.await_indexes(60)
     vector = await core.store._run(
         "CALL db.index.vector.queryNodes('chunk_embedding', 1, $q) YIELD node RETURN node.id AS id",
-        {"q": hash_embedding("who works with Bob on the graph", 768)}, write=False)
+        {"q": hash_embedding("who works with Bob on the graph", 768)},
+        write=False,
+    )
     assert vector == [{"id": "c1"}]
     fulltext = await core.store._run(
         "CALL db.index.fulltext.queryNodes('chunk_text', 'tomatoes') YIELD node "
-        "RETURN node.id AS id", {}, write=False)
+        "RETURN node.id AS id",
+        {},
+        write=False,
+    )
     assert fulltext == [{"id": "c2"}]
 
 
 async def test_other_embedding_model_is_refused_with_both_names_and_the_command(
     core: Core, settings: Settings
 ) -> None:
-    other = settings.model_copy(update={"embed_model": "mxbai-embed-large",
-                                        "embed_dimension": 1024})
+    other = settings.model_copy(
+        update={"embed_model": "mxbai-embed-large", "embed_dimension": 1024}
+    )
     async with open_core(other) as second:
         with pytest.raises(ManifestMismatchError) as info:
             await second.ensure_ready()
@@ -96,17 +113,22 @@ async def test_reembed_switches_model_dimension_and_manifest(
 ) -> None:
     await core.store._run(
         "UNWIND range(1, 5) AS i CREATE (:Chunk {id: 'c' + i, text: 'chunk number ' + i})",
-        {}, write=True)
+        {},
+        write=True,
+    )
     fake_ollama.models["all-minilm:latest"] = 384
-    other = settings.model_copy(update={"embed_model": "all-minilm", "embed_dimension": 384,
-                                        "embed_batch_size": 2})
+    other = settings.model_copy(
+        update={"embed_model": "all-minilm", "embed_dimension": 384, "embed_batch_size": 2}
+    )
     seen: list[tuple[int, int]] = []
     async with open_core(other) as second:
-        done = await schema.reembed(second.store, other, second.embedder,
-                                    lambda d, t: seen.append((d, t)))
+        done = await schema.reembed(
+            second.store, other, second.embedder, lambda d, t: seen.append((d, t))
+        )
         manifest = await second.ensure_ready()
         dims = await second.store._run(
-            "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False)
+            "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False
+        )
     assert done == 5 and seen[-1] == (5, 5) and len(seen) == 3
     assert manifest["embed_model"] == "all-minilm" and manifest["embed_dimension"] == 384
     assert dims == [{"d": 384}]

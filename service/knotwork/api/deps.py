@@ -21,9 +21,7 @@ CoreDep = Annotated[Core, Depends(get_core)]
 _api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False)
 
 
-def require_api_key(
-    core: CoreDep, key: Annotated[str | None, Depends(_api_key_header)]
-) -> None:
+def require_api_key(core: CoreDep, key: Annotated[str | None, Depends(_api_key_header)]) -> None:
     """When an API key is configured, every protected route needs it in ``X-API-Key``."""
     expected = core.settings.api_key
     if expected is None:
