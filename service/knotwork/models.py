@@ -1,0 +1,88 @@
+"""The data that flows from a vault file to the graph: parsed notes, chunks and facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+LinkKind = Literal["wikilink", "embed", "markdown", "frontmatter"]
+Extractor = Literal["wikilink", "frontmatter", "alias", "tag", "mention", "llm"]
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int  # 1-6
+    text: str
+    line: int  # 1-based line in the file
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link written in a note, as the author wrote it."""
+
+    target: str  # the note part: "People/Alice" of [[People/Alice#Work|Al]]; "" for [[#h]]
+    kind: LinkKind
+    line: int  # 1-based line in the file
+    context: str  # the whole line the link stands on (the frontmatter line for frontmatter)
+    col: int = 0  # 0-based offset in `context` where the link starts ("![[", "[[" or "[")
+    end_col: int = 0  # 0-based offset in `context` just after the link
+    heading: str | None = None  # [[t#heading]]
+    block: str | None = None  # [[t#^block]] → "block"
+    alias: str | None = None  # [[t|alias]] or the text of [text](t.md)
+    key: str | None = None  # the frontmatter key, for kind == "frontmatter"
+
+
+@dataclass(frozen=True)
+class FrontmatterValue:
+    """One scalar value of a frontmatter key (a list gives one each)."""
+
+    key: str  # the key as written
+    value: str  # the value as text ("[[X]]" kept as written)
+    line: int  # 1-based line of the key in the file
+
+
+@dataclass
+class ParsedNote:
+    """A vault file after parsing; pure data, no I/O."""
+
+    path: str  # vault-relative, POSIX separators, e.g. "People/Alice.md"
+    title: str  # frontmatter `title:`, else the file stem
+    text: str  # the whole file text as read
+    body: str  # the text after the frontmatter block
+    body_line: int  # 1-based file line where the body starts
+    content_hash: str  # sha256 hex of the whole text
+    aliases: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # without '#', nested kept: "a/b"
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    frontmatter_values: list[FrontmatterValue] = field(default_factory=list)
+    frontmatter_error: str | None = None
+    headings: list[Heading] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)  # ISO yyyy-mm-dd, sorted, unique
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str
+    ord: int
+    heading_path: str  # "Intro > Details"; "" before the first heading
+    line_start: int
+    line_end: int
+    text: str
+    hash: str  # sha256 hex of text
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One assertion a note makes. The subject is the note itself unless ``subject`` is set."""
+
+    relation: str  # from vocab.RELATIONS
+    object: str  # a link key (see resolve.link_key) or an entity name
+    object_kind: Literal["note", "entity"]
+    extractor: Extractor
+    line: int
+    chunk_id: str | None = None
+    predicate: str | None = None  # the original wording when relation is generic
+    confidence: float = 1.0
+    model: str | None = None
+    subject: str | None = None  # an entity name (model-extracted facts)
