@@ -23,3 +23,18 @@ FOR (c:Chunk) ON EACH [c.text];
 
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS
 FOR (n:Entity|Note) ON EACH [n.name, n.title, n.aliases];
+
+CREATE CONSTRAINT unresolved_key IF NOT EXISTS
+FOR (u:Unresolved) REQUIRE (u.vault, u.key) IS UNIQUE;
+
+CREATE INDEX note_stem IF NOT EXISTS
+FOR (n:Note) ON (n.vault, n.stem);
+
+CREATE INDEX revision_path IF NOT EXISTS
+FOR (v:Revision) ON (v.vault, v.path);
+
+CREATE INDEX chunk_pending IF NOT EXISTS
+FOR (c:Chunk) ON (c.extraction_state);
+
+CREATE INDEX chunk_embedding_state IF NOT EXISTS
+FOR (c:Chunk) ON (c.embedding_state)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -13,8 +14,10 @@ from knotwork import __version__, schema
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.health import HealthReport, check_health
+from knotwork.ingest import Ingestor
 from knotwork.neo4j_local import LocalNeo4j
 from knotwork.settings import get_settings
+from knotwork.sync import SyncReport, sync_vault
 
 app = typer.Typer(
     help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
@@ -143,6 +146,62 @@ def doctor() -> None:
     if missing:
         typer.echo("\nPull the missing models with:\n  " + "\n  ".join(missing))
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
+    typer.echo(f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
+               f"moved {report.renamed}, deleted {report.deleted}")
+    typer.echo(f"chunks {report.chunks} (embedded {report.embedded}), "
+               f"model extractions {report.extracted}")
+    facts = ", ".join(f"{k} {v}" for k, v in sorted(report.facts.items())) or "none"
+    typer.echo(f"facts by extractor: {facts}")
+    if unresolved:
+        typer.echo(f"unresolved links: {len(unresolved)}")
+        for row in unresolved[:50]:
+            typer.echo(f"  [[{row['target']}]] from {', '.join(row['sources'][:3])}")
+    for warning in report.warnings:
+        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+    for error in report.errors:
+        typer.secho(f"error: {error}", fg=typer.colors.RED)
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")] = None,
+    no_extract: Annotated[bool, typer.Option("--no-extract", help="structural facts only")] = False,
+) -> None:
+    """Bring the graph in step with a whole vault, with a progress bar and a summary."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    async def work(core: Core) -> tuple[SyncReport, list[dict[str, Any]]]:
+        await core.ensure_ready()
+        ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), transient=True) as bar:
+            task = bar.add_task("ingesting", total=None)
+
+            def progress(done: int, total: int, note: str) -> None:
+                bar.update(task, completed=done, total=total, description=note[-40:])
+
+            report = await sync_vault(ingestor, progress)
+        unresolved = await core.store.read("unresolved_links", vault=ingestor.vault)
+        return report, unresolved
+
+    report, unresolved = _with_core(work)
+    _print_sync(report, unresolved)
+    raise typer.Exit(1 if report.errors else 0)
+
+
+@app.command()
+def retry() -> None:
+    """Embed and extract the chunks left pending while a model was unavailable."""
+
+    async def work(core: Core) -> tuple[int, int]:
+        await core.ensure_ready()
+        return await Ingestor(core).retry_pending()
+
+    embedded, extracted = _with_core(work)
+    typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
 
 
 @app.command()

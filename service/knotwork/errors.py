@@ -7,6 +7,8 @@ KnotworkError
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension
 ├── ModelUnavailableError  Ollama cannot be reached or a configured model is not pulled
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
+├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
+├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
 """
 
@@ -49,6 +51,14 @@ class ModelUnavailableError(KnotworkError):
 
 class LocalNeo4jError(KnotworkError):
     """The local Neo4j server could not be resolved, configured, started or stopped."""
+
+
+class VaultPathError(KnotworkError, ValueError):
+    """A note path is absolute, contains '..', NUL or control characters, or leaves the vault."""
+
+
+class NoteError(KnotworkError):
+    """A file cannot be ingested as a note: binary, larger than the limit, or unreadable."""
 
 
 class QueryNotFoundError(KnotworkError, KeyError):

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, RoutingControl
+from neo4j import AsyncDriver, AsyncManagedTransaction, RoutingControl
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from knotwork import cypher
 from knotwork.errors import GraphUnavailableError, SchemaError
 
+T = TypeVar("T")
+
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
     "chunk_embedding",
+    "chunk_embedding_state",
     "chunk_id",
+    "chunk_pending",
     "chunk_text",
     "entity_key",
     "entity_names",
     "manifest_key",
     "note_key",
+    "note_stem",
+    "revision_path",
+    "unresolved_key",
 )
 
 
@@ -45,6 +53,20 @@ def _plain(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v.iso_format() if hasattr(v, "iso_format") else v for k, v in props.items()}
 
 
+@contextmanager
+def _translated_errors() -> Iterator[None]:
+    """Connection and credential failures become GraphUnavailableError with a hint."""
+    try:
+        yield
+    except AuthError as exc:
+        raise GraphUnavailableError(
+            f"Neo4j rejected the credentials: {exc.message}. Check KNOTWORK_NEO4J_USER "
+            "and KNOTWORK_NEO4J_PASSWORD."
+        ) from exc
+    except (ServiceUnavailable, SessionExpired, OSError) as exc:
+        raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
+
+
 class GraphStore:
     """Typed access to Neo4j through the named queries in ``cypher/``."""
 
@@ -55,21 +77,22 @@ class GraphStore:
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool
     ) -> list[dict[str, Any]]:
-        try:
+        with _translated_errors():
             result = await self._driver.execute_query(
                 query,
                 params,
                 database_=self._database,
                 routing_=RoutingControl.WRITE if write else RoutingControl.READ,
             )
-        except AuthError as exc:
-            raise GraphUnavailableError(
-                f"Neo4j rejected the credentials: {exc.message}. Check KNOTWORK_NEO4J_USER "
-                "and KNOTWORK_NEO4J_PASSWORD."
-            ) from exc
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
         return [record.data() for record in result.records]
+
+    async def write_transaction(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
+    ) -> T:
+        """Run ``work`` in one managed write transaction (retried whole on transient errors)."""
+        with _translated_errors():
+            async with self._driver.session(database=self._database) as session:
+                return await session.execute_write(work)
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await self._run(cypher.load(name), params, write=False)
@@ -130,11 +153,13 @@ class GraphStore:
     async def chunk_count(self) -> int:
         return int((await self.read("chunk_count"))[0]["chunks"])
 
-    async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str]]:
+    async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str, str]]:
+        """(id, hash, embedded text) of up to ``limit`` chunks with ids after ``after``."""
         rows = await self.read("chunks_page", after=after, limit=limit)
-        return [(row["id"], row["text"] or "") for row in rows]
+        return [(row["id"], row["hash"], row["text"] or "") for row in rows]
 
-    async def set_chunk_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
-        payload = [{"id": cid, "embedding": list(vec)} for cid, vec in rows]
-        result = await self.write("chunk_embeddings_set", rows=payload)
+    async def set_chunk_embeddings(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> int:
+        """Store (id, hash, vector) embeddings on chunks whose text is still that hash."""
+        payload = [{"id": cid, "hash": h, "embedding": list(vec)} for cid, h, vec in rows]
+        result = await self.write("chunk_embedding_set", rows=payload)
         return int(result[0]["updated"]) if result else 0

@@ -98,10 +98,10 @@ async def reembed(
     await store.await_indexes(settings.neo4j_index_timeout_s)
     done, after = 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
-        vectors = await embedder.aget_text_embedding_batch([text for _, text in page])
+        vectors = await embedder.aget_text_embedding_batch([text for _, _, text in page])
         bad = [
             cid
-            for (cid, _), vec in zip(page, vectors, strict=True)
+            for (cid, _, _), vec in zip(page, vectors, strict=True)
             if len(vec) != settings.embed_dimension
         ]
         if bad:
@@ -110,7 +110,7 @@ async def reembed(
                 f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension} (chunk {bad[0]})"
             )
         await store.set_chunk_embeddings(
-            [(cid, vec) for (cid, _), vec in zip(page, vectors, strict=True)]
+            [(cid, h, vec) for (cid, h, _), vec in zip(page, vectors, strict=True)]
         )
         done += len(page)
         after = page[-1][0]

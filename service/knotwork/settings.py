@@ -39,6 +39,11 @@ class Settings(BaseSettings):
 
     # Vault and chunking
     vault_path: Path | None = None
+    # One database can hold several vaults; each is keyed by this name.
+    vault_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    max_note_bytes: int = Field(default=2_000_000, ge=1_000)
+    # Model extraction of entities and triples; off means structural facts only.
+    extract: bool = True
     chunk_size: int = Field(default=1200, ge=200, le=20000, description="characters per chunk")
 
     # HTTP API

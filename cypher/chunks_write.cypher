@@ -1,0 +1,32 @@
+// Write a note's chunks: properties, HAS_CHUNK, embeddings (new, or copied from an old chunk
+// with the same hash so unchanged text is never embedded twice).
+// Parameters: $vault (str), $path (str), $chunks (list of maps: id, ord, heading_path,
+//             line_start, line_end, text, hash, embedding (list<float> or null), copy_from (old
+//             chunk id or null), extraction, extraction_model, extraction_state,
+//             extraction_error)
+// Returns: written (int)
+MATCH (n:Note {vault: $vault, path: $path})
+UNWIND $chunks AS ch
+MERGE (c:Chunk {id: ch.id})
+SET c.vault = $vault, c.note_path = $path, c.ord = ch.ord, c.heading_path = ch.heading_path,
+    c.line_start = ch.line_start, c.line_end = ch.line_end, c.text = ch.text, c.hash = ch.hash,
+    c.extraction = ch.extraction, c.extraction_model = ch.extraction_model,
+    c.extraction_state = ch.extraction_state, c.extraction_error = ch.extraction_error
+MERGE (n)-[:HAS_CHUNK]->(c)
+WITH c, ch
+OPTIONAL MATCH (old:Chunk {id: ch.copy_from})
+WITH c, ch, old
+CALL (c, ch, old) {
+  WITH c, ch, old WHERE ch.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(c, 'embedding', ch.embedding)
+  RETURN 1 AS done
+  UNION
+  WITH c, ch, old WHERE ch.embedding IS NULL AND old IS NOT NULL AND old <> c
+  SET c.embedding = old.embedding
+  RETURN 1 AS done
+  UNION
+  WITH c, ch, old WHERE ch.embedding IS NULL AND (old IS NULL OR old = c)
+  RETURN 1 AS done
+}
+SET c.embedding_state = CASE WHEN c.embedding IS NULL THEN 'pending' ELSE 'done' END
+RETURN count(c) AS written

@@ -1,0 +1,17 @@
+// Every fact asserted in a vault as a canonical line: source, type, ends, provenance.
+// Chunks are named by note path and position so two vaults can be compared.
+// Parameters: $vault (str)
+// Returns: line (str)
+MATCH (s)-[r]->(o)
+WHERE r.source IS NOT NULL AND s.vault = $vault
+OPTIONAL MATCH (c:Chunk {id: r.chunk_id})
+WITH r, c,
+     CASE WHEN s:Note THEN 'note:' + s.path WHEN s:Unresolved THEN 'unresolved:' + s.key
+          ELSE 'entity:' + s.key END AS subject,
+     CASE WHEN o:Note THEN 'note:' + o.path WHEN o:Unresolved THEN 'unresolved:' + o.key
+          ELSE 'entity:' + o.key END AS object
+RETURN r.source + '|' + type(r) + '|' + subject + '|' + object + '|' + r.extractor + '|'
+       + toString(r.line) + '|' + coalesce(r.predicate, '') + '|'
+       + coalesce(c.note_path + '#' + toString(c.ord), '') + '|' + r.target + '|'
+       + toString(r.confidence) + '|' + coalesce(r.model, '') AS line
+ORDER BY line

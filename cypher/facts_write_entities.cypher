@@ -1,0 +1,21 @@
+// Write facts whose object is an entity (frontmatter values, aliases, tags, model triples).
+// The subject is the note, or for model triples the entity named by subject_key.
+// Parameters: $vault (str), $path (str), $facts (list of maps: relation (from the fixed
+//             vocabulary, checked before), object_name, subject_name (or null), props (map of
+//             relationship properties, including target = object key, subject = subject key))
+// Returns: written (int)
+MATCH (n:Note {vault: $vault, path: $path})
+UNWIND $facts AS f
+MERGE (o:Entity {vault: $vault, key: f.props.target}) ON CREATE SET o.name = f.object_name
+WITH n, f, o
+CALL (n, f) {
+  WITH n, f WHERE f.props.subject IS NULL
+  RETURN n AS s
+  UNION
+  WITH f WHERE f.props.subject IS NOT NULL
+  MERGE (e:Entity {vault: $vault, key: f.props.subject}) ON CREATE SET e.name = f.subject_name
+  RETURN e AS s
+}
+CREATE (s)-[r:$(f.relation)]->(o)
+SET r = f.props, r.recorded_at = datetime()
+RETURN count(r) AS written

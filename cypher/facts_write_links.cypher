@@ -1,0 +1,26 @@
+// Write a note's link facts, each resolved the way Obsidian resolves links: the note whose
+// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first;
+// when none exists, an (:Unresolved {key}) placeholder that resolves when the note appears.
+// Parameters: $vault (str), $path (str), $facts (list of maps: relation (from the fixed
+//             vocabulary, checked before), stem, name, props (map of relationship properties,
+//             including target = the link key))
+// Returns: written (int)
+MATCH (n:Note {vault: $vault, path: $path})
+UNWIND $facts AS f
+CALL (f) {
+  OPTIONAL MATCH (m:Note {vault: $vault, stem: f.stem})
+  WHERE m.lpath = f.props.target OR m.lpath ENDS WITH '/' + f.props.target
+  WITH m ORDER BY size(m.lpath), m.lpath LIMIT 1
+  RETURN m
+}
+CALL (f, m) {
+  WITH f, m WHERE m IS NULL
+  MERGE (u:Unresolved {vault: $vault, key: f.props.target}) ON CREATE SET u.name = f.name
+  RETURN u AS target
+  UNION
+  WITH m WHERE m IS NOT NULL
+  RETURN m AS target
+}
+CREATE (n)-[r:$(f.relation)]->(target)
+SET r = f.props, r.recorded_at = datetime()
+RETURN count(r) AS written

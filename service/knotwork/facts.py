@@ -1,0 +1,126 @@
+"""Structural facts: what a note asserts through its links, frontmatter, aliases and tags.
+
+No model is called. Each fact is one assertion with the line (and chunk) that made it. Links are
+kept by *key* (see ``link_key``); the writer resolves keys to notes the way Obsidian does and
+keeps an unresolved placeholder when no note matches.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from itertools import pairwise
+
+from knotwork import vocab
+from knotwork.chunk import chunk_for_line
+from knotwork.models import Chunk, Fact, Link, ParsedNote
+
+# Frontmatter keys that describe the note itself rather than assert a relation.
+_NOT_FACTS = {"title", "aliases", "alias", "tags", "tag", "cssclass", "cssclasses", "publish",
+              "permalink", "position"}
+_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
+MAX_VALUE_CHARS = 200
+
+
+def link_key(target: str) -> str:
+    """How a link target is matched: case-insensitive, no ``.md``, POSIX, no leading ``./``."""
+    key = unicodedata.normalize("NFC", target).strip().replace("\\", "/").lower()
+    key = re.sub(r"^(\./|/)+", "", key)
+    key = re.sub(r"/{2,}", "/", key)
+    return key[:-3] if key.endswith(".md") else key
+
+
+def note_keys(path: str) -> list[str]:
+    """Every key that resolves to the note at ``path``: its path suffixes, shortest first."""
+    parts = link_key(path).split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts) - 1, -1, -1)]
+
+
+def entity_key(name: str) -> str:
+    """Entities are matched by their case-folded, space-collapsed name."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+
+def _link_relations(links: list[Link]) -> dict[Link, str]:
+    """The relation of each body link, inferred from the words before it on its line."""
+    by_line: dict[int, list[Link]] = defaultdict(list)
+    for link in links:
+        if link.kind in ("wikilink", "markdown"):
+            by_line[link.line].append(link)
+    out: dict[Link, str] = {}
+    for on_line in by_line.values():
+        on_line.sort(key=lambda link: link.col)
+        spans = [(link.col, link.end_col) for link in on_line]
+        for link, relation in zip(on_line, vocab.infer_relations(on_line[0].context, spans),
+                                  strict=True):
+            out[link] = vocab.safe_relation(relation)
+    return out
+
+
+def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
+    inferred = _link_relations(note.links)
+    facts: list[Fact] = []
+    for link in note.links:
+        key = link_key(link.target)
+        if not key:
+            continue  # [[#heading]] points inside this note
+        if link.kind == "embed":
+            relation = "EMBEDS"
+        elif link.kind == "frontmatter":
+            relation = vocab.frontmatter_relation(link.key or "") or "LINKS_TO"
+        else:
+            relation = inferred.get(link, "LINKS_TO")
+        facts.append(Fact(
+            relation=vocab.safe_relation(relation), object=key, object_kind="note",
+            extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
+            line=link.line, chunk_id=chunk_for_line(chunks, link.line),
+            predicate=link.key if link.kind == "frontmatter" else None,
+        ))
+    return facts
+
+
+def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
+    facts: list[Fact] = []
+    for item in note.frontmatter_values:
+        base = item.key.split(".")[0].strip().lower()
+        value = item.value.strip()
+        if base in _NOT_FACTS or not value or _WIKILINK.search(value):
+            continue  # links in values are link facts already
+        if len(value) > MAX_VALUE_CHARS:
+            continue
+        relation = vocab.frontmatter_relation(item.key) or vocab.frontmatter_relation(base)
+        facts.append(Fact(
+            relation=vocab.safe_relation(relation or "HAS_PROPERTY"), object=value,
+            object_kind="entity", extractor="frontmatter", line=item.line,
+            predicate=item.key,
+        ))
+    return facts
+
+
+def _tag_line(note: ParsedNote, tag: str) -> int:
+    pattern = re.compile(rf"(^|\s)#{re.escape(tag)}(?![\w/-])", re.IGNORECASE)
+    for offset, line in enumerate(note.body.splitlines()):
+        if pattern.search(line):
+            return note.body_line + offset
+    keyed = [v.line for v in note.frontmatter_values if v.key.lower() in ("tags", "tag")]
+    return keyed[0] if keyed else 1
+
+
+def structural_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
+    """Every fact a note asserts without a model: links, frontmatter, aliases, tags."""
+    facts = _link_facts(note, chunks) + _frontmatter_facts(note)
+    alias_line = next((v.line for v in note.frontmatter_values
+                       if v.key.lower() in ("aliases", "alias")), 1)
+    facts += [Fact(relation="HAS_ALIAS", object=alias, object_kind="entity", extractor="alias",
+                   line=alias_line) for alias in note.aliases if alias.strip()]
+    for tag in note.tags:
+        line = _tag_line(note, tag)
+        facts.append(Fact(relation="HAS_TAG", object=f"#{tag}", object_kind="entity",
+                          extractor="tag", line=line, chunk_id=chunk_for_line(chunks, line)))
+    return facts
+
+
+def chunk_neighbours(chunks: list[Chunk]) -> list[tuple[str, str]]:
+    """(id, next id) pairs that order a note's chunks."""
+    return [(a.id, b.id) for a, b in pairwise(chunks)]

@@ -1,0 +1,217 @@
+"""Ingestion against the real Neo4j and the fake Ollama: provenance, O(note) updates, no stale fact."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knotwork.core import Core
+from knotwork.ingest import Ingestor
+from knotwork.sync import sync_vault
+from knotwork.verify import snapshot
+from tests.fakes.ollama import FakeOllama
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def ingestor(core: Core, vault: Path) -> Ingestor:
+    return Ingestor(core, root=vault, vault="t", extract_enabled=False)
+
+
+def put(vault: Path, path: str, text: str) -> None:
+    file = vault / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text, encoding="utf-8")
+
+
+async def facts(core: Core, vault: str = "t") -> list[str]:
+    return (await snapshot(core.store, vault))["facts"]
+
+
+async def rel(core: Core, source: str, relation: str) -> list[dict[str, Any]]:
+    return await core.store._run(
+        "MATCH (n:Note {vault: 't', path: $source})-[r]->(o) WHERE type(r) = $relation "
+        "AND r.source = $source RETURN properties(r) AS r, "
+        "coalesce(o.path, o.key) AS target, labels(o) AS labels ORDER BY r.line",
+        {"source": source, "relation": relation}, write=False)
+
+
+async def test_removing_a_link_removes_its_relation(core: Core, vault: Path,
+                                                    ingestor: Ingestor) -> None:
+    put(vault, "People/Alice.md", "# Alice\nAn engineer.\n")
+    put(vault, "Carol.md", "# Carol\n\nCarol works with [[Alice]] on the graph.\n")
+    await sync_vault(ingestor)
+    [fact] = await rel(core, "Carol.md", "WORKS_WITH")
+    assert fact["target"] == "People/Alice.md"
+    assert fact["r"]["extractor"] == "wikilink" and fact["r"]["line"] == 3
+    assert fact["r"]["chunk_id"] and fact["r"]["recorded_at"] is not None
+    put(vault, "Carol.md", "# Carol\n\nCarol works alone on the graph.\n")
+    report = await sync_vault(ingestor)
+    assert report.written == 1 and report.unchanged == 1
+    assert await rel(core, "Carol.md", "WORKS_WITH") == []
+    assert not [f for f in await facts(core) if "WORKS_WITH" in f]
+
+
+async def test_changing_a_frontmatter_value_leaves_only_the_new_one(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "Bob.md", "---\nrole: engineer\nstatus: active\n---\n# Bob\n")
+    await sync_vault(ingestor)
+    assert [f["target"] for f in await rel(core, "Bob.md", "HAS_ROLE")] == ["engineer"]
+    put(vault, "Bob.md", "---\nrole: manager\nstatus: active\n---\n# Bob\n")
+    await sync_vault(ingestor)
+    roles = await rel(core, "Bob.md", "HAS_ROLE")
+    assert [f["target"] for f in roles] == ["manager"]
+    assert roles[0]["r"]["extractor"] == "frontmatter" and roles[0]["r"]["line"] == 2
+    nodes = (await snapshot(core.store, "t"))["nodes"]
+    assert "entity:engineer" not in nodes and "entity:manager" in nodes
+
+
+async def test_deleting_a_note_removes_exactly_its_facts(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "A.md", "---\nrole: lead\nproject: \"[[Graph]]\"\n---\nA works with [[B]] #team\n")
+    put(vault, "B.md", "B reports to [[A]] and uses [[Graph]].\n#team\n")
+    put(vault, "Graph.md", "---\naliases: [G]\nstatus: active\n---\nSee [[A]] and [[Missing]].\n")
+    await sync_vault(ingestor)
+    before = [f for f in await facts(core) if not f.startswith("A.md|")]
+    assert any(f.startswith("A.md|") for f in await facts(core))
+    await ingestor.delete("A.md")
+    after = await facts(core)
+    assert not any(f.startswith("A.md|") for f in after)
+    # Other notes' facts are unchanged, except that links to A now point to a placeholder.
+    assert [f.replace("|note:A.md|", "|unresolved:a|") for f in before] == after
+    assert "entity:lead" not in (await snapshot(core.store, "t"))["nodes"]
+
+
+async def test_unchanged_vault_writes_nothing_and_calls_no_model(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    put(vault, "One.md", "# One\n\nFirst paragraph.\n\nSecond paragraph.\n")
+    put(vault, "Two.md", "# Two\n\nLinks to [[One]].\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    first = await sync_vault(ingestor)
+    assert first.written == 2 and first.embedded >= 2
+    revisions = await core.store._run("MATCH (v:Revision) RETURN count(v) AS n", {}, write=False)
+    calls = len(fake_ollama.calls)
+    second = await sync_vault(ingestor)
+    assert (second.written, second.unchanged, second.embedded) == (0, 2, 0)
+    assert len(fake_ollama.calls) == calls
+    again = await core.store._run("MATCH (v:Revision) RETURN count(v) AS n", {}, write=False)
+    assert again == revisions
+
+
+async def test_editing_one_paragraph_reembeds_and_reextracts_only_that_chunk(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    core = dataclasses.replace(core, settings=core.settings.model_copy(update={"chunk_size": 200}))
+    paragraphs = [f"Paragraph {i} talks about topic {i} at some length to fill it up. " * 2
+                  for i in range(4)]
+    put(vault, "Long.md", "\n\n".join(paragraphs) + "\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    first = await sync_vault(ingestor)
+    assert first.chunks == 4 and first.embedded == 4 and first.extracted == 4
+    fake_ollama.calls.clear()
+    paragraphs[2] = "Paragraph two was rewritten entirely, with new words. " * 2
+    put(vault, "Long.md", "\n\n".join(paragraphs) + "\n")
+    second = await sync_vault(ingestor)
+    assert second.embedded == 1 and second.extracted == 1
+    embedded = fake_ollama.embedded_texts()
+    assert len(embedded) == 1 and "rewritten entirely" in embedded[0]
+    chats = fake_ollama.calls_to("/api/chat")
+    assert len(chats) == 1 and "rewritten entirely" in json.dumps(chats[0].body)
+    chunks = (await snapshot(core.store, "t"))["chunks"]
+    assert len(chunks) == 4 and all("|done|done|" in c for c in chunks)
+
+
+async def test_ollama_down_keeps_text_and_structure_and_retries_later(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    put(vault, "Ann.md", "---\nrole: chemist\n---\nAnn works with [[Ben]].\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    fake_ollama.down = True
+    report = await sync_vault(ingestor)
+    assert report.written == 1 and report.embedded == 0
+    assert any("knotwork retry" in w for w in report.warnings)
+    snap = await snapshot(core.store, "t")
+    assert any("|WORKS_WITH|note:Ann.md|unresolved:ben|" in f for f in snap["facts"])
+    assert any("|HAS_ROLE|note:Ann.md|entity:chemist|" in f for f in snap["facts"])
+    assert all("|pending|pending|" in c for c in snap["chunks"])
+    hits = await core.store._run(
+        "CALL db.index.fulltext.queryNodes('chunk_text', 'Ann') YIELD node "
+        "RETURN node.note_path AS path", {}, write=False)
+    assert hits == [{"path": "Ann.md"}], "text is searchable while the models are down"
+    fake_ollama.down = False
+    fake_ollama.chat_script = lambda body: json.dumps({
+        "entities": [{"name": "Ann", "type": "person"}, {"name": "Ben", "type": "person"}],
+        "triples": [{"subject": "Ann", "predicate": "works with", "object": "Ben"}]})
+    embedded, extracted = await ingestor.retry_pending()
+    assert (embedded, extracted) == (1, 1)
+    snap = await snapshot(core.store, "t")
+    assert all("|done|done|" in c for c in snap["chunks"])
+    assert any("|WORKS_WITH|entity:ann|entity:ben|llm|" in f for f in snap["facts"])
+    assert any("|WORKS_WITH|note:Ann.md|unresolved:ben|wikilink|" in f for f in snap["facts"])
+
+
+async def test_garbage_model_output_is_retried_once_then_recorded(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_script = lambda body: "this is not json {"
+    put(vault, "G.md", "Gina lives in [[Rome]].\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    report = await sync_vault(ingestor)
+    assert len(fake_ollama.calls_to("/api/chat")) == 2
+    assert any("invalid model output" in w for w in report.warnings)
+    rows = await core.store._run("MATCH (c:Chunk {vault: 't'}) RETURN c.extraction_state AS s, "
+                                 "c.extraction_error AS e", {}, write=False)
+    assert rows[0]["s"] == "error" and "not JSON" in rows[0]["e"]
+    assert any("|LINKS_TO|note:G.md|unresolved:rome|" in f for f in await facts(core))
+
+
+async def test_links_resolve_when_the_target_appears_and_unresolve_when_it_goes(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "Hub.md", "Works with [[Dana]] and [[Projects/Atlas|the atlas]].\n")
+    await sync_vault(ingestor)
+    lines = await facts(core)
+    assert any("|unresolved:dana|" in f for f in lines)
+    assert any("|unresolved:projects/atlas|" in f for f in lines)
+    put(vault, "team/Dana.md", "# Dana\n")
+    put(vault, "Projects/Atlas.md", "# Atlas\n")
+    await sync_vault(ingestor)
+    lines = await facts(core)
+    assert any("|WORKS_WITH|note:Hub.md|note:team/Dana.md|" in f for f in lines)
+    assert any("|WORKS_WITH|note:Hub.md|note:Projects/Atlas.md|" in f for f in lines)
+    assert not any(n.startswith("unresolved:") for n in (await snapshot(core.store, "t"))["nodes"])
+    (vault / "team/Dana.md").unlink()
+    await sync_vault(ingestor)
+    assert any("|WORKS_WITH|note:Hub.md|unresolved:dana|" in f for f in await facts(core))
+
+
+async def test_rename_keeps_embeddings_and_relinks(
+    core: Core, vault: Path, fake_ollama: FakeOllama, ingestor: Ingestor
+) -> None:
+    put(vault, "Old/Eve.md", "# Eve\n\nEve knows a lot about graphs.\n")
+    put(vault, "Fan.md", "Fan of [[Eve]].\n")
+    await sync_vault(ingestor)
+    fake_ollama.calls.clear()
+    (vault / "New").mkdir()
+    (vault / "Old/Eve.md").rename(vault / "New/Eve.md")
+    report = await sync_vault(ingestor)
+    assert report.renamed == 1 and report.embedded == 0
+    assert fake_ollama.embedded_texts() == []
+    lines = await facts(core)
+    assert any("|note:Fan.md|note:New/Eve.md|" in f for f in lines)
+    snap = await snapshot(core.store, "t")
+    assert not any(n.startswith("Old/") for n in snap["notes"])
+    assert all("|done|" in c for c in snap["chunks"])
