@@ -149,10 +149,13 @@ def doctor() -> None:
 
 
 def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
-    typer.echo(f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
-               f"moved {report.renamed}, deleted {report.deleted}")
-    typer.echo(f"chunks {report.chunks} (embedded {report.embedded}), "
-               f"model extractions {report.extracted}")
+    typer.echo(
+        f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
+        f"moved {report.renamed}, deleted {report.deleted}"
+    )
+    typer.echo(
+        f"chunks {report.chunks} (embedded {report.embedded}), model extractions {report.extracted}"
+    )
     facts = ", ".join(f"{k} {v}" for k, v in sorted(report.facts.items())) or "none"
     typer.echo(f"facts by extractor: {facts}")
     if unresolved:
@@ -167,7 +170,9 @@ def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
 
 @app.command()
 def ingest(
-    path: Annotated[Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")] = None,
+    path: Annotated[
+        Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
+    ] = None,
     no_extract: Annotated[bool, typer.Option("--no-extract", help="structural facts only")] = False,
 ) -> None:
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
@@ -176,8 +181,13 @@ def ingest(
     async def work(core: Core) -> tuple[SyncReport, list[dict[str, Any]]]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), transient=True) as bar:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            transient=True,
+        ) as bar:
             task = bar.add_task("ingesting", total=None)
 
             def progress(done: int, total: int, note: str) -> None:

@@ -62,10 +62,14 @@ class ExtractionResult:
 
 def build_messages(heading_path: str, text: str) -> list[ChatMessage]:
     marker = f"<<<{secrets.token_hex(8)}>>>"
-    user = (f"Section: {heading_path or '(top of note)'}\n{marker}\n{text}\n{marker}\n"
-            "Extract entities and triples from the data between the markers.")
-    return [ChatMessage(role="system", content=_SYSTEM.format(max=MAX_TRIPLES)),
-            ChatMessage(role="user", content=user)]
+    user = (
+        f"Section: {heading_path or '(top of note)'}\n{marker}\n{text}\n{marker}\n"
+        "Extract entities and triples from the data between the markers."
+    )
+    return [
+        ChatMessage(role="system", content=_SYSTEM.format(max=MAX_TRIPLES)),
+        ChatMessage(role="user", content=user),
+    ]
 
 
 def parse_answer(content: str) -> Extraction:
@@ -76,14 +80,15 @@ def parse_answer(content: str) -> Extraction:
         raise ValueError(f"not JSON ({exc.msg} at {exc.pos})") from exc
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-    data["triples"] = data.get("triples", [])[: MAX_TRIPLES] if isinstance(
-        data.get("triples"), list) else data.get("triples")
+    if isinstance(data.get("triples"), list):
+        data["triples"] = data["triples"][:MAX_TRIPLES]  # keep the first, as the prompt asks
     try:
         return Extraction.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ValueError(f"schema mismatch at {'.'.join(map(str, first['loc']))}: "
-                         f"{first['msg']}") from exc
+        raise ValueError(
+            f"schema mismatch at {'.'.join(map(str, first['loc']))}: {first['msg']}"
+        ) from exc
 
 
 async def extract_chunk(llm: Ollama, heading_path: str, text: str) -> ExtractionResult:
@@ -108,11 +113,20 @@ def llm_facts(extraction: Extraction, chunk_id: str, line: int, model: str) -> l
         relation = vocab.safe_relation(triple.predicate)
         if not entity_key(triple.subject) or not entity_key(triple.object):
             continue
-        facts.append(Fact(
-            relation=relation, subject=triple.subject.strip(), object=triple.object.strip(),
-            object_kind="entity", extractor="llm", line=line, chunk_id=chunk_id,
-            predicate=triple.predicate.strip(), confidence=0.5, model=model,
-        ))
+        facts.append(
+            Fact(
+                relation=relation,
+                subject=triple.subject.strip(),
+                object=triple.object.strip(),
+                object_kind="entity",
+                extractor="llm",
+                line=line,
+                chunk_id=chunk_id,
+                predicate=triple.predicate.strip(),
+                confidence=0.5,
+                model=model,
+            )
+        )
     return facts
 
 

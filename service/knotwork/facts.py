@@ -17,8 +17,18 @@ from knotwork.chunk import chunk_for_line
 from knotwork.models import Chunk, Fact, Link, ParsedNote
 
 # Frontmatter keys that describe the note itself rather than assert a relation.
-_NOT_FACTS = {"title", "aliases", "alias", "tags", "tag", "cssclass", "cssclasses", "publish",
-              "permalink", "position"}
+_NOT_FACTS = {
+    "title",
+    "aliases",
+    "alias",
+    "tags",
+    "tag",
+    "cssclass",
+    "cssclasses",
+    "publish",
+    "permalink",
+    "position",
+}
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 MAX_VALUE_CHARS = 200
 
@@ -52,8 +62,9 @@ def _link_relations(links: list[Link]) -> dict[Link, str]:
     for on_line in by_line.values():
         on_line.sort(key=lambda link: link.col)
         spans = [(link.col, link.end_col) for link in on_line]
-        for link, relation in zip(on_line, vocab.infer_relations(on_line[0].context, spans),
-                                  strict=True):
+        for link, relation in zip(
+            on_line, vocab.infer_relations(on_line[0].context, spans), strict=True
+        ):
             out[link] = vocab.safe_relation(relation)
     return out
 
@@ -71,12 +82,17 @@ def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
             relation = vocab.frontmatter_relation(link.key or "") or "LINKS_TO"
         else:
             relation = inferred.get(link, "LINKS_TO")
-        facts.append(Fact(
-            relation=vocab.safe_relation(relation), object=key, object_kind="note",
-            extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
-            line=link.line, chunk_id=chunk_for_line(chunks, link.line),
-            predicate=link.key if link.kind == "frontmatter" else None,
-        ))
+        facts.append(
+            Fact(
+                relation=vocab.safe_relation(relation),
+                object=key,
+                object_kind="note",
+                extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
+                line=link.line,
+                chunk_id=chunk_for_line(chunks, link.line),
+                predicate=link.key if link.kind == "frontmatter" else None,
+            )
+        )
     return facts
 
 
@@ -90,11 +106,16 @@ def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
         if len(value) > MAX_VALUE_CHARS:
             continue
         relation = vocab.frontmatter_relation(item.key) or vocab.frontmatter_relation(base)
-        facts.append(Fact(
-            relation=vocab.safe_relation(relation or "HAS_PROPERTY"), object=value,
-            object_kind="entity", extractor="frontmatter", line=item.line,
-            predicate=item.key,
-        ))
+        facts.append(
+            Fact(
+                relation=vocab.safe_relation(relation or "HAS_PROPERTY"),
+                object=value,
+                object_kind="entity",
+                extractor="frontmatter",
+                line=item.line,
+                predicate=item.key,
+            )
+        )
     return facts
 
 
@@ -110,14 +131,32 @@ def _tag_line(note: ParsedNote, tag: str) -> int:
 def structural_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
     """Every fact a note asserts without a model: links, frontmatter, aliases, tags."""
     facts = _link_facts(note, chunks) + _frontmatter_facts(note)
-    alias_line = next((v.line for v in note.frontmatter_values
-                       if v.key.lower() in ("aliases", "alias")), 1)
-    facts += [Fact(relation="HAS_ALIAS", object=alias, object_kind="entity", extractor="alias",
-                   line=alias_line) for alias in note.aliases if alias.strip()]
+    alias_line = next(
+        (v.line for v in note.frontmatter_values if v.key.lower() in ("aliases", "alias")), 1
+    )
+    facts += [
+        Fact(
+            relation="HAS_ALIAS",
+            object=alias,
+            object_kind="entity",
+            extractor="alias",
+            line=alias_line,
+        )
+        for alias in note.aliases
+        if alias.strip()
+    ]
     for tag in note.tags:
         line = _tag_line(note, tag)
-        facts.append(Fact(relation="HAS_TAG", object=f"#{tag}", object_kind="entity",
-                          extractor="tag", line=line, chunk_id=chunk_for_line(chunks, line)))
+        facts.append(
+            Fact(
+                relation="HAS_TAG",
+                object=f"#{tag}",
+                object_kind="entity",
+                extractor="tag",
+                line=line,
+                chunk_id=chunk_for_line(chunks, line),
+            )
+        )
     return facts
 
 

@@ -86,9 +86,7 @@ class GraphStore:
             )
         return [record.data() for record in result.records]
 
-    async def write_transaction(
-        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
-    ) -> T:
+    async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         """Run ``work`` in one managed write transaction (retried whole on transient errors)."""
         with _translated_errors():
             async with self._driver.session(database=self._database) as session:

@@ -43,9 +43,17 @@ class NoteOutcome:
 
 def canonical(fact: Fact) -> str:
     """A fact as ``note_facts.cypher`` renders it, so revisions can diff old against new."""
-    return "|".join([fact.relation, entity_key(fact.subject) if fact.subject else "",
-                     _target(fact), fact.extractor, str(fact.line), fact.predicate or "",
-                     fact.chunk_id or ""])
+    return "|".join(
+        [
+            fact.relation,
+            entity_key(fact.subject) if fact.subject else "",
+            _target(fact),
+            fact.extractor,
+            str(fact.line),
+            fact.predicate or "",
+            fact.chunk_id or "",
+        ]
+    )
 
 
 def _target(fact: Fact) -> str:
@@ -53,10 +61,17 @@ def _target(fact: Fact) -> str:
 
 
 def _props(fact: Fact, path: str) -> dict[str, Any]:
-    return {"source": path, "chunk_id": fact.chunk_id, "line": fact.line,
-            "extractor": fact.extractor, "model": fact.model, "confidence": fact.confidence,
-            "predicate": fact.predicate, "target": _target(fact),
-            "subject": entity_key(fact.subject) if fact.subject else None}
+    return {
+        "source": path,
+        "chunk_id": fact.chunk_id,
+        "line": fact.line,
+        "extractor": fact.extractor,
+        "model": fact.model,
+        "confidence": fact.confidence,
+        "predicate": fact.predicate,
+        "target": _target(fact),
+        "subject": entity_key(fact.subject) if fact.subject else None,
+    }
 
 
 def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -65,35 +80,59 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
     for fact in facts:
         props = _props(fact, path)
         if fact.object_kind == "note":
-            links.append({"relation": fact.relation, "stem": props["target"].rsplit("/", 1)[-1],
-                          "name": fact.object, "props": props})
+            links.append(
+                {
+                    "relation": fact.relation,
+                    "stem": props["target"].rsplit("/", 1)[-1],
+                    "name": fact.object,
+                    "props": props,
+                }
+            )
         else:
-            entities.append({"relation": fact.relation, "object_name": fact.object,
-                             "subject_name": fact.subject, "props": props})
+            entities.append(
+                {
+                    "relation": fact.relation,
+                    "object_name": fact.object,
+                    "subject_name": fact.subject,
+                    "props": props,
+                }
+            )
     return links, entities
 
 
 def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
     lpath = link_key(note.path)
-    return {"title": note.title, "name": note.title, "stem": lpath.rsplit("/", 1)[-1],
-            "lpath": lpath, "aliases": note.aliases, "tags": note.tags,
-            "content_hash": note.content_hash, "mtime": mtime, "dates": note.dates,
-            "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
-            "frontmatter_error": note.frontmatter_error,
-            "headings": [h.text for h in note.headings]}
+    return {
+        "title": note.title,
+        "name": note.title,
+        "stem": lpath.rsplit("/", 1)[-1],
+        "lpath": lpath,
+        "aliases": note.aliases,
+        "tags": note.tags,
+        "content_hash": note.content_hash,
+        "mtime": mtime,
+        "dates": note.dates,
+        "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
+        "frontmatter_error": note.frontmatter_error,
+        "headings": [h.text for h in note.headings],
+    }
 
 
 class Ingestor:
     """Upserts, deletes and renames notes of one vault through the shared core."""
 
-    def __init__(self, core: Core, root: Path | None = None, vault: str | None = None,
-                 extract_enabled: bool | None = None) -> None:
+    def __init__(
+        self,
+        core: Core,
+        root: Path | None = None,
+        vault: str | None = None,
+        extract_enabled: bool | None = None,
+    ) -> None:
         self.core = core
         self.settings = core.settings
         self.root = root or self.settings.vault_path
         self.vault = vault or self.settings.vault_name
-        self.extract_enabled = (self.settings.extract if extract_enabled is None
-                                else extract_enabled)
+        self.extract_enabled = self.settings.extract if extract_enabled is None else extract_enabled
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
 
     # -- public calls ----------------------------------------------------------------------
@@ -107,8 +146,9 @@ class Ingestor:
         outcome.warnings[:0] = text.warnings
         return outcome
 
-    async def upsert_text(self, path: str, text: str, mtime: float | None = None,
-                          renamed_from: str | None = None) -> NoteOutcome:
+    async def upsert_text(
+        self, path: str, text: str, mtime: float | None = None, renamed_from: str | None = None
+    ) -> NoteOutcome:
         """Write one note from its text; nothing is written when its content is unchanged."""
         path = clean_relpath(path)
         note = parse_note(path, text)
@@ -126,22 +166,33 @@ class Ingestor:
         for chunk, row in zip(chunks, rows, strict=True):
             if row["extraction"]:
                 parsed = extract.Extraction.model_validate_json(row["extraction"])
-                facts += extract.llm_facts(parsed, chunk.id, chunk.line_start,
-                                           self.settings.llm_model)
+                facts += extract.llm_facts(
+                    parsed, chunk.id, chunk.line_start, self.settings.llm_model
+                )
                 chunk_entities += self._entity_rows(chunk.id, parsed)
         links, entities = fact_rows(facts, path)
-        result = await write.write_note(self.core.store, write.NoteWrite(
-            vault=self.vault, path=path, props=note_props(note, mtime),
-            chunks=rows,
-            link_facts=links, entity_facts=entities, chunk_entities=chunk_entities,
-            asserted=[canonical(f) for f in facts], old_hash=old["content_hash"],
-            is_new=state["content_hash"] is None, renamed_from=renamed_from,
-        ))
+        result = await write.write_note(
+            self.core.store,
+            write.NoteWrite(
+                vault=self.vault,
+                path=path,
+                props=note_props(note, mtime),
+                chunks=rows,
+                link_facts=links,
+                entity_facts=entities,
+                chunk_entities=chunk_entities,
+                asserted=[canonical(f) for f in facts],
+                old_hash=old["content_hash"],
+                is_new=state["content_hash"] is None,
+                renamed_from=renamed_from,
+            ),
+        )
         outcome.chunks, outcome.added, outcome.removed = len(chunks), result.added, result.removed
         outcome.facts = Counter(f.extractor for f in facts)
         if not outcome.models_down:  # else extraction waits for `knotwork retry` too
-            pending = [c for c, r in zip(chunks, rows, strict=True)
-                       if r["extraction_state"] == "pending"]
+            pending = [
+                c for c, r in zip(chunks, rows, strict=True) if r["extraction_state"] == "pending"
+            ]
             outcome.extracted = await self._extract(pending, path, outcome)
         return outcome
 
@@ -173,15 +224,22 @@ class Ingestor:
             vectors = await self._embed([embed_text(r["heading_path"], r["text"]) for r in need])
             if vectors is not None:
                 embedded = await self.core.store.set_chunk_embeddings(
-                    [(r["id"], r["hash"], v) for r, v in zip(need, vectors, strict=True)])
+                    [(r["id"], r["hash"], v) for r, v in zip(need, vectors, strict=True)]
+                )
         if self.extract_enabled:
             outcome = NoteOutcome("", "written")
             for row in rows:
                 if row["extraction_state"] != "pending":
                     continue
-                chunk = Chunk(id=row["id"], ord=0, heading_path=row["heading_path"],
-                              line_start=row["line_start"], line_end=row["line_start"],
-                              text=row["text"], hash=row["hash"])
+                chunk = Chunk(
+                    id=row["id"],
+                    ord=0,
+                    heading_path=row["heading_path"],
+                    line_start=row["line_start"],
+                    line_end=row["line_start"],
+                    text=row["text"],
+                    hash=row["hash"],
+                )
                 extracted += await self._extract([chunk], row["note_path"], outcome)
         return embedded, extracted
 
@@ -204,41 +262,55 @@ class Ingestor:
             return None
         return [list(v) for v in vectors]
 
-    async def _chunk_rows(self, chunks: list[Chunk], old: list[dict[str, Any]],
-                          outcome: NoteOutcome) -> list[dict[str, Any]]:
+    async def _chunk_rows(
+        self, chunks: list[Chunk], old: list[dict[str, Any]], outcome: NoteOutcome
+    ) -> list[dict[str, Any]]:
         """Chunk rows for the writer: reuse by hash, embed only what is new."""
         by_hash = {c["hash"]: c for c in old if c.get("has_embedding")}
         by_hash_any = {c["hash"]: c for c in old}
         fresh = [c for c in chunks if c.hash not in by_hash]
-        vectors = await self._embed([embed_text(c.heading_path, c.text) for c in fresh]
-                                    ) if fresh else []
+        vectors = (
+            await self._embed([embed_text(c.heading_path, c.text) for c in fresh]) if fresh else []
+        )
         if fresh and vectors is None:
             outcome.models_down = True
-            outcome.warnings.append(f"{outcome.path}: embedding model unavailable; "
-                                    f"{len(fresh)} chunks wait for `knotwork retry`")
+            outcome.warnings.append(
+                f"{outcome.path}: embedding model unavailable; "
+                f"{len(fresh)} chunks wait for `knotwork retry`"
+            )
         new_vectors = dict(zip([c.id for c in fresh], vectors or [], strict=False))
         outcome.embedded = len(new_vectors)
         rows = []
         for c in chunks:
             prior = by_hash.get(c.hash) or by_hash_any.get(c.hash)
             reuse = prior if prior and prior.get("extraction_model") == self.model_tag else None
-            state = (reuse["extraction_state"] if reuse
-                     else "pending" if self.extract_enabled else "off")
-            rows.append({
-                "id": c.id, "ord": c.ord, "heading_path": c.heading_path,
-                "line_start": c.line_start, "line_end": c.line_end, "text": c.text,
-                "hash": c.hash, "embedding": new_vectors.get(c.id),
-                "copy_from": prior["id"] if prior and prior.get("has_embedding") else None,
-                "extraction": reuse["extraction"] if reuse and state == "done" else None,
-                "extraction_model": reuse["extraction_model"] if reuse else None,
-                "extraction_state": state,
-                "extraction_error": reuse["extraction_error"] if reuse else None,
-            })
+            state = (
+                reuse["extraction_state"] if reuse else "pending" if self.extract_enabled else "off"
+            )
+            rows.append(
+                {
+                    "id": c.id,
+                    "ord": c.ord,
+                    "heading_path": c.heading_path,
+                    "line_start": c.line_start,
+                    "line_end": c.line_end,
+                    "text": c.text,
+                    "hash": c.hash,
+                    "embedding": new_vectors.get(c.id),
+                    "copy_from": prior["id"] if prior and prior.get("has_embedding") else None,
+                    "extraction": reuse["extraction"] if reuse and state == "done" else None,
+                    "extraction_model": reuse["extraction_model"] if reuse else None,
+                    "extraction_state": state,
+                    "extraction_error": reuse["extraction_error"] if reuse else None,
+                }
+            )
         return rows
 
     def _entity_rows(self, chunk_id: str, parsed: extract.Extraction) -> list[dict[str, Any]]:
-        return [{"chunk_id": chunk_id, "key": entity_key(name), "name": name}
-                for name in extract.entity_names(parsed)]
+        return [
+            {"chunk_id": chunk_id, "key": entity_key(name), "name": name}
+            for name in extract.entity_names(parsed)
+        ]
 
     async def _extract(self, chunks: list[Chunk], path: str, outcome: NoteOutcome) -> int:
         """Ask the model about each chunk and record the result; the count of successes."""
@@ -253,19 +325,29 @@ class Ingestor:
             facts: list[Fact] = []
             entity_rows: list[dict[str, Any]] = []
             if result.extraction is not None:
-                facts = extract.llm_facts(result.extraction, chunk.id, chunk.line_start,
-                                          self.settings.llm_model)
+                facts = extract.llm_facts(
+                    result.extraction, chunk.id, chunk.line_start, self.settings.llm_model
+                )
                 entity_rows = self._entity_rows(chunk.id, result.extraction)
             else:
                 outcome.warnings.append(f"{path}: extraction failed for a chunk: {result.error}")
             _, entities = fact_rows(facts, path)
-            written = await write.write_extraction(self.core.store, self.vault, {
-                "id": chunk.id, "hash": chunk.hash,
-                "extraction": result.extraction.model_dump_json() if result.extraction else None,
-                "extraction_model": self.model_tag,
-                "extraction_state": "done" if result.extraction else "error",
-                "extraction_error": result.error,
-            }, entities, entity_rows)
+            written = await write.write_extraction(
+                self.core.store,
+                self.vault,
+                {
+                    "id": chunk.id,
+                    "hash": chunk.hash,
+                    "extraction": result.extraction.model_dump_json()
+                    if result.extraction
+                    else None,
+                    "extraction_model": self.model_tag,
+                    "extraction_state": "done" if result.extraction else "error",
+                    "extraction_error": result.error,
+                },
+                entities,
+                entity_rows,
+            )
             done += int(written and result.extraction is not None)
             outcome.facts.update(f.extractor for f in facts)
         return done

@@ -51,8 +51,10 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
     report = SyncReport()
-    stored = {row["path"]: row["content_hash"] for row in
-              await ingestor.core.store.read("note_hashes", vault=ingestor.vault)}
+    stored = {
+        row["path"]: row["content_hash"]
+        for row in await ingestor.core.store.read("note_hashes", vault=ingestor.vault)
+    }
     paths = list_notes(root)
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
@@ -64,17 +66,22 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
             continue
         report.warnings += note.warnings
         texts[path] = (note.text, note.mtime)
-    hashes = {p: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()
-              for p, (t, _) in texts.items()}
+    hashes = {
+        p: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()
+        for p, (t, _) in texts.items()
+    }
     gone = {p: h for p, h in stored.items() if p not in texts}
     # A note that vanished while a new one with the same content appeared has moved.
     moved: dict[str, str] = {}
-    by_hash = {h: p for p, h in gone.items()}
-    for path, digest in hashes.items():
-        if path not in stored and digest in by_hash:
-            moved[path] = by_hash.pop(digest)
+    by_hash: dict[str, list[str]] = {}
+    for path, digest in sorted(gone.items()):
+        by_hash.setdefault(digest, []).append(path)
+    for path, digest in sorted(hashes.items()):
+        if path not in stored and by_hash.get(digest):
+            moved[path] = by_hash[digest].pop(0)
+    deleted = sorted(set(gone) - set(moved.values()))
     work = [p for p in texts if stored.get(p) != hashes[p]]
-    total = len(work) + len(by_hash)
+    total = len(work) + len(deleted)
     done = 0
     for path in work:
         text, mtime = texts[path]
@@ -89,7 +96,7 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
         done += 1
         if progress:
             progress(done, total, path)
-    for path in sorted(by_hash):
+    for path in deleted:
         report.add(await ingestor.delete(path))
         done += 1
         if progress:

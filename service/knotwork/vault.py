@@ -42,8 +42,11 @@ def resolve_in_vault(root: Path, path: str) -> Path:
 
 def is_note(rel: str) -> bool:
     parts = PurePosixPath(rel).parts
-    return (rel.lower().endswith(".md") and not any(p in IGNORED_DIRS for p in parts[:-1])
-            and not parts[-1].startswith((".", "~")))
+    return (
+        rel.lower().endswith(".md")
+        and not any(p in IGNORED_DIRS for p in parts[:-1])
+        and not parts[-1].startswith((".", "~"))
+    )
 
 
 def list_notes(root: Path) -> list[str]:
@@ -75,8 +78,10 @@ class NoteText:
 def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
     """Bytes → text; NoteError for binary or oversized files, a warning for bad UTF-8."""
     if len(data) > max_bytes:
-        raise NoteError(f"{rel}: {len(data)} bytes is over the {max_bytes}-byte limit "
-                        "(KNOTWORK_MAX_NOTE_BYTES); skipped")
+        raise NoteError(
+            f"{rel}: {len(data)} bytes is over the {max_bytes}-byte limit "
+            "(KNOTWORK_MAX_NOTE_BYTES); skipped"
+        )
     if b"\x00" in data[:8192]:
         raise NoteError(f"{rel}: looks binary (NUL bytes); skipped")
     warnings: list[str] = []
@@ -84,8 +89,10 @@ def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
-        warnings.append(f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
-                        "undecodable bytes were replaced with U+FFFD")
+        warnings.append(
+            f"{rel}: not valid UTF-8 (first bad byte at offset {exc.start}); "
+            "undecodable bytes were replaced with U+FFFD"
+        )
     return NoteText(text=text.removeprefix("\ufeff"), mtime=0.0, warnings=warnings)
 
 
@@ -94,8 +101,10 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
     try:
         size = full.stat().st_size
         if size > max_bytes:
-            raise NoteError(f"{rel}: {size} bytes is over the {max_bytes}-byte limit "
-                            "(KNOTWORK_MAX_NOTE_BYTES); skipped")
+            raise NoteError(
+                f"{rel}: {size} bytes is over the {max_bytes}-byte limit "
+                "(KNOTWORK_MAX_NOTE_BYTES); skipped"
+            )
         note = decode(full.read_bytes(), rel, max_bytes)
         note.mtime = full.stat().st_mtime
     except OSError as exc:

@@ -9,5 +9,7 @@ PARTS = ("notes", "chunks", "facts", "nodes")
 
 async def snapshot(store: GraphStore, vault: str) -> dict[str, list[str]]:
     """Sorted canonical lines of every note, chunk, fact and entity of the vault."""
-    return {part: [row["line"] for row in await store.read(f"dump_{part}", vault=vault)]
-            for part in PARTS}
+    return {
+        part: [row["line"] for row in await store.read(f"dump_{part}", vault=vault)]
+        for part in PARTS
+    }

@@ -56,8 +56,13 @@ async def _remove_note(tx: AsyncManagedTransaction, vault: str, path: str) -> li
     touched += rows[0]["touched"] if rows else []
     incoming = await _q(tx, "note_incoming_keys", vault=vault, path=path)
     if incoming and incoming[0]["keys"]:
-        rows = await _q(tx, "links_reresolve", vault=vault, keys=_key_rows(incoming[0]["keys"]),
-                        exclude=incoming[0]["id"])
+        rows = await _q(
+            tx,
+            "links_reresolve",
+            vault=vault,
+            keys=_key_rows(incoming[0]["keys"]),
+            exclude=incoming[0]["id"],
+        )
         touched += rows[0]["touched"] if rows else []
     await _q(tx, "note_delete", vault=vault, path=path)
     return touched
@@ -67,14 +72,32 @@ async def _facts_of(tx: AsyncManagedTransaction, vault: str, path: str) -> list[
     return [row["fact"] for row in await _q(tx, "note_facts", vault=vault, path=path)]
 
 
-async def _revision(tx: AsyncManagedTransaction, vault: str, path: str, kind: str,
-                    old_hash: str | None, new_hash: str | None, before: list[str],
-                    after: list[str], renamed_from: str | None = None) -> WriteResult:
+async def _revision(
+    tx: AsyncManagedTransaction,
+    vault: str,
+    path: str,
+    kind: str,
+    old_hash: str | None,
+    new_hash: str | None,
+    before: list[str],
+    after: list[str],
+    renamed_from: str | None = None,
+) -> WriteResult:
     added = sorted(set(after) - set(before))
     removed = sorted(set(before) - set(after))
-    await _q(tx, "revision_append", vault=vault, path=path, kind=kind, old_hash=old_hash,
-             new_hash=new_hash, added=added, removed=removed, asserted=sorted(after),
-             renamed_from=renamed_from)
+    await _q(
+        tx,
+        "revision_append",
+        vault=vault,
+        path=path,
+        kind=kind,
+        old_hash=old_hash,
+        new_hash=new_hash,
+        added=added,
+        removed=removed,
+        asserted=sorted(after),
+        renamed_from=renamed_from,
+    )
     return WriteResult(added, removed)
 
 
@@ -97,20 +120,34 @@ async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
         if w.chunk_entities:
             await _q(tx, "chunk_entities_write", vault=w.vault, rows=w.chunk_entities)
         if w.is_new:
-            rows = await _q(tx, "links_reresolve", vault=w.vault,
-                            keys=_key_rows(note_keys(w.path)), exclude=None)
+            rows = await _q(
+                tx,
+                "links_reresolve",
+                vault=w.vault,
+                keys=_key_rows(note_keys(w.path)),
+                exclude=None,
+            )
             touched += rows[0]["touched"] if rows else []
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
-        return await _revision(tx, w.vault, w.path, "rename" if w.renamed_from else "upsert",
-                               w.old_hash, w.props["content_hash"], before, w.asserted,
-                               w.renamed_from)
+        return await _revision(
+            tx,
+            w.vault,
+            w.path,
+            "rename" if w.renamed_from else "upsert",
+            w.old_hash,
+            w.props["content_hash"],
+            before,
+            w.asserted,
+            w.renamed_from,
+        )
 
     return await store.write_transaction(work)
 
 
-async def delete_note(store: GraphStore, vault: str, path: str, old_hash: str | None
-                      ) -> WriteResult:
+async def delete_note(
+    store: GraphStore, vault: str, path: str, old_hash: str | None
+) -> WriteResult:
     """Delete one note and exactly its facts; links to it from other notes stay, unresolved."""
 
     async def work(tx: AsyncManagedTransaction) -> WriteResult:
@@ -123,15 +160,26 @@ async def delete_note(store: GraphStore, vault: str, path: str, old_hash: str | 
     return await store.write_transaction(work)
 
 
-async def write_extraction(store: GraphStore, vault: str, chunk: dict[str, Any],
-                           entity_facts: list[dict[str, Any]],
-                           chunk_entities: list[dict[str, Any]]) -> bool:
+async def write_extraction(
+    store: GraphStore,
+    vault: str,
+    chunk: dict[str, Any],
+    entity_facts: list[dict[str, Any]],
+    chunk_entities: list[dict[str, Any]],
+) -> bool:
     """Record one chunk's extraction and its facts; False when the chunk changed meanwhile."""
 
     async def work(tx: AsyncManagedTransaction) -> bool:
-        rows = await _q(tx, "chunk_extraction_write", id=chunk["id"], hash=chunk["hash"],
-                        extraction=chunk["extraction"], model=chunk["extraction_model"],
-                        state=chunk["extraction_state"], error=chunk["extraction_error"])
+        rows = await _q(
+            tx,
+            "chunk_extraction_write",
+            id=chunk["id"],
+            hash=chunk["hash"],
+            extraction=chunk["extraction"],
+            model=chunk["extraction_model"],
+            state=chunk["extraction_state"],
+            error=chunk["extraction_error"],
+        )
         if not rows:
             return False
         path = rows[0]["note_path"]

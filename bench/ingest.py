@@ -1,0 +1,168 @@
+"""Ingest benchmark: whole-vault notes/s and the time of one note update, at several sizes.
+
+Usage (from the repository root, after scripts/bootstrap):
+    .venv/bin/python -m bench.ingest --notes 1000 10000 [--updates 30] [--record]
+
+Neo4j: KNOTWORK_NEO4J_URI / KNOTWORK_NEO4J_PASSWORD when set, else a local server (instance
+``bench``, Bolt 27688) started from the cached jars and stopped at the end. Embeddings come from
+the loopback Ollama stand-in (hashing embedder), so the figures measure Knotwork and Neo4j, not a
+model; model extraction is off. ``--record`` appends the table to bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from knotwork.core import open_core
+from knotwork.ingest import Ingestor
+from knotwork.neo4j_local import LocalNeo4j
+from knotwork.settings import Settings
+from knotwork.sync import sync_vault
+from tests.fakes.ollama import FakeOllama
+
+ROOT = Path(__file__).resolve().parents[1]
+WORDS = (
+    "graph note link vault model query index chunk fact entity project team design "
+    "release budget review meeting draft plan status"
+).split()
+
+
+def generate(folder: Path, count: int, seed: int = 7) -> list[str]:
+    """A vault of ``count`` notes with frontmatter, links, tags and a few paragraphs each."""
+    rng = random.Random(seed)
+    names = [f"Note {i:05d}" for i in range(count)]
+    for i, name in enumerate(names):
+        sub = folder / f"area{i % 20}"
+        sub.mkdir(parents=True, exist_ok=True)
+        links = rng.sample(names, k=min(3, count))
+        paragraphs = [" ".join(rng.choices(WORDS, k=40)) + "." for _ in range(3)]
+        (sub / f"{name}.md").write_text(
+            f"---\nstatus: {rng.choice(['active', 'done'])}\nrole: {rng.choice(WORDS)}\n---\n"
+            f"# {name}\n\n{paragraphs[0]}\n\n{name} works with [[{links[0]}]] and "
+            f"[[{links[1]}]].\n\n## Details\n\n{paragraphs[1]} #{rng.choice(WORDS)}\n\n"
+            f"See also [[{links[2]}]] and [[Missing {i % 50}]].\n\n{paragraphs[2]}\n",
+            encoding="utf-8",
+        )
+    return [f"area{i % 20}/{name}.md" for i, name in enumerate(names)]
+
+
+async def measure(settings: Settings, count: int, updates: int) -> dict[str, float]:
+    folder = Path(tempfile.mkdtemp(prefix=f"knotwork-bench-{count}-"))
+    try:
+        paths = generate(folder, count)
+        async with open_core(settings) as core:
+            await core.ensure_ready()
+            vault = f"bench{count}"
+            await core.store._run(
+                "MATCH (n) WHERE n.vault = $v CALL (n) { DETACH DELETE n } "
+                "IN TRANSACTIONS OF 5000 ROWS",
+                {"v": vault},
+                write=True,
+            )
+            ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
+            start = time.perf_counter()
+            report = await sync_vault(ingestor)
+            whole = time.perf_counter() - start
+            assert report.written == count, report.errors[:3]
+            rng = random.Random(1)
+            times = []
+            for n in range(updates):
+                path = rng.choice(paths)
+                file = folder / path
+                file.write_text(file.read_text() + f"\nEdit {n}: works with [[Note 00001]].\n")
+                start = time.perf_counter()
+                await ingestor.upsert_path(path)
+                times.append(time.perf_counter() - start)
+            await core.store._run(
+                "MATCH (n) WHERE n.vault = $v CALL (n) { DETACH DELETE n } "
+                "IN TRANSACTIONS OF 5000 ROWS",
+                {"v": vault},
+                write=True,
+            )
+        return {
+            "notes": count,
+            "chunks": report.chunks,
+            "seconds": whole,
+            "notes_per_s": count / whole,
+            "update_median_ms": statistics.median(times) * 1000,
+            "update_p95_ms": sorted(times)[int(0.95 * (len(times) - 1))] * 1000,
+        }
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--notes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--updates", type=int, default=30)
+    parser.add_argument("--record", action="store_true")
+    args = parser.parse_args()
+    fake = FakeOllama().start()
+    local = None
+    overrides: dict[str, object] = {"ollama_base_url": fake.base_url, "extract": False}
+    if not os.environ.get("KNOTWORK_NEO4J_URI"):
+        local = LocalNeo4j(
+            Settings(
+                _env_file=None,
+                neo4j_uri="bolt://127.0.0.1:27688",  # type: ignore[call-arg]
+                neo4j_password="knotwork-bench-password",
+                neo4j_local_dir=ROOT / ".neo4j",
+                neo4j_local_instance="bench",
+                neo4j_local_http_port=27475,
+            )
+        )
+        local.start()
+        overrides |= {
+            "neo4j_uri": "bolt://127.0.0.1:27688",
+            "neo4j_password": "knotwork-bench-password",
+        }
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        rows = [await measure(settings, count, args.updates) for count in args.notes]
+    finally:
+        fake.stop()
+        if local:
+            local.stop()
+    table = [
+        "| notes | chunks | whole-vault ingest | notes/s | one update, median | p95 |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    table += [
+        f"| {r['notes']:.0f} | {r['chunks']:.0f} | {r['seconds']:.1f} s | "
+        f"{r['notes_per_s']:.0f} | {r['update_median_ms']:.0f} ms | "
+        f"{r['update_p95_ms']:.0f} ms |"
+        for r in rows
+    ]
+    if len(rows) >= 2:
+        ratio = rows[-1]["update_median_ms"] / rows[0]["update_median_ms"]
+        table.append(
+            f"\nOne-update ratio, {rows[-1]['notes']:.0f} vs {rows[0]['notes']:.0f} "
+            f"notes (median): {ratio:.2f}×"
+        )
+    text = "\n".join(table)
+    print(text)  # noqa: T201 - a benchmark's output is its report
+    if args.record:
+        machine = (
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        )
+        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
+            out.write(
+                f"\n## Ingest ({time.strftime('%Y-%m-%d')})\n\n"
+                f"Command: `.venv/bin/python -m bench.ingest --notes "
+                f"{' '.join(map(str, args.notes))} --updates {args.updates} --record`  \n"
+                f"Machine: {machine}; Neo4j 5.26 local, fake embedder, extraction off.\n\n"
+                f"{text}\n"
+            )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

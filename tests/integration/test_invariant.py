@@ -1,0 +1,186 @@
+"""Invariant 1: after any sequence of edits, renames and deletes, the graph equals the graph
+built from scratch from the final vault — checked by a hypothesis state machine."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from knotwork.core import Core, open_core
+from knotwork.ingest import Ingestor
+from knotwork.settings import Settings
+from knotwork.sync import sync_vault
+from knotwork.verify import snapshot
+from tests.integration.conftest import Neo4jTarget
+
+T = TypeVar("T")
+NAMES = ["Alice", "Bob", "Carol", "Dave", "Eve"]
+FOLDERS = ["", "team/", "archive/"]
+PHRASES = ["works with", "reports to", "lavora con", "arbeitet mit", "uses", "see"]
+
+paths = st.builds(lambda f, n: f"{f}{n}.md", st.sampled_from(FOLDERS), st.sampled_from(NAMES))
+link_lines = st.builds(
+    lambda who, phrase, target: f"{who} {phrase} [[{target}]].",
+    st.sampled_from(NAMES),
+    st.sampled_from(PHRASES),
+    st.one_of(st.sampled_from(NAMES), st.sampled_from(["Ghost", "team/Bob", "archive/Eve"])),
+)
+plain_lines = st.sampled_from(
+    [
+        "Some plain words.",
+        "A #tag line.",
+        "Mentions Alice by name.",
+        "## A heading",
+        "Another paragraph here.",
+    ]
+)
+frontmatter = st.one_of(
+    st.just(""),
+    st.builds(
+        lambda role, status, alias: (
+            f"---\nrole: {role}\nstatus: {status}\naliases: [{alias}]\n---\n"
+        ),
+        st.sampled_from(["engineer", "manager"]),
+        st.sampled_from(["active", "done"]),
+        st.sampled_from(["Al", "Bobby", "C"]),
+    ),
+)
+bodies = st.builds(
+    lambda fm, lines: fm + "\n\n".join(lines) + "\n",
+    frontmatter,
+    st.lists(st.one_of(link_lines, plain_lines), min_size=0, max_size=5),
+)
+
+
+class VaultMachine(RuleBasedStateMachine):
+    """Random edits to a real folder, applied through the same calls the watcher and CLI use."""
+
+    target: Neo4jTarget
+    base_settings: Settings
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = asyncio.new_event_loop()
+        self.dir = Path(tempfile.mkdtemp(prefix="knotwork-vault-"))
+        self.files: dict[str, str] = {}
+        self.core: Core = self.run(self._open())
+        self.ingestor = Ingestor(self.core, root=self.dir, vault="inc", extract_enabled=False)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self.loop.run_until_complete(coro)
+
+    async def _open(self) -> Core:
+        self._ctx = open_core(self.base_settings)
+        return await self._ctx.__aenter__()
+
+    def _write(self, path: str, text: str) -> None:
+        (self.dir / path).parent.mkdir(parents=True, exist_ok=True)
+        (self.dir / path).write_text(text, encoding="utf-8")
+        self.files[path] = text
+
+    @initialize()
+    def clean(self) -> None:
+        self.run(
+            self.core.store._run(
+                "MATCH (n) WHERE n.vault IN ['inc', 'fresh'] DETACH DELETE n", {}, write=True
+            )
+        )
+
+    @rule(path=paths, text=bodies, via_sync=st.booleans())
+    def create_or_edit(self, path: str, text: str, via_sync: bool) -> None:
+        self._write(path, text)
+        if via_sync:
+            self.run(sync_vault(self.ingestor))
+        else:
+            self.run(self.ingestor.upsert_path(path))
+
+    @precondition(lambda self: bool(self.files))
+    @rule(data=st.data(), new=paths, via_sync=st.booleans())
+    def rename(self, data: st.DataObject, new: str, via_sync: bool) -> None:
+        old = data.draw(st.sampled_from(sorted(self.files)))
+        if new in self.files:
+            return
+        text = self.files.pop(old)
+        (self.dir / new).parent.mkdir(parents=True, exist_ok=True)
+        (self.dir / old).rename(self.dir / new)
+        self.files[new] = text
+        if via_sync:
+            self.run(sync_vault(self.ingestor))
+        else:
+            self.run(self.ingestor.rename(old, new))
+
+    @precondition(lambda self: bool(self.files))
+    @rule(data=st.data(), via_sync=st.booleans())
+    def delete(self, data: st.DataObject, via_sync: bool) -> None:
+        path = data.draw(st.sampled_from(sorted(self.files)))
+        (self.dir / path).unlink()
+        del self.files[path]
+        if via_sync:
+            self.run(sync_vault(self.ingestor))
+        else:
+            self.run(self.ingestor.delete(path))
+
+    @precondition(lambda self: bool(self.files))
+    @rule(data=st.data(), line=link_lines)
+    def link_or_unlink(self, data: st.DataObject, line: str) -> None:
+        path = data.draw(st.sampled_from(sorted(self.files)))
+        text = self.files[path]
+        self._write(path, text.replace(line, "") if line in text else text + line + "\n")
+        self.run(self.ingestor.upsert_path(path))
+
+    @invariant()
+    def notes_match_the_folder(self) -> None:
+        stored = self.run(self.core.store.read("note_hashes", vault="inc"))
+        assert sorted(r["path"] for r in stored) == sorted(self.files)
+
+    def teardown(self) -> None:
+        try:
+            incremental = self.run(snapshot(self.core.store, "inc"))
+            fresh = Ingestor(self.core, root=self.dir, vault="fresh", extract_enabled=False)
+            self.run(sync_vault(fresh))
+            rebuilt = self.run(snapshot(self.core.store, "fresh"))
+            for part in incremental:
+                assert incremental[part] == rebuilt[part], f"{part} differ"
+        finally:
+            self.run(self._ctx.__aexit__(None, None, None))
+            self.loop.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def test_incremental_graph_equals_fresh_ingest(
+    core: Core, neo4j_target: Neo4jTarget, settings: Settings
+) -> None:
+    """100 random sequences; derandomized so CI runs the same sequences every time."""
+    VaultMachine.target = neo4j_target
+    VaultMachine.base_settings = settings
+    run_state_machine_as_test(
+        VaultMachine,
+        settings=hsettings(
+            max_examples=100,
+            stateful_step_count=8,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
+
+
+pytestmark = pytest.mark.integration

@@ -1,0 +1,490 @@
+"""parse_note: frontmatter, links, tags, headings and dates, and that it is total and fast."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knotwork.models import Link
+from knotwork.parse import parse_note
+
+SAPIENZA = Path("/work/shared/eval/vault-it-sapienza")
+
+
+def _only(text: str, path: str = "Note.md") -> Link:
+    links = parse_note(path, text).links
+    assert len(links) == 1, links
+    return links[0]
+
+
+def _targets(text: str) -> list[str]:
+    return [link.target for link in parse_note("Note.md", text).links]
+
+
+# --- basics -------------------------------------------------------------------------------
+
+
+def test_plain_note() -> None:
+    text = "Hello [[World]]\n"
+    note = parse_note("People/Alice Smith.md", text)
+    assert note.path == "People/Alice Smith.md"
+    assert note.title == "Alice Smith"
+    assert note.text == note.body == text
+    assert note.body_line == 1
+    assert note.content_hash == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert note.frontmatter == {} and note.frontmatter_error is None
+    assert parse_note("a.md", "").title == "a"
+
+
+def test_frontmatter_fields() -> None:
+    text = (
+        "---\n"  # 1
+        "title: The Real Title\n"  # 2
+        "aliases: [Al, 'Smith, Alice', Al]\n"  # 3
+        "tags: [project, '#Work']\n"  # 4
+        "created: 2024-03-12\n"  # 5
+        "empty:\n"  # 6
+        "blank: ''\n"  # 7
+        "1: numeric key\n"  # 8
+        "nested:\n"  # 9
+        "  sub: value\n"  # 10
+        "  list: [a, b]\n"  # 11
+        "---\n"  # 12
+        "Body starts here.\n"  # 13
+    )
+    note = parse_note("x.md", text)
+    assert note.frontmatter_error is None
+    assert note.title == "The Real Title"
+    assert note.aliases == ["Al", "Smith, Alice"]
+    assert note.tags == ["project", "Work"]
+    assert note.frontmatter["created"] == "2024-03-12"
+    assert note.frontmatter["1"] == "numeric key"
+    json.dumps(note.frontmatter)  # JSON-safe
+    assert note.body == "Body starts here.\n"
+    assert note.body_line == 13
+    values = [(v.key, v.value, v.line) for v in note.frontmatter_values]
+    assert values == [
+        ("title", "The Real Title", 2),
+        ("aliases", "Al", 3),
+        ("aliases", "Smith, Alice", 3),
+        ("aliases", "Al", 3),
+        ("tags", "project", 4),
+        ("tags", "#Work", 4),
+        ("created", "2024-03-12", 5),
+        ("1", "numeric key", 8),
+        ("nested.sub", "value", 10),
+        ("nested.list", "a", 11),
+        ("nested.list", "b", 11),
+    ]
+
+
+def test_alias_string_is_not_split_and_tag_string_is() -> None:
+    note = parse_note("x.md", "---\nalias: Smith, Alice\ntags: 'a, b #c'\n---\n")
+    assert note.aliases == ["Smith, Alice"]
+    assert note.tags == ["a", "b", "c"]
+
+
+def test_datetimes_become_iso_strings() -> None:
+    note = parse_note("x.md", "---\nwhen: 2024-03-12 10:30:00\nbad: 2024-02-30\n---\n")
+    assert note.frontmatter == {"when": "2024-03-12T10:30:00", "bad": "2024-02-30"}
+    assert note.frontmatter_error is None
+    assert note.dates == ["2024-03-12"]  # the impossible one is dropped
+
+
+def test_empty_frontmatter_and_dot_terminator() -> None:
+    note = parse_note("x.md", "---\n---\nbody")
+    assert (note.frontmatter, note.frontmatter_error, note.body, note.body_line) == (
+        {},
+        None,
+        "body",
+        3,
+    )
+    note = parse_note("x.md", "---\na: 1\n...\nbody")
+    assert note.frontmatter == {"a": 1} and note.body == "body"
+    note = parse_note("x.md", "\ufeff---\r\na: 1\r\n---")  # closing fence on the last line
+    assert (note.frontmatter, note.body, note.body_line) == ({"a": 1}, "", 4)
+
+
+def test_frontmatter_only_when_first_line_is_a_fence() -> None:
+    note = parse_note("x.md", "\n---\ntitle: T\n---\n")
+    assert note.frontmatter == {} and note.title == "x" and note.body_line == 1
+
+
+# --- broken and hostile frontmatter ------------------------------------------------------
+
+
+def test_malformed_yaml_keeps_parsing_the_body() -> None:
+    text = "---\ntitle: ok\nbad: [unclosed\n---\nSee [[Target]] #tag\n"
+    note = parse_note("x.md", text)
+    assert note.frontmatter == {} and note.frontmatter_values == []
+    assert note.frontmatter_error is not None
+    assert note.frontmatter_error.startswith("invalid YAML at line 3: expected ',' or ']'")
+    assert note.body_line == 5
+    assert _targets(text) == ["Target"] and note.tags == ["tag"]
+    assert note.links[0].line == 5 and note.title == "x"
+
+
+def test_yaml_indentation_error_names_its_line() -> None:
+    note = parse_note("x.md", "---\na: 1\nfoo: bar\n  baz: 1\n---\n")
+    assert note.frontmatter_error == "invalid YAML at line 4: mapping values are not allowed here"
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "kind"), [("- a\n- b", "list"), ("just text", "str"), ("42", "int")]
+)
+def test_non_mapping_yaml(yaml_text: str, kind: str) -> None:
+    note = parse_note("x.md", f"---\n{yaml_text}\n---\n[[A]]")
+    assert note.frontmatter == {}
+    assert note.frontmatter_error == f"frontmatter is a {kind}, not a mapping"
+    assert [link.target for link in note.links] == ["A"]
+
+
+def test_unterminated_frontmatter() -> None:
+    text = "---\ntitle: Never closed\nSee [[A]]\n"
+    note = parse_note("x.md", text)
+    assert note.frontmatter_error is not None and "unterminated" in note.frontmatter_error
+    assert note.frontmatter == {} and note.title == "x"
+    assert note.body == text and note.body_line == 1
+    assert note.links[0].target == "A" and note.links[0].line == 3
+
+
+def _laughs(levels: int, width: int) -> str:
+    lines = ["lol0: &lol0 lol"]
+    for i in range(1, levels):
+        lines.append(f"lol{i}: &lol{i} [" + ", ".join([f"*lol{i - 1}"] * width) + "]")
+    return "---\n" + "\n".join(lines) + "\n---\nbody [[Still Parsed]]\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (_laughs(10, 10), "more than 50 YAML aliases"),  # the classic: 10**9 lols
+        (_laughs(25, 2), "more than 10000 values"),  # only 48 aliases, 2**24 values
+        ("---\na: &a [*a]\n---\nbody [[Still Parsed]]\n", "levels of nesting"),  # recursive
+        ("---\na: " + "[" * 500 + "]" * 500 + "\n---\nbody [[Still Parsed]]\n", "nesting"),
+    ],
+)
+def test_billion_laughs_and_friends_are_refused_quickly(text: str, reason: str) -> None:
+    start = time.perf_counter()
+    note = parse_note("x.md", text)
+    assert time.perf_counter() - start < 1.0
+    assert note.frontmatter == {} and note.frontmatter_values == []
+    assert note.frontmatter_error is not None and reason in note.frontmatter_error
+    assert [link.target for link in note.links] == ["Still Parsed"]
+
+
+def test_unsafe_tags_are_refused() -> None:
+    note = parse_note("x.md", "---\na: !!python/object/apply:os.system ['true']\n---\n")
+    assert note.frontmatter == {}
+    assert note.frontmatter_error is not None and "line 2" in note.frontmatter_error
+
+
+def test_odd_yaml_types_become_json_safe() -> None:
+    text = "---\na: .inf\nb: !!timestamp nope\nc: !!binary aGk=\nd: !!set {x: null}\n---\n"
+    note = parse_note("x.md", text)
+    assert note.frontmatter == {"a": "inf", "b": "nope", "c": "hi", "d": ["x"]}
+    json.dumps(note.frontmatter, allow_nan=False)
+
+
+def test_a_few_aliases_are_fine() -> None:
+    note = parse_note("x.md", "---\nbase: &b {k: v}\ncopy: *b\n---\n")
+    assert note.frontmatter == {"base": {"k": "v"}, "copy": {"k": "v"}}
+
+
+# --- line endings and BOM ----------------------------------------------------------------
+
+
+def test_crlf_line_endings() -> None:
+    text = "---\r\ntitle: T\r\nparent: '[[P]]'\r\n---\r\n# Head\r\n\r\nSee [[A]] #t\r\n"
+    note = parse_note("x.md", text)
+    assert note.frontmatter == {"title": "T", "parent": "[[P]]"}
+    assert note.body == "# Head\r\n\r\nSee [[A]] #t\r\n" and note.body_line == 5
+    assert [(h.text, h.line) for h in note.headings] == [("Head", 5)]
+    fm, body = note.links
+    assert (fm.kind, fm.line, fm.context, fm.key) == ("frontmatter", 3, "parent: '[[P]]'", "parent")
+    assert (body.line, body.context) == (7, "See [[A]] #t")
+    assert note.tags == ["t"]
+
+
+def test_bom_before_the_fence() -> None:
+    note = parse_note("x.md", "\ufeff---\ntitle: T\n---\nbody")
+    assert note.frontmatter == {"title": "T"} and note.body == "body" and note.body_line == 4
+    note = parse_note("x.md", "\ufeff[[A]] #tag")
+    link = note.links[0]
+    assert link.context[link.col : link.end_col] == "[[A]]" and note.tags == ["tag"]
+    assert note.text.startswith("\ufeff") and note.body == "[[A]] #tag"
+
+
+# --- tags ----------------------------------------------------------------------------------
+
+
+def test_inline_tag_rules() -> None:
+    text = (
+        "#first word #nested/deep/ #über #with-dash_and_1 #2024 #12-3 #y1984\n"
+        "# Heading is not a tag\n"
+        "## Heading with #inheading\n"
+        "email a#b, url http://x.y/#frag, (#paren), [[Note#section]]\n"
+        "`#incode` and ``#incode2``\n"
+        "```\n#fenced\n```\n"
+        "~~~md\n#tilde\n~~~\n"
+        "#First again, #ÜBER again #todo>Corrisponde\n"
+    )
+    note = parse_note("x.md", text)
+    assert note.tags == ["first", "nested/deep", "über", "with-dash_and_1", "y1984", "inheading",
+                         "todo"]  # fmt: skip
+
+
+def test_frontmatter_tags_come_first_and_dedupe_case_insensitively() -> None:
+    note = parse_note("x.md", "---\ntags: [Alpha, beta]\n---\n#alpha #Gamma #BETA #gamma")
+    assert note.tags == ["Alpha", "beta", "Gamma"]
+
+
+# --- headings ------------------------------------------------------------------------------
+
+
+def test_headings() -> None:
+    text = "# One\n#NoSpace\n### Three ###\n####### seven\n```\n# not\n```\n   ## Indented\n# C#\n"
+    note = parse_note("x.md", text)
+    assert [(h.level, h.text, h.line) for h in note.headings] == [
+        (1, "One", 1),
+        (3, "Three", 3),
+        (2, "Indented", 8),
+        (1, "C#", 9),
+    ]
+
+
+# --- links ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[[Target]]", ("Target", "wikilink", None, None, None)),
+        ("[[Folder/Target.md]]", ("Folder/Target", "wikilink", None, None, None)),
+        ("[[ Target | Shown ]]", ("Target", "wikilink", None, None, "Shown")),
+        ("[[Target#Some Heading]]", ("Target", "wikilink", "Some Heading", None, None)),
+        ("[[Target#^abc123]]", ("Target", "wikilink", None, "abc123", None)),
+        ("[[Target#Head|Alias]]", ("Target", "wikilink", "Head", None, "Alias")),
+        ("[[#Local heading]]", ("", "wikilink", "Local heading", None, None)),
+        ("![[Diagram.png]]", ("Diagram.png", "embed", None, None, None)),
+        ("![[Other Note#Part]]", ("Other Note", "embed", "Part", None, None)),
+        ("| [[Target\\|Alias]] |", ("Target", "wikilink", None, None, "Alias")),
+        ("[text](Other%20Note.md)", ("Other Note", "markdown", None, None, "text")),
+        ("[t](sub/Note.md#Some%20Part)", ("sub/Note", "markdown", "Some Part", None, "t")),
+        ("[t](<My Note.md>)", ("My Note", "markdown", None, None, "t")),
+        ('[t](Note.md "a title")', ("Note", "markdown", None, None, "t")),
+        ("![t](Note.md)", ("Note", "embed", None, None, "t")),
+    ],
+)
+def test_link_forms(
+    text: str, expected: tuple[str, str, str | None, str | None, str | None]
+) -> None:
+    link = _only(f"before {text} after")
+    assert (link.target, link.kind, link.heading, link.block, link.alias) == expected
+    assert link.context == f"before {text} after" and link.line == 1
+    assert link.context[link.col : link.end_col] == text.strip("| ")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[web](https://example.com/page.md)",
+        "[mail](mailto:someone@example.com)",
+        "[file](file:///etc/passwd.md)",
+        "[proto](//host/x.md)",
+        "[img](picture.png)",
+        "[anchor](#heading)",
+        "[[]]",
+        "[[ ]]",
+        "`[[Inline]]`",
+        "``code [[Inline]] ``",
+        "`[x](Inline.md)`",
+    ],
+)
+def test_not_links(text: str) -> None:
+    assert parse_note("x.md", f"a {text} b").links == []
+
+
+def test_links_in_fenced_code_are_ignored() -> None:
+    text = (
+        "[[Before]]\n"
+        "```python\n[[InBackticks]] 2020-01-01\n```\n"
+        "~~~\n[[InTildes]]\n~~~\n"
+        "````\n```\n[[InsideLongerFence]]\n````\n"
+        "- list item\n  ```\n  [[IndentedFence]]\n  ```\n"
+        "[[After]] ```not a fence``` [[Same line]]\n"
+        "```\n[[Unclosed fence swallows the rest]]\n"
+    )
+    note = parse_note("x.md", text)
+    assert [(link.target, link.line) for link in note.links] == [
+        ("Before", 1),
+        ("After", 16),
+        ("Same line", 16),
+    ]
+    assert note.dates == []
+
+
+def test_links_are_ordered_with_columns() -> None:
+    line = "See [md](B.md), [[A]] and ![[C]]"
+    links = parse_note("x.md", f"first\n{line}").links
+    assert [(link.target, link.kind, link.line) for link in links] == [
+        ("B", "markdown", 2),
+        ("A", "wikilink", 2),
+        ("C", "embed", 2),
+    ]
+    assert [line[link.col : link.end_col] for link in links] == ["[md](B.md)", "[[A]]", "![[C]]"]
+
+
+def test_frontmatter_links() -> None:
+    text = (
+        "---\n"
+        'parent: "[[Parent Note]]"\n'
+        "related:\n"
+        '  - "[[A#Head|Shown]]"\n'
+        "  - '[[B]]'\n"
+        "up: [[Bare]]\n"
+        "note: plain text\n"
+        "---\n"
+        "[[Body]]\n"
+    )
+    links = parse_note("x.md", text).links
+    got = [(link.target, link.kind, link.key, link.line, link.context) for link in links]
+    assert got == [
+        ("Parent Note", "frontmatter", "parent", 2, 'parent: "[[Parent Note]]"'),
+        ("A", "frontmatter", "related", 3, "related:"),
+        ("B", "frontmatter", "related", 3, "related:"),
+        ("Bare", "frontmatter", "up", 6, "up: [[Bare]]"),
+        ("Body", "wikilink", None, 9, "[[Body]]"),
+    ]
+    assert (links[1].heading, links[1].alias) == ("Head", "Shown")
+    first = links[0]
+    assert first.context[first.col : first.end_col] == "[[Parent Note]]"
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("on 2024-03-12 we met", "2024-03-12"),
+        ("at 2024-03-12T10:30:00Z", "2024-03-12"),
+        ("12 March 2024", "2024-03-12"),
+        ("March 12, 2024", "2024-03-12"),
+        ("Sept. 3, 2024", "2024-09-03"),
+        ("3rd Jan 2024", "2024-01-03"),
+        ("12 marzo 2024", "2024-03-12"),
+        ("1° genn. 2024", "2024-01-01"),
+        ("12. März 2024", "2024-03-12"),
+        ("3. Dezember 2023", "2023-12-03"),
+        ("12 mars 2024", "2024-03-12"),
+        ("1er janvier 2024", "2024-01-01"),
+        ("15 février 2024", "2024-02-15"),
+        ("12 de marzo de 2024", "2024-03-12"),
+        ("5 de septiembre del 2024", "2024-09-05"),
+        ("12 de março de 2024", "2024-03-12"),
+        ("1º de janeiro de 2024", "2024-01-01"),
+        ("12 DE MARZO DE 2024", "2024-03-12"),
+    ],
+)
+def test_dates_in_six_languages(text: str, iso: str) -> None:
+    assert parse_note("x.md", f"Meeting: {text}.").dates == [iso]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2024-02-30", "2023-02-29", "31 April 2024", "30 febbraio 2024", "2024-13-01",
+     "120 March 2024", "12345-01-01", "12 Smarch 2024", "`2024-03-12`"],
+)  # fmt: skip
+def test_impossible_or_hidden_dates_are_dropped(text: str) -> None:
+    assert parse_note("x.md", text).dates == []
+
+
+def test_dates_from_file_name_frontmatter_and_body_are_merged() -> None:
+    text = "---\ndue: 2024-05-01\nnote: '2024-04-01T09:00'\n---\n2024-03-12 and 2024-03-12\n"
+    note = parse_note("Journal/2024/2024-01-05.md", text)
+    assert note.dates == ["2024-01-05", "2024-03-12", "2024-04-01", "2024-05-01"]
+    assert parse_note("2024-02-29.md", "").dates == ["2024-02-29"]
+    assert parse_note("2023-02-29.md", "").dates == []
+
+
+# --- totality and speed ----------------------------------------------------------------------
+
+_PREFIXES = st.sampled_from(
+    ["", "---\n", "---\r\n", "\ufeff---\n", "---\ntitle: x\n---\n", "---\na: [\n---\n",
+     "---\n- [[a]]\n---\n", "---\nx: &a [*a, *a]\ny: *a\n---\n", "---\n...\n"]
+)  # fmt: skip
+_ALPHABET = st.sampled_from(list("[]()!#|\\`~-:*&^<>%.,\"' \n\r\t\ufeffaZ9é_/")) | st.characters()
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(_PREFIXES, st.text(_ALPHABET, max_size=300), st.text(max_size=50))
+def test_never_raises_and_link_offsets_hold(prefix: str, body: str, path: str) -> None:
+    note = parse_note(path + ".md", prefix + body)
+    assert note.body_line >= 1 and note.dates == sorted(set(note.dates))
+    json.dumps(note.frontmatter)
+    for link in note.links:
+        if link.kind != "frontmatter":
+            assert link.context[link.col : link.end_col][:1] in ("[", "!")
+
+
+@given(st.text())
+def test_never_raises_on_arbitrary_text(text: str) -> None:
+    parse_note("x.md", text)
+
+
+def test_one_megabyte_note_is_fast() -> None:
+    prose = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n"
+    block = (
+        prose * 3 + "## Section 2024-03-12\n"
+        "Alice works with [[Bob|B]] and [[Carol#Work]] on ![[diagram.png]] #project/alpha\n"
+        "See [notes](Other%20Note.md) and `inline [[code]]` from 12 marzo 2024.\n"
+        "| a | [[T\\|x]] |\n"
+        "```\ncode [[nope]]\n```\n"
+    )
+    text = "---\ntitle: Big\ntags: [a, b]\n---\n" + block * (1_000_000 // len(block))
+    start = time.process_time()  # CPU time: other processes on the machine do not count
+    note = parse_note("big.md", text)
+    assert time.process_time() - start < 1.0
+    assert len(note.links) > 5_000 and note.tags == ["a", "b", "project/alpha"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "`" * 1 + "a`" * 100_000,
+        "[[" * 100_000,
+        "[" * 50_000 + "](" * 50_000,
+        "# " + " " * 200_000 + "x",
+        "#" * 200_000,
+        "[a](b.md " + '"' * 100_000,
+        "1 " * 100_000 + "2024",
+        "x " * 100_000,
+    ],
+)
+def test_pathological_lines_are_linear(line: str) -> None:
+    start = time.perf_counter()
+    parse_note("x.md", line)
+    assert time.perf_counter() - start < 1.0
+
+
+# --- a real vault ------------------------------------------------------------------------------
+
+
+def test_parses_the_sapienza_vault() -> None:
+    if not SAPIENZA.is_dir():
+        pytest.skip(f"{SAPIENZA} is not available")
+    notes = [
+        parse_note(p.relative_to(SAPIENZA).as_posix(), p.read_text("utf-8", errors="replace"))
+        for p in sorted(SAPIENZA.rglob("*.md"))
+    ]
+    wikilinks = [link for note in notes for link in note.links if link.kind == "wikilink"]
+    assert len(notes) > 100
+    assert len(wikilinks) > 100
+    assert any(note.tags for note in notes)
