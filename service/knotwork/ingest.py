@@ -216,7 +216,7 @@ class Ingestor:
         return NoteOutcome(path, "deleted", removed=result.removed)
 
     async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
-        """Embed and extract chunks left pending (e.g. while Ollama was down): (embedded, extracted)."""
+        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted)."""
         rows = await self.core.store.read("chunks_pending", vault=self.vault, limit=limit)
         embedded = extracted = 0
         need = [r for r in rows if r["embedding_state"] == "pending"]

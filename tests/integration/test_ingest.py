@@ -1,4 +1,5 @@
-"""Ingestion against the real Neo4j and the fake Ollama: provenance, O(note) updates, no stale fact."""
+"""Ingestion against the real Neo4j and the fake Ollama: provenance, O(note) updates, no stale
+fact."""
 
 from __future__ import annotations
 

@@ -112,7 +112,8 @@ async def test_reembed_switches_model_dimension_and_manifest(
     core: Core, settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     await core.store._run(
-        "UNWIND range(1, 5) AS i CREATE (:Chunk {id: 'c' + i, hash: 'h' + i, text: 'chunk number ' + i})",
+        "UNWIND range(1, 5) AS i "
+        "CREATE (:Chunk {id: 'c' + i, hash: 'h' + i, text: 'chunk number ' + i})",
         {},
         write=True,
     )
