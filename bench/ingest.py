@@ -81,12 +81,7 @@ async def measure(settings: Settings, count: int, updates: int) -> dict[str, flo
         async with open_core(settings) as core:
             await core.ensure_ready()
             vault = f"bench{count}"
-            await core.store._run(
-                "MATCH (n) WHERE n.vault = $v CALL (n) { DETACH DELETE n } "
-                "IN TRANSACTIONS OF 5000 ROWS",
-                {"v": vault},
-                write=True,
-            )
+            await core.store.drop_vault(vault)
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
             start = time.perf_counter()
             report = await sync_vault(ingestor)
@@ -101,12 +96,7 @@ async def measure(settings: Settings, count: int, updates: int) -> dict[str, flo
                 start = time.perf_counter()
                 await ingestor.upsert_path(path)
                 times.append(time.perf_counter() - start)
-            await core.store._run(
-                "MATCH (n) WHERE n.vault = $v CALL (n) { DETACH DELETE n } "
-                "IN TRANSACTIONS OF 5000 ROWS",
-                {"v": vault},
-                write=True,
-            )
+            await core.store.drop_vault(vault)
         return {
             "notes": count,
             "chunks": report.chunks,

@@ -30,6 +30,7 @@ neo4j_app = typer.Typer(
 app.add_typer(neo4j_app, name="neo4j")
 
 T = TypeVar("T")
+MAX_LISTED = 30  # warnings and unresolved links printed before "… and N more"
 
 
 @app.callback()
@@ -38,7 +39,8 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> 
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for noisy in ("httpx", "neo4j"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def _fail(exc: KnotworkError) -> typer.Exit:
@@ -160,10 +162,14 @@ def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
     typer.echo(f"facts by extractor: {facts}")
     if unresolved:
         typer.echo(f"unresolved links: {len(unresolved)}")
-        for row in unresolved[:50]:
+        for row in unresolved[:MAX_LISTED]:
             typer.echo(f"  [[{row['target']}]] from {', '.join(row['sources'][:3])}")
-    for warning in report.warnings:
+    for warning in report.warnings[:MAX_LISTED]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+    if len(report.warnings) > MAX_LISTED:
+        typer.secho(
+            f"… and {len(report.warnings) - MAX_LISTED} more warnings", fg=typer.colors.YELLOW
+        )
     for error in report.errors:
         typer.secho(f"error: {error}", fg=typer.colors.RED)
 

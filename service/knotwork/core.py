@@ -43,7 +43,11 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
         connection_timeout=10.0,
         connection_acquisition_timeout=30.0,
         # Queries name labels that an empty graph does not have yet; that is expected.
-        notifications_disabled_categories=[NotificationDisabledCategory.UNRECOGNIZED],
+        # and schema statements are idempotent ("already exists" is the normal answer).
+        notifications_disabled_categories=[
+            NotificationDisabledCategory.UNRECOGNIZED,
+            NotificationDisabledCategory.SCHEMA,
+        ],
     )
     try:
         yield Core(

@@ -30,6 +30,12 @@ _NOT_FACTS = {
     "position",
 }
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
+# Links to these are attachments, not notes: kept as facts about a file entity.
+ATTACHMENT = re.compile(
+    r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|mp4|wav|ogg|m4a|flac|webm|mov|mkv|canvas|"
+    r"excalidraw|csv|xlsx?|docx?|pptx?|zip|txt|json|html?)$",
+    re.IGNORECASE,
+)
 MAX_VALUE_CHARS = 200
 
 
@@ -82,11 +88,12 @@ def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
             relation = vocab.frontmatter_relation(link.key or "") or "LINKS_TO"
         else:
             relation = inferred.get(link, "LINKS_TO")
+        attachment = bool(ATTACHMENT.search(key))
         facts.append(
             Fact(
                 relation=vocab.safe_relation(relation),
-                object=key,
-                object_kind="note",
+                object=link.target.strip() if attachment else key,
+                object_kind="entity" if attachment else "note",
                 extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
                 line=link.line,
                 chunk_id=chunk_for_line(chunks, link.line),

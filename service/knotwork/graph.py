@@ -145,6 +145,15 @@ class GraphStore:
         )
         return _plain(rows[0]["manifest"])
 
+    async def drop_vault(self, vault: str, batch: int = 5000) -> int:
+        """Delete every node of one vault, in batches; the number deleted."""
+        total = 0
+        while deleted := int(
+            (await self.write("vault_drop_batch", vault=vault, limit=batch))[0]["deleted"]
+        ):
+            total += deleted
+        return total
+
     async def drop_vector_index(self) -> None:
         await self.write("vector_index_drop")
 

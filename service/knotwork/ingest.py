@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from knotwork.parse import parse_note
 from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
+MODEL_BACKOFF_S = 30.0
 
 
 @dataclass
@@ -134,6 +136,7 @@ class Ingestor:
         self.vault = vault or self.settings.vault_name
         self.extract_enabled = self.settings.extract if extract_enabled is None else extract_enabled
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
+        self._models_down_until = 0.0
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -217,6 +220,7 @@ class Ingestor:
 
     async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted)."""
+        self._models_down_until = 0.0  # an explicit retry asks the models again
         rows = await self.core.store.read("chunks_pending", vault=self.vault, limit=limit)
         embedded = extracted = 0
         need = [r for r in rows if r["embedding_state"] == "pending"]
@@ -250,11 +254,18 @@ class Ingestor:
         return rows[0] if rows else {"content_hash": None, "chunks": []}
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
-        """Vectors for texts, or None when the embedding model cannot answer."""
+        """Vectors for texts, or None when the embedding model cannot answer.
+
+        After a failure the model is not asked again for ``MODEL_BACKOFF_S``: a sync over a
+        large vault with Ollama down must not wait for a timeout on every note.
+        """
+        if time.monotonic() < self._models_down_until:
+            return None
         try:
             vectors = await self.core.embedder.aget_text_embedding_batch(texts)
         except Exception as exc:  # any client failure means "embed later"
             log.warning("embedding failed, chunks left pending: %s", exc)
+            self._models_down_until = time.monotonic() + MODEL_BACKOFF_S
             return None
         dim = self.settings.embed_dimension
         if any(len(v) != dim for v in vectors):
@@ -318,9 +329,13 @@ class Ingestor:
             return 0
         done = 0
         for chunk in chunks:
+            if time.monotonic() < self._models_down_until:
+                outcome.warnings.append(f"{path}: extraction postponed: model unavailable")
+                break
             result = await extract.extract_chunk(self.core.llm, chunk.heading_path, chunk.text)
             if result.extraction is None and (result.error or "").startswith("model call failed"):
                 outcome.warnings.append(f"{path}: extraction postponed: {result.error}")
+                self._models_down_until = time.monotonic() + MODEL_BACKOFF_S
                 continue  # stays pending; `knotwork retry` asks again
             facts: list[Fact] = []
             entity_rows: list[dict[str, Any]] = []

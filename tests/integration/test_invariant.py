@@ -97,11 +97,8 @@ class VaultMachine(RuleBasedStateMachine):
 
     @initialize()
     def clean(self) -> None:
-        self.run(
-            self.core.store._run(
-                "MATCH (n) WHERE n.vault IN ['inc', 'fresh'] DETACH DELETE n", {}, write=True
-            )
-        )
+        for vault in ("inc", "fresh"):
+            self.run(self.core.store.drop_vault(vault))
 
     @rule(path=paths, text=bodies, via_sync=st.booleans())
     def create_or_edit(self, path: str, text: str, via_sync: bool) -> None:

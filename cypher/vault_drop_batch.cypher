@@ -1,0 +1,8 @@
+// Delete one batch of a vault's nodes (notes, chunks, entities, placeholders, revisions).
+// Run repeatedly until it deletes nothing.
+// Parameters: $vault (str), $limit (int)
+// Returns: deleted (int)
+MATCH (n) WHERE n.vault = $vault
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted

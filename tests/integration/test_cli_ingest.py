@@ -1,0 +1,67 @@
+"""`knotwork ingest` on real vaults: the Italian sapienza vault, and bad input that must not
+stop or corrupt the rest."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from knotwork.cli import app as cli
+from knotwork.settings import Settings, get_settings
+from tests.conftest import REPO
+from tests.integration.conftest import Neo4jTarget
+
+EVAL = Path(os.environ.get("KNOTWORK_EVAL_DIR", REPO.parent / "shared" / "eval"))
+SAPIENZA = EVAL / "vault-it-sapienza"
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings,
+        empty_db: Neo4jTarget) -> Iterator[None]:
+    monkeypatch.chdir(tmp_path)
+    for key, value in {
+        "NEO4J_URI": settings.neo4j_uri, "NEO4J_USER": settings.neo4j_user,
+        "NEO4J_PASSWORD": settings.password(), "OLLAMA_BASE_URL": settings.ollama_base_url,
+    }.items():
+        monkeypatch.setenv(f"KNOTWORK_{key}", value)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+@pytest.mark.skipif(not SAPIENZA.is_dir(), reason=f"{SAPIENZA} not present")
+def test_ingest_the_italian_vault_and_report_unresolved_links(env: None) -> None:
+    result = CliRunner().invoke(cli, ["ingest", str(SAPIENZA), "--no-extract"])
+    assert result.exit_code == 0, result.output
+    assert "notes 188: written 188" in result.output  # the .obsidian folder is not read
+    assert "facts by extractor:" in result.output and "wikilink" in result.output
+    unresolved = [line for line in result.output.splitlines() if line.startswith("  [[")]
+    assert unresolved, "the vault's links to missing notes are reported"
+    header = next(line for line in result.output.splitlines()
+                  if line.startswith("unresolved links:"))
+    assert int(header.split(":")[1]) == len(unresolved) or len(unresolved) == 50
+    again = CliRunner().invoke(cli, ["ingest", str(SAPIENZA), "--no-extract"])
+    assert "written 0, unchanged 188" in again.output
+
+
+def test_bad_files_are_reported_and_the_rest_lands(env: None, tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "good.md").write_text("Good works with [[bad yaml]].\n")
+    (vault / "bad yaml.md").write_text("---\nkey: [unclosed\n---\nBody still here.\n")
+    (vault / "binary.md").write_bytes(b"\x00\x01\x02PNG")
+    (vault / "latin1.md").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (vault / "huge.md").write_text("x" * 3_000_000)
+    (vault / "odd name ünïcode #1 [x].md").write_text("# odd\n")
+    result = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert result.exit_code == 1, "errors make the exit code non-zero"
+    out = result.output
+    assert "notes 6: written 4" in out
+    assert "binary.md: looks binary" in out and "huge.md: 3000000 bytes" in out
+    assert "latin1.md: not valid UTF-8" in out
+    assert "bad yaml.md: frontmatter ignored" in out
+    assert "unresolved links" not in out, "[[bad yaml]] resolves to the note with bad YAML"

@@ -1,0 +1,55 @@
+"""Structural facts from parsed notes: links with inferred relations, frontmatter, tags."""
+
+from __future__ import annotations
+
+from knotwork.chunk import chunk_note
+from knotwork.facts import link_key, note_keys, structural_facts
+from knotwork.models import Fact
+from knotwork.parse import parse_note
+
+
+def facts_of(text: str, path: str = "N.md") -> list[Fact]:
+    note = parse_note(path, text)
+    return structural_facts(note, chunk_note(note, "v", 1200))
+
+
+def test_link_keys_and_note_keys() -> None:
+    assert link_key(" People/Alice.md ") == "people/alice"
+    assert link_key("./a//B") == "a/b"
+    assert note_keys("a/b/Bob.md") == ["bob", "b/bob", "a/b/bob"]
+
+
+def test_links_get_relations_lines_and_chunks() -> None:
+    facts = facts_of(
+        "# N\n\nN works with [[Alice]] and [[Bob]], reports to [[Carol]].\n"
+        "Embeds ![[Diagram]] and ![[photo.png]]; see [[#Local]].\n"
+    )
+    got = [(f.relation, f.object, f.object_kind, f.line) for f in facts]
+    assert ("WORKS_WITH", "alice", "note", 3) in got
+    assert ("WORKS_WITH", "bob", "note", 3) in got
+    assert ("REPORTS_TO", "carol", "note", 3) in got
+    assert ("EMBEDS", "diagram", "note", 4) in got
+    assert ("EMBEDS", "photo.png", "entity", 4) in got, "attachments are not notes"
+    assert all(f.object != "" for f in facts), "[[#heading]] is not a fact about another note"
+    assert all(f.chunk_id for f in facts if f.extractor == "wikilink")
+
+
+def test_frontmatter_aliases_tags() -> None:
+    facts = facts_of(
+        "---\nrole: engineer\nruolo: capo\nparticipants: [Ann, Ben]\n"
+        'parent: "[[Hub]]"\naliases: [Al]\ntags: [x]\ncolour: blue\n---\nBody #y\n'
+    )
+    got = {(f.relation, f.object, f.extractor) for f in facts}
+    assert {
+        ("HAS_ROLE", "engineer", "frontmatter"),
+        ("HAS_ROLE", "capo", "frontmatter"),
+        ("HAS_PARTICIPANT", "Ann", "frontmatter"),
+        ("HAS_PARTICIPANT", "Ben", "frontmatter"),
+        ("HAS_PARENT", "hub", "frontmatter"),
+        ("HAS_ALIAS", "Al", "alias"),
+        ("HAS_TAG", "#x", "tag"),
+        ("HAS_TAG", "#y", "tag"),
+        ("HAS_PROPERTY", "blue", "frontmatter"),
+    } <= got
+    role = next(f for f in facts if f.relation == "HAS_ROLE" and f.object == "engineer")
+    assert role.line == 2 and role.predicate == "role"
