@@ -38,3 +38,7 @@ FOR (c:Chunk) ON (c.extraction_state);
 
 CREATE INDEX chunk_embedding_state IF NOT EXISTS
 FOR (c:Chunk) ON (c.embedding_state)
+;
+
+CREATE CONSTRAINT lease_vault IF NOT EXISTS
+FOR (l:Lease) REQUIRE l.vault IS UNIQUE

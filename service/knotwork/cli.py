@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -150,6 +151,26 @@ def doctor() -> None:
     raise typer.Exit(0 if report.ok else 1)
 
 
+@contextmanager
+def _progress_bar() -> Iterator[Callable[[int, int, str], None]]:
+    """A terminal progress bar for long syncs; yields the callback that moves it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("reading the vault", total=None)
+
+        def progress(done: int, total: int, note: str) -> None:
+            bar.update(task, completed=done, total=total, description=note[-40:])
+
+        yield progress
+
+
 def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
@@ -182,23 +203,11 @@ def ingest(
     no_extract: Annotated[bool, typer.Option("--no-extract", help="structural facts only")] = False,
 ) -> None:
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     async def work(core: Core) -> tuple[SyncReport, list[dict[str, Any]]]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("ingesting", total=None)
-
-            def progress(done: int, total: int, note: str) -> None:
-                bar.update(task, completed=done, total=total, description=note[-40:])
-
+        with _progress_bar() as progress:
             report = await sync_vault(ingestor, progress)
         unresolved = await core.store.read("unresolved_links", vault=ingestor.vault)
         return report, unresolved
@@ -221,12 +230,64 @@ def retry() -> None:
 
 
 @app.command()
-def watch() -> None:
-    """Follow the vault and keep the graph in step (not yet available)."""
-    typer.secho(
-        "`knotwork watch` is not yet available in this version.", fg=typer.colors.YELLOW, err=True
+def watch(
+    path: Annotated[
+        Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
+    ] = None,
+) -> None:
+    """Follow the vault: reconcile, then keep the graph in step with every change."""
+    import signal
+
+    from knotwork.lease import Lease
+    from knotwork.watcher import VaultWatcher
+
+    async def work(core: Core) -> None:
+        await core.ensure_ready()
+        ingestor = Ingestor(core, root=path)
+        watcher = VaultWatcher(
+            ingestor, Lease(core.store, ingestor.vault, core.settings.lease_ttl_s)
+        )
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, watcher.stop)
+        with _progress_bar() as progress:
+            ready = asyncio.Event()
+            task = asyncio.create_task(watcher.run(progress, ready))
+            await asyncio.wait(
+                [task, asyncio.create_task(ready.wait())], return_when=asyncio.FIRST_COMPLETED
+            )
+        if not task.done():
+            typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
+        await task
+
+    _with_core(work)
+
+
+@app.command()
+def verify(
+    path: Annotated[
+        Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
+    ] = None,
+) -> None:
+    """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
+    from knotwork.verify import Difference, verify_vault
+
+    async def work(core: Core) -> list[Difference]:
+        await core.ensure_ready()
+        return await verify_vault(Ingestor(core, root=path))
+
+    differences = _with_core(work)
+    for diff in differences:
+        for line in diff.missing:
+            typer.secho(f"missing {diff.part}: {line}", fg=typer.colors.RED)
+        for line in diff.stale:
+            typer.secho(f"stale {diff.part}: {line}", fg=typer.colors.RED)
+    typer.echo(
+        "graph and vault agree"
+        if not differences
+        else f"{sum(len(d.missing) + len(d.stale) for d in differences)} differences"
     )
-    raise typer.Exit(3)
+    raise typer.Exit(1 if differences else 0)
 
 
 # -- knotwork neo4j ... ------------------------------------------------------------------------

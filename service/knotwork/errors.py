@@ -9,6 +9,7 @@ KnotworkError
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
+├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
 """
 
@@ -59,6 +60,10 @@ class VaultPathError(KnotworkError, ValueError):
 
 class NoteError(KnotworkError):
     """A file cannot be ingested as a note: binary, larger than the limit, or unreadable."""
+
+
+class LeaseHeldError(KnotworkError):
+    """Another live process holds the vault's one-writer lease; the message says which."""
 
 
 class QueryNotFoundError(KnotworkError, KeyError):

@@ -24,6 +24,7 @@ EXPECTED_INDEXES = (
     "chunk_text",
     "entity_key",
     "entity_names",
+    "lease_vault",
     "manifest_key",
     "note_key",
     "note_stem",

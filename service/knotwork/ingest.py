@@ -129,6 +129,7 @@ class Ingestor:
         root: Path | None = None,
         vault: str | None = None,
         extract_enabled: bool | None = None,
+        embed_enabled: bool = True,
     ) -> None:
         self.core = core
         self.settings = core.settings
@@ -137,6 +138,7 @@ class Ingestor:
         self.extract_enabled = self.settings.extract if extract_enabled is None else extract_enabled
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
         self._models_down_until = 0.0
+        self.embed_enabled = embed_enabled
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -259,7 +261,7 @@ class Ingestor:
         After a failure the model is not asked again for ``MODEL_BACKOFF_S``: a sync over a
         large vault with Ollama down must not wait for a timeout on every note.
         """
-        if time.monotonic() < self._models_down_until:
+        if not self.embed_enabled or time.monotonic() < self._models_down_until:
             return None
         try:
             vectors = await self.core.embedder.aget_text_embedding_batch(texts)
@@ -283,7 +285,7 @@ class Ingestor:
         vectors = (
             await self._embed([embed_text(c.heading_path, c.text) for c in fresh]) if fresh else []
         )
-        if fresh and vectors is None:
+        if fresh and vectors is None and self.embed_enabled:
             outcome.models_down = True
             outcome.warnings.append(
                 f"{outcome.path}: embedding model unavailable; "

@@ -44,6 +44,12 @@ class Settings(BaseSettings):
     max_note_bytes: int = Field(default=2_000_000, ge=1_000)
     # Model extraction of entities and triples; off means structural facts only.
     extract: bool = True
+
+    # Watcher
+    watch_debounce_ms: int = Field(default=300, ge=0, le=60_000)
+    watch_rescan_s: float = Field(default=600.0, ge=0, description="0 turns the rescan off")
+    watch_polling: bool = False  # poll instead of inotify (network drives, some containers)
+    lease_ttl_s: int = Field(default=30, ge=5, le=3600)
     chunk_size: int = Field(default=1200, ge=200, le=20000, description="characters per chunk")
 
     # HTTP API

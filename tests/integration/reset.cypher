@@ -11,4 +11,5 @@ DROP CONSTRAINT unresolved_key IF EXISTS;
 DROP INDEX note_stem IF EXISTS;
 DROP INDEX revision_path IF EXISTS;
 DROP INDEX chunk_pending IF EXISTS;
-DROP INDEX chunk_embedding_state IF EXISTS
+DROP INDEX chunk_embedding_state IF EXISTS;
+DROP CONSTRAINT lease_vault IF EXISTS

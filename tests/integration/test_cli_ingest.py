@@ -20,12 +20,15 @@ SAPIENZA = EVAL / "vault-it-sapienza"
 
 
 @pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings,
-        empty_db: Neo4jTarget) -> Iterator[None]:
+def env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings, empty_db: Neo4jTarget
+) -> Iterator[None]:
     monkeypatch.chdir(tmp_path)
     for key, value in {
-        "NEO4J_URI": settings.neo4j_uri, "NEO4J_USER": settings.neo4j_user,
-        "NEO4J_PASSWORD": settings.password(), "OLLAMA_BASE_URL": settings.ollama_base_url,
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_USER": settings.neo4j_user,
+        "NEO4J_PASSWORD": settings.password(),
+        "OLLAMA_BASE_URL": settings.ollama_base_url,
     }.items():
         monkeypatch.setenv(f"KNOTWORK_{key}", value)
     get_settings.cache_clear()
@@ -41,8 +44,9 @@ def test_ingest_the_italian_vault_and_report_unresolved_links(env: None) -> None
     assert "facts by extractor:" in result.output and "wikilink" in result.output
     unresolved = [line for line in result.output.splitlines() if line.startswith("  [[")]
     assert unresolved, "the vault's links to missing notes are reported"
-    header = next(line for line in result.output.splitlines()
-                  if line.startswith("unresolved links:"))
+    header = next(
+        line for line in result.output.splitlines() if line.startswith("unresolved links:")
+    )
     assert int(header.split(":")[1]) == len(unresolved) or len(unresolved) == 50
     again = CliRunner().invoke(cli, ["ingest", str(SAPIENZA), "--no-extract"])
     assert "written 0, unchanged 188" in again.output

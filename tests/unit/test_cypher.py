@@ -34,7 +34,7 @@ def test_header_names_parameters_and_returns(path: Path) -> None:
 def test_load_and_statements() -> None:
     assert cypher.load("manifest_get").startswith("MATCH (m:Manifest")
     schema = cypher.statements("schema")
-    assert len(schema) == 12 and all(s.startswith("CREATE") for s in schema)
+    assert len(schema) == 13 and all(s.startswith("CREATE") for s in schema)
     with pytest.raises(QueryNotFoundError, match="statements"):
         cypher.load("schema")
 

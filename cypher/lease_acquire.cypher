@@ -1,0 +1,21 @@
+// Take or renew the one-writer lease of a vault, unless another live holder has it.
+// Parameters: $vault (str), $holder (str, unique per process), $host (str), $pid (int),
+//             $ttl_s (int, seconds until the lease lapses without renewal), $status (map:
+//             mode, queue, lag_ms, last_event_at (str or null), events)
+// Returns: ok (bool), holder, host, pid, heartbeat_at (of whoever holds it)
+MERGE (l:Lease {vault: $vault})
+ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')
+WITH l, (l.holder = $holder OR l.expires_at < datetime()) AS free
+CALL (l, free) {
+  WITH l WHERE free
+  SET l.holder = $holder, l.host = $host, l.pid = $pid,
+      l.acquired_at = CASE WHEN l.holder = $holder AND l.acquired_at IS NOT NULL
+                           THEN l.acquired_at ELSE datetime() END,
+      l.heartbeat_at = datetime(), l.expires_at = datetime() + duration({seconds: $ttl_s}),
+      l += $status
+  RETURN true AS ok
+  UNION
+  WITH l WHERE NOT free
+  RETURN false AS ok
+}
+RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.heartbeat_at AS heartbeat_at

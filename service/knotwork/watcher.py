@@ -1,0 +1,253 @@
+"""The watcher: the graph follows the vault folder live, and never drifts.
+
+watchdog's events only say *which paths* to look at; the file system stays the truth. Each path
+waits for a quiet period (debounce) and is then ingested as it is on disk: present → upsert
+(unchanged content writes nothing), absent → delete, moved → rename (no re-embedding). An editor's
+atomic save (write a temp file, rename it over the note) is thus one modification. At start-up,
+after an observer error, and every ``watch_rescan_s``, a full sync reconciles whatever events
+were missed. One lease in Neo4j keeps a second writer out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+from watchdog.observers.polling import PollingObserver
+
+from knotwork.errors import KnotworkError
+from knotwork.ingest import Ingestor
+from knotwork.lease import Lease
+from knotwork.sync import Progress, sync_vault
+from knotwork.vault import is_note, list_notes
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WatchStatus:
+    mode: str = "inotify"
+    events: int = 0
+    last_event_at: str | None = None
+    lag_ms: float = 0.0  # from the last event to its note being in the graph
+    processed: int = 0
+    errors: int = 0
+    rescans: int = 0
+    warning: str | None = None
+
+    def report(self, queue: int) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "events": self.events,
+            "last_event_at": self.last_event_at,
+            "lag_ms": round(self.lag_ms, 1),
+            "queue": queue,
+            "processed": self.processed,
+            "errors": self.errors,
+            "rescans": self.rescans,
+            "warning": self.warning,
+        }
+
+
+@dataclass
+class _Pending:
+    due: float
+    seen: float
+    moved_from: str | None = None
+
+
+@dataclass(eq=False)  # watchdog keeps handlers in a set
+class _Handler(FileSystemEventHandler):
+    """Runs in watchdog's thread: hands every event to the loop, nothing more."""
+
+    loop: asyncio.AbstractEventLoop
+    sink: Callable[[FileSystemEvent], None]
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        self.loop.call_soon_threadsafe(self.sink, event)
+
+
+class VaultWatcher:
+    def __init__(self, ingestor: Ingestor, lease: Lease) -> None:
+        if ingestor.root is None:
+            raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
+        self.ingestor, self.lease = ingestor, lease
+        self.root = ingestor.root.resolve()
+        settings = ingestor.settings
+        self.debounce = settings.watch_debounce_ms / 1000
+        self.rescan_s = settings.watch_rescan_s
+        self.polling = settings.watch_polling
+        self.status = WatchStatus(mode="polling" if self.polling else "inotify")
+        self.pending: dict[str, _Pending] = {}
+        self._rescan = asyncio.Event()
+        self._stop = asyncio.Event()
+
+    # -- events (on the loop) -------------------------------------------------------------
+
+    def _rel(self, raw: bytes | str) -> str | None:
+        path = Path(raw.decode() if isinstance(raw, bytes) else raw)
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None  # outside the vault
+
+    def _mark(self, rel: str, moved_from: str | None = None) -> None:
+        now = time.monotonic()
+        old = self.pending.get(rel)
+        self.pending[rel] = _Pending(
+            now + self.debounce,
+            old.seen if old else now,
+            moved_from or (old.moved_from if old else None),
+        )
+
+    def on_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        self.status.events += 1
+        self.status.last_event_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        src = self._rel(event.src_path)
+        dest = self._rel(event.dest_path) if event.event_type == "moved" else None
+        if event.is_directory:
+            self._on_directory(event.event_type, src, dest)
+            return
+        if event.event_type == "moved":
+            if dest and is_note(dest):
+                self._mark(dest, src if src and is_note(src) else None)
+            if src and is_note(src):
+                self._mark(src)
+        elif src and is_note(src):
+            self._mark(src)
+
+    def _on_directory(self, kind: str, src: str | None, dest: str | None) -> None:
+        """A folder moved, appeared or vanished: every note below it is looked at."""
+        if kind == "moved" and dest is not None:
+            for rel in list_notes(self.root / dest):
+                new = f"{dest}/{rel}"
+                if is_note(new):
+                    self._mark(new, f"{src}/{rel}" if src else None)
+                    if src:
+                        self._mark(f"{src}/{rel}")
+        elif kind == "created" and src:
+            for rel in list_notes(self.root / src):
+                self._mark(f"{src}/{rel}")
+        if kind in ("deleted", "moved") and src:
+            self._rescan.set()  # which notes lived there is known to the graph, not the disk
+
+    # -- processing ---------------------------------------------------------------------------
+
+    async def _process_due(self) -> None:
+        now = time.monotonic()
+        due = sorted(
+            (p for p, v in self.pending.items() if v.due <= now),
+            key=lambda p: self.pending[p].moved_from is None,
+        )  # moves first
+        consumed: set[str] = set()
+        for rel in due:
+            item = self.pending.pop(rel, None)
+            if item is None or rel in consumed:
+                continue
+            try:
+                await self._apply(rel, item, consumed)
+                self.status.processed += 1
+                self.status.lag_ms = (time.monotonic() - item.seen) * 1000
+            except KnotworkError as exc:
+                self.status.errors += 1
+                log.warning("%s: %s", rel, exc)
+
+    async def _apply(self, rel: str, item: _Pending, consumed: set[str]) -> None:
+        exists = (self.root / rel).is_file()
+        source = item.moved_from
+        if exists and source and not (self.root / source).exists():
+            consumed.add(source)
+            self.pending.pop(source, None)
+            await self.ingestor.rename(source, rel)
+        elif exists:
+            await self.ingestor.upsert_path(rel)
+        else:
+            await self.ingestor.delete(rel)
+
+    async def rescan(self, progress: Progress | None = None) -> None:
+        self.status.rescans += 1
+        report = await sync_vault(self.ingestor, progress)
+        for error in report.errors:
+            log.warning("%s", error)
+
+    async def _heartbeat(self) -> None:
+        while not self._stop.is_set():
+            await self.lease.renew(self.status.report(len(self.pending)))
+            await _sleep_or(self._stop, self.lease.ttl_s / 3)
+
+    def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
+        handler = _Handler(loop, self.on_event)
+        observer: BaseObserver = PollingObserver(timeout=1) if self.polling else Observer()
+        observer.schedule(handler, str(self.root), recursive=True)
+        try:
+            observer.start()
+        except OSError as exc:  # e.g. the inotify watch limit
+            self.status.mode, self.status.warning = (
+                "polling",
+                (
+                    f"inotify unavailable ({exc}); polling instead, changes show up slower. Raise "
+                    "fs.inotify.max_user_watches to fix it."
+                ),
+            )
+            log.warning("%s", self.status.warning)
+            observer = PollingObserver(timeout=1)
+            observer.schedule(handler, str(self.root), recursive=True)
+            observer.start()
+        return observer
+
+    async def run(
+        self, progress: Progress | None = None, ready: asyncio.Event | None = None
+    ) -> None:
+        """Take the lease, reconcile, then follow events until ``stop()``."""
+        await self.lease.acquire(self.status.report(0))
+        loop = asyncio.get_running_loop()
+        observer = self._observer(loop)  # before the rescan, so no change slips between
+        heartbeat = asyncio.create_task(self._heartbeat())
+        try:
+            await self.rescan(progress)
+            if ready:
+                ready.set()
+            last_rescan = time.monotonic()
+            while not self._stop.is_set():
+                if not observer.is_alive():
+                    self.status.warning = "the file observer stopped; restarted after a rescan"
+                    observer = self._observer(loop)
+                    self._rescan.set()
+                if self._rescan.is_set() or (
+                    self.rescan_s and time.monotonic() - last_rescan > self.rescan_s
+                ):
+                    self._rescan.clear()
+                    await self._process_due()
+                    await self.rescan()
+                    last_rescan = time.monotonic()
+                await self._process_due()
+                await _sleep_or(self._stop, 0.05)
+        finally:
+            observer.stop()
+            observer.join(timeout=5)
+            self._stop.set()
+            await heartbeat
+            await self.lease.release()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def idle(self) -> bool:
+        return not self.pending
+
+
+async def _sleep_or(event: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout=seconds)

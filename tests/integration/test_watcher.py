@@ -1,0 +1,197 @@
+"""The watcher on a real folder, with the real Neo4j and the fake Ollama: every kind of change
+ends, once the watcher is idle, with `verify` finding no difference."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from knotwork.core import Core
+from knotwork.errors import LeaseHeldError
+from knotwork.ingest import Ingestor
+from knotwork.lease import Lease, lease_status
+from knotwork.settings import Settings
+from knotwork.verify import verify_vault
+from knotwork.watcher import VaultWatcher
+from tests.fakes.ollama import FakeOllama
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "People").mkdir()
+    (root / "People/Alice.md").write_text("# Alice\n\nAlice works with [[Bob]].\n")
+    (root / "Bob.md").write_text("---\nrole: engineer\n---\n# Bob\n\nBob knows [[Alice]].\n")
+    return root
+
+
+@pytest.fixture
+async def watcher(core: Core, vault: Path) -> AsyncIterator[VaultWatcher]:
+    fast = dataclasses.replace(
+        core,
+        settings=core.settings.model_copy(
+            update={"watch_debounce_ms": 100, "watch_rescan_s": 0, "lease_ttl_s": 5}
+        ),
+    )
+    ingestor = Ingestor(fast, root=vault, vault="w", extract_enabled=False)
+    running = VaultWatcher(ingestor, Lease(fast.store, "w", 5))
+    ready = asyncio.Event()
+    task = asyncio.create_task(running.run(ready=ready))
+    await asyncio.wait(
+        [task, asyncio.create_task(ready.wait())], timeout=60, return_when=asyncio.FIRST_COMPLETED
+    )
+    if task.done():
+        task.result()  # raises what stopped it
+    assert ready.is_set(), "the watcher did not finish its start-up reconcile in 60 s"
+    yield running
+    running.stop()
+    await asyncio.wait_for(task, 30)
+
+
+async def settle(watcher: VaultWatcher, quiet: float = 0.6, limit_s: float = 60) -> None:
+    """Wait until no event arrived for ``quiet`` seconds and nothing is pending."""
+    deadline = time.monotonic() + limit_s
+    seen = -1
+    while time.monotonic() < deadline:
+        if watcher.status.events == seen and watcher.idle:
+            return
+        seen = watcher.status.events
+        await asyncio.sleep(quiet)
+    raise AssertionError(f"watcher not idle after {limit_s} s: {len(watcher.pending)} pending")
+
+
+async def assert_verified(watcher: VaultWatcher) -> None:
+    differences = await verify_vault(watcher.ingestor)
+    assert differences == [], differences
+
+
+async def graph_paths(core: Core) -> list[str]:
+    rows = await core.store.read("note_hashes", vault="w")
+    return sorted(r["path"] for r in rows)
+
+
+async def test_atomic_save_is_one_modification(
+    watcher: VaultWatcher, vault: Path, core: Core
+) -> None:
+    tmp = vault / ".Bob.md.swp"
+    tmp.write_text("---\nrole: manager\n---\n# Bob\n\nBob knows [[Alice]] well.\n")
+    os.replace(tmp, vault / "Bob.md")
+    await settle(watcher)
+    await assert_verified(watcher)
+    rows = await core.store._run(
+        "MATCH (:Note {vault: 'w', path: 'Bob.md'})-[r:HAS_ROLE]->(e) RETURN e.key AS role",
+        {},
+        write=False,
+    )
+    assert rows == [{"role": "manager"}]
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+
+
+async def test_rename_and_folder_move_keep_embeddings(
+    watcher: VaultWatcher, vault: Path, core: Core, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.calls.clear()
+    (vault / "Bob.md").rename(vault / "Robert.md")
+    await settle(watcher)
+    (vault / "People").rename(vault / "Friends")
+    await settle(watcher)
+    await assert_verified(watcher)
+    assert await graph_paths(core) == ["Friends/Alice.md", "Robert.md"]
+    assert fake_ollama.embedded_texts() == [], "a move re-embeds nothing"
+
+
+async def test_move_out_of_the_vault_deletes(
+    watcher: VaultWatcher, vault: Path, core: Core, tmp_path: Path
+) -> None:
+    shutil.move(str(vault / "Bob.md"), str(tmp_path / "Bob.md"))
+    await settle(watcher)
+    await assert_verified(watcher)
+    assert await graph_paths(core) == ["People/Alice.md"]
+    shutil.move(str(tmp_path / "Bob.md"), str(vault / "Bob.md"))  # and back in
+    await settle(watcher)
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+
+
+async def test_burst_of_500_writes(watcher: VaultWatcher, vault: Path, core: Core) -> None:
+    start = time.monotonic()
+    for i in range(500):
+        (vault / f"burst{i % 100}.md").write_text(f"# Burst {i}\n\nLinks to [[burst{i % 7}]].\n")
+    assert time.monotonic() - start < 1.5
+    await settle(watcher, limit_s=180)
+    await assert_verified(watcher)
+    assert len(await graph_paths(core)) == 102
+
+
+async def test_second_watcher_is_refused_and_told_who_holds_the_lease(
+    watcher: VaultWatcher, core: Core
+) -> None:
+    second = VaultWatcher(watcher.ingestor, Lease(core.store, "w", 5))
+    with pytest.raises(LeaseHeldError, match=r"being written by .*pid"):
+        await second.run()
+    status = await lease_status(core.store, "w")
+    assert status and status["live"] and status["holder"] == watcher.lease.holder
+
+
+def test_sigkill_mid_ingest_then_changes_then_restart(
+    settings: Settings, tmp_path: Path, empty_db: object
+) -> None:
+    vault = tmp_path / "big"
+    vault.mkdir()
+    for i in range(300):
+        (vault / f"n{i:03d}.md").write_text(
+            f"# N{i}\n\nN{i} works with [[n{(i + 1) % 300:03d}]].\n"
+        )
+    env = {
+        **os.environ,
+        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        "KNOTWORK_VAULT_NAME": "k",
+        "KNOTWORK_EXTRACT": "false",
+        "KNOTWORK_LEASE_TTL_S": "5",
+        "KNOTWORK_WATCH_DEBOUNCE_MS": "100",
+    }
+    cmd = [sys.executable, "-m", "knotwork.cli", "watch", str(vault)]
+    first = subprocess.Popen(
+        cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    time.sleep(6)  # the initial reconcile is under way
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    (vault / "n001.md").write_text("# N1\n\nChanged while the watcher was down.\n")
+    (vault / "n002.md").rename(vault / "renamed.md")
+    (vault / "n003.md").unlink()
+    time.sleep(6)  # the dead watcher's lease (5 s) lapses; a live one would refuse us
+    second = subprocess.Popen(
+        cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        verified = None
+        for _ in range(10):  # the reconcile takes a while here; verify itself is heavy
+            time.sleep(15)
+            assert second.poll() is None, second.stderr.read() if second.stderr else ""
+            verified = subprocess.run(
+                [sys.executable, "-m", "knotwork.cli", "verify", str(vault)],
+                env=env,
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+            )
+            if verified.returncode == 0:
+                break
+        assert verified is not None and verified.returncode == 0, verified.stdout[-3000:]
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=30)
+    assert second.returncode == 0
