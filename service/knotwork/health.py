@@ -10,6 +10,7 @@ from knotwork import schema
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph import EXPECTED_INDEXES
+from knotwork.lease import lease_status
 from knotwork.llm import model_present, probe_ollama
 
 
@@ -57,6 +58,9 @@ class HealthReport(BaseModel):
     neo4j: Neo4jReport
     ollama: OllamaReport
     manifest: ManifestReport
+    # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
+    # inotify or polling); None when no watcher has run. Does not affect ``ok``.
+    watcher: dict[str, Any] | None = None
 
 
 async def _neo4j(core: Core) -> Neo4jReport:
@@ -131,6 +135,16 @@ async def check_health(core: Core) -> HealthReport:
         if neo4j.version
         else ManifestReport(ok=False, error="Neo4j not reachable")
     )
+    watcher = None
+    if neo4j.version:
+        try:
+            watcher = await lease_status(core.store, core.settings.vault_name)
+        except KnotworkError:
+            watcher = None
     return HealthReport(
-        ok=neo4j.ok and ollama.ok and manifest.ok, neo4j=neo4j, ollama=ollama, manifest=manifest
+        ok=neo4j.ok and ollama.ok and manifest.ok,
+        neo4j=neo4j,
+        ollama=ollama,
+        manifest=manifest,
+        watcher=watcher,
     )

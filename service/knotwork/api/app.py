@@ -10,14 +10,17 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from knotwork import __version__
-from knotwork.api.routes import health
+from knotwork.api.routes import health, notes
 from knotwork.core import open_core
 from knotwork.errors import (
     ConfigError,
     GraphUnavailableError,
     KnotworkError,
+    LeaseHeldError,
     ManifestMismatchError,
     ModelUnavailableError,
+    NoteError,
+    VaultPathError,
 )
 from knotwork.settings import Settings, get_settings
 
@@ -29,6 +32,9 @@ _STATUS = {
     GraphUnavailableError: 503,
     ModelUnavailableError: 503,
     ManifestMismatchError: 409,
+    LeaseHeldError: 409,
+    VaultPathError: 422,
+    NoteError: 422,
 }
 
 
@@ -57,4 +63,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"error": type(exc).__name__, "detail": str(exc)}, status_code=status)
 
     app.include_router(health.router)
+    app.include_router(notes.router)
     return app

@@ -1,0 +1,155 @@
+"""REST writes for clients that are not the file system: put, delete, sync.
+
+The file in the vault stays the truth: a PUT writes it atomically, then ingests it — unless a
+watcher holds the vault's lease, in which case the watcher ingests it (202) and this process
+writes nothing to the graph, so two writers never race.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, HTTPException, status
+from fastapi.responses import JSONResponse
+
+from knotwork.api.deps import Authorized, CoreDep
+from knotwork.core import Core
+from knotwork.errors import NoteError, VaultPathError
+from knotwork.ingest import Ingestor, NoteOutcome
+from knotwork.lease import Lease, lease_status
+from knotwork.sync import sync_vault
+from knotwork.vault import clean_relpath, decode, is_note, resolve_in_vault
+
+router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
+
+MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
+
+
+def _vault(core: Core) -> Path:
+    root = core.settings.vault_path
+    if root is None or not root.is_dir():
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, "no vault folder is configured (KNOTWORK_VAULT_PATH)"
+        )
+    return root
+
+
+def _note_file(root: Path, path: str) -> tuple[str, Path]:
+    try:
+        rel = clean_relpath(path)
+        full = resolve_in_vault(root, rel)
+    except VaultPathError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(exc)) from exc
+    if not is_note(rel):
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_ENTITY,
+            f"{rel!r} is not a note path: it must end in .md and not lie in "
+            "a hidden or ignored folder",
+        )
+    return rel, full
+
+
+def _writable(root: Path) -> None:
+    if not os.access(root, os.W_OK):
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            "the vault is mounted read-only here; edit the files directly (the "
+            "watcher follows them), or mount the vault writable",
+        )
+
+
+async def _watched(core: Core) -> dict[str, Any] | None:
+    lease = await lease_status(core.store, core.settings.vault_name)
+    return lease if lease and lease["live"] else None
+
+
+def _outcome(outcome: NoteOutcome) -> dict[str, Any]:
+    return {
+        "path": outcome.path,
+        "status": outcome.status,
+        "chunks": outcome.chunks,
+        "embedded": outcome.embedded,
+        "facts": dict(outcome.facts),
+        "added": outcome.added,
+        "removed": outcome.removed,
+        "warnings": outcome.warnings,
+    }
+
+
+@router.put(
+    "/notes/{path:path}",
+    summary="Write a note into the vault and ingest it",
+    responses={
+        202: {"description": "written; the watcher ingests it"},
+        409: {"description": "no vault, or a read-only one"},
+        413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
+    },
+)
+async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse:
+    root = _vault(core)
+    rel, full = _note_file(root, path)
+    data = body.encode("utf-8")
+    try:
+        decode(data, rel, core.settings.max_note_bytes)
+    except NoteError as exc:
+        code = (
+            status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+            if "limit" in str(exc)
+            else status.HTTP_422_UNPROCESSABLE_ENTITY
+        )
+        raise HTTPException(code, str(exc)) from exc
+    _writable(root)
+    full.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".knotwork-", suffix=".tmp", dir=full.parent)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, full)
+    if (watcher := await _watched(core)) is not None:
+        return JSONResponse(
+            {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]}, status_code=202
+        )
+    outcome = await Ingestor(core, root=root).upsert_text(rel, body, full.stat().st_mtime)
+    return JSONResponse(_outcome(outcome))
+
+
+@router.delete("/notes/{path:path}", summary="Delete a note from the vault and the graph")
+async def delete_note(path: str, core: CoreDep) -> JSONResponse:
+    root = _vault(core)
+    rel, full = _note_file(root, path)
+    if not full.is_file():
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
+    _writable(root)
+    full.unlink()
+    if (watcher := await _watched(core)) is not None:
+        return JSONResponse(
+            {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]}, status_code=202
+        )
+    return JSONResponse(_outcome(await Ingestor(core, root=root).delete(rel)))
+
+
+@router.post("/sync", summary="Bring the graph in step with the whole vault folder")
+async def sync(core: CoreDep) -> JSONResponse:
+    root = _vault(core)
+    lease = Lease(core.store, core.settings.vault_name, core.settings.lease_ttl_s)
+    await lease.acquire({"mode": "rest-sync"})  # LeaseHeldError → 409 with the holder named
+    try:
+        report = await sync_vault(Ingestor(core, root=root))
+    finally:
+        await lease.release()
+    return JSONResponse(
+        {
+            "notes": report.notes,
+            "written": report.written,
+            "unchanged": report.unchanged,
+            "moved": report.renamed,
+            "deleted": report.deleted,
+            "facts": dict(report.facts),
+            "warnings": report.warnings,
+            "errors": report.errors,
+        }
+    )

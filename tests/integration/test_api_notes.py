@@ -1,0 +1,127 @@
+"""REST writes: PUT/DELETE /notes/{path}, POST /sync — paths kept inside the vault, sizes
+bounded, and no race with a watcher that holds the lease."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from knotwork.api import create_app
+from knotwork.core import open_core
+from knotwork.lease import Lease
+from knotwork.settings import Settings
+from knotwork.verify import snapshot
+from tests.integration.conftest import Neo4jTarget
+
+KEY = "k" * 24
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def client(settings: Settings, vault: Path, empty_db: Neo4jTarget) -> Iterator[TestClient]:
+    app = create_app(
+        settings.model_copy(
+            update={
+                "vault_path": vault,
+                "extract": False,
+                "api_key": SecretStr(KEY),
+                "max_note_bytes": 10_000,
+            }
+        )
+    )
+    with TestClient(app, headers={"X-API-Key": KEY}) as test_client:
+        yield test_client
+
+
+def facts(settings: Settings) -> list[str]:
+    async def read() -> list[str]:
+        async with open_core(settings) as core:
+            return (await snapshot(core.store, "default"))["facts"]
+
+    return asyncio.run(read())
+
+
+def test_put_writes_the_file_and_ingests_it(
+    client: TestClient, vault: Path, settings: Settings
+) -> None:
+    response = client.put(
+        "/notes/People/Ann.md",
+        content="Ann works with [[Ben]].\n",
+        headers={"Content-Type": "text/markdown"},
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "written"
+    assert (vault / "People/Ann.md").read_text() == "Ann works with [[Ben]].\n"
+    assert any("|WORKS_WITH|note:People/Ann.md|unresolved:ben|" in f for f in facts(settings))
+    again = client.put("/notes/People/Ann.md", content="Ann works with [[Ben]].\n")
+    assert again.json()["status"] == "unchanged"
+    gone = client.delete("/notes/People/Ann.md")
+    assert gone.status_code == 200 and gone.json()["status"] == "deleted"
+    assert not (vault / "People/Ann.md").exists() and facts(settings) == []
+    assert client.delete("/notes/People/Ann.md").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "%2E%2E/escape.md",
+        "a/%2E%2E/%2E%2E/escape.md",
+        "%2Fetc%2Fpasswd.md",
+        "bad%00name.md",
+        "tab%09name.md",
+        "image.png",
+        ".obsidian/app.md",
+    ],
+)
+def test_bad_paths_are_422_and_write_nothing(
+    client: TestClient, vault: Path, tmp_path: Path, path: str
+) -> None:
+    response = client.put(f"/notes/{path}", content="x")
+    assert response.status_code == 422, response.text
+    assert list(vault.iterdir()) == [] and not (tmp_path / "escape.md").exists()
+
+
+def test_too_large_is_413(client: TestClient, vault: Path) -> None:
+    response = client.put("/notes/big.md", content="x" * 20_000)
+    assert response.status_code == 413 and "limit" in response.json()["detail"]
+    assert not (vault / "big.md").exists()
+
+
+def test_api_key_is_required(client: TestClient) -> None:
+    response = client.put("/notes/a.md", content="x", headers={"X-API-Key": "wrong"})
+    assert response.status_code == 401
+    assert client.get("/health", headers={"X-API-Key": ""}).status_code in (200, 503)
+
+
+def test_sync_and_the_watchers_lease(client: TestClient, vault: Path, settings: Settings) -> None:
+    (vault / "One.md").write_text("One uses [[Two]].\n")
+    (vault / "Two.md").write_text("# Two\n")
+    response = client.post("/sync")
+    assert response.status_code == 200 and response.json()["written"] == 2
+
+    async def hold() -> Lease:
+        async with open_core(settings) as core:
+            lease = Lease(core.store, "default", 60)
+            await lease.acquire({"mode": "inotify"})
+            return lease
+
+    lease = asyncio.run(hold())
+    busy = client.post("/sync")
+    assert busy.status_code == 409 and lease.holder in busy.json()["detail"]
+    accepted = client.put("/notes/Three.md", content="# Three\n")
+    assert accepted.status_code == 202 and accepted.json()["ingested_by"] == lease.holder
+    assert (vault / "Three.md").exists()
+    assert not any("Three.md" in f for f in facts(settings)), "the watcher ingests it, not us"
+    health = client.get("/health").json()
+    assert health["watcher"]["holder"] == lease.holder and health["watcher"]["live"] is True
