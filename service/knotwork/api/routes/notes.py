@@ -42,10 +42,10 @@ def _note_file(root: Path, path: str) -> tuple[str, Path]:
         rel = clean_relpath(path)
         full = resolve_in_vault(root, rel)
     except VaultPathError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(exc)) from exc
+        raise HTTPException(422, str(exc)) from exc
     if not is_note(rel):
         raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_ENTITY,
+            422,
             f"{rel!r} is not a note path: it must end in .md and not lie in "
             "a hidden or ignored folder",
         )
@@ -95,11 +95,7 @@ async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse
     try:
         decode(data, rel, core.settings.max_note_bytes)
     except NoteError as exc:
-        code = (
-            status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-            if "limit" in str(exc)
-            else status.HTTP_422_UNPROCESSABLE_ENTITY
-        )
+        code = 413 if "limit" in str(exc) else 422
         raise HTTPException(code, str(exc)) from exc
     _writable(root)
     full.parent.mkdir(parents=True, exist_ok=True)
