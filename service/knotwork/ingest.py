@@ -8,7 +8,7 @@ down, chunks land marked ``pending`` and ``retry_pending`` finishes them later.
 
 from __future__ import annotations
 
-import json
+import asyncio
 import logging
 import time
 from collections import Counter
@@ -20,9 +20,10 @@ from knotwork import extract, write
 from knotwork.chunk import chunk_note, embed_text
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
-from knotwork.facts import entity_key, link_key, structural_facts
-from knotwork.models import Chunk, Fact, ParsedNote
+from knotwork.facts import entity_key, structural_facts
+from knotwork.models import Chunk, Fact
 from knotwork.parse import parse_note
+from knotwork.rows import canonical, fact_rows, note_props
 from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
@@ -41,83 +42,6 @@ class NoteOutcome:
     removed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     models_down: bool = False
-
-
-def canonical(fact: Fact) -> str:
-    """A fact as ``note_facts.cypher`` renders it, so revisions can diff old against new."""
-    return "|".join(
-        [
-            fact.relation,
-            entity_key(fact.subject) if fact.subject else "",
-            _target(fact),
-            fact.extractor,
-            str(fact.line),
-            fact.predicate or "",
-            fact.chunk_id or "",
-        ]
-    )
-
-
-def _target(fact: Fact) -> str:
-    return link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
-
-
-def _props(fact: Fact, path: str) -> dict[str, Any]:
-    return {
-        "source": path,
-        "chunk_id": fact.chunk_id,
-        "line": fact.line,
-        "extractor": fact.extractor,
-        "model": fact.model,
-        "confidence": fact.confidence,
-        "predicate": fact.predicate,
-        "target": _target(fact),
-        "subject": entity_key(fact.subject) if fact.subject else None,
-    }
-
-
-def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(link rows, entity rows) for the writer's queries."""
-    links, entities = [], []
-    for fact in facts:
-        props = _props(fact, path)
-        if fact.object_kind == "note":
-            links.append(
-                {
-                    "relation": fact.relation,
-                    "stem": props["target"].rsplit("/", 1)[-1],
-                    "name": fact.object,
-                    "props": props,
-                }
-            )
-        else:
-            entities.append(
-                {
-                    "relation": fact.relation,
-                    "object_name": fact.object,
-                    "subject_name": fact.subject,
-                    "props": props,
-                }
-            )
-    return links, entities
-
-
-def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
-    lpath = link_key(note.path)
-    return {
-        "title": note.title,
-        "name": note.title,
-        "stem": lpath.rsplit("/", 1)[-1],
-        "lpath": lpath,
-        "aliases": note.aliases,
-        "tags": note.tags,
-        "content_hash": note.content_hash,
-        "mtime": mtime,
-        "dates": note.dates,
-        "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
-        "frontmatter_error": note.frontmatter_error,
-        "headings": [h.text for h in note.headings],
-    }
 
 
 class Ingestor:
@@ -263,12 +187,17 @@ class Ingestor:
         """
         if not self.embed_enabled or time.monotonic() < self._models_down_until:
             return None
-        try:
-            vectors = await self.core.embedder.aget_text_embedding_batch(texts)
-        except Exception as exc:  # any client failure means "embed later"
-            log.warning("embedding failed, chunks left pending: %s", exc)
-            self._models_down_until = time.monotonic() + MODEL_BACKOFF_S
-            return None
+        for attempt in (1, 2):  # one retry: a model being loaded may time out once
+            try:
+                vectors = await self.core.embedder.aget_text_embedding_batch(texts)
+                break
+            except Exception as exc:  # any client failure means "embed later"
+                if attempt == 1:
+                    await asyncio.sleep(1.0)
+                    continue
+                log.warning("embedding failed, chunks left pending: %s", exc)
+                self._models_down_until = time.monotonic() + MODEL_BACKOFF_S
+                return None
         dim = self.settings.embed_dimension
         if any(len(v) != dim for v in vectors):
             log.warning("embedding model returned vectors not of size %d; chunks pending", dim)

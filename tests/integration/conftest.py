@@ -20,7 +20,7 @@ from neo4j import AsyncGraphDatabase
 
 from knotwork.core import Core, open_core
 from knotwork.neo4j_local import LocalNeo4j
-from knotwork.settings import Settings
+from knotwork.settings import Settings, get_settings
 from tests.conftest import REPO, make_settings
 from tests.fakes.ollama import FakeOllama
 
@@ -118,6 +118,32 @@ def settings(neo4j_target: Neo4jTarget, fake_ollama: FakeOllama) -> Settings:
         ollama_base_url=fake_ollama.base_url,
         neo4j_index_timeout_s=60,
     )
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """An empty vault folder."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings, empty_db: Neo4jTarget
+) -> Iterator[None]:
+    """The CLI reads its settings from the environment, as a user's shell would give them."""
+    monkeypatch.chdir(tmp_path)
+    for key, value in {
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_USER": settings.neo4j_user,
+        "NEO4J_PASSWORD": settings.password(),
+        "OLLAMA_BASE_URL": settings.ollama_base_url,
+    }.items():
+        monkeypatch.setenv(f"KNOTWORK_{key}", value)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
 
 
 async def reset_database(target: Neo4jTarget) -> None:

@@ -22,13 +22,6 @@ KEY = "k" * 24
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def client(settings: Settings, vault: Path, empty_db: Neo4jTarget) -> Iterator[TestClient]:
     app = create_app(
         settings.model_copy(

@@ -4,36 +4,16 @@ stop or corrupt the rest."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
-from knotwork.settings import Settings, get_settings
 from tests.conftest import REPO
-from tests.integration.conftest import Neo4jTarget
 
 EVAL = Path(os.environ.get("KNOTWORK_EVAL_DIR", REPO.parent / "shared" / "eval"))
 SAPIENZA = EVAL / "vault-it-sapienza"
-
-
-@pytest.fixture
-def env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings, empty_db: Neo4jTarget
-) -> Iterator[None]:
-    monkeypatch.chdir(tmp_path)
-    for key, value in {
-        "NEO4J_URI": settings.neo4j_uri,
-        "NEO4J_USER": settings.neo4j_user,
-        "NEO4J_PASSWORD": settings.password(),
-        "OLLAMA_BASE_URL": settings.ollama_base_url,
-    }.items():
-        monkeypatch.setenv(f"KNOTWORK_{key}", value)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
 
 
 @pytest.mark.skipif(not SAPIENZA.is_dir(), reason=f"{SAPIENZA} not present")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -14,24 +12,6 @@ from knotwork.graph import EXPECTED_INDEXES
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget
-
-
-@pytest.fixture
-def env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: object, settings: Settings, empty_db: Neo4jTarget
-) -> Iterator[None]:
-    """The CLI reads its settings from the environment, as a user's shell would give them."""
-    monkeypatch.chdir(tmp_path)  # type: ignore[arg-type]
-    for key, value in {
-        "NEO4J_URI": settings.neo4j_uri,
-        "NEO4J_USER": settings.neo4j_user,
-        "NEO4J_PASSWORD": settings.password(),
-        "OLLAMA_BASE_URL": settings.ollama_base_url,
-    }.items():
-        monkeypatch.setenv(f"KNOTWORK_{key}", value)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
 
 
 def test_health_is_green_with_real_neo4j_and_fake_ollama(

@@ -18,13 +18,6 @@ from tests.fakes.ollama import FakeOllama
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def ingestor(core: Core, vault: Path) -> Ingestor:
     return Ingestor(core, root=vault, vault="t", extract_enabled=False)
 

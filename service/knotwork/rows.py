@@ -1,0 +1,86 @@
+"""Rows for the writer's queries: facts and notes turned into parameter maps."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knotwork.facts import entity_key, link_key
+from knotwork.models import Fact, ParsedNote
+
+
+def canonical(fact: Fact) -> str:
+    """A fact as ``note_facts.cypher`` renders it, so revisions can diff old against new."""
+    return "|".join(
+        [
+            fact.relation,
+            entity_key(fact.subject) if fact.subject else "",
+            _target(fact),
+            fact.extractor,
+            str(fact.line),
+            fact.predicate or "",
+            fact.chunk_id or "",
+        ]
+    )
+
+
+def _target(fact: Fact) -> str:
+    return link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
+
+
+def _props(fact: Fact, path: str) -> dict[str, Any]:
+    return {
+        "source": path,
+        "chunk_id": fact.chunk_id,
+        "line": fact.line,
+        "extractor": fact.extractor,
+        "model": fact.model,
+        "confidence": fact.confidence,
+        "predicate": fact.predicate,
+        "target": _target(fact),
+        "subject": entity_key(fact.subject) if fact.subject else None,
+    }
+
+
+def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(link rows, entity rows) for the writer's queries."""
+    links, entities = [], []
+    for fact in facts:
+        props = _props(fact, path)
+        if fact.object_kind == "note":
+            links.append(
+                {
+                    "relation": fact.relation,
+                    "stem": props["target"].rsplit("/", 1)[-1],
+                    "name": fact.object,
+                    "props": props,
+                }
+            )
+        else:
+            entities.append(
+                {
+                    "relation": fact.relation,
+                    "object_name": fact.object,
+                    "subject_name": fact.subject,
+                    "props": props,
+                }
+            )
+    return links, entities
+
+
+def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
+    lpath = link_key(note.path)
+    return {
+        "title": note.title,
+        "name": note.title,
+        "stem": lpath.rsplit("/", 1)[-1],
+        "lpath": lpath,
+        "aliases": note.aliases,
+        "tags": note.tags,
+        "content_hash": note.content_hash,
+        "mtime": mtime,
+        "dates": note.dates,
+        "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
+        "frontmatter_error": note.frontmatter_error,
+        "headings": [h.text for h in note.headings],
+    }
