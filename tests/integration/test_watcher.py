@@ -36,12 +36,20 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-async def watcher(core: Core, vault: Path) -> AsyncIterator[VaultWatcher]:
+@pytest.fixture(params=["inotify", "polling"])
+async def watcher(
+    core: Core, vault: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[VaultWatcher]:
+    """A running watcher on the vault, once with inotify and once polling."""
     fast = dataclasses.replace(
         core,
         settings=core.settings.model_copy(
-            update={"watch_debounce_ms": 100, "watch_rescan_s": 0, "lease_ttl_s": 5}
+            update={
+                "watch_debounce_ms": 100,
+                "watch_rescan_s": 0,
+                "lease_ttl_s": 5,
+                "watch_polling": request.param == "polling",
+            }
         ),
     )
     ingestor = Ingestor(fast, root=vault, vault="w", extract_enabled=False)
