@@ -64,3 +64,10 @@ def test_facts_use_the_vocabulary_and_keep_the_wording() -> None:
     assert facts[1].predicate == "DROP DATABASE neo4j"
     assert facts[0].extractor == "llm" and facts[0].chunk_id == "c1" and facts[0].model == "m"
     assert entity_names(extraction) == ["Rome", "Ann", "Ben"]
+
+
+def test_lucene_query_quotes_every_word() -> None:
+    from knotwork.retrieve import lucene_query
+
+    assert lucene_query('tomato AND "basil" (x:y)~') == '"tomato" OR "AND" OR "basil" OR "x" OR "y"'
+    assert lucene_query("*?!") == ""

@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from knotwork import __version__
-from knotwork.api.routes import health, notes
+from knotwork.api.routes import health, notes, query
 from knotwork.core import open_core
 from knotwork.errors import (
     ConfigError,
@@ -64,4 +64,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(notes.router)
+    app.include_router(query.router)
     return app

@@ -1,0 +1,75 @@
+"""POST /retrieve on the real Neo4j: vector and full-text evidence, fused, never stale."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from knotwork.api import create_app
+from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import Neo4jTarget
+
+
+@pytest.fixture
+def client(settings: Settings, vault: Path, empty_db: Neo4jTarget) -> Iterator[TestClient]:
+    (vault / "Alice.md").write_text("# Alice\n\nAlice works with Bob on the graph database.\n")
+    (vault / "Recipes.md").write_text("# Lasagna\n\nLayers of pasta, tomato and basil.\n")
+    app = create_app(settings.model_copy(update={"vault_path": vault, "extract": False}))
+    with TestClient(app) as test_client:
+        assert test_client.post("/sync").status_code == 200
+        yield test_client
+
+
+def test_both_retrievers_find_the_note_and_cite_lines(client: TestClient) -> None:
+    body = client.post(
+        "/retrieve", json={"question": "Who works on the graph database?", "top_k": 2}
+    ).json()
+    assert body["status"] == "ok"
+    top = body["citations"][0]
+    assert (top["path"], top["heading"], top["line_start"], top["line_end"]) == (
+        "Alice.md",
+        "Alice",
+        1,
+        3,
+    )
+    assert set(top["retrievers"]) == {"vector", "fulltext"}
+    assert "Bob" in top["snippet"]
+
+
+def test_an_edit_removes_old_text_from_the_evidence(client: TestClient, vault: Path) -> None:
+    response = client.put("/notes/Alice.md", content="# Alice\n\nAlice now paints.\n")
+    assert response.status_code == 200
+    body = client.post("/retrieve", json={"question": "graph database Bob"}).json()
+    assert all("Bob" not in c["snippet"] for c in body["citations"])
+
+
+def test_lucene_syntax_in_questions_is_text(client: TestClient) -> None:
+    for question in ['tomato AND "basil', "pasta~ OR (", "a:b/c\\", "*"]:
+        response = client.post("/retrieve", json={"question": question})
+        assert response.status_code == 200, response.text
+
+
+def test_full_text_still_answers_when_the_embedder_is_down(
+    client: TestClient, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.down = True
+    body = client.post("/retrieve", json={"question": "lasagna basil"}).json()
+    assert body["citations"][0]["path"] == "Recipes.md"
+    assert body["warnings"] and "vector retrieval skipped" in body["warnings"][0]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"question": ""},
+        {"question": "x" * 2001},
+        {"question": "ok", "top_k": 0},
+        {"question": "ok", "top_k": 51},
+    ],
+)
+def test_bounds_are_422(client: TestClient, payload: dict[str, object]) -> None:
+    assert client.post("/retrieve", json=payload).status_code == 422
