@@ -92,7 +92,7 @@ def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
         facts.append(
             Fact(
                 relation=vocab.safe_relation(relation),
-                object=link.target.strip() if attachment else key,
+                object=link.target.strip(),  # as written; the writer matches by link_key
                 object_kind="entity" if attachment else "note",
                 extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
                 line=link.line,

@@ -118,3 +118,27 @@ def test_sync_and_the_watchers_lease(client: TestClient, vault: Path, settings: 
     assert not any("Three.md" in f for f in facts(settings)), "the watcher ingests it, not us"
     health = client.get("/health").json()
     assert health["watcher"]["holder"] == lease.holder and health["watcher"]["live"] is True
+
+
+def test_get_note_shows_chunks_and_facts_with_provenance(client: TestClient) -> None:
+    text = "---\nrole: chemist\n---\n# Ann\n\nAnn works with [[Ben]].\n"
+    assert client.put("/notes/Ann.md", content=text).status_code == 200
+    response = client.get("/notes/Ann.md")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["note"]["title"] == "Ann"
+    assert [c["heading_path"] for c in body["chunks"]] == ["Ann"]
+    facts = {
+        (f["predicate"], f["object"], f["object_kind"], f["extractor"], f["line"])
+        for f in body["facts"]
+    }
+    assert facts == {
+        ("HAS_ROLE", "chemist", "entity", "frontmatter", 2),
+        ("WORKS_WITH", "Ben", "unresolved", "wikilink", 6),
+    }
+    link = next(f for f in body["facts"] if f["predicate"] == "WORKS_WITH")
+    assert link["source"] == "Ann.md" and link["chunk_id"] == body["chunks"][0]["id"]
+    assert client.get("/notes/Nobody.md").status_code == 404
+    stats = client.get("/stats").json()
+    assert (stats["notes"], stats["chunks"], stats["unresolved"]) == (1, 1, 1)
+    assert stats["facts"] == {"frontmatter": 1, "wikilink": 1}

@@ -25,10 +25,10 @@ def test_links_get_relations_lines_and_chunks() -> None:
         "Embeds ![[Diagram]] and ![[photo.png]]; see [[#Local]].\n"
     )
     got = [(f.relation, f.object, f.object_kind, f.line) for f in facts]
-    assert ("WORKS_WITH", "alice", "note", 3) in got
-    assert ("WORKS_WITH", "bob", "note", 3) in got
-    assert ("REPORTS_TO", "carol", "note", 3) in got
-    assert ("EMBEDS", "diagram", "note", 4) in got
+    assert ("WORKS_WITH", "Alice", "note", 3) in got
+    assert ("WORKS_WITH", "Bob", "note", 3) in got
+    assert ("REPORTS_TO", "Carol", "note", 3) in got
+    assert ("EMBEDS", "Diagram", "note", 4) in got
     assert ("EMBEDS", "photo.png", "entity", 4) in got, "attachments are not notes"
     assert all(f.object != "" for f in facts), "[[#heading]] is not a fact about another note"
     assert all(f.chunk_id for f in facts if f.extractor == "wikilink")
@@ -45,7 +45,7 @@ def test_frontmatter_aliases_tags() -> None:
         ("HAS_ROLE", "capo", "frontmatter"),
         ("HAS_PARTICIPANT", "Ann", "frontmatter"),
         ("HAS_PARTICIPANT", "Ben", "frontmatter"),
-        ("HAS_PARENT", "hub", "frontmatter"),
+        ("HAS_PARENT", "Hub", "frontmatter"),
         ("HAS_ALIAS", "Al", "alias"),
         ("HAS_TAG", "#x", "tag"),
         ("HAS_TAG", "#y", "tag"),

@@ -79,6 +79,24 @@ def _outcome(outcome: NoteOutcome) -> dict[str, Any]:
     }
 
 
+@router.get("/notes/{path:path}", summary="A note's chunks and facts, with provenance")
+async def get_note(path: str, core: CoreDep) -> JSONResponse:
+    try:
+        rel = clean_relpath(path)
+    except VaultPathError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    rows = await core.store.read("note_detail", vault=core.settings.vault_name, path=rel)
+    if not rows:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the graph")
+    return JSONResponse(rows[0])
+
+
+@router.get("/stats", summary="Counts of notes, chunks, entities, facts and pending work")
+async def stats(core: CoreDep) -> JSONResponse:
+    rows = await core.store.read("vault_stats", vault=core.settings.vault_name)
+    return JSONResponse({"vault": core.settings.vault_name, **rows[0]})
+
+
 @router.put(
     "/notes/{path:path}",
     summary="Write a note into the vault and ingest it",

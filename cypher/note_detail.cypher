@@ -1,0 +1,28 @@
+// One note with its chunks and every fact it asserts, with provenance.
+// Parameters: $vault (str), $path (str)
+// Returns: note (map), chunks (list of maps), facts (list of maps); no row for an unknown note
+MATCH (n:Note {vault: $vault, path: $path})
+CALL (n) {
+  OPTIONAL MATCH (n)-[:HAS_CHUNK]->(c:Chunk)
+  WITH c ORDER BY c.ord
+  RETURN collect(c {.id, .ord, .heading_path, .line_start, .line_end, .text, .embedding_state,
+                    .extraction_state, .extraction_error}) AS chunks
+}
+CALL (n) {
+  CALL (n) {
+    MATCH (n)-[r]->(o) WHERE r.source = $path RETURN n AS s, r, o
+    UNION
+    MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.source = $path
+    RETURN s, r, o
+  }
+  WITH DISTINCT s, r, o ORDER BY r.line, type(r)
+  RETURN collect({
+    subject: coalesce(s.path, s.name), predicate: type(r), object: coalesce(o.path, o.name),
+    object_kind: CASE WHEN o:Note THEN 'note' WHEN o:Unresolved THEN 'unresolved'
+                      ELSE 'entity' END,
+    wording: r.predicate, source: r.source, chunk_id: r.chunk_id, line: r.line,
+    extractor: r.extractor, model: r.model, confidence: r.confidence,
+    recorded_at: toString(r.recorded_at)}) AS facts
+}
+RETURN n {.path, .title, .aliases, .tags, .dates, .content_hash, .frontmatter_error,
+          updated_at: toString(n.updated_at)} AS note, chunks, facts
