@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import random
 import shutil
 import statistics
@@ -22,15 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.fakes.ollama import FakeOllama
-
+from bench.common import bench_settings, record
 from knotwork.core import open_core
 from knotwork.ingest import Ingestor
-from knotwork.neo4j_local import LocalNeo4j
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 
-ROOT = Path(__file__).resolve().parents[1]
 WORDS = [
     "graph",
     "note",
@@ -115,32 +110,8 @@ async def main() -> None:
     parser.add_argument("--updates", type=int, default=30)
     parser.add_argument("--record", action="store_true")
     args = parser.parse_args()
-    fake = FakeOllama().start()
-    local = None
-    overrides: dict[str, object] = {"ollama_base_url": fake.base_url, "extract": False}
-    if not os.environ.get("KNOTWORK_NEO4J_URI"):
-        local = LocalNeo4j(
-            Settings(
-                _env_file=None,
-                neo4j_uri="bolt://127.0.0.1:27688",  # type: ignore[call-arg]
-                neo4j_password="knotwork-bench-password",
-                neo4j_local_dir=ROOT / ".neo4j",
-                neo4j_local_instance="bench",
-                neo4j_local_http_port=27475,
-            )
-        )
-        local.start()
-        overrides |= {
-            "neo4j_uri": "bolt://127.0.0.1:27688",
-            "neo4j_password": "knotwork-bench-password",
-        }
-    settings = Settings(**overrides)  # type: ignore[arg-type]
-    try:
+    with bench_settings() as settings:
         rows = [await measure(settings, count, args.updates) for count in args.notes]
-    finally:
-        fake.stop()
-        if local:
-            local.stop()
     table = [
         "| notes | chunks | whole-vault ingest | notes/s | one update, median | p95 |",
         "|---:|---:|---:|---:|---:|---:|",
@@ -160,17 +131,13 @@ async def main() -> None:
     text = "\n".join(table)
     print(text)
     if args.record:
-        machine = (
-            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        record(
+            "Ingest",
+            f".venv/bin/python -m bench.ingest --notes "
+            f"{' '.join(map(str, args.notes))} --updates {args.updates} --record",
+            "Neo4j 5.26 local, fake embedder, extraction off.",
+            text,
         )
-        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
-            out.write(
-                f"\n## Ingest ({time.strftime('%Y-%m-%d')})\n\n"
-                f"Command: `.venv/bin/python -m bench.ingest --notes "
-                f"{' '.join(map(str, args.notes))} --updates {args.updates} --record`  \n"
-                f"Machine: {machine}; Neo4j 5.26 local, fake embedder, extraction off.\n\n"
-                f"{text}\n"
-            )
 
 
 if __name__ == "__main__":

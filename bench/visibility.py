@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import random
 import shutil
 import statistics
@@ -21,13 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.fakes.ollama import FakeOllama
-
-from bench.ingest import ROOT, generate
+from bench.common import bench_settings, record
+from bench.ingest import generate
 from knotwork.core import open_core
 from knotwork.ingest import Ingestor
 from knotwork.lease import Lease
-from knotwork.neo4j_local import LocalNeo4j
 from knotwork.retrieve import retrieve
 from knotwork.settings import Settings
 from knotwork.watcher import VaultWatcher
@@ -75,31 +71,8 @@ async def main() -> None:
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--record", action="store_true")
     args = parser.parse_args()
-    fake = FakeOllama().start()
-    local = None
-    overrides: dict[str, object] = {"ollama_base_url": fake.base_url, "extract": False}
-    if not os.environ.get("KNOTWORK_NEO4J_URI"):
-        local = LocalNeo4j(
-            Settings(
-                _env_file=None,
-                neo4j_uri="bolt://127.0.0.1:27688",  # type: ignore[call-arg]
-                neo4j_password="knotwork-bench-password",
-                neo4j_local_dir=ROOT / ".neo4j",
-                neo4j_local_instance="bench",
-                neo4j_local_http_port=27475,
-            )
-        )
-        local.start()
-        overrides |= {
-            "neo4j_uri": "bolt://127.0.0.1:27688",
-            "neo4j_password": "knotwork-bench-password",
-        }
-    try:
-        delays = await measure(Settings(**overrides), args.notes, args.edits)  # type: ignore[arg-type]
-    finally:
-        fake.stop()
-        if local:
-            local.stop()
+    with bench_settings() as settings:
+        delays = await measure(settings, args.notes, args.edits)
     ms = sorted(d * 1000 for d in delays)
     p95 = ms[int(0.95 * (len(ms) - 1))]
     text = (
@@ -109,19 +82,15 @@ async def main() -> None:
     )
     print(text)
     if args.record:
-        machine = (
-            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        record(
+            "Save → visible to retrieval",
+            f".venv/bin/python -m bench.visibility --notes {args.notes} --edits {args.edits} "
+            "--record",
+            "Neo4j 5.26 local, fake embedder, extraction off, watcher debounce 300 ms "
+            "(inotify). Time from the file write until the retrieval path behind "
+            "`POST /retrieve` returns the note for the new word; it includes the debounce.",
+            text,
         )
-        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
-            out.write(
-                f"\n## Save → visible to retrieval ({time.strftime('%Y-%m-%d')})\n\n"
-                f"Command: `.venv/bin/python -m bench.visibility --notes {args.notes} "
-                f"--edits {args.edits} --record`  \nMachine: {machine}; Neo4j 5.26 local, "
-                "fake embedder, extraction off, watcher debounce 300 ms (inotify). Time "
-                "from the file write until the retrieval path behind `POST /retrieve` "
-                "returns the note for the new word; it includes the debounce.\n\n"
-                f"{text}\n"
-            )
 
 
 if __name__ == "__main__":

@@ -316,7 +316,10 @@ class LocalNeo4j:
         while time.monotonic() < deadline:
             if _bolt_answers(self.bolt_port):
                 return self.status()
-            if (proc is not None and proc.poll() is not None) or self.pid() is None:
+            # Our own child is judged by its exit status: until it has exec'd java, its
+            # /proc cmdline is still ours, so pid() would call a starting server dead.
+            gone = proc.poll() is not None if proc is not None else self.pid() is None
+            if gone:
                 raise LocalNeo4jError(
                     f"Neo4j exited while starting. Last log lines:\n{self.log_tail(40)}"
                 )
