@@ -68,7 +68,12 @@ async def watcher(
 
 
 async def settle(watcher: VaultWatcher, quiet: float = 0.6, limit_s: float = 60) -> None:
-    """Wait until no event arrived for ``quiet`` seconds and nothing is pending."""
+    """Wait until no event arrived for ``quiet`` seconds and nothing is pending.
+
+    A polling observer looks once a second, so its quiet window must be longer.
+    """
+    if watcher.status.mode == "polling":
+        quiet = max(quiet, 2.5)
     deadline = time.monotonic() + limit_s
     seen = -1
     while time.monotonic() < deadline:
