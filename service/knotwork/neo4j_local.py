@@ -10,24 +10,20 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from knotwork.errors import LocalNeo4jError
+from knotwork.neo4j_jars import NEO4J_VERSION, browser_available, resolve_jars
 from knotwork.settings import Settings
 
-NEO4J_VERSION = "5.26.30"
-APOC_VERSION = "5.26.19"
-BROWSER_VERSION = "5.24.0"
 SUPPORTED_JAVA = (17, 21)
 
 _JVM_FLAGS = [
@@ -46,21 +42,6 @@ _JVM_FLAGS = [
 ]
 _ENTRY = "org.neo4j.server.CommunityEntryPoint"
 _ADMIN = "org.neo4j.server.startup.Neo4jAdminCommand"
-
-_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>knotwork.local</groupId><artifactId>{name}</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>{deps}</dependencies>
-</project>
-"""
-_DEP = (
-    "<dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
-)
-
-
-def _pom(name: str, *coords: tuple[str, str, str]) -> str:
-    return _POM.format(name=name, deps="".join(_DEP.format(*c) for c in coords))
 
 
 @dataclass(frozen=True)
@@ -86,101 +67,12 @@ class LocalNeo4j:
         self._pidfile = self.home / "run" / "neo4j.pid"
         self._console = self.home / "logs" / "console.log"
 
-    # -- jars ---------------------------------------------------------------------------------
-
     def resolve_jars(self) -> bool:
         """Fetch the jars with Maven unless cached; True when Maven ran."""
-        if (self.jars / "resolved.json").is_file():
-            return False
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise LocalNeo4jError(
-                "Maven (`mvn`) is not on PATH; install it (apt-get install "
-                "maven) to run Neo4j without Docker."
-            )
-        self.jars.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".resolving-", dir=self.jars.parent))
-        try:
-            self._maven(
-                mvn,
-                staging,
-                "server",
-                "lib",
-                ("org.neo4j", "neo4j", NEO4J_VERSION),
-                ("org.neo4j.app", "neo4j-server", NEO4J_VERSION),
-            )
-            browser = self._maven(
-                mvn,
-                staging,
-                "browser",
-                "lib",
-                ("org.neo4j.client", "neo4j-browser", BROWSER_VERSION),
-                required=False,
-            )
-            # APOC's own dependencies, minus what the server already ships (first on the
-            # classpath would win, and an older copy could break the server).
-            self._maven(
-                mvn,
-                staging,
-                "apoc",
-                "plugins",
-                ("org.neo4j.procedure", "apoc-core", APOC_VERSION),
-                ("org.neo4j.procedure", "apoc-common", APOC_VERSION),
-            )
-            shipped = {_artifact(p.name) for p in (staging / "lib").glob("*.jar")}
-            for jar in (staging / "plugins").glob("*.jar"):
-                if _artifact(jar.name) in shipped:
-                    jar.unlink()
-            (staging / "resolved.json").write_text(
-                json.dumps(
-                    {
-                        "neo4j": NEO4J_VERSION,
-                        "apoc": APOC_VERSION,
-                        "browser": BROWSER_VERSION if browser else None,
-                    }
-                )
-            )
-            if self.jars.exists():
-                shutil.rmtree(self.jars)
-            staging.rename(self.jars)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        return True
-
-    def _maven(
-        self,
-        mvn: str,
-        staging: Path,
-        name: str,
-        into: str,
-        *coords: tuple[str, str, str],
-        required: bool = True,
-    ) -> bool:
-        pom = staging / f"{name}.pom.xml"
-        pom.write_text(_pom(name, *coords))
-        proc = subprocess.run(
-            [
-                mvn,
-                "-B",
-                "-q",
-                "-f",
-                str(pom),
-                "dependency:copy-dependencies",
-                "-DincludeScope=runtime",
-                f"-DoutputDirectory={staging / into}",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0 and required:
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-            raise LocalNeo4jError(f"Maven could not resolve {coords}:\n{tail}")
-        return proc.returncode == 0
+        return resolve_jars(self.jars)
 
     def browser_available(self) -> bool:
-        stamp = self.jars / "resolved.json"
-        return stamp.is_file() and bool(json.loads(stamp.read_text()).get("browser"))
+        return browser_available(self.jars)
 
     # -- configuration ------------------------------------------------------------------------
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from knotwork.neo4j_local import LocalNeo4j, _artifact, _bolt_answers
+from knotwork.neo4j_jars import artifact
+from knotwork.neo4j_local import LocalNeo4j, _bolt_answers
 from tests.conftest import make_settings
 
 
@@ -31,10 +32,10 @@ def test_config_binds_loopback_and_uses_settings(tmp_path: Path) -> None:
 
 
 def test_artifact_names() -> None:
-    assert _artifact("commons-lang3-3.12.0.jar") == "commons-lang3"
-    assert _artifact("apoc-core-5.26.19.jar") == "apoc-core"
-    assert _artifact("neo4j-browser-5.24.0.jar") == "neo4j-browser"
-    assert _artifact("RoaringBitmap-0.7.17.jar") == "RoaringBitmap"
+    assert artifact("commons-lang3-3.12.0.jar") == "commons-lang3"
+    assert artifact("apoc-core-5.26.19.jar") == "apoc-core"
+    assert artifact("neo4j-browser-5.24.0.jar") == "neo4j-browser"
+    assert artifact("RoaringBitmap-0.7.17.jar") == "RoaringBitmap"
 
 
 def test_bolt_probe_is_false_for_closed_and_for_non_bolt_ports() -> None:
