@@ -66,9 +66,8 @@ class HealthReport(BaseModel):
 async def _neo4j(core: Core) -> Neo4jReport:
     report = Neo4jReport(ok=False, uri=core.settings.neo4j_uri)
     try:
-        report.version = await schema.check_server(core.store)
-        info = await core.store.server_info()
-        report.edition = info.edition
+        info = await schema.check_server(core.store)
+        report.version, report.edition = info.version, info.edition
         report.apoc = await core.store.apoc_installed()
         states = await core.store.index_states()
     except KnotworkError as exc:

@@ -10,7 +10,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from knotwork import __version__
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
-from knotwork.graph import GraphStore
+from knotwork.graph import GraphStore, ServerInfo
 from knotwork.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -23,15 +23,15 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("-")[0].split(".")[:2] if p.isdigit())
 
 
-async def check_server(store: GraphStore) -> str:
-    """The server's version; GraphUnavailableError when older than 5.26."""
+async def check_server(store: GraphStore) -> ServerInfo:
+    """The server's name, version and edition; GraphUnavailableError when older than 5.26."""
     info = await store.server_info()
     if _version_tuple(info.version) < MIN_NEO4J:
         raise GraphUnavailableError(
             f"Neo4j {info.version} is too old: Knotwork needs {'.'.join(map(str, MIN_NEO4J))} "
             "or newer (vector indexes with cosine similarity and Cypher 5 syntax)."
         )
-    return info.version
+    return info
 
 
 async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any] | None:
