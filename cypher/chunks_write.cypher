@@ -1,7 +1,7 @@
 // Write a note's chunks: properties, HAS_CHUNK, embeddings (new, or copied from an old chunk
 // with the same hash so unchanged text is never embedded twice).
 // Parameters: $vault (str), $path (str), $chunks (list of maps: id, ord, heading_path,
-//             line_start, line_end, text, hash, embedding (list<float> or null), copy_from (old
+//             line_start, line_end, line_map, text, mtext, hash, embedding (list<float> or null), copy_from (old
 //             chunk id or null), extraction, extraction_model, extraction_state,
 //             extraction_error)
 // Returns: written (int)
@@ -9,7 +9,8 @@ MATCH (n:Note {vault: $vault, path: $path})
 UNWIND $chunks AS ch
 MERGE (c:Chunk {id: ch.id})
 SET c.vault = $vault, c.note_path = $path, c.ord = ch.ord, c.heading_path = ch.heading_path,
-    c.line_start = ch.line_start, c.line_end = ch.line_end, c.text = ch.text, c.hash = ch.hash,
+    c.line_start = ch.line_start, c.line_end = ch.line_end, c.line_map = ch.line_map,
+    c.text = ch.text, c.mtext = ch.mtext, c.hash = ch.hash,
     c.extraction = ch.extraction, c.extraction_model = ch.extraction_model,
     c.extraction_state = ch.extraction_state, c.extraction_error = ch.extraction_error
 MERGE (n)-[:HAS_CHUNK]->(c)

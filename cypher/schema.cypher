@@ -41,4 +41,19 @@ FOR (c:Chunk) ON (c.embedding_state)
 ;
 
 CREATE CONSTRAINT lease_vault IF NOT EXISTS
-FOR (l:Lease) REQUIRE l.vault IS UNIQUE
+FOR (l:Lease) REQUIRE l.vault IS UNIQUE;
+
+CREATE INDEX note_mkey IF NOT EXISTS
+FOR (n:Note) ON (n.vault, n.mkey);
+
+CREATE INDEX note_mtitle IF NOT EXISTS
+FOR (n:Note) ON (n.vault, n.mtitle);
+
+CREATE INDEX entity_mkey IF NOT EXISTS
+FOR (e:Entity) ON (e.vault, e.mkey);
+
+CREATE TEXT INDEX chunk_mtext IF NOT EXISTS
+FOR (c:Chunk) ON (c.mtext);
+
+CREATE INDEX mention_target IF NOT EXISTS
+FOR ()-[r:MENTIONS]-() ON (r.target)

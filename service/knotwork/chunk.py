@@ -108,7 +108,11 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
         if current:
             groups.append(current)
         for group in groups:
-            text = "\n".join(t for _, t in group).strip("\n")
+            while group and not group[0][1]:
+                group = group[1:]
+            while group and not group[-1][1]:
+                group = group[:-1]
+            text = "\n".join(t for _, t in group)
             if not text.strip():
                 continue
             content_hash = _sha(embed_text(heading_path, text))
@@ -122,6 +126,7 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
                     line_end=group[-1][0],
                     text=text,
                     hash=content_hash,
+                    line_map=tuple(number for number, _ in group),
                 )
             )
     return chunks

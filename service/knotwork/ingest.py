@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from knotwork import extract, write
+from knotwork import extract, mentions, write
 from knotwork.chunk import chunk_note, embed_text
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.facts import entity_key, structural_facts
 from knotwork.models import Chunk, Fact
 from knotwork.parse import parse_note
-from knotwork.rows import canonical, fact_rows, note_props
+from knotwork.rows import FACTS_VERSION, canonical, fact_rows, note_props
 from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,11 @@ class Ingestor:
         note = parse_note(path, text)
         state = await self._state(path)
         old = await self._state(renamed_from) if renamed_from else state
-        if renamed_from is None and state["content_hash"] == note.content_hash:
+        if (
+            renamed_from is None
+            and state["content_hash"] == note.content_hash
+            and state["facts_version"] == FACTS_VERSION
+        ):
             return NoteOutcome(path, "unchanged")
         outcome = NoteOutcome(path, "renamed" if renamed_from else "written")
         if note.frontmatter_error:
@@ -114,6 +118,7 @@ class Ingestor:
                 old_hash=old["content_hash"],
                 is_new=state["content_hash"] is None,
                 renamed_from=renamed_from,
+                mention_grams=mentions.gram_rows(rows) if self.settings.mentions else None,
             ),
         )
         outcome.chunks, outcome.added, outcome.removed = len(chunks), result.added, result.removed
@@ -141,7 +146,9 @@ class Ingestor:
         state = await self._state(path)
         if state["content_hash"] is None:
             return NoteOutcome(path, "missing")
-        result = await write.delete_note(self.core.store, self.vault, path, state["content_hash"])
+        result = await write.delete_note(
+            self.core.store, self.vault, path, state["content_hash"], self.settings.mentions
+        )
         return NoteOutcome(path, "deleted", removed=result.removed)
 
     async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
@@ -177,7 +184,7 @@ class Ingestor:
 
     async def _state(self, path: str) -> dict[str, Any]:
         rows = await self.core.store.read("note_state", vault=self.vault, path=path)
-        return rows[0] if rows else {"content_hash": None, "chunks": []}
+        return rows[0] if rows else {"content_hash": None, "facts_version": None, "chunks": []}
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
         """Vectors for texts, or None when the embedding model cannot answer.
@@ -236,7 +243,9 @@ class Ingestor:
                     "heading_path": c.heading_path,
                     "line_start": c.line_start,
                     "line_end": c.line_end,
+                    "line_map": list(c.line_map),
                     "text": c.text,
+                    "mtext": mentions.chunk_mtext(c.text),
                     "hash": c.hash,
                     "embedding": new_vectors.get(c.id),
                     "copy_from": prior["id"] if prior and prior.get("has_embedding") else None,

@@ -70,6 +70,8 @@ class Chunk:
     line_end: int
     text: str
     hash: str  # sha256 hex of text
+    # The file line of each line of ``text`` (paragraph breaks are collapsed in ``text``).
+    line_map: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

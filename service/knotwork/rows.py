@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from knotwork.facts import entity_key, link_key
+from knotwork.mentions import name_key, note_name_keys
 from knotwork.models import Fact, ParsedNote
 
 
@@ -61,6 +62,7 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
                 {
                     "relation": fact.relation,
                     "object_name": fact.object,
+                    "object_mkey": name_key(fact.object),
                     "subject_name": fact.subject,
                     "props": props,
                 }
@@ -68,12 +70,20 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
     return links, entities
 
 
+# Bump when the facts derived from unchanged text change (new extractor, new rule), so a sync
+# rewrites every note once instead of skipping it as unchanged.
+FACTS_VERSION = 2
+
+
 def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
     lpath = link_key(note.path)
+    stem = lpath.rsplit("/", 1)[-1]
+    file_stem = note.path.rsplit("/", 1)[-1]
+    file_stem = file_stem[:-3] if file_stem.lower().endswith(".md") else file_stem
     return {
         "title": note.title,
         "name": note.title,
-        "stem": lpath.rsplit("/", 1)[-1],
+        "stem": stem,
         "lpath": lpath,
         "aliases": note.aliases,
         "tags": note.tags,
@@ -83,4 +93,9 @@ def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
         "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
         "frontmatter_error": note.frontmatter_error,
         "headings": [h.text for h in note.headings],
+        # What unlinked mentions of this note are matched by (see mentions.py).
+        "mkey": name_key(file_stem),
+        "mtitle": name_key(note.title),
+        "mkeys": note_name_keys(file_stem, note.title, note.aliases),
+        "facts_version": FACTS_VERSION,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
@@ -36,19 +37,30 @@ class Settings(BaseSettings):
     embed_model: str = "nomic-embed-text"
     embed_dimension: int = Field(default=768, ge=1, le=4096)
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
+    # Where embeddings are computed: Ollama, or in this process with sentence-transformers
+    # (the `local-embed` extra), for machines without Ollama.
+    embed_provider: Literal["ollama", "sentence-transformers"] = "ollama"
+    # CPU threads torch may use for in-process embeddings (process-wide).
+    embed_threads: int = Field(default=1, ge=1, le=64)
 
     # Vault and chunking
     vault_path: Path | None = None
     # One database can hold several vaults; each is keyed by this name.
     vault_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     max_note_bytes: int = Field(default=2_000_000, ge=1_000)
+    # REST writes (PUT/DELETE /notes) answer 409; set where the vault is mounted read-only.
+    vault_read_only: bool = False
     # Model extraction of entities and triples; off means structural facts only.
     extract: bool = True
+    # Plain-text mentions of another note's name (stem, title, alias) as MENTIONS facts.
+    mentions: bool = True
 
     # Watcher
     watch_debounce_ms: int = Field(default=300, ge=0, le=60_000)
     watch_rescan_s: float = Field(default=600.0, ge=0, description="0 turns the rescan off")
     watch_polling: bool = False  # poll instead of inotify (network drives, some containers)
+    # Events and paths waiting beyond this many are dropped and the whole vault is rescanned.
+    watch_queue_max: int = Field(default=10_000, ge=1, le=10_000_000)
     lease_ttl_s: int = Field(default=30, ge=5, le=3600)
     chunk_size: int = Field(default=1200, ge=200, le=20000, description="characters per chunk")
 

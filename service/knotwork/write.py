@@ -12,7 +12,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork import cypher
+from knotwork import cypher, mentions
 from knotwork.facts import note_keys
 from knotwork.graph import GraphStore
 
@@ -32,6 +32,8 @@ class NoteWrite:
     old_hash: str | None
     is_new: bool
     renamed_from: str | None = None
+    # Word runs of the chunks to match against other notes' names; None turns mentions off.
+    mention_grams: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -101,11 +103,28 @@ async def _revision(
     return WriteResult(added, removed)
 
 
+async def _names(tx: AsyncManagedTransaction, vault: str, path: str) -> list[str]:
+    rows = await _q(tx, "note_names", vault=vault, path=path)
+    return list(rows[0]["keys"]) if rows else []
+
+
+async def _reverse_mentions(
+    tx: AsyncManagedTransaction, vault: str, keys: list[str], exclude: str | None
+) -> None:
+    """Rewrite other notes' mentions of these names; each note that changed gets a revision."""
+    changes = await mentions.rewrite_mentions_of(tx, vault, keys, exclude)
+    for path, (removed, added) in sorted(changes.items()):
+        after = await _facts_of(tx, vault, path)
+        before = sorted((set(after) - set(added)) | set(removed))
+        await _revision(tx, vault, path, "mentions", None, None, before, after)
+
+
 async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
     """Upsert (or rename into) one note: node, chunks, facts, resolution, revision."""
 
     async def work(tx: AsyncManagedTransaction) -> WriteResult:
         before = await _facts_of(tx, w.vault, w.renamed_from or w.path)
+        old_names = await _names(tx, w.vault, w.renamed_from or w.path)
         await _q(tx, "note_upsert", vault=w.vault, path=w.path, props=w.props)
         rows = await _q(tx, "facts_delete", vault=w.vault, path=w.path)
         touched: list[str] = rows[0]["touched"] if rows else []
@@ -128,6 +147,13 @@ async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
                 exclude=None,
             )
             touched += rows[0]["touched"] if rows else []
+        asserted = list(w.asserted)
+        if w.mention_grams is not None:
+            asserted += await mentions.write_mentions(tx, w.vault, w.path, w.mention_grams)
+            names = w.props["mkeys"]
+            if w.is_new or w.renamed_from or names != old_names:
+                keys = sorted(set(names) | set(old_names))
+                await _reverse_mentions(tx, w.vault, keys, w.path)
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
         return await _revision(
@@ -138,7 +164,7 @@ async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
             w.old_hash,
             w.props["content_hash"],
             before,
-            w.asserted,
+            asserted,
             w.renamed_from,
         )
 
@@ -146,13 +172,16 @@ async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
 
 
 async def delete_note(
-    store: GraphStore, vault: str, path: str, old_hash: str | None
+    store: GraphStore, vault: str, path: str, old_hash: str | None, with_mentions: bool = True
 ) -> WriteResult:
     """Delete one note and exactly its facts; links to it from other notes stay, unresolved."""
 
     async def work(tx: AsyncManagedTransaction) -> WriteResult:
         before = await _facts_of(tx, vault, path)
+        names = await _names(tx, vault, path)
         touched = await _remove_note(tx, vault, path)
+        if with_mentions and names:
+            await _reverse_mentions(tx, vault, names, path)
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
         return await _revision(tx, vault, path, "delete", old_hash, None, before, [])

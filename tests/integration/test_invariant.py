@@ -47,6 +47,7 @@ plain_lines = st.sampled_from(
         "Some plain words.",
         "A #tag line.",
         "Mentions Alice by name.",
+        "Bobby and Carol met; `Dave` in code is no mention.",
         "## A heading",
         "Another paragraph here.",
     ]

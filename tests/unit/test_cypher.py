@@ -10,6 +10,7 @@ import pytest
 
 from knotwork import cypher
 from knotwork.errors import QueryNotFoundError
+from knotwork.graph import EXPECTED_INDEXES
 from tests.conftest import REPO
 
 FILES = sorted((REPO / "cypher").glob("*.cypher"))
@@ -34,7 +35,7 @@ def test_header_names_parameters_and_returns(path: Path) -> None:
 def test_load_and_statements() -> None:
     assert cypher.load("manifest_get").startswith("MATCH (m:Manifest")
     schema = cypher.statements("schema")
-    assert len(schema) == 13 and all(s.startswith("CREATE") for s in schema)
+    assert len(schema) == len(EXPECTED_INDEXES) and all(s.startswith("CREATE") for s in schema)
     with pytest.raises(QueryNotFoundError, match="statements"):
         cypher.load("schema")
 

@@ -1,0 +1,158 @@
+"""Unlinked mentions: another note's name written as plain text → a ``MENTIONS`` fact.
+
+A note is named by its file stem, its title and its aliases (what Obsidian's "unlinked
+mentions" pane looks for). Names and text are compared as sequences of case-folded words, so
+"marco  Rossi's" mentions "Marco Rossi" and "Node.js" mentions "node-js". Text inside links,
+inline code, code fences and URLs is not searched.
+
+A mention depends on two notes, so it is kept consistent from both ends inside the writing
+transaction: the *forward* pass finds the names a written note mentions; the *reverse* pass,
+run when a note appears, goes, or changes its names, rewrites the mentions of those names in
+every other note whose text holds them (found through the text index on ``Chunk.mtext``). The
+fact's ``source`` is always the mentioning note, so deleting it removes exactly its mentions.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from knotwork import cypher
+
+MAX_WORDS = 6  # names longer than this are never matched
+MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
+MAX_KEY_CHARS = 200
+GRAM_BATCH = 20_000
+_WORD = re.compile(r"\w+")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
+
+
+def mention_key(text: str) -> str:
+    """A name or passage as case-folded words joined by single spaces."""
+    return " ".join(_WORD.findall(unicodedata.normalize("NFC", text).casefold()))
+
+
+def name_key(name: str) -> str | None:
+    """The key a name is matched by, or None when it is too short or too long to match."""
+    key = mention_key(name)
+    if len(key) < MIN_CHARS or len(key) > MAX_KEY_CHARS or key.count(" ") >= MAX_WORDS:
+        return None
+    return key
+
+
+def note_name_keys(stem: str, title: str, aliases: list[str]) -> list[str]:
+    """Every key that names a note, sorted."""
+    return sorted({k for k in (name_key(n) for n in [stem, title, *aliases]) if k})
+
+
+def chunk_mtext(text: str) -> str:
+    """The chunk's words, space-padded: ``mtext CONTAINS ' key '`` finds every chunk that
+    could mention ``key`` (a superset of ``chunk_grams``: masked text is kept here)."""
+    return f" {mention_key(text)} "
+
+
+def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, int]:
+    """Every run of 1..MAX_WORDS words in a chunk, outside links and code, with the file line
+    of its first occurrence."""
+    grams: dict[str, int] = {}
+    fenced = False
+    for offset, line in enumerate(text.split("\n")):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        number = line_map[offset] if offset < len(line_map) else line_map[-1]
+        for segment in _MASKED.split(line):
+            words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
+            for i in range(len(words)):
+                for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
+                    gram = " ".join(words[i:j])
+                    if MIN_CHARS <= len(gram) <= MAX_KEY_CHARS:
+                        grams.setdefault(gram, number)
+    return grams
+
+
+def gram_rows(chunks: list[dict[str, Any]], keys: set[str] | None = None) -> list[dict[str, Any]]:
+    """Rows for ``mentions_find``: (key, chunk id, line) per gram, optionally only ``keys``."""
+    rows = []
+    for chunk in chunks:
+        for gram, line in chunk_grams(chunk["text"], chunk["line_map"]).items():
+            if keys is None or gram in keys:
+                rows.append({"key": gram, "chunk_id": chunk["id"], "line": line})
+    return rows
+
+
+async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    result = await tx.run(cypher.load(name), params)
+    return [record.data() async for record in result]
+
+
+def canonical(key: str, line: int, chunk_id: str) -> str:
+    """A mention as ``note_facts.cypher`` renders it."""
+    return f"MENTIONS||{key}|mention|{line}||{chunk_id}"
+
+
+async def write_mentions(
+    tx: AsyncManagedTransaction, vault: str, path: str, grams: list[dict[str, Any]]
+) -> list[str]:
+    """Resolve a note's grams to other notes and write one fact per (chunk, note mentioned).
+
+    Returns the canonical strings of the facts written.
+    """
+    found: list[dict[str, Any]] = []
+    for start in range(0, len(grams), GRAM_BATCH):  # a huge note must not make a huge query
+        batch = grams[start : start + GRAM_BATCH]
+        found += await _q(tx, "mentions_find", vault=vault, path=path, grams=batch)
+    first: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in sorted(found, key=lambda r: (r["line"], r["key"])):
+        first.setdefault((row["chunk_id"], row["target"]), row)
+    facts = [
+        {
+            "target_path": target,
+            "props": {
+                "source": path,
+                "chunk_id": chunk_id,
+                "line": row["line"],
+                "extractor": "mention",
+                "model": None,
+                "confidence": 1.0,
+                "predicate": None,
+                "target": row["key"],
+                "subject": None,
+            },
+        }
+        for (chunk_id, target), row in sorted(first.items())
+    ]
+    if facts:
+        await _q(tx, "mentions_write", vault=vault, path=path, facts=facts)
+    return [canonical(row["key"], row["line"], chunk_id) for (chunk_id, _), row in first.items()]
+
+
+async def rewrite_mentions_of(
+    tx: AsyncManagedTransaction, vault: str, keys: list[str], exclude: str | None
+) -> dict[str, tuple[list[str], list[str]]]:
+    """The reverse pass: rewrite every other note's mentions of ``keys``.
+
+    Returns, per note whose mentions changed, (removed, added) canonical facts.
+    """
+    if not keys:
+        return {}
+    rows = await _q(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
+    removed = await _q(tx, "mentions_delete", vault=vault, keys=keys, exclude=exclude)
+    before: dict[str, list[str]] = {r["path"]: sorted(r["facts"]) for r in removed}
+    wanted = set(keys)
+    changes: dict[str, tuple[list[str], list[str]]] = {}
+    for row in rows:
+        grams = gram_rows(row["chunks"], wanted)
+        added = sorted(await write_mentions(tx, vault, row["path"], grams))
+        old = before.pop(row["path"], [])
+        if added != old:
+            changes[row["path"]] = (sorted(set(old) - set(added)), sorted(set(added) - set(old)))
+    for path, old in before.items():  # mentions whose text no candidate query found
+        changes[path] = (old, [])
+    return changes

@@ -1,0 +1,136 @@
+"""Unlinked mentions against the real Neo4j: kept right from both ends, in any order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knotwork.core import Core
+from knotwork.ingest import Ingestor
+from knotwork.sync import sync_vault
+from knotwork.verify import verify_vault
+
+
+@pytest.fixture
+def ingestor(core: Core, vault: Path) -> Ingestor:
+    return Ingestor(core, root=vault, vault="t", extract_enabled=False)
+
+
+def put(vault: Path, path: str, text: str) -> None:
+    file = vault / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text, encoding="utf-8")
+
+
+async def mentions(core: Core) -> list[dict[str, Any]]:
+    return await core.store._run(
+        "MATCH (n:Note {vault: 't'})-[r:MENTIONS]->(m:Note) "
+        "RETURN n.path AS source, m.path AS target, r.source AS asserted_by, r.line AS line, "
+        "r.extractor AS extractor, r.target AS key, r.chunk_id AS chunk_id "
+        "ORDER BY source, target",
+        {},
+        write=False,
+    )
+
+
+def pairs(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(r["source"], r["target"]) for r in rows]
+
+
+async def assert_fresh(ingestor: Ingestor) -> None:
+    assert await verify_vault(ingestor) == []
+
+
+async def test_mention_found_from_either_end(core: Core, vault: Path, ingestor: Ingestor) -> None:
+    put(vault, "Journal.md", "# Journal\n\nLunch with marco rossi.\n\nNothing else.\n")
+    await sync_vault(ingestor)
+    assert await mentions(core) == []  # nobody is called Marco Rossi yet
+    put(vault, "People/Marco Rossi.md", "# Marco\nAn engineer.\n")
+    await ingestor.upsert_path("People/Marco Rossi.md")  # the reverse pass finds the journal
+    [row] = await mentions(core)
+    assert (row["source"], row["target"]) == ("Journal.md", "People/Marco Rossi.md")
+    assert row["asserted_by"] == "Journal.md" and row["extractor"] == "mention"
+    assert row["line"] == 3 and row["key"] == "marco rossi" and row["chunk_id"]
+    await assert_fresh(ingestor)
+    # The journal's own revision says what the new note changed in it.
+    [rev] = await core.store._run(
+        "MATCH (v:Revision {vault: 't', path: 'Journal.md', kind: 'mentions'}) "
+        "RETURN v.added AS added, v.removed AS removed",
+        {},
+        write=False,
+    )
+    assert [a.split("|")[:4] for a in rev["added"]] == [["MENTIONS", "", "marco rossi", "mention"]]
+
+
+async def test_rename_alias_and_delete(core: Core, vault: Path, ingestor: Ingestor) -> None:
+    put(vault, "Marco Rossi.md", "# Marco\n")
+    put(vault, "Journal.md", "Lunch with Marco Rossi, then Il Rossi again.\n")
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [("Journal.md", "Marco Rossi.md")]
+    # A rename takes the old name away: the mention goes.
+    (vault / "Marco Rossi.md").rename(vault / "Mario Rossi.md")
+    await ingestor.rename("Marco Rossi.md", "Mario Rossi.md")
+    assert await mentions(core) == []
+    await assert_fresh(ingestor)
+    # An alias brings it back, through the alias.
+    put(vault, "Mario Rossi.md", "---\naliases: [Il Rossi]\n---\n# Marco\n")
+    await ingestor.upsert_path("Mario Rossi.md")
+    [row] = await mentions(core)
+    assert row["target"] == "Mario Rossi.md" and row["key"] == "il rossi"
+    await assert_fresh(ingestor)
+    # Deleting the named note removes the mention, and only that.
+    (vault / "Mario Rossi.md").unlink()
+    await ingestor.delete("Mario Rossi.md")
+    assert await mentions(core) == []
+    await assert_fresh(ingestor)
+
+
+async def test_links_code_and_self_are_not_mentions(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "Alice Smith.md", "Alice Smith writes about herself.\n")
+    put(
+        vault,
+        "Bob.md",
+        "Bob works with [[Alice Smith]].\n\n`Alice Smith` in code.\n\n```\nAlice Smith\n```\n",
+    )
+    await sync_vault(ingestor)
+    assert await mentions(core) == []
+    put(vault, "Bob.md", "Bob works with [[Alice Smith]].\n\nAlice Smith again, in plain text.\n")
+    await ingestor.upsert_path("Bob.md")
+    [row] = await mentions(core)
+    assert (row["source"], row["target"], row["line"]) == ("Bob.md", "Alice Smith.md", 3)
+
+
+async def test_shortest_path_wins_and_moves_with_new_notes(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "deep/down/Project Atlas.md", "The deep one.\n")
+    put(vault, "Notes.md", "Status of project atlas is green.\n")
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [("Notes.md", "deep/down/Project Atlas.md")]
+    put(vault, "Project Atlas.md", "The top one.\n")
+    await ingestor.upsert_path("Project Atlas.md")
+    assert pairs(await mentions(core)) == [("Notes.md", "Project Atlas.md")]
+    await assert_fresh(ingestor)
+    (vault / "Project Atlas.md").unlink()
+    await ingestor.delete("Project Atlas.md")
+    assert pairs(await mentions(core)) == [("Notes.md", "deep/down/Project Atlas.md")]
+    await assert_fresh(ingestor)
+
+
+async def test_mentions_can_be_switched_off(core: Core, vault: Path) -> None:
+    off = Ingestor(
+        core.__class__(
+            **{**core.__dict__, "settings": core.settings.model_copy(update={"mentions": False})}
+        ),
+        root=vault,
+        vault="t",
+        extract_enabled=False,
+    )
+    put(vault, "Marco Rossi.md", "# Marco\n")
+    put(vault, "Journal.md", "Lunch with Marco Rossi.\n")
+    await sync_vault(off)
+    assert await mentions(core) == []

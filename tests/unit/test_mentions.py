@@ -1,0 +1,45 @@
+"""Unlinked mentions: names and text as word sequences, links and code left out."""
+
+from __future__ import annotations
+
+from knotwork.mentions import chunk_grams, chunk_mtext, mention_key, name_key, note_name_keys
+
+
+def test_keys_are_casefolded_words() -> None:
+    assert mention_key("Marco  Rossi's") == "marco rossi s"
+    assert mention_key("Node.js") == mention_key("node-js") == "node js"
+    assert mention_key("Straße") == mention_key("STRASSE")
+    assert name_key("AI") is None  # too short to mean anything
+    assert name_key("one two three four five six seven") is None  # more words than a gram
+    assert note_name_keys("Marco Rossi", "Marco Rossi", ["MR", "Il Rossi"]) == [
+        "il rossi",
+        "marco rossi",
+    ]
+
+
+def test_grams_skip_links_code_and_urls_and_keep_lines() -> None:
+    text = "\n".join(
+        [
+            "I met Marco Rossi today.",
+            "[[Anna Bianchi]] and [Luca](Luca.md) and `Sara Verdi` and https://ugo-neri.example",
+            "```",
+            "Piero Gialli in a fence",
+            "```",
+            "",
+            "Later, MARCO rossi again.",
+        ]
+    )
+    grams = chunk_grams(text, (3, 4, 5, 6, 7, 9, 9))
+    assert grams["marco rossi"] == 3  # first occurrence
+    assert grams["met marco rossi today"] == 3
+    for hidden in ("anna bianchi", "luca", "sara verdi", "ugo neri", "piero gialli"):
+        assert hidden not in grams
+    assert "and" in grams and "later" in grams and grams["later"] == 9
+    assert all(1 <= len(g.split()) <= 6 and len(g) >= 3 for g in grams)
+
+
+def test_mtext_holds_every_gram() -> None:
+    text = "Ask [[X]] about Marco-Rossi,\nthen Node.js `code`."
+    padded = chunk_mtext(text)
+    for gram in chunk_grams(text, (1, 2)):
+        assert f" {gram} " in padded
