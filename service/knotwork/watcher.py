@@ -4,8 +4,9 @@ watchdog's events only say *which paths* to look at; the file system stays the t
 waits for a quiet period (debounce) and is then ingested as it is on disk: present → upsert
 (unchanged content writes nothing), absent → delete, moved → rename (no re-embedding). An editor's
 atomic save (write a temp file, rename it over the note) is thus one modification. At start-up,
-after an observer error, and every ``watch_rescan_s``, a full sync reconciles whatever events
-were missed. One lease in Neo4j keeps a second writer out.
+after an observer error, when events overflow (more than ``watch_queue_max`` waiting, or the
+kernel's inotify queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whatever
+events were missed. One lease in Neo4j keeps a second writer out.
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import FileSystemEvent
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
@@ -29,33 +28,15 @@ from knotwork.ingest import Ingestor
 from knotwork.lease import Lease
 from knotwork.sync import Progress, sync_vault
 from knotwork.vault import is_note, list_notes
+from knotwork.watch_queue import (
+    IGNORED_EVENTS,
+    INOTIFY_LOGGER,
+    EventGate,
+    OverflowLog,
+    WatchStatus,
+)
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class WatchStatus:
-    mode: str = "inotify"
-    events: int = 0
-    last_event_at: str | None = None
-    lag_ms: float = 0.0  # from the last event to its note being in the graph
-    processed: int = 0
-    errors: int = 0
-    rescans: int = 0
-    warning: str | None = None
-
-    def report(self, queue: int) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "events": self.events,
-            "last_event_at": self.last_event_at,
-            "lag_ms": round(self.lag_ms, 1),
-            "queue": queue,
-            "processed": self.processed,
-            "errors": self.errors,
-            "rescans": self.rescans,
-            "warning": self.warning,
-        }
 
 
 @dataclass
@@ -63,17 +44,6 @@ class _Pending:
     due: float
     seen: float
     moved_from: str | None = None
-
-
-@dataclass(eq=False)  # watchdog keeps handlers in a set
-class _Handler(FileSystemEventHandler):
-    """Runs in watchdog's thread: hands every event to the loop, nothing more."""
-
-    loop: asyncio.AbstractEventLoop
-    sink: Callable[[FileSystemEvent], None]
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        self.loop.call_soon_threadsafe(self.sink, event)
 
 
 class VaultWatcher:
@@ -86,8 +56,12 @@ class VaultWatcher:
         self.debounce = settings.watch_debounce_ms / 1000
         self.rescan_s = settings.watch_rescan_s
         self.polling = settings.watch_polling
+        self.queue_max = settings.watch_queue_max
         self.status = WatchStatus(mode="polling" if self.polling else "inotify")
         self.pending: dict[str, _Pending] = {}
+        self._handler: EventGate | None = None
+        self._dropping = False  # after an overflow, until the rescan starts
+        self._rescanning = False
         self._rescan = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -101,6 +75,8 @@ class VaultWatcher:
             return None  # outside the vault
 
     def _mark(self, rel: str, moved_from: str | None = None) -> None:
+        if self._dropping:
+            return
         now = time.monotonic()
         old = self.pending.get(rel)
         self.pending[rel] = _Pending(
@@ -108,9 +84,41 @@ class VaultWatcher:
             old.seen if old else now,
             moved_from or (old.moved_from if old else None),
         )
+        if len(self.pending) > self.queue_max:
+            self._overflow(f"more than {self.queue_max} paths waiting to be ingested")
+
+    def _overflow(self, reason: str) -> None:
+        """Too many changes to follow one by one: drop them and reconcile the whole vault."""
+        if self._dropping:
+            return
+        dropped = len(self.pending)
+        self.pending.clear()
+        self._dropping = True
+        self.status.overflows += 1
+        self.status.last_overflow = (
+            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}: {reason}; "
+            f"{dropped} pending paths dropped, the whole vault rescanned"
+        )
+        log.warning(
+            "event queue overflow: %s; dropping %d pending paths and rescanning the "
+            "whole vault (KNOTWORK_WATCH_QUEUE_MAX=%d)",
+            reason,
+            dropped,
+            self.queue_max,
+        )
+        self._rescan.set()
+
+    def _resume(self) -> None:
+        """Follow events again; called as a rescan starts, so it sees what was dropped."""
+        self._dropping = False
+        if self._handler is not None:
+            self._handler.resume()
+
+    def queue_length(self) -> int:
+        return len(self.pending) + (self._handler.inflight if self._handler else 0)
 
     def on_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
+        if event.event_type in IGNORED_EVENTS or self._dropping:
             return
         self.status.events += 1
         self.status.last_event_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -177,17 +185,22 @@ class VaultWatcher:
 
     async def rescan(self, progress: Progress | None = None) -> None:
         self.status.rescans += 1
-        report = await sync_vault(self.ingestor, progress)
+        self._rescanning = True
+        try:
+            report = await sync_vault(self.ingestor, progress)
+        finally:
+            self._rescanning = False
         for error in report.errors:
             log.warning("%s", error)
 
     async def _heartbeat(self) -> None:
         while not self._stop.is_set():
-            await self.lease.renew(self.status.report(len(self.pending)))
+            await self.lease.renew(self.status.report(self.queue_length()))
             await _sleep_or(self._stop, self.lease.ttl_s / 3)
 
     def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
-        handler = _Handler(loop, self.on_event)
+        handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
+        self._handler = handler
         observer: BaseObserver = PollingObserver(timeout=1) if self.polling else Observer()
         observer.schedule(handler, str(self.root), recursive=True)
         try:
@@ -212,6 +225,8 @@ class VaultWatcher:
         """Take the lease, reconcile, then follow events until ``stop()``."""
         await self.lease.acquire(self.status.report(0))
         loop = asyncio.get_running_loop()
+        overflow_log = OverflowLog(loop, self._overflow)
+        logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
         observer = self._observer(loop)  # before the rescan, so no change slips between
         heartbeat = asyncio.create_task(self._heartbeat())
         try:
@@ -229,6 +244,7 @@ class VaultWatcher:
                 ):
                     self._rescan.clear()
                     await self._process_due()
+                    self._resume()
                     await self.rescan()
                     last_rescan = time.monotonic()
                 await self._process_due()
@@ -236,6 +252,7 @@ class VaultWatcher:
         finally:
             observer.stop()
             observer.join(timeout=5)
+            logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
             await heartbeat
             await self.lease.release()
@@ -245,7 +262,8 @@ class VaultWatcher:
 
     @property
     def idle(self) -> bool:
-        return not self.pending
+        """Nothing waiting, no rescan due or under way."""
+        return not (self.pending or self._rescan.is_set() or self._dropping or self._rescanning)
 
 
 async def _sleep_or(event: asyncio.Event, seconds: float) -> None:

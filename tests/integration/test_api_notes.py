@@ -4,6 +4,8 @@ bounded, and no race with a watcher that holds the lease."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,3 +144,73 @@ def test_get_note_shows_chunks_and_facts_with_provenance(client: TestClient) -> 
     stats = client.get("/stats").json()
     assert (stats["notes"], stats["chunks"], stats["unresolved"]) == (1, 1, 1)
     assert stats["facts"] == {"frontmatter": 1, "wikilink": 1}
+
+
+def snapshot_of(settings: Settings) -> dict[str, list[str]]:
+    async def read() -> dict[str, list[str]]:
+        async with open_core(settings) as core:
+            return await snapshot(core.store, "default")
+
+    return asyncio.run(read())
+
+
+@pytest.fixture
+def read_only_client(
+    settings: Settings, vault: Path, empty_db: Neo4jTarget
+) -> Iterator[TestClient]:
+    """KNOTWORK_VAULT_READ_ONLY set, with one note already in the vault and in the graph."""
+    (vault / "Ann.md").write_text("Ann works with [[Ben]].\n")
+    app = create_app(
+        settings.model_copy(update={"vault_path": vault, "extract": False, "vault_read_only": True})
+    )
+    with TestClient(app) as test_client:
+        assert test_client.post("/sync").json()["written"] == 1, "reading is still allowed"
+        yield test_client
+
+
+def test_read_only_setting_refuses_writes_with_409(
+    read_only_client: TestClient, vault: Path, settings: Settings
+) -> None:
+    before = snapshot_of(settings)
+    assert before["facts"], "the note is in the graph"
+    put = read_only_client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
+    new = read_only_client.put("/notes/New.md", content="# New\n")
+    gone = read_only_client.delete("/notes/Ann.md")
+    for response in (put, new, gone):
+        assert response.status_code == 409, response.text
+        detail = response.json()["detail"]
+        assert "read-only" in detail and "KNOTWORK_VAULT_READ_ONLY" in detail
+    assert (vault / "Ann.md").read_text() == "Ann works with [[Ben]].\n"
+    assert sorted(p.name for p in vault.iterdir()) == ["Ann.md"]
+    assert snapshot_of(settings) == before
+
+
+def test_a_write_the_file_system_refuses_is_409_not_500(
+    client: TestClient, vault: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vault looks writable, but the write fails as on a read-only mount (EROFS, EACCES)."""
+    assert client.put("/notes/Ann.md", content="Ann works with [[Ben]].\n").status_code == 200
+    before = snapshot_of(settings)
+    real_replace, real_unlink = os.replace, Path.unlink
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst).is_relative_to(vault):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+        real_replace(src, dst)
+
+    def unlink(self: Path, missing_ok: bool = False) -> None:
+        if self.is_relative_to(vault) and self.suffix == ".md":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        real_unlink(self, missing_ok)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(Path, "unlink", unlink)
+    put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
+    gone = client.delete("/notes/Ann.md")
+    monkeypatch.undo()
+    for response, reason in ((put, "Read-only file system"), (gone, "Permission denied")):
+        assert response.status_code == 409, response.text
+        assert "read-only" in response.json()["detail"] and reason in response.json()["detail"]
+    assert (vault / "Ann.md").read_text() == "Ann works with [[Ben]].\n"
+    assert sorted(p.name for p in vault.iterdir()) == ["Ann.md"], "no temp file left behind"
+    assert snapshot_of(settings) == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import os
 import shutil
 import signal
@@ -22,6 +23,7 @@ from knotwork.ingest import Ingestor
 from knotwork.lease import Lease, lease_status
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
+from knotwork.watch_queue import INOTIFY_LOGGER
 from knotwork.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
 
@@ -208,3 +210,63 @@ def test_sigkill_mid_ingest_then_changes_then_restart(
         second.send_signal(signal.SIGTERM)
         second.wait(timeout=30)
     assert second.returncode == 0
+
+
+async def test_queue_overflow_drops_events_and_rescans(core: Core, vault: Path) -> None:
+    """With a bound of 20, both overflows happen — events piling up unread while the loop is
+    busy, and paths piling up behind the debounce — and each time the pending work is dropped,
+    the whole vault is rescanned, and the graph ends equal to the vault."""
+    small = dataclasses.replace(
+        core,
+        settings=core.settings.model_copy(
+            update={"watch_debounce_ms": 2000, "watch_rescan_s": 0, "watch_queue_max": 20}
+        ),
+    )
+    ingestor = Ingestor(small, root=vault, vault="w", extract_enabled=False)
+    running = VaultWatcher(ingestor, Lease(small.store, "w", 5))
+    ready = asyncio.Event()
+    task = asyncio.create_task(running.run(ready=ready))
+    await asyncio.wait_for(ready.wait(), 60)
+    try:
+        for i in range(60):
+            (vault / f"flood{i:02d}.md").write_text(f"# Flood {i}\n\nSee [[flood{i + 1:02d}]].\n")
+        (vault / "Bob.md").unlink()
+        # The loop is busy (as with a slow ingest): watchdog's events pile up unread.
+        time.sleep(1.5)  # noqa: ASYNC251
+        await settle(running, quiet=2.5)
+        assert running.status.overflows == 1, running.status
+        assert "events waiting" in (running.status.last_overflow or "")
+        await assert_verified(running)
+        assert len(await graph_paths(core)) == 61
+
+        for i in range(40):  # read promptly, but each waits out the 2 s debounce
+            (vault / f"flood{i:02d}.md").write_text(f"# Flood {i}\n\nEdited.\n")
+            await asyncio.sleep(0.02)
+        await settle(running, quiet=2.5)
+        assert running.status.overflows >= 2, running.status
+        assert "paths waiting" in (running.status.last_overflow or "")
+        await assert_verified(running)
+        for _ in range(50):  # the heartbeat carries it to the lease, which /health shows
+            status = await lease_status(core.store, "w")
+            if status and status.get("overflows") == running.status.overflows:
+                break
+            await asyncio.sleep(0.2)
+        assert status and status["overflows"] >= 2 and "rescanned" in status["last_overflow"]
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)
+
+
+async def test_inotify_overflow_reported_by_watchdog_triggers_a_rescan(
+    watcher: VaultWatcher, vault: Path
+) -> None:
+    """watchdog surfaces the kernel's IN_Q_OVERFLOW only as a warning on its inotify logger (it
+    rebuilds its watches, hands no event on); that warning is what starts the rescan."""
+    rescans = watcher.status.rescans
+    logging.getLogger(INOTIFY_LOGGER).warning(
+        "Inotify queue overflowed; filesystem events were lost"
+    )
+    await settle(watcher)
+    assert watcher.status.overflows == 1 and watcher.status.rescans == rescans + 1
+    assert "IN_Q_OVERFLOW" in (watcher.status.last_overflow or "")
+    await assert_verified(watcher)

@@ -70,6 +70,20 @@ def test_api_and_watcher_wait_for_healthy_neo4j_and_finished_pulls(
     assert any(v.endswith(":/vault:ro") for v in compose["services"]["watcher"]["volumes"])
 
 
+def test_a_read_only_vault_mount_is_declared_read_only(compose: dict[str, Any]) -> None:
+    """Where the vault is mounted ``:ro``, REST writes must refuse (409) before touching it."""
+    mounting = {
+        name: service
+        for name, service in compose["services"].items()
+        if any(str(v).endswith(":/vault:ro") for v in service.get("volumes", []))
+    }
+    assert set(mounting) == {"api", "watcher"}
+    for name, service in mounting.items():
+        env = service["environment"]
+        assert env.get("KNOTWORK_VAULT_READ_ONLY") == "true", name
+        assert env["KNOTWORK_VAULT_PATH"] == "/vault", "the shared settings still apply"
+
+
 def test_pull_job_pulls_the_configured_models(compose: dict[str, Any]) -> None:
     pull = compose["services"]["ollama-pull"]
     assert pull["environment"]["LLM_MODEL"] == "${KNOTWORK_LLM_MODEL:-llama3.1:8b}"

@@ -2,13 +2,17 @@
 
 The file in the vault stays the truth: a PUT writes it atomically, then ingests it — unless a
 watcher holds the vault's lease, in which case the watcher ingests it (202) and this process
-writes nothing to the graph, so two writers never race.
+writes nothing to the graph, so two writers never race. A read-only vault (the setting, a
+folder without write permission, or a write the file system refuses) answers 409, never 500.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -52,13 +56,52 @@ def _note_file(root: Path, path: str) -> tuple[str, Path]:
     return rel, full
 
 
-def _writable(root: Path) -> None:
+# A write the file system refuses because of the mount or permissions, not because of a bug.
+_READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _read_only(reason: str) -> HTTPException:
+    return HTTPException(
+        status.HTTP_409_CONFLICT,
+        f"the vault is read-only here ({reason}), so REST writes are refused; edit the files "
+        "directly (the watcher follows them), or mount the vault writable and set "
+        "KNOTWORK_VAULT_READ_ONLY=false",
+    )
+
+
+def _writable(core: Core, root: Path) -> None:
+    if core.settings.vault_read_only:
+        raise _read_only("KNOTWORK_VAULT_READ_ONLY is set")
     if not os.access(root, os.W_OK):
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            "the vault is mounted read-only here; edit the files directly (the "
-            "watcher follows them), or mount the vault writable",
-        )
+        raise _read_only("no write permission on the vault folder")
+
+
+@contextlib.contextmanager
+def _refused_as_409() -> Iterator[None]:
+    """A write refused by the file system (read-only mount, permissions) becomes the 409."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _READ_ONLY_ERRNOS:
+            raise
+        raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
+
+
+def _write_atomic(full: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename over: readers never see half a note."""
+    with _refused_as_409():
+        full.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".knotwork-", suffix=".tmp", dir=full.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, full)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
 
 async def _watched(core: Core) -> dict[str, Any] | None:
@@ -115,14 +158,8 @@ async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse
     except NoteError as exc:
         code = 413 if "limit" in str(exc) else 422
         raise HTTPException(code, str(exc)) from exc
-    _writable(root)
-    full.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".knotwork-", suffix=".tmp", dir=full.parent)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, full)
+    _writable(core, root)
+    _write_atomic(full, data)
     if (watcher := await _watched(core)) is not None:
         return JSONResponse(
             {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]}, status_code=202
@@ -131,14 +168,23 @@ async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse
     return JSONResponse(_outcome(outcome))
 
 
-@router.delete("/notes/{path:path}", summary="Delete a note from the vault and the graph")
+@router.delete(
+    "/notes/{path:path}",
+    summary="Delete a note from the vault and the graph",
+    responses={
+        202: {"description": "deleted; the watcher removes its facts"},
+        404: {"description": "no such note in the vault"},
+        409: {"description": "no vault, or a read-only one"},
+    },
+)
 async def delete_note(path: str, core: CoreDep) -> JSONResponse:
     root = _vault(core)
     rel, full = _note_file(root, path)
     if not full.is_file():
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
-    _writable(root)
-    full.unlink()
+    _writable(core, root)
+    with _refused_as_409():
+        full.unlink()
     if (watcher := await _watched(core)) is not None:
         return JSONResponse(
             {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]}, status_code=202

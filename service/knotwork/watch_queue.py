@@ -1,0 +1,108 @@
+"""Between watchdog's thread and the watcher's loop: a bounded hand-over and overflow signals.
+
+An editor, a sync tool or a ``git checkout`` can fire events faster than notes are ingested. The
+gate keeps at most ``watch_queue_max`` events in flight; beyond that, and whenever the kernel's
+inotify queue overflows, events are dropped and the watcher reconciles the whole vault instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
+# watchdog's inotify reader reports IN_Q_OVERFLOW only as a warning on this logger; it rebuilds
+# its watches but hands no event to handlers, so the log record is the one signal there is.
+INOTIFY_LOGGER = "watchdog.observers.inotify_c"
+# Reading a file changes nothing the graph holds.
+IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})
+
+
+@dataclass
+class WatchStatus:
+    mode: str = "inotify"
+    events: int = 0
+    last_event_at: str | None = None
+    lag_ms: float = 0.0  # from the last event to its note being in the graph
+    processed: int = 0
+    errors: int = 0
+    rescans: int = 0
+    overflows: int = 0
+    last_overflow: str | None = None  # when and why events were dropped for a rescan
+    warning: str | None = None
+
+    def report(self, queue: int) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "events": self.events,
+            "last_event_at": self.last_event_at,
+            "lag_ms": round(self.lag_ms, 1),
+            "queue": queue,
+            "processed": self.processed,
+            "errors": self.errors,
+            "rescans": self.rescans,
+            "overflows": self.overflows,
+            "last_overflow": self.last_overflow,
+            "warning": self.warning,
+        }
+
+
+@dataclass(eq=False)  # watchdog keeps handlers in a set
+class EventGate(FileSystemEventHandler):
+    """Runs in watchdog's thread: hands events to the loop, at most ``limit`` in flight.
+
+    Beyond the bound it stops queueing and asks the loop (once) for an overflow rescan, so a
+    flood of events cannot grow memory without end; ``resume()`` re-opens the gate.
+    """
+
+    loop: asyncio.AbstractEventLoop
+    sink: Callable[[FileSystemEvent], None]
+    overflow: Callable[[str], None]
+    limit: int
+    inflight: int = 0
+    dropping: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in IGNORED_EVENTS:
+            return
+        with self._lock:
+            if self.dropping:
+                return
+            if self.inflight >= self.limit:
+                self.dropping = True
+                reason = f"more than {self.limit} events waiting to be read"
+                self.loop.call_soon_threadsafe(self.overflow, reason)
+                return
+            self.inflight += 1
+        self.loop.call_soon_threadsafe(self._deliver, event)
+
+    def _deliver(self, event: FileSystemEvent) -> None:
+        with self._lock:
+            self.inflight -= 1
+        self.sink(event)
+
+    def resume(self) -> None:
+        with self._lock:
+            self.dropping = False
+
+
+class OverflowLog(logging.Handler):
+    """Turns watchdog's "inotify queue overflowed" warning into an overflow rescan."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, overflow: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.loop, self.overflow = loop, overflow
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                self.loop.call_soon_threadsafe(
+                    self.overflow, "the kernel's inotify queue overflowed (IN_Q_OVERFLOW)"
+                )
