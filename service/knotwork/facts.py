@@ -37,6 +37,8 @@ ATTACHMENT = re.compile(
     re.IGNORECASE,
 )
 MAX_VALUE_CHARS = 200
+# Link and entity keys are index keys, which Neo4j limits in size (8 KB for a range index).
+MAX_KEY_CHARS = 500
 
 
 def link_key(target: str) -> str:
@@ -165,6 +167,18 @@ def structural_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
             )
         )
     return facts
+
+
+def split_oversized(facts: list[Fact]) -> tuple[list[Fact], list[Fact]]:
+    """(kept, dropped): a fact whose target or subject key is too long to index is dropped."""
+    kept: list[Fact] = []
+    dropped: list[Fact] = []
+    for fact in facts:
+        target = link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
+        subject = entity_key(fact.subject) if fact.subject else ""
+        too_long = max(len(target), len(subject)) > MAX_KEY_CHARS
+        (dropped if too_long else kept).append(fact)
+    return kept, dropped
 
 
 def chunk_neighbours(chunks: list[Chunk]) -> list[tuple[str, str]]:

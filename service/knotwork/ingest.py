@@ -20,7 +20,7 @@ from knotwork import extract, mentions, write
 from knotwork.chunk import chunk_note, embed_text
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
-from knotwork.facts import entity_key, structural_facts
+from knotwork.facts import MAX_KEY_CHARS, entity_key, split_oversized, structural_facts
 from knotwork.models import Chunk, Fact
 from knotwork.parse import parse_note
 from knotwork.rows import FACTS_VERSION, canonical, fact_rows, note_props
@@ -94,7 +94,11 @@ class Ingestor:
             outcome.warnings.append(f"{path}: frontmatter ignored: {note.frontmatter_error}")
         chunks = chunk_note(note, self.vault, self.settings.chunk_size)
         rows = await self._chunk_rows(chunks, state["chunks"] + old["chunks"], outcome)
-        facts = structural_facts(note, chunks)
+        facts, dropped = split_oversized(structural_facts(note, chunks))
+        outcome.warnings += [
+            f"{path}:{f.line}: {f.relation} target longer than {MAX_KEY_CHARS} characters ignored"
+            for f in dropped
+        ]
         chunk_entities: list[dict[str, Any]] = []
         for chunk, row in zip(chunks, rows, strict=True):
             if row["extraction"]:

@@ -26,6 +26,7 @@ MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_KEY_CHARS = 200
 GRAM_BATCH = 20_000
+MTEXT_MAX_BYTES = 32_000  # Neo4j's text index refuses values over 32,766 bytes
 _WORD = re.compile(r"\w+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
@@ -52,7 +53,13 @@ def note_name_keys(stem: str, title: str, aliases: list[str]) -> list[str]:
 def chunk_mtext(text: str) -> str:
     """The chunk's words, space-padded: ``mtext CONTAINS ' key '`` finds every chunk that
     could mention ``key`` (a superset of ``chunk_grams``: masked text is kept here)."""
-    return f" {mention_key(text)} "
+    padded = f" {mention_key(text)} "
+    if len(padded.encode("utf-8", "surrogatepass")) > MTEXT_MAX_BYTES:
+        # Not reachable within the chunk size limit but for exotic text; better a mention
+        # found only from the forward side than a note that cannot be written.
+        cut = padded.encode("utf-8", "surrogatepass")[:MTEXT_MAX_BYTES]
+        padded = cut.decode("utf-8", "ignore").rsplit(" ", 1)[0] + " "
+    return padded
 
 
 def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, int]:

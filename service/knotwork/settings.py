@@ -62,7 +62,8 @@ class Settings(BaseSettings):
     # Events and paths waiting beyond this many are dropped and the whole vault is rescanned.
     watch_queue_max: int = Field(default=10_000, ge=1, le=10_000_000)
     lease_ttl_s: int = Field(default=30, ge=5, le=3600)
-    chunk_size: int = Field(default=1200, ge=200, le=20000, description="characters per chunk")
+    # At most 8000: a chunk's word text (Chunk.mtext) must fit a text-index key (32 KB).
+    chunk_size: int = Field(default=1200, ge=200, le=8000, description="characters per chunk")
 
     # HTTP API
     api_host: str = "127.0.0.1"

@@ -134,3 +134,16 @@ async def test_mentions_can_be_switched_off(core: Core, vault: Path) -> None:
     put(vault, "Journal.md", "Lunch with Marco Rossi.\n")
     await sync_vault(off)
     assert await mentions(core) == []
+
+
+async def test_huge_names_do_not_break_the_note(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """Index keys have size limits; a giant alias or tag must not fail the note's write."""
+    huge = "word " * 3000
+    put(vault, "Big.md", f"---\naliases: ['{huge}']\ntags: ['{'t' * 9000}']\n---\n# Big\n\nBody.\n")
+    put(vault, "Other.md", "Mentions big and Big again.\n")
+    report = await sync_vault(ingestor)
+    assert report.written == 2
+    assert pairs(await mentions(core)) == [("Other.md", "Big.md")]
+    await assert_fresh(ingestor)
