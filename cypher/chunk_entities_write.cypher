@@ -3,6 +3,6 @@
 // Returns: linked (int)
 UNWIND $rows AS row
 MATCH (c:Chunk {id: row.chunk_id})
-MERGE (e:Entity {vault: $vault, key: row.key}) ON CREATE SET e.name = row.name
+MERGE (e:Entity {vault: $vault, key: row.key}) ON CREATE SET e.name = row.name, e.embedding_state = 'pending'
 MERGE (c)-[:HAS_ENTITY]->(e)
 RETURN count(*) AS linked

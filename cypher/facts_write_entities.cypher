@@ -7,7 +7,7 @@
 // Returns: written (int)
 MATCH (n:Note {vault: $vault, path: $path})
 UNWIND $facts AS f
-MERGE (o:Entity {vault: $vault, key: f.props.target}) ON CREATE SET o.name = f.object_name
+MERGE (o:Entity {vault: $vault, key: f.props.target}) ON CREATE SET o.name = f.object_name, o.embedding_state = 'pending'
 SET o.mkey = f.object_mkey
 WITH n, f, o
 CALL (n, f) {
@@ -15,7 +15,7 @@ CALL (n, f) {
   RETURN n AS s
   UNION
   WITH f WHERE f.props.subject IS NOT NULL
-  MERGE (e:Entity {vault: $vault, key: f.props.subject}) ON CREATE SET e.name = f.subject_name
+  MERGE (e:Entity {vault: $vault, key: f.props.subject}) ON CREATE SET e.name = f.subject_name, e.embedding_state = 'pending'
   RETURN e AS s
 }
 CREATE (s)-[r:$(f.relation)]->(o)

@@ -1,5 +1,7 @@
-// Path and content hash of every note of a vault (for a sync to find what changed).
-// Parameters: $vault (str)
-// Returns: path, content_hash
+// Path and content hash of every note of a vault (for a sync to find what changed); a note
+// whose facts were derived under another FACTS_VERSION reports no hash, so it is rewritten.
+// Parameters: $vault (str), $facts_version (int)
+// Returns: path, content_hash (str or null)
 MATCH (n:Note {vault: $vault})
-RETURN n.path AS path, n.content_hash AS content_hash
+RETURN n.path AS path,
+       CASE WHEN n.facts_version = $facts_version THEN n.content_hash END AS content_hash

@@ -56,4 +56,12 @@ CREATE TEXT INDEX chunk_mtext IF NOT EXISTS
 FOR (c:Chunk) ON (c.mtext);
 
 CREATE INDEX mention_target IF NOT EXISTS
-FOR ()-[r:MENTIONS]-() ON (r.target)
+FOR ()-[r:MENTIONS]-() ON (r.target);
+
+CREATE VECTOR INDEX entity_embedding IF NOT EXISTS
+FOR (e:Entity) ON e.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $embedding_dimension,
+                       `vector.similarity_function`: 'cosine'}};
+
+CREATE INDEX entity_embedding_state IF NOT EXISTS
+FOR (e:Entity) ON (e.vault, e.embedding_state)

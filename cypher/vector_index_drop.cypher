@@ -1,4 +1,6 @@
-// Drop the chunk vector index (before re-embedding with another dimension).
+// Drop the vector indexes (before re-embedding with another dimension).
 // Parameters: none
 // Returns: nothing
-DROP INDEX chunk_embedding IF EXISTS
+DROP INDEX chunk_embedding IF EXISTS;
+
+DROP INDEX entity_embedding IF EXISTS

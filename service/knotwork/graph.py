@@ -23,6 +23,8 @@ EXPECTED_INDEXES = (
     "chunk_mtext",
     "chunk_pending",
     "chunk_text",
+    "entity_embedding",
+    "entity_embedding_state",
     "entity_key",
     "entity_mkey",
     "entity_names",
@@ -161,7 +163,8 @@ class GraphStore:
         return total
 
     async def drop_vector_index(self) -> None:
-        await self.write("vector_index_drop")
+        for statement in cypher.statements("vector_index_drop"):
+            await self._run(statement, {}, write=True)
 
     async def chunk_count(self) -> int:
         return int((await self.read("chunk_count"))[0]["chunks"])

@@ -28,6 +28,7 @@ from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
+ENTITY_BATCH = 256
 
 
 @dataclass
@@ -63,6 +64,8 @@ class Ingestor:
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
         self._models_down_until = 0.0
         self.embed_enabled = embed_enabled
+        # A sync links new entities once at its end rather than after every note.
+        self.defer_entity_links = False
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -127,11 +130,15 @@ class Ingestor:
         )
         outcome.chunks, outcome.added, outcome.removed = len(chunks), result.added, result.removed
         outcome.facts = Counter(f.extractor for f in facts)
+        if result.mentions:
+            outcome.facts["mention"] = result.mentions
         if not outcome.models_down:  # else extraction waits for `knotwork retry` too
             pending = [
                 c for c, r in zip(chunks, rows, strict=True) if r["extraction_state"] == "pending"
             ]
             outcome.extracted = await self._extract(pending, path, outcome)
+        if not self.defer_entity_links:
+            await self.link_entities()
         return outcome
 
     async def rename(self, old_path: str, new_path: str, text: str | None = None) -> NoteOutcome:
@@ -182,7 +189,38 @@ class Ingestor:
                     hash=row["hash"],
                 )
                 extracted += await self._extract([chunk], row["note_path"], outcome)
+        await self.link_entities()
         return embedded, extracted
+
+    async def link_entities(self) -> int:
+        """Embed the names of new entities and link similar ones (HippoRAG's synonym edges).
+
+        Only entities not embedded yet are compared, so an update costs what it added; an
+        entity left unembedded (model down) waits for the next call. Returns the edges made.
+        """
+        threshold = self.settings.similarity_threshold
+        if threshold >= 1.0 or not self.embed_enabled:
+            return 0
+        store, linked = self.core.store, 0
+        while rows := await store.read("entities_pending", vault=self.vault, limit=ENTITY_BATCH):
+            vectors = await self._embed([row["name"] or row["key"] for row in rows])
+            if vectors is None:
+                break
+            keys = [row["key"] for row in rows]
+            await store.write(
+                "entity_embedding_set",
+                vault=self.vault,
+                rows=[{"key": k, "embedding": v} for k, v in zip(keys, vectors, strict=True)],
+            )
+            result = await store.write(
+                "entity_similar_link",
+                vault=self.vault,
+                keys=keys,
+                k=self.settings.similarity_top_k + 1,  # the entity itself comes back first
+                min_score=(1.0 + threshold) / 2.0,  # the index scores cosine as (1 + cos) / 2
+            )
+            linked += int(result[0]["linked"]) if result else 0
+        return linked
 
     # -- steps -----------------------------------------------------------------------------
 

@@ -86,13 +86,17 @@ async def reembed(
     embedder: BaseEmbedding,
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Re-embed every chunk with the configured model; rebuild the vector index and manifest.
+    """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
+
+    Entity names are left pending: the next note write or `knotwork retry` embeds them and
+    rebuilds their similarity edges.
 
     Returns the number of chunks embedded. Safe to run again after an interruption: the manifest is
     written last, so until then the graph is still refused under the new settings.
     """
     await check_server(store)
     total = await store.chunk_count()
+    await store.write("entities_embedding_reset")  # `knotwork retry` or the next write redoes them
     await store.drop_vector_index()
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)

@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     extract: bool = True
     # Plain-text mentions of another note's name (stem, title, alias) as MENTIONS facts.
     mentions: bool = True
+    # Entities whose names embed within this cosine get a SIMILAR_TO edge (HippoRAG synonyms);
+    # 1 turns the edges (and the embedding of entity names) off.
+    similarity_threshold: float = Field(default=0.9, gt=0.0, le=1.0)
+    similarity_top_k: int = Field(default=10, ge=1, le=100)
 
     # Watcher
     watch_debounce_ms: int = Field(default=300, ge=0, le=60_000)

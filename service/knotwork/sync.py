@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from knotwork.errors import KnotworkError
 from knotwork.ingest import Ingestor, NoteOutcome
+from knotwork.rows import FACTS_VERSION
 from knotwork.vault import list_notes, read_note
 
 Progress = Callable[[int, int, str], None]
@@ -24,6 +25,7 @@ class SyncReport:
     chunks: int = 0
     embedded: int = 0
     extracted: int = 0
+    linked: int = 0  # similarity edges made between new entities
     facts: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -53,7 +55,9 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     report = SyncReport()
     stored = {
         row["path"]: row["content_hash"]
-        for row in await ingestor.core.store.read("note_hashes", vault=ingestor.vault)
+        for row in await ingestor.core.store.read(
+            "note_hashes", vault=ingestor.vault, facts_version=FACTS_VERSION
+        )
     }
     paths = list_notes(root)
     report.notes = len(paths)
@@ -81,8 +85,26 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
     work = [p for p in texts if stored.get(p) != hashes[p]]
-    total = len(work) + len(deleted)
-    done = 0
+    deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
+    try:
+        await _apply(ingestor, report, work, texts, moved, deleted, progress)
+    finally:
+        ingestor.defer_entity_links = deferred
+    report.linked = await ingestor.link_entities()
+    report.unchanged += len(texts) - len(work)
+    return report
+
+
+async def _apply(
+    ingestor: Ingestor,
+    report: SyncReport,
+    work: list[str],
+    texts: dict[str, tuple[str, float]],
+    moved: dict[str, str],
+    deleted: list[str],
+    progress: Progress | None,
+) -> None:
+    total, done = len(work) + len(deleted), 0
     for path in work:
         text, mtime = texts[path]
         try:
@@ -101,5 +123,3 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
         done += 1
         if progress:
             progress(done, total, path)
-    report.unchanged += len(texts) - len(work)
-    return report

@@ -40,6 +40,7 @@ class NoteWrite:
 class WriteResult:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    mentions: int = 0  # MENTIONS facts the note asserts
 
 
 async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -148,15 +149,17 @@ async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
             )
             touched += rows[0]["touched"] if rows else []
         asserted = list(w.asserted)
+        mentioned: list[str] = []
         if w.mention_grams is not None:
-            asserted += await mentions.write_mentions(tx, w.vault, w.path, w.mention_grams)
+            mentioned = await mentions.write_mentions(tx, w.vault, w.path, w.mention_grams)
+            asserted += mentioned
             names = w.props["mkeys"]
             if w.is_new or w.renamed_from or names != old_names:
                 keys = sorted(set(names) | set(old_names))
                 await _reverse_mentions(tx, w.vault, keys, w.path)
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
-        return await _revision(
+        result = await _revision(
             tx,
             w.vault,
             w.path,
@@ -167,6 +170,8 @@ async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
             asserted,
             w.renamed_from,
         )
+        result.mentions = len(mentioned)
+        return result
 
     return await store.write_transaction(work)
 

@@ -1,0 +1,107 @@
+"""Similarity edges between entities (HippoRAG synonyms): derived, only for new entities."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from pathlib import Path
+
+from knotwork.core import Core
+from knotwork.facts import entity_key
+from knotwork.ingest import Ingestor
+from knotwork.sync import sync_vault
+from knotwork.verify import snapshot, verify_vault
+from tests.fakes.ollama import FakeOllama, hash_embedding
+
+THRESHOLD = 0.55
+COMPANIES = {"A.md": "Acme Corporation", "B.md": "Acme Corp", "C.md": "acme corporation ltd"}
+
+
+def ingestor_for(core: Core, vault: Path, threshold: float = THRESHOLD) -> Ingestor:
+    update = {"similarity_threshold": threshold}
+    tuned = dataclasses.replace(core, settings=core.settings.model_copy(update=update))
+    return Ingestor(tuned, root=vault, vault="t", extract_enabled=False)
+
+
+def write_vault(vault: Path) -> None:
+    for path, company in COMPANIES.items():
+        (vault / path).write_text(f"---\ncompany: {company}\n---\nWorks at a company.\n")
+    (vault / "D.md").write_text("---\ncompany: Zebra Farm\n---\nAnimals.\n")
+
+
+def expected_pairs(names: list[str], dimension: int) -> set[tuple[str, str]]:
+    vectors = {n: hash_embedding(n, dimension) for n in names}
+    out = set()
+    for a, b in itertools.combinations(names, 2):
+        cosine = sum(x * y for x, y in zip(vectors[a], vectors[b], strict=True))
+        if cosine >= THRESHOLD:
+            out.add(tuple(sorted((entity_key(a), entity_key(b)))))
+    return out
+
+
+async def similar(core: Core) -> list[dict[str, object]]:
+    return await core.store._run(
+        "MATCH (a:Entity {vault: 't'})-[s:SIMILAR_TO]->(b:Entity) "
+        "RETURN a.key AS a, b.key AS b, s.cosine AS cosine, s.source AS source ORDER BY a, b",
+        {},
+        write=False,
+    )
+
+
+async def test_similar_entities_are_linked_once_and_go_with_them(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    write_vault(vault)
+    ingestor = ingestor_for(core, vault)
+    report = await sync_vault(ingestor)
+    names = [*COMPANIES.values(), "Zebra Farm"]
+    want = expected_pairs(names, core.settings.embed_dimension)
+    assert len(want) == 2  # the fake embedder's geometry, computed above, not assumed
+    rows = await similar(core)
+    assert {(r["a"], r["b"]) for r in rows} == want and report.linked == 2
+    for row in rows:
+        assert row["source"] is None  # derived, never a note's assertion
+        assert isinstance(row["cosine"], float) and THRESHOLD <= row["cosine"] <= 1.0 + 1e-6
+    assert not [f for f in (await snapshot(core.store, "t"))["facts"] if "SIMILAR_TO" in f]
+
+    # An edit that brings no new entity embeds no entity name again.
+    fake_ollama.calls.clear()
+    (vault / "A.md").write_text("---\ncompany: Acme Corporation\n---\nStill works there.\n")
+    await ingestor.upsert_path("A.md")
+    assert not [t for t in fake_ollama.embedded_texts() if t in names]
+
+    # Deleting the only note naming "Acme Corp" removes that entity and its edge.
+    (vault / "B.md").unlink()
+    await ingestor.delete("B.md")
+    rows = await similar(core)
+    assert {(r["a"], r["b"]) for r in rows} == {("acme corporation", "acme corporation ltd")}
+    assert await verify_vault(ingestor) == []
+
+    # A note that brings it back links it again, against the entities already there.
+    write_vault(vault)
+    await ingestor.upsert_path("B.md")
+    assert {(r["a"], r["b"]) for r in await similar(core)} == want
+
+
+async def test_threshold_one_turns_similarity_off(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    write_vault(vault)
+    await sync_vault(ingestor_for(core, vault, threshold=1.0))
+    assert await similar(core) == []
+    assert not [t for t in fake_ollama.embedded_texts() if t in COMPANIES.values()]
+
+
+async def test_entities_wait_while_the_embedder_is_down(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    write_vault(vault)
+    ingestor = ingestor_for(core, vault)
+    fake_ollama.down = True
+    await sync_vault(ingestor)
+    assert await similar(core) == []
+    fake_ollama.down = False
+    await ingestor.retry_pending()
+    rows = await similar(core)
+    assert len(rows) == 2 and all(math.isfinite(float(str(r["cosine"]))) for r in rows)
