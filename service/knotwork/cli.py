@@ -100,10 +100,13 @@ def reembed() -> None:
     def progress(done: int, total: int) -> None:
         typer.echo(f"\rre-embedded {done}/{total} chunks", nl=False)
 
-    count = _with_core(
-        lambda core: schema.reembed(core.store, core.settings, core.embedder, progress)
-    )
+    async def work(core: Core) -> tuple[int, int]:
+        count = await schema.reembed(core.store, core.settings, core.embedder, progress)
+        return count, await Ingestor(core).link_entities()
+
+    count, linked = _with_core(work)
     typer.echo(f"\nre-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
+    typer.echo(f"entity names embedded again; similar entities linked: {linked}")
 
 
 def _print_report(report: HealthReport) -> None:
@@ -125,11 +128,14 @@ def _print_report(report: HealthReport) -> None:
     if n.version is not None:
         line(not n.missing_indexes, "indexes ONLINE" if not n.missing_indexes else n.error or "")
     o = report.ollama
-    line(
-        o.version is not None,
-        f"Ollama reachable at {o.base_url}"
-        + (f" (version {o.version})" if o.version else f": {o.error}"),
-    )
+    if not o.needed:
+        line(True, "Ollama not needed (in-process embeddings, model extraction off)")
+    else:
+        line(
+            o.version is not None,
+            f"Ollama reachable at {o.base_url}"
+            + (f" (version {o.version})" if o.version else f": {o.error}"),
+        )
     for model in o.models:
         line(
             model.present,
@@ -179,6 +185,8 @@ def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
     typer.echo(
         f"chunks {report.chunks} (embedded {report.embedded}), model extractions {report.extracted}"
     )
+    if report.linked:
+        typer.echo(f"similar entities linked: {report.linked}")
     facts = ", ".join(f"{k} {v}" for k, v in sorted(report.facts.items())) or "none"
     typer.echo(f"facts by extractor: {facts}")
     if unresolved:

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from llama_index.embeddings.ollama import OllamaEmbedding
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.llms.ollama import Ollama
 from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 
@@ -27,7 +27,7 @@ class Core:
     driver: AsyncDriver
     store: GraphStore
     llm: Ollama
-    embedder: OllamaEmbedding
+    embedder: BaseEmbedding  # Ollama's client or the in-process sentence-transformers one
 
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""

@@ -12,6 +12,7 @@ from knotwork.errors import KnotworkError
 from knotwork.graph import EXPECTED_INDEXES
 from knotwork.lease import lease_status
 from knotwork.llm import model_present, probe_ollama
+from knotwork.settings import Settings
 
 
 class IndexReport(BaseModel):
@@ -42,6 +43,8 @@ class ModelReport(BaseModel):
 class OllamaReport(BaseModel):
     ok: bool
     base_url: str
+    # False when no configured model runs on Ollama (in-process embeddings, extraction off).
+    needed: bool = True
     version: str | None = None
     models: list[ModelReport] = Field(default_factory=list)
     error: str | None = None
@@ -59,7 +62,8 @@ class HealthReport(BaseModel):
     ollama: OllamaReport
     manifest: ManifestReport
     # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
-    # inotify or polling); None when no watcher has run. Does not affect ``ok``.
+    # inotify or polling, rescans, queue overflows and the last one's reason); None when no
+    # watcher has run. Does not affect ``ok``.
     watcher: dict[str, Any] | None = None
 
 
@@ -87,19 +91,26 @@ async def _neo4j(core: Core) -> Neo4jReport:
     return report
 
 
+def ollama_models(settings: Settings) -> list[tuple[Literal["llm", "embedding"], str]]:
+    """The models Ollama must have pulled: an in-process embedder leaves it only extraction."""
+    if settings.embed_provider != "ollama":
+        return [("llm", settings.llm_model)] if settings.extract else []
+    return [("llm", settings.llm_model), ("embedding", settings.embed_model)]
+
+
 async def _ollama(core: Core) -> OllamaReport:
     settings = core.settings
     report = OllamaReport(ok=False, base_url=settings.ollama_base_url)
+    wanted = ollama_models(settings)
+    if not wanted:
+        report.ok, report.needed = True, False
+        return report
     try:
         status = await probe_ollama(settings.ollama_base_url)
     except KnotworkError as exc:
         report.error = str(exc)
         return report
     report.version = status.version
-    wanted: list[tuple[Literal["llm", "embedding"], str]] = [
-        ("llm", settings.llm_model),
-        ("embedding", settings.embed_model),
-    ]
     report.models = [
         ModelReport(
             role=role,

@@ -1,13 +1,15 @@
-"""The model boundary: LlamaIndex's Ollama clients, and a probe of what the server has pulled."""
+"""The model boundary: LlamaIndex's model clients, and a probe of what Ollama has pulled."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import httpx
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.embeddings.ollama import OllamaEmbedding
 from llama_index.llms.ollama import Ollama
 
+from knotwork.embed_local import build_local_embedder
 from knotwork.errors import ModelUnavailableError
 from knotwork.settings import Settings
 
@@ -22,13 +24,17 @@ def build_llm(settings: Settings) -> Ollama:
     )
 
 
-def build_embedder(settings: Settings) -> OllamaEmbedding:
-    return OllamaEmbedding(
+def build_embedder(settings: Settings) -> BaseEmbedding:
+    """The configured provider's client; callers only use BaseEmbedding's methods."""
+    if settings.embed_provider == "sentence-transformers":
+        return build_local_embedder(settings)
+    ollama: BaseEmbedding = OllamaEmbedding(  # untyped package: name the type it has
         model_name=settings.embed_model,
         base_url=settings.ollama_base_url,
         embed_batch_size=settings.embed_batch_size,
         client_kwargs={"timeout": settings.ollama_timeout_s},
     )
+    return ollama
 
 
 def model_present(wanted: str, available: set[str]) -> bool:

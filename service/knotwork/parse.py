@@ -227,7 +227,7 @@ def _iso(year: str, month: int | str, day: str) -> str | None:
         return None
 
 
-def _text_dates(text: str) -> Iterator[str | None]:
+def text_dates(text: str) -> Iterator[str | None]:
     """ISO dates and month-name dates (six languages) written in ``text``."""
     for m in _ISO.finditer(text):
         yield _iso(*m.groups())
@@ -288,7 +288,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
             end = col + len(m.group(0)) if col >= 0 else 0
             links.append(Link(target, "frontmatter", v.line, context, max(col, 0), end,
                               heading, block, alias, v.key))  # fmt: skip
-        dates.extend(_text_dates(v.value) if _YEAR.search(v.value) else ())
+        dates.extend(text_dates(v.value) if _YEAR.search(v.value) else ())
     daily = _DAILY.match(stem)
     if daily:
         dates.append(_iso(*daily.groups()))
@@ -315,7 +315,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if "[" in masked:
             links += _line_links(raw, masked, idx + 1)
         if _YEAR.search(masked):
-            dates.extend(_text_dates(masked))
+            dates.extend(text_dates(masked))
 
     return ParsedNote(
         path=path,

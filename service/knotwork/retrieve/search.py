@@ -9,34 +9,14 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass, field
 
 from knotwork.core import Core
+from knotwork.retrieve.types import Evidence, Hit
 
 log = logging.getLogger(__name__)
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@dataclass
-class Hit:
-    id: str
-    path: str
-    title: str
-    heading: str
-    line_start: int
-    line_end: int
-    text: str
-    score: float
-    retrievers: dict[str, float] = field(default_factory=dict)  # retriever → its own score
-
-
-@dataclass
-class Evidence:
-    hits: list[Hit]
-    timings_ms: dict[str, float]
-    warnings: list[str] = field(default_factory=list)
 
 
 def lucene_query(question: str) -> str:

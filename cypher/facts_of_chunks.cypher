@@ -1,0 +1,13 @@
+// Facts asserted in the given chunks, with provenance (the facts beside the evidence).
+// Parameters: $ids (list<str>, chunk ids), $extractors (list<str> allowed, or null for all),
+//             $limit (int)
+// Returns: subject, predicate, object, source, extractor, confidence, line, chunk_id
+UNWIND $ids AS id
+MATCH (s)-[r]->(o) WHERE r.chunk_id = id AND r.source IS NOT NULL
+  AND ($extractors IS NULL OR r.extractor IN $extractors)
+RETURN coalesce(s.title, s.name, s.key) AS subject, coalesce(r.predicate, type(r)) AS predicate,
+       coalesce(o.title, o.name, o.key) AS object, r.source AS source,
+       r.extractor AS extractor, r.confidence AS confidence, r.line AS line,
+       r.chunk_id AS chunk_id
+ORDER BY source, line, predicate
+LIMIT $limit

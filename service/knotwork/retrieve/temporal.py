@@ -1,0 +1,120 @@
+"""Dates and temporal expressions in a question (six languages) → the date range it asks about.
+
+The temporal retriever runs only when this finds something: an ISO or month-name date, a month
+with its year, a year ("in 2023"), or a relative phrase ("last week", "la settimana scorsa",
+"letzte Woche", "la semaine dernière", "la semana pasada", "a semana passada").
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from knotwork.parse import text_dates
+from knotwork.vocab import MONTHS
+
+
+@dataclass(frozen=True)
+class DateRange:
+    start: date
+    end: date
+
+    @property
+    def middle(self) -> date:
+        return self.start + (self.end - self.start) / 2
+
+
+# Relative phrases, lower case → (unit, offset): day -1 is yesterday, week -1 last week …
+RELATIVE: dict[str, tuple[str, int]] = {
+    # English
+    "today": ("day", 0), "yesterday": ("day", -1), "tomorrow": ("day", 1),
+    "this week": ("week", 0), "last week": ("week", -1), "next week": ("week", 1),
+    "this month": ("month", 0), "last month": ("month", -1), "next month": ("month", 1),
+    "this year": ("year", 0), "last year": ("year", -1), "next year": ("year", 1),
+    # Italian
+    "oggi": ("day", 0), "ieri": ("day", -1), "domani": ("day", 1),
+    "questa settimana": ("week", 0), "settimana scorsa": ("week", -1),
+    "settimana prossima": ("week", 1), "questo mese": ("month", 0), "mese scorso": ("month", -1),
+    "mese prossimo": ("month", 1), "quest'anno": ("year", 0), "anno scorso": ("year", -1),
+    "anno prossimo": ("year", 1),
+    # German
+    "heute": ("day", 0), "gestern": ("day", -1), "morgen": ("day", 1),
+    "diese woche": ("week", 0), "letzte woche": ("week", -1), "nächste woche": ("week", 1),
+    "diesen monat": ("month", 0), "letzten monat": ("month", -1),
+    "nächsten monat": ("month", 1), "dieses jahr": ("year", 0), "letztes jahr": ("year", -1),
+    "nächstes jahr": ("year", 1),
+    # French
+    "aujourd'hui": ("day", 0), "hier": ("day", -1), "demain": ("day", 1),
+    "cette semaine": ("week", 0), "semaine dernière": ("week", -1),
+    "semaine prochaine": ("week", 1), "ce mois-ci": ("month", 0), "mois dernier": ("month", -1),
+    "mois prochain": ("month", 1), "cette année": ("year", 0), "année dernière": ("year", -1),
+    "année prochaine": ("year", 1),
+    # Spanish
+    "hoy": ("day", 0), "ayer": ("day", -1), "mañana": ("day", 1),
+    "esta semana": ("week", 0), "semana pasada": ("week", -1), "semana que viene": ("week", 1),
+    "este mes": ("month", 0), "mes pasado": ("month", -1), "mes que viene": ("month", 1),
+    "este año": ("year", 0), "año pasado": ("year", -1), "año que viene": ("year", 1),
+    # Portuguese
+    "hoje": ("day", 0), "ontem": ("day", -1), "amanhã": ("day", 1),
+    "semana passada": ("week", -1), "próxima semana": ("week", 1),
+    "mês passado": ("month", -1), "este mês": ("month", 0), "próximo mês": ("month", 1),
+    "ano passado": ("year", -1), "este ano": ("year", 0), "próximo ano": ("year", 1),
+}  # fmt: skip
+
+_RELATIVE = re.compile(
+    r"(?<!\w)("
+    + "|".join(re.escape(p) for p in sorted(RELATIVE, key=len, reverse=True))
+    + r")(?!\w)"
+)
+_MONTH_YEAR = re.compile(r"(?<!\w)([^\W\d_]+)\.?\s+(?:(?:de|del|of)\s+)?(\d{4})(?!\d)")
+_YEAR = re.compile(r"(?<![\w-])(1[89]\d\d|2[01]\d\d)(?![\w-])")
+
+
+def _shift_month(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _relative(unit: str, offset: int, today: date) -> DateRange:
+    if unit == "day":
+        day = today + timedelta(days=offset)
+        return DateRange(day, day)
+    if unit == "week":
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=offset)
+        return DateRange(monday, monday + timedelta(days=6))
+    if unit == "month":
+        first = _shift_month(today, offset)
+        last = calendar.monthrange(first.year, first.month)[1]
+        return DateRange(first, first.replace(day=last))
+    return DateRange(date(today.year + offset, 1, 1), date(today.year + offset, 12, 31))
+
+
+def question_range(question: str, today: date | None = None) -> DateRange | None:
+    """The span of every date and temporal expression in the question, or None."""
+    today = today or date.today()
+    text = question.lower()
+    ranges: list[DateRange] = []
+    for iso in text_dates(question):
+        if iso:
+            day = date.fromisoformat(iso)
+            ranges.append(DateRange(day, day))
+    for match in _RELATIVE.finditer(text):
+        ranges.append(_relative(*RELATIVE[match.group(1)], today))
+    covered: list[tuple[int, int]] = []
+    for match in _MONTH_YEAR.finditer(text):
+        month = MONTHS.get(match.group(1))
+        if month and not ranges:  # a full date already names the day
+            year = int(match.group(2))
+            last = calendar.monthrange(year, month)[1]
+            ranges.append(DateRange(date(year, month, 1), date(year, month, last)))
+            covered.append(match.span(2))
+    if not ranges:
+        for match in _YEAR.finditer(text):
+            if match.span() not in covered:
+                year = int(match.group(1))
+                ranges.append(DateRange(date(year, 1, 1), date(year, 12, 31)))
+    if not ranges:
+        return None
+    return DateRange(min(r.start for r in ranges), max(r.end for r in ranges))

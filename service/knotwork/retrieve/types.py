@@ -1,0 +1,91 @@
+"""What retrieval hands to the answer step and the API: ranked chunks, facts and hop paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+Mode = Literal["normal", "fast", "retrieve"]
+Trust = Literal["all", "structural"]
+RETRIEVERS = ("vector", "fulltext", "names", "graph", "synonym", "temporal")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Narrow every retriever: notes under a folder, with all these tags, dated in a range.
+
+    ``trust="structural"`` keeps only facts written by the parser (links, frontmatter, aliases,
+    tags, mentions), never model-extracted ones, for the graph walks and the facts returned.
+    """
+
+    folder: str | None = None  # vault-relative prefix, e.g. "projects/"
+    tags: tuple[str, ...] = ()  # without '#', matched case-insensitively
+    date_from: date | None = None
+    date_to: date | None = None
+    trust: Trust = "all"
+
+    def params(self) -> dict[str, object]:
+        """Query parameters every retriever's Cypher takes (see cypher/filter_notes.cypher)."""
+        return {
+            "folder": self.folder or None,
+            "tags": [t.lower().lstrip("#") for t in self.tags],
+            "date_from": self.date_from.isoformat() if self.date_from else None,
+            "date_to": self.date_to.isoformat() if self.date_to else None,
+            "extractors": None if self.trust == "all" else list(STRUCTURAL),
+        }
+
+
+STRUCTURAL = ("wikilink", "frontmatter", "alias", "tag", "mention")
+
+
+@dataclass
+class Hit:
+    id: str  # chunk id
+    path: str
+    title: str
+    heading: str
+    line_start: int
+    line_end: int
+    text: str
+    score: float  # the final rank score (PPR when on, else fused RRF)
+    retrievers: dict[str, float] = field(default_factory=dict)  # retriever → its own score
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """One asserted fact near the evidence, with its provenance."""
+
+    subject: str
+    predicate: str
+    object: str
+    source: str  # the note that asserts it
+    extractor: str
+    confidence: float
+    line: int | None
+    chunk_id: str | None
+
+
+@dataclass(frozen=True)
+class HopPath:
+    """How the graph walk reached a chunk: ``nodes[i] -relations[i]-> nodes[i+1]``.
+
+    Nodes are written ``note:<path>`` or ``entity:<key>``; the last node's chunk is ``chunk_id``.
+    """
+
+    nodes: tuple[str, ...]
+    relations: tuple[str, ...]
+    chunk_id: str
+
+
+@dataclass
+class Evidence:
+    hits: list[Hit]
+    timings_ms: dict[str, float]
+    warnings: list[str] = field(default_factory=list)
+    facts: list[FactRow] = field(default_factory=list)
+    paths: list[HopPath] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)  # what the model proposed (normal mode)
+    # How well the best evidence matches the question, 0..1 (see retrieve.relevance); below
+    # KNOTWORK_MIN_RELEVANCE the answer is "insufficient_context" without a model call.
+    relevance: float = 0.0
