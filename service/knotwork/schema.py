@@ -56,17 +56,19 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
     manifest = await check_manifest(store, settings)
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)
-    vector = next((s for s in await store.index_states() if s.name == "chunk_embedding"), None)
-    if vector is None:
-        raise SchemaError("the chunk_embedding vector index is missing after applying the schema")
-    if vector.dimension != settings.embed_dimension:
-        # An index left by another configuration with no manifest beside it.
-        raise ManifestMismatchError(
-            str((manifest or {}).get("embed_model", "an unknown model")),
-            int(vector.dimension or 0),
-            settings.embed_model,
-            settings.embed_dimension,
-        )
+    states = {s.name: s for s in await store.index_states()}
+    for name in ("chunk_embedding", "entity_embedding"):
+        vector = states.get(name)
+        if vector is None:
+            raise SchemaError(f"the {name} vector index is missing after applying the schema")
+        if vector.dimension != settings.embed_dimension:
+            # An index left by another configuration with no manifest beside it.
+            raise ManifestMismatchError(
+                str((manifest or {}).get("embed_model", "an unknown model")),
+                int(vector.dimension or 0),
+                settings.embed_model,
+                settings.embed_dimension,
+            )
     if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:
         manifest = await store.put_manifest(
             schema_version=SCHEMA_VERSION,

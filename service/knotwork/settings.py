@@ -59,6 +59,16 @@ class Settings(BaseSettings):
     similarity_threshold: float = Field(default=0.9, gt=0.0, le=1.0)
     similarity_top_k: int = Field(default=10, ge=1, le=100)
 
+    # Retrieval: fact hops walked from the seed notes; the personalized PageRank that ranks the
+    # walked subgraph, and its damping (probability of following an edge, not restarting).
+    graph_depth: int = Field(default=2, ge=1, le=3)
+    ppr: bool = True
+    ppr_damping: float = Field(default=0.85, gt=0.0, lt=1.0)
+
+    # Answers: evidence whose relevance (0..1) is below this gets "insufficient_context" and no
+    # chat call. A first guess, to be calibrated by the evaluation harness.
+    min_relevance: float = Field(default=0.35, ge=0, le=1)
+
     # Watcher
     watch_debounce_ms: int = Field(default=300, ge=0, le=60_000)
     watch_rescan_s: float = Field(default=600.0, ge=0, description="0 turns the rescan off")

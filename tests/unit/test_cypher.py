@@ -65,3 +65,14 @@ def test_wheel_contains_the_cypher_files(tmp_path: Path) -> None:
     for path in FILES:
         assert f"knotwork/cypher/{path.name}" in names
     assert "knotwork/cli.py" in names
+
+
+def test_the_test_reset_drops_every_schema_object() -> None:
+    """A leftover index (e.g. a vector index of another dimension) would leak between tests."""
+    reset = (REPO / "tests/integration/reset.cypher").read_text()
+    created = re.findall(
+        r"(?:INDEX|CONSTRAINT) (\w+) IF NOT EXISTS", "\n".join(cypher.statements("schema"))
+    )
+    assert sorted(created) == sorted(EXPECTED_INDEXES)
+    for name in created:
+        assert re.search(rf"DROP (?:INDEX|CONSTRAINT) {name} IF EXISTS", reset), name

@@ -1,22 +1,19 @@
-"""Question → ranked evidence: vector and full-text retrievers in Cypher, fused by RRF.
-
-This is the first retrieval path (no graph expansion yet): each retriever returns chunk ids
-with scores; reciprocal-rank fusion merges them; every hit says which retrievers found it.
-"""
+"""The seed retrievers, each one named Cypher query: vector, full-text (chunks and entity
+names), notes the question names, and dates. Each returns chunk ids best first with its score."""
 
 from __future__ import annotations
 
-import logging
 import re
-import time
+from dataclasses import dataclass
+from datetime import date
 
-from knotwork.core import Core
-from knotwork.retrieve.types import Evidence, Hit
+from knotwork.graph import GraphStore
+from knotwork.mentions import chunk_grams
+from knotwork.retrieve.temporal import question_range
 
-log = logging.getLogger(__name__)
-
-RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _WORD = re.compile(r"\w+", re.UNICODE)
+MAX_NAMED = 10  # notes the question names, longest names first
+NAMED_CHUNKS = 2  # chunks of each named note taken as evidence
 
 
 def lucene_query(question: str) -> str:
@@ -26,50 +23,67 @@ def lucene_query(question: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-async def retrieve(core: Core, vault: str, question: str, top_k: int = 8) -> Evidence:
-    timings: dict[str, float] = {}
-    warnings: list[str] = []
-    ranked: dict[str, list[tuple[str, float]]] = {}
-    candidates = max(4 * top_k, 20)
-    start = time.perf_counter()
-    try:
-        vector = await core.embedder.aget_query_embedding(question)
-        rows = await core.store.read(
-            "search_vector", vault=vault, embedding=vector, k=candidates * 4
-        )
-        ranked["vector"] = [(r["id"], r["score"]) for r in rows[:candidates]]
-    except Exception as exc:  # the embedding model may be down: full-text still answers
-        warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
-    timings["vector"] = (time.perf_counter() - start) * 1000
-    start = time.perf_counter()
+async def vector(
+    store: GraphStore, vault: str, embedding: list[float], k: int
+) -> list[tuple[str, float]]:
+    """Nearest chunks; the score is the index's, (1 + cosine) / 2."""
+    rows = await store.read("search_vector", vault=vault, embedding=embedding, k=k * 4)
+    return [(r["id"], r["score"]) for r in rows[:k]]
+
+
+async def fulltext(store: GraphStore, vault: str, question: str, k: int) -> list[tuple[str, float]]:
     query = lucene_query(question)
-    if query:
-        found_t = await core.store.read("search_fulltext", vault=vault, query=query, k=candidates)
-        ranked["fulltext"] = [(r["id"], r["score"]) for r in found_t]
-    timings["fulltext"] = (time.perf_counter() - start) * 1000
-    fused: dict[str, float] = {}
-    found: dict[str, dict[str, float]] = {}
-    for name, ranking in ranked.items():
-        for rank, (cid, score) in enumerate(ranking):
-            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
-            found.setdefault(cid, {})[name] = score
-    best = sorted(fused, key=lambda c: -fused[c])[:top_k]
-    start = time.perf_counter()
-    chunks = {r["id"]: r for r in await core.store.read("chunks_by_id", ids=best)}
-    timings["load"] = (time.perf_counter() - start) * 1000
-    hits = [
-        Hit(
-            id=c,
-            path=chunks[c]["path"],
-            title=chunks[c]["title"],
-            heading=chunks[c]["heading_path"],
-            line_start=chunks[c]["line_start"],
-            line_end=chunks[c]["line_end"],
-            text=chunks[c]["text"],
-            score=fused[c],
-            retrievers=found[c],
-        )
-        for c in best
-        if c in chunks
-    ]
-    return Evidence(hits=hits, timings_ms=timings, warnings=warnings)
+    if not query:
+        return []
+    rows = await store.read("search_fulltext", vault=vault, query=query, k=k)
+    return [(r["id"], r["score"]) for r in rows]
+
+
+@dataclass(frozen=True)
+class NamedNote:
+    key: str  # the name as matched
+    path: str
+    node: str  # element id
+    chunk_ids: tuple[str, ...]
+
+
+async def named_notes(store: GraphStore, vault: str, question: str) -> list[NamedNote]:
+    """Notes whose file name, title or alias the question writes out, longest names first.
+
+    A name inside a longer matched name ("Rossi" in "Marco Rossi") does not count on its own.
+    """
+    keys = sorted(chunk_grams(question, (1,)))
+    if not keys:
+        return []
+    rows = await store.read("notes_named", vault=vault, keys=keys, chunks=NAMED_CHUNKS)
+    out: list[NamedNote] = []
+    taken: list[str] = []
+    for row in rows:
+        key = row["key"]
+        if any(f" {key} " in f" {longer} " for longer in taken if longer != key):
+            continue
+        if any(n.path == row["path"] for n in out):
+            continue
+        taken.append(key)
+        out.append(NamedNote(key, row["path"], row["note"], tuple(row["chunk_ids"])))
+        if len(out) == MAX_NAMED:
+            break
+    return out
+
+
+async def temporal(
+    store: GraphStore, vault: str, question: str, k: int, today: date | None = None
+) -> list[tuple[str, float]] | None:
+    """Chunks of notes dated in the range the question names; None when it names no date."""
+    span = question_range(question, today)
+    if span is None:
+        return None
+    rows = await store.read(
+        "search_temporal",
+        vault=vault,
+        date_from=span.start.isoformat(),
+        date_to=span.end.isoformat(),
+        middle=span.middle.isoformat(),
+        k=k,
+    )
+    return [(r["id"], r["score"]) for r in rows]

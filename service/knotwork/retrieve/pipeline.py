@@ -1,0 +1,258 @@
+"""retrieve(): run the retrievers, fuse them, rank over the graph, and explain every hit.
+
+1. Seeds: vector and full-text chunks, notes the question names, dates it names.
+2. Walks: from the seed notes along facts (``graph``), and in normal mode from the entities
+   the model's keywords name, through similarity edges first (``synonym``).
+3. Reciprocal-rank fusion of all of them, filters applied, then a personalized PageRank over
+   the subgraph the walks saw, restarting at the fused hits and — weighted most — the notes the
+   question names (HippoRAG's multi-hop ranker).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from knotwork.core import Core
+from knotwork.facts import entity_key
+from knotwork.retrieve import keywords as kw
+from knotwork.retrieve import search
+from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
+from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
+from knotwork.retrieve.walk import Edge, Walk, walk
+
+log = logging.getLogger(__name__)
+WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
+NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
+MAX_FACTS = 50
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    def lap(self, name: str, since: float) -> None:
+        self.timings[name] = round((time.perf_counter() - since) * 1000, 2)
+
+
+async def retrieve(
+    core: Core,
+    vault: str,
+    question: str,
+    top_k: int = 8,
+    *,
+    mode: Mode = "retrieve",
+    filters: Filters | None = None,
+    use: frozenset[str] | None = None,
+    ppr: bool | None = None,
+) -> Evidence:
+    """Ranked evidence for a question. ``use`` picks retrievers (ablations); ``ppr`` the ranker.
+
+    Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
+    """
+    store, settings = core.store, core.settings
+    use = frozenset(RETRIEVERS) if use is None else use
+    ppr = settings.ppr if ppr is None else ppr
+    filters = filters or Filters()
+    fparams = filters.params()
+    extractors: list[str] | None = fparams["extractors"]  # type: ignore[assignment]
+    narrowing = any(fparams[k] for k in ("folder", "tags", "date_from", "date_to"))
+    k = max(4 * top_k, 20) * (5 if narrowing else 1)
+    clock, warnings = _Clock(), []
+    rankings: dict[str, list[tuple[str, float]]] = {}
+    paths: dict[str, HopPath] = {}
+
+    qvec: list[float] | None = None
+    start = time.perf_counter()
+    if use & {"vector", "graph", "synonym"}:
+        try:
+            qvec = list(await core.embedder.aget_query_embedding(question))
+        except Exception as exc:  # the embedding model may be down: the rest still answers
+            warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
+    if "vector" in use and qvec is not None:
+        rankings["vector"] = await search.vector(store, vault, qvec, k)
+    clock.lap("vector", start)
+    start = time.perf_counter()
+    if "fulltext" in use:
+        rankings["fulltext"] = await search.fulltext(store, vault, question, k)
+    clock.lap("fulltext", start)
+    start = time.perf_counter()
+    named = await search.named_notes(store, vault, question) if use & {"names", "graph"} else []
+    if "names" in use and named:
+        rankings["names"] = [
+            (cid, 1.0 / (1 + i)) for i, note in enumerate(named) for cid in note.chunk_ids
+        ]
+    if "temporal" in use:
+        dated = await search.temporal(store, vault, question, k)
+        if dated is not None:
+            rankings["temporal"] = dated
+    clock.lap("names_temporal", start)
+
+    keywords: list[str] = []
+    if mode == "normal" and "synonym" in use:
+        start = time.perf_counter()
+        keywords, problem = await kw.propose(core.llm, question)
+        if problem:
+            warnings.append(problem)
+        clock.lap("keywords", start)
+
+    walks: list[Walk] = []
+    if "graph" in use:
+        start = time.perf_counter()
+        # The walk starts at the notes the question names; lacking any, at the best hits' notes.
+        seeds = {n.node: f"note:{n.path}" for n in named}
+        if not seeds:
+            fused, _ = rrf(rankings)
+            top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
+            for row in await store.read("chunk_notes", ids=top):
+                seeds.setdefault(row["note"], f"note:{row['path']}")
+        graph = await walk(store, seeds, settings.graph_depth, extractors)
+        rankings["graph"] = await _walk_ranking(core, vault, graph, qvec, paths)
+        walks.append(graph)
+        clock.lap("graph", start)
+    if "synonym" in use:
+        start = time.perf_counter()
+        entities = await _entity_seeds(core, vault, question, keywords)
+        if entities:
+            synonym = await walk(
+                store, entities, min(settings.graph_depth + 1, 3), extractors, similar_first=True
+            )
+            rankings["synonym"] = await _walk_ranking(core, vault, synonym, qvec, paths)
+            walks.append(synonym)
+        clock.lap("synonym", start)
+
+    start = time.perf_counter()
+    fused, found = rrf(rankings)
+    pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
+    rows = {
+        r["id"]: r
+        for r in await store.read("filter_chunks", ids=pool, vault=vault, **_note_filters(fparams))
+    }
+    pool = [c for c in pool if c in rows]
+    scores = {c: fused[c] for c in pool}
+    if ppr and pool:
+        scores = await _pagerank(core, pool, fused, named, walks)
+    best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
+    clock.lap("rank", start)
+
+    hits = [_hit(rows[c], scores[c], found[c]) for c in best]
+    facts = await _facts(core, best, extractors)
+    relevance = _relevance(question, hits)
+    return Evidence(
+        hits=hits,
+        timings_ms=clock.timings,
+        warnings=warnings,
+        facts=facts,
+        paths=[paths[c] for c in best if c in paths],
+        keywords=keywords,
+        relevance=relevance,
+    )
+
+
+def _note_filters(params: dict[str, object]) -> dict[str, object]:
+    return {k: params[k] for k in ("folder", "tags", "date_from", "date_to")}
+
+
+async def _walk_ranking(
+    core: Core, vault: str, graph: Walk, qvec: list[float] | None, paths: dict[str, HopPath]
+) -> list[tuple[str, float]]:
+    """Chunks a walk reached, nearest first: those asserting a walked fact, then the most
+    question-like chunk of each note reached."""
+    ranking: dict[str, float] = {}
+    for chunk_id, node, hops in graph.asserting:
+        if chunk_id not in ranking:
+            ranking[chunk_id] = 1.0 / (1 + hops)
+            paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
+    reached = graph.notes_reached()
+    if reached:
+        rows = await core.store.read(
+            "note_chunks_ranked",
+            vault=vault,
+            paths=[p for _, p in reached],
+            embedding=qvec,
+            per_note=1,
+        )
+        for row in rows:
+            hops = graph.depth[row["note"]]
+            if row["id"] not in ranking:
+                ranking[row["id"]] = 1.0 / (1 + hops) + 0.01 * float(row["score"])
+                paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
+    return sorted(ranking.items(), key=lambda item: -item[1])
+
+
+async def _entity_seeds(
+    core: Core, vault: str, question: str, keywords: list[str]
+) -> dict[str, str]:
+    """Entities named by the model's keywords (exact or full-text) or, lacking them, by the
+    question's own words."""
+    words = keywords or [question]
+    keys = sorted({entity_key(w) for w in keywords if entity_key(w)})
+    query = " OR ".join(search.lucene_query(w) for w in words if search.lucene_query(w))
+    rows = await core.store.read("entities_matching", vault=vault, keys=keys, query=query, k=15)
+    return {row["id"]: row["name"] for row in rows}
+
+
+async def _pagerank(
+    core: Core,
+    pool: list[str],
+    fused: dict[str, float],
+    named: list[search.NamedNote],
+    walks: list[Walk],
+) -> dict[str, float]:
+    """PPR scores of the pool's chunks over chunks, their notes and every walked edge."""
+    edges: list[Edge] = [e for w in walks for e in w.edges]
+    for row in await core.store.read("chunk_notes", ids=pool):
+        edges.append(Edge(f"chunk:{row['id']}", row["note"], 1.0))
+    total = sum(fused[c] for c in pool)
+    seeds = {f"chunk:{c}": fused[c] / total * (1 - NAMED_WEIGHT if named else 1.0) for c in pool}
+    for note in named:
+        seeds[note.node] = seeds.get(note.node, 0.0) + NAMED_WEIGHT / len(named)
+    rank = personalized_pagerank(
+        ((e.a, e.b, e.weight) for e in edges), seeds, core.settings.ppr_damping
+    )
+    return {c: rank.get(f"chunk:{c}", 0.0) for c in pool}
+
+
+def _hit(row: dict[str, Any], score: float, retrievers: dict[str, float]) -> Hit:
+    return Hit(
+        id=row["id"],
+        path=row["path"],
+        title=row["title"],
+        heading=row["heading_path"],
+        line_start=row["line_start"],
+        line_end=row["line_end"],
+        text=row["text"],
+        score=score,
+        retrievers=retrievers,
+    )
+
+
+async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> list[FactRow]:
+    if not ids:
+        return []
+    rows = await core.store.read("facts_of_chunks", ids=ids, extractors=extractors, limit=MAX_FACTS)
+    return [
+        FactRow(
+            subject=str(r["subject"]),
+            predicate=str(r["predicate"]),
+            object=str(r["object"]),
+            source=str(r["source"]),
+            extractor=str(r["extractor"]),
+            confidence=float(r["confidence"] if r["confidence"] is not None else 1.0),
+            line=r["line"],
+            chunk_id=r["chunk_id"],
+        )
+        for r in rows
+    ]
+
+
+def _relevance(question: str, hits: list[Hit]) -> float:
+    """How well the best evidence answers to the question: the higher of the best dense cosine
+    and the best share of the question's content words found in one hit."""
+    wanted = terms(question)
+    best = 0.0
+    for hit in hits[:5]:
+        dense = 2 * hit.retrievers["vector"] - 1 if "vector" in hit.retrievers else 0.0
+        best = max(best, dense, coverage(wanted, f"{hit.title}\n{hit.heading}\n{hit.text}"))
+    return round(min(1.0, max(0.0, best)), 4)

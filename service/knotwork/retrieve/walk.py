@@ -1,0 +1,115 @@
+"""Graph walks in Cypher, one hop per query: from seed notes or entities along facts, keeping
+the path to every node reached so each piece of evidence can say how it was found.
+
+Hops are bounded (facts kept per node, hub nodes not entered), so a walk costs the same in a
+vault of a thousand notes or a hundred thousand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from knotwork.graph import GraphStore
+from knotwork.retrieve.types import FactRow, HopPath
+
+PER_NODE = 25  # facts followed from one node per hop
+MAX_DEGREE = 400  # nodes with more relationships (tags, hubs) are not entered
+SIMILAR_PER_NODE = 5
+
+
+@dataclass
+class Edge:
+    a: str  # element ids
+    b: str
+    weight: float
+
+
+@dataclass
+class Walk:
+    """Where a walk went: a parent pointer per node reached, and every edge it saw."""
+
+    names: dict[str, str] = field(default_factory=dict)  # element id → note:<path>/entity:<key>
+    parent: dict[str, tuple[str, str, str | None]] = field(
+        default_factory=dict
+    )  # id → (from, rel, chunk)
+    depth: dict[str, int] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    facts: dict[str, list[FactRow]] = field(default_factory=dict)  # chunk id → facts there
+    # (chunk id, node reached, hops): chunks that assert a walked fact
+    asserting: list[tuple[str, str, int]] = field(default_factory=list)
+
+    def path_to(self, node: str, chunk_id: str) -> HopPath:
+        nodes, relations = [self.names[node]], []
+        while node in self.parent:
+            node, relation, _ = self.parent[node]
+            nodes.append(self.names[node])
+            relations.append(relation)
+        return HopPath(tuple(reversed(nodes)), tuple(reversed(relations)), chunk_id)
+
+    def notes_reached(self) -> list[tuple[str, str]]:
+        """(element id, path) of every note reached beyond the seeds, nearest first."""
+        found = [(n, name[5:]) for n, name in self.names.items() if name.startswith("note:")]
+        return sorted((f for f in found if self.depth[f[0]] > 0), key=lambda f: self.depth[f[0]])
+
+
+def _fact(row: dict[str, Any]) -> FactRow:
+    return FactRow(
+        subject=str(row["subject"]),
+        predicate=str(row["type"]),
+        object=str(row["object"]),
+        source=str(row["source"]),
+        extractor=str(row["extractor"]),
+        confidence=float(row["confidence"] if row["confidence"] is not None else 1.0),
+        line=row["line"],
+        chunk_id=row["chunk_id"],
+    )
+
+
+async def walk(
+    store: GraphStore,
+    seeds: dict[str, str],
+    depth: int,
+    extractors: list[str] | None,
+    similar_first: bool = False,
+) -> Walk:
+    """Breadth-first from ``seeds`` (element id → name) up to ``depth`` fact hops.
+
+    With ``similar_first`` (the synonym walk), seeds first step to similar entities.
+    """
+    out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
+    frontier = list(seeds)
+    if similar_first and frontier:
+        rows = await store.read("entity_similar", ids=frontier, per_node=SIMILAR_PER_NODE)
+        for row in rows:
+            out.edges.append(Edge(row["from"], row["to"], float(row["cosine"] or 0.0)))
+            if row["to"] not in out.names:
+                out.names[row["to"]] = row["to_name"]
+                out.parent[row["to"]] = (row["from"], "SIMILAR_TO", None)
+                out.depth[row["to"]] = 0
+                frontier.append(row["to"])
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        rows = await store.read(
+            "expand_hop",
+            ids=frontier,
+            extractors=extractors,
+            per_node=PER_NODE,
+            max_degree=MAX_DEGREE,
+        )
+        frontier = []
+        for row in rows:
+            out.edges.append(Edge(row["from"], row["to"], float(row["confidence"] or 1.0)))
+            relation = row["type"] if row["outgoing"] else f"<-{row['type']}"
+            if row["chunk_id"]:
+                out.facts.setdefault(row["chunk_id"], []).append(_fact(row))
+            if row["to"] in out.names:
+                continue
+            out.names[row["to"]] = row["to_name"]
+            out.parent[row["to"]] = (row["from"], relation, row["chunk_id"])
+            out.depth[row["to"]] = hop
+            frontier.append(row["to"])
+            if row["chunk_id"]:  # the chunk that states the fact which led here
+                out.asserting.append((row["chunk_id"], row["to"], hop))
+    return out

@@ -1,0 +1,63 @@
+"""Ranking and temporal parsing: pure functions, checked by hand-computable cases."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
+from knotwork.retrieve.temporal import DateRange, question_range
+
+TODAY = date(2026, 11, 30)  # a Monday
+
+
+def test_rrf_sums_reciprocal_ranks_and_keeps_each_retrievers_score() -> None:
+    fused, found = rrf({"a": [("x", 0.9), ("y", 0.5)], "b": [("y", 3.0)]})
+    assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["x"] == pytest.approx(1 / 61)
+    assert found["y"] == {"a": 0.5, "b": 3.0}
+
+
+def test_pagerank_reaches_a_bridge_two_hops_from_the_seed() -> None:
+    edges = [("q", "bridge", 1.0), ("bridge", "answer", 1.0), ("noise", "other", 1.0)]
+    rank = personalized_pagerank(edges, {"q": 1.0}, damping=0.85)
+    assert rank["answer"] > 0 and rank.get("noise", 0.0) == 0.0
+    assert rank["bridge"] > rank["answer"]  # mass fades with each hop from the seed
+    assert sum(rank.values()) == pytest.approx(1.0)
+
+
+def test_pagerank_damping_trades_reach_for_focus() -> None:
+    edges = [("q", "a", 1.0), ("a", "b", 1.0)]
+    near = personalized_pagerank(edges, {"q": 1.0}, damping=0.5)
+    far = personalized_pagerank(edges, {"q": 1.0}, damping=0.85)
+    assert far["b"] > near["b"]
+
+
+def test_coverage_ignores_stop_words_in_six_languages() -> None:
+    assert terms("Who is the mother of Ada?") == ["mother", "ada"]
+    assert terms("Chi è la madre di Ada?") == ["madre", "ada"]
+    assert coverage(terms("Who is the mother of Ada?"), "Ada's mother was Anne.") == 1.0
+    assert coverage(terms("quantum lattice"), "Ada's mother was Anne.") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What happened on 2024-03-05?", date(2024, 3, 5), date(2024, 3, 5)),
+        ("Cosa è successo il 5 marzo 2024?", date(2024, 3, 5), date(2024, 3, 5)),
+        ("Was war im März 2024?", date(2024, 3, 1), date(2024, 3, 31)),
+        ("Qu'ai-je fait la semaine dernière ?", date(2026, 11, 23), date(2026, 11, 29)),
+        ("¿Qué pasó ayer?", date(2026, 11, 29), date(2026, 11, 29)),
+        ("O que fiz no mês passado?", date(2026, 10, 1), date(2026, 10, 31)),
+        ("Notes from 2019", date(2019, 1, 1), date(2019, 12, 31)),
+        ("What did I write last year?", date(2025, 1, 1), date(2025, 12, 31)),
+    ],
+)
+def test_question_dates_in_six_languages(question: str, start: date, end: date) -> None:
+    assert question_range(question, TODAY) == DateRange(start, end)
+
+
+def test_no_date_means_no_temporal_retrieval() -> None:
+    assert question_range("Who works with Alice?", TODAY) is None
+    assert question_range("Room 101 and 42 apples", TODAY) is None
