@@ -1,19 +1,19 @@
-// Resolve a note's word runs (grams) to the notes they name, by file stem, title or alias;
-// the shortest path wins, as for links. A note is never its own mention.
-// Parameters: $vault (str), $path (str, the mentioning note), $grams (list of maps: key (a
-//             mention key, see mentions.py), chunk_id, line)
-// Returns: key (str), chunk_id (str), line (int), target (str, path of the note named)
-UNWIND $grams AS g
-CALL (g) {
-  CALL (g) {
-    MATCH (m:Note {vault: $vault, mkey: g.key}) RETURN m
-    UNION
-    MATCH (m:Note {vault: $vault, mtitle: g.key}) RETURN m
-    UNION
-    MATCH (:Entity {vault: $vault, mkey: g.key})<-[a:HAS_ALIAS]-(m:Note) WHERE a.source = m.path
-    RETURN m
-  }
-  WITH m WHERE m.path <> $path
-  RETURN m ORDER BY size(m.lpath), m.lpath LIMIT 1
+// Resolve mention keys (a note's word runs) to the notes they name, by file stem, title or
+// alias; the shortest path wins, as for links. A note is never its own mention. Set-based:
+// three index seeks over the whole key list, not a subquery per key.
+// Parameters: $vault (str), $path (str, the mentioning note), $keys (list<str>, distinct
+//             mention keys, see mentions.py)
+// Returns: key (str), target (str, path of the note named)
+CALL () {
+  MATCH (m:Note {vault: $vault}) WHERE m.mkey IN $keys RETURN m, m.mkey AS key
+  UNION
+  MATCH (m:Note {vault: $vault}) WHERE m.mtitle IN $keys RETURN m, m.mtitle AS key
+  UNION
+  MATCH (e:Entity {vault: $vault})<-[a:HAS_ALIAS]-(m:Note)
+  WHERE e.mkey IN $keys AND a.source = m.path
+  RETURN m, e.mkey AS key
 }
-RETURN g.key AS key, g.chunk_id AS chunk_id, g.line AS line, m.path AS target
+WITH key, m WHERE m.path <> $path
+ORDER BY size(m.lpath), m.lpath
+WITH key, collect(m.path)[0] AS target
+RETURN key, target

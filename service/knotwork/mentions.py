@@ -111,13 +111,16 @@ async def write_mentions(
 
     Returns the canonical strings of the facts written.
     """
-    found: list[dict[str, Any]] = []
-    for start in range(0, len(grams), GRAM_BATCH):  # a huge note must not make a huge query
-        batch = grams[start : start + GRAM_BATCH]
-        found += await _q(tx, "mentions_find", vault=vault, path=path, grams=batch)
+    keys = sorted({g["key"] for g in grams})
+    targets: dict[str, str] = {}
+    for start in range(0, len(keys), GRAM_BATCH):  # a huge note must not make a huge query
+        batch = keys[start : start + GRAM_BATCH]
+        for row in await _q(tx, "mentions_find", vault=vault, path=path, keys=batch):
+            targets[row["key"]] = row["target"]
     first: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in sorted(found, key=lambda r: (r["line"], r["key"])):
-        first.setdefault((row["chunk_id"], row["target"]), row)
+    for gram in sorted(grams, key=lambda g: (g["line"], g["key"])):
+        if gram["key"] in targets:
+            first.setdefault((gram["chunk_id"], targets[gram["key"]]), gram)
     facts = [
         {
             "target_path": target,

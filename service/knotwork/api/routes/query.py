@@ -1,63 +1,145 @@
-"""``POST /retrieve``: ranked evidence for a question, with no chat model call."""
+"""``POST /query`` (a cited answer, or Server-Sent Events) and ``POST /retrieve`` (evidence)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
 
-from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Body, Header
+from fastapi.openapi.models import Example
+from fastapi.responses import StreamingResponse
 
+from knotwork.answer import (
+    AnswerEvent,
+    DoneEvent,
+    EvidenceEvent,
+    answer,
+    answer_stream,
+    gather,
+    sufficient,
+)
 from knotwork.api.deps import Authorized, CoreDep
-from knotwork.retrieve import retrieve
+from knotwork.api.schemas import (
+    QueryRequest,
+    QueryResponse,
+    RetrieveRequest,
+    RetrieveResponse,
+    evidence_event,
+    query_response,
+    retrieve_response,
+)
 
 router = APIRouter(tags=["query"], dependencies=[Authorized])
 
+_QUERY_EXAMPLES: dict[str, Example] = {
+    "answer": Example(
+        summary="A cited answer",
+        value={"question": "Who does Alice work with?"},
+    ),
+    "filtered": Example(
+        summary="Only notes under a folder, with a tag, in a date range",
+        value={
+            "question": "What did we decide about the launch?",
+            "mode": "fast",
+            "top_k": 5,
+            "filters": {
+                "folder": "projects/",
+                "tags": ["launch"],
+                "date_from": "2024-01-01",
+                "date_to": "2024-12-31",
+                "trust": "structural",
+            },
+        },
+    ),
+    "stream": Example(
+        summary="Streamed as Server-Sent Events",
+        value={"question": "Who does Alice work with?", "stream": True},
+    ),
+    "evidence": Example(
+        summary="Ranked evidence only, no model call",
+        value={"question": "Who does Alice work with?", "mode": "retrieve"},
+    ),
+}
+_RETRIEVE_EXAMPLES: dict[str, Example] = {
+    "plain": Example(summary="Ranked evidence", value={"question": "Who does Alice work with?"}),
+    "filtered": Example(
+        summary="Under a folder, structural facts only",
+        value={
+            "question": "Who does Alice work with?",
+            "top_k": 3,
+            "filters": {"folder": "People", "trust": "structural"},
+        },
+    ),
+}
+_SSE_DOC = (
+    "With `stream: true` or `Accept: text/event-stream`: an `evidence` event (ranked hits, "
+    'facts, paths), `token` events (`{"text": …}`, the model\'s raw output), and a last `done` '
+    "event carrying this same body with its citations checked."
+)
 
-class RetrieveRequest(BaseModel):
-    question: Annotated[
-        str, Field(min_length=1, max_length=2000, examples=["Who does Alice work with?"])
-    ]
-    top_k: Annotated[int, Field(ge=1, le=50)] = 8
+
+def _sse(event: str, data: Any) -> bytes:
+    """One Server-Sent Event; JSON keeps the data on a single line."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-class Citation(BaseModel):
-    path: str
-    heading: str
-    line_start: int
-    line_end: int
-    score: float
-    snippet: str
-    retrievers: dict[str, float]
+def _encode(item: AnswerEvent) -> bytes:
+    if isinstance(item, EvidenceEvent):
+        return _sse("evidence", evidence_event(item.evidence))
+    if isinstance(item, DoneEvent):
+        return _sse("done", query_response(item.answer).model_dump(mode="json"))
+    return _sse("token", {"text": item.text})
 
 
-class RetrieveResponse(BaseModel):
-    status: str
-    citations: list[Citation]
-    timings: dict[str, float]
-    warnings: list[str]
+async def _events(first: AnswerEvent, rest: AsyncIterator[AnswerEvent]) -> AsyncIterator[bytes]:
+    yield _encode(first)
+    async for item in rest:
+        yield _encode(item)
+
+
+@router.post(
+    "/query",
+    response_model=QueryResponse,
+    summary="A cited answer from the notes (or ranked evidence, or Server-Sent Events)",
+    description=(
+        "Status `insufficient_context` (with the fixed sentence and the best partial "
+        "evidence, and no model call) when the evidence is not relevant enough; "
+        "`model_unavailable` (with the ranked evidence) when the chat model does not answer. "
+        "Citations the model makes up are removed and listed in `dropped_citations`. " + _SSE_DOC
+    ),
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+)
+async def query(
+    body: Annotated[QueryRequest, Body(openapi_examples=_QUERY_EXAMPLES)],
+    core: CoreDep,
+    accept: Annotated[str | None, Header()] = None,
+) -> QueryResponse | StreamingResponse:
+    filters = body.filters.to_filters()
+    if body.stream or "text/event-stream" in (accept or ""):
+        events = answer_stream(
+            core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
+        )
+        # Retrieval runs here, so its errors (Neo4j down) get their status before the stream.
+        first = await anext(events)
+        return StreamingResponse(
+            _events(first, events),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    result = await answer(core, body.question, mode=body.mode, top_k=body.top_k, filters=filters)
+    return query_response(result)
 
 
 @router.post(
     "/retrieve",
     response_model=RetrieveResponse,
-    summary="Ranked evidence (chunks with note, heading and lines); no model answer",
+    summary="Ranked evidence (chunks with note, heading and lines); no model call",
 )
-async def retrieve_evidence(body: RetrieveRequest, core: CoreDep) -> RetrieveResponse:
-    evidence = await retrieve(core, core.settings.vault_name, body.question, body.top_k)
-    return RetrieveResponse(
-        status="ok" if evidence.hits else "insufficient_context",
-        citations=[
-            Citation(
-                path=h.path,
-                heading=h.heading,
-                line_start=h.line_start,
-                line_end=h.line_end,
-                score=round(h.score, 6),
-                snippet=h.text[:300],
-                retrievers=h.retrievers,
-            )
-            for h in evidence.hits
-        ],
-        timings={k: round(v, 2) for k, v in evidence.timings_ms.items()},
-        warnings=evidence.warnings,
+async def retrieve_evidence(
+    body: Annotated[RetrieveRequest, Body(openapi_examples=_RETRIEVE_EXAMPLES)], core: CoreDep
+) -> RetrieveResponse:
+    evidence = await gather(
+        core, body.question, mode="retrieve", top_k=body.top_k, filters=body.filters.to_filters()
     )
+    return retrieve_response(evidence, sufficient(core, evidence))

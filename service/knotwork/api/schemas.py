@@ -1,0 +1,279 @@
+"""Request and response bodies of ``/query`` and ``/retrieve``, with their OpenAPI examples."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.config import JsonDict
+
+from knotwork.answer import Answer, Cited
+from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+Tag = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class FiltersIn(BaseModel):
+    """Narrow the evidence to notes under a folder, with all these tags, dated in a range."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    folder: str | None = Field(
+        default=None,
+        max_length=500,
+        description="vault-relative folder, e.g. `projects` or `projects/2024/`",
+    )
+    tags: list[Tag] = Field(
+        default_factory=list, max_length=20, description="all of them, without `#`"
+    )
+    date_from: date | None = Field(default=None, description="notes dated on or after (ISO)")
+    date_to: date | None = Field(default=None, description="notes dated on or before (ISO)")
+    trust: Literal["all", "structural"] = Field(
+        default="all",
+        description="`structural`: only facts written by the parser, no model-extracted ones",
+    )
+
+    @field_validator("folder")
+    @classmethod
+    def _relative_folder(cls, value: str | None) -> str | None:
+        """A prefix inside the vault, ending in ``/`` so ``a`` never matches ``ab/``."""
+        if value is None or not value.strip():
+            return None
+        if _CONTROL.search(value):
+            raise ValueError("folder must not hold control characters")
+        posix = value.strip().replace("\\", "/")
+        if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
+            raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
+        parts = [p for p in posix.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise ValueError(f"folder {value!r} climbs out of the vault with '..'")
+        return "/".join(parts) + "/" if parts else None
+
+    @field_validator("tags")
+    @classmethod
+    def _bare_tags(cls, value: list[str]) -> list[str]:
+        tags = [t.strip().lstrip("#").strip() for t in value]
+        if not all(tags):
+            raise ValueError("a tag is empty")
+        return tags
+
+    @model_validator(mode="after")
+    def _ordered_dates(self) -> FiltersIn:
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ValueError(f"date_from {self.date_from} is after date_to {self.date_to}")
+        return self
+
+    def to_filters(self) -> Filters:
+        return Filters(
+            folder=self.folder,
+            tags=tuple(self.tags),
+            date_from=self.date_from,
+            date_to=self.date_to,
+            trust=self.trust,
+        )
+
+
+class RetrieveRequest(BaseModel):
+    question: str = Field(min_length=1, max_length=2000, examples=["Who does Alice work with?"])
+    top_k: int = Field(default=8, ge=1, le=50, description="hits to return")
+    filters: FiltersIn = Field(default_factory=FiltersIn)
+
+    @field_validator("question")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("question is blank")
+        return value
+
+
+class QueryRequest(RetrieveRequest):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode = Field(
+        default="normal",
+        description="`normal`: every retriever and the model's keywords; `fast`: no model "
+        "call before the answer; `retrieve`: ranked evidence only, no model call at all",
+    )
+    stream: bool = Field(
+        default=False, description="answer as Server-Sent Events (also `Accept: text/event-stream`)"
+    )
+
+
+class CitationOut(BaseModel):
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+    score: float
+    snippet: str
+
+
+class RankedCitation(CitationOut):
+    retrievers: dict[str, float] = Field(description="each retriever that found it, its score")
+
+
+class FactOut(BaseModel):
+    subject: str
+    predicate: str
+    object: str
+    source: str
+    extractor: str
+    confidence: float
+
+
+class PathOut(BaseModel):
+    nodes: list[str]
+    relations: list[str]
+    chunk_id: str
+
+
+_CITATION_EXAMPLE: JsonDict = {
+    "path": "People/Alice.md",
+    "heading": "Alice > Work",
+    "line_start": 5,
+    "line_end": 9,
+    "score": 0.0328,
+    "snippet": "Alice works with Bob on the graph database.",
+}
+_FACT_EXAMPLE: JsonDict = {
+    "subject": "People/Alice.md",
+    "predicate": "WORKS_WITH",
+    "object": "People/Bob.md",
+    "source": "People/Alice.md",
+    "extractor": "wikilink",
+    "confidence": 1.0,
+}
+_PATH_EXAMPLE: JsonDict = {
+    "nodes": ["note:People/Alice.md", "note:People/Bob.md"],
+    "relations": ["WORKS_WITH"],
+    "chunk_id": "default:People/Bob.md:0",
+}
+
+
+class QueryResponse(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "status": "ok",
+                    "answer": "Alice works with Bob [People/Alice.md#Alice > Work].",
+                    "citations": [_CITATION_EXAMPLE],
+                    "dropped_citations": ["[Nowhere.md#Fake]"],
+                    "facts": [_FACT_EXAMPLE],
+                    "paths": [_PATH_EXAMPLE],
+                    "timings": {"vector": 12.5, "fulltext": 4.1, "answer_ms": 2310.0},
+                    "warnings": ["removed 1 citation(s) that name no retrieved chunk"],
+                }
+            ]
+        }
+    )
+
+    status: Literal["ok", "insufficient_context", "model_unavailable"]
+    answer: str | None = Field(description="null in `retrieve` mode and when the model is down")
+    citations: list[CitationOut]
+    dropped_citations: list[str] = Field(description="citations the model made up, removed")
+    facts: list[FactOut]
+    paths: list[PathOut]
+    timings: dict[str, float] = Field(description="milliseconds per step")
+    warnings: list[str]
+
+
+class RetrieveResponse(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "status": "ok",
+                    "citations": [{**_CITATION_EXAMPLE, "retrievers": {"vector": 0.91}}],
+                    "facts": [_FACT_EXAMPLE],
+                    "paths": [_PATH_EXAMPLE],
+                    "timings": {"vector": 12.5, "fulltext": 4.1},
+                    "warnings": [],
+                }
+            ]
+        }
+    )
+
+    status: Literal["ok", "insufficient_context"]
+    citations: list[RankedCitation]
+    facts: list[FactOut]
+    paths: list[PathOut]
+    timings: dict[str, float]
+    warnings: list[str]
+
+
+def _citation(cited: Cited) -> CitationOut:
+    return CitationOut(
+        path=cited.path,
+        heading=cited.heading,
+        line_start=cited.line_start,
+        line_end=cited.line_end,
+        score=round(cited.score, 6),
+        snippet=cited.snippet,
+    )
+
+
+def ranked(hit: Hit) -> RankedCitation:
+    return RankedCitation(
+        **_citation(Cited.of(hit)).model_dump(),
+        retrievers={k: round(v, 6) for k, v in hit.retrievers.items()},
+    )
+
+
+def _fact(f: FactRow) -> FactOut:
+    return FactOut(
+        subject=f.subject,
+        predicate=f.predicate,
+        object=f.object,
+        source=f.source,
+        extractor=f.extractor,
+        confidence=f.confidence,
+    )
+
+
+def _path(p: HopPath) -> PathOut:
+    return PathOut(nodes=list(p.nodes), relations=list(p.relations), chunk_id=p.chunk_id)
+
+
+def _timings(timings: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in timings.items()}
+
+
+def query_response(result: Answer) -> QueryResponse:
+    return QueryResponse(
+        status=result.status,
+        answer=result.answer,
+        citations=[_citation(c) for c in result.citations],
+        dropped_citations=result.dropped_citations,
+        facts=[_fact(f) for f in result.facts],
+        paths=[_path(p) for p in result.paths],
+        timings=_timings(result.timings_ms),
+        warnings=result.warnings,
+    )
+
+
+def retrieve_response(evidence: Evidence, ok: bool) -> RetrieveResponse:
+    return RetrieveResponse(
+        status="ok" if ok else "insufficient_context",
+        citations=[ranked(h) for h in evidence.hits],
+        facts=[_fact(f) for f in evidence.facts],
+        paths=[_path(p) for p in evidence.paths],
+        timings=_timings(evidence.timings_ms),
+        warnings=evidence.warnings,
+    )
+
+
+def evidence_event(evidence: Evidence) -> dict[str, Any]:
+    """The first event of a streamed answer: what retrieval found."""
+    return {
+        "citations": [ranked(h).model_dump() for h in evidence.hits],
+        "facts": [_fact(f).model_dump() for f in evidence.facts],
+        "paths": [_path(p).model_dump() for p in evidence.paths],
+        "relevance": round(evidence.relevance, 4),
+        "keywords": evidence.keywords,
+        "timings": _timings(evidence.timings_ms),
+        "warnings": evidence.warnings,
+    }
