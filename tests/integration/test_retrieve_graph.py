@@ -133,3 +133,39 @@ async def test_ablations_pick_retrievers_and_ranker(core: Core, ingestor: Ingest
     off_topic = await retrieve(core, ingestor.vault, "quantum chromodynamics lattice gauge")
     on_topic = await retrieve(core, ingestor.vault, "Who runs the rocket schedule?")
     assert off_topic.relevance < on_topic.relevance
+
+
+async def test_query_answers_a_two_hop_question_with_both_notes_cited(
+    core: Core, ingestor: Ingestor, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """Bob's note shares no content word with the question: only the walk from Alice finds it."""
+    from knotwork.answer import answer
+
+    for n in range(20):  # notes that look more like the question than Bob's does
+        (vault / f"noise/Boss {n}.md").parent.mkdir(exist_ok=True)
+        (vault / f"noise/Boss {n}.md").write_text(
+            f"# Boss {n}\n\nWho does the person work with? Topic {n}.\n"
+        )
+    await sync_vault(ingestor)
+    question = "Who does the person Alice reports to work with?"
+    hybrid = await retrieve(
+        core, ingestor.vault, question, top_k=3, use=frozenset({"vector", "fulltext"}), ppr=False
+    )
+    assert "team/Bob.md" not in [h.path for h in hybrid.hits]
+
+    def model(body: dict[str, Any]) -> str:  # cites what it was given, as a model would
+        prompt = body["messages"][-1]["content"]
+        cited = [p for p in ("team/Alice.md#Alice", "team/Bob.md#Bob") if f"[{p}]" in prompt]
+        return " ".join(f"A claim [{label}]." for label in cited) or "Nothing."
+
+    fake_ollama.chat_script = model
+    result = await answer(core, question, mode="fast", top_k=3)
+    assert result.status == "ok"
+    assert [(c.path, c.heading) for c in result.citations] == [
+        ("team/Alice.md", "Alice"),
+        ("team/Bob.md", "Bob"),
+    ]
+    assert any(
+        p.nodes == ("note:team/Alice.md", "note:team/Bob.md", "note:team/Carol.md")
+        for p in result.paths
+    )

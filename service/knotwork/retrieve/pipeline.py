@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
 MAX_FACTS = 50
+RELEVANCE_HITS = 3
 
 
 class _Clock:
@@ -248,11 +249,12 @@ async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> li
 
 
 def _relevance(question: str, hits: list[Hit]) -> float:
-    """How well the best evidence answers to the question: the higher of the best dense cosine
-    and the best share of the question's content words found in one hit."""
-    wanted = terms(question)
-    best = 0.0
-    for hit in hits[:5]:
-        dense = 2 * hit.retrievers["vector"] - 1 if "vector" in hit.retrievers else 0.0
-        best = max(best, dense, coverage(wanted, f"{hit.title}\n{hit.heading}\n{hit.text}"))
-    return round(min(1.0, max(0.0, best)), 4)
+    """How well the evidence answers to the question: the higher of the best dense cosine and
+    the share of the question's content words that the top hits hold between them (a multi-hop
+    answer spreads them over several notes)."""
+    top = hits[:RELEVANCE_HITS]
+    dense = max(
+        (2 * h.retrievers["vector"] - 1 for h in top if "vector" in h.retrievers), default=0.0
+    )
+    text = "\n".join(f"{h.title}\n{h.heading}\n{h.text}" for h in top)
+    return round(min(1.0, max(0.0, dense, coverage(terms(question), text))), 4)
