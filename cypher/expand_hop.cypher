@@ -6,7 +6,7 @@
 //             with more relationships are not entered)
 // Returns: from (element id), to (element id), to_name (str: note:<path> | entity:<key>),
 //          type (str), outgoing (bool, from → to), source, extractor, confidence, line,
-//          chunk_id, subject, object (display names)
+//          chunk_id, predicate (the wording, else the type), subject, object (display names)
 UNWIND $ids AS id
 MATCH (x) WHERE elementId(x) = id
 CALL (x) {
@@ -23,4 +23,5 @@ RETURN elementId(x) AS from, elementId(y) AS to,
        CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END AS to_name,
        type(r) AS type, s = x AS outgoing, r.source AS source, r.extractor AS extractor,
        r.confidence AS confidence, r.line AS line, r.chunk_id AS chunk_id,
+       coalesce(r.predicate, type(r)) AS predicate,
        coalesce(s.title, s.name, s.key) AS subject, coalesce(o.title, o.name, o.key) AS object

@@ -1,10 +1,17 @@
-// Notes other than $exclude whose text could mention one of $keys (their chunks' word text
-// holds the key; the text index on Chunk.mtext answers CONTAINS), with those notes' chunks.
+// Notes other than $exclude whose mentions may change with $keys: their text holds a key (the
+// text index on Chunk.mtext answers CONTAINS), or they hold a mention of one (the relationship
+// index on MENTIONS.target) — with those notes' chunks.
 // Parameters: $vault (str), $keys (list<str>, mention keys), $exclude (str note path, or null)
 // Returns: path (str), chunks (list of maps: id, text, line_map), in chunk order
-UNWIND $keys AS key
-MATCH (c:Chunk) WHERE c.mtext CONTAINS ' ' + key + ' ' AND c.vault = $vault
-WITH DISTINCT c.note_path AS path WHERE path <> coalesce($exclude, '')
+CALL () {
+  UNWIND $keys AS key
+  MATCH (c:Chunk) WHERE c.mtext CONTAINS ' ' + key + ' ' AND c.vault = $vault
+  RETURN c.note_path AS path
+  UNION
+  MATCH (n:Note)-[r:MENTIONS]->() WHERE r.target IN $keys AND n.vault = $vault
+  RETURN n.path AS path
+}
+WITH DISTINCT path WHERE path <> coalesce($exclude, '')
 MATCH (:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
 WITH path, c ORDER BY c.ord
 RETURN path, collect(c {.id, .text, .line_map}) AS chunks

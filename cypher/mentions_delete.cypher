@@ -1,12 +1,11 @@
-// Delete every mention of $keys asserted by notes other than $exclude (before they are
-// written anew by the reverse pass).
-// Parameters: $vault (str), $keys (list<str>, mention keys), $exclude (str note path, or null)
+// Delete every mention the given notes assert (before the reverse pass writes them anew).
+// Parameters: $vault (str), $paths (list<str>, the mentioning notes)
 // Returns: path (str, the mentioning note), facts (list<str>, the deleted facts as
 //          note_facts.cypher renders them)
-UNWIND $keys AS key
-MATCH (n:Note)-[r:MENTIONS {target: key}]->()
-WHERE n.vault = $vault AND r.source = n.path AND n.path <> coalesce($exclude, '')
-WITH n.path AS path, r,
+UNWIND $paths AS path
+MATCH (n:Note {vault: $vault, path: path})-[r:MENTIONS]->()
+WHERE r.source = path
+WITH path, r,
      'MENTIONS||' + r.target + '|mention|' + toString(r.line) + '||' + r.chunk_id AS fact
 DELETE r
 RETURN path, collect(fact) AS facts

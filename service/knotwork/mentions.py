@@ -84,14 +84,13 @@ def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, i
     return grams
 
 
-def gram_rows(chunks: list[dict[str, Any]], keys: set[str] | None = None) -> list[dict[str, Any]]:
-    """Rows for ``mentions_find``: (key, chunk id, line) per gram, optionally only ``keys``."""
-    rows = []
-    for chunk in chunks:
-        for gram, line in chunk_grams(chunk["text"], chunk["line_map"]).items():
-            if keys is None or gram in keys:
-                rows.append({"key": gram, "chunk_id": chunk["id"], "line": line})
-    return rows
+def gram_rows(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """(key, chunk id, line) of every gram of a note's chunks, for ``write_mentions``."""
+    return [
+        {"key": gram, "chunk_id": chunk["id"], "line": line}
+        for chunk in chunks
+        for gram, line in chunk_grams(chunk["text"], chunk["line_map"]).items()
+    ]
 
 
 async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -146,23 +145,22 @@ async def write_mentions(
 async def rewrite_mentions_of(
     tx: AsyncManagedTransaction, vault: str, keys: list[str], exclude: str | None
 ) -> dict[str, tuple[list[str], list[str]]]:
-    """The reverse pass: rewrite every other note's mentions of ``keys``.
+    """The reverse pass: rewrite the mentions of every other note whose text holds ``keys``.
 
+    A note's mentions are rewritten whole, not only those of ``keys``: one fact per (chunk,
+    note named) keeps the first name found, which may be another of that note's names.
     Returns, per note whose mentions changed, (removed, added) canonical facts.
     """
     if not keys:
         return {}
     rows = await _q(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
-    removed = await _q(tx, "mentions_delete", vault=vault, keys=keys, exclude=exclude)
+    paths = [row["path"] for row in rows]
+    removed = await _q(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
     before: dict[str, list[str]] = {r["path"]: sorted(r["facts"]) for r in removed}
-    wanted = set(keys)
     changes: dict[str, tuple[list[str], list[str]]] = {}
     for row in rows:
-        grams = gram_rows(row["chunks"], wanted)
-        added = sorted(await write_mentions(tx, vault, row["path"], grams))
+        added = sorted(await write_mentions(tx, vault, row["path"], gram_rows(row["chunks"])))
         old = before.pop(row["path"], [])
         if added != old:
             changes[row["path"]] = (sorted(set(old) - set(added)), sorted(set(added) - set(old)))
-    for path, old in before.items():  # mentions whose text no candidate query found
-        changes[path] = (old, [])
     return changes

@@ -19,6 +19,7 @@ import pytest
 from neo4j import AsyncGraphDatabase
 
 from knotwork.core import Core, open_core
+from knotwork.ingest import Ingestor
 from knotwork.neo4j_local import LocalNeo4j
 from knotwork.settings import Settings, get_settings
 from tests.conftest import REPO, make_settings
@@ -118,6 +119,19 @@ def settings(neo4j_target: Neo4jTarget, fake_ollama: FakeOllama) -> Settings:
         ollama_base_url=fake_ollama.base_url,
         neo4j_index_timeout_s=60,
     )
+
+
+def put(vault: Path, path: str, text: str) -> None:
+    """Write a note into a test vault, creating its folders."""
+    file = vault / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def ingestor(core: Core, vault: Path) -> Ingestor:
+    """An ingestor of vault "t" over the test vault folder, model extraction off."""
+    return Ingestor(core, root=vault, vault="t", extract_enabled=False)
 
 
 @pytest.fixture

@@ -8,24 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from knotwork.core import Core
 from knotwork.ingest import Ingestor
 from knotwork.sync import sync_vault
 from knotwork.verify import snapshot
 from tests.fakes.ollama import FakeOllama
-
-
-@pytest.fixture
-def ingestor(core: Core, vault: Path) -> Ingestor:
-    return Ingestor(core, root=vault, vault="t", extract_enabled=False)
-
-
-def put(vault: Path, path: str, text: str) -> None:
-    file = vault / path
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(text, encoding="utf-8")
+from tests.integration.conftest import put
 
 
 async def facts(core: Core, vault: str = "t") -> list[str]:

@@ -25,6 +25,7 @@ from hypothesis.stateful import (
 
 from knotwork.core import Core, open_core
 from knotwork.ingest import Ingestor
+from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from knotwork.verify import snapshot
@@ -145,7 +146,9 @@ class VaultMachine(RuleBasedStateMachine):
 
     @invariant()
     def notes_match_the_folder(self) -> None:
-        stored = self.run(self.core.store.read("note_hashes", vault="inc"))
+        stored = self.run(
+            self.core.store.read("note_hashes", vault="inc", facts_version=FACTS_VERSION)
+        )
         assert sorted(r["path"] for r in stored) == sorted(self.files)
 
     def teardown(self) -> None:

@@ -5,23 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from knotwork.core import Core
 from knotwork.ingest import Ingestor
 from knotwork.sync import sync_vault
 from knotwork.verify import verify_vault
-
-
-@pytest.fixture
-def ingestor(core: Core, vault: Path) -> Ingestor:
-    return Ingestor(core, root=vault, vault="t", extract_enabled=False)
-
-
-def put(vault: Path, path: str, text: str) -> None:
-    file = vault / path
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(text, encoding="utf-8")
+from tests.integration.conftest import put
 
 
 async def mentions(core: Core) -> list[dict[str, Any]]:
@@ -146,4 +134,25 @@ async def test_huge_names_do_not_break_the_note(
     report = await sync_vault(ingestor)
     assert report.written == 2
     assert pairs(await mentions(core)) == [("Other.md", "Big.md")]
+    await assert_fresh(ingestor)
+
+
+async def test_one_mention_per_chunk_and_note_survives_the_reverse_pass(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A note named twice in one chunk (alias first, stem later) keeps one fact, with the
+    first name, when a rename elsewhere rewrites the mentions of its stem."""
+    put(vault, "Eve.md", "---\naliases: [Bobby]\n---\n")
+    put(vault, "Dave.md", "# Dave\n")
+    put(vault, "team/Eve.md", "# The other Eve\n")
+    put(vault, "Log.md", "Bobby met.\n\nEve said so.\n\nDave too.\n")
+    await sync_vault(ingestor)
+    (vault / "team/Eve.md").parent.joinpath("../archive").resolve().mkdir(exist_ok=True)
+    (vault / "team/Eve.md").rename(vault / "archive/Dave.md")
+    await ingestor.rename("team/Eve.md", "archive/Dave.md")
+    rows = [r for r in await mentions(core) if r["source"] == "Log.md"]
+    assert [(r["target"], r["key"], r["line"]) for r in rows] == [
+        ("Dave.md", "dave", 5),
+        ("Eve.md", "bobby", 1),
+    ]
     await assert_fresh(ingestor)

@@ -21,6 +21,7 @@ from knotwork.core import Core
 from knotwork.errors import LeaseHeldError
 from knotwork.ingest import Ingestor
 from knotwork.lease import Lease, lease_status
+from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
 from knotwork.watch_queue import INOTIFY_LOGGER
@@ -92,7 +93,7 @@ async def assert_verified(watcher: VaultWatcher) -> None:
 
 
 async def graph_paths(core: Core) -> list[str]:
-    rows = await core.store.read("note_hashes", vault="w")
+    rows = await core.store.read("note_hashes", vault="w", facts_version=FACTS_VERSION)
     return sorted(r["path"] for r in rows)
 
 

@@ -233,19 +233,7 @@ async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> li
     if not ids:
         return []
     rows = await core.store.read("facts_of_chunks", ids=ids, extractors=extractors, limit=MAX_FACTS)
-    return [
-        FactRow(
-            subject=str(r["subject"]),
-            predicate=str(r["predicate"]),
-            object=str(r["object"]),
-            source=str(r["source"]),
-            extractor=str(r["extractor"]),
-            confidence=float(r["confidence"] if r["confidence"] is not None else 1.0),
-            line=r["line"],
-            chunk_id=r["chunk_id"],
-        )
-        for r in rows
-    ]
+    return [FactRow.from_row(r) for r in rows]
 
 
 def _relevance(question: str, hits: list[Hit]) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 Mode = Literal["normal", "fast", "retrieve"]
 Trust = Literal["all", "structural"]
@@ -64,6 +64,20 @@ class FactRow:
     confidence: float
     line: int | None
     chunk_id: str | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> FactRow:
+        """From a query row with these column names (expand_hop, facts_of_chunks)."""
+        return cls(
+            subject=str(row["subject"]),
+            predicate=str(row["predicate"]),
+            object=str(row["object"]),
+            source=str(row["source"]),
+            extractor=str(row["extractor"]),
+            confidence=float(row["confidence"] if row["confidence"] is not None else 1.0),
+            line=row["line"],
+            chunk_id=row["chunk_id"],
+        )
 
 
 @dataclass(frozen=True)

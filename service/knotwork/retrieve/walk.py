@@ -8,7 +8,6 @@ vault of a thousand notes or a hundred thousand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from knotwork.graph import GraphStore
 from knotwork.retrieve.types import FactRow, HopPath
@@ -53,19 +52,6 @@ class Walk:
         return sorted((f for f in found if self.depth[f[0]] > 0), key=lambda f: self.depth[f[0]])
 
 
-def _fact(row: dict[str, Any]) -> FactRow:
-    return FactRow(
-        subject=str(row["subject"]),
-        predicate=str(row["type"]),
-        object=str(row["object"]),
-        source=str(row["source"]),
-        extractor=str(row["extractor"]),
-        confidence=float(row["confidence"] if row["confidence"] is not None else 1.0),
-        line=row["line"],
-        chunk_id=row["chunk_id"],
-    )
-
-
 async def walk(
     store: GraphStore,
     seeds: dict[str, str],
@@ -103,7 +89,7 @@ async def walk(
             out.edges.append(Edge(row["from"], row["to"], float(row["confidence"] or 1.0)))
             relation = row["type"] if row["outgoing"] else f"<-{row['type']}"
             if row["chunk_id"]:
-                out.facts.setdefault(row["chunk_id"], []).append(_fact(row))
+                out.facts.setdefault(row["chunk_id"], []).append(FactRow.from_row(row))
             if row["to"] in out.names:
                 continue
             out.names[row["to"]] = row["to_name"]
