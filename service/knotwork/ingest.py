@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from knotwork import extract, mentions, write
+from knotwork import extract, mentions, similar, write
 from knotwork.chunk import chunk_note, embed_text
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
@@ -28,7 +28,6 @@ from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
-ENTITY_BATCH = 256
 
 
 @dataclass
@@ -193,34 +192,12 @@ class Ingestor:
         return embedded, extracted
 
     async def link_entities(self) -> int:
-        """Embed the names of new entities and link similar ones (HippoRAG's synonym edges).
-
-        Only entities not embedded yet are compared, so an update costs what it added; an
-        entity left unembedded (model down) waits for the next call. Returns the edges made.
-        """
-        threshold = self.settings.similarity_threshold
-        if threshold >= 1.0 or not self.embed_enabled:
+        """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
+        if not self.embed_enabled:
             return 0
-        store, linked = self.core.store, 0
-        while rows := await store.read("entities_pending", vault=self.vault, limit=ENTITY_BATCH):
-            vectors = await self._embed([row["name"] or row["key"] for row in rows])
-            if vectors is None:
-                break
-            keys = [row["key"] for row in rows]
-            await store.write(
-                "entity_embedding_set",
-                vault=self.vault,
-                rows=[{"key": k, "embedding": v} for k, v in zip(keys, vectors, strict=True)],
-            )
-            result = await store.write(
-                "entity_similar_link",
-                vault=self.vault,
-                keys=keys,
-                k=self.settings.similarity_top_k + 1,  # the entity itself comes back first
-                min_score=(1.0 + threshold) / 2.0,  # the index scores cosine as (1 + cos) / 2
-            )
-            linked += int(result[0]["linked"]) if result else 0
-        return linked
+        return await similar.link_new_entities(
+            self.core.store, self.settings, self.vault, self._embed
+        )
 
     # -- steps -----------------------------------------------------------------------------
 
