@@ -129,7 +129,7 @@ async def test_ablations_pick_retrievers_and_ranker(core: Core, ingestor: Ingest
     )
     assert dense.hits and all(set(h.retrievers) == {"vector"} for h in dense.hits)
     text = await retrieve(core, ingestor.vault, "rocket schedule", use=frozenset({"fulltext"}))
-    assert text.hits and all(set(h.retrievers) == {"fulltext"} for h in text.hits)
+    assert text.hits and all(set(h.retrievers) == {"fulltext", "ppr"} for h in text.hits)
     off_topic = await retrieve(core, ingestor.vault, "quantum chromodynamics lattice gauge")
     on_topic = await retrieve(core, ingestor.vault, "Who runs the rocket schedule?")
     assert off_topic.relevance < on_topic.relevance
@@ -149,7 +149,7 @@ async def test_query_answers_a_two_hop_question_with_both_notes_cited(
     await sync_vault(ingestor)
     question = "Who does the person Alice reports to work with?"
     hybrid = await retrieve(
-        core, ingestor.vault, question, top_k=3, use=frozenset({"vector", "fulltext"}), ppr=False
+        core, ingestor.vault, question, top_k=5, use=frozenset({"vector", "fulltext"}), ppr=False
     )
     assert "team/Bob.md" not in [h.path for h in hybrid.hits]
 
@@ -159,7 +159,7 @@ async def test_query_answers_a_two_hop_question_with_both_notes_cited(
         return " ".join(f"A claim [{label}]." for label in cited) or "Nothing."
 
     fake_ollama.chat_script = model
-    result = await answer(core, question, mode="fast", top_k=3)
+    result = await answer(core, question, mode="fast", top_k=5)
     assert result.status == "ok"
     assert [(c.path, c.heading) for c in result.citations] == [
         ("team/Alice.md", "Alice"),

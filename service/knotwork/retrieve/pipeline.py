@@ -4,8 +4,8 @@
 2. Walks: from the seed notes along facts (``graph``), and in normal mode from the entities
    the model's keywords name, through similarity edges first (``synonym``).
 3. Reciprocal-rank fusion of all of them, filters applied, then a personalized PageRank over
-   the subgraph the walks saw, restarting at the fused hits and — weighted most — the notes the
-   question names (HippoRAG's multi-hop ranker).
+   the subgraph the walks saw, restarting at the fused hits and the notes the question names
+   (HippoRAG's multi-hop ranker); its order joins the fusion as a weighted ranking.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from knotwork.core import Core
 from knotwork.facts import entity_key
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve import search
-from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
+from knotwork.retrieve.rank import RRF_K, coverage, personalized_pagerank, rrf, terms
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Edge, Walk, walk
 
@@ -27,6 +27,8 @@ WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
 MAX_FACTS = 50
 RELEVANCE_HITS = 3
+PPR_WEIGHT = 2.0  # PageRank's ranking counts as this many retrievers in the final fusion
+NAMED_FUSION_WEIGHT = 2.0
 
 
 class _Clock:
@@ -124,7 +126,10 @@ async def retrieve(
         clock.lap("synonym", start)
 
     start = time.perf_counter()
-    fused, found = rrf(rankings)
+    # What the question names outweighs what merely resembles it: the named notes, and the walk
+    # from them, count double in the fusion (PageRank's order joins below, also double).
+    weights = {"names": NAMED_FUSION_WEIGHT, "graph": NAMED_FUSION_WEIGHT if named else 1.0}
+    fused, found = rrf(rankings, weights)
     pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
     rows = {
         r["id"]: r
@@ -133,7 +138,12 @@ async def retrieve(
     pool = [c for c in pool if c in rows]
     scores = {c: fused[c] for c in pool}
     if ppr and pool:
-        scores = await _pagerank(core, pool, fused, named, walks)
+        # PageRank's order joins the fusion as one more ranking, weighted: it lifts the chunks
+        # the graph ties to the question without burying an exact text match.
+        pagerank = await _pagerank(core, pool, fused, named, walks)
+        for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
+            scores[c] += PPR_WEIGHT / (RRF_K + rank + 1)
+            found[c]["ppr"] = pagerank[c]
     best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
     clock.lap("rank", start)
 
@@ -205,8 +215,13 @@ async def _pagerank(
     edges: list[Edge] = [e for w in walks for e in w.edges]
     for row in await core.store.read("chunk_notes", ids=pool):
         edges.append(Edge(f"chunk:{row['id']}", row["note"], 1.0))
-    total = sum(fused[c] for c in pool)
-    seeds = {f"chunk:{c}": fused[c] / total * (1 - NAMED_WEIGHT if named else 1.0) for c in pool}
+    # Restart mass falls with the fused rank as 1 / rank (fused scores themselves are nearly
+    # flat, so they would let the graph's shape drown the best text match).
+    order = sorted(pool, key=lambda c: (-fused[c], c))
+    zipf = {c: 1.0 / (rank + 1) for rank, c in enumerate(order)}
+    total = sum(zipf.values())
+    share = 1 - NAMED_WEIGHT if named else 1.0
+    seeds = {f"chunk:{c}": zipf[c] / total * share for c in pool}
     for note in named:
         seeds[note.node] = seeds.get(note.node, 0.0) + NAMED_WEIGHT / len(named)
     rank = personalized_pagerank(

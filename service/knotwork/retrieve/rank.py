@@ -38,14 +38,16 @@ def terms(text: str) -> list[str]:
 
 
 def rrf(
-    rankings: dict[str, list[tuple[str, float]]],
+    rankings: dict[str, list[tuple[str, float]]], weights: dict[str, float] | None = None
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """(fused score per id, {retriever: own score} per id) over several best-first rankings."""
+    """(fused score per id, {retriever: own score} per id) over several best-first rankings;
+    a ranking counts ``weights[name]`` times (default once)."""
     fused: dict[str, float] = defaultdict(float)
     found: dict[str, dict[str, float]] = defaultdict(dict)
     for name, ranking in rankings.items():
+        weight = (weights or {}).get(name, 1.0)
         for rank, (item, score) in enumerate(ranking):
-            fused[item] += 1.0 / (RRF_K + rank + 1)
+            fused[item] += weight / (RRF_K + rank + 1)
             found[item].setdefault(name, score)
     return dict(fused), dict(found)
 
