@@ -1,12 +1,14 @@
-// Entities a question or a model keyword names: exact keys, then the full-text index on
-// entity names and aliases (Lucene query built from escaped, quoted words).
-// Parameters: $vault (str), $keys (list<str>, entity keys), $query (str, Lucene, may be ''),
-//             $k (int, full-text candidates)
+// Entities a question or a model keyword names: exact keys, name keys (mention keys, for the
+// question's own word runs), then the full-text index on entity names and aliases.
+// Parameters: $vault (str), $keys (list<str>, entity keys), $mkeys (list<str>, mention keys),
+//             $query (str, Lucene built from escaped, quoted words; '' for none), $k (int)
 // Returns: id (element id), name (str: entity:<key>), score (float)
 CALL () {
-  UNWIND $keys AS key
-  MATCH (e:Entity {vault: $vault, key: key})
+  MATCH (e:Entity {vault: $vault}) WHERE e.key IN $keys
   RETURN e, 10.0 AS score
+  UNION
+  MATCH (e:Entity {vault: $vault}) WHERE e.mkey IN $mkeys
+  RETURN e, 5.0 AS score
   UNION
   CALL db.index.fulltext.queryNodes('entity_names', CASE WHEN $query = '' THEN 'x' ELSE $query END,
                                     {limit: $k}) YIELD node, score

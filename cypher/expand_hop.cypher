@@ -3,12 +3,12 @@
 // edges are walked by entity_similar.cypher.
 // Parameters: $ids (list<str>, element ids of notes/entities), $extractors (list<str> allowed,
 //             or null for all), $per_node (int, facts kept per node), $max_degree (int, nodes
-//             with more relationships are not entered)
+//             with more relationships are neither entered nor left)
 // Returns: from (element id), to (element id), to_name (str: note:<path> | entity:<key>),
 //          type (str), outgoing (bool, from → to), source, extractor, confidence, line,
 //          chunk_id, predicate (the wording, else the type), subject, object (display names)
 UNWIND $ids AS id
-MATCH (x) WHERE elementId(x) = id
+MATCH (x) WHERE elementId(x) = id AND COUNT { (x)--() } <= $max_degree
 CALL (x) {
   MATCH (x)-[r]-(y)
   WHERE r.source IS NOT NULL AND (y:Note OR y:Entity)

@@ -16,6 +16,7 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.facts import entity_key
+from knotwork.mentions import chunk_grams
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import RRF_K, coverage, personalized_pagerank, rrf, terms
@@ -195,12 +196,15 @@ async def _walk_ranking(
 async def _entity_seeds(
     core: Core, vault: str, question: str, keywords: list[str]
 ) -> dict[str, str]:
-    """Entities named by the model's keywords (exact or full-text) or, lacking them, by the
-    question's own words."""
-    words = keywords or [question]
+    """Entities the model's keywords name (exact or full-text), and entities whose whole name
+    the question writes out (without keywords, full-text on the question would match every
+    entity sharing a common word)."""
     keys = sorted({entity_key(w) for w in keywords if entity_key(w)})
-    query = " OR ".join(search.lucene_query(w) for w in words if search.lucene_query(w))
-    rows = await core.store.read("entities_matching", vault=vault, keys=keys, query=query, k=15)
+    mkeys = sorted(chunk_grams(question, (1,)))
+    query = " OR ".join(q for q in (search.lucene_query(w) for w in keywords) if q)
+    rows = await core.store.read(
+        "entities_matching", vault=vault, keys=keys, mkeys=mkeys, query=query, k=15
+    )
     return {row["id"]: row["name"] for row in rows}
 
 

@@ -57,7 +57,7 @@ def personalized_pagerank(
     seeds: dict[str, float],
     damping: float = 0.85,
     iterations: int = 50,
-    tolerance: float = 1e-9,
+    tolerance: float = 1e-7,
 ) -> dict[str, float]:
     """PageRank on an undirected weighted graph, restarting at ``seeds`` (HippoRAG's ranker).
 

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from knotwork.graph import GraphStore
 from knotwork.retrieve.types import FactRow, HopPath
 
-PER_NODE = 25  # facts followed from one node per hop
-MAX_DEGREE = 400  # nodes with more relationships (tags, hubs) are not entered
+PER_NODE = 12  # facts followed from one node per hop
+MAX_DEGREE = 200  # nodes with more relationships (tags, hubs) are not entered
+MAX_FRONTIER = 30  # nodes expanded per hop, nearest discovered first
+MAX_REACHED = 30  # notes reached whose best chunk is looked up
 SIMILAR_PER_NODE = 5
 
 
@@ -49,7 +51,8 @@ class Walk:
     def notes_reached(self) -> list[tuple[str, str]]:
         """(element id, path) of every note reached beyond the seeds, nearest first."""
         found = [(n, name[5:]) for n, name in self.names.items() if name.startswith("note:")]
-        return sorted((f for f in found if self.depth[f[0]] > 0), key=lambda f: self.depth[f[0]])
+        reached = [f for f in found if self.depth[f[0]] > 0]
+        return sorted(reached, key=lambda f: self.depth[f[0]])[:MAX_REACHED]
 
 
 async def walk(
@@ -79,7 +82,7 @@ async def walk(
             break
         rows = await store.read(
             "expand_hop",
-            ids=frontier,
+            ids=frontier[:MAX_FRONTIER],
             extractors=extractors,
             per_node=PER_NODE,
             max_degree=MAX_DEGREE,
