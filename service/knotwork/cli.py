@@ -298,6 +298,73 @@ def verify(
     raise typer.Exit(1 if differences else 0)
 
 
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of integers") from exc
+
+
+@app.command("eval")
+def evaluate(
+    questions: Annotated[Path, typer.Option(help="questions JSONL (gold_titles or gold_notes)")],
+    vault: Annotated[Path | None, typer.Option(help="a folder of notes to evaluate on")] = None,
+    corpus: Annotated[
+        Path | None, typer.Option(help="passages JSONL {title, text}: one note each")
+    ] = None,
+    k: Annotated[str, typer.Option("--k", help="cut-offs, e.g. 2,5,10")] = "2,5,10",
+    limit: Annotated[int | None, typer.Option(help="only the first N questions")] = None,
+    configs: Annotated[str, typer.Option(help="dense,fulltext,hybrid,full")] = (
+        "dense,fulltext,hybrid,full"
+    ),
+    out: Annotated[Path | None, typer.Option(help="write the Markdown results here")] = None,
+    reuse: Annotated[
+        bool, typer.Option(help="keep the ingested vault; --no-reuse rebuilds it")
+    ] = True,
+    name: Annotated[str | None, typer.Option(help="vault name suffix (eval-NAME)")] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="where corpus notes go (default ~/.cache/knotwork/eval)")
+    ] = None,
+) -> None:
+    """Measure retrieval: passage recall@k and latency per retriever configuration."""
+    from knotwork.eval_data import default_cache
+    from knotwork.evaluate import EvalReport, EvalSpec, render, run_eval
+
+    spec = EvalSpec(
+        questions=questions,
+        vault_dir=vault,
+        corpus=corpus,
+        name=name,
+        cache=cache or default_cache(),
+        ks=_int_list(k),
+        limit=limit,
+        configs=tuple(c.strip() for c in configs.split(",") if c.strip()),
+        reuse=reuse,
+    )
+
+    async def work(core: Core) -> EvalReport:
+        with _progress_bar() as progress:
+            return await run_eval(core, spec, progress, progress)
+
+    report = _with_core(work)
+    for error in report.sync.errors:
+        typer.secho(f"ingest error: {error}", fg=typer.colors.RED, err=True)
+    s = get_settings()
+    text = render(
+        report,
+        f"embeddings {s.embed_model} ({s.embed_dimension} dimensions, {s.embed_provider}), "
+        f"chunks of {s.chunk_size} characters, model extraction off",
+    )
+    typer.echo(text)
+    if out is not None:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            typer.secho(f"error: --out {out}: {exc.strerror or exc}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(1) from exc
+        typer.echo(f"written to {out}")
+
+
 # -- knotwork neo4j ... ------------------------------------------------------------------------
 
 
