@@ -100,8 +100,8 @@ async def gather(
 def sufficient(core: Core, evidence: Evidence) -> bool:
     """Whether the evidence is worth a model call.
 
-    ``min_relevance`` is a first guess; the evaluation harness calibrates it against questions
-    the vault does and does not answer.
+    ``min_relevance`` is calibrated by bench/relevance.py against questions the vault does and
+    does not answer (bench/RESULTS.md).
     """
     return bool(evidence.hits) and evidence.relevance >= core.settings.min_relevance
 

@@ -67,7 +67,8 @@ class Settings(BaseSettings):
 
     # Answers: evidence whose relevance (0..1) is below this gets "insufficient_context" and no
     # chat call. A first guess, to be calibrated by the evaluation harness.
-    min_relevance: float = Field(default=0.35, ge=0, le=1)
+    # Calibrated by bench/relevance.py (bench/RESULTS.md): docs questions vs. unrelated ones.
+    min_relevance: float = Field(default=0.29, ge=0, le=1)
 
     # Watcher
     watch_debounce_ms: int = Field(default=300, ge=0, le=60_000)
