@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import time
@@ -49,9 +50,21 @@ def bench_settings() -> Iterator[Settings]:
             local.stop()
 
 
+def cpu_model() -> str:
+    """The processor's name from /proc/cpuinfo, else what the platform module says."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown CPU"
+
+
 def record(title: str, command: str, setup: str, table: str) -> None:
     """Append one result section to bench/RESULTS.md."""
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores ({cpu_model()}), "
+        f"Python {platform.python_version()}"
+    )
     with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
         out.write(
             f"\n## {title} ({time.strftime('%Y-%m-%d')})\n\nCommand: `{command}`  \n"
