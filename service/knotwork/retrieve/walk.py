@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from knotwork.graph import GraphStore
-from knotwork.retrieve.types import FactRow, HopPath
+from knotwork.retrieve.types import HopPath
 
 PER_NODE = 12  # facts followed from one node per hop
 MAX_DEGREE = 200  # nodes with more relationships (tags, hubs) are not entered
@@ -36,7 +36,6 @@ class Walk:
     )  # id → (from, rel, chunk)
     depth: dict[str, int] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
-    facts: dict[str, list[FactRow]] = field(default_factory=dict)  # chunk id → facts there
     # (chunk id, node reached, hops): chunks that assert a walked fact
     asserting: list[tuple[str, str, int]] = field(default_factory=list)
 
@@ -91,8 +90,6 @@ async def walk(
         for row in rows:
             out.edges.append(Edge(row["from"], row["to"], float(row["confidence"] or 1.0)))
             relation = row["type"] if row["outgoing"] else f"<-{row['type']}"
-            if row["chunk_id"]:
-                out.facts.setdefault(row["chunk_id"], []).append(FactRow.from_row(row))
             if row["to"] in out.names:
                 continue
             out.names[row["to"]] = row["to_name"]
