@@ -3,7 +3,9 @@
 // edges are walked by entity_similar.cypher.
 // Parameters: $ids (list<str>, element ids of notes/entities), $extractors (list<str> allowed,
 //             or null for all), $per_node (int, facts kept per node), $max_degree (int, nodes
-//             with more relationships are neither entered nor left)
+//             with more relationships are neither entered nor left), $max_mentioned_by (int
+//             or null: a text mention of a note that more notes than this mention is not
+//             followed, since a name most notes write out, such as "api", links nothing)
 // Returns: from (element id), to (element id), to_name (str: note:<path> | entity:<key>),
 //          type (str), outgoing (bool, from → to), source, extractor, confidence, line,
 //          chunk_id, predicate (the wording, else the type), subject, object (display names)
@@ -14,6 +16,10 @@ CALL (x) {
   WHERE r.source IS NOT NULL AND (y:Note OR y:Entity)
     AND ($extractors IS NULL OR r.extractor IN $extractors)
     AND COUNT { (y)--() } <= $max_degree
+  WITH r, y, endNode(r) AS named
+  WHERE $max_mentioned_by IS NULL OR r.extractor <> 'mention'
+    OR COUNT { MATCH (z:Note)-[m:MENTIONS]->(named) WHERE m.extractor = 'mention'
+               RETURN DISTINCT z } <= $max_mentioned_by
   WITH r, y ORDER BY r.source, r.line, elementId(y)
   LIMIT $per_node
   RETURN r, y

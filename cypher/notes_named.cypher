@@ -1,9 +1,12 @@
 // Notes the question names: word runs of the question matched against note file stems,
-// titles and aliases (the mention keys of mentions.py), with the note's first chunks.
-// Set-based: three index seeks over the whole key list.
+// titles and aliases (the mention keys of mentions.py), with how many notes write each name
+// out (a name most notes use, such as "api", says little about what the question is about)
+// and the note's chunks nearest the question. Set-based: three index seeks over the key list.
 // Parameters: $vault (str), $keys (list<str>, mention keys of the question's word runs),
-//             $chunks (int, chunks per note)
-// Returns: key (str), path (str), note (element id), chunk_ids (list<str>, in order)
+//             $chunks (int, chunks per note), $embedding (list<float> or null: without it,
+//             the note's first chunks)
+// Returns: key (str), path (str), note (element id), chunk_ids (list<str>, best first),
+//          mentioned_by (int, notes whose text names this note)
 CALL () {
   MATCH (m:Note {vault: $vault}) WHERE m.mkey IN $keys RETURN m, m.mkey AS key
   UNION
@@ -15,8 +18,14 @@ CALL () {
 }
 CALL (m) {
   MATCH (m)-[:HAS_CHUNK]->(c:Chunk)
-  WITH c ORDER BY c.ord LIMIT $chunks
+  WITH c, CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+               ELSE vector.similarity.cosine(c.embedding, $embedding) END AS score
+  ORDER BY score DESC, c.ord LIMIT $chunks
   RETURN collect(c.id) AS chunk_ids
 }
-RETURN key, m.path AS path, elementId(m) AS note, chunk_ids
+CALL (m) {
+  MATCH (x:Note)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention'
+  RETURN count(DISTINCT x) AS mentioned_by
+}
+RETURN key, m.path AS path, elementId(m) AS note, chunk_ids, mentioned_by
 ORDER BY size(key) DESC, path

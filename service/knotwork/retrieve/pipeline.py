@@ -29,7 +29,13 @@ NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question
 MAX_FACTS = 50
 RELEVANCE_HITS = 3
 PPR_WEIGHT = 2.0  # PageRank's ranking counts as this many retrievers in the final fusion
+# What the question names outweighs what merely resembles it: a named note, and the walk from
+# named notes, count this many times their name's specificity in the fusion.
 NAMED_FUSION_WEIGHT = 2.0
+MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its mentions not walked
+# Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
+# page's neighbours are rarely what a question about that page asks), so it counts a quarter.
+HITS_WALK_WEIGHT = 0.25
 
 
 class _Clock:
@@ -82,10 +88,23 @@ async def retrieve(
         rankings["fulltext"] = await search.fulltext(store, vault, question, k)
     clock.lap("fulltext", start)
     start = time.perf_counter()
-    named = await search.named_notes(store, vault, question) if use & {"names", "graph"} else []
+    named: list[search.NamedNote] = []
+    # A name most of the vault writes out ("api", "models") says little about what a question
+    # or a passage is about: such notes are not taken as named, and mentions of them are not
+    # walked. Specificity is measured against the vault's size.
+    notes = await search.vault_notes(store, vault) if use & {"names", "graph", "synonym"} else 0
+    generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
+    if use & {"names", "graph"}:
+        found_named = await search.named_notes(store, vault, question, notes, qvec)
+        named = sorted(
+            (n for n in found_named if n.specificity >= MIN_SPECIFICITY),
+            key=lambda n: -n.specificity,
+        )
     if "names" in use and named:
         rankings["names"] = [
-            (cid, 1.0 / (1 + i)) for i, note in enumerate(named) for cid in note.chunk_ids
+            (cid, note.specificity / (1 + i))
+            for i, note in enumerate(named)
+            for cid in note.chunk_ids
         ]
     if "temporal" in use:
         dated = await search.temporal(store, vault, question, k)
@@ -111,7 +130,7 @@ async def retrieve(
             top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
             for row in await store.read("chunk_notes", ids=top):
                 seeds.setdefault(row["note"], f"note:{row['path']}")
-        graph = await walk(store, seeds, settings.graph_depth, extractors)
+        graph = await walk(store, seeds, settings.graph_depth, extractors, max_mentioned_by=generic)
         rankings["graph"] = await _walk_ranking(core, vault, graph, qvec, paths)
         walks.append(graph)
         clock.lap("graph", start)
@@ -120,16 +139,20 @@ async def retrieve(
         entities = await _entity_seeds(core, vault, question, keywords)
         if entities:
             synonym = await walk(
-                store, entities, min(settings.graph_depth + 1, 3), extractors, similar_first=True
+                store,
+                entities,
+                min(settings.graph_depth + 1, 3),
+                extractors,
+                similar_first=True,
+                max_mentioned_by=generic,
             )
             rankings["synonym"] = await _walk_ranking(core, vault, synonym, qvec, paths)
             walks.append(synonym)
         clock.lap("synonym", start)
 
     start = time.perf_counter()
-    # What the question names outweighs what merely resembles it: the named notes, and the walk
-    # from them, count double in the fusion (PageRank's order joins below, also double).
-    weights = {"names": NAMED_FUSION_WEIGHT, "graph": NAMED_FUSION_WEIGHT if named else 1.0}
+    named_weight = NAMED_FUSION_WEIGHT * max((n.specificity for n in named), default=0.0)
+    weights = {"names": named_weight, "graph": max(named_weight, HITS_WALK_WEIGHT)}
     fused, found = rrf(rankings, weights)
     pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
     rows = {
@@ -169,13 +192,16 @@ def _note_filters(params: dict[str, object]) -> dict[str, object]:
 async def _walk_ranking(
     core: Core, vault: str, graph: Walk, qvec: list[float] | None, paths: dict[str, HopPath]
 ) -> list[tuple[str, float]]:
-    """Chunks a walk reached, nearest first: those asserting a walked fact, then the most
-    question-like chunk of each note reached."""
-    ranking: dict[str, float] = {}
-    for chunk_id, node, hops in graph.asserting:
-        if chunk_id not in ranking:
-            ranking[chunk_id] = 1.0 / (1 + hops)
+    """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
+    of each note reached. Each scores its similarity to the question over 1 + hops, so a
+    near chunk that says nothing to the question does not outrank a farther one that does
+    (without a question vector, nearness alone orders them)."""
+    hops: dict[str, int] = {}
+    for chunk_id, node, n in graph.asserting:
+        if chunk_id not in hops:
+            hops[chunk_id] = n
             paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
+    similarity: dict[str, float] = {}
     reached = graph.notes_reached()
     if reached:
         rows = await core.store.read(
@@ -186,10 +212,16 @@ async def _walk_ranking(
             per_note=1,
         )
         for row in rows:
-            hops = graph.depth[row["note"]]
-            if row["id"] not in ranking:
-                ranking[row["id"]] = 1.0 / (1 + hops) + 0.01 * float(row["score"])
+            if qvec is not None:
+                similarity[row["id"]] = float(row["score"])
+            if row["id"] not in hops:
+                hops[row["id"]] = graph.depth[row["note"]]
                 paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
+    if qvec is not None:
+        unscored = [c for c in hops if c not in similarity]
+        for row in await core.store.read("chunks_similarity", ids=unscored, embedding=qvec):
+            similarity[row["id"]] = float(row["score"])
+    ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
     return sorted(ranking.items(), key=lambda item: -item[1])
 
 
@@ -224,10 +256,14 @@ async def _pagerank(
     order = sorted(pool, key=lambda c: (-fused[c], c))
     zipf = {c: 1.0 / (rank + 1) for rank, c in enumerate(order)}
     total = sum(zipf.values())
-    share = 1 - NAMED_WEIGHT if named else 1.0
-    seeds = {f"chunk:{c}": zipf[c] / total * share for c in pool}
+    # The named notes' share of the restart mass grows with how specific their names are.
+    rarity = sum(n.specificity for n in named)
+    named_share = NAMED_WEIGHT * max((n.specificity for n in named), default=0.0)
+    seeds = {f"chunk:{c}": zipf[c] / total * (1 - named_share) for c in pool}
     for note in named:
-        seeds[note.node] = seeds.get(note.node, 0.0) + NAMED_WEIGHT / len(named)
+        seeds[note.node] = (
+            seeds.get(note.node, 0.0) + named_share * note.specificity / rarity if rarity else 0.0
+        )
     rank = personalized_pagerank(
         ((e.a, e.b, e.weight) for e in edges), seeds, core.settings.ppr_damping
     )

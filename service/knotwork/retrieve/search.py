@@ -3,6 +3,7 @@ names), notes the question names, and dates. Each returns chunk ids best first w
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -14,6 +15,7 @@ from knotwork.retrieve.temporal import question_range
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_NAMED = 10  # notes the question names, longest names first
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence
+FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
 
 
 def lucene_query(question: str) -> str:
@@ -44,18 +46,50 @@ class NamedNote:
     key: str  # the name as matched
     path: str
     node: str  # element id
-    chunk_ids: tuple[str, ...]
+    chunk_ids: tuple[str, ...]  # nearest the question first
+    specificity: float = 1.0  # 1: no other note writes the name out; 0: every note does
 
 
-async def named_notes(store: GraphStore, vault: str, question: str) -> list[NamedNote]:
-    """Notes whose file name, title or alias the question writes out, longest names first.
+def specificity(mentioned_by: int, notes: int) -> float:
+    """How much naming a note says, as an inverse document frequency in [0, 1]: the share of
+    the vault's notes that write the name out, on a log scale. A name that only a few notes
+    write out is specific whatever the vault's size (in a small vault any share is large)."""
+    if mentioned_by <= FEW or notes <= 1:
+        return 1.0
+    return max(0.0, 1.0 - math.log1p(mentioned_by) / math.log1p(notes))
+
+
+def max_mentioned_by(notes: int, least: float) -> int:
+    """The most notes that may write a name out for it to keep ``specificity >= least``."""
+    bound: float = (1.0 + notes) ** (1.0 - least) - 1.0
+    return max(FEW, math.floor(bound + 1e-9))
+
+
+async def vault_notes(store: GraphStore, vault: str) -> int:
+    rows = await store.read("vault_notes", vault=vault)
+    return int(rows[0]["notes"]) if rows else 0
+
+
+async def named_notes(
+    store: GraphStore, vault: str, question: str, notes: int, embedding: list[float] | None = None
+) -> list[NamedNote]:
+    """Notes whose file name, title or alias the question writes out, longest names first,
+    with their chunks nearest the question (``embedding``) and how specific the name is among
+    the vault's ``notes``.
 
     A name inside a longer matched name ("Rossi" in "Marco Rossi") does not count on its own.
+    A name's specificity is that of its commonest bearer: mentions resolve to one note per
+    name, so the others that share it look rarer than the name is.
     """
     keys = sorted(chunk_grams(question, (1,)))
     if not keys:
         return []
-    rows = await store.read("notes_named", vault=vault, keys=keys, chunks=NAMED_CHUNKS)
+    rows = await store.read(
+        "notes_named", vault=vault, keys=keys, chunks=NAMED_CHUNKS, embedding=embedding
+    )
+    used: dict[str, int] = {}
+    for row in rows:
+        used[row["key"]] = max(used.get(row["key"], 0), int(row["mentioned_by"]))
     out: list[NamedNote] = []
     taken: list[str] = []
     for row in rows:
@@ -65,7 +99,8 @@ async def named_notes(store: GraphStore, vault: str, question: str) -> list[Name
         if any(n.path == row["path"] for n in out):
             continue
         taken.append(key)
-        out.append(NamedNote(key, row["path"], row["note"], tuple(row["chunk_ids"])))
+        rarity = specificity(used[key], notes)
+        out.append(NamedNote(key, row["path"], row["note"], tuple(row["chunk_ids"]), rarity))
         if len(out) == MAX_NAMED:
             break
     return out

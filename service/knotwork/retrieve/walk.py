@@ -60,10 +60,12 @@ async def walk(
     depth: int,
     extractors: list[str] | None,
     similar_first: bool = False,
+    max_mentioned_by: int | None = None,
 ) -> Walk:
     """Breadth-first from ``seeds`` (element id → name) up to ``depth`` fact hops.
 
-    With ``similar_first`` (the synonym walk), seeds first step to similar entities.
+    With ``similar_first`` (the synonym walk), seeds first step to similar entities. Text
+    mentions of notes that more than ``max_mentioned_by`` notes mention are not followed.
     """
     out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
     frontier = list(seeds)
@@ -85,6 +87,7 @@ async def walk(
             extractors=extractors,
             per_node=PER_NODE,
             max_degree=MAX_DEGREE,
+            max_mentioned_by=max_mentioned_by,
         )
         frontier = []
         for row in rows:
