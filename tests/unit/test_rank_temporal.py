@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 import pytest
 
 from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
+from knotwork.retrieve.search import max_mentioned_by, specificity
 from knotwork.retrieve.temporal import DateRange, question_range
 
 TODAY = date(2026, 11, 30)  # a Monday
@@ -17,6 +19,23 @@ def test_rrf_sums_reciprocal_ranks_and_keeps_each_retrievers_score() -> None:
     assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
     assert fused["x"] == pytest.approx(1 / 61)
     assert found["y"] == {"a": 0.5, "b": 3.0}
+
+
+def test_specificity_is_a_log_scaled_inverse_document_frequency() -> None:
+    assert specificity(0, 45) == 1.0 and specificity(2, 45) == 1.0  # a few notes: specific
+    assert specificity(25, 45) == pytest.approx(1 - math.log(26) / math.log(46))  # "api"
+    assert specificity(45, 45) == 0.0
+    assert specificity(1, 6000) > specificity(10, 6000) > specificity(100, 6000)
+    assert specificity(5, 1) == 1.0  # a one-note vault has nothing to compare with
+
+
+def test_max_mentioned_by_is_the_specificity_bound() -> None:
+    for notes in (3, 10, 45, 1000, 6000, 100_000):
+        bound = max_mentioned_by(notes, 0.5)
+        assert specificity(bound, notes) >= 0.5 or bound == 2
+        assert specificity(bound + 1, notes) < 0.5 or bound + 1 <= 2
+    assert max_mentioned_by(45, 0.5) == 5 and max_mentioned_by(6000, 0.5) == 76
+    assert max_mentioned_by(10, 0.5) == 2  # never below the few that are always specific
 
 
 def test_pagerank_reaches_a_bridge_two_hops_from_the_seed() -> None:

@@ -6,6 +6,10 @@
 3. Reciprocal-rank fusion of all of them, filters applied, then a personalized PageRank over
    the subgraph the walks saw, restarting at the fused hits and the notes the question names
    (HippoRAG's multi-hop ranker); its order joins the fusion as a weighted ranking.
+
+The graph's say (the walk's and PageRank's weight) follows the specificity of what the question
+names: a rare name leads the graph, a name most notes write out ("api") is not followed, and a
+question naming nothing leaves the graph a tie-breaker among text matches.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
 MAX_FACTS = 50
 RELEVANCE_HITS = 3
-PPR_WEIGHT = 2.0  # PageRank's ranking counts as this many retrievers in the final fusion
 # What the question names outweighs what merely resembles it: a named note, and the walk from
 # named notes, count this many times their name's specificity in the fusion.
 NAMED_FUSION_WEIGHT = 2.0
@@ -162,11 +165,12 @@ async def retrieve(
     pool = [c for c in pool if c in rows]
     scores = {c: fused[c] for c in pool}
     if ppr and pool:
-        # PageRank's order joins the fusion as one more ranking, weighted: it lifts the chunks
-        # the graph ties to the question without burying an exact text match.
+        # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
+        # say grows with what the question names): it lifts the chunks the graph ties to the
+        # question without burying an exact text match.
         pagerank = await _pagerank(core, pool, fused, named, walks)
         for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
-            scores[c] += PPR_WEIGHT / (RRF_K + rank + 1)
+            scores[c] += weights["graph"] / (RRF_K + rank + 1)
             found[c]["ppr"] = pagerank[c]
     best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
     clock.lap("rank", start)

@@ -1,0 +1,59 @@
+"""Name specificity on the real Neo4j: a note named by a word most of the vault writes out
+is neither taken as the question's subject nor walked to through text mentions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knotwork.core import Core
+from knotwork.ingest import Ingestor
+from knotwork.retrieve import retrieve, search
+from knotwork.retrieve.walk import walk
+from knotwork.sync import sync_vault
+from tests.integration.conftest import put
+
+GUIDES = 8  # notes that write "api" out: more than a 11-note vault allows a specific name
+
+
+async def _vault(vault: Path, ingestor: Ingestor) -> None:
+    put(vault, "Api.md", "# Api\n\nThe api reference: endpoints and versions.\n")
+    put(vault, "Zephyr.md", "# Zephyr\n\nZephyr is the batch scheduler of the platform.\n")
+    put(vault, "Guide.md", "# Guide\n\nZephyr jobs are submitted through the api.\n")
+    for i in range(GUIDES - 1):
+        put(vault, f"howto/Topic {i}.md", f"# Topic {i}\n\nCall the api for task {i}.\n")
+    await sync_vault(ingestor)
+
+
+async def test_a_generic_name_is_not_the_subject(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    await _vault(vault, ingestor)
+    notes = await search.vault_notes(core.store, "t")
+    assert notes == GUIDES + 2
+    named = await search.named_notes(core.store, "t", "How does the api run Zephyr jobs?", notes)
+    rarity = {n.path: n.specificity for n in named}
+    assert rarity["Zephyr.md"] == 1.0  # one note writes it out
+    assert rarity["Api.md"] < 0.5  # eight of ten do
+    evidence = await retrieve(core, "t", "How does the api run Zephyr jobs?", top_k=5)
+    by_path = {h.path: h for h in evidence.hits}
+    assert "names" in by_path["Zephyr.md"].retrievers
+    assert all("names" not in h.retrievers for h in evidence.hits if h.path == "Api.md")
+
+
+async def test_mentions_of_a_generic_name_are_not_walked(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    await _vault(vault, ingestor)
+    [zephyr] = await search.named_notes(core.store, "t", "zephyr", GUIDES + 2)
+    seeds = {zephyr.node: "note:Zephyr.md"}
+    limit = search.max_mentioned_by(GUIDES + 2, 0.5)
+    assert limit < GUIDES
+    # Zephyr ← Guide (a specific name) is walked; Guide → Api (a generic one) is not.
+    bounded = await walk(core.store, seeds, 2, None, max_mentioned_by=limit)
+    assert "note:Guide.md" in bounded.names.values()
+    assert "note:Api.md" not in bounded.names.values()
+    # The control: without the bound the same walk reaches the api note through Guide.
+    unbounded = await walk(core.store, seeds, 2, None)
+    assert "note:Api.md" in unbounded.names.values()
+    evidence = await retrieve(core, "t", "What is Zephyr?", top_k=5)
+    assert not [p for p in evidence.paths if "note:Api.md" in p.nodes]
