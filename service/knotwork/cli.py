@@ -314,9 +314,13 @@ def evaluate(
     ] = None,
     k: Annotated[str, typer.Option("--k", help="cut-offs, e.g. 2,5,10")] = "2,5,10",
     limit: Annotated[int | None, typer.Option(help="only the first N questions")] = None,
-    configs: Annotated[str, typer.Option(help="dense,fulltext,hybrid,full")] = (
-        "dense,fulltext,hybrid,full"
-    ),
+    configs: Annotated[
+        str,
+        typer.Option(
+            help="dense, fulltext, hybrid, full, and ablations: no-vector, no-fulltext, "
+            "no-names, no-graph, no-synonym, no-temporal, no-ppr (or 'ablations' for all)"
+        ),
+    ] = "dense,fulltext,hybrid,full",
     out: Annotated[Path | None, typer.Option(help="write the Markdown results here")] = None,
     reuse: Annotated[
         bool, typer.Option(help="keep the ingested vault; --no-reuse rebuilds it")
@@ -328,7 +332,7 @@ def evaluate(
 ) -> None:
     """Measure retrieval: passage recall@k and latency per retriever configuration."""
     from knotwork.eval_data import default_cache
-    from knotwork.evaluate import EvalReport, EvalSpec, render, run_eval
+    from knotwork.evaluate import EvalReport, EvalSpec, expand_configs, render, run_eval
 
     spec = EvalSpec(
         questions=questions,
@@ -338,7 +342,7 @@ def evaluate(
         cache=cache or default_cache(),
         ks=_int_list(k),
         limit=limit,
-        configs=tuple(c.strip() for c in configs.split(",") if c.strip()),
+        configs=expand_configs([c.strip() for c in configs.split(",") if c.strip()]),
         reuse=reuse,
     )
 

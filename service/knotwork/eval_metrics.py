@@ -26,7 +26,6 @@ class ConfigResult:
     name: str
     retrievers: str  # what was asked of retrieve(), for the table
     results: list[QuestionResult]
-    honoured: bool = True  # False when retrieve() could not take this config's arguments
 
 
 @dataclass(frozen=True)
@@ -107,8 +106,7 @@ def recall_table(
     lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
     for config in configs:
         s = summarise(config.results, ks, keep)
-        name = config.name if config.honoured else f"{config.name} †"
-        cells = [name, config.retrievers, str(s.n), *(_pct(s.recall[k]) for k in ks)]
+        cells = [config.name, config.retrievers, str(s.n), *(_pct(s.recall[k]) for k in ks)]
         lines.append("| " + " | ".join([*cells, _ms(s.p50_ms), _ms(s.p95_ms)]) + " |")
     return "\n".join(lines)
 

@@ -7,7 +7,6 @@ It runs through the same sync and ``retrieve()`` as the service, in a vault of i
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 import time
@@ -44,13 +43,16 @@ from knotwork.sync import Progress, SyncReport, sync_vault
 
 log = logging.getLogger(__name__)
 
-# name → (retrievers, personalized PageRank)
+# name → (retrievers, personalized PageRank); the ablations are the full pipeline less one part
 CONFIGS: dict[str, tuple[frozenset[str], bool]] = {
     "dense": (frozenset({"vector"}), False),
     "fulltext": (frozenset({"fulltext"}), False),
     "hybrid": (frozenset({"vector", "fulltext"}), False),
     "full": (frozenset(RETRIEVERS), True),
+    **{f"no-{r}": (frozenset(RETRIEVERS) - {r}, True) for r in RETRIEVERS},
+    "no-ppr": (frozenset(RETRIEVERS), False),
 }
+ABLATIONS = tuple(c for c in CONFIGS if c.startswith("no-"))
 # Hits asked of retrieve(): FETCH times the largest k, so that k distinct notes (or sections) are
 # there even when a note has several chunks among the best; recall then cuts at k.
 FETCH, MAX_TOP_K = 2, 50
@@ -115,14 +117,12 @@ def check_spec(spec: EvalSpec) -> None:
         raise EvalInputError("--limit must be at least 1")
 
 
-def retrieve_kwargs(use: frozenset[str], ppr: bool) -> tuple[dict[str, Any], list[str]]:
-    """The arguments this ``retrieve()`` accepts for a config, and those it lacks (ignored)."""
-    params = inspect.signature(retrieval.retrieve).parameters
-    wanted: dict[str, Any] = {"mode": "retrieve", "use": use, "ppr": ppr}
-    return (
-        {k: v for k, v in wanted.items() if k in params},
-        [k for k in wanted if k not in params and k != "mode"],
-    )
+def expand_configs(names: Sequence[str]) -> tuple[str, ...]:
+    """Config names with ``ablations`` standing for every ``no-*`` config, duplicates dropped."""
+    out: list[str] = []
+    for name in names:
+        out.extend(ABLATIONS if name == "ablations" else (name,))
+    return tuple(dict.fromkeys(out))
 
 
 async def prepare_vault(
@@ -166,9 +166,7 @@ async def run_config(
 ) -> ConfigResult:
     """Every question through ``retrieve()`` under one config; one untimed warm-up call first."""
     use, ppr = CONFIGS[name]
-    kwargs, missing = retrieve_kwargs(use, ppr)
-    if missing:
-        log.warning("retrieve() takes no %s: config %s runs with its defaults", missing, name)
+    kwargs: dict[str, Any] = {"mode": "retrieve", "use": use, "ppr": ppr}
     top_k = min(MAX_TOP_K, FETCH * max(ks))
     await retrieval.retrieve(core, vault, questions[0].question, top_k, **kwargs)
     results: list[QuestionResult] = []
@@ -187,7 +185,7 @@ async def run_config(
         if done % 100 == 0:  # a trace for runs whose progress bar nobody sees (nohup, CI)
             log.info("%s: %d of %d questions asked", name, done, len(questions))
     label = "+".join(sorted(use)) + (" + PPR" if ppr else "")
-    return ConfigResult(name, label, results, honoured=not missing)
+    return ConfigResult(name, label, results)
 
 
 async def run_eval(
@@ -211,12 +209,6 @@ async def run_eval(
     for config in spec.configs:
         result = await run_config(core, vault, config, questions, key, spec.ks, question_progress)
         report.configs.append(result)
-    if not all(c.honoured for c in report.configs):
-        _, lacking = retrieve_kwargs(frozenset(), False)
-        report.notes.append(
-            f"† this retrieve() takes no {', '.join(lacking)}: the row shows its default "
-            "retrievers, not the config's"
-        )
     return report
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,14 @@ from knotwork.eval_metrics import (
     title_key,
     type_table,
 )
-from knotwork.evaluate import EvalSpec, check_spec, default_name, retrieve_kwargs
+from knotwork.evaluate import (
+    ABLATIONS,
+    CONFIGS,
+    EvalSpec,
+    check_spec,
+    default_name,
+    expand_configs,
+)
 from knotwork.parse import parse_note
 from knotwork.retrieve.types import Hit
 
@@ -266,9 +272,8 @@ def test_summaries_average_over_questions_with_gold() -> None:
     empty = summarise(results, (2,), lambda r: False)
     assert empty.n == 0 and math.isnan(empty.recall[2])
     config = ConfigResult("dense", "vector", results)
-    table = recall_table([config, ConfigResult("x", "y", results, honoured=False)], (2, 5))
+    table = recall_table([config], (2, 5))
     assert "| dense | vector | 2 | 25.0 | 75.0 | 20 | 29 |" in table.splitlines()
-    assert "| x † |" in table
     types = type_table([config], (2, 5)).splitlines()
     assert "| dense | comparison | 1 | 50.0 | 100.0 |" in types
     assert "| dense | inference | 1 | 0.0 | 50.0 |" in types
@@ -303,24 +308,14 @@ def test_a_spec_that_cannot_run_is_refused_first(tmp_path: Path) -> None:
     check_spec(EvalSpec(q, vault_dir=tmp_path))
 
 
-def _old_retrieve(core: Any, vault: str, question: str, top_k: int = 8) -> None: ...
-
-
-def _new_retrieve(
-    core: Any, vault: str, question: str, top_k: int = 8, *, mode: str = "retrieve",
-    use: frozenset[str] | None = None, ppr: bool | None = None,
-) -> None: ...  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    ("fn", "kwargs", "missing"),
-    [
-        (_old_retrieve, {}, ["use", "ppr"]),
-        (_new_retrieve, {"mode": "retrieve", "use": frozenset({"vector"}), "ppr": False}, []),
-    ],
-)
-def test_retrieve_is_called_with_what_it_accepts(
-    monkeypatch: pytest.MonkeyPatch, fn: Callable[..., None], kwargs: Any, missing: list[str]
-) -> None:
-    monkeypatch.setattr("knotwork.retrieve.retrieve", fn)
-    assert retrieve_kwargs(frozenset({"vector"}), False) == (kwargs, missing)
+def test_ablations_are_the_full_pipeline_less_one_part() -> None:
+    full, _ = CONFIGS["full"]
+    for name in ABLATIONS:
+        use, ppr = CONFIGS[name]
+        if name == "no-ppr":
+            assert (use, ppr) == (full, False)
+        else:
+            assert ppr and use == full - {name.removeprefix("no-")}
+    assert expand_configs(["hybrid", "ablations", "no-graph"]) == ("hybrid", *ABLATIONS)
+    check_spec_configs = EvalSpec(Path("q.jsonl"), configs=expand_configs(["ablations"]))
+    assert all(c in CONFIGS for c in check_spec_configs.configs)
