@@ -84,12 +84,18 @@ AnswerEvent = EvidenceEvent | TokenEvent | DoneEvent
 
 
 async def gather(
-    core: Core, question: str, *, mode: Mode, top_k: int, filters: Filters | None
+    core: Core,
+    question: str,
+    *,
+    mode: Mode,
+    top_k: int,
+    filters: Filters | None,
+    vault: str | None = None,
 ) -> Evidence:
-    """Ranked evidence for the question from the configured vault."""
+    """Ranked evidence for the question from ``vault`` (by default the configured one)."""
     return await retrieve(
         core,
-        core.settings.vault_name,
+        vault or core.settings.vault_name,
         question,
         top_k=top_k,
         mode=mode,
@@ -172,9 +178,10 @@ async def answer(
     mode: Mode = "normal",
     top_k: int = 8,
     filters: Filters | None = None,
+    vault: str | None = None,
 ) -> Answer:
     """A cited answer, or the reason there is none, with the evidence it rests on."""
-    evidence = await gather(core, question, mode=mode, top_k=top_k, filters=filters)
+    evidence = await gather(core, question, mode=mode, top_k=top_k, filters=filters, vault=vault)
     early = without_model(core, evidence, mode)
     if early is not None:
         return early

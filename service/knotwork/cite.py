@@ -180,6 +180,14 @@ def check_citations(text: str, hits: Sequence[Hit]) -> Checked:
     return checked
 
 
+def strip_citations(text: str) -> str:
+    """The answer's words without its citation markers (what answer metrics compare)."""
+    kept = _CITATION.sub(
+        lambda m: "" if _is_citation(m.group(1) or m.group(2)) else m.group(0), text
+    )
+    return " ".join(kept.split())
+
+
 def says_insufficient(text: str) -> bool:
     """The model gave the fixed sentence for a context that does not hold the answer."""
     return _norm(INSUFFICIENT).rstrip(".") in _norm(text)

@@ -329,8 +329,15 @@ def evaluate(
     cache: Annotated[
         Path | None, typer.Option(help="where corpus notes go (default ~/.cache/knotwork/eval)")
     ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(
+            help="fast or normal: the chat model answers each question too (EM/F1 scored)"
+        ),
+    ] = None,
 ) -> None:
-    """Measure retrieval: passage recall@k and latency per retriever configuration."""
+    """Measure retrieval (passage recall@k and latency per retriever configuration) and, with
+    --answer, the chat model's answers (exact match and F1 against the gold answers)."""
     from knotwork.eval_data import default_cache
     from knotwork.evaluate import EvalReport, EvalSpec, expand_configs, render, run_eval
 
@@ -344,6 +351,7 @@ def evaluate(
         limit=limit,
         configs=expand_configs([c.strip() for c in configs.split(",") if c.strip()]),
         reuse=reuse,
+        answer_mode=answer,  # type: ignore[arg-type]  # check_spec refuses other values
     )
 
     async def work(core: Core) -> EvalReport:

@@ -53,6 +53,7 @@ class Question:
     gold: tuple[str, ...]  # titles, or section keys (see section_key)
     type: str = ""
     unmatched: bool = False  # some gold subject could not be matched to a passage
+    answers: tuple[str, ...] = ()  # gold answers, for exact match and F1 when a model answers
 
 
 def normalise_heading(text: str) -> str:
@@ -122,6 +123,17 @@ def _gold(row: dict[str, Any], where: str) -> tuple[GoldKind, tuple[str, ...]]:
     raise EvalInputError(f"{where}: no gold evidence: expected 'gold_titles' or 'gold_notes'")
 
 
+def _answers(row: dict[str, Any], where: str) -> tuple[str, ...]:
+    """``answers`` (a list, 2WikiMultihopQA) or ``answer`` (a string, docs QA); none is fine."""
+    value = row.get("answers", row.get("answer"))
+    if value is None:
+        return ()
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise EvalInputError(f"{where}: 'answers' must be a list of strings, 'answer' a string")
+    return tuple(v for v in values if v.strip())
+
+
 def load_questions(path: Path) -> list[Question]:
     """Questions with gold titles (2WikiMultihopQA) or gold sections (docs QA), not mixed."""
     questions: list[Question] = []
@@ -136,6 +148,7 @@ def load_questions(path: Path) -> list[Question]:
                 gold=gold,
                 type=str(row.get("type") or ""),
                 unmatched=bool(row.get("gold_unmatched_subjects")),
+                answers=_answers(row, where),
             )
         )
     kinds = {q.kind for q in questions}

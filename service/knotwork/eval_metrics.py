@@ -1,9 +1,13 @@
-"""Evaluation figures: passage recall@k over distinct notes or sections, latency percentiles,
-and the Markdown tables they are reported in. Pure functions, so they are tested by hand."""
+"""Evaluation figures: passage recall@k over distinct notes or sections, answer exact match
+and F1, latency percentiles, and the Markdown tables they are reported in. Pure functions, so
+they are tested by hand."""
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -126,3 +130,40 @@ def type_table(configs: Sequence[ConfigResult], ks: Sequence[int]) -> str:
             cells = [config.name, kind, str(s.n), *(_pct(s.recall[k]) for k in ks)]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+# Answer metrics, as SQuAD and HotpotQA compute them: lower case, no punctuation, no English
+# articles, single spaces; the best score over the gold answers counts.
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+def normalize_answer(text: str) -> str:
+    text = _PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, answers: Sequence[str]) -> float:
+    """1 when the normalised prediction equals a normalised gold answer."""
+    said = normalize_answer(prediction)
+    return float(any(said == normalize_answer(a) for a in answers))
+
+
+def answer_f1(prediction: str, answers: Sequence[str]) -> float:
+    """The best token-overlap F1 of the prediction against the gold answers."""
+    said = normalize_answer(prediction).split()
+    best = 0.0
+    for answer in answers:
+        gold = normalize_answer(answer).split()
+        common = sum((Counter(said) & Counter(gold)).values())
+        if common:
+            precision, recall = common / len(said), common / len(gold)
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def contains_answer(prediction: str, answers: Sequence[str]) -> float:
+    """1 when a normalised gold answer appears, word-aligned, in the normalised prediction: a
+    sentence that holds the answer scores here where exact match cannot."""
+    said = f" {normalize_answer(prediction)} "
+    return float(any(f" {normalize_answer(a)} " in said for a in answers if normalize_answer(a)))

@@ -1,5 +1,6 @@
 """Retrieval evaluation: ingest a vault (or a passage corpus written out as one), ask every
-question under each retriever configuration, and report passage recall@k and latency.
+question under each retriever configuration, and report passage recall@k and latency; with
+``answer_mode``, have the chat model answer too and report exact match and F1 (eval_answers).
 
 It runs through the same sync and ``retrieve()`` as the service, in a vault of its own
 (``eval-<name>``) so it never mixes with user notes; a rerun skips unchanged notes by hash.
@@ -17,6 +18,7 @@ from typing import Any
 
 from knotwork import retrieve as retrieval
 from knotwork.core import Core
+from knotwork.eval_answers import ANSWER_MODES, AnswerRun, answer_table, run_answers
 from knotwork.eval_data import (
     EvalInputError,
     Question,
@@ -38,7 +40,7 @@ from knotwork.eval_metrics import (
     type_table,
 )
 from knotwork.ingest import Ingestor
-from knotwork.retrieve.types import RETRIEVERS, Hit
+from knotwork.retrieve.types import RETRIEVERS, Hit, Mode
 from knotwork.sync import Progress, SyncReport, sync_vault
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,7 @@ class EvalSpec:
     limit: int | None = None
     configs: tuple[str, ...] = ("dense", "fulltext", "hybrid", "full")
     reuse: bool = True
+    answer_mode: Mode | None = None  # fast | normal: the chat model answers every question
 
 
 @dataclass
@@ -90,6 +93,7 @@ class EvalReport:
     gold_total: int = 0
     gold_missing: list[str] = field(default_factory=list)  # gold keys absent from the graph
     notes: list[str] = field(default_factory=list)
+    answers: AnswerRun | None = None
 
 
 def default_name(spec: EvalSpec) -> str:
@@ -115,6 +119,8 @@ def check_spec(spec: EvalSpec) -> None:
         raise EvalInputError(f"unknown configs {unknown}; choose from {', '.join(CONFIGS)}")
     if spec.limit is not None and spec.limit < 1:
         raise EvalInputError("--limit must be at least 1")
+    if spec.answer_mode is not None and spec.answer_mode not in ANSWER_MODES:
+        raise EvalInputError(f"--answer {spec.answer_mode}: choose {' or '.join(ANSWER_MODES)}")
 
 
 def expand_configs(names: Sequence[str]) -> tuple[str, ...]:
@@ -197,6 +203,8 @@ async def run_eval(
     """Ingest, ask, score: the whole evaluation of one data set."""
     check_spec(spec)
     questions = load_questions(spec.questions)[: spec.limit]
+    if spec.answer_mode and not any(q.answers for q in questions):
+        raise EvalInputError(f"{spec.questions}: --answer needs 'answers' or 'answer' fields")
     name = spec.name or default_name(spec)
     vault = f"eval-{name}"
     await core.ensure_ready()
@@ -209,6 +217,10 @@ async def run_eval(
     for config in spec.configs:
         result = await run_config(core, vault, config, questions, key, spec.ks, question_progress)
         report.configs.append(result)
+    if spec.answer_mode:
+        report.answers = await run_answers(
+            core, vault, questions, spec.answer_mode, progress=question_progress
+        )
     return report
 
 
@@ -248,6 +260,18 @@ def render(report: EvalReport, settings_line: str) -> str:
         f"{c.name} {sum(1 for r in c.results if len(r.ranked) < max(ks))}" for c in report.configs
     )
     out += ["", f"Questions with fewer than {max(ks)} distinct {unit} in their hits: {short}."]
+    if report.answers is not None:
+        run = report.answers
+        out += [
+            "",
+            f"Answers by `{run.model}` in mode `{run.mode}` (the full pipeline, as `POST /query`"
+            f" answers), citation markers removed; EM, F1 and answer contained in %, normalised "
+            "as SQuAD does (case, punctuation, articles)"
+            + (f"; {run.skipped} questions without gold answers not asked" if run.skipped else "")
+            + ":",
+            "",
+            answer_table(run),
+        ]
     out += ["", gold_line, "", f"Matching: {report.notes[0]}."]
     for note in report.notes[1:]:
         out += ["", note]

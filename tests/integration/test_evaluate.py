@@ -14,10 +14,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from knotwork.cite import INSUFFICIENT
 from knotwork.cli import app as cli
 from knotwork.core import Core
+from knotwork.errors import ModelUnavailableError
 from knotwork.eval_metrics import summarise
-from knotwork.evaluate import EvalSpec, run_eval
+from knotwork.evaluate import EvalSpec, render, run_eval
+from tests.fakes.ollama import FakeOllama
+from tests.integration.test_answer import prompt_of
 
 PASSAGES = [
     ("Alpha Fjord", "The quokka sings beside the old zeppelin hangar."),
@@ -89,6 +93,53 @@ async def test_corpus_recall_matches_the_hand_figures(
     assert dense["q4"], "the vector retriever always returns its nearest notes"
     again = await run_eval(core, spec)
     assert (again.sync.written, again.sync.unchanged) == (0, 5), "the ingested vault is reused"
+
+
+ANSWERED: dict[str, tuple[str, list[str]]] = {
+    # question → (what the model says, gold answers)
+    "marzipan": ("A marzipan tower [Delta.md#Delta].", ["marzipan tower"]),  # EM 1
+    # said "it sings", gold "quokka sings": 1 word of 2 in common → F1 0.5, EM 0
+    "quokka zeppelin": ("It sings [Alpha Fjord.md#Alpha Fjord]", ["The quokka sings"]),
+    # 6 words said, "glows" among them → F1 2/7, contained
+    "volcano": ("The volcano glows above the harbour at night [Epsilon.md#Epsilon].", ["glows"]),
+    "xylophonist": (INSUFFICIENT, ["a xylophone"]),  # the notes fall short: all 0
+}
+
+
+def question_of(prompt: str) -> str:
+    return prompt.rsplit("Question: ", 1)[-1].strip()
+
+
+async def test_answers_are_scored_by_exact_match_and_f1(
+    core: Core, data: tuple[Path, Path], tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    corpus, _ = data
+    rows = [
+        {"id": f"a{i}", "question": q, "gold_titles": ["Delta"], "answers": gold, "type": "t"}
+        for i, (q, (_, gold)) in enumerate(ANSWERED.items())
+    ]
+    rows.append({"id": "a9", "question": "quokka", "gold_titles": ["Delta"]})  # no answer
+    questions = write_jsonl(tmp_path / "qa.jsonl", rows)
+    fake_ollama.chat_script = lambda body: ANSWERED[question_of(prompt_of(body))][0]
+    spec = EvalSpec(
+        questions, corpus=corpus, name="qa", cache=tmp_path / "cache", configs=("fulltext",),
+        answer_mode="fast",
+    )  # fmt: skip
+    report = await run_eval(core, spec)
+    assert report.answers is not None and report.answers.skipped == 1
+    got = {r.id: (r.status, r.em, r.f1, r.contains, r.cited) for r in report.answers.results}
+    assert got["a0"] == ("ok", 1.0, 1.0, 1.0, 1)
+    assert got["a1"] == ("ok", 0.0, 0.5, 0.0, 1)
+    assert got["a2"][:2] == ("ok", 0.0) and got["a2"][2] == pytest.approx(2 / 7)
+    assert got["a2"][3:] == (1.0, 1)
+    assert got["a3"] == ("insufficient_context", 0.0, 0.0, 0.0, 0)
+    assert report.answers.results[0].prediction == "A marzipan tower ."
+    table = render(report, "test settings")
+    assert "| all | 4 | 25.0 | 44.6 | 50.0 | 1 | 1.0 |" in table
+    # A model that does not answer stops the run with the reason, rather than scoring zeros.
+    fake_ollama.down = True
+    with pytest.raises(ModelUnavailableError, match="did not answer"):
+        await run_eval(core, spec)
 
 
 async def test_sections_match_on_the_last_heading(core: Core, tmp_path: Path) -> None:

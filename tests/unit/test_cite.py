@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from knotwork import cite
-from knotwork.cite import build_prompt, check_citations, match_citation, new_fence
+from knotwork.cite import (
+    build_prompt,
+    check_citations,
+    match_citation,
+    new_fence,
+    strip_citations,
+)
 from knotwork.retrieve import Evidence, FactRow, Hit
 
 
@@ -92,3 +98,8 @@ def test_invalid_citations_are_removed_and_valid_ones_kept_in_order() -> None:
 def test_brackets_that_are_not_citations_stay() -> None:
     checked = check_citations("A list [1] and [x] stay.", HITS)
     assert checked.text == "A list [1] and [x] stay." and not checked.dropped
+
+
+def test_strip_citations_keeps_the_words() -> None:
+    text = "Alice works with Bob [People/Alice.md#Alice], since 1999 [[Bob.md]]. See [1] and [x]."
+    assert strip_citations(text) == "Alice works with Bob , since 1999 . See [1] and [x]."

@@ -28,8 +28,12 @@ from knotwork.eval_data import (
 from knotwork.eval_metrics import (
     ConfigResult,
     QuestionResult,
+    answer_f1,
+    contains_answer,
     distinct_keys,
+    exact_match,
     hit_section,
+    normalize_answer,
     percentile,
     recall_at,
     recall_table,
@@ -319,3 +323,34 @@ def test_ablations_are_the_full_pipeline_less_one_part() -> None:
     assert expand_configs(["hybrid", "ablations", "no-graph"]) == ("hybrid", *ABLATIONS)
     check_spec_configs = EvalSpec(Path("q.jsonl"), configs=expand_configs(["ablations"]))
     assert all(c in CONFIGS for c in check_spec_configs.configs)
+
+
+def test_answer_metrics_follow_squad_normalisation() -> None:
+    assert normalize_answer("The  Eiffel-Tower, in Paris!") == "eiffel tower in paris"
+    assert exact_match("the Eiffel Tower.", ["Eiffel Tower"]) == 1.0
+    assert exact_match("Eiffel Tower in Paris", ["Eiffel Tower"]) == 0.0
+    # "tower in paris" against "eiffel tower": 1 common of 3 said and 2 gold → P 1/3, R 1/2
+    assert answer_f1("Tower in Paris", ["Eiffel Tower"]) == pytest.approx(2 * (1 / 6) / (5 / 6))
+    assert answer_f1("Tower in Paris", ["London", "Eiffel Tower"]) == answer_f1(
+        "Tower in Paris", ["Eiffel Tower"]
+    )  # the best gold answer counts
+    assert answer_f1("", ["Eiffel Tower"]) == 0.0
+    assert contains_answer("It died on 20 March 851, at Tours.", ["20 March 851"]) == 1.0
+    assert contains_answer("On 120 March 8510", ["20 March 851"]) == 0.0  # whole words only
+    assert contains_answer("anything", [""]) == 0.0
+
+
+def test_answers_load_from_either_field(tmp_path: Path) -> None:
+    rows = [
+        {"id": "a", "question": "q", "gold_titles": ["T"], "answers": ["x", "y"]},
+        {"id": "b", "question": "q", "gold_titles": ["T"], "answer": "z"},
+        {"id": "c", "question": "q", "gold_titles": ["T"]},
+    ]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [q.answers for q in load_questions(path)] == [("x", "y"), ("z",), ()]
+    path.write_text(json.dumps({**rows[0], "answers": [1]}) + "\n")
+    with pytest.raises(EvalInputError, match="'answers' must be a list of strings"):
+        load_questions(path)
+    with pytest.raises(EvalInputError, match="--answer slow"):
+        check_spec(EvalSpec(path, vault_dir=tmp_path, answer_mode="slow"))  # type: ignore[arg-type]
