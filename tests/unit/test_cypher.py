@@ -64,7 +64,7 @@ def test_wheel_contains_the_cypher_files(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for path in FILES:
         assert f"knotwork/cypher/{path.name}" in names
-    assert "knotwork/cli.py" in names
+    assert "knotwork/cli/__init__.py" in names
 
 
 def test_the_test_reset_drops_every_schema_object() -> None:

@@ -1,0 +1,74 @@
+"""The one ``app`` every command registers on, and what the commands share: logging set up at
+the entry point, errors turned into a message and an exit code, a core per command, a progress
+bar."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, TypeVar
+
+import typer
+
+from knotwork.core import Core, open_core
+from knotwork.errors import ConfigError, KnotworkError
+from knotwork.settings import get_settings
+
+app = typer.Typer(
+    help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+T = TypeVar("T")
+MAX_LISTED = 30  # warnings and unresolved links printed before "… and N more"
+
+
+@app.callback()
+def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    for noisy in ("httpx", "neo4j"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def fail(exc: KnotworkError) -> typer.Exit:
+    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    return typer.Exit(2 if isinstance(exc, ConfigError) else 1)
+
+
+def with_core(work: Callable[[Core], Awaitable[T]]) -> T:
+    """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit."""
+
+    async def run() -> T:
+        async with open_core(get_settings()) as core:
+            return await work(core)
+
+    try:
+        return asyncio.run(run())
+    except KnotworkError as exc:
+        raise fail(exc) from exc
+
+
+@contextmanager
+def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
+    """A terminal progress bar for long syncs; yields the callback that moves it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("reading the vault", total=None)
+
+        def progress(done: int, total: int, note: str) -> None:
+            bar.update(task, completed=done, total=total, description=note[-40:])
+
+        yield progress

@@ -1,0 +1,93 @@
+"""``knotwork eval``: retrieval recall and, with --answer, the model's answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from knotwork.cli.app import app, progress_bar, with_core
+from knotwork.core import Core
+from knotwork.settings import get_settings
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of integers") from exc
+
+
+@app.command("eval")
+def evaluate(
+    questions: Annotated[Path, typer.Option(help="questions JSONL (gold_titles or gold_notes)")],
+    vault: Annotated[Path | None, typer.Option(help="a folder of notes to evaluate on")] = None,
+    corpus: Annotated[
+        Path | None, typer.Option(help="passages JSONL {title, text}: one note each")
+    ] = None,
+    k: Annotated[str, typer.Option("--k", help="cut-offs, e.g. 2,5,10")] = "2,5,10",
+    limit: Annotated[int | None, typer.Option(help="only the first N questions")] = None,
+    configs: Annotated[
+        str,
+        typer.Option(
+            help="dense, fulltext, hybrid, full, and ablations: no-vector, no-fulltext, "
+            "no-names, no-graph, no-synonym, no-temporal, no-ppr (or 'ablations' for all)"
+        ),
+    ] = "dense,fulltext,hybrid,full",
+    out: Annotated[Path | None, typer.Option(help="write the Markdown results here")] = None,
+    reuse: Annotated[
+        bool, typer.Option(help="keep the ingested vault; --no-reuse rebuilds it")
+    ] = True,
+    name: Annotated[str | None, typer.Option(help="vault name suffix (eval-NAME)")] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="where corpus notes go (default ~/.cache/knotwork/eval)")
+    ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(
+            help="fast or normal: the chat model answers each question too (EM/F1 scored)"
+        ),
+    ] = None,
+) -> None:
+    """Measure retrieval recall@k and latency per configuration; --answer scores answers too."""
+    from knotwork.eval_data import default_cache
+    from knotwork.evaluate import EvalReport, EvalSpec, expand_configs, render, run_eval
+
+    spec = EvalSpec(
+        questions=questions,
+        vault_dir=vault,
+        corpus=corpus,
+        name=name,
+        cache=cache or default_cache(),
+        ks=_int_list(k),
+        limit=limit,
+        configs=expand_configs([c.strip() for c in configs.split(",") if c.strip()]),
+        reuse=reuse,
+        answer_mode=answer,  # type: ignore[arg-type]  # check_spec refuses other values
+    )
+
+    async def work(core: Core) -> EvalReport:
+        with progress_bar() as progress:
+            return await run_eval(core, spec, progress, progress)
+
+    report = with_core(work)
+    for error in report.sync.errors:
+        typer.secho(f"ingest error: {error}", fg=typer.colors.RED, err=True)
+    s = get_settings()
+    text = render(
+        report,
+        f"embeddings {s.embed_model} ({s.embed_dimension} dimensions, {s.embed_provider}), "
+        f"chunks of {s.chunk_size} characters, model extraction off",
+    )
+    typer.echo(text)
+    if out is not None:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            typer.secho(f"error: --out {out}: {exc.strerror or exc}", fg=typer.colors.RED, err=True)
+            raise typer.Exit(1) from exc
+        typer.echo(f"written to {out}")
+
+
+# -- knotwork neo4j ... ------------------------------------------------------------------------

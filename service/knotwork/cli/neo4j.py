@@ -1,0 +1,71 @@
+"""``knotwork neo4j``: a local Neo4j server from Maven Central jars (no Docker)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from knotwork.cli.app import app, fail
+from knotwork.errors import KnotworkError
+from knotwork.neo4j_local import LocalNeo4j
+from knotwork.settings import get_settings
+
+neo4j_app = typer.Typer(
+    help="A local Neo4j server from Maven Central jars (no Docker).", no_args_is_help=True
+)
+app.add_typer(neo4j_app, name="neo4j")
+
+
+def _local() -> LocalNeo4j:
+    return LocalNeo4j(get_settings())
+
+
+@neo4j_app.command("start")
+def neo4j_start(
+    timeout: Annotated[float, typer.Option(help="seconds to wait for Bolt")] = 180.0,
+) -> None:
+    """Resolve the jars (first time only), write neo4j.conf, start, wait until Bolt answers."""
+    local = _local()
+    try:
+        if not local.jars.joinpath("resolved.json").is_file():
+            typer.echo(f"resolving Neo4j jars with Maven into {local.jars} (first start only)…")
+        status = local.start(timeout)
+    except KnotworkError as exc:
+        raise fail(exc) from exc
+    typer.echo(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}")
+    typer.echo(
+        f"Neo4j Browser: {status.browser_url}"
+        if status.browser_url
+        else "Neo4j Browser: not available (its jar could not be resolved)"
+    )
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local server."""
+    try:
+        stopped = _local().stop()
+    except KnotworkError as exc:
+        raise fail(exc) from exc
+    typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Say whether the local server runs and answers Bolt; exit 1 when it does not."""
+    status = _local().status()
+    if status.running:
+        typer.echo(
+            f"running (pid {status.pid}), Bolt {'ready' if status.bolt_ready else 'not ready'}"
+            f" at {status.bolt_uri}, home {status.home}"
+        )
+    else:
+        typer.echo(f"not running (home {status.home})")
+    raise typer.Exit(0 if status.bolt_ready else 1)
+
+
+@neo4j_app.command("logs")
+def neo4j_logs(lines: Annotated[int, typer.Option("--lines", "-n")] = 50) -> None:
+    """Print the last lines of the server's log."""
+    typer.echo(_local().log_tail(lines))

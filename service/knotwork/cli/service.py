@@ -1,0 +1,108 @@
+"""Commands about the service itself: version, serve, init, reembed, doctor."""
+
+from __future__ import annotations
+
+import typer
+
+from knotwork import __version__, schema
+from knotwork.cli.app import app, fail, with_core
+from knotwork.core import Core
+from knotwork.errors import KnotworkError
+from knotwork.health import HealthReport, check_health
+from knotwork.ingest import Ingestor
+from knotwork.settings import get_settings
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def serve() -> None:
+    """Run the HTTP API (host and port from KNOTWORK_API_HOST / KNOTWORK_API_PORT)."""
+    import uvicorn
+
+    from knotwork.api import create_app
+
+    settings = get_settings()
+    try:
+        api = create_app(settings)
+    except KnotworkError as exc:
+        raise fail(exc) from exc
+    uvicorn.run(api, host=settings.api_host, port=settings.api_port, log_config=None)
+
+
+@app.command()
+def init() -> None:
+    """Create constraints, indexes and the manifest (idempotent; serve does it too)."""
+    manifest = with_core(lambda core: core.ensure_ready())
+    typer.echo(
+        f"schema ready; embedding model {manifest['embed_model']} "
+        f"({manifest['embed_dimension']} dimensions)"
+    )
+
+
+@app.command()
+def reembed() -> None:
+    """Re-embed every chunk with the configured embedding model and rebuild the vector index."""
+
+    def progress(done: int, total: int) -> None:
+        typer.echo(f"\rre-embedded {done}/{total} chunks", nl=False)
+
+    async def work(core: Core) -> tuple[int, int]:
+        count = await schema.reembed(core.store, core.settings, core.embedder, progress)
+        return count, await Ingestor(core).link_entities()
+
+    count, linked = with_core(work)
+    typer.echo(f"\nre-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
+    typer.echo(f"entity names embedded again; similar entities linked: {linked}")
+
+
+def _print_report(report: HealthReport) -> None:
+    def line(ok: bool, text: str) -> None:
+        typer.secho(
+            f"{'ok ' if ok else 'FAIL'} {text}", fg=typer.colors.GREEN if ok else typer.colors.RED
+        )
+
+    n = report.neo4j
+    line(
+        n.version is not None,
+        f"Neo4j reachable at {n.uri}"
+        + (
+            f" (version {n.version}, {n.edition}, APOC {'yes' if n.apoc else 'no'})"
+            if n.version
+            else f": {n.error}"
+        ),
+    )
+    if n.version is not None:
+        line(not n.missing_indexes, "indexes ONLINE" if not n.missing_indexes else n.error or "")
+    o = report.ollama
+    if not o.needed:
+        line(True, "Ollama not needed (in-process embeddings, model extraction off)")
+    else:
+        line(
+            o.version is not None,
+            f"Ollama reachable at {o.base_url}"
+            + (f" (version {o.version})" if o.version else f": {o.error}"),
+        )
+    for model in o.models:
+        line(
+            model.present,
+            f"{model.role} model {model.name}"
+            + ("" if model.present else f" is not pulled; run: {model.pull_command}"),
+        )
+    m = report.manifest
+    line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
+
+
+@app.command()
+def doctor() -> None:
+    """Check Neo4j, its indexes, Ollama, the models and the manifest; non-zero exit on failure."""
+    report = with_core(check_health)
+    _print_report(report)
+    missing = [m.pull_command for m in report.ollama.models if not m.present]
+    if missing:
+        typer.echo("\nPull the missing models with:\n  " + "\n  ".join(missing))
+    raise typer.Exit(0 if report.ok else 1)
