@@ -84,7 +84,12 @@ def main() -> None:
             f"| not answerable ({args.unanswerable.parent.name}) | {len(bad)} | {quantiles(bad)} |",
             "",
             f"Best threshold **{t:.2f}**: balanced accuracy {accuracy:.1%} — answerable kept "
-            f"{kept:.1%}, unanswerable refused {refused:.1%}.",
+            f"{kept:.1%}, unanswerable refused {refused:.1%}. Lowest answerable "
+            f"{min(good):.2f}, highest unanswerable {max(bad):.2f}.",
+            "",
+            f"At the configured KNOTWORK_MIN_RELEVANCE {settings.min_relevance:.2f}: answerable "
+            f"kept {sum(r >= settings.min_relevance for r in good) / len(good):.1%}, "
+            f"unanswerable refused {sum(r < settings.min_relevance for r in bad) / len(bad):.1%}.",
         ]
     )
     sys.stdout.write(table + "\n")
