@@ -9,6 +9,7 @@ KnotworkError
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
+├── NoteNotFoundError      a valid vault path that the graph holds no note at
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
 """
@@ -60,6 +61,10 @@ class VaultPathError(KnotworkError, ValueError):
 
 class NoteError(KnotworkError):
     """A file cannot be ingested as a note: binary, larger than the limit, or unreadable."""
+
+
+class NoteNotFoundError(KnotworkError, LookupError):
+    """The path is a valid vault path, but the graph holds no note there."""
 
 
 class LeaseHeldError(KnotworkError):

@@ -1,6 +1,9 @@
-"""Commands about the service itself: version, serve, init, reembed, doctor."""
+"""Commands about the service itself: version, serve, mcp, init, reembed, doctor."""
 
 from __future__ import annotations
+
+import enum
+from typing import Annotated
 
 import typer
 
@@ -32,6 +35,55 @@ def serve() -> None:
     except KnotworkError as exc:
         raise fail(exc) from exc
     uvicorn.run(api, host=settings.api_host, port=settings.api_port, log_config=None)
+
+
+class Transport(enum.StrEnum):
+    stdio = "stdio"
+    http = "http"
+
+
+def _knotwork_error(exc: BaseException) -> KnotworkError | None:
+    """The Knotwork error behind a failed run; anyio wraps one raised in a task in a group."""
+    if isinstance(exc, KnotworkError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        return next(filter(None, map(_knotwork_error, exc.exceptions)), None)
+    return None
+
+
+@app.command("mcp")
+def mcp_server(
+    transport: Annotated[
+        Transport, typer.Option(help="stdio for desktop agents; http for streamable HTTP at /mcp")
+    ] = Transport.stdio,
+    host: Annotated[str | None, typer.Option(help="http only; default KNOTWORK_API_HOST")] = None,
+    port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="http only; default KNOTWORK_API_PORT")
+    ] = None,
+) -> None:
+    """Serve the MCP tools ask, retrieve, get_note and stats to agents.
+
+    Over stdio, stdout carries only the protocol; logs go to stderr. Over http, the REST API's
+    rule holds: beyond loopback only with KNOTWORK_API_KEY, sent as the X-API-Key header.
+    """
+    from knotwork.mcp_server import create_mcp_server, http_app
+
+    settings = get_settings()
+    try:
+        if transport is Transport.stdio:
+            create_mcp_server(settings).run("stdio")
+            return
+        import uvicorn
+
+        update = {"api_host": host or settings.api_host, "api_port": port or settings.api_port}
+        settings = settings.model_copy(update=update)
+        uvicorn.run(
+            http_app(settings), host=settings.api_host, port=settings.api_port, log_config=None
+        )
+    except BaseException as exc:
+        if (error := _knotwork_error(exc)) is None:
+            raise
+        raise fail(error) from exc
 
 
 @app.command()

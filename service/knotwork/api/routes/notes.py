@@ -21,9 +21,10 @@ from fastapi.responses import JSONResponse
 
 from knotwork.api.deps import Authorized, CoreDep
 from knotwork.core import Core
-from knotwork.errors import NoteError, VaultPathError
+from knotwork.errors import NoteError, NoteNotFoundError, VaultPathError
 from knotwork.ingest import Ingestor, NoteOutcome
 from knotwork.lease import Lease, lease_status
+from knotwork.notes import note_detail, vault_stats
 from knotwork.sync import sync_vault
 from knotwork.vault import clean_relpath, decode, is_note, resolve_in_vault
 
@@ -125,19 +126,16 @@ def _outcome(outcome: NoteOutcome) -> dict[str, Any]:
 @router.get("/notes/{path:path}", summary="A note's chunks and facts, with provenance")
 async def get_note(path: str, core: CoreDep) -> JSONResponse:
     try:
-        rel = clean_relpath(path)
+        return JSONResponse(await note_detail(core, path))
     except VaultPathError as exc:
         raise HTTPException(422, str(exc)) from exc
-    rows = await core.store.read("note_detail", vault=core.settings.vault_name, path=rel)
-    if not rows:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the graph")
-    return JSONResponse(rows[0])
+    except NoteNotFoundError as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
 
 
 @router.get("/stats", summary="Counts of notes, chunks, entities, facts and pending work")
 async def stats(core: CoreDep) -> JSONResponse:
-    rows = await core.store.read("vault_stats", vault=core.settings.vault_name)
-    return JSONResponse({"vault": core.settings.vault_name, **rows[0]})
+    return JSONResponse(await vault_stats(core))
 
 
 @router.put(
