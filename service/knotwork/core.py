@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -28,6 +28,9 @@ class Core:
     store: GraphStore
     llm: Ollama
     embedder: BaseEmbedding  # Ollama's client or the in-process sentence-transformers one
+    # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
+    # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
+    vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
 
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""

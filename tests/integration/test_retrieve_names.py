@@ -57,3 +57,18 @@ async def test_mentions_of_a_generic_name_are_not_walked(
     assert "note:Api.md" in unbounded.names.values()
     evidence = await retrieve(core, "t", "What is Zephyr?", top_k=5)
     assert not [p for p in evidence.paths if "note:Api.md" in p.nodes]
+
+
+async def test_the_vault_size_is_counted_once_a_minute(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    await _vault(vault, ingestor)
+    memo: dict[str, tuple[float, int]] = {}
+    assert await search.vault_notes(core.store, "t", memo) == GUIDES + 2
+    put(vault, "Later.md", "# Later\n\nOne more note.\n")
+    await ingestor.upsert_path("Later.md")
+    assert await search.vault_notes(core.store, "t", memo) == GUIDES + 2  # reused
+    assert await search.vault_notes(core.store, "t") == GUIDES + 3  # counted afresh
+    when, notes = memo["t"]
+    memo["t"] = (when - search.SIZE_TTL_S, notes)  # a minute on
+    assert await search.vault_notes(core.store, "t", memo) == GUIDES + 3

@@ -95,7 +95,11 @@ async def retrieve(
     # A name most of the vault writes out ("api", "models") says little about what a question
     # or a passage is about: such notes are not taken as named, and mentions of them are not
     # walked. Specificity is measured against the vault's size.
-    notes = await search.vault_notes(store, vault) if use & {"names", "graph", "synonym"} else 0
+    notes = (
+        await search.vault_notes(store, vault, core.vault_sizes)
+        if use & {"names", "graph", "synonym"}
+        else 0
+    )
     generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
     if use & {"names", "graph"}:
         found_named = await search.named_notes(store, vault, question, notes, qvec)

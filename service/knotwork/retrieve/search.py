@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from dataclasses import dataclass
 from datetime import date
 
@@ -16,6 +17,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_NAMED = 10  # notes the question names, longest names first
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence
 FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
+SIZE_TTL_S = 60.0  # how long a vault's note count is reused
 
 
 def lucene_query(question: str) -> str:
@@ -65,9 +67,20 @@ def max_mentioned_by(notes: int, least: float) -> int:
     return max(FEW, math.floor(bound + 1e-9))
 
 
-async def vault_notes(store: GraphStore, vault: str) -> int:
+async def vault_notes(
+    store: GraphStore, vault: str, memo: dict[str, tuple[float, int]] | None = None
+) -> int:
+    """How many notes the vault holds. Counting scans the vault's notes, so with ``memo`` a
+    count is reused for ``SIZE_TTL_S``: specificity is a logarithm of it, and a minute-old
+    count moves it by nothing that matters."""
+    now = time.monotonic()
+    if memo is not None and vault in memo and now - memo[vault][0] < SIZE_TTL_S:
+        return memo[vault][1]
     rows = await store.read("vault_notes", vault=vault)
-    return int(rows[0]["notes"]) if rows else 0
+    notes = int(rows[0]["notes"]) if rows else 0
+    if memo is not None:
+        memo[vault] = (now, notes)
+    return notes
 
 
 async def named_notes(
