@@ -166,4 +166,5 @@ def contains_answer(prediction: str, answers: Sequence[str]) -> float:
     """1 when a normalised gold answer appears, word-aligned, in the normalised prediction: a
     sentence that holds the answer scores here where exact match cannot."""
     said = f" {normalize_answer(prediction)} "
-    return float(any(f" {normalize_answer(a)} " in said for a in answers if normalize_answer(a)))
+    gold = (normalize_answer(a) for a in answers)
+    return float(any(f" {g} " in said for g in gold if g))
