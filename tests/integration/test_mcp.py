@@ -244,7 +244,10 @@ async def test_the_command_serves_over_stdio(mcp_settings: Settings, tmp_path: P
 
 
 async def test_stdout_carries_only_the_protocol(mcp_settings: Settings, tmp_path: Path) -> None:
-    """Raw JSON-RPC lines in, and every line out is a JSON-RPC message; EOF ends the server."""
+    """Raw JSON-RPC lines in, and every line out is a JSON-RPC message; EOF ends the server.
+
+    Stdin closes only once both answers are read: at EOF the server may drop a request it has
+    not started on, as a client that hangs up would want."""
     process = await asyncio.create_subprocess_exec(
         *(sys.executable, "-m", "knotwork.cli", "--verbose", "mcp"),
         stdin=asyncio.subprocess.PIPE,
@@ -267,9 +270,13 @@ async def test_stdout_carries_only_the_protocol(mcp_settings: Settings, tmp_path
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    payload = "".join(json.dumps(r) + "\n" for r in requests).encode()
-    stdout, stderr = await asyncio.wait_for(process.communicate(payload), timeout=120)
-    messages = [json.loads(line) for line in stdout.decode().splitlines()]
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
+    await process.stdin.drain()
+    answered = [await asyncio.wait_for(process.stdout.readline(), 120) for _ in range(2)]
+    process.stdin.close()
+    rest, stderr = await asyncio.wait_for(process.communicate(), timeout=120)
+    messages = [json.loads(line) for line in (b"".join(answered) + rest).decode().splitlines()]
     assert process.returncode == 0, stderr.decode()[-2000:]
     assert [m.get("id") for m in messages] == [1, 2], messages
     assert all(m["jsonrpc"] == "2.0" and "result" in m for m in messages)
