@@ -1,14 +1,14 @@
-// Write a note's chunks: properties, HAS_CHUNK, embeddings (new, or copied from an old chunk
+// Write notes' chunks: properties, HAS_CHUNK, embeddings (new, or copied from an old chunk
 // with the same hash so unchanged text is never embedded twice).
-// Parameters: $vault (str), $path (str), $chunks (list of maps: id, ord, heading_path,
-//             line_start, line_end, line_map, text, mtext, hash, embedding (list<float> or null), copy_from (old
-//             chunk id or null), extraction, extraction_model, extraction_state,
-//             extraction_error)
+// Parameters: $vault (str), $chunks (list of maps: path (the note's), id, ord, heading_path,
+//             line_start, line_end, line_map, text, mtext, hash, embedding (list<float> or
+//             null), copy_from (old chunk id or null), extraction, extraction_model,
+//             extraction_state, extraction_error)
 // Returns: written (int)
-MATCH (n:Note {vault: $vault, path: $path})
 UNWIND $chunks AS ch
+MATCH (n:Note {vault: $vault, path: ch.path})
 MERGE (c:Chunk {id: ch.id})
-SET c.vault = $vault, c.note_path = $path, c.ord = ch.ord, c.heading_path = ch.heading_path,
+SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch.heading_path,
     c.line_start = ch.line_start, c.line_end = ch.line_end, c.line_map = ch.line_map,
     c.text = ch.text, c.mtext = ch.mtext, c.hash = ch.hash,
     c.extraction = ch.extraction, c.extraction_model = ch.extraction_model,

@@ -1,14 +1,15 @@
-// Delete every fact a note asserts (structural and model-extracted) and its chunks' entity
-// links, so the note can be written anew. Nothing another note asserts is touched.
-// Parameters: $vault (str), $path (str)
+// Delete every fact the given notes assert (structural and model-extracted) and their chunks'
+// entity links, so the notes can be written anew. Nothing another note asserts is touched.
+// Parameters: $vault (str), $paths (list<str>)
 // Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates)
-MATCH (n:Note {vault: $vault, path: $path})
-CALL (n) {
-  MATCH (n)-[r]->(o) WHERE r.source = $path
+UNWIND $paths AS path
+MATCH (n:Note {vault: $vault, path: path})
+CALL (n, path) {
+  MATCH (n)-[r]->(o) WHERE r.source = path
   WITH r, elementId(o) AS id DELETE r RETURN collect(id) AS own
 }
-CALL (n) {
-  MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.source = $path
+CALL (n, path) {
+  MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.source = path
   WITH DISTINCT r, elementId(s) AS sid, elementId(o) AS oid
   DELETE r RETURN collect(sid) + collect(oid) AS model
 }

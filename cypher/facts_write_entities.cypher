@@ -1,12 +1,12 @@
 // Write facts whose object is an entity (frontmatter values, aliases, tags, model triples).
-// The subject is the note, or for model triples the entity named by subject_key.
-// Parameters: $vault (str), $path (str), $facts (list of maps: relation (from the fixed
-//             vocabulary, checked before), object_name, object_mkey (mention key of the
-//             name, or null), subject_name (or null), props (map of
-//             relationship properties, including target = object key, subject = subject key))
+// The subject is the asserting note, or for model triples the entity named by subject_key.
+// Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
+//             before), object_name, object_mkey (mention key of the name, or null),
+//             subject_name (or null), props (map of relationship properties, including
+//             source = the asserting note's path, target = object key, subject = subject key))
 // Returns: written (int)
-MATCH (n:Note {vault: $vault, path: $path})
 UNWIND $facts AS f
+MATCH (n:Note {vault: $vault, path: f.props.source})
 MERGE (o:Entity {vault: $vault, key: f.props.target}) ON CREATE SET o.name = f.object_name, o.embedding_state = 'pending'
 SET o.mkey = f.object_mkey
 WITH n, f, o

@@ -1,16 +1,17 @@
-// Write a note's link facts, each resolved the way Obsidian resolves links: the note whose
-// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first;
-// when none exists, an (:Unresolved {key}) placeholder that resolves when the note appears.
-// Parameters: $vault (str), $path (str), $facts (list of maps: relation (from the fixed
-//             vocabulary, checked before), stem, name, props (map of relationship properties,
-//             including target = the link key))
+// Write notes' link facts, each resolved the way Obsidian resolves links: the note whose
+// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first
+// (then the lower-cased path, then the path); when none exists, an (:Unresolved {key})
+// placeholder that resolves when the note appears.
+// Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
+//             before), stem, name, props (map of relationship properties, including source =
+//             the asserting note's path and target = the link key))
 // Returns: written (int)
-MATCH (n:Note {vault: $vault, path: $path})
 UNWIND $facts AS f
+MATCH (n:Note {vault: $vault, path: f.props.source})
 CALL (f) {
   OPTIONAL MATCH (m:Note {vault: $vault, stem: f.stem})
   WHERE m.lpath = f.props.target OR m.lpath ENDS WITH '/' + f.props.target
-  WITH m ORDER BY size(m.lpath), m.lpath LIMIT 1
+  WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
   RETURN m
 }
 CALL (f, m) {

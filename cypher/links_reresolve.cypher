@@ -1,7 +1,7 @@
 // Re-point the link facts that target the given keys to the note each key resolves to now
-// (or to an Unresolved placeholder), e.g. after a note appears, moves or is deleted.
-// Parameters: $vault (str), $keys (list of maps: key, stem), $exclude (element id of a note
-//             about to be deleted, or null)
+// (or to an Unresolved placeholder), e.g. after notes appear, move or are deleted.
+// Parameters: $vault (str), $keys (list of maps: key, stem), $exclude (list<str>, element ids
+//             of notes about to be deleted)
 // Returns: touched (list of element ids of nodes that lost a relationship)
 UNWIND $keys AS k
 CALL (k) {
@@ -13,9 +13,8 @@ CALL (k) {
 }
 CALL (k) {
   OPTIONAL MATCH (m:Note {vault: $vault, stem: k.stem})
-  WHERE (m.lpath = k.key OR m.lpath ENDS WITH '/' + k.key)
-    AND elementId(m) <> coalesce($exclude, '')
-  WITH m ORDER BY size(m.lpath), m.lpath LIMIT 1
+  WHERE (m.lpath = k.key OR m.lpath ENDS WITH '/' + k.key) AND NOT elementId(m) IN $exclude
+  WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
   RETURN m AS best
 }
 WITH r, k, best, startNode(r) AS src, endNode(r) AS old

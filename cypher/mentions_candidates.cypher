@@ -1,7 +1,8 @@
-// Notes other than $exclude whose mentions may change with $keys: their text holds a key (the
+// Notes outside $exclude whose mentions may change with $keys: their text holds a key (the
 // text index on Chunk.mtext answers CONTAINS), or they hold a mention of one (the relationship
 // index on MENTIONS.target) — with those notes' chunks.
-// Parameters: $vault (str), $keys (list<str>, mention keys), $exclude (str note path, or null)
+// Parameters: $vault (str), $keys (list<str>, mention keys), $exclude (list<str>, note paths
+//             left alone: written with the current names already)
 // Returns: path (str), chunks (list of maps: id, text, line_map), in chunk order
 CALL () {
   UNWIND $keys AS key
@@ -11,7 +12,7 @@ CALL () {
   MATCH (n:Note)-[r:MENTIONS]->() WHERE r.target IN $keys AND n.vault = $vault
   RETURN n.path AS path
 }
-WITH DISTINCT path WHERE path <> coalesce($exclude, '')
+WITH DISTINCT path WHERE NOT path IN $exclude
 MATCH (:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
 WITH path, c ORDER BY c.ord
 RETURN path, collect(c {.id, .text, .line_map}) AS chunks

@@ -1,9 +1,13 @@
-"""One note into the graph: parse → chunk → embed → write (one transaction) → extract.
+"""Notes into the graph: parse → chunk → embed → write (one transaction per batch) → extract.
 
-The structural write lands first, so text and structure are searchable before the model has
-answered; extraction follows per changed chunk. Unchanged chunks (same hash) keep their
-embedding and extraction, so an edit pays the models only for what changed. When Ollama is
-down, chunks land marked ``pending`` and ``retry_pending`` finishes them later.
+A batch of notes (one for a single edit, hundreds in a sync) is prepared outside any
+transaction — states read in one query, text parsed and chunked off the event loop, new chunks
+embedded in one call, mentions matched in memory — and then written in one set-based
+transaction (write.py). The structural write lands first, so text and structure are
+searchable before the model has answered; extraction follows per changed chunk. Unchanged
+chunks (same hash) keep their embedding and extraction, so an edit pays the models only for
+what changed. When Ollama is down, chunks land marked ``pending`` and ``retry_pending``
+finishes them later.
 """
 
 from __future__ import annotations
@@ -16,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from knotwork import extract, mentions, similar, write
-from knotwork.chunk import chunk_note, embed_text
+from knotwork import draft as drafting
+from knotwork import extract, similar, write
+from knotwork.chunk import embed_text
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
-from knotwork.facts import MAX_KEY_CHARS, entity_key, split_oversized, structural_facts
-from knotwork.models import Chunk, Fact
-from knotwork.parse import parse_note
-from knotwork.rows import FACTS_VERSION, canonical, fact_rows, note_props
+from knotwork.models import Chunk, Fact, ParsedNote
+from knotwork.names import NameIndex
+from knotwork.rows import FACTS_VERSION, fact_rows
 from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,34 @@ class NoteOutcome:
     removed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     models_down: bool = False
+
+
+@dataclass
+class Upsert:
+    """Write a note from its text (``note``: already parsed, e.g. by a sync)."""
+
+    path: str
+    text: str
+    mtime: float | None = None
+    renamed_from: str | None = None
+    note: ParsedNote | None = None
+
+
+@dataclass
+class Delete:
+    path: str
+
+
+Change = Upsert | Delete
+
+
+@dataclass
+class Prepared:
+    """A batch ready to write: the writer's batch, and an outcome per change in order."""
+
+    batch: write.Batch
+    outcomes: list[NoteOutcome]
+    drafts: dict[str, drafting.Draft]
 
 
 class Ingestor:
@@ -63,7 +95,7 @@ class Ingestor:
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
         self._models_down_until = 0.0
         self.embed_enabled = embed_enabled
-        # A sync links new entities once at its end rather than after every note.
+        # A sync links new entities once at its end rather than after every batch.
         self.defer_entity_links = False
 
     # -- public calls ----------------------------------------------------------------------
@@ -72,7 +104,7 @@ class Ingestor:
         if self.root is None:
             raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH")
         rel = clean_relpath(path)
-        text = read_note(self.root, rel, self.settings.max_note_bytes)
+        text = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
         outcome = await self.upsert_text(rel, text.text, text.mtime)
         outcome.warnings[:0] = text.warnings
         return outcome
@@ -81,85 +113,135 @@ class Ingestor:
         self, path: str, text: str, mtime: float | None = None, renamed_from: str | None = None
     ) -> NoteOutcome:
         """Write one note from its text; nothing is written when its content is unchanged."""
-        path = clean_relpath(path)
-        note = parse_note(path, text)
-        state = await self._state(path)
-        old = await self._state(renamed_from) if renamed_from else state
-        if (
-            renamed_from is None
-            and state["content_hash"] == note.content_hash
-            and state["facts_version"] == FACTS_VERSION
-        ):
-            return NoteOutcome(path, "unchanged")
-        outcome = NoteOutcome(path, "renamed" if renamed_from else "written")
-        if note.frontmatter_error:
-            outcome.warnings.append(f"{path}: frontmatter ignored: {note.frontmatter_error}")
-        chunks = chunk_note(note, self.vault, self.settings.chunk_size)
-        rows = await self._chunk_rows(chunks, state["chunks"] + old["chunks"], outcome)
-        facts, dropped = split_oversized(structural_facts(note, chunks))
-        outcome.warnings += [
-            f"{path}:{f.line}: {f.relation} target longer than {MAX_KEY_CHARS} characters ignored"
-            for f in dropped
-        ]
-        chunk_entities: list[dict[str, Any]] = []
-        for chunk, row in zip(chunks, rows, strict=True):
-            if row["extraction"]:
-                parsed = extract.Extraction.model_validate_json(row["extraction"])
-                facts += extract.llm_facts(
-                    parsed, chunk.id, chunk.line_start, self.settings.llm_model
-                )
-                chunk_entities += self._entity_rows(chunk.id, parsed)
-        links, entities = fact_rows(facts, path)
-        result = await write.write_note(
-            self.core.store,
-            write.NoteWrite(
-                vault=self.vault,
-                path=path,
-                props=note_props(note, mtime),
-                chunks=rows,
-                link_facts=links,
-                entity_facts=entities,
-                chunk_entities=chunk_entities,
-                asserted=[canonical(f) for f in facts],
-                old_hash=old["content_hash"],
-                is_new=state["content_hash"] is None,
-                renamed_from=renamed_from,
-                mention_grams=mentions.gram_rows(rows) if self.settings.mentions else None,
-            ),
-        )
-        outcome.chunks, outcome.added, outcome.removed = len(chunks), result.added, result.removed
-        outcome.facts = Counter(f.extractor for f in facts)
-        if result.mentions:
-            outcome.facts["mention"] = result.mentions
-        if not outcome.models_down:  # else extraction waits for `knotwork retry` too
-            pending = [
-                c for c, r in zip(chunks, rows, strict=True) if r["extraction_state"] == "pending"
-            ]
-            outcome.extracted = await self._extract(pending, path, outcome)
-        if not self.defer_entity_links:
-            await self.link_entities()
-        return outcome
+        return (await self.apply([Upsert(path, text, mtime, renamed_from)]))[0]
 
     async def rename(self, old_path: str, new_path: str, text: str | None = None) -> NoteOutcome:
         """Move a note: same content keeps its chunks, embeddings and extractions."""
-        old_path, new_path = clean_relpath(old_path), clean_relpath(new_path)
+        mtime = None
         if text is None:
             if self.root is None:
                 raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH")
-            text = read_note(self.root, new_path, self.settings.max_note_bytes).text
-        if (await self._state(old_path))["content_hash"] is None:
-            return await self.upsert_text(new_path, text)
-        return await self.upsert_text(new_path, text, renamed_from=old_path)
+            rel = clean_relpath(new_path)
+            read = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
+            text, mtime = read.text, read.mtime
+        return await self.upsert_text(new_path, text, mtime, renamed_from=old_path)
 
     async def delete(self, path: str) -> NoteOutcome:
-        path = clean_relpath(path)
-        state = await self._state(path)
-        if state["content_hash"] is None:
-            return NoteOutcome(path, "missing")
-        result = await write.delete_note(
-            self.core.store, self.vault, path, state["content_hash"], self.settings.mentions
+        return (await self.apply([Delete(path)]))[0]
+
+    async def apply(self, changes: list[Change]) -> list[NoteOutcome]:
+        """Apply changes as one batch against the vault's current names."""
+        return await self.commit(await self.prepare(changes))
+
+    # -- the two halves of a batch (a sync overlaps them: prepare the next, write this one) --
+
+    async def prepare(
+        self,
+        changes: list[Change],
+        names: NameIndex | None = None,
+        exclude: list[str] | None = None,
+    ) -> Prepared:
+        """Read states, draft, embed and resolve mentions for a batch.
+
+        ``names``: the vault's names after the whole change (a sync passes them, knowing every
+        note it will write, and runs the reverse mention pass once at its end); None reads the
+        graph's names and applies this batch to them, with the reverse pass in the batch.
+        """
+        for change in changes:
+            change.path = clean_relpath(change.path)
+            if isinstance(change, Upsert) and change.renamed_from:
+                change.renamed_from = clean_relpath(change.renamed_from)
+        wanted = [c.path for c in changes]
+        wanted += [c.renamed_from for c in changes if isinstance(c, Upsert) and c.renamed_from]
+        rows = await self.core.store.read("notes_state", vault=self.vault, paths=wanted)
+        states = {r["path"]: r for r in rows if r["content_hash"] is not None}
+        outcomes: list[NoteOutcome] = []
+        drafts: dict[str, drafting.Draft] = {}
+        deletes: list[write.NoteDelete] = []
+        for change in changes:
+            if isinstance(change, Delete):
+                state = states.get(change.path)
+                outcomes.append(NoteOutcome(change.path, "deleted" if state else "missing"))
+                if state:
+                    deletes.append(write.NoteDelete(change.path, state["content_hash"]))
+                continue
+            outcome, made = await self._draft(change, states)
+            outcomes.append(outcome)
+            if made:
+                drafts[made.path] = made
+        standalone = names is None
+        if self.settings.mentions and names is None:
+            rows = await self.core.store.read("vault_names", vault=self.vault)
+            names = NameIndex.from_rows(rows)
+            for d in drafts.values():
+                names.remove(d.renamed_from or d.path)
+                names.put(d.path, d.props["lpath"], d.names)
+            for gone in deletes:
+                names.remove(gone.path)
+        if not self.settings.mentions:
+            names = None
+        await self._embed_drafts(drafts, outcomes)
+        writes = await asyncio.to_thread(
+            lambda: [
+                drafting.note_write(
+                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, names
+                )
+                for d in drafts.values()
+            ]
         )
-        return NoteOutcome(path, "deleted", removed=result.removed)
+        batch = write.Batch(self.vault, writes, deletes, names)
+        if standalone and names is not None:
+            batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
+            batch.exclude = sorted(drafts) + (exclude or [])
+        return Prepared(batch, outcomes, drafts)
+
+    async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
+        """Write a prepared batch, then extract its new chunks and link new entities."""
+        batch = prepared.batch
+        if batch.writes or batch.deletes or batch.reverse_keys:
+            results = await write.write_batch(self.core.store, batch)
+        else:
+            results = {}
+        for outcome in prepared.outcomes:
+            result = results.get(outcome.path)
+            if result is None or outcome.status in ("unchanged", "missing"):
+                continue
+            outcome.added, outcome.removed = result.added, result.removed
+            d = prepared.drafts.get(outcome.path)
+            if d is None:
+                continue
+            outcome.chunks = len(d.chunks)
+            outcome.facts = Counter(d.extractors)
+            if result.mentions:
+                outcome.facts["mention"] = result.mentions
+        for w in batch.writes:
+            outcome = next(o for o in prepared.outcomes if o.path == w.path)
+            if outcome.models_down:  # extraction waits for `knotwork retry` too
+                continue
+            pending = [
+                c
+                for c, r in zip(prepared.drafts[w.path].chunks, w.chunks, strict=True)
+                if r["extraction_state"] == "pending"
+            ]
+            outcome.extracted = await self._extract(pending, w.path, outcome)
+        if not self.defer_entity_links and batch.writes:
+            await self.link_entities()
+        return prepared.outcomes
+
+    @staticmethod
+    def changed_names(
+        drafts: Any, deletes: list[write.NoteDelete], states: dict[str, dict[str, Any]]
+    ) -> list[str]:
+        """Names whose mentions elsewhere may change: those of notes that appear, go, move or
+        change their names (old and new)."""
+        keys: set[str] = set()
+        for d in drafts:
+            old = list((states.get(d.renamed_from or d.path) or {}).get("mkeys") or [])
+            if d.is_new or d.renamed_from or sorted(old) != sorted(d.names):
+                keys |= set(old) | set(d.names)
+        for gone in deletes:
+            keys |= set((states.get(gone.path) or {}).get("mkeys") or [])
+        return sorted(keys)
 
     async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted)."""
@@ -201,9 +283,59 @@ class Ingestor:
 
     # -- steps -----------------------------------------------------------------------------
 
-    async def _state(self, path: str) -> dict[str, Any]:
-        rows = await self.core.store.read("note_state", vault=self.vault, path=path)
-        return rows[0] if rows else {"content_hash": None, "facts_version": None, "chunks": []}
+    async def _draft(
+        self, change: Upsert, states: dict[str, dict[str, Any]]
+    ) -> tuple[NoteOutcome, drafting.Draft | None]:
+        source = change.renamed_from if change.renamed_from in states else None
+        note = change.note
+        if note is None:
+            note = await asyncio.to_thread(drafting.parse, change.path, change.text)
+        state = states.get(change.path)
+        if (
+            source is None
+            and state is not None
+            and state["content_hash"] == note.content_hash
+            and state["facts_version"] == FACTS_VERSION
+        ):
+            return NoteOutcome(change.path, "unchanged"), None
+        made = await asyncio.to_thread(
+            drafting.draft,
+            self.vault,
+            note,
+            change.mtime,
+            self.settings.chunk_size,
+            state,
+            states.get(source) if source else None,
+            source,
+        )
+        outcome = NoteOutcome(change.path, "renamed" if source else "written")
+        outcome.warnings += made.warnings
+        return outcome, made
+
+    async def _embed_drafts(
+        self, drafts: dict[str, drafting.Draft], outcomes: list[NoteOutcome]
+    ) -> None:
+        """Embed every draft's new chunks in one call (the client batches it further)."""
+        fresh = {path: d.fresh() for path, d in drafts.items()}
+        chunks = [c for cs in fresh.values() for c in cs]
+        if not chunks:
+            return
+        vectors = await self._embed(drafting.embed_inputs(chunks))
+        by_path = {o.path: o for o in outcomes}
+        if vectors is None:
+            if self.embed_enabled:
+                for path, cs in fresh.items():
+                    if cs:
+                        by_path[path].models_down = True
+                        by_path[path].warnings.append(
+                            f"{path}: embedding model unavailable; "
+                            f"{len(cs)} chunks wait for `knotwork retry`"
+                        )
+            return
+        found = dict(zip([c.id for c in chunks], vectors, strict=True))
+        for path, cs in fresh.items():
+            drafts[path].vectors = {c.id: found[c.id] for c in cs}
+            by_path[path].embedded = len(cs)
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
         """Vectors for texts, or None when the embedding model cannot answer.
@@ -230,58 +362,6 @@ class Ingestor:
             return None
         return [list(v) for v in vectors]
 
-    async def _chunk_rows(
-        self, chunks: list[Chunk], old: list[dict[str, Any]], outcome: NoteOutcome
-    ) -> list[dict[str, Any]]:
-        """Chunk rows for the writer: reuse by hash, embed only what is new."""
-        by_hash = {c["hash"]: c for c in old if c.get("has_embedding")}
-        by_hash_any = {c["hash"]: c for c in old}
-        fresh = [c for c in chunks if c.hash not in by_hash]
-        vectors = (
-            await self._embed([embed_text(c.heading_path, c.text) for c in fresh]) if fresh else []
-        )
-        if fresh and vectors is None and self.embed_enabled:
-            outcome.models_down = True
-            outcome.warnings.append(
-                f"{outcome.path}: embedding model unavailable; "
-                f"{len(fresh)} chunks wait for `knotwork retry`"
-            )
-        new_vectors = dict(zip([c.id for c in fresh], vectors or [], strict=False))
-        outcome.embedded = len(new_vectors)
-        rows = []
-        for c in chunks:
-            prior = by_hash.get(c.hash) or by_hash_any.get(c.hash)
-            reuse = prior if prior and prior.get("extraction_model") == self.model_tag else None
-            state = (
-                reuse["extraction_state"] if reuse else "pending" if self.extract_enabled else "off"
-            )
-            rows.append(
-                {
-                    "id": c.id,
-                    "ord": c.ord,
-                    "heading_path": c.heading_path,
-                    "line_start": c.line_start,
-                    "line_end": c.line_end,
-                    "line_map": list(c.line_map),
-                    "text": c.text,
-                    "mtext": mentions.chunk_mtext(c.text),
-                    "hash": c.hash,
-                    "embedding": new_vectors.get(c.id),
-                    "copy_from": prior["id"] if prior and prior.get("has_embedding") else None,
-                    "extraction": reuse["extraction"] if reuse and state == "done" else None,
-                    "extraction_model": reuse["extraction_model"] if reuse else None,
-                    "extraction_state": state,
-                    "extraction_error": reuse["extraction_error"] if reuse else None,
-                }
-            )
-        return rows
-
-    def _entity_rows(self, chunk_id: str, parsed: extract.Extraction) -> list[dict[str, Any]]:
-        return [
-            {"chunk_id": chunk_id, "key": entity_key(name), "name": name}
-            for name in extract.entity_names(parsed)
-        ]
-
     async def _extract(self, chunks: list[Chunk], path: str, outcome: NoteOutcome) -> int:
         """Ask the model about each chunk and record the result; the count of successes."""
         if not self.extract_enabled:
@@ -302,7 +382,7 @@ class Ingestor:
                 facts = extract.llm_facts(
                     result.extraction, chunk.id, chunk.line_start, self.settings.llm_model
                 )
-                entity_rows = self._entity_rows(chunk.id, result.extraction)
+                entity_rows = drafting.entity_rows(chunk.id, result.extraction)
             else:
                 outcome.warnings.append(f"{path}: extraction failed for a chunk: {result.error}")
             _, entities = fact_rows(facts, path)

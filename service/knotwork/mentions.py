@@ -21,11 +21,11 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork import cypher
+from knotwork.names import NameIndex
 
 MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_KEY_CHARS = 200
-GRAM_BATCH = 20_000
 MTEXT_MAX_BYTES = 32_000  # Neo4j's text index refuses values over 32,766 bytes
 _WORD = re.compile(r"\w+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -84,18 +84,38 @@ def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, i
     return grams
 
 
-def gram_rows(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """(key, chunk id, line) of every gram of a note's chunks, for ``write_mentions``."""
-    return [
-        {"key": gram, "chunk_id": chunk["id"], "line": line}
-        for chunk in chunks
-        for gram, line in chunk_grams(chunk["text"], chunk["line_map"]).items()
-    ]
+def chunk_mentions(
+    text: str, line_map: list[int] | tuple[int, ...], index: NameIndex, mentioner: str
+) -> dict[str, tuple[int, str]]:
+    """The notes a chunk mentions: target path → (line, key) of the first name found.
 
-
-async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
-    result = await tx.run(cypher.load(name), params)
-    return [record.data() async for record in result]
+    The same word runs as ``chunk_grams``, but only those starting with a word some name starts
+    with are built, and each is resolved in memory; "first" is the smallest (line, key).
+    """
+    seen: dict[str, int] = {}
+    fenced = False
+    for offset, line in enumerate(text.split("\n")):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        number = line_map[offset] if offset < len(line_map) else line_map[-1]
+        for segment in _MASKED.split(line):
+            words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
+            for i, word in enumerate(words):
+                if word not in index.first_words:
+                    continue
+                for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
+                    gram = " ".join(words[i:j])
+                    if MIN_CHARS <= len(gram) <= MAX_KEY_CHARS:
+                        seen.setdefault(gram, number)
+    found: dict[str, tuple[int, str]] = {}
+    for gram, number in seen.items():
+        target = index.resolve(gram, mentioner)
+        if target is not None and (number, gram) < found.get(target, (number + 1, gram)):
+            found[target] = (number, gram)
+    return found
 
 
 def canonical(key: str, line: int, chunk_id: str) -> str:
@@ -103,49 +123,53 @@ def canonical(key: str, line: int, chunk_id: str) -> str:
     return f"MENTIONS||{key}|mention|{line}||{chunk_id}"
 
 
-async def write_mentions(
-    tx: AsyncManagedTransaction, vault: str, path: str, grams: list[dict[str, Any]]
-) -> list[str]:
-    """Resolve a note's grams to other notes and write one fact per (chunk, note mentioned).
+def mention_rows(
+    path: str, chunks: list[dict[str, Any]], index: NameIndex
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One MENTIONS fact per (chunk, note named) for ``mentions_write``, and their canonical
+    strings. ``chunks`` are maps with id, text and line_map."""
+    rows: list[dict[str, Any]] = []
+    for chunk in chunks:
+        found = chunk_mentions(chunk["text"], chunk["line_map"], index, path)
+        for target, (line, key) in sorted(found.items()):
+            rows.append(
+                {
+                    "target_path": target,
+                    "props": {
+                        "source": path,
+                        "chunk_id": chunk["id"],
+                        "line": line,
+                        "extractor": "mention",
+                        "model": None,
+                        "confidence": 1.0,
+                        "predicate": None,
+                        "target": key,
+                        "subject": None,
+                    },
+                }
+            )
+    return rows, [row_canonical(row) for row in rows]
 
-    Returns the canonical strings of the facts written.
-    """
-    keys = sorted({g["key"] for g in grams})
-    targets: dict[str, str] = {}
-    for start in range(0, len(keys), GRAM_BATCH):  # a huge note must not make a huge query
-        batch = keys[start : start + GRAM_BATCH]
-        for row in await _q(tx, "mentions_find", vault=vault, path=path, keys=batch):
-            targets[row["key"]] = row["target"]
-    first: dict[tuple[str, str], dict[str, Any]] = {}
-    for gram in sorted(grams, key=lambda g: (g["line"], g["key"])):
-        if gram["key"] in targets:
-            first.setdefault((gram["chunk_id"], targets[gram["key"]]), gram)
-    facts = [
-        {
-            "target_path": target,
-            "props": {
-                "source": path,
-                "chunk_id": chunk_id,
-                "line": row["line"],
-                "extractor": "mention",
-                "model": None,
-                "confidence": 1.0,
-                "predicate": None,
-                "target": row["key"],
-                "subject": None,
-            },
-        }
-        for (chunk_id, target), row in sorted(first.items())
-    ]
-    if facts:
-        await _q(tx, "mentions_write", vault=vault, path=path, facts=facts)
-    return [canonical(row["key"], row["line"], chunk_id) for (chunk_id, _), row in first.items()]
+
+def row_canonical(row: dict[str, Any]) -> str:
+    """The canonical string of a ``mention_rows`` row."""
+    return canonical(row["props"]["target"], row["props"]["line"], row["props"]["chunk_id"])
+
+
+async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    result = await tx.run(cypher.load(name), params)
+    return [record.data() async for record in result]
 
 
 async def rewrite_mentions_of(
-    tx: AsyncManagedTransaction, vault: str, keys: list[str], exclude: str | None
+    tx: AsyncManagedTransaction,
+    vault: str,
+    keys: list[str],
+    exclude: list[str],
+    index: NameIndex,
 ) -> dict[str, tuple[list[str], list[str]]]:
-    """The reverse pass: rewrite the mentions of every other note whose text holds ``keys``.
+    """The reverse pass: rewrite the mentions of every note not in ``exclude`` whose text holds
+    ``keys`` or which mentions by one of them, resolving against ``index``.
 
     A note's mentions are rewritten whole, not only those of ``keys``: one fact per (chunk,
     note named) keeps the first name found, which may be another of that note's names.
@@ -158,9 +182,13 @@ async def rewrite_mentions_of(
     removed = await _q(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
     before: dict[str, list[str]] = {r["path"]: sorted(r["facts"]) for r in removed}
     changes: dict[str, tuple[list[str], list[str]]] = {}
+    facts: list[dict[str, Any]] = []
     for row in rows:
-        added = sorted(await write_mentions(tx, vault, row["path"], gram_rows(row["chunks"])))
-        old = before.pop(row["path"], [])
+        written, strings = mention_rows(row["path"], row["chunks"], index)
+        facts += written
+        added, old = sorted(strings), before.pop(row["path"], [])
         if added != old:
             changes[row["path"]] = (sorted(set(old) - set(added)), sorted(set(added) - set(old)))
+    if facts:
+        await _q(tx, "mentions_write", vault=vault, facts=facts)
     return changes

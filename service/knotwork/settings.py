@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     lease_ttl_s: int = Field(default=30, ge=5, le=3600)
     # At most 8000: a chunk's word text (Chunk.mtext) must fit a text-index key (32 KB).
     chunk_size: int = Field(default=1200, ge=200, le=8000, description="characters per chunk")
+    # Notes written per transaction by a sync (one set-based write per batch); a failed batch
+    # is retried note by note, so one bad note costs only itself.
+    ingest_batch: int = Field(default=200, ge=1, le=5000)
 
     # HTTP API
     api_host: str = "127.0.0.1"

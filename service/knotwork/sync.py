@@ -1,17 +1,31 @@
-"""A whole vault into the graph: find what is new, changed, moved or gone, and apply it."""
+"""A whole vault into the graph: find what is new, changed, moved or gone, and apply it.
+
+The changed notes are written in batches of ``KNOTWORK_INGEST_BATCH`` notes, one set-based
+transaction each, and the next batch is prepared (parsed, chunked, embedded) while the current
+one is written. Mentions are resolved against the vault's names as they will be once the whole
+sync is applied, so a note written early already mentions notes written later; the notes the
+sync does not write get their mentions of changed names rewritten once, at the end.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from knotwork.errors import KnotworkError
-from knotwork.ingest import Ingestor, NoteOutcome
-from knotwork.rows import FACTS_VERSION
+from neo4j.exceptions import Neo4jError
+
+from knotwork.draft import parse
+from knotwork.errors import GraphUnavailableError, KnotworkError
+from knotwork.ingest import Change, Delete, Ingestor, NoteOutcome, Prepared, Upsert
+from knotwork.names import NameIndex
+from knotwork.rows import FACTS_VERSION, note_props
 from knotwork.vault import list_notes, read_note
 
+log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
 
 
@@ -47,24 +61,46 @@ class SyncReport:
         self.warnings += outcome.warnings
 
 
+@dataclass
+class _Plan:
+    upserts: list[Upsert]
+    deletes: list[str]
+    names: NameIndex | None
+    reverse_keys: list[str]
+
+
 async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
-    """Bring the graph in step with the vault folder; one transaction per note."""
+    """Bring the graph in step with the vault folder, a batch of notes per transaction."""
     if ingestor.root is None:
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
-    root, limit = ingestor.root, ingestor.settings.max_note_bytes
     report = SyncReport()
+    plan = await _plan(ingestor, report)
+    deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
+    try:
+        await _apply(ingestor, report, plan, progress)
+    finally:
+        ingestor.defer_entity_links = deferred
+    await ingestor.core.store.write("notes_placeholders_delete", vault=ingestor.vault)
+    report.linked = await ingestor.link_entities()
+    return report
+
+
+async def _plan(ingestor: Ingestor, report: SyncReport) -> _Plan:
+    """Read the folder and the graph's hashes: what to write, move and delete."""
+    assert ingestor.root is not None
+    root, limit = ingestor.root, ingestor.settings.max_note_bytes
     stored = {
         row["path"]: row["content_hash"]
         for row in await ingestor.core.store.read(
             "note_hashes", vault=ingestor.vault, facts_version=FACTS_VERSION
         )
     }
-    paths = list_notes(root)
+    paths = await asyncio.to_thread(list_notes, root)
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
     for path in paths:
         try:
-            note = read_note(root, path, limit)
+            note = await asyncio.to_thread(read_note, root, path, limit)
         except KnotworkError as exc:
             report.errors.append(str(exc))
             continue
@@ -79,47 +115,118 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     moved: dict[str, str] = {}
     by_hash: dict[str, list[str]] = {}
     for path, digest in sorted(gone.items()):
-        by_hash.setdefault(digest, []).append(path)
+        if digest is not None:
+            by_hash.setdefault(digest, []).append(path)
     for path, digest in sorted(hashes.items()):
         if path not in stored and by_hash.get(digest):
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
     work = [p for p in texts if stored.get(p) != hashes[p]]
-    deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
-    try:
-        await _apply(ingestor, report, work, texts, moved, deleted, progress)
-    finally:
-        ingestor.defer_entity_links = deferred
-    report.linked = await ingestor.link_entities()
     report.unchanged += len(texts) - len(work)
-    return report
+    upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p)) for p in work]
+    names, keys = await _final_names(ingestor, upserts, deleted, set(stored))
+    return _Plan(upserts, deleted, names, keys)
+
+
+async def _final_names(
+    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+) -> tuple[NameIndex | None, list[str]]:
+    """The vault's names once the sync is applied, and the names whose mentions in the notes
+    the sync does not write must be rewritten (those of notes that appear, go or move)."""
+    if not ingestor.settings.mentions:
+        return None, []
+    names = NameIndex.from_rows(await ingestor.core.store.read("vault_names", vault=ingestor.vault))
+    keys: set[str] = set()
+
+    def parse_all() -> None:
+        for u in upserts:
+            u.note = parse(u.path, u.text)
+
+    await asyncio.to_thread(parse_all)
+    for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
+        keys |= set(names.keys_of(gone))
+        names.remove(gone)
+    for u in upserts:
+        assert u.note is not None
+        props = note_props(u.note, u.mtime)
+        old = set(names.keys_of(u.path))
+        if u.renamed_from or u.path not in names or old != set(props["mkeys"]):
+            keys |= old | set(props["mkeys"])
+        names.put(u.path, props["lpath"], props["mkeys"])
+    written = {u.path for u in upserts} | set(deleted)
+    others = stored - written - {u.renamed_from for u in upserts}
+    return names, sorted(keys) if others else []
 
 
 async def _apply(
+    ingestor: Ingestor, report: SyncReport, plan: _Plan, progress: Progress | None
+) -> None:
+    size = ingestor.settings.ingest_batch
+    batches: list[list[Change]] = [
+        list(plan.upserts[i : i + size]) for i in range(0, len(plan.upserts), size)
+    ]
+    exclude = sorted(u.path for u in plan.upserts)
+    total, done = len(plan.upserts) + len(plan.deletes), 0
+
+    def advance(outcomes: list[NoteOutcome]) -> None:
+        nonlocal done
+        for outcome in outcomes:
+            report.add(outcome)
+            done += 1
+            if progress:
+                progress(done, total, outcome.path)
+
+    async def prepare(batch: list[Change]) -> Prepared:
+        return await ingestor.prepare(batch, plan.names, exclude)
+
+    # The last batch deletes what is gone and rewrites the other notes' mentions.
+    batches.append([Delete(p) for p in plan.deletes])
+    upcoming: asyncio.Task[Prepared] | None = asyncio.create_task(prepare(batches[0]))
+    try:
+        for i, batch in enumerate(batches):
+            assert upcoming is not None
+            prepared = await upcoming
+            upcoming = None
+            if i + 1 < len(batches):
+                upcoming = asyncio.create_task(prepare(batches[i + 1]))
+            if i == len(batches) - 1:
+                prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
+            advance(await _commit(ingestor, report, prepared, batch, plan.names, exclude))
+    finally:
+        if upcoming is not None:
+            upcoming.cancel()
+
+
+async def _commit(
     ingestor: Ingestor,
     report: SyncReport,
-    work: list[str],
-    texts: dict[str, tuple[str, float]],
-    moved: dict[str, str],
-    deleted: list[str],
-    progress: Progress | None,
-) -> None:
-    total, done = len(work) + len(deleted), 0
-    for path in work:
-        text, mtime = texts[path]
+    prepared: Prepared,
+    batch: list[Change],
+    names: NameIndex | None,
+    exclude: list[str],
+) -> list[NoteOutcome]:
+    """Write a prepared batch; when it fails, note by note, so one bad note costs itself only."""
+    try:
+        return await ingestor.commit(prepared)
+    except GraphUnavailableError:
+        raise
+    except (KnotworkError, Neo4jError) as exc:
+        if len(batch) <= 1 and not prepared.batch.reverse_keys:
+            report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
+            return []
+        log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
+    outcomes: list[NoteOutcome] = []
+    for change in batch:
         try:
-            if path in moved:
-                outcome = await ingestor.rename(moved[path], path, text)
-            else:
-                outcome = await ingestor.upsert_text(path, text, mtime)
-            report.add(outcome)
-        except KnotworkError as exc:
-            report.errors.append(f"{path}: {exc}")
-        done += 1
-        if progress:
-            progress(done, total, path)
-    for path in deleted:
-        report.add(await ingestor.delete(path))
-        done += 1
-        if progress:
-            progress(done, total, path)
+            outcomes += await ingestor.commit(await ingestor.prepare([change], names, exclude))
+        except GraphUnavailableError:
+            raise
+        except (KnotworkError, Neo4jError) as exc:
+            report.errors.append(f"{change.path}: {exc}")
+    if prepared.batch.reverse_keys:
+        prepared.batch.writes, prepared.batch.deletes = [], []
+        try:
+            await ingestor.commit(prepared)
+        except (KnotworkError, Neo4jError) as exc:
+            report.errors.append(f"mentions of renamed or deleted notes: {exc}")
+    return outcomes

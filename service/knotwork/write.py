@@ -1,12 +1,16 @@
-"""The note transactions: everything about one note changes in one Neo4j transaction.
+"""The note transactions: a batch of notes changes in one Neo4j transaction.
 
-Each function here runs named queries inside a single managed write transaction, which the
-driver may retry as a whole; no model or file I/O happens inside. A note's facts are found by
-their ``source`` property, so rewriting or deleting a note never touches another note's facts.
+One write path serves a single edit and a whole sync: a batch of one note or of hundreds runs
+the same set-based queries (``UNWIND`` over notes, chunks and facts), a fixed number of round
+trips per batch rather than per note. Each function runs named queries inside one managed
+write transaction, which the driver may retry as a whole; no model or file I/O happens inside.
+A note's facts are found by their ``source`` property, so rewriting or deleting a note never
+touches another note's facts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,25 +19,47 @@ from neo4j import AsyncManagedTransaction
 from knotwork import cypher, mentions
 from knotwork.facts import note_keys
 from knotwork.graph import GraphStore
+from knotwork.names import NameIndex
 
 
 @dataclass
 class NoteWrite:
     """Everything the writer needs for one note, computed before the transaction."""
 
-    vault: str
     path: str
     props: dict[str, Any]
     chunks: list[dict[str, Any]]
     link_facts: list[dict[str, Any]]
     entity_facts: list[dict[str, Any]]
     chunk_entities: list[dict[str, Any]]
-    asserted: list[str]  # canonical strings of every fact, as note_facts.cypher renders them
+    asserted: list[str]  # canonical strings of every fact, as notes_facts.cypher renders them
+    mention_facts: list[dict[str, Any]]  # rows for mentions_write, resolved in memory
     old_hash: str | None
     is_new: bool
     renamed_from: str | None = None
-    # Word runs of the chunks to match against other notes' names; None turns mentions off.
-    mention_grams: list[dict[str, Any]] | None = None
+
+
+@dataclass
+class NoteDelete:
+    path: str
+    old_hash: str | None
+
+
+@dataclass
+class Batch:
+    """Notes to write and delete in one transaction, and the reverse mention pass to run.
+
+    ``reverse_keys``: names whose mentions in other notes must be rewritten (notes that
+    appeared, went or were renamed); ``exclude``: notes the reverse pass leaves alone because
+    they were (or will be, in the same sync) written against ``names`` already.
+    """
+
+    vault: str
+    writes: list[NoteWrite] = field(default_factory=list)
+    deletes: list[NoteDelete] = field(default_factory=list)
+    names: NameIndex | None = None  # None: mentions are off
+    reverse_keys: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -48,148 +74,139 @@ async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict
     return [record.data() async for record in result]
 
 
-def _key_rows(keys: list[str]) -> list[dict[str, str]]:
-    return [{"key": k, "stem": k.rsplit("/", 1)[-1]} for k in keys if k]
+async def _touched(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[str]:
+    rows = await _q(tx, name, **params)
+    return list(rows[0]["touched"]) if rows else []
 
 
-async def _remove_note(tx: AsyncManagedTransaction, vault: str, path: str) -> list[str]:
-    """Delete a note's facts, chunks and node; re-point other notes' links to it elsewhere."""
-    touched: list[str] = []
-    rows = await _q(tx, "facts_delete", vault=vault, path=path)
-    touched += rows[0]["touched"] if rows else []
-    incoming = await _q(tx, "note_incoming_keys", vault=vault, path=path)
+def _key_rows(keys: Iterable[str]) -> list[dict[str, str]]:
+    return [{"key": k, "stem": k.rsplit("/", 1)[-1]} for k in sorted(set(keys)) if k]
+
+
+async def _facts_of(
+    tx: AsyncManagedTransaction, vault: str, paths: list[str]
+) -> dict[str, list[str]]:
+    if not paths:
+        return {}
+    rows = await _q(tx, "notes_facts", vault=vault, paths=paths)
+    return {row["path"]: list(row["facts"]) for row in rows}
+
+
+async def _remove_notes(tx: AsyncManagedTransaction, vault: str, paths: list[str]) -> list[str]:
+    """Delete notes' facts, chunks and nodes; re-point other notes' links to them elsewhere."""
+    if not paths:
+        return []
+    touched = await _touched(tx, "facts_delete", vault=vault, paths=paths)
+    incoming = await _q(tx, "notes_incoming_keys", vault=vault, paths=paths)
     if incoming and incoming[0]["keys"]:
-        rows = await _q(
+        touched += await _touched(
             tx,
             "links_reresolve",
             vault=vault,
             keys=_key_rows(incoming[0]["keys"]),
-            exclude=incoming[0]["id"],
+            exclude=incoming[0]["ids"],
         )
-        touched += rows[0]["touched"] if rows else []
-    await _q(tx, "note_delete", vault=vault, path=path)
+    await _q(tx, "notes_delete", vault=vault, paths=paths)
     return touched
 
 
-async def _facts_of(tx: AsyncManagedTransaction, vault: str, path: str) -> list[str]:
-    return [row["fact"] for row in await _q(tx, "note_facts", vault=vault, path=path)]
-
-
-async def _revision(
-    tx: AsyncManagedTransaction,
-    vault: str,
+def _revision(
     path: str,
     kind: str,
-    old_hash: str | None,
-    new_hash: str | None,
     before: list[str],
     after: list[str],
+    old_hash: str | None = None,
+    new_hash: str | None = None,
     renamed_from: str | None = None,
-) -> WriteResult:
-    added = sorted(set(after) - set(before))
-    removed = sorted(set(before) - set(after))
-    await _q(
-        tx,
-        "revision_append",
-        vault=vault,
-        path=path,
-        kind=kind,
-        old_hash=old_hash,
-        new_hash=new_hash,
-        added=added,
-        removed=removed,
-        asserted=sorted(after),
-        renamed_from=renamed_from,
+) -> dict[str, Any]:
+    return {
+        "path": path,
+        "kind": kind,
+        "old_hash": old_hash,
+        "new_hash": new_hash,
+        "added": sorted(set(after) - set(before)),
+        "removed": sorted(set(before) - set(after)),
+        "asserted": sorted(after),
+        "renamed_from": renamed_from,
+    }
+
+
+async def _reverse_mentions(tx: AsyncManagedTransaction, b: Batch) -> list[dict[str, Any]]:
+    """Rewrite other notes' mentions of the batch's changed names; a revision for each note
+    whose mentions changed."""
+    if b.names is None or not b.reverse_keys:
+        return []
+    changes = await mentions.rewrite_mentions_of(
+        tx, b.vault, sorted(set(b.reverse_keys)), b.exclude, b.names
     )
-    return WriteResult(added, removed)
-
-
-async def _names(tx: AsyncManagedTransaction, vault: str, path: str) -> list[str]:
-    rows = await _q(tx, "note_names", vault=vault, path=path)
-    return list(rows[0]["keys"]) if rows else []
-
-
-async def _reverse_mentions(
-    tx: AsyncManagedTransaction, vault: str, keys: list[str], exclude: str | None
-) -> None:
-    """Rewrite other notes' mentions of these names; each note that changed gets a revision."""
-    changes = await mentions.rewrite_mentions_of(tx, vault, keys, exclude)
+    after = await _facts_of(tx, b.vault, sorted(changes))
+    revisions = []
     for path, (removed, added) in sorted(changes.items()):
-        after = await _facts_of(tx, vault, path)
-        before = sorted((set(after) - set(added)) | set(removed))
-        await _revision(tx, vault, path, "mentions", None, None, before, after)
+        now = after.get(path, [])
+        before = sorted((set(now) - set(added)) | set(removed))
+        revisions.append(_revision(path, "mentions", before, now))
+    return revisions
 
 
-async def write_note(store: GraphStore, w: NoteWrite) -> WriteResult:
-    """Upsert (or rename into) one note: node, chunks, facts, resolution, revision."""
-
-    async def work(tx: AsyncManagedTransaction) -> WriteResult:
-        before = await _facts_of(tx, w.vault, w.renamed_from or w.path)
-        old_names = await _names(tx, w.vault, w.renamed_from or w.path)
-        await _q(tx, "note_upsert", vault=w.vault, path=w.path, props=w.props)
-        rows = await _q(tx, "facts_delete", vault=w.vault, path=w.path)
-        touched: list[str] = rows[0]["touched"] if rows else []
-        await _q(tx, "chunks_write", vault=w.vault, path=w.path, chunks=w.chunks)
-        if w.renamed_from:
-            touched += await _remove_note(tx, w.vault, w.renamed_from)
-        await _q(tx, "chunks_prune", vault=w.vault, path=w.path, ids=[c["id"] for c in w.chunks])
-        if w.link_facts:
-            await _q(tx, "facts_write_links", vault=w.vault, path=w.path, facts=w.link_facts)
-        if w.entity_facts:
-            await _q(tx, "facts_write_entities", vault=w.vault, path=w.path, facts=w.entity_facts)
-        if w.chunk_entities:
-            await _q(tx, "chunk_entities_write", vault=w.vault, rows=w.chunk_entities)
-        if w.is_new:
-            rows = await _q(
-                tx,
-                "links_reresolve",
-                vault=w.vault,
-                keys=_key_rows(note_keys(w.path)),
-                exclude=None,
-            )
-            touched += rows[0]["touched"] if rows else []
-        asserted = list(w.asserted)
-        mentioned: list[str] = []
-        if w.mention_grams is not None:
-            mentioned = await mentions.write_mentions(tx, w.vault, w.path, w.mention_grams)
-            asserted += mentioned
-            names = w.props["mkeys"]
-            if w.is_new or w.renamed_from or names != old_names:
-                keys = sorted(set(names) | set(old_names))
-                await _reverse_mentions(tx, w.vault, keys, w.path)
-        if touched:
-            await _q(tx, "orphans_delete", ids=sorted(set(touched)))
-        result = await _revision(
-            tx,
-            w.vault,
-            w.path,
-            "rename" if w.renamed_from else "upsert",
-            w.old_hash,
-            w.props["content_hash"],
-            before,
-            asserted,
-            w.renamed_from,
+async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
+    """Nodes, chunks and facts of the batch's writes; the orphan candidates they leave."""
+    v, ws = b.vault, b.writes
+    await _q(tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws])
+    touched = await _touched(tx, "facts_delete", vault=v, paths=[w.path for w in ws])
+    chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
+    if chunks:
+        await _q(tx, "chunks_write", vault=v, chunks=chunks)
+    touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from])
+    notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws]
+    await _q(tx, "chunks_prune", vault=v, notes=notes)
+    for name, rows in (
+        ("facts_write_links", [f for w in ws for f in w.link_facts]),
+        ("facts_write_entities", [f for w in ws for f in w.entity_facts]),
+    ):
+        if rows:
+            await _q(tx, name, vault=v, facts=rows)
+    if entity_rows := [r for w in ws for r in w.chunk_entities]:
+        await _q(tx, "chunk_entities_write", vault=v, rows=entity_rows)
+    if new_keys := [k for w in ws if w.is_new for k in note_keys(w.path)]:
+        touched += await _touched(
+            tx, "links_reresolve", vault=v, keys=_key_rows(new_keys), exclude=[]
         )
-        result.mentions = len(mentioned)
-        return result
+    if facts := [f for w in ws for f in w.mention_facts]:
+        await _q(tx, "mentions_write", vault=v, facts=facts)
+    return touched
 
-    return await store.write_transaction(work)
 
+async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
+    """Apply a batch in one transaction: writes (and renames), deletes, the reverse mention
+    pass, orphan clean-up and one revision per note changed. Results by note path."""
 
-async def delete_note(
-    store: GraphStore, vault: str, path: str, old_hash: str | None, with_mentions: bool = True
-) -> WriteResult:
-    """Delete one note and exactly its facts; links to it from other notes stay, unresolved."""
-
-    async def work(tx: AsyncManagedTransaction) -> WriteResult:
-        before = await _facts_of(tx, vault, path)
-        names = await _names(tx, vault, path)
-        touched = await _remove_note(tx, vault, path)
-        if with_mentions and names:
-            await _reverse_mentions(tx, vault, names, path)
+    async def work(tx: AsyncManagedTransaction) -> dict[str, WriteResult]:
+        sources = [w.renamed_from or w.path for w in b.writes] + [d.path for d in b.deletes]
+        before = await _facts_of(tx, b.vault, sources)
+        touched = await _write_notes(tx, b) if b.writes else []
+        touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes])
+        revisions = await _reverse_mentions(tx, b)
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
-        return await _revision(tx, vault, path, "delete", old_hash, None, before, [])
+        results: dict[str, WriteResult] = {}
+        for w in b.writes:
+            asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
+            old = before.get(w.renamed_from or w.path, [])
+            kind = "rename" if w.renamed_from else "upsert"
+            revisions.append(
+                _revision(
+                    w.path, kind, old, asserted, w.old_hash, w.props["content_hash"], w.renamed_from
+                )
+            )
+            results[w.path] = WriteResult(
+                revisions[-1]["added"], revisions[-1]["removed"], len(w.mention_facts)
+            )
+        for d in b.deletes:
+            revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
+            results[d.path] = WriteResult([], revisions[-1]["removed"])
+        if revisions:
+            await _q(tx, "revisions_append", vault=b.vault, revisions=revisions)
+        return results
 
     return await store.write_transaction(work)
 
@@ -217,18 +234,19 @@ async def write_extraction(
         if not rows:
             return False
         path = rows[0]["note_path"]
-        before = await _facts_of(tx, vault, path)
+        before = (await _facts_of(tx, vault, [path])).get(path, [])
         deleted = await _q(tx, "chunk_facts_delete", id=chunk["id"])
         if entity_facts:
-            await _q(tx, "facts_write_entities", vault=vault, path=path, facts=entity_facts)
+            await _q(tx, "facts_write_entities", vault=vault, facts=entity_facts)
         if chunk_entities:
             await _q(tx, "chunk_entities_write", vault=vault, rows=chunk_entities)
         touched = deleted[0]["touched"] if deleted else []
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
-        after = await _facts_of(tx, vault, path)
+        after = (await _facts_of(tx, vault, [path])).get(path, [])
         if before != after:
-            await _revision(tx, vault, path, "extract", None, None, before, after)
+            revision = _revision(path, "extract", before, after)
+            await _q(tx, "revisions_append", vault=vault, revisions=[revision])
         return True
 
     return await store.write_transaction(work)

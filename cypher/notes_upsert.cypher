@@ -1,0 +1,10 @@
+// Create or update notes.
+// Parameters: $vault (str), $notes (list of maps: path, props (map: title, name, stem, lpath,
+//             aliases, tags, content_hash, mtime, dates, frontmatter, frontmatter_error,
+//             headings, mkey, mtitle, mkeys (mention keys), facts_version))
+// Returns: written (int)
+UNWIND $notes AS nt
+MERGE (n:Note {vault: $vault, path: nt.path})
+ON CREATE SET n.created_at = datetime()
+SET n += nt.props, n.updated_at = datetime()
+RETURN count(n) AS written

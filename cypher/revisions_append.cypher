@@ -1,0 +1,11 @@
+// Append revision records: what an ingest, rename, delete or mention rewrite changed per note.
+// Parameters: $vault (str), $revisions (list of maps: path, kind ('upsert' | 'delete' |
+//             'rename' | 'mentions' | 'extract'), old_hash (str or null), new_hash (str or
+//             null), added (list<str>), removed (list<str>), asserted (list<str>, every fact
+//             the note asserts now), renamed_from (str or null))
+// Returns: written (int)
+UNWIND $revisions AS v
+CREATE (r:Revision {vault: $vault, path: v.path, kind: v.kind, at: datetime(),
+                    old_hash: v.old_hash, new_hash: v.new_hash, added: v.added,
+                    removed: v.removed, asserted: v.asserted, renamed_from: v.renamed_from})
+RETURN count(r) AS written
