@@ -18,6 +18,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 from knotwork import schema
 from knotwork.graph import GraphStore
 from knotwork.llm import build_embedder, build_llm
+from knotwork.names import NameIndex
 from knotwork.settings import Settings
 
 
@@ -31,6 +32,9 @@ class Core:
     # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
     # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
+    # vault → (stamp token, its note names): mention matching without reading every note's
+    # names for each edit; valid while the graph's NameStamp holds the same token.
+    names: dict[str, tuple[str, NameIndex]] = field(default_factory=dict)
 
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""

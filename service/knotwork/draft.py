@@ -15,7 +15,7 @@ from knotwork import extract, mentions
 from knotwork.chunk import chunk_note, embed_text
 from knotwork.facts import MAX_KEY_CHARS, entity_key, split_oversized, structural_facts
 from knotwork.models import Chunk, Fact, ParsedNote
-from knotwork.names import NameIndex
+from knotwork.names import Names
 from knotwork.parse import parse_note
 from knotwork.rows import canonical, fact_rows, note_props
 from knotwork.write import NoteWrite
@@ -132,7 +132,7 @@ def entity_rows(chunk_id: str, parsed: extract.Extraction) -> list[dict[str, Any
 
 
 def note_write(
-    d: Draft, model_tag: str, llm_model: str, extract_enabled: bool, names: NameIndex | None
+    d: Draft, model_tag: str, llm_model: str, extract_enabled: bool, names: Names | None
 ) -> NoteWrite:
     """The writer's rows for a drafted note; ``names`` None turns mentions off."""
     rows = _chunk_rows(d, model_tag, extract_enabled)

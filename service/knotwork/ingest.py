@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from knotwork.chunk import embed_text
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.models import Chunk, Fact, ParsedNote
-from knotwork.names import NameIndex
+from knotwork.names import NameIndex, Names, NameView
 from knotwork.rows import FACTS_VERSION, fact_rows
 from knotwork.vault import clean_relpath, read_note
 
@@ -74,6 +75,8 @@ class Prepared:
     batch: write.Batch
     outcomes: list[NoteOutcome]
     drafts: dict[str, drafting.Draft]
+    view: NameView | None = None  # the batch's names, over the cached ones
+    token: str | None = None  # the names stamp the cached names were read under
 
 
 class Ingestor:
@@ -138,7 +141,7 @@ class Ingestor:
     async def prepare(
         self,
         changes: list[Change],
-        names: NameIndex | None = None,
+        names: Names | None = None,
         exclude: list[str] | None = None,
     ) -> Prepared:
         """Read states, draft, embed and resolve mentions for a batch.
@@ -147,6 +150,7 @@ class Ingestor:
         note it will write, and runs the reverse mention pass once at its end); None reads the
         graph's names and applies this batch to them, with the reverse pass in the batch.
         """
+        standalone, token = names is None, None
         for change in changes:
             change.path = clean_relpath(change.path)
             if isinstance(change, Upsert) and change.renamed_from:
@@ -169,31 +173,34 @@ class Ingestor:
             outcomes.append(outcome)
             if made:
                 drafts[made.path] = made
-        standalone = names is None
-        if self.settings.mentions and names is None:
-            rows = await self.core.store.read("vault_names", vault=self.vault)
-            names = NameIndex.from_rows(rows)
-            for d in drafts.values():
-                names.remove(d.renamed_from or d.path)
-                names.put(d.path, d.props["lpath"], d.names)
-            for gone in deletes:
-                names.remove(gone.path)
+        view: NameView | None = None
         if not self.settings.mentions:
             names = None
+        elif names is None:
+            token, base = await self._names()
+            view = NameView(base)
+            for d in drafts.values():
+                if d.renamed_from:
+                    view.remove(d.renamed_from)
+                view.put(d.path, d.props["lpath"], d.names)
+            for gone in deletes:
+                view.remove(gone.path)
         await self._embed_drafts(drafts, outcomes)
         writes = await asyncio.to_thread(
             lambda: [
                 drafting.note_write(
-                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, names
+                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, view or names
                 )
                 for d in drafts.values()
             ]
         )
-        batch = write.Batch(self.vault, writes, deletes, names)
-        if standalone and names is not None:
+        batch = write.Batch(self.vault, writes, deletes, view or names)
+        if standalone:
             batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
             batch.exclude = sorted(drafts) + (exclude or [])
-        return Prepared(batch, outcomes, drafts)
+            if batch.reverse_keys or deletes:
+                batch.names_token = uuid.uuid4().hex
+        return Prepared(batch, outcomes, drafts, view, token)
 
     async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
         """Write a prepared batch, then extract its new chunks and link new entities."""
@@ -202,6 +209,8 @@ class Ingestor:
             results = await write.write_batch(self.core.store, batch)
         else:
             results = {}
+        if batch.names_token:
+            self._names_written(prepared)
         for outcome in prepared.outcomes:
             result = results.get(outcome.path)
             if result is None or outcome.status in ("unchanged", "missing"):
@@ -227,6 +236,32 @@ class Ingestor:
         if not self.defer_entity_links and batch.writes:
             await self.link_entities()
         return prepared.outcomes
+
+    async def _names(self) -> tuple[str | None, NameIndex]:
+        """The vault's note names: cached while the graph's stamp is the one cached under."""
+        rows = await self.core.store.read("names_stamp", vault=self.vault)
+        tokens = rows[0]["tokens"] if rows else []
+        token = tokens[0] if len(tokens) == 1 else None
+        cached = self.core.names.get(self.vault)
+        if token is not None and cached is not None and cached[0] == token:
+            return token, cached[1]
+        # The stamp is read first: names changed meanwhile are cached under the older token,
+        # which the next read no longer matches, so a stale cache is never trusted.
+        index = NameIndex.from_rows(await self.core.store.read("vault_names", vault=self.vault))
+        if token is not None:
+            self.core.names[self.vault] = (token, index)
+        return token, index
+
+    def _names_written(self, prepared: Prepared) -> None:
+        """After a write that changed names: update the cache, or drop it if another write
+        changed it since it was read."""
+        cached = self.core.names.get(self.vault)
+        view, token = prepared.view, prepared.batch.names_token
+        if cached and view and token and cached[0] == prepared.token and cached[1] is view.base:
+            view.apply()
+            self.core.names[self.vault] = (token, view.base)
+        else:
+            self.core.names.pop(self.vault, None)
 
     @staticmethod
     def changed_names(

@@ -21,7 +21,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork import cypher
-from knotwork.names import NameIndex
+from knotwork.names import Names
 
 MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
@@ -85,7 +85,7 @@ def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, i
 
 
 def chunk_mentions(
-    text: str, line_map: list[int] | tuple[int, ...], index: NameIndex, mentioner: str
+    text: str, line_map: list[int] | tuple[int, ...], index: Names, mentioner: str
 ) -> dict[str, tuple[int, str]]:
     """The notes a chunk mentions: target path → (line, key) of the first name found.
 
@@ -104,7 +104,7 @@ def chunk_mentions(
         for segment in _MASKED.split(line):
             words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
             for i, word in enumerate(words):
-                if word not in index.first_words:
+                if not index.starts(word):
                     continue
                 for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
                     gram = " ".join(words[i:j])
@@ -124,7 +124,7 @@ def canonical(key: str, line: int, chunk_id: str) -> str:
 
 
 def mention_rows(
-    path: str, chunks: list[dict[str, Any]], index: NameIndex
+    path: str, chunks: list[dict[str, Any]], index: Names
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """One MENTIONS fact per (chunk, note named) for ``mentions_write``, and their canonical
     strings. ``chunks`` are maps with id, text and line_map."""
@@ -166,7 +166,7 @@ async def rewrite_mentions_of(
     vault: str,
     keys: list[str],
     exclude: list[str],
-    index: NameIndex,
+    index: Names,
 ) -> dict[str, tuple[list[str], list[str]]]:
     """The reverse pass: rewrite the mentions of every note not in ``exclude`` whose text holds
     ``keys`` or which mentions by one of them, resolving against ``index``.

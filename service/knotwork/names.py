@@ -12,11 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 def _rank(lpath: str, path: str) -> tuple[int, str, str]:
     return (len(lpath), lpath, path)
+
+
+class Names(Protocol):
+    """What mention matching asks of the vault's names."""
+
+    def starts(self, word: str) -> bool:
+        """Whether some name starts with this word (word runs starting elsewhere are skipped)."""
+        ...
+
+    def resolve(self, key: str, mentioner: str) -> str | None:
+        """The note ``key`` names as seen from note ``mentioner``, or None."""
+        ...
 
 
 @dataclass
@@ -25,7 +37,8 @@ class NameIndex:
 
     _bearers: dict[str, list[tuple[tuple[int, str, str], str]]] = field(default_factory=dict)
     _keys_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    first_words: set[str] = field(default_factory=set)
+    _lpath_of: dict[str, str] = field(default_factory=dict)
+    _first_words: set[str] = field(default_factory=set)
 
     @classmethod
     def from_rows(cls, rows: Iterable[dict[str, Any]]) -> NameIndex:
@@ -41,6 +54,9 @@ class NameIndex:
     def __len__(self) -> int:
         return len(self._keys_of)
 
+    def paths(self) -> list[str]:
+        return list(self._keys_of)
+
     def keys_of(self, path: str) -> tuple[str, ...]:
         return self._keys_of.get(path, ())
 
@@ -50,24 +66,71 @@ class NameIndex:
         ranked = (_rank(lpath, path), path)
         unique = tuple(sorted(set(keys)))
         self._keys_of[path] = unique
+        self._lpath_of[path] = lpath
         for key in unique:
             bearers = self._bearers.setdefault(key, [])
             bearers.append(ranked)
             bearers.sort()
-            self.first_words.add(key.split(" ", 1)[0])
+            self._first_words.add(key.split(" ", 1)[0])
 
     def remove(self, path: str) -> None:
+        self._lpath_of.pop(path, None)
         for key in self._keys_of.pop(path, ()):
             bearers = [b for b in self._bearers.get(key, []) if b[1] != path]
             if bearers:
                 self._bearers[key] = bearers
             else:
                 self._bearers.pop(key, None)
-        # first_words may keep a word no name starts with now: it only costs a lookup.
+        # _first_words may keep a word no name starts with now: it only costs a lookup.
+
+    def starts(self, word: str) -> bool:
+        return word in self._first_words
+
+    def bearers(self, key: str) -> list[tuple[tuple[int, str, str], str]]:
+        return self._bearers.get(key, [])
 
     def resolve(self, key: str, mentioner: str) -> str | None:
-        """The note ``key`` names as seen from note ``mentioner``, or None."""
         for _, path in self._bearers.get(key, ()):
             if path != mentioner:
                 return path
         return None
+
+
+@dataclass
+class NameView:
+    """A NameIndex as it will be after a batch: some notes gone, some (re)named.
+
+    Resolving through a view leaves the shared index untouched until the batch is written,
+    so a batch that fails changes nothing.
+    """
+
+    base: NameIndex
+    removed: set[str] = field(default_factory=set)
+    added: NameIndex = field(default_factory=NameIndex)
+
+    def put(self, path: str, lpath: str, keys: Iterable[str]) -> None:
+        self.added.put(path, lpath, keys)
+
+    def remove(self, path: str) -> None:
+        self.added.remove(path)
+        self.removed.add(path)
+
+    def starts(self, word: str) -> bool:
+        return self.added.starts(word) or self.base.starts(word)
+
+    def resolve(self, key: str, mentioner: str) -> str | None:
+        found = [
+            b for b in self.base.bearers(key) if b[1] not in self.removed and b[1] not in self.added
+        ]
+        found += self.added.bearers(key)
+        for _, path in sorted(found):
+            if path != mentioner:
+                return path
+        return None
+
+    def apply(self) -> None:
+        """Make the batch's names the base's own (once the batch is written)."""
+        for path in self.removed:
+            self.base.remove(path)
+        for path in self.added.paths():
+            self.base.put(path, self.added._lpath_of[path], self.added.keys_of(path))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -191,6 +192,9 @@ async def _apply(
                 upcoming = asyncio.create_task(prepare(batches[i + 1]))
             if i == len(batches) - 1:
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
+                if plan.upserts or plan.deletes:  # names may have changed: caches re-read
+                    prepared.batch.names_token = uuid.uuid4().hex
+                    ingestor.core.names.pop(ingestor.vault, None)
             advance(await _commit(ingestor, report, prepared, batch, plan.names, exclude))
     finally:
         if upcoming is not None:

@@ -19,7 +19,7 @@ from neo4j import AsyncManagedTransaction
 from knotwork import cypher, mentions
 from knotwork.facts import note_keys
 from knotwork.graph import GraphStore
-from knotwork.names import NameIndex
+from knotwork.names import Names
 
 
 @dataclass
@@ -57,7 +57,9 @@ class Batch:
     vault: str
     writes: list[NoteWrite] = field(default_factory=list)
     deletes: list[NoteDelete] = field(default_factory=list)
-    names: NameIndex | None = None  # None: mentions are off
+    names: Names | None = None  # None: mentions are off
+    # Set when the batch changes the vault's note names: recorded for other processes' caches.
+    names_token: str | None = None
     reverse_keys: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
 
@@ -206,6 +208,8 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
             results[d.path] = WriteResult([], revisions[-1]["removed"])
         if revisions:
             await _q(tx, "revisions_append", vault=b.vault, revisions=revisions)
+        if b.names_token:
+            await _q(tx, "names_stamp_set", vault=b.vault, token=b.names_token)
         return results
 
     return await store.write_transaction(work)

@@ -1,0 +1,95 @@
+"""Mentions matched in memory: the name index, its per-batch view, and equality with the
+plain word-run lookup it replaces."""
+
+from __future__ import annotations
+
+import random
+
+from knotwork.mentions import chunk_grams, chunk_mentions, mention_rows
+from knotwork.names import NameIndex, NameView
+
+
+def _index() -> NameIndex:
+    return NameIndex.from_rows(
+        [
+            {
+                "path": "people/Marco Rossi.md",
+                "lpath": "people/marco rossi",
+                "mkeys": ["marco rossi"],
+            },
+            {"path": "Marco Rossi.md", "lpath": "marco rossi", "mkeys": ["marco rossi", "mr x"]},
+            {"path": "Graph.md", "lpath": "graph", "mkeys": ["graph", "knowledge graph"]},
+        ]
+    )
+
+
+def test_shortest_path_wins_and_a_note_never_mentions_itself() -> None:
+    index = _index()
+    assert index.resolve("marco rossi", "other.md") == "Marco Rossi.md"
+    # The best bearer mentions the next one, not itself.
+    assert index.resolve("marco rossi", "Marco Rossi.md") == "people/Marco Rossi.md"
+    assert index.resolve("graph", "Graph.md") is None
+    assert index.resolve("nobody", "x.md") is None
+
+
+def test_case_variants_resolve_by_exact_path_after_the_folded_one() -> None:
+    index = NameIndex.from_rows(
+        [
+            {"path": "b/ALICE.md", "lpath": "b/alice", "mkeys": ["alice"]},
+            {"path": "b/Alice.md", "lpath": "b/alice", "mkeys": ["alice"]},
+        ]
+    )
+    assert index.resolve("alice", "x.md") == "b/ALICE.md"  # 'A' < 'a': stable, not history
+
+
+def test_view_shows_the_batch_and_leaves_the_index_until_applied() -> None:
+    index = _index()
+    view = NameView(index)
+    view.remove("Marco Rossi.md")
+    view.put("a/New.md", "a/new", ["graph"])  # ties with Graph.md on length, wins on lpath
+    view.put("G.md", "g", ["graph"])
+    assert view.resolve("marco rossi", "x.md") == "people/Marco Rossi.md"
+    assert view.resolve("graph", "x.md") == "G.md"
+    assert view.resolve("mr x", "x.md") is None
+    assert view.starts("mr") is True  # first words are a filter, not a truth
+    assert index.resolve("marco rossi", "x.md") == "Marco Rossi.md"  # untouched
+    view.apply()
+    assert index.resolve("marco rossi", "x.md") == "people/Marco Rossi.md"
+    assert index.resolve("graph", "x.md") == "G.md"
+    assert "Marco Rossi.md" not in index and len(index) == 4
+
+
+def test_matching_equals_the_lookup_of_every_word_run() -> None:
+    """chunk_mentions builds only runs that start a name; the result must equal looking up
+    every run chunk_grams yields and keeping the smallest (line, key) per note."""
+    rng = random.Random(3)
+    words = ["marco", "rossi", "graph", "knowledge", "mr", "x", "the", "of", "`code`", "[[Graph]]"]
+    index = _index()
+    for _ in range(300):
+        lines = [
+            " ".join(rng.choices(words, k=rng.randint(0, 9))) for _ in range(rng.randint(1, 5))
+        ]
+        if rng.random() < 0.2:
+            lines.insert(rng.randint(0, len(lines)), "```")
+        text = "\n".join(lines)
+        line_map = tuple(range(10, 10 + len(lines)))
+        expected: dict[str, tuple[int, str]] = {}
+        for gram, line in sorted(chunk_grams(text, line_map).items(), key=lambda g: (g[1], g[0])):
+            target = index.resolve(gram, "me.md")
+            if target is not None:
+                expected.setdefault(target, (line, gram))
+        assert chunk_mentions(text, line_map, index, "me.md") == expected, text
+
+
+def test_mention_rows_are_one_fact_per_chunk_and_note() -> None:
+    chunks = [
+        {"id": "c1", "text": "Marco Rossi and marco rossi, the knowledge graph", "line_map": [4]},
+        {"id": "c2", "text": "no names here", "line_map": [6]},
+    ]
+    rows, strings = mention_rows("me.md", chunks, _index())
+    assert [(r["target_path"], r["props"]["target"]) for r in rows] == [
+        ("Graph.md", "graph"),  # (line, key): 'graph' < 'knowledge graph' on the same line
+        ("Marco Rossi.md", "marco rossi"),
+    ]
+    assert strings == ["MENTIONS||graph|mention|4||c1", "MENTIONS||marco rossi|mention|4||c1"]
+    assert all(r["props"]["source"] == "me.md" for r in rows)
