@@ -112,7 +112,7 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
                 "text": c.text,
                 "mtext": mentions.chunk_mtext(c.text),
                 "hash": c.hash,
-                "embedding": d.vectors.get(c.id),
+                "embedding": vector_text(d.vectors.get(c.id)),
                 "copy_from": prior["id"] if prior and prior.get("has_embedding") else None,
                 "extraction": reuse["extraction"] if reuse and state == "done" else None,
                 "extraction_model": reuse["extraction_model"] if reuse else None,
@@ -121,6 +121,11 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
             }
         )
     return rows
+
+
+def vector_text(vector: list[float] | None) -> str | None:
+    """An embedding as chunks_write.cypher takes it: 9 significant digits keep float32 exact."""
+    return None if vector is None else ",".join([f"{x:.9g}" for x in vector])
 
 
 def entity_rows(chunk_id: str, parsed: extract.Extraction) -> list[dict[str, Any]]:

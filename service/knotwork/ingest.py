@@ -205,7 +205,7 @@ class Ingestor:
     async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
         """Write a prepared batch, then extract its new chunks and link new entities."""
         batch = prepared.batch
-        if batch.writes or batch.deletes or batch.reverse_keys:
+        if batch.writes or batch.deletes or batch.reverse_keys or batch.names_token:
             results = await write.write_batch(self.core.store, batch)
         else:
             results = {}

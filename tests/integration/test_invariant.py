@@ -155,6 +155,8 @@ class VaultMachine(RuleBasedStateMachine):
         try:
             incremental = self.run(snapshot(self.core.store, "inc"))
             fresh = Ingestor(self.core, root=self.dir, vault="fresh", extract_enabled=False)
+            # One batch for the whole vault, against the incremental side's batches of two.
+            fresh.settings = self.core.settings.model_copy(update={"ingest_batch": 1000})
             self.run(sync_vault(fresh))
             rebuilt = self.run(snapshot(self.core.store, "fresh"))
             for part in incremental:
@@ -170,7 +172,8 @@ def test_incremental_graph_equals_fresh_ingest(
 ) -> None:
     """100 random sequences; derandomized so CI runs the same sequences every time."""
     VaultMachine.target = neo4j_target
-    VaultMachine.base_settings = settings
+    # Syncs write two notes per transaction: mentions and links across batches are exercised.
+    VaultMachine.base_settings = settings.model_copy(update={"ingest_batch": 2})
     run_state_machine_as_test(
         VaultMachine,
         settings=hsettings(
