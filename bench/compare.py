@@ -56,7 +56,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path, PurePosixPath
@@ -158,7 +158,7 @@ class WikilinkExtractor(TransformComponent):
         return self.__call__(nodes, **kwargs)
 
 
-class LoopSafeOllamaEmbedding(OllamaEmbedding):
+class LoopSafeOllamaEmbedding(OllamaEmbedding):  # type: ignore[misc]
     """LlamaIndex's Ollama client, its async calls answered by its sync client.
 
     PropertyGraphIndex runs each insert in a new event loop (``asyncio.run``), and the async
@@ -171,10 +171,12 @@ class LoopSafeOllamaEmbedding(OllamaEmbedding):
         return "LoopSafeOllamaEmbedding"
 
     async def aget_general_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self.get_general_text_embeddings(texts)
+        vectors: list[list[float]] = self.get_general_text_embeddings(texts)
+        return vectors
 
     async def aget_general_text_embedding(self, prompt: str) -> list[float]:
-        return self.get_general_text_embedding(prompt)
+        vector: list[float] = self.get_general_text_embedding(prompt)
+        return vector
 
 
 # -- the scripted edits and deletes, and what the final folder asserts ---------------------------
@@ -549,7 +551,7 @@ def plot(workloads: list[Workload], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    panels = [
+    panels: list[tuple[str, Callable[[dict[str, Any]], float]]] = [
         ("whole-vault ingest, ms per note", lambda r: 1000 * r["seconds"] / r["notes"]),
         ("one edit, median ms", lambda r: r["edit"]["median_ms"]),
         ("one delete, median ms", lambda r: r["delete"]["median_ms"]),
