@@ -576,10 +576,11 @@ def plot(workloads: list[Workload], path: Path) -> None:
                 ax.plot(w.rows[side][0]["notes"], y, "s", color=color, fillstyle="none")
                 ax.annotate(w.label, (w.rows[side][0]["notes"], y), fontsize=7)
         ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
         ax.set_xlabel("notes")
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=8, loc="best")
     fig.suptitle(
         "Knotwork and LlamaIndex PropertyGraphIndex on one Neo4j: cost against N "
         "(squares: real folders)"
@@ -638,6 +639,7 @@ def compare(args: argparse.Namespace) -> str:
                         print(f"-- {workload.label}: {side}, round {round_ + 1}", flush=True)
                         wipe(driver, settings.neo4j_database)
                         workload.rows[side].append(spawn(side, workload, args, settings))
+                print(table(workload, args.updates), flush=True)  # kept if a later one fails
             wipe(driver, settings.neo4j_database)
         finally:
             driver.close()
@@ -659,7 +661,7 @@ def compare(args: argparse.Namespace) -> str:
     )
     if args.plot:
         plot(workloads, Path(args.plot))
-    print(text)
+    print("\n" + text)
     if args.record:
         body = text.split("\n\n", 2)[2]
         record(
