@@ -616,7 +616,7 @@ def workloads_of(args: argparse.Namespace) -> Iterator[list[Workload]]:
             path = Path(folder).resolve()
             if not list_notes(path):
                 raise SystemExit(f"{path}: no Markdown notes")
-            out.append(Workload(path.name, path, generated=False))
+            out.append(Workload(f"{path.parent.name}/{path.name}", path, generated=False))
         yield out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
