@@ -33,7 +33,9 @@ against its parser's link facts; LlamaIndex's ``LINKS_TO`` (note, target) pairs 
 "missing" = asserted, not in the graph.
 
 Neo4j: KNOTWORK_NEO4J_URI / KNOTWORK_NEO4J_PASSWORD when set, else a local server (instance
-``bench``) started and stopped as in bench/common.py. The LlamaIndex store needs APOC (the local
+``bench``) started and stopped as in bench/common.py. The database is wiped before every run
+(every node, constraint and index): a database that is not empty at the start is refused unless
+``--wipe`` is given. The LlamaIndex store needs APOC (the local
 server has it). ``--record`` appends the tables to bench/RESULTS.md; ``--plot`` writes a PNG of
 ingest cost per note and edit time against the number of notes.
 """
@@ -632,6 +634,15 @@ def compare(args: argparse.Namespace) -> str:
             settings.neo4j_uri, auth=(settings.neo4j_user, settings.password())
         )
         try:
+            held = driver.execute_query(
+                "MATCH (n) RETURN count(n) AS n", database_=settings.neo4j_database
+            ).records[0]["n"]
+            if held and not args.wipe:
+                raise SystemExit(
+                    f"{settings.neo4j_uri} holds {held} nodes, and this benchmark deletes every "
+                    "node, constraint and index in it: point it at a server of its own, or pass "
+                    "--wipe"
+                )
             about = versions(driver, settings.neo4j_database)
             for workload in workloads:
                 for round_ in range(args.rounds):
@@ -692,6 +703,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11, help="seed of the edit/delete script")
     parser.add_argument("--plot", help="write a PNG of cost against N here")
     parser.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")
+    parser.add_argument(
+        "--wipe", action="store_true", help="run even when the database is not empty (it is wiped)"
+    )
     parser.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--workload", help=argparse.SUPPRESS)
     parser.add_argument("--json", help=argparse.SUPPRESS)
