@@ -1,5 +1,6 @@
 // Write a note's link facts, each resolved the way Obsidian resolves links: the note whose
-// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first;
+// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first,
+// and of notes whose paths differ only by case the one whose path sorts first (capitals first);
 // when none exists, an (:Unresolved {key}) placeholder that resolves when the note appears.
 // Parameters: $vault (str), $path (str), $facts (list of maps: relation (from the fixed
 //             vocabulary, checked before), stem, name, props (map of relationship properties,
@@ -10,7 +11,7 @@ UNWIND $facts AS f
 CALL (f) {
   OPTIONAL MATCH (m:Note {vault: $vault, stem: f.stem})
   WHERE m.lpath = f.props.target OR m.lpath ENDS WITH '/' + f.props.target
-  WITH m ORDER BY size(m.lpath), m.lpath LIMIT 1
+  WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
   RETURN m
 }
 CALL (f, m) {

@@ -15,7 +15,7 @@ CALL (k) {
   OPTIONAL MATCH (m:Note {vault: $vault, stem: k.stem})
   WHERE (m.lpath = k.key OR m.lpath ENDS WITH '/' + k.key)
     AND elementId(m) <> coalesce($exclude, '')
-  WITH m ORDER BY size(m.lpath), m.lpath LIMIT 1
+  WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
   RETURN m AS best
 }
 WITH r, k, best, startNode(r) AS src, endNode(r) AS old

@@ -1,5 +1,6 @@
 // Resolve mention keys (a note's word runs) to the notes they name, by file stem, title or
-// alias; the shortest path wins, as for links. A note is never its own mention. Set-based:
+// alias; the shortest path wins, as for links (case variants: the
+// path that sorts first). A note is never its own mention. Set-based:
 // three index seeks over the whole key list, not a subquery per key.
 // Parameters: $vault (str), $path (str, the mentioning note), $keys (list<str>, distinct
 //             mention keys, see mentions.py)
@@ -14,6 +15,6 @@ CALL () {
   RETURN m, e.mkey AS key
 }
 WITH key, m WHERE m.path <> $path
-ORDER BY size(m.lpath), m.lpath
+ORDER BY size(m.lpath), m.lpath, m.path
 WITH key, collect(m.path)[0] AS target
 RETURN key, target

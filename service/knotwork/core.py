@@ -18,6 +18,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 from knotwork import schema
 from knotwork.graph import GraphStore
 from knotwork.llm import build_embedder, build_llm
+from knotwork.note_locks import NoteLocks
 from knotwork.settings import Settings
 
 
@@ -31,6 +32,9 @@ class Core:
     # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
     # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
+    # One lock per note (case-folded path): every writer in this process holds it from its
+    # first check of a note to its last graph write, so writes to one note never interleave.
+    note_locks: NoteLocks = field(default_factory=NoteLocks)
 
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""

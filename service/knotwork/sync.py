@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from knotwork.errors import KnotworkError
 from knotwork.ingest import Ingestor, NoteOutcome
 from knotwork.rows import FACTS_VERSION
-from knotwork.vault import list_notes, read_note
+from knotwork.vault import read_note, scan_notes
 
 Progress = Callable[[int, int, str], None]
 
@@ -59,7 +59,8 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
             "note_hashes", vault=ingestor.vault, facts_version=FACTS_VERSION
         )
     }
-    paths = list_notes(root)
+    scan = scan_notes(root)  # symlinks skipped, case variants named: both with a warning
+    paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
     for path in paths:
