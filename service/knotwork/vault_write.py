@@ -66,8 +66,10 @@ def note_target(root: Path, path: str) -> tuple[str, Path]:
             )
     if problem := note_path_problem(rel):
         raise VaultPathError(problem)
-    full = resolve_in_vault(root, rel)
-    if link := symlink_on_path(root, rel):
+    with _file_errors(rel):
+        full = resolve_in_vault(root, rel)
+        link = symlink_on_path(root, rel)
+    if link:
         which = "is" if link == rel else f"lies under {link!r}, which is"
         raise WriteConflictError(
             f"{rel!r} {which} a symbolic link; Knotwork never writes or deletes through links "
