@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +16,11 @@ from knotwork import cypher
 from knotwork.errors import GraphUnavailableError, SchemaError
 
 T = TypeVar("T")
+# Under read-committed isolation a write can meet a node that a concurrent write to another note
+# deleted meanwhile (a placeholder left orphaned, a deleted note): Neo4j answers EntityNotFound,
+# a client error the driver does not retry. The transaction is then run again as a whole.
+RERUN_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"})
+RERUNS = 5
 
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
@@ -95,10 +102,18 @@ class GraphStore:
         return [record.data() for record in result.records]
 
     async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        """Run ``work`` in one managed write transaction (retried whole on transient errors)."""
-        with _translated_errors():
-            async with self._driver.session(database=self._database) as session:
-                return await session.execute_write(work)
+        """Run ``work`` in one managed write transaction, retried whole on transient errors
+        (by the driver) and when a concurrent write deleted a node it read (``RERUN_CODES``)."""
+        for attempt in range(RERUNS + 1):
+            try:
+                with _translated_errors():
+                    async with self._driver.session(database=self._database) as session:
+                        return await session.execute_write(work)
+            except Neo4jError as exc:
+                if exc.code not in RERUN_CODES or attempt == RERUNS:
+                    raise
+                await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
+        raise AssertionError("unreachable")
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await self._run(cypher.load(name), params, write=False)

@@ -289,7 +289,10 @@ def test_write_routes_refuse_every_place_ingest_ignores(
     client: TestClient, vault: Path, path: str, why: str
 ) -> None:
     """What the next sync would drop from the graph is never written: 422 saying why."""
-    for response in (client.put(f"/notes/{path}", content="# x\n"), client.delete(f"/notes/{path}")):
+    for response in (
+        client.put(f"/notes/{path}", content="# x\n"),
+        client.delete(f"/notes/{path}"),
+    ):
         assert response.status_code == 422, response.text
         assert why in response.json()["detail"]
     assert list(vault.iterdir()) == []
