@@ -16,9 +16,9 @@ from knotwork import cypher
 from knotwork.errors import GraphUnavailableError, SchemaError
 
 T = TypeVar("T")
-# Under read-committed isolation a write can meet a node that a concurrent write to another note
-# deleted meanwhile (a placeholder left orphaned, a deleted note): Neo4j answers EntityNotFound,
-# a client error the driver does not retry. The transaction is then run again as a whole.
+# Under read-committed isolation a write can meet a node that a concurrent write (of another
+# process: this one writes in turns) deleted meanwhile: Neo4j answers EntityNotFound, a client
+# error the driver does not retry. The transaction is then run again as a whole.
 RERUN_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"})
 RERUNS = 5
 
@@ -88,6 +88,11 @@ class GraphStore:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self._driver = driver
         self._database = database
+        # One write transaction at a time in this process. Under read-committed isolation two
+        # notes' transactions that meet (a link, a mention, a shared placeholder or entity) can
+        # read what the other deletes — a relationship gone mid-statement, a deadlock — and
+        # the note transactions are short, so taking turns costs less than retrying.
+        self._write_turn = asyncio.Lock()
 
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool
@@ -102,8 +107,15 @@ class GraphStore:
         return [record.data() for record in result.records]
 
     async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        """Run ``work`` in one managed write transaction, retried whole on transient errors
-        (by the driver) and when a concurrent write deleted a node it read (``RERUN_CODES``)."""
+        """Run ``work`` in one managed write transaction, one at a time in this process; retried
+        whole on transient errors (by the driver) and when a write of another process deleted a
+        node it read (``RERUN_CODES``)."""
+        async with self._write_turn:
+            return await self._write_transaction(work)
+
+    async def _write_transaction(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
+    ) -> T:
         for attempt in range(RERUNS + 1):
             try:
                 with _translated_errors():
