@@ -62,6 +62,8 @@ async def test_interleaved_puts_and_deletes_leave_disk_and_graph_equal(
     settings: Settings, vault: Path, empty_db: Neo4jTarget
 ) -> None:
     rng = random.Random(SEED)
+    # Mentions off: they are another writer's concern and double the cost of each write here.
+    # App exceptions raise in the test, so a 5xx fails it with its traceback.
     app = create_app(
         settings.model_copy(update={"vault_path": vault, "extract": False, "mentions": False})
     )

@@ -140,8 +140,13 @@ async def stats(core: CoreDep) -> JSONResponse:
     summary="Write a note into the vault and ingest it",
     responses={
         202: {"description": "written; the watcher ingests it"},
-        409: {"description": "no vault, or a read-only one"},
+        409: {
+            "description": "no vault, or a read-only one; or the path goes through a symbolic "
+            "link, differs only by case from an existing note, names a folder or lies under a "
+            "file (the detail names it)"
+        },
         413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
+        422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
     },
 )
 async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse:
@@ -175,8 +180,9 @@ async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse
     summary="Delete a note from the vault and the graph",
     responses={
         202: {"description": "deleted; the watcher removes its facts"},
-        404: {"description": "no such note in the vault"},
-        409: {"description": "no vault, or a read-only one"},
+        404: {"description": "no note at exactly this path in the vault"},
+        409: {"description": "no vault, or a read-only one; or the path is a symbolic link"},
+        422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
     },
 )
 async def delete_note(path: str, core: CoreDep) -> JSONResponse:
