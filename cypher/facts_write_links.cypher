@@ -1,7 +1,8 @@
 // Write notes' link facts, each resolved the way Obsidian resolves links: the note whose
-// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first
-// (then the lower-cased path, then the path); when none exists, an (:Unresolved {key})
-// placeholder that resolves when the note appears.
+// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first,
+// and of notes whose paths differ only by case the one whose path sorts first (capitals
+// first); when none exists, an (:Unresolved {key}) placeholder that resolves when the note
+// appears.
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
 //             before), stem, name, props (map of relationship properties, including source =
 //             the asserting note's path and target = the link key))

@@ -19,6 +19,7 @@ from knotwork import schema
 from knotwork.graph import GraphStore
 from knotwork.llm import build_embedder, build_llm
 from knotwork.names import NameIndex
+from knotwork.note_locks import NoteLocks
 from knotwork.settings import Settings
 
 
@@ -35,6 +36,9 @@ class Core:
     # vault → (stamp token, its note names): mention matching without reading every note's
     # names for each edit; valid while the graph's NameStamp holds the same token.
     names: dict[str, tuple[str, NameIndex]] = field(default_factory=dict)
+    # One lock per note (case-folded path): every writer in this process holds it from its
+    # first check of a note to its last graph write, so writes to one note never interleave.
+    note_locks: NoteLocks = field(default_factory=NoteLocks)
 
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""

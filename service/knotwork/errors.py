@@ -10,6 +10,7 @@ KnotworkError
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
+├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
 """
@@ -65,6 +66,12 @@ class NoteError(KnotworkError):
 
 class NoteNotFoundError(KnotworkError, LookupError):
     """The path is a valid vault path, but the graph holds no note there."""
+
+
+class WriteConflictError(KnotworkError):
+    """A note write or delete that conflicts with what the vault holds, so nothing is done:
+    the path goes through a symbolic link, differs only by letter case from an existing note,
+    names a folder, or lies under a file. The message names the conflicting path (HTTP 409)."""
 
 
 class LeaseHeldError(KnotworkError):

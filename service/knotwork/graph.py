@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +16,11 @@ from knotwork import cypher
 from knotwork.errors import GraphUnavailableError, SchemaError
 
 T = TypeVar("T")
+# Under read-committed isolation a write can meet a node that a concurrent write (of another
+# process: this one writes in turns) deleted meanwhile: Neo4j answers EntityNotFound, a client
+# error the driver does not retry. The transaction is then run again as a whole.
+RERUN_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"})
+RERUNS = 5
 
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
@@ -81,6 +88,11 @@ class GraphStore:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self._driver = driver
         self._database = database
+        # One write transaction at a time in this process. Under read-committed isolation two
+        # notes' transactions that meet (a link, a mention, a shared placeholder or entity) can
+        # read what the other deletes — a relationship gone mid-statement, a deadlock — and
+        # the note transactions are short, so taking turns costs less than retrying.
+        self._write_turn = asyncio.Lock()
 
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool
@@ -95,10 +107,25 @@ class GraphStore:
         return [record.data() for record in result.records]
 
     async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        """Run ``work`` in one managed write transaction (retried whole on transient errors)."""
-        with _translated_errors():
-            async with self._driver.session(database=self._database) as session:
-                return await session.execute_write(work)
+        """Run ``work`` in one managed write transaction, one at a time in this process; retried
+        whole on transient errors (by the driver) and when a write of another process deleted a
+        node it read (``RERUN_CODES``)."""
+        async with self._write_turn:
+            return await self._write_transaction(work)
+
+    async def _write_transaction(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
+    ) -> T:
+        for attempt in range(RERUNS + 1):
+            try:
+                with _translated_errors():
+                    async with self._driver.session(database=self._database) as session:
+                        return await session.execute_write(work)
+            except Neo4jError as exc:
+                if exc.code not in RERUN_CODES or attempt == RERUNS:
+                    raise
+                await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
+        raise AssertionError("unreachable")
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await self._run(cypher.load(name), params, write=False)

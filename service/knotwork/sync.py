@@ -24,7 +24,7 @@ from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.ingest import Change, Delete, Ingestor, NoteOutcome, Prepared, Upsert
 from knotwork.names import NameIndex
 from knotwork.rows import FACTS_VERSION, note_props
-from knotwork.vault import list_notes, read_note
+from knotwork.vault import read_note, scan_notes
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
@@ -96,7 +96,8 @@ async def _plan(ingestor: Ingestor, report: SyncReport) -> _Plan:
             "note_hashes", vault=ingestor.vault, facts_version=FACTS_VERSION
         )
     }
-    paths = await asyncio.to_thread(list_notes, root)
+    scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
+    paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
     for path in paths:

@@ -1,9 +1,14 @@
-"""The vault on disk: which files are notes, reading them safely, keeping paths inside."""
+"""The vault on disk: which files are notes, reading them safely, keeping paths inside.
+
+Symbolic links inside the vault are never followed: a linked note or folder is not ingested
+(with a warning), and nothing is written or deleted through a link (``vault_write``).
+"""
 
 from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -40,32 +45,121 @@ def resolve_in_vault(root: Path, path: str) -> Path:
     return full
 
 
-def is_note(rel: str) -> bool:
+def fold(name: str) -> str:
+    """How names compare when letter case must not matter: NFC, lower case (as links do)."""
+    return unicodedata.normalize("NFC", name).lower()
+
+
+def _ignored_dir(name: str) -> bool:
+    return name.startswith(".") or fold(name) in IGNORED_DIRS
+
+
+def note_path_problem(rel: str) -> str | None:
+    """Why a clean vault-relative path is not a note Knotwork reads, or None when it is one.
+
+    The one predicate behind the watcher, ingest (``scan_notes``) and the REST write routes:
+    Markdown (``.md``, any case) only; never in a hidden folder (``.obsidian``, ``.trash``,
+    ``.git``, any ``.name``, in any letter case) nor in ``node_modules``; never a hidden or
+    temporary file (a name starting with '.' or '~', as editors' swap and lock files do).
+    """
     parts = PurePosixPath(rel).parts
-    return (
-        rel.lower().endswith(".md")
-        and not any(p in IGNORED_DIRS for p in parts[:-1])
-        and not parts[-1].startswith((".", "~"))
-    )
+    if not parts or not parts[-1].lower().endswith(".md"):
+        return f"{rel!r} is not a Markdown note: a note's name ends in .md"
+    for part in parts[:-1]:
+        if _ignored_dir(part):
+            return (
+                f"{rel!r} lies in the folder {part!r}, which Knotwork ignores (hidden folders, "
+                "Obsidian's .obsidian and .trash, version control, node_modules)"
+            )
+    if parts[-1].startswith((".", "~")):
+        return (
+            f"{rel!r} is a hidden or temporary file name (it starts with '.' or '~'), "
+            "which Knotwork ignores"
+        )
+    return None
 
 
-def list_notes(root: Path) -> list[str]:
-    """Every note in the vault, as sorted vault-relative paths; symlinks leaving it are skipped."""
+def is_note(rel: str) -> bool:
+    return note_path_problem(rel) is None
+
+
+def symlink_on_path(root: Path, rel: str) -> str | None:
+    """The first part of ``rel`` (a file or a folder inside the vault) that is a symbolic
+    link, as a vault-relative path; None when no part of it is one. The vault folder itself
+    may be a link: only what lies inside it counts."""
     base = root.resolve()
-    found: list[str] = []
+    parts = PurePosixPath(rel).parts
+    for i in range(1, len(parts) + 1):
+        if (base.joinpath(*parts[:i])).is_symlink():
+            return "/".join(parts[:i])
+    return None
+
+
+@dataclass
+class NoteScan:
+    paths: list[str]  # sorted vault-relative paths of the notes
+    warnings: list[str] = field(default_factory=list)
+
+
+def scan_notes(root: Path) -> NoteScan:
+    """Every note in the vault, with warnings about what was left out and why.
+
+    Symbolic links (to a note or to a folder) are never followed, inside the vault or out of
+    it: the graph records a note under its own path only, with its own text. Notes whose
+    paths differ only by letter case are both listed, with a warning naming them and the one
+    that links resolve to (see ``link_winner``).
+    """
+    base = root.resolve()
+    scan = NoteScan([])
     for current, dirs, files in os.walk(base, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS and not d.startswith("."))
+        kept = []
+        for name in sorted(dirs):
+            if _ignored_dir(name):
+                continue
+            if Path(current, name).is_symlink():
+                rel = Path(current, name).relative_to(base).as_posix()
+                scan.warnings.append(
+                    f"{rel}: a symbolic link to a folder; its notes are not ingested "
+                    "(Knotwork never follows links)"
+                )
+                continue
+            kept.append(name)
+        dirs[:] = kept
         for name in files:
             full = Path(current, name)
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
                 continue
             if full.is_symlink():
-                target = full.resolve()
-                if base not in target.parents:
-                    continue
-            found.append(rel)
-    return sorted(found)
+                scan.warnings.append(
+                    f"{rel}: a symbolic link; not ingested (Knotwork never follows links; "
+                    "the note is ingested at its own path)"
+                )
+                continue
+            scan.paths.append(rel)
+    scan.paths.sort()
+    groups: dict[str, list[str]] = {}
+    for rel in scan.paths:
+        groups.setdefault(fold(rel), []).append(rel)
+    for group in groups.values():
+        if len(group) > 1:
+            scan.warnings.append(
+                f"{' and '.join(group)} differ only in letter case, and Obsidian resolves "
+                f"links without case: every link to them resolves to {link_winner(group)}; "
+                "rename one of them"
+            )
+    return scan
+
+
+def link_winner(paths: list[str]) -> str:
+    """Of notes whose paths differ only by case, the one a link resolves to: the path that
+    sorts first by character code (capitals before lower case), as the link queries order."""
+    return min(paths)
+
+
+def list_notes(root: Path) -> list[str]:
+    """Every note in the vault, as sorted vault-relative paths; symbolic links are skipped."""
+    return scan_notes(root).paths
 
 
 @dataclass
@@ -98,6 +192,8 @@ def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
 
 def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
     full = resolve_in_vault(root, rel)
+    if link := symlink_on_path(root, clean_relpath(rel)):
+        raise NoteError(f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped")
     try:
         size = full.stat().st_size
         if size > max_bytes:

@@ -6,7 +6,8 @@ waits for a quiet period (debounce) and is then ingested as it is on disk: prese
 atomic save (write a temp file, rename it over the note) is thus one modification. At start-up,
 after an observer error, when events overflow (more than ``watch_queue_max`` waiting, or the
 kernel's inotify queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whatever
-events were missed. One lease in Neo4j keeps a second writer out.
+events were missed. One lease in Neo4j keeps a second writer out. Symbolic links are never
+followed: a linked note, or a note under a linked folder, is treated as absent.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from knotwork.errors import KnotworkError
 from knotwork.ingest import Ingestor
 from knotwork.lease import Lease
 from knotwork.sync import Progress, sync_vault
-from knotwork.vault import is_note, list_notes
+from knotwork.vault import is_note, list_notes, symlink_on_path
 from knotwork.watch_queue import (
     IGNORED_EVENTS,
     INOTIFY_LOGGER,
@@ -171,17 +172,28 @@ class VaultWatcher:
                 self.status.errors += 1
                 log.warning("%s: %s", rel, exc)
 
+    def _is_note_file(self, rel: str) -> bool:
+        """A regular note file, reached without a symbolic link: a link (or a path through a
+        linked folder) counts as absent, so the graph never records a link's name with its
+        target's text — the policy ``scan_notes`` applies to a full sync."""
+        if symlink_on_path(self.root, rel) is not None:
+            log.info("%s: a symbolic link (or under one); not ingested", rel)
+            return False
+        return (self.root / rel).is_file()
+
     async def _apply(self, rel: str, item: _Pending, consumed: set[str]) -> None:
-        exists = (self.root / rel).is_file()
         source = item.moved_from
-        if exists and source and not (self.root / source).exists():
-            consumed.add(source)
-            self.pending.pop(source, None)
-            await self.ingestor.rename(source, rel)
-        elif exists:
-            await self.ingestor.upsert_path(rel)
-        else:
-            await self.ingestor.delete(rel)
+        # The notes' locks: a REST write in this process never interleaves with this one.
+        async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
+            exists = self._is_note_file(rel)
+            if exists and source and not (self.root / source).exists():
+                consumed.add(source)
+                self.pending.pop(source, None)
+                await self.ingestor.rename(source, rel)
+            elif exists:
+                await self.ingestor.upsert_path(rel)
+            else:
+                await self.ingestor.delete(rel)
 
     async def rescan(self, progress: Progress | None = None) -> None:
         self.status.rescans += 1

@@ -214,3 +214,120 @@ def test_a_write_the_file_system_refuses_is_409_not_500(
     assert (vault / "Ann.md").read_text() == "Ann works with [[Ben]].\n"
     assert sorted(p.name for p in vault.iterdir()) == ["Ann.md"], "no temp file left behind"
     assert snapshot_of(settings) == before
+
+
+def test_no_write_or_delete_through_a_symlink(
+    client: TestClient, vault: Path, settings: Settings
+) -> None:
+    """A link inside the vault is refused with a 409 naming it, and its target is untouched."""
+    assert client.put("/notes/People/Bob.md", content="# Bob\n\nBob knows [[Ann]].\n").is_success
+    os.symlink("People/Bob.md", vault / "boblink.md")
+    os.symlink("People", vault / "Linked")
+    before = snapshot_of(settings)
+    for response in (
+        client.delete("/notes/boblink.md"),
+        client.put("/notes/boblink.md", content="# Hijacked\n"),
+        client.put("/notes/Linked/Bob.md", content="# Hijacked\n"),
+        client.put("/notes/Linked/New.md", content="# New\n"),
+        client.delete("/notes/Linked/Bob.md"),
+    ):
+        assert response.status_code == 409, response.text
+        assert "symbolic link" in response.json()["detail"]
+    assert "'boblink.md' is a symbolic link" in client.delete("/notes/boblink.md").text
+    assert "under 'Linked'" in client.put("/notes/Linked/New.md", content="x").text
+    assert (vault / "People/Bob.md").read_text() == "# Bob\n\nBob knows [[Ann]].\n"
+    assert sorted(p.name for p in (vault / "People").iterdir()) == ["Bob.md"]
+    assert snapshot_of(settings) == before
+    synced = client.post("/sync").json()
+    assert any("boblink.md: a symbolic link" in w for w in synced["warnings"]), synced
+    assert [line.split("|")[0] for line in snapshot_of(settings)["notes"]] == ["People/Bob.md"]
+
+
+def test_a_case_variant_of_an_existing_note_is_409_naming_it(
+    client: TestClient, vault: Path, settings: Settings
+) -> None:
+    assert client.put("/notes/People/Alice.md", content="# Alice\n").status_code == 200
+    assert client.put("/notes/Bob.md", content="Bob works with [[Alice]].\n").status_code == 200
+    before = snapshot_of(settings)
+    for variant in ("PEOPLE/ALICE.MD", "people/alice.md", "People/alice.md"):
+        response = client.put(f"/notes/{variant}", content="# Impostor\n")
+        assert response.status_code == 409, response.text
+        assert "'People/Alice.md'" in response.json()["detail"]
+        assert "letter case" in response.json()["detail"]
+    assert sorted(p.name for p in vault.iterdir()) == ["Bob.md", "People"]
+    assert [p.name for p in (vault / "People").iterdir()] == ["Alice.md"]
+    assert snapshot_of(settings) == before, "Bob's link still goes to People/Alice.md"
+    # Only in the graph (the file went without a sync): still a conflict, named.
+    (vault / "People/Alice.md").unlink()
+    response = client.put("/notes/people/ALICE.md", content="# Impostor\n")
+    assert response.status_code == 409 and "'People/Alice.md'" in response.json()["detail"]
+    # The exact path is no conflict, and neither is another name.
+    assert client.put("/notes/People/Alice.md", content="# Alice again\n").status_code == 200
+    assert client.put("/notes/People/Alicia.md", content="# Alicia\n").status_code == 200
+    # A variant of a note on disk only (not yet ingested) is refused too.
+    (vault / "Draft.md").write_text("# Draft\n")
+    response = client.put("/notes/DRAFT.md", content="# Other\n")
+    assert response.status_code == 409 and "'Draft.md'" in response.json()["detail"]
+    # Deleting a variant name is no delete of the note.
+    assert client.delete("/notes/DRAFT.md").status_code == 404
+    assert (vault / "Draft.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        (".hidden/x.md", "'.hidden'"),
+        (".Obsidian/x.md", "'.Obsidian'"),
+        ("a/.TRASH/x.md", "'.TRASH'"),
+        (".git/x.md", "'.git'"),
+        (".x.md", "hidden or temporary"),
+        ("~x.md", "hidden or temporary"),
+        ("notes.txt", "not a Markdown note"),
+    ],
+)
+def test_write_routes_refuse_every_place_ingest_ignores(
+    client: TestClient, vault: Path, path: str, why: str
+) -> None:
+    """What the next sync would drop from the graph is never written: 422 saying why."""
+    for response in (
+        client.put(f"/notes/{path}", content="# x\n"),
+        client.delete(f"/notes/{path}"),
+    ):
+        assert response.status_code == 422, response.text
+        assert why in response.json()["detail"]
+    assert list(vault.iterdir()) == []
+
+
+def test_put_keeps_the_files_mode_and_new_files_follow_the_umask(
+    client: TestClient, vault: Path
+) -> None:
+    assert client.put("/notes/Ann.md", content="# Ann\n").status_code == 200
+    previous = os.umask(0o022)
+    try:
+        assert client.put("/notes/New.md", content="# New\n").status_code == 200
+    finally:
+        os.umask(previous)
+    assert (vault / "New.md").stat().st_mode & 0o777 == 0o644, "the umask's default, not 0600"
+    (vault / "Ann.md").chmod(0o640)
+    os.link(vault / "Ann.md", vault.parent / "hardlink.md")
+    assert client.put("/notes/Ann.md", content="# Ann, edited\n").status_code == 200
+    assert (vault / "Ann.md").stat().st_mode & 0o777 == 0o640
+    assert (vault / "Ann.md").read_text() == "# Ann, edited\n"
+    # The README says so: an atomic replace is a new file, so a hard link keeps the old text.
+    assert (vault.parent / "hardlink.md").read_text() == "# Ann\n"
+
+
+def test_paths_in_the_way_and_overlong_names_are_4xx(client: TestClient, vault: Path) -> None:
+    (vault / "Top.md").write_text("# Top\n")
+    (vault / "folder.md").mkdir()
+    under = client.put("/notes/Top.md/x.md", content="x")
+    assert under.status_code == 409 and "'Top.md' is a file" in under.json()["detail"]
+    onto = client.put("/notes/folder.md", content="x")
+    assert onto.status_code == 409 and "is a folder" in onto.json()["detail"]
+    assert client.delete("/notes/folder.md").status_code == 404
+    assert client.delete("/notes/Top.md/x.md").status_code == 404
+    long = client.put(f"/notes/{'é' * 128}.md", content="x")  # 259 bytes
+    assert long.status_code == 422 and "255 bytes" in long.json()["detail"]
+    deep = client.put(f"/notes/{'/'.join(['d' * 200] * 30)}/x.md", content="x")
+    assert deep.status_code == 422, deep.text
+    assert (vault / "Top.md").read_text() == "# Top\n" and (vault / "folder.md").is_dir()

@@ -49,3 +49,21 @@ def test_bad_files_are_reported_and_the_rest_lands(env: None, tmp_path: Path) ->
     assert "latin1.md: not valid UTF-8" in out
     assert "bad yaml.md: frontmatter ignored" in out
     assert "unresolved links" not in out, "[[bad yaml]] resolves to the note with bad YAML"
+
+
+def test_symlinks_are_skipped_and_case_variants_named(env: None, tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "People").mkdir(parents=True)
+    (vault / "Bob.md").write_text("Bob works with [[Alice]].\n")
+    (vault / "People/alice.md").write_text("# alice\n")
+    (vault / "People/Alice.md").write_text("# Alice\n")
+    os.symlink("Bob.md", vault / "boblink.md")
+    os.symlink("People", vault / "Linked")
+    result = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # warnings may wrap
+    assert "notes 3: written 3" in out
+    assert "boblink.md: a symbolic link; not ingested" in out
+    assert "Linked: a symbolic link to a folder" in out
+    assert "People/Alice.md and People/alice.md differ only in letter case" in out
+    assert "resolves to People/Alice.md" in out

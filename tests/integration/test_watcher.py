@@ -271,3 +271,20 @@ async def test_inotify_overflow_reported_by_watchdog_triggers_a_rescan(
     assert watcher.status.overflows == 1 and watcher.status.rescans == rescans + 1
     assert "IN_Q_OVERFLOW" in (watcher.status.last_overflow or "")
     await assert_verified(watcher)
+
+
+async def test_symlinked_notes_are_never_ingested(
+    watcher: VaultWatcher, vault: Path, core: Core
+) -> None:
+    """A link to a note or a folder inside the vault is not followed: the graph never records a
+    link's name with its target's text, and a note replaced by a link leaves the graph."""
+    (vault / "Carol.md").write_text("# Carol\n\nCarol knows [[Bob]].\n")
+    os.symlink("Bob.md", vault / "boblink.md")
+    os.symlink("People", vault / "Linked")
+    await settle(watcher)
+    assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
+    (vault / "Carol.md").unlink()
+    os.symlink("Bob.md", vault / "Carol.md")
+    await settle(watcher)
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+    await assert_verified(watcher)

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from knotwork.errors import NoteError, VaultPathError
-from knotwork.vault import clean_relpath, decode, list_notes, read_note, resolve_in_vault
+from knotwork.vault import (
+    clean_relpath,
+    decode,
+    is_note,
+    list_notes,
+    note_path_problem,
+    read_note,
+    resolve_in_vault,
+    scan_notes,
+)
 
 
 @pytest.mark.parametrize(
@@ -72,3 +81,55 @@ def test_read_note_reports_size_before_reading(tmp_path: Path) -> None:
         read_note(tmp_path, "big.md", 1000)
     with pytest.raises(NoteError, match="cannot be read"):
         read_note(tmp_path, "missing.md", 1000)
+
+
+@pytest.mark.parametrize(
+    ("rel", "why"),
+    [
+        (".hidden/x.md", "'.hidden'"),
+        (".Obsidian/x.md", "'.Obsidian'"),
+        ("a/.TRASH/x.md", "'.TRASH'"),
+        ("Node_Modules/pkg/x.md", "'Node_Modules'"),
+        (".x.md", "hidden or temporary"),
+        ("a/~lock.md", "hidden or temporary"),
+        ("notes.txt", "not a Markdown note"),
+        ("x.md.swp", "not a Markdown note"),
+    ],
+)
+def test_ignored_places_are_not_notes_and_say_why(rel: str, why: str) -> None:
+    """One predicate for the watcher, ingest and the write routes: each refusal has a reason."""
+    assert not is_note(rel)
+    assert why in (note_path_problem(rel) or "")
+
+
+def test_notes_in_any_case_and_folder_are_notes() -> None:
+    for rel in ["a/b/Deep Note.MD", "Top.md", "~folder/x.md", "a.b/c.md"]:
+        assert note_path_problem(rel) is None and is_note(rel), rel
+
+
+def test_symlinks_inside_the_vault_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    """A link's name is never ingested with its target's text: linked notes and linked folders
+    are left out, each with a warning naming it, and reading through a link is refused."""
+    (tmp_path / "People").mkdir()
+    (tmp_path / "People/Bob.md").write_text("# Bob\n")
+    os.symlink("People/Bob.md", tmp_path / "boblink.md")
+    os.symlink("People", tmp_path / "Linked")
+    scan = scan_notes(tmp_path)
+    assert scan.paths == ["People/Bob.md"] == list_notes(tmp_path)
+    assert any(w.startswith("boblink.md: a symbolic link") for w in scan.warnings), scan.warnings
+    assert any(w.startswith("Linked: a symbolic link to a folder") for w in scan.warnings)
+    with pytest.raises(NoteError, match="symbolic link"):
+        read_note(tmp_path, "boblink.md", 1000)
+    with pytest.raises(NoteError, match="Linked is a symbolic link"):
+        read_note(tmp_path, "Linked/Bob.md", 1000)
+
+
+def test_case_variants_are_listed_with_a_warning_naming_both(tmp_path: Path) -> None:
+    for rel in ["People/Alice.md", "PEOPLE/ALICE.MD", "Other.md"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    scan = scan_notes(tmp_path)
+    assert scan.paths == ["Other.md", "PEOPLE/ALICE.MD", "People/Alice.md"]
+    [warning] = scan.warnings
+    assert "PEOPLE/ALICE.MD and People/Alice.md differ only in letter case" in warning
+    assert "resolves to PEOPLE/ALICE.MD" in warning

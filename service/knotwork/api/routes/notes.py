@@ -4,6 +4,9 @@ The file in the vault stays the truth: a PUT writes it atomically, then ingests 
 watcher holds the vault's lease, in which case the watcher ingests it (202) and this process
 writes nothing to the graph, so two writers never race. A read-only vault (the setting, a
 folder without write permission, or a write the file system refuses) answers 409, never 500.
+Each write holds its note's lock (``Core.note_locks``) from its checks to its graph write, so
+concurrent writes to one note apply one after the other; what a write may touch (no symbolic
+links, no case variants, no ignored places) is ``vault_write``'s policy.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,12 +23,20 @@ from fastapi.responses import JSONResponse
 
 from knotwork.api.deps import Authorized, CoreDep
 from knotwork.core import Core
-from knotwork.errors import NoteError, NoteNotFoundError, VaultPathError
+from knotwork.errors import NoteError, NoteNotFoundError, VaultPathError, WriteConflictError
 from knotwork.ingest import Ingestor, NoteOutcome
 from knotwork.lease import Lease, lease_status
 from knotwork.notes import note_detail, vault_stats
 from knotwork.sync import sync_vault
-from knotwork.vault import clean_relpath, decode, is_note, resolve_in_vault
+from knotwork.vault import decode
+from knotwork.vault_write import (
+    case_variants,
+    delete_note_file,
+    exists_exactly,
+    note_target,
+    refuse_case_variants,
+    write_note_file,
+)
 
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 
@@ -43,18 +53,22 @@ def _vault(core: Core) -> Path:
 
 
 def _note_file(root: Path, path: str) -> tuple[str, Path]:
+    with _as_http():
+        return note_target(root, path)
+
+
+@contextlib.contextmanager
+def _as_http() -> Iterator[None]:
+    """A path the vault policy refuses: 422 for the path itself, 409 for a conflict with what
+    the vault holds (a symlink, a case variant, a folder in the way), 404 for no such note."""
     try:
-        rel = clean_relpath(path)
-        full = resolve_in_vault(root, rel)
+        yield
     except VaultPathError as exc:
         raise HTTPException(422, str(exc)) from exc
-    if not is_note(rel):
-        raise HTTPException(
-            422,
-            f"{rel!r} is not a note path: it must end in .md and not lie in "
-            "a hidden or ignored folder",
-        )
-    return rel, full
+    except WriteConflictError as exc:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
+    except NoteNotFoundError as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
 
 
 # A write the file system refuses because of the mount or permissions, not because of a bug.
@@ -86,23 +100,6 @@ def _refused_as_409() -> Iterator[None]:
         if exc.errno not in _READ_ONLY_ERRNOS:
             raise
         raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
-
-
-def _write_atomic(full: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename over: readers never see half a note."""
-    with _refused_as_409():
-        full.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".knotwork-", suffix=".tmp", dir=full.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, full)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
 
 
 async def _watched(core: Core) -> dict[str, Any] | None:
@@ -143,8 +140,13 @@ async def stats(core: CoreDep) -> JSONResponse:
     summary="Write a note into the vault and ingest it",
     responses={
         202: {"description": "written; the watcher ingests it"},
-        409: {"description": "no vault, or a read-only one"},
+        409: {
+            "description": "no vault, or a read-only one; or the path goes through a symbolic "
+            "link, differs only by case from an existing note, names a folder or lies under a "
+            "file (the detail names it)"
+        },
         413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
+        422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
     },
 )
 async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse:
@@ -157,12 +159,19 @@ async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse
         code = 413 if "limit" in str(exc) else 422
         raise HTTPException(code, str(exc)) from exc
     _writable(core, root)
-    _write_atomic(full, data)
-    if (watcher := await _watched(core)) is not None:
-        return JSONResponse(
-            {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]}, status_code=202
-        )
-    outcome = await Ingestor(core, root=root).upsert_text(rel, body, full.stat().st_mtime)
+    async with core.note_locks.hold(rel):  # from the checks to the graph write: no interleaving
+        with _as_http():
+            refuse_case_variants(
+                rel, await case_variants(core.store, core.settings.vault_name, root, rel)
+            )
+            with _refused_as_409():
+                write_note_file(root, rel, full, data)
+        if (watcher := await _watched(core)) is not None:
+            return JSONResponse(
+                {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]},
+                status_code=202,
+            )
+        outcome = await Ingestor(core, root=root).upsert_text(rel, body, full.stat().st_mtime)
     return JSONResponse(_outcome(outcome))
 
 
@@ -171,23 +180,27 @@ async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse
     summary="Delete a note from the vault and the graph",
     responses={
         202: {"description": "deleted; the watcher removes its facts"},
-        404: {"description": "no such note in the vault"},
-        409: {"description": "no vault, or a read-only one"},
+        404: {"description": "no note at exactly this path in the vault"},
+        409: {"description": "no vault, or a read-only one; or the path is a symbolic link"},
+        422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
     },
 )
 async def delete_note(path: str, core: CoreDep) -> JSONResponse:
     root = _vault(core)
     rel, full = _note_file(root, path)
-    if not full.is_file():
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
-    _writable(core, root)
-    with _refused_as_409():
-        full.unlink()
-    if (watcher := await _watched(core)) is not None:
-        return JSONResponse(
-            {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]}, status_code=202
-        )
-    return JSONResponse(_outcome(await Ingestor(core, root=root).delete(rel)))
+    async with core.note_locks.hold(rel):
+        if not exists_exactly(full):
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
+        _writable(core, root)
+        with _as_http(), _refused_as_409():
+            delete_note_file(rel, full)
+        if (watcher := await _watched(core)) is not None:
+            return JSONResponse(
+                {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]},
+                status_code=202,
+            )
+        outcome = await Ingestor(core, root=root).delete(rel)
+    return JSONResponse(_outcome(outcome))
 
 
 @router.post("/sync", summary="Bring the graph in step with the whole vault folder")
