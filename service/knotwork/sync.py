@@ -160,13 +160,21 @@ async def _final_names(
     return names, sorted(keys) if others else []
 
 
+def _batches(upserts: list[Upsert], size: int) -> list[list[Change]]:
+    """Batches that start small and double up to ``size``: the first write starts early and
+    overlaps the preparation of what follows, even in a small vault."""
+    batches: list[list[Change]] = []
+    start, step = 0, min(size, 16)
+    while start < len(upserts):
+        batches.append(list(upserts[start : start + step]))
+        start, step = start + step, min(size, step * 2)
+    return batches
+
+
 async def _apply(
     ingestor: Ingestor, report: SyncReport, plan: _Plan, progress: Progress | None
 ) -> None:
-    size = ingestor.settings.ingest_batch
-    batches: list[list[Change]] = [
-        list(plan.upserts[i : i + size]) for i in range(0, len(plan.upserts), size)
-    ]
+    batches = _batches(plan.upserts, ingestor.settings.ingest_batch)
     exclude = sorted(u.path for u in plan.upserts)
     total, done = len(plan.upserts) + len(plan.deletes), 0
 

@@ -154,7 +154,9 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     """Nodes, chunks and facts of the batch's writes; the orphan candidates they leave."""
     v, ws = b.vault, b.writes
     await _q(tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws])
-    touched = await _touched(tx, "facts_delete", vault=v, paths=[w.path for w in ws])
+    touched: list[str] = []
+    if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
+        touched += await _touched(tx, "facts_delete", vault=v, paths=known)
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await _q(tx, "chunks_write", vault=v, chunks=chunks)
@@ -183,7 +185,8 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
     pass, orphan clean-up and one revision per note changed. Results by note path."""
 
     async def work(tx: AsyncManagedTransaction) -> dict[str, WriteResult]:
-        sources = [w.renamed_from or w.path for w in b.writes] + [d.path for d in b.deletes]
+        sources = [w.renamed_from or w.path for w in b.writes if w.renamed_from or not w.is_new]
+        sources += [d.path for d in b.deletes]
         before = await _facts_of(tx, b.vault, sources)
         touched = await _write_notes(tx, b) if b.writes else []
         touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes])
