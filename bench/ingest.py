@@ -7,6 +7,12 @@ Neo4j: KNOTWORK_NEO4J_URI / KNOTWORK_NEO4J_PASSWORD when set, else a local serve
 ``bench``, Bolt 27688) started from the cached jars and stopped at the end. Embeddings come from
 the loopback Ollama stand-in (hashing embedder), so the figures measure Knotwork and Neo4j, not a
 model; model extraction is off. ``--record`` appends the table to bench/RESULTS.md.
+
+Beside the ingest, the embedder alone is timed on the same chunk texts with the same batch size
+("embedder alone"), so "ingest / embedder" says how close ingest comes to the embedder's own
+throughput. Another embedder is measured through the usual settings, e.g.
+``KNOTWORK_EMBED_PROVIDER=sentence-transformers KNOTWORK_EMBED_MODEL=… KNOTWORK_EMBED_DIMENSION=…``
+on a database built with it (the manifest refuses a mix).
 """
 
 from __future__ import annotations
@@ -21,8 +27,11 @@ import time
 from pathlib import Path
 
 from bench.common import bench_settings, record
-from knotwork.core import open_core
+from knotwork.chunk import chunk_note
+from knotwork.core import Core, open_core
+from knotwork.draft import embed_inputs
 from knotwork.ingest import Ingestor
+from knotwork.parse import parse_note
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 
@@ -69,6 +78,18 @@ def generate(folder: Path, count: int, seed: int = 7) -> list[str]:
     return [f"area{i % 20}/{name}.md" for i, name in enumerate(names)]
 
 
+async def embedder_alone(core: Core, folder: Path, paths: list[str]) -> float:
+    """Seconds the configured embedder alone takes for the vault's chunk texts, in batches of
+    ``KNOTWORK_EMBED_BATCH_SIZE`` as ingest sends them: the ceiling ingest is measured against."""
+    texts = []
+    for path in paths:
+        note = parse_note(path, (folder / path).read_text(encoding="utf-8"))
+        texts += embed_inputs(chunk_note(note, "alone", core.settings.chunk_size))
+    start = time.perf_counter()
+    await core.embedder.aget_text_embedding_batch(texts)
+    return time.perf_counter() - start
+
+
 async def measure(settings: Settings, count: int, updates: int) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-bench-{count}-"))
     try:
@@ -82,6 +103,7 @@ async def measure(settings: Settings, count: int, updates: int) -> dict[str, flo
             report = await sync_vault(ingestor)
             whole = time.perf_counter() - start
             assert report.written == count, report.errors[:3]
+            embed_alone = await embedder_alone(core, folder, paths)
             rng = random.Random(1)
             times = []
             for n in range(updates):
@@ -97,6 +119,8 @@ async def measure(settings: Settings, count: int, updates: int) -> dict[str, flo
             "chunks": report.chunks,
             "seconds": whole,
             "notes_per_s": count / whole,
+            "chunks_per_s": report.chunks / whole,
+            "embed_chunks_per_s": report.chunks / embed_alone,
             "update_median_ms": statistics.median(times) * 1000,
             "update_p95_ms": sorted(times)[int(0.95 * (len(times) - 1))] * 1000,
         }
@@ -113,12 +137,14 @@ async def main() -> None:
     with bench_settings() as settings:
         rows = [await measure(settings, count, args.updates) for count in args.notes]
     table = [
-        "| notes | chunks | whole-vault ingest | notes/s | one update, median | p95 |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| notes | chunks | whole-vault ingest | notes/s | chunks/s | embedder alone, chunks/s "
+        "| ingest / embedder | one update, median | p95 |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     table += [
         f"| {r['notes']:.0f} | {r['chunks']:.0f} | {r['seconds']:.1f} s | "
-        f"{r['notes_per_s']:.0f} | {r['update_median_ms']:.0f} ms | "
+        f"{r['notes_per_s']:.0f} | {r['chunks_per_s']:.0f} | {r['embed_chunks_per_s']:.0f} | "
+        f"{r['chunks_per_s'] / r['embed_chunks_per_s']:.0%} | {r['update_median_ms']:.0f} ms | "
         f"{r['update_p95_ms']:.0f} ms |"
         for r in rows
     ]
