@@ -12,6 +12,7 @@ The one fake the tests allow: it sits at the model boundary, so LlamaIndex's ``O
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -28,6 +29,13 @@ ChatScript = Callable[[dict[str, Any]], str]
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _slot(feature: str, dimension: int) -> tuple[int, float]:
+    """Where a feature lands and with which sign; cached, as a vault repeats its words."""
+    digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+    return int.from_bytes(digest[:4], "little") % dimension, 1.0 if digest[4] & 1 else -1.0
+
+
 def hash_embedding(text: str, dimension: int) -> list[float]:
     """A deterministic bag-of-features vector: words weigh 1, character trigrams 0.5."""
     vec = [0.0] * dimension
@@ -37,9 +45,8 @@ def hash_embedding(text: str, dimension: int) -> list[float]:
         padded = f"#{w}#"
         features += [(f"t:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2)]
     for feature, weight in features:
-        digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
-        index = int.from_bytes(digest[:4], "little") % dimension
-        vec[index] += weight if digest[4] & 1 else -weight
+        index, sign = _slot(feature, dimension)
+        vec[index] += weight * sign
     norm = math.sqrt(sum(v * v for v in vec))
     if norm == 0.0:
         vec[0], norm = 1.0, 1.0
