@@ -6,7 +6,8 @@ mentions" pane looks for). Names and text are compared as sequences of case-fold
 inline code, code fences and URLs is not searched.
 
 A mention depends on two notes, so it is kept consistent from both ends inside the writing
-transaction: the *forward* pass finds the names a written note mentions; the *reverse* pass,
+transaction: the *forward* pass finds the names a written note mentions, matched in memory
+against the vault's names (names.py), so it costs no query; the *reverse* pass,
 run when a note appears, goes, or changes its names, rewrites the mentions of those names in
 every other note whose text holds them (found through the text index on ``Chunk.mtext``). The
 fact's ``source`` is always the mentioning note, so deleting it removes exactly its mentions.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -62,9 +64,13 @@ def chunk_mtext(text: str) -> str:
     return padded
 
 
-def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, int]:
+def chunk_grams(
+    text: str,
+    line_map: list[int] | tuple[int, ...],
+    starts: Callable[[str], bool] | None = None,
+) -> dict[str, int]:
     """Every run of 1..MAX_WORDS words in a chunk, outside links and code, with the file line
-    of its first occurrence."""
+    of its first occurrence; with ``starts``, only runs whose first word it accepts."""
     grams: dict[str, int] = {}
     fenced = False
     for offset, line in enumerate(text.split("\n")):
@@ -76,7 +82,9 @@ def chunk_grams(text: str, line_map: list[int] | tuple[int, ...]) -> dict[str, i
         number = line_map[offset] if offset < len(line_map) else line_map[-1]
         for segment in _MASKED.split(line):
             words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
-            for i in range(len(words)):
+            for i, word in enumerate(words):
+                if starts is not None and not starts(word):
+                    continue
                 for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
                     gram = " ".join(words[i:j])
                     if MIN_CHARS <= len(gram) <= MAX_KEY_CHARS:
@@ -89,27 +97,10 @@ def chunk_mentions(
 ) -> dict[str, tuple[int, str]]:
     """The notes a chunk mentions: target path → (line, key) of the first name found.
 
-    The same word runs as ``chunk_grams``, but only those starting with a word some name starts
-    with are built, and each is resolved in memory; "first" is the smallest (line, key).
+    Only word runs starting with a word some name starts with are built; each is resolved in
+    memory, and "first" is the smallest (line, key).
     """
-    seen: dict[str, int] = {}
-    fenced = False
-    for offset, line in enumerate(text.split("\n")):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        number = line_map[offset] if offset < len(line_map) else line_map[-1]
-        for segment in _MASKED.split(line):
-            words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
-            for i, word in enumerate(words):
-                if not index.starts(word):
-                    continue
-                for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
-                    gram = " ".join(words[i:j])
-                    if MIN_CHARS <= len(gram) <= MAX_KEY_CHARS:
-                        seen.setdefault(gram, number)
+    seen = chunk_grams(text, line_map, index.starts)
     found: dict[str, tuple[int, str]] = {}
     for gram, number in seen.items():
         target = index.resolve(gram, mentioner)
