@@ -7,9 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from knotwork import __version__
+from knotwork.api.body import BodyScreen, validation_error
+from knotwork.api.guard import RequestGuard
 from knotwork.api.routes import health, notes, query
 from knotwork.core import open_core
 from knotwork.errors import (
@@ -22,6 +25,7 @@ from knotwork.errors import (
     NoteError,
     VaultPathError,
 )
+from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -47,7 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with open_core(settings) as core:
             await core.ensure_ready()
             app.state.core = core
-            log.info("knotwork %s ready on Neo4j %s", __version__, settings.neo4j_uri)
+            log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
             yield
 
     app = FastAPI(
@@ -60,7 +64,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(KnotworkError)
     async def _knotwork_error(_: Request, exc: KnotworkError) -> JSONResponse:
         status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 500)
-        return JSONResponse({"error": type(exc).__name__, "detail": str(exc)}, status_code=status)
+        return JSONResponse(
+            {"error": type(exc).__name__, "detail": redact(str(exc))}, status_code=status
+        )
+
+    app.add_exception_handler(RequestValidationError, validation_error)
+    # Outermost first: who may call (Host, Origin, body type, docs), then the body's size and
+    # form, then the routes.
+    app.add_middleware(BodyScreen, settings=settings)
+    app.add_middleware(RequestGuard, settings=settings)
 
     app.include_router(health.router)
     app.include_router(notes.router)
