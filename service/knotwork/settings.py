@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
     neo4j_index_timeout_s: float = Field(default=300.0, gt=0)
+    # A Neo4j that does not answer (refused, or no TCP handshake) within this long is reported
+    # unavailable (503), rather than after the driver's 30 s of retries; raise it for a far
+    # server. Transient errors (deadlocks) are still retried for 30 s.
+    neo4j_unavailable_after_s: float = Field(default=1.5, gt=0, le=60)
 
     # Ollama
     ollama_base_url: str = "http://127.0.0.1:11434"

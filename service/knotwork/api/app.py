@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from knotwork import __version__
 from knotwork.api.body import BodyScreen, validation_error
 from knotwork.api.guard import RequestGuard
+from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
 from knotwork.api.routes import health, notes, query
 from knotwork.core import open_core
 from knotwork.errors import (
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with open_core(settings) as core:
             await core.ensure_ready()
             app.state.core = core
+            app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
             yield
 
@@ -64,8 +66,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(KnotworkError)
     async def _knotwork_error(_: Request, exc: KnotworkError) -> JSONResponse:
         status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 500)
+        # A dependency that is down or busy may be back soon: say when to retry.
+        retry = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None
         return JSONResponse(
-            {"error": type(exc).__name__, "detail": redact(str(exc))}, status_code=status
+            {"error": type(exc).__name__, "detail": redact(str(exc))},
+            status_code=status,
+            headers=retry,
         )
 
     app.add_exception_handler(RequestValidationError, validation_error)
