@@ -58,7 +58,7 @@ def test_key_matches_any_bytes_without_raising() -> None:
     assert key_matches(key, "k" * 20) and key_matches(key, b"k" * 20)
     for given in ("ключ", "k" * 19 + "é", b"\xff", None, ""):
         assert not key_matches(key, given)
-    assert key_matches(None, None)
+    assert key_matches(None, None) and key_matches(SecretStr(""), None)  # `KEY=` in .env
 
 
 def test_host_rule_on_loopback() -> None:

@@ -37,10 +37,11 @@ _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 def key_matches(expected: SecretStr | None, given: str | bytes | None) -> bool:
-    """Whether ``given`` is the configured key; True when none is configured. Compares bytes,
-    so a header holding any character is a plain mismatch (a str compare raises on non-ASCII).
+    """Whether ``given`` is the configured key; True when none is configured (an empty
+    ``KNOTWORK_API_KEY=`` line counts as none). Compares bytes, so a header holding any
+    character is a plain mismatch (a str compare raises on non-ASCII).
     """
-    if expected is None:
+    if expected is None or not expected.get_secret_value():
         return True
     if given is None:
         return False
