@@ -14,6 +14,7 @@ from knotwork import __version__
 from knotwork.api.body import BodyScreen, validation_error
 from knotwork.api.guard import RequestGuard
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
+from knotwork.api.responses import COMMON_RESPONSES
 from knotwork.api.routes import health, notes, query
 from knotwork.core import open_core
 from knotwork.errors import (
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="A Markdown vault as a live knowledge graph in Neo4j, with cited answers.",
         lifespan=lifespan,
+        responses=COMMON_RESPONSES,
     )
 
     @app.exception_handler(KnotworkError)

@@ -80,6 +80,17 @@ _SSE_DOC = (
 )
 
 
+# One Server-Sent Event of the stream; ``data`` is a JSON document.
+_SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["evidence", "token", "done"]},
+        "data": {"type": "string", "description": "JSON"},
+    },
+    "required": ["event", "data"],
+}
+
+
 def _sse(event: str, data: Any) -> bytes:
     """One Server-Sent Event; JSON keeps the data on a single line."""
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
@@ -109,7 +120,7 @@ async def _events(first: AnswerEvent, rest: AsyncIterator[AnswerEvent]) -> Async
         "`model_unavailable` (with the ranked evidence) when the chat model does not answer. "
         "Citations the model makes up are removed and listed in `dropped_citations`. " + _SSE_DOC
     ),
-    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+    responses={200: {"content": {"text/event-stream": {"schema": _SSE_EVENT}}}},
 )
 async def query(
     body: Annotated[QueryRequest, Body(openapi_examples=_QUERY_EXAMPLES)],
