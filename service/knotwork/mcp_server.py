@@ -95,7 +95,7 @@ def _tool_errors() -> Iterator[None]:
     except ValidationError as exc:
         raise ToolError(_problems(exc)) from exc
     except KnotworkError as exc:
-        raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        raise ToolError(redact(f"{type(exc).__name__}: {exc}")) from exc
 
 
 def _filters(

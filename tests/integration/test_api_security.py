@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
+from typer.testing import CliRunner
 
 from knotwork.api import create_app
-from knotwork.settings import Settings
+from knotwork.cli import app as cli
+from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget
 
@@ -135,3 +137,17 @@ def test_credentials_in_urls_never_leave_the_process(
     assert "knot:***@" in warnings
     for text in (health.text, down, answer.text):
         assert "s3cret-pw" not in text
+
+
+def test_doctor_prints_no_credentials(
+    env: None, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret_url = fake_ollama.base_url.replace("http://", "http://knot:s3cret-pw@")
+    monkeypatch.setenv("KNOTWORK_OLLAMA_BASE_URL", secret_url)
+    get_settings.cache_clear()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    fake_ollama.down = True
+    result = runner.invoke(cli, ["doctor"])
+    assert "FAIL Ollama reachable at http://knot:***@127.0.0.1:" in result.output
+    assert "s3cret-pw" not in result.output
