@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(default=65_536, ge=1_024, le=10_000_000)
     # Retrievals and answers running at once, and how many more may wait; beyond, 503.
     api_max_concurrent: int = Field(default=8, ge=1, le=1_000)
-    api_max_waiting: int = Field(default=256, ge=0, le=100_000)
+    api_max_waiting: int = Field(default=64, ge=0, le=100_000)
 
     # Local Neo4j started by `knotwork neo4j start` (no Docker)
     neo4j_local_dir: Path = Path(".neo4j")

@@ -77,8 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     app.add_exception_handler(RequestValidationError, validation_error)
-    # Outermost first: who may call (Host, Origin, body type, docs), then the body's size and
-    # form, then the routes.
+    # The last added runs first: a request meets RequestGuard (Host, Origin, body type, the
+    # docs' key), then BodyScreen (size, then well-formed JSON or UTF-8), then the routes.
     app.add_middleware(BodyScreen, settings=settings)
     app.add_middleware(RequestGuard, settings=settings)
 
