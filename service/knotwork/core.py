@@ -51,7 +51,7 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
     driver = AsyncGraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_user, settings.password()),
-        connection_timeout=10.0,
+        connection_timeout=settings.neo4j_unavailable_after_s,
         connection_acquisition_timeout=30.0,
         # Queries name labels that an empty graph does not have yet; that is expected.
         # and schema statements are idempotent ("already exists" is the normal answer).
@@ -64,7 +64,11 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
         yield Core(
             settings=settings,
             driver=driver,
-            store=GraphStore(driver, settings.neo4j_database),
+            store=GraphStore(
+                driver,
+                settings.neo4j_database,
+                unavailable_after_s=settings.neo4j_unavailable_after_s,
+            ),
             llm=build_llm(settings),
             embedder=build_embedder(settings),
         )

@@ -3,6 +3,7 @@
 KnotworkError
 ├── ConfigError            a setting is missing or unsafe (exit code 2 in the CLI)
 ├── GraphUnavailableError  Neo4j cannot be reached, refuses the credentials, or is too old
+│   └── GraphBusyError     every pooled connection is in use and none came free in time
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension
 ├── ModelUnavailableError  Ollama cannot be reached or a configured model is not pulled
@@ -28,6 +29,10 @@ class ConfigError(KnotworkError):
 
 class GraphUnavailableError(KnotworkError):
     """Neo4j is unreachable, rejects the credentials, or is older than supported."""
+
+
+class GraphBusyError(GraphUnavailableError):
+    """Every connection of the driver's pool is in use and none came free in time."""
 
 
 class SchemaError(KnotworkError):

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from time import monotonic
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction, RoutingControl
-from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from knotwork import cypher
-from knotwork.errors import GraphUnavailableError, SchemaError
+from knotwork.errors import GraphBusyError, GraphUnavailableError, SchemaError
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 # Under read-committed isolation a write can meet a node that a concurrent write (of another
@@ -80,12 +91,33 @@ def _translated_errors() -> Iterator[None]:
         ) from exc
     except (ServiceUnavailable, SessionExpired, OSError) as exc:
         raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
+    except ClientError as exc:
+        if "failed to obtain a connection from the pool" not in str(exc):
+            raise
+        raise GraphBusyError(
+            "every connection to Neo4j is in use and none came free in time; retry shortly"
+        ) from exc
+
+
+def _delays(initial: float, cap: float) -> Iterator[float]:
+    """Exponential backoff with a fifth of jitter, as the driver's own retries."""
+    delay = initial
+    while True:
+        yield min(cap, delay) * random.uniform(0.8, 1.2)  # noqa: S311 (jitter, not a secret)
+        delay *= 2
 
 
 class GraphStore:
     """Typed access to Neo4j through the named queries in ``cypher/``."""
 
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        *,
+        unavailable_after_s: float = 1.5,
+        retry_s: float = 30.0,
+    ) -> None:
         self._driver = driver
         self._database = database
         # One write transaction at a time in this process. Under read-committed isolation two
@@ -93,39 +125,62 @@ class GraphStore:
         # read what the other deletes — a relationship gone mid-statement, a deadlock — and
         # the note transactions are short, so taking turns costs less than retrying.
         self._write_turn = asyncio.Lock()
+        self._unavailable_after_s = unavailable_after_s
+        self._retry_s = retry_s
+
+    async def _managed(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]], *, write: bool
+    ) -> T:
+        """Run ``work`` in a managed transaction, retried whole as the driver would — but a
+        Neo4j that does not answer is given ``unavailable_after_s``, not the driver's 30 s, so
+        callers learn it is down in a second or two; transient errors (deadlocks, a leader
+        switch) keep the full ``retry_s``."""
+        started = monotonic()
+        connect_delays, transient_delays = _delays(0.1, 0.5), _delays(1.0, 8.0)
+        while True:
+            try:
+                async with self._driver.session(
+                    database=self._database,
+                    bookmark_manager=self._driver.execute_query_bookmark_manager,
+                    max_transaction_retry_time=-1,  # one attempt per call: retries are here
+                ) as session:
+                    run = session.execute_write if write else session.execute_read
+                    return await run(work)
+            except (DriverError, Neo4jError) as exc:
+                if not exc.is_retryable():
+                    raise
+                unreachable = isinstance(exc, (ServiceUnavailable, SessionExpired))
+                delay = next(connect_delays if unreachable else transient_delays)
+                budget = self._unavailable_after_s if unreachable else self._retry_s
+                if monotonic() - started + delay > budget:
+                    raise
+                log.debug("Neo4j transaction retried in %.2f s: %s", delay, exc)
+                await asyncio.sleep(delay)
 
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool
     ) -> list[dict[str, Any]]:
+        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            result = await tx.run(query, params)
+            return [record.data() async for record in result]
+
         with _translated_errors():
-            result = await self._driver.execute_query(
-                query,
-                params,
-                database_=self._database,
-                routing_=RoutingControl.WRITE if write else RoutingControl.READ,
-            )
-        return [record.data() for record in result.records]
+            return await self._managed(work, write=write)
 
     async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         """Run ``work`` in one managed write transaction, one at a time in this process; retried
-        whole on transient errors (by the driver) and when a write of another process deleted a
-        node it read (``RERUN_CODES``)."""
+        whole on transient errors and when a write of another process deleted a node it read
+        (``RERUN_CODES``)."""
         async with self._write_turn:
-            return await self._write_transaction(work)
-
-    async def _write_transaction(
-        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
-    ) -> T:
-        for attempt in range(RERUNS + 1):
-            try:
-                with _translated_errors():
-                    async with self._driver.session(database=self._database) as session:
-                        return await session.execute_write(work)
-            except Neo4jError as exc:
-                if exc.code not in RERUN_CODES or attempt == RERUNS:
-                    raise
-                await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
-        raise AssertionError("unreachable")
+            for attempt in range(RERUNS + 1):
+                try:
+                    with _translated_errors():
+                        return await self._managed(work, write=True)
+                except Neo4jError as exc:
+                    if exc.code not in RERUN_CODES or attempt == RERUNS:
+                        raise
+                    await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
+            raise AssertionError("unreachable")
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await self._run(cypher.load(name), params, write=False)

@@ -12,6 +12,7 @@ from knotwork.errors import KnotworkError
 from knotwork.graph import EXPECTED_INDEXES
 from knotwork.lease import lease_status
 from knotwork.llm import model_present, probe_ollama
+from knotwork.redact import redact
 from knotwork.settings import Settings
 
 
@@ -68,14 +69,14 @@ class HealthReport(BaseModel):
 
 
 async def _neo4j(core: Core) -> Neo4jReport:
-    report = Neo4jReport(ok=False, uri=core.settings.neo4j_uri)
+    report = Neo4jReport(ok=False, uri=redact(core.settings.neo4j_uri))
     try:
         info = await schema.check_server(core.store)
         report.version, report.edition = info.version, info.edition
         report.apoc = await core.store.apoc_installed()
         states = await core.store.index_states()
     except KnotworkError as exc:
-        report.error = str(exc)
+        report.error = redact(str(exc))
         return report
     report.indexes = [
         IndexReport(name=s.name, type=s.type, state=s.state, population=s.population)
@@ -100,7 +101,7 @@ def ollama_models(settings: Settings) -> list[tuple[Literal["llm", "embedding"],
 
 async def _ollama(core: Core) -> OllamaReport:
     settings = core.settings
-    report = OllamaReport(ok=False, base_url=settings.ollama_base_url)
+    report = OllamaReport(ok=False, base_url=redact(settings.ollama_base_url))
     wanted = ollama_models(settings)
     if not wanted:
         report.ok, report.needed = True, False
@@ -108,7 +109,7 @@ async def _ollama(core: Core) -> OllamaReport:
     try:
         status = await probe_ollama(settings.ollama_base_url)
     except KnotworkError as exc:
-        report.error = str(exc)
+        report.error = redact(str(exc))
         return report
     report.version = status.version
     report.models = [
@@ -131,7 +132,7 @@ async def _manifest(core: Core) -> ManifestReport:
     try:
         stored = await schema.check_manifest(core.store, core.settings)
     except KnotworkError as exc:
-        return ManifestReport(ok=False, error=str(exc))
+        return ManifestReport(ok=False, error=redact(str(exc)))
     if stored is None:
         return ManifestReport(ok=False, error="no manifest yet; `knotwork init` writes it")
     return ManifestReport(ok=True, stored=stored)

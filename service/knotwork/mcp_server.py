@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import inspect
 import logging
-import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork import __version__
 from knotwork.answer import answer, gather, sufficient
+from knotwork.api.guard import RequestGuard, key_matches
 from knotwork.api.schemas import (
     QueryRequest,
     QueryResponse,
@@ -35,6 +36,7 @@ from knotwork.api.schemas import (
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
 from knotwork.notes import note_detail, vault_stats
+from knotwork.redact import redact
 from knotwork.retrieve import Mode
 from knotwork.settings import Settings, get_settings
 
@@ -93,7 +95,7 @@ def _tool_errors() -> Iterator[None]:
     except ValidationError as exc:
         raise ToolError(_problems(exc)) from exc
     except KnotworkError as exc:
-        raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        raise ToolError(redact(f"{type(exc).__name__}: {exc}")) from exc
 
 
 def _filters(
@@ -121,7 +123,8 @@ def create_mcp_server(settings: Settings | None = None) -> MCPServer[Core]:
     async def lifespan(_: MCPServer[Core]) -> AsyncIterator[Core]:
         async with open_core(settings) as core:
             await core.ensure_ready()
-            log.info("knotwork %s MCP server ready on Neo4j %s", __version__, settings.neo4j_uri)
+            uri = redact(settings.neo4j_uri)
+            log.info("knotwork %s MCP server ready on Neo4j %s", __version__, uri)
             yield core
 
     server: MCPServer[Core] = MCPServer(
@@ -215,13 +218,13 @@ def create_mcp_server(settings: Settings | None = None) -> MCPServer[Core]:
 class _RequireApiKey:
     """With an API key configured, every HTTP request needs it in ``X-API-Key``, as in REST."""
 
-    def __init__(self, app: ASGIApp, key: str) -> None:
-        self.app, self.key = app, key.encode()
+    def __init__(self, app: ASGIApp, key: SecretStr) -> None:
+        self.app, self.key = app, key
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope["headers"]).get(b"x-api-key")
-            if given is None or not secrets.compare_digest(given, self.key):
+            if not key_matches(self.key, given):
                 refused = JSONResponse(
                     {"detail": "missing or wrong X-API-Key header"},
                     status_code=401,
@@ -233,10 +236,15 @@ class _RequireApiKey:
 
 
 def http_app(settings: Settings) -> ASGIApp:
-    """The streamable-HTTP app at ``/mcp``, under the REST API's rule: beyond loopback only
-    with an API key (ConfigError otherwise), and the key is then required on every request."""
+    """The streamable-HTTP app at ``/mcp``, under the REST API's rules: beyond loopback only
+    with an API key (ConfigError otherwise), the key then required on every request, and
+    Host and Origin checked by the same allow-list (``knotwork.api.guard``)."""
     settings.check_api_exposure()
-    app = create_mcp_server(settings).streamable_http_app(host=settings.api_host)
-    if settings.api_key is None:
-        return app
-    return _RequireApiKey(app, settings.api_key.get_secret_value())
+    # The SDK's own Host check knows only loopback names at any port; ours replaces it.
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app: ASGIApp = create_mcp_server(settings).streamable_http_app(
+        host=settings.api_host, transport_security=unchecked
+    )
+    if settings.api_key is not None:
+        app = _RequireApiKey(app, settings.api_key)
+    return RequestGuard(app, settings, docs=False)

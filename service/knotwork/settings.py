@@ -5,11 +5,11 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from knotwork.errors import ConfigError
 
@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
     neo4j_index_timeout_s: float = Field(default=300.0, gt=0)
+    # A Neo4j that does not answer (refused, or no TCP handshake) within this long is reported
+    # unavailable (503), rather than after the driver's 30 s of retries; raise it for a far
+    # server. Transient errors (deadlocks) are still retried for 30 s.
+    neo4j_unavailable_after_s: float = Field(default=1.5, gt=0, le=60)
 
     # Ollama
     ollama_base_url: str = "http://127.0.0.1:11434"
@@ -87,6 +91,15 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8000, ge=1, le=65535)
     api_key: SecretStr | None = None
+    # Host names (``name`` or ``name:port``) the API answers to besides its bind address (and,
+    # on loopback, 127.0.0.1 / localhost / [::1] at its port); comma-separated. They are also
+    # the origins (http or https) allowed to call it. ``*`` turns the Host check off.
+    api_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Largest request body but a note's (PUT /notes is bounded by max_note_bytes).
+    api_max_body_bytes: int = Field(default=65_536, ge=1_024, le=10_000_000)
+    # Retrievals and answers running at once, and how many more may wait; beyond, 503.
+    api_max_concurrent: int = Field(default=8, ge=1, le=1_000)
+    api_max_waiting: int = Field(default=64, ge=0, le=100_000)
 
     # Local Neo4j started by `knotwork neo4j start` (no Docker)
     neo4j_local_dir: Path = Path(".neo4j")
@@ -102,6 +115,13 @@ class Settings(BaseSettings):
         allowed = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
         if scheme not in allowed:
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
+        return value
+
+    @field_validator("api_allowed_hosts", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip().lower() for part in value.split(",") if part.strip()]
         return value
 
     def password(self) -> str:
@@ -125,7 +145,15 @@ class Settings(BaseSettings):
             return False
 
     def check_api_exposure(self) -> None:
-        """Refuse to serve beyond loopback without an API key."""
+        """Refuse to serve beyond loopback without an API key, or with a key no HTTP header
+        can carry (only visible ASCII travels unchanged in ``X-API-Key``)."""
+        key = self.api_key.get_secret_value() if self.api_key is not None else None
+        if key is not None and not all("!" <= char <= "~" for char in key):
+            raise ConfigError(
+                "KNOTWORK_API_KEY holds characters an HTTP header cannot carry (non-ASCII, "
+                "spaces or control characters); use letters, digits and ASCII punctuation. "
+                "`scripts/init-env` generates one."
+            )
         if not self.api_is_loopback() and (
             self.api_key is None or len(self.api_key.get_secret_value()) < 16
         ):

@@ -118,6 +118,8 @@ def settings(neo4j_target: Neo4jTarget, fake_ollama: FakeOllama) -> Settings:
         neo4j_password=neo4j_target.password,
         ollama_base_url=fake_ollama.base_url,
         neo4j_index_timeout_s=60,
+        # The Host headers of the in-process test clients (TestClient, httpx.ASGITransport).
+        api_allowed_hosts=["testserver", "knotwork.test"],
     )
 
 

@@ -35,7 +35,9 @@ def client(settings: Settings, vault: Path, empty_db: Neo4jTarget) -> Iterator[T
             }
         )
     )
-    with TestClient(app, headers={"X-API-Key": KEY}) as test_client:
+    # Writes must declare their body's type; these send Markdown.
+    markdown = {"Content-Type": "text/markdown"}
+    with TestClient(app, headers={"X-API-Key": KEY, **markdown}) as test_client:
         yield test_client
 
 
@@ -163,7 +165,7 @@ def read_only_client(
     app = create_app(
         settings.model_copy(update={"vault_path": vault, "extract": False, "vault_read_only": True})
     )
-    with TestClient(app) as test_client:
+    with TestClient(app, headers={"Content-Type": "text/markdown"}) as test_client:
         assert test_client.post("/sync").json()["written"] == 1, "reading is still allowed"
         yield test_client
 

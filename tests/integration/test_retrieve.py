@@ -41,7 +41,11 @@ def test_both_retrievers_find_the_note_and_cite_lines(client: TestClient) -> Non
 
 
 def test_an_edit_removes_old_text_from_the_evidence(client: TestClient, vault: Path) -> None:
-    response = client.put("/notes/Alice.md", content="# Alice\n\nAlice now paints.\n")
+    response = client.put(
+        "/notes/Alice.md",
+        content="# Alice\n\nAlice now paints.\n",
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.status_code == 200
     body = client.post("/retrieve", json={"question": "graph database Bob"}).json()
     assert all("Bob" not in c["snippet"] for c in body["citations"])

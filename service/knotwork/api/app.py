@@ -7,9 +7,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from knotwork import __version__
+from knotwork.api.body import BodyScreen, validation_error
+from knotwork.api.guard import RequestGuard
+from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
+from knotwork.api.responses import COMMON_RESPONSES
 from knotwork.api.routes import health, notes, query
 from knotwork.core import open_core
 from knotwork.errors import (
@@ -22,6 +27,7 @@ from knotwork.errors import (
     NoteError,
     VaultPathError,
 )
+from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -47,7 +53,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with open_core(settings) as core:
             await core.ensure_ready()
             app.state.core = core
-            log.info("knotwork %s ready on Neo4j %s", __version__, settings.neo4j_uri)
+            app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
+            log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
             yield
 
     app = FastAPI(
@@ -55,12 +62,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="A Markdown vault as a live knowledge graph in Neo4j, with cited answers.",
         lifespan=lifespan,
+        responses=COMMON_RESPONSES,
     )
 
     @app.exception_handler(KnotworkError)
     async def _knotwork_error(_: Request, exc: KnotworkError) -> JSONResponse:
         status = next((code for kind, code in _STATUS.items() if isinstance(exc, kind)), 500)
-        return JSONResponse({"error": type(exc).__name__, "detail": str(exc)}, status_code=status)
+        # A dependency that is down or busy may be back soon: say when to retry.
+        retry = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None
+        return JSONResponse(
+            {"error": type(exc).__name__, "detail": redact(str(exc))},
+            status_code=status,
+            headers=retry,
+        )
+
+    app.add_exception_handler(RequestValidationError, validation_error)
+    # The last added runs first: a request meets RequestGuard (Host, Origin, body type, the
+    # docs' key), then BodyScreen (size, then well-formed JSON or UTF-8), then the routes.
+    app.add_middleware(BodyScreen, settings=settings)
+    app.add_middleware(RequestGuard, settings=settings)
 
     app.include_router(health.router)
     app.include_router(notes.router)

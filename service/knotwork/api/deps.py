@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import APIKeyHeader
 
+from knotwork.api.guard import key_matches
 from knotwork.core import Core
 
 
@@ -19,14 +19,20 @@ def get_core(request: Request) -> Core:
 CoreDep = Annotated[Core, Depends(get_core)]
 
 _api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False)
+ApiKeyDep = Annotated[str | None, Depends(_api_key_header)]
 
 
-def require_api_key(core: CoreDep, key: Annotated[str | None, Depends(_api_key_header)]) -> None:
+def has_api_key(core: CoreDep, key: ApiKeyDep) -> bool:
+    """Whether the request carries the configured key (True when none is configured)."""
+    return key_matches(core.settings.api_key, key)
+
+
+KeyGiven = Annotated[bool, Depends(has_api_key)]
+
+
+def require_api_key(given: KeyGiven) -> None:
     """When an API key is configured, every protected route needs it in ``X-API-Key``."""
-    expected = core.settings.api_key
-    if expected is None:
-        return
-    if key is None or not secrets.compare_digest(key, expected.get_secret_value()):
+    if not given:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
             detail="missing or wrong X-API-Key header",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.config import JsonDict
 
 from knotwork.answer import Answer, Cited
+from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -251,7 +252,7 @@ def query_response(result: Answer) -> QueryResponse:
         facts=[_fact(f) for f in result.facts],
         paths=[_path(p) for p in result.paths],
         timings=_timings(result.timings_ms),
-        warnings=result.warnings,
+        warnings=[redact(w) for w in result.warnings],
     )
 
 
@@ -262,7 +263,7 @@ def retrieve_response(evidence: Evidence, ok: bool) -> RetrieveResponse:
         facts=[_fact(f) for f in evidence.facts],
         paths=[_path(p) for p in evidence.paths],
         timings=_timings(evidence.timings_ms),
-        warnings=evidence.warnings,
+        warnings=[redact(w) for w in evidence.warnings],
     )
 
 
@@ -275,5 +276,5 @@ def evidence_event(evidence: Evidence) -> dict[str, Any]:
         "relevance": round(evidence.relevance, 4),
         "keywords": evidence.keywords,
         "timings": _timings(evidence.timings_ms),
-        "warnings": evidence.warnings,
+        "warnings": [redact(w) for w in evidence.warnings],
     }

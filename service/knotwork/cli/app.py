@@ -14,6 +14,7 @@ import typer
 
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
+from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
 
 app = typer.Typer(
@@ -34,10 +35,11 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> 
     )
     for noisy in ("httpx", "neo4j"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    install_log_redaction()
 
 
 def fail(exc: KnotworkError) -> typer.Exit:
-    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    typer.secho(f"error: {redact(str(exc))}", fg=typer.colors.RED, err=True)
     return typer.Exit(2 if isinstance(exc, ConfigError) else 1)
 
 

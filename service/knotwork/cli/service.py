@@ -66,12 +66,15 @@ def mcp_server(
     Over stdio, stdout carries only the protocol; logs go to stderr. Over http, the REST API's
     rule holds: beyond loopback only with KNOTWORK_API_KEY, sent as the X-API-Key header.
     """
+    import anyio
+
     from knotwork.mcp_server import create_mcp_server, http_app
+    from knotwork.mcp_stdio import serve_stdio
 
     settings = get_settings()
     try:
         if transport is Transport.stdio:
-            create_mcp_server(settings).run("stdio")
+            anyio.run(serve_stdio, create_mcp_server(settings))
             return
         import uvicorn
 

@@ -1,22 +1,39 @@
-"""``GET /health``: Neo4j, its indexes, Ollama and its models, and the manifest."""
+"""``GET /health``: Neo4j, its indexes, Ollama and its models, and the manifest.
+
+Open to every caller, as load balancers and compose health checks call it without a key; with
+an API key set, a caller without it learns only ready or not (``{"ok": …}``), never versions,
+addresses, index names or the watcher's host.
+"""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
-from knotwork.api.deps import CoreDep
+from knotwork.api.deps import CoreDep, KeyGiven
 from knotwork.health import HealthReport, check_health
 
 router = APIRouter(tags=["health"])
 
 
+class Readiness(BaseModel):
+    """What a caller without the API key is told."""
+
+    ok: bool
+
+
 @router.get(
     "/health",
-    response_model=HealthReport,
-    responses={503: {"model": HealthReport, "description": "a dependency is not ready"}},
-    summary="Readiness of Neo4j, Ollama and the manifest",
+    response_model=HealthReport | Readiness,
+    responses={
+        503: {"model": HealthReport | Readiness, "description": "a dependency is not ready"}
+    },
+    summary="Readiness of Neo4j, Ollama and the manifest (details only with the API key)",
 )
-async def health(core: CoreDep) -> JSONResponse:
+async def health(core: CoreDep, keyed: KeyGiven) -> JSONResponse:
     report = await check_health(core)
-    return JSONResponse(report.model_dump(mode="json"), status_code=200 if report.ok else 503)
+    status = 200 if report.ok else 503
+    if not keyed:
+        return JSONResponse(Readiness(ok=report.ok).model_dump(), status_code=status)
+    return JSONResponse(report.model_dump(mode="json"), status_code=status)

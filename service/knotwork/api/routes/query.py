@@ -20,6 +20,7 @@ from knotwork.answer import (
     sufficient,
 )
 from knotwork.api.deps import Authorized, CoreDep
+from knotwork.api.limits import LimiterDep
 from knotwork.api.schemas import (
     QueryRequest,
     QueryResponse,
@@ -79,6 +80,17 @@ _SSE_DOC = (
 )
 
 
+# One Server-Sent Event of the stream; ``data`` is a JSON document.
+_SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["evidence", "token", "done"]},
+        "data": {"type": "string", "description": "JSON"},
+    },
+    "required": ["event", "data"],
+}
+
+
 def _sse(event: str, data: Any) -> bytes:
     """One Server-Sent Event; JSON keeps the data on a single line."""
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
@@ -108,11 +120,12 @@ async def _events(first: AnswerEvent, rest: AsyncIterator[AnswerEvent]) -> Async
         "`model_unavailable` (with the ranked evidence) when the chat model does not answer. "
         "Citations the model makes up are removed and listed in `dropped_citations`. " + _SSE_DOC
     ),
-    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+    responses={200: {"content": {"text/event-stream": {"schema": _SSE_EVENT}}}},
 )
 async def query(
     body: Annotated[QueryRequest, Body(openapi_examples=_QUERY_EXAMPLES)],
     core: CoreDep,
+    limiter: LimiterDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> QueryResponse | StreamingResponse:
     filters = body.filters.to_filters()
@@ -120,14 +133,19 @@ async def query(
         events = answer_stream(
             core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
         )
-        # Retrieval runs here, so its errors (Neo4j down) get their status before the stream.
-        first = await anext(events)
+        # Retrieval runs here, so its errors (Neo4j down) get their status before the stream;
+        # the slot bounds retrieval, not the model's tokens.
+        async with limiter.slot():
+            first = await anext(events)
         return StreamingResponse(
             _events(first, events),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
-    result = await answer(core, body.question, mode=body.mode, top_k=body.top_k, filters=filters)
+    async with limiter.slot():
+        result = await answer(
+            core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
+        )
     return query_response(result)
 
 
@@ -137,9 +155,13 @@ async def query(
     summary="Ranked evidence (chunks with note, heading and lines); no model call",
 )
 async def retrieve_evidence(
-    body: Annotated[RetrieveRequest, Body(openapi_examples=_RETRIEVE_EXAMPLES)], core: CoreDep
+    body: Annotated[RetrieveRequest, Body(openapi_examples=_RETRIEVE_EXAMPLES)],
+    core: CoreDep,
+    limiter: LimiterDep,
 ) -> RetrieveResponse:
-    evidence = await gather(
-        core, body.question, mode="retrieve", top_k=body.top_k, filters=body.filters.to_filters()
-    )
+    filters = body.filters.to_filters()
+    async with limiter.slot():
+        evidence = await gather(
+            core, body.question, mode="retrieve", top_k=body.top_k, filters=filters
+        )
     return retrieve_response(evidence, sufficient(core, evidence))

@@ -1,0 +1,211 @@
+"""Request bodies: bounded before they are read, checked before a route sees them, and never
+echoed back at length.
+
+``BodyScreen`` refuses a body whose ``Content-Length`` is above the limit without reading it,
+and counts the bytes of a body sent without one, stopping at the limit (413). The limit is
+``KNOTWORK_MAX_NOTE_BYTES`` for ``PUT /notes/…`` and ``KNOTWORK_API_MAX_BODY_BYTES`` for the
+rest. A body within it is checked as the API's own decoder would not: JSON must be standard
+JSON (no ``NaN``/``Infinity``, no number too large for a float, no lone surrogate in any
+string, at most ``MAX_DEPTH`` levels deep) and Markdown must be UTF-8. Each problem is a 422
+shaped as FastAPI's own validation errors, with a message that says what to send instead.
+
+``validation_error`` renders FastAPI's 422s with every input longer than ``ECHO_LIMIT``
+characters cut down, so a huge or hostile body is never sent back whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import deque
+from typing import Any
+
+from fastapi import Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from knotwork.settings import Settings
+
+MAX_DEPTH = 32
+ECHO_LIMIT = 200
+
+
+class BodyProblem(ValueError):
+    """A body that parses, or not, into something the API refuses; the message says why."""
+
+
+def _reject_constant(name: str) -> float:
+    raise BodyProblem(f"{name} is not a JSON number; send a finite number or null")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BodyProblem(f"the number {text[:40]} is too large; send a finite number")
+    return value
+
+
+def _walk(value: Any) -> None:
+    """Depth and lone surrogates, iteratively (a hostile body must not exhaust the stack)."""
+    stack: deque[tuple[Any, int]] = deque([(value, 1)])
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BodyProblem(f"the JSON nests deeper than {MAX_DEPTH} levels")
+        if isinstance(item, str):
+            _valid_unicode(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                _valid_unicode(key)
+                stack.append((inner, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1) for inner in item)
+
+
+def _valid_unicode(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        raise BodyProblem(
+            f"a string holds a lone surrogate (\\u{code:04x}), which is not text; "
+            "send valid Unicode"
+        ) from exc
+
+
+def check_json(raw: bytes) -> None:
+    """Raise BodyProblem unless ``raw`` is standard JSON the API can take."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyProblem(f"the body is not UTF-8 (byte at offset {exc.start})") from exc
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+    except RecursionError as exc:
+        raise BodyProblem(f"the JSON nests deeper than {MAX_DEPTH} levels") from exc
+    except BodyProblem:
+        raise
+    except ValueError as exc:
+        raise BodyProblem(f"the body is not valid JSON: {str(exc)[:200]}") from exc
+    _walk(value)
+
+
+def check_markdown(raw: bytes) -> None:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start : exc.start + 1].hex()
+        raise BodyProblem(
+            f"the note is not valid UTF-8 (byte 0x{bad} at offset {exc.start}); convert it "
+            "to UTF-8 and send it again (nothing was written)"
+        ) from exc
+
+
+def _invalid(message: str) -> JSONResponse:
+    """A 422 shaped as FastAPI's validation errors, so clients parse one shape."""
+    return JSONResponse(
+        {"detail": [{"type": "body_invalid", "loc": ["body"], "msg": message}]}, status_code=422
+    )
+
+
+class BodyScreen:
+    """ASGI middleware: the size limit, then the JSON and UTF-8 checks, then the app."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.note_limit = settings.max_note_bytes
+        self.limit = settings.api_max_body_bytes
+
+    def _limit(self, scope: Scope) -> tuple[int, str]:
+        if scope["method"] == "PUT" and scope["path"].startswith("/notes/"):
+            return self.note_limit, "KNOTWORK_MAX_NOTE_BYTES"
+        return self.limit, "KNOTWORK_API_MAX_BODY_BYTES"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        if "content-length" not in headers and "transfer-encoding" not in headers:
+            await self.app(scope, receive, send)
+            return
+        limit, setting = self._limit(scope)
+        too_large = JSONResponse(
+            {"detail": f"the body is larger than the limit of {limit} bytes ({setting})"},
+            status_code=413,
+        )
+        declared = headers.get("content-length", "")
+        if declared.strip().isdigit() and int(declared) > limit:
+            await too_large(scope, receive, send)
+            return
+        body = bytearray()
+        trailing: Message | None = None
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                trailing = message
+                break
+            body.extend(message.get("body", b""))
+            if len(body) > limit:
+                await too_large(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+        try:
+            if kind == "application/json" and body:
+                check_json(bytes(body))
+            elif kind == "text/markdown":
+                check_markdown(bytes(body))
+        except BodyProblem as exc:
+            await _invalid(str(exc))(scope, receive, send)
+            return
+        pending: deque[Message] = deque(
+            [{"type": "http.request", "body": bytes(body), "more_body": False}]
+        )
+        if trailing is not None:
+            pending.append(trailing)
+
+        async def replay() -> Message:
+            return pending.popleft() if pending else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _short(value: Any) -> Any:
+    """An echoed input as it was when its JSON is short and plain text; else the start of
+    its JSON (non-ASCII escaped), marked as cut."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+        text.encode("utf-8")  # a lone surrogate cannot be sent back as it is
+    except ValueError:
+        text = None
+    if text is not None and len(text) <= ECHO_LIMIT:
+        return json.loads(text)
+    shown = json.dumps(value, ensure_ascii=True, default=str)
+    if len(shown) <= ECHO_LIMIT:
+        return shown
+    return f"{shown[:ECHO_LIMIT]}… ({len(shown)} characters, cut)"
+
+
+def _loc(part: Any) -> Any:
+    return part if isinstance(part, int) else _short(str(part))
+
+
+async def validation_error(_: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's 422, with long or unprintable inputs (and names in ``loc``) cut down."""
+    assert isinstance(exc, RequestValidationError)
+    errors = []
+    for error in exc.errors():
+        shown: dict[str, Any] = {
+            "type": error["type"],
+            "loc": [_loc(part) for part in error["loc"]],
+            "msg": _short(str(error["msg"])),
+        }
+        if "input" in error:
+            shown["input"] = _short(error["input"])
+        errors.append(shown)
+    return JSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)

@@ -1,0 +1,173 @@
+"""Who may talk to the HTTP API at all: one rule for the REST app and the MCP HTTP transport.
+
+A web page must not reach a server on this machine. DNS rebinding points a page's own host name
+at 127.0.0.1, so its requests arrive with a foreign ``Host``; a cross-site request carries a
+foreign ``Origin``; a "simple" cross-site request (a form, or ``fetch`` in ``no-cors`` mode)
+is a POST whose type is ``text/plain``, a form type, or none. So:
+
+* ``Host`` must name this server: its bind address and port, on loopback also ``127.0.0.1``,
+  ``localhost`` and ``[::1]`` at that port, plus ``KNOTWORK_API_ALLOWED_HOSTS``. A server bound
+  to every interface (``0.0.0.0``) cannot know its names and checks none unless that setting
+  lists them; it requires the API key instead. Otherwise 421.
+* ``Origin``, when present, must be an allowed host (or the request's own host, where any host
+  is allowed); 403 otherwise (``null`` included).
+* A request with a body (any method) must declare it ``application/json`` or
+  ``text/markdown`` (UTF-8); 415 otherwise.
+* With an API key set, ``/docs``, ``/redoc`` and ``/openapi.json`` need it too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from pydantic import SecretStr
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from knotwork.settings import Settings
+
+BODY_TYPES = ("application/json", "text/markdown")
+DOC_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+_WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})  # noqa: S104 (recognised, not bound)
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def key_matches(expected: SecretStr | None, given: str | bytes | None) -> bool:
+    """Whether ``given`` is the configured key; True when none is configured (an empty
+    ``KNOTWORK_API_KEY=`` line counts as none). Compares bytes, so a header holding any
+    character is a plain mismatch (a str compare raises on non-ASCII).
+    """
+    if expected is None or not expected.get_secret_value():
+        return True
+    if given is None:
+        return False
+    raw = given if isinstance(given, bytes) else given.encode("latin-1", errors="replace")
+    return secrets.compare_digest(raw, expected.get_secret_value().encode())
+
+
+def _host_literal(host: str) -> str:
+    """A bind address as it appears in a Host header (IPv6 in brackets), lower case."""
+    host = host.strip().lower()
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            return f"[{host}]"
+    except ValueError:
+        pass
+    return host
+
+
+@dataclass(frozen=True)
+class HostRule:
+    """The Host names (``name:port`` and bare ``name``) this server answers to."""
+
+    exact: frozenset[str]
+    names: frozenset[str]  # allowed at any port
+    any_host: bool
+
+    @classmethod
+    def of(cls, settings: Settings) -> HostRule:
+        extra = [h.strip().lower() for h in settings.api_allowed_hosts if h.strip()]
+        if "*" in extra or (settings.api_host.strip() in _WILDCARD_BINDS and not extra):
+            return cls(frozenset(), frozenset(), any_host=True)
+        port = settings.api_port
+        bound = [_host_literal(settings.api_host)]
+        if settings.api_is_loopback():
+            bound += _LOOPBACK_NAMES
+        exact = {f"{name}:{port}" for name in bound}
+        if port == 80:
+            exact |= set(bound)
+        with_port = {h for h in extra if h.rsplit(":", 1)[-1].isdigit() and not h.endswith("]")}
+        return cls(frozenset(exact | with_port), frozenset(set(extra) - with_port), False)
+
+    def allows(self, host: str) -> bool:
+        host = host.strip().lower()
+        if self.any_host:
+            return True
+        if host in self.exact or host in self.names:
+            return True
+        name, _, port = host.rpartition(":")
+        return bool(name) and port.isdigit() and not host.endswith("]") and name in self.names
+
+    def allows_origin(self, origin: str, host: str) -> bool:
+        parts = urlsplit(origin.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+            return False
+        netloc = parts.netloc.lower()
+        if self.any_host:
+            return netloc == host.strip().lower() or netloc in self.names
+        return self.allows(netloc)
+
+
+def _refusal(status: int, detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+def _has_body(headers: Headers) -> bool:
+    length = headers.get("content-length")
+    if length is not None:
+        return length.strip() != "0"
+    return "transfer-encoding" in headers
+
+
+def body_type_problem(headers: Headers) -> str | None:
+    """Why a body's declared type is refused, or None when it is JSON or Markdown in UTF-8."""
+    declared = headers.get("content-type")
+    if declared is None:
+        return "the request has a body but no Content-Type"
+    kind, _, params = declared.partition(";")
+    if kind.strip().lower() not in BODY_TYPES:
+        return f"Content-Type {kind.strip()[:80]!r} is not accepted"
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() != "utf-8":
+            return f"charset {value.strip()[:40]!r} is not accepted; send UTF-8"
+    return None
+
+
+class RequestGuard:
+    """ASGI middleware: Host, Origin, the body's type, and the key on the API's docs."""
+
+    def __init__(self, app: ASGIApp, settings: Settings, *, docs: bool = True) -> None:
+        self.app = app
+        self.rule = HostRule.of(settings)
+        self.key = settings.api_key
+        self.docs = docs
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (refused := self.check(scope)) is not None:
+            await refused(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def check(self, scope: Scope) -> JSONResponse | None:
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        if not self.rule.allows(host):
+            return _refusal(
+                421,
+                f"this server does not answer to Host {host[:100]!r}; add the name to "
+                "KNOTWORK_API_ALLOWED_HOSTS if it is yours",
+            )
+        origin = headers.get("origin")
+        if origin is not None and not self.rule.allows_origin(origin, host):
+            return _refusal(
+                403,
+                f"cross-site requests are refused (Origin {origin[:100]!r}); add the origin's "
+                "host to KNOTWORK_API_ALLOWED_HOSTS if it is yours",
+            )
+        if _has_body(headers) and (problem := body_type_problem(headers)) is not None:
+            return _refusal(
+                415, f"{problem}; send application/json, or text/markdown for a note's body"
+            )
+        docs = self.docs and scope["path"] in DOC_PATHS
+        if docs and not key_matches(self.key, headers.get("x-api-key")):
+            return JSONResponse(
+                {"detail": "missing or wrong X-API-Key header"},
+                status_code=401,
+                headers={"WWW-Authenticate": "APIKey"},
+            )
+        return None

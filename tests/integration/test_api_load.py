@@ -1,0 +1,102 @@
+"""Outages and bursts: with Neo4j gone every route answers 503 within two seconds (and again
+200 once it is back), and a burst of 200 concurrent retrievals never gets a 500 — each one is
+answered, or told with 503 and Retry-After to come back."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from knotwork.api import create_app
+from knotwork.settings import Settings
+from tests.integration.conftest import Neo4jTarget
+from tests.integration.server import TcpProxy, free_port, serving
+
+ALICE = "# Alice\n\nAlice works with Bob on the graph database.\n"
+
+
+@pytest.fixture
+def proxy(neo4j_target: Neo4jTarget) -> Iterator[TcpProxy]:
+    target = urlsplit(neo4j_target.uri)
+    proxied = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687).start()
+    yield proxied
+    proxied.close()
+
+
+def test_with_neo4j_down_every_route_fails_fast(
+    settings: Settings, vault: Path, empty_db: Neo4jTarget, proxy: TcpProxy
+) -> None:
+    (vault / "Alice.md").write_text(ALICE)
+    through = settings.model_copy(
+        update={"neo4j_uri": f"bolt://127.0.0.1:{proxy.port}", "vault_path": vault}
+    )
+    with TestClient(create_app(through)) as client:
+        assert client.post("/sync").status_code == 200
+        assert client.get("/health").status_code == 200
+        proxy.cut()
+        calls = {
+            "health": lambda: client.get("/health"),
+            "stats": lambda: client.get("/stats"),
+            "note": lambda: client.get("/notes/Alice.md"),
+            "retrieve": lambda: client.post("/retrieve", json={"question": "Who is Alice?"}),
+            "query": lambda: client.post("/query", json={"question": "Alice?", "mode": "fast"}),
+        }
+        for name, call in calls.items():
+            for _ in range(2):  # the first call finds the pooled connections dead, the next none
+                started = time.monotonic()
+                response = call()
+                took = time.monotonic() - started
+                assert response.status_code == 503, (name, response.text)
+                assert took <= 2.0, (name, took)
+            if name != "health":
+                assert response.headers["Retry-After"] == "1"
+                assert "not reachable" in response.json()["detail"]
+        proxy.restore()
+        assert client.get("/stats").status_code == 200
+        assert client.get("/health").status_code == 200
+
+
+async def burst(base: str, count: int) -> list[httpx.Response]:
+    limits = httpx.Limits(max_connections=count)
+    async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as client:
+        return await asyncio.gather(
+            *(
+                client.post("/retrieve", json={"question": f"Who works with Bob? {i}"})
+                for i in range(count)
+            )
+        )
+
+
+@pytest.mark.parametrize(("waiting", "all_answered"), [(256, True), (4, False)])
+def test_200_concurrent_retrievals_never_get_a_500(
+    settings: Settings, vault: Path, empty_db: Neo4jTarget, waiting: int, all_answered: bool
+) -> None:
+    (vault / "Alice.md").write_text(ALICE)
+    port = free_port()
+    bounded = settings.model_copy(
+        update={
+            "vault_path": vault,
+            "extract": False,
+            "api_port": port,
+            "api_max_concurrent": 4,
+            "api_max_waiting": waiting,
+        }
+    )
+    with serving(create_app(bounded), port) as base:
+        assert httpx.post(f"{base}/sync", timeout=60).status_code == 200
+        responses = asyncio.run(burst(base, 200))
+    statuses = [r.status_code for r in responses]
+    assert set(statuses) <= {200, 503}, sorted(set(statuses))
+    assert all(r.headers.get("Retry-After") == "1" for r in responses if r.status_code == 503)
+    assert all(r.json()["citations"] for r in responses if r.status_code == 200)
+    if all_answered:
+        assert statuses.count(200) == 200
+    else:  # 4 running and 4 waiting: the rest are told to come back
+        assert 8 <= statuses.count(200) < 200 and statuses.count(503) > 0

@@ -1,0 +1,104 @@
+"""The pieces of the API's guard that need no server: URL redaction in text and logs, the key
+a header can carry, the Host and Origin allow-list and the accepted body types."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from pydantic import SecretStr
+from starlette.datastructures import Headers
+
+from knotwork.api.guard import HostRule, body_type_problem, key_matches
+from knotwork.errors import ConfigError
+from knotwork.redact import RedactingFilter, redact
+from tests.conftest import make_settings
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("http://u:pw@h:11434", "http://u:***@h:11434"),
+        (
+            "Ollama at https://tok@ollama.example/api did not",
+            "Ollama at https://***@ollama.example/api did not",
+        ),
+        (
+            "bolt+s://neo4j:p%40ss@db:7687 and http://a:b@c",
+            "bolt+s://neo4j:***@db:7687 and http://a:***@c",
+        ),
+        ("http://127.0.0.1:11434/api/chat", "http://127.0.0.1:11434/api/chat"),
+        ("mail alice@example.org", "mail alice@example.org"),
+    ],
+)
+def test_redact_masks_url_credentials(text: str, shown: str) -> None:
+    assert redact(text) == shown
+
+
+def test_log_records_are_redacted(caplog: pytest.LogCaptureFixture) -> None:
+    logger = logging.getLogger("knotwork.test_redact")
+    caplog.handler.addFilter(RedactingFilter())
+    try:
+        raise ValueError("could not reach http://u:hunter2@ollama:11434")
+    except ValueError:
+        logger.exception("model at %s failed", "http://u:hunter2@ollama:11434")
+    assert "hunter2" not in caplog.text
+    assert "http://u:***@ollama:11434" in caplog.text
+
+
+def test_a_key_a_header_cannot_carry_is_refused_at_start() -> None:
+    for key in ("ключ-ключ-ключ-ключ-ключ", "a" * 20 + " b", "a" * 20 + "\t"):
+        with pytest.raises(ConfigError, match="cannot carry"):
+            make_settings(api_key=SecretStr(key)).check_api_exposure()
+    make_settings(api_key=SecretStr("A-zA_z0~9!" * 2)).check_api_exposure()
+
+
+def test_key_matches_any_bytes_without_raising() -> None:
+    key = SecretStr("k" * 20)
+    assert key_matches(key, "k" * 20) and key_matches(key, b"k" * 20)
+    for given in ("ключ", "k" * 19 + "é", b"\xff", None, ""):
+        assert not key_matches(key, given)
+    assert key_matches(None, None) and key_matches(SecretStr(""), None)  # `KEY=` in .env
+
+
+def test_host_rule_on_loopback() -> None:
+    rule = HostRule.of(make_settings(api_port=8123, api_allowed_hosts="Notes.Example, proxy:8443"))
+    for host in ("127.0.0.1:8123", "localhost:8123", "[::1]:8123", "notes.example", "proxy:8443"):
+        assert rule.allows(host), host
+    assert rule.allows("notes.example:9000")  # a name without a port: any port
+    for host in ("127.0.0.1:8000", "localhost", "evil.example:8123", "proxy:8444", "", "[::1]"):
+        assert not rule.allows(host), host
+    assert rule.allows_origin("http://localhost:8123", "localhost:8123")
+    assert rule.allows_origin("https://notes.example", "127.0.0.1:8123")
+    for origin in ("null", "http://localhost:3000", "file://", "http://u@localhost:8123"):
+        assert not rule.allows_origin(origin, "localhost:8123"), origin
+
+
+def test_host_rule_bound_everywhere() -> None:
+    key = SecretStr("k" * 20)
+    anywhere = HostRule.of(make_settings(api_host="0.0.0.0", api_key=key))
+    assert anywhere.allows("10.0.0.5:8000") and anywhere.allows("notes.lan")
+    assert anywhere.allows_origin("http://notes.lan:8000", "notes.lan:8000")
+    assert not anywhere.allows_origin("https://evil.example", "notes.lan:8000")
+    named = HostRule.of(make_settings(api_host="0.0.0.0", api_key=key, api_allowed_hosts="a.lan"))
+    assert named.allows("a.lan:8000") and not named.allows("b.lan:8000")
+    bound = HostRule.of(make_settings(api_host="10.0.0.5", api_key=key))
+    assert bound.allows("10.0.0.5:8000") and not bound.allows("localhost:8000")
+
+
+@pytest.mark.parametrize(
+    ("declared", "ok"),
+    [
+        ("application/json", True),
+        ("text/markdown; charset=utf-8", True),
+        ('Application/JSON; charset="UTF-8"', True),
+        ("text/plain", False),
+        ("application/x-www-form-urlencoded", False),
+        ("multipart/form-data; boundary=x", False),
+        ("text/markdown; charset=iso-8859-1", False),
+        (None, False),
+    ],
+)
+def test_body_types(declared: str | None, ok: bool) -> None:
+    headers = Headers({"content-type": declared} if declared else {})
+    assert (body_type_problem(headers) is None) is ok
