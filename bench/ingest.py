@@ -86,7 +86,9 @@ async def embedder_alone(core: Core, folder: Path, paths: list[str]) -> float:
         note = parse_note(path, (folder / path).read_text(encoding="utf-8"))
         texts += embed_inputs(chunk_note(note, "alone", core.settings.chunk_size))
     start = time.perf_counter()
-    await core.embedder.aget_text_embedding_batch(texts)
+    step = 2 * core.settings.ingest_batch  # what one sync batch asks at once (two chunks a note)
+    for i in range(0, len(texts), step):
+        await core.embedder.aget_text_embedding_batch(texts[i : i + step])
     return time.perf_counter() - start
 
 

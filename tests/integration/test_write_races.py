@@ -73,11 +73,18 @@ async def test_interleaved_puts_and_deletes_leave_disk_and_graph_equal(
     async with app.router.lifespan_context(app):
         core: Core = app.state.core
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=True)
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        # A host name the test settings allow (see conftest), and a Markdown body type.
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://knotwork.test"
+        ) as client:
 
             async def send(method: str, path: str) -> tuple[str, httpx.Response]:
                 if method == "PUT":
-                    return method, await client.put(f"/notes/{path}", content=body(rng, path))
+                    return method, await client.put(
+                        f"/notes/{path}",
+                        content=body(rng, path),
+                        headers={"content-type": "text/markdown"},
+                    )
                 return method, await client.delete(f"/notes/{path}")
 
             await send("PUT", "Other.md")
