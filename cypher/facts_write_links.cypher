@@ -2,9 +2,9 @@
 // lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first,
 // and of notes whose paths differ only by case the one whose path sorts first (capitals
 // first); when none exists, an (:Unresolved {key}) placeholder that resolves when the note
-// appears. A placeholder is named by its key, whichever note linked it first.
+// appears.
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
-//             before), stem, props (map of relationship properties, including source =
+//             before), stem, name, props (map of relationship properties, including source =
 //             the asserting note's path and target = the link key))
 // Returns: written (int)
 UNWIND $facts AS f
@@ -17,7 +17,7 @@ CALL (f) {
 }
 CALL (f, m) {
   WITH f, m WHERE m IS NULL
-  MERGE (u:Unresolved {vault: $vault, key: f.props.target}) SET u.name = u.key
+  MERGE (u:Unresolved {vault: $vault, key: f.props.target}) ON CREATE SET u.name = f.name
   RETURN u AS target
   UNION
   WITH m WHERE m IS NOT NULL

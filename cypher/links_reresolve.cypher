@@ -21,7 +21,7 @@ WITH r, k, best, startNode(r) AS src, endNode(r) AS old
 WHERE (best IS NULL AND NOT old:Unresolved) OR (best IS NOT NULL AND old <> best)
 CALL (k, best) {
   WITH k, best WHERE best IS NULL
-  MERGE (u:Unresolved {vault: $vault, key: k.key}) SET u.name = u.key
+  MERGE (u:Unresolved {vault: $vault, key: k.key}) ON CREATE SET u.name = k.key
   RETURN u AS dest
   UNION
   WITH best WHERE best IS NOT NULL

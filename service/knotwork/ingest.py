@@ -14,25 +14,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from knotwork import draft as drafting
-from knotwork import extract, similar, write
-from knotwork.chunk import embed_text
+from knotwork import extract, write
+from knotwork import names as names_cache
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
-from knotwork.models import Chunk, Fact, ParsedNote
-from knotwork.names import NameIndex, Names, NameView
-from knotwork.rows import FACTS_VERSION, fact_rows
+from knotwork.modelcalls import ModelCalls
+from knotwork.models import ParsedNote
+from knotwork.names import Names, NameView
+from knotwork.rows import FACTS_VERSION
 from knotwork.vault import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
-MODEL_BACKOFF_S = 30.0
 
 
 @dataclass
@@ -96,8 +96,10 @@ class Ingestor:
         self.vault = vault or self.settings.vault_name
         self.extract_enabled = self.settings.extract if extract_enabled is None else extract_enabled
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
-        self._models_down_until = 0.0
         self.embed_enabled = embed_enabled
+        self.models = ModelCalls(
+            core, self.vault, self.extract_enabled, embed_enabled, self.model_tag
+        )
         # A sync links new entities once at its end rather than after every batch.
         self.defer_entity_links = False
 
@@ -177,7 +179,7 @@ class Ingestor:
         if not self.settings.mentions:
             names = None
         elif names is None:
-            token, base = await self._names()
+            token, base = await names_cache.cached(self.core.store, self.core.names, self.vault)
             view = NameView(base)
             for d in drafts.values():
                 if d.renamed_from:
@@ -210,7 +212,9 @@ class Ingestor:
         else:
             results = {}
         if batch.names_token:
-            self._names_written(prepared)
+            names_cache.written(
+                self.core.names, self.vault, prepared.view, prepared.token, batch.names_token
+            )
         for outcome in prepared.outcomes:
             result = results.get(outcome.path)
             if result is None or outcome.status in ("unchanged", "missing"):
@@ -232,40 +236,19 @@ class Ingestor:
                 for c, r in zip(prepared.drafts[w.path].chunks, w.chunks, strict=True)
                 if r["extraction_state"] == "pending"
             ]
-            outcome.extracted = await self._extract(pending, w.path, outcome)
+            got = await self.models.extract(pending, w.path)
+            outcome.extracted = got.done
+            outcome.facts.update(got.facts)
+            outcome.warnings += got.warnings
         if not self.defer_entity_links and batch.writes:
             await self.link_entities()
         return prepared.outcomes
 
-    async def _names(self) -> tuple[str | None, NameIndex]:
-        """The vault's note names: cached while the graph's stamp is the one cached under."""
-        rows = await self.core.store.read("names_stamp", vault=self.vault)
-        tokens = rows[0]["tokens"] if rows else []
-        token = tokens[0] if len(tokens) == 1 else None
-        cached = self.core.names.get(self.vault)
-        if token is not None and cached is not None and cached[0] == token:
-            return token, cached[1]
-        # The stamp is read first: names changed meanwhile are cached under the older token,
-        # which the next read no longer matches, so a stale cache is never trusted.
-        index = NameIndex.from_rows(await self.core.store.read("vault_names", vault=self.vault))
-        if token is not None:
-            self.core.names[self.vault] = (token, index)
-        return token, index
-
-    def _names_written(self, prepared: Prepared) -> None:
-        """After a write that changed names: update the cache, or drop it if another write
-        changed it since it was read."""
-        cached = self.core.names.get(self.vault)
-        view, token = prepared.view, prepared.batch.names_token
-        if cached and view and token and cached[0] == prepared.token and cached[1] is view.base:
-            view.apply()
-            self.core.names[self.vault] = (token, view.base)
-        else:
-            self.core.names.pop(self.vault, None)
-
     @staticmethod
     def changed_names(
-        drafts: Any, deletes: list[write.NoteDelete], states: dict[str, dict[str, Any]]
+        drafts: Iterable[drafting.Draft],
+        deletes: list[write.NoteDelete],
+        states: dict[str, dict[str, Any]],
     ) -> list[str]:
         """Names whose mentions elsewhere may change: those of notes that appear, go, move or
         change their names (old and new)."""
@@ -280,41 +263,11 @@ class Ingestor:
 
     async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted)."""
-        self._models_down_until = 0.0  # an explicit retry asks the models again
-        rows = await self.core.store.read("chunks_pending", vault=self.vault, limit=limit)
-        embedded = extracted = 0
-        need = [r for r in rows if r["embedding_state"] == "pending"]
-        if need:
-            vectors = await self._embed([embed_text(r["heading_path"], r["text"]) for r in need])
-            if vectors is not None:
-                embedded = await self.core.store.set_chunk_embeddings(
-                    [(r["id"], r["hash"], v) for r, v in zip(need, vectors, strict=True)]
-                )
-        if self.extract_enabled:
-            outcome = NoteOutcome("", "written")
-            for row in rows:
-                if row["extraction_state"] != "pending":
-                    continue
-                chunk = Chunk(
-                    id=row["id"],
-                    ord=0,
-                    heading_path=row["heading_path"],
-                    line_start=row["line_start"],
-                    line_end=row["line_start"],
-                    text=row["text"],
-                    hash=row["hash"],
-                )
-                extracted += await self._extract([chunk], row["note_path"], outcome)
-        await self.link_entities()
-        return embedded, extracted
+        return await self.models.retry_pending(limit)
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
-        if not self.embed_enabled:
-            return 0
-        return await similar.link_new_entities(
-            self.core.store, self.settings, self.vault, self._embed
-        )
+        return await self.models.link_entities()
 
     # -- steps -----------------------------------------------------------------------------
 
@@ -355,7 +308,7 @@ class Ingestor:
         chunks = [c for cs in fresh.values() for c in cs]
         if not chunks:
             return
-        vectors = await self._embed(drafting.embed_inputs(chunks))
+        vectors = await self.models.embed(drafting.embed_inputs(chunks))
         by_path = {o.path: o for o in outcomes}
         if vectors is None:
             if self.embed_enabled:
@@ -371,72 +324,3 @@ class Ingestor:
         for path, cs in fresh.items():
             drafts[path].vectors = {c.id: found[c.id] for c in cs}
             by_path[path].embedded = len(cs)
-
-    async def _embed(self, texts: list[str]) -> list[list[float]] | None:
-        """Vectors for texts, or None when the embedding model cannot answer.
-
-        After a failure the model is not asked again for ``MODEL_BACKOFF_S``: a sync over a
-        large vault with Ollama down must not wait for a timeout on every note.
-        """
-        if not self.embed_enabled or time.monotonic() < self._models_down_until:
-            return None
-        for attempt in (1, 2):  # one retry: a model being loaded may time out once
-            try:
-                vectors = await self.core.embedder.aget_text_embedding_batch(texts)
-                break
-            except Exception as exc:  # any client failure means "embed later"
-                if attempt == 1:
-                    await asyncio.sleep(1.0)
-                    continue
-                log.warning("embedding failed, chunks left pending: %s", exc)
-                self._models_down_until = time.monotonic() + MODEL_BACKOFF_S
-                return None
-        dim = self.settings.embed_dimension
-        if any(len(v) != dim for v in vectors):
-            log.warning("embedding model returned vectors not of size %d; chunks pending", dim)
-            return None
-        return [list(v) for v in vectors]
-
-    async def _extract(self, chunks: list[Chunk], path: str, outcome: NoteOutcome) -> int:
-        """Ask the model about each chunk and record the result; the count of successes."""
-        if not self.extract_enabled:
-            return 0
-        done = 0
-        for chunk in chunks:
-            if time.monotonic() < self._models_down_until:
-                outcome.warnings.append(f"{path}: extraction postponed: model unavailable")
-                break
-            result = await extract.extract_chunk(self.core.llm, chunk.heading_path, chunk.text)
-            if result.extraction is None and (result.error or "").startswith("model call failed"):
-                outcome.warnings.append(f"{path}: extraction postponed: {result.error}")
-                self._models_down_until = time.monotonic() + MODEL_BACKOFF_S
-                continue  # stays pending; `knotwork retry` asks again
-            facts: list[Fact] = []
-            entity_rows: list[dict[str, Any]] = []
-            if result.extraction is not None:
-                facts = extract.llm_facts(
-                    result.extraction, chunk.id, chunk.line_start, self.settings.llm_model
-                )
-                entity_rows = drafting.entity_rows(chunk.id, result.extraction)
-            else:
-                outcome.warnings.append(f"{path}: extraction failed for a chunk: {result.error}")
-            _, entities = fact_rows(facts, path)
-            written = await write.write_extraction(
-                self.core.store,
-                self.vault,
-                {
-                    "id": chunk.id,
-                    "hash": chunk.hash,
-                    "extraction": result.extraction.model_dump_json()
-                    if result.extraction
-                    else None,
-                    "extraction_model": self.model_tag,
-                    "extraction_state": "done" if result.extraction else "error",
-                    "extraction_error": result.error,
-                },
-                entities,
-                entity_rows,
-            )
-            done += int(written and result.extraction is not None)
-            outcome.facts.update(f.extractor for f in facts)
-        return done

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from knotwork.graph import GraphStore
+
 
 def _rank(lpath: str, path: str) -> tuple[int, str, str]:
     return (len(lpath), lpath, path)
@@ -134,3 +136,36 @@ class NameView:
             self.base.remove(path)
         for path in self.added.paths():
             self.base.put(path, self.added._lpath_of[path], self.added.keys_of(path))
+
+
+Cache = dict[str, tuple[str, NameIndex]]  # vault → (stamp token, its names): Core.names
+
+
+async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | None, NameIndex]:
+    """The vault's note names and the stamp token they were read under: from ``cache`` while
+    the graph's stamp (names_stamp.cypher) is the token cached, else read anew."""
+    rows = await store.read("names_stamp", vault=vault)
+    tokens = rows[0]["tokens"] if rows else []
+    token = tokens[0] if len(tokens) == 1 else None
+    hit = cache.get(vault)
+    if token is not None and hit is not None and hit[0] == token:
+        return token, hit[1]
+    # The stamp is read first: names changed meanwhile are cached under the older token,
+    # which the next read no longer matches, so a stale cache is never trusted.
+    index = NameIndex.from_rows(await store.read("vault_names", vault=vault))
+    if token is not None:
+        cache[vault] = (token, index)
+    return token, index
+
+
+def written(
+    cache: Cache, vault: str, view: NameView | None, read_token: str | None, new_token: str
+) -> None:
+    """After a write that changed names under ``new_token``: apply the batch's view to the
+    cached names, or drop them if another write changed them since they were read."""
+    hit = cache.get(vault)
+    if hit and view and hit[0] == read_token and hit[1] is view.base:
+        view.apply()
+        cache[vault] = (new_token, view.base)
+    else:
+        cache.pop(vault, None)

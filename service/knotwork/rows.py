@@ -53,6 +53,7 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
                 {
                     "relation": fact.relation,
                     "stem": props["target"].rsplit("/", 1)[-1],
+                    "name": fact.object,
                     "props": props,
                 }
             )
@@ -71,7 +72,7 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 
 # Bump when the facts derived from unchanged text change (new extractor, new rule), so a sync
 # rewrites every note once instead of skipping it as unchanged.
-FACTS_VERSION = 3
+FACTS_VERSION = 2
 
 
 def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:

@@ -43,7 +43,7 @@ link_lines = st.builds(
     st.sampled_from(PHRASES),
     st.one_of(
         st.sampled_from(NAMES),
-        # Case variants of one missing note: its placeholder must not depend on which came first.
+        # Case variants of one missing note: they share one placeholder, whatever came first.
         st.sampled_from(["Ghost", "ghost", "GHOST", "team/Bob", "archive/Eve"]),
     ),
 )
