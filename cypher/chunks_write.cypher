@@ -1,5 +1,6 @@
 // Write notes' chunks: properties, HAS_CHUNK, embeddings (new, or copied from an old chunk
-// with the same hash so unchanged text is never embedded twice). A new embedding travels as
+// with the same hash so unchanged text is never embedded twice). `title` is the chunk's own
+// heading (the note's title above the first heading): Neo4j Browser captions a node by it. A new embedding travels as
 // its decimal text ("0.1,-0.2,…", float32-exact): Bolt sends and decodes that text about four
 // times faster than a list of floats, and the vector is stored as float32 either way.
 // Parameters: $vault (str), $chunks (list of maps: path (the note's), id, ord, heading_path,
@@ -13,6 +14,8 @@ MERGE (c:Chunk {id: ch.id})
 SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch.heading_path,
     c.line_start = ch.line_start, c.line_end = ch.line_end, c.line_map = ch.line_map,
     c.text = ch.text, c.mtext = ch.mtext, c.hash = ch.hash,
+    c.title = CASE WHEN ch.heading_path = '' THEN n.title
+                   ELSE last(split(ch.heading_path, ' > ')) END,
     c.extraction = ch.extraction, c.extraction_model = ch.extraction_model,
     c.extraction_state = ch.extraction_state, c.extraction_error = ch.extraction_error
 MERGE (n)-[:HAS_CHUNK]->(c)

@@ -211,3 +211,23 @@ async def test_rename_keeps_embeddings_and_relinks(
     snap = await snapshot(core.store, "t")
     assert not any(n.startswith("Old/") for n in snap["notes"])
     assert all("|done|" in c for c in snap["chunks"])
+
+
+async def test_chunks_are_captioned_by_their_heading_for_neo4j_browser(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    # Browser captions a node by its `name`, else `title`: chunks carry their own heading there,
+    # the note's title above the first heading, and a rename re-captions the latter.
+    put(vault, "Alice.md", "Intro line.\n\n# Work\nAn engineer.\n\n## Projects\nThe graph.\n")
+    await sync_vault(ingestor)
+
+    async def titles() -> list[str]:
+        rows = await core.store._run(
+            "MATCH (c:Chunk {vault: 't'}) RETURN c.title AS title ORDER BY c.ord", {}, write=False
+        )
+        return [r["title"] for r in rows]
+
+    assert await titles() == ["Alice", "Work", "Projects"]
+    (vault / "Alice.md").rename(vault / "Alice Smith.md")
+    await sync_vault(ingestor)
+    assert await titles() == ["Alice Smith", "Work", "Projects"]
