@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 
 from knotwork import __version__
 from knotwork.api.body import BodyScreen, validation_error
+from knotwork.api.docs import add_docs
 from knotwork.api.guard import RequestGuard
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
 from knotwork.api.responses import COMMON_RESPONSES
@@ -63,7 +64,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="A Markdown vault as a live knowledge graph in Neo4j, with cited answers.",
         lifespan=lifespan,
         responses=COMMON_RESPONSES,
+        docs_url=None,  # add_docs serves them from local assets
+        redoc_url=None,
     )
+    add_docs(app)
 
     @app.exception_handler(KnotworkError)
     async def _knotwork_error(_: Request, exc: KnotworkError) -> JSONResponse:

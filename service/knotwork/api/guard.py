@@ -13,7 +13,9 @@ is a POST whose type is ``text/plain``, a form type, or none. So:
   is allowed); 403 otherwise (``null`` included).
 * A request with a body (any method) must declare it ``application/json`` or
   ``text/markdown`` (UTF-8); 415 otherwise.
-* With an API key set, ``/docs``, ``/redoc`` and ``/openapi.json`` need it too.
+* Bound beyond loopback, ``/docs``, ``/redoc`` and ``/openapi.json`` need the API key too. On
+  loopback they are open, so a browser (which cannot send the header) shows them; the Host and
+  Origin rules above still keep other sites out.
 """
 
 from __future__ import annotations
@@ -134,7 +136,7 @@ class RequestGuard:
     def __init__(self, app: ASGIApp, settings: Settings, *, docs: bool = True) -> None:
         self.app = app
         self.rule = HostRule.of(settings)
-        self.key = settings.api_key
+        self.docs_key = None if settings.api_is_loopback() else settings.api_key
         self.docs = docs
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -164,7 +166,7 @@ class RequestGuard:
                 415, f"{problem}; send application/json, or text/markdown for a note's body"
             )
         docs = self.docs and scope["path"] in DOC_PATHS
-        if docs and not key_matches(self.key, headers.get("x-api-key")):
+        if docs and not key_matches(self.docs_key, headers.get("x-api-key")):
             return JSONResponse(
                 {"detail": "missing or wrong X-API-Key header"},
                 status_code=401,
