@@ -1,7 +1,10 @@
-"""One health check, shared by ``GET /health`` and ``knotwork doctor``."""
+"""One health check, shared by ``GET /health`` and ``knotwork doctor``: each dependency, then
+what the service can do with them — ingest, search, answers, extraction — each ready or not,
+with the reason and the fix."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -44,8 +47,6 @@ class ModelReport(BaseModel):
 class OllamaReport(BaseModel):
     ok: bool
     base_url: str
-    # False when no configured model runs on Ollama (in-process embeddings, extraction off).
-    needed: bool = True
     version: str | None = None
     models: list[ModelReport] = Field(default_factory=list)
     error: str | None = None
@@ -57,8 +58,19 @@ class ManifestReport(BaseModel):
     error: str | None = None
 
 
+class Capability(BaseModel):
+    """One thing the service does, ready or not; ``needed`` is False when the settings turn
+    it off (extraction with ``KNOTWORK_EXTRACT=false``), and then it does not affect ``ok``."""
+
+    ready: bool
+    needed: bool = True
+    reason: str | None = None
+    fix: str | None = None
+
+
 class HealthReport(BaseModel):
-    ok: bool
+    ok: bool  # every needed capability is ready
+    capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
     neo4j: Neo4jReport
     ollama: OllamaReport
     manifest: ManifestReport
@@ -93,19 +105,87 @@ async def _neo4j(core: Core) -> Neo4jReport:
 
 
 def ollama_models(settings: Settings) -> list[tuple[Literal["llm", "embedding"], str]]:
-    """The models Ollama must have pulled: an in-process embedder leaves it only extraction."""
+    """The models Ollama must have pulled: the chat model always (answers need it, extraction
+    too), the embedding model unless embeddings are computed in process."""
     if settings.embed_provider != "ollama":
-        return [("llm", settings.llm_model)] if settings.extract else []
+        return [("llm", settings.llm_model)]
     return [("llm", settings.llm_model), ("embedding", settings.embed_model)]
+
+
+def _model_problem(ollama: OllamaReport, role: str) -> Capability | None:
+    """Why an Ollama model of ``role`` cannot be used, with the fix; None when it can."""
+    model = next((m for m in ollama.models if m.role == role), None)
+    if ollama.version is None:
+        return Capability(
+            ready=False,
+            reason=f"Ollama is not reachable at {ollama.base_url}: {ollama.error}",
+            fix="start Ollama (`ollama serve`) or set KNOTWORK_OLLAMA_BASE_URL",
+        )
+    if model is not None and not model.present:
+        return Capability(
+            ready=False, reason=f"model {model.name} is not pulled", fix=model.pull_command
+        )
+    return None
+
+
+def _degraded(problem: Capability | None, consequence: str) -> Capability:
+    if problem is None:
+        return Capability(ready=True)
+    return problem.model_copy(update={"reason": f"{problem.reason}; {consequence}"})
+
+
+def capabilities(
+    settings: Settings, neo4j: Neo4jReport, ollama: OllamaReport, manifest: ManifestReport
+) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
+    """What the service can do with the dependencies as they are."""
+    if not neo4j.ok:
+        graph = Capability(
+            ready=False,
+            reason=neo4j.error,
+            fix="start Neo4j (`knotwork neo4j start`, or compose) and run `knotwork init`",
+        )
+    elif not manifest.ok:
+        graph = Capability(
+            ready=False,
+            reason=manifest.error,
+            fix="`knotwork init` for a new graph, `knotwork reembed` for another embedding model",
+        )
+    else:
+        graph = Capability(ready=True)
+    if settings.embed_provider == "ollama":
+        embedder = _model_problem(ollama, "embedding")
+    elif importlib.util.find_spec("sentence_transformers") is None:
+        embedder = Capability(
+            ready=False,
+            reason="in-process embeddings need sentence-transformers, which is not installed",
+            fix="pip install -e '.[local-embed]' (README: Embeddings without Ollama)",
+        )
+    else:
+        embedder = None
+    chat = _model_problem(ollama, "llm")
+    if not graph.ready:
+        search = answers = graph
+    else:
+        search = _degraded(embedder, "only full-text search answers")
+        answers = _degraded(
+            chat, "/query and the MCP `ask` tool answer model_unavailable; mode `retrieve` works"
+        )
+    if not settings.extract:
+        extraction = Capability(
+            ready=False,
+            needed=False,
+            reason="off (KNOTWORK_EXTRACT=false): structural facts only",
+            fix="set KNOTWORK_EXTRACT=true, then `knotwork retry`",
+        )
+    else:
+        extraction = _degraded(chat, "chunks wait for extraction; `knotwork retry` finishes them")
+    return {"ingest": graph, "search": search, "answers": answers, "extraction": extraction}
 
 
 async def _ollama(core: Core) -> OllamaReport:
     settings = core.settings
     report = OllamaReport(ok=False, base_url=redact(settings.ollama_base_url))
     wanted = ollama_models(settings)
-    if not wanted:
-        report.ok, report.needed = True, False
-        return report
     try:
         status = await probe_ollama(settings.ollama_base_url)
     except KnotworkError as exc:
@@ -152,8 +232,10 @@ async def check_health(core: Core) -> HealthReport:
             watcher = await lease_status(core.store, core.settings.vault_name)
         except KnotworkError:
             watcher = None
+    caps = capabilities(core.settings, neo4j, ollama, manifest)
     return HealthReport(
-        ok=neo4j.ok and ollama.ok and manifest.ok,
+        ok=all(c.ready for c in caps.values() if c.needed),
+        capabilities=caps,
         neo4j=neo4j,
         ollama=ollama,
         manifest=manifest,

@@ -33,6 +33,13 @@ def test_health_is_green_with_real_neo4j_and_fake_ollama(
         ("embedding", "nomic-embed-text", True),
     }
     assert body["manifest"]["stored"]["embed_model"] == "nomic-embed-text"
+    caps = body["capabilities"]
+    assert {name: c["ready"] for name, c in caps.items()} == {
+        "ingest": True,
+        "search": True,
+        "answers": True,
+        "extraction": True,
+    }
 
 
 def test_health_is_503_when_a_model_is_missing(
@@ -45,6 +52,26 @@ def test_health_is_503_when_a_model_is_missing(
     models = {m["name"]: m for m in response.json()["ollama"]["models"]}
     assert models["llama3.1:8b"]["present"] is False
     assert models["llama3.1:8b"]["pull_command"] == "ollama pull llama3.1:8b"
+    caps = response.json()["capabilities"]
+    assert caps["ingest"]["ready"] and caps["search"]["ready"]
+    assert not caps["answers"]["ready"] and caps["answers"]["fix"] == "ollama pull llama3.1:8b"
+
+
+def test_answers_are_not_ready_without_the_chat_model_even_with_extraction_off(
+    env: None, monkeypatch: pytest.MonkeyPatch, fake_ollama: FakeOllama
+) -> None:
+    # Extraction off used to leave the chat model unchecked: doctor green, /query unusable.
+    monkeypatch.setenv("KNOTWORK_EXTRACT", "false")
+    get_settings.cache_clear()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    del fake_ollama.models["llama3.1:8b"]
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 1, result.output
+    assert "ok  ingest: ready" in result.output and "ok  search: ready" in result.output
+    assert "FAIL answers: model llama3.1:8b is not pulled" in result.output
+    assert "fix: ollama pull llama3.1:8b" in result.output
+    assert "off  extraction: off (KNOTWORK_EXTRACT=false)" in result.output
 
 
 def test_doctor_is_green(env: None) -> None:

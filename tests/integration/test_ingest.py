@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knotwork.core import Core
+from knotwork.core import Core, open_core
 from knotwork.ingest import Ingestor
+from knotwork.notes import vault_stats
 from knotwork.sync import sync_vault
 from knotwork.verify import snapshot
 from tests.fakes.ollama import FakeOllama
@@ -231,3 +232,18 @@ async def test_chunks_are_captioned_by_their_heading_for_neo4j_browser(
     (vault / "Alice.md").rename(vault / "Alice Smith.md")
     await sync_vault(ingestor)
     assert await titles() == ["Alice Smith", "Work", "Projects"]
+
+
+async def test_stats_show_no_extraction_waiting_once_extraction_is_off(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    put(vault, "Ann.md", "# Ann\nAnn works with [[Ben]].\n")
+    fake_ollama.down = True  # the chunk is left pending extraction
+    await sync_vault(Ingestor(core, root=vault, vault="default", extract_enabled=True))
+    fake_ollama.down = False
+    on = await vault_stats(core)
+    assert (on["extraction"], on["pending_extractions"]) == ("on", 1)
+    async with open_core(core.settings.model_copy(update={"extract": False})) as off_core:
+        off = await vault_stats(off_core)
+    assert (off["extraction"], off["pending_extractions"]) == ("off", 0)
+    assert off["chunks"] == on["chunks"] == 1

@@ -45,7 +45,8 @@ def test_ollama_checks_follow_the_provider() -> None:
         ("embedding", "nomic-embed-text"),
     ]
     assert ollama_models(local_settings()) == [("llm", "llama3.1:8b")]
-    assert ollama_models(local_settings(extract=False)) == []
+    # Answers need the chat model whatever extraction does.
+    assert ollama_models(local_settings(extract=False)) == [("llm", "llama3.1:8b")]
 
 
 # --- the real model, when the local-embed extra is installed ------------------------------------

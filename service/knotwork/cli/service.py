@@ -134,14 +134,11 @@ def _print_report(report: HealthReport) -> None:
     if n.version is not None:
         line(not n.missing_indexes, "indexes ONLINE" if not n.missing_indexes else n.error or "")
     o = report.ollama
-    if not o.needed:
-        line(True, "Ollama not needed (in-process embeddings, model extraction off)")
-    else:
-        line(
-            o.version is not None,
-            f"Ollama reachable at {o.base_url}"
-            + (f" (version {o.version})" if o.version else f": {o.error}"),
-        )
+    line(
+        o.version is not None,
+        f"Ollama reachable at {o.base_url}"
+        + (f" (version {o.version})" if o.version else f": {o.error}"),
+    )
     for model in o.models:
         line(
             model.present,
@@ -150,6 +147,14 @@ def _print_report(report: HealthReport) -> None:
         )
     m = report.manifest
     line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
+    typer.echo("")
+    for name, cap in report.capabilities.items():
+        if cap.ready:
+            line(True, f"{name}: ready")
+        elif not cap.needed:
+            typer.echo(f"off  {name}: {cap.reason}")
+        else:
+            line(False, f"{name}: {cap.reason}" + (f" — fix: {cap.fix}" if cap.fix else ""))
 
 
 @app.command()
