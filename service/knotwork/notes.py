@@ -1,5 +1,6 @@
-"""Reads about the notes in the graph that every entry point shares: one note's detail, the
-vault's counts. The REST routes and the MCP tools both call these, so they answer alike."""
+"""Reads about the notes in the graph that every entry point shares: one note's detail, its
+history, a search by name, tag or folder, the vault's counts. The REST routes, the MCP tools and
+the CLI all call these, so they answer alike."""
 
 from __future__ import annotations
 
@@ -32,3 +33,37 @@ async def vault_stats(core: Core) -> dict[str, Any]:
         # retry` then does them), but while it is off nothing is waiting.
         stats.update(extraction="off", pending_extractions=0)
     return stats
+
+
+async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str, Any]]:
+    """A note's revisions, newest first (also after it was deleted or renamed away).
+
+    Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
+    of it."""
+    rel = clean_relpath(path)
+    rows = await core.store.read(
+        "note_history", vault=core.settings.vault_name, path=rel, limit=limit
+    )
+    if not rows:
+        raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
+    return [{**row, "at": row["at"].iso_format()} for row in rows]
+
+
+async def search_notes(
+    core: Core,
+    text: str | None = None,
+    *,
+    tag: str | None = None,
+    folder: str | None = None,
+    limit: int = 50,
+) -> list[dict[str, Any]]:
+    """Notes whose file name, title or an alias contains ``text`` (case-insensitive), under
+    ``folder``, tagged ``tag`` (or a tag nested in it); every given criterion must hold."""
+    return await core.store.read(
+        "notes_search",
+        vault=core.settings.vault_name,
+        text=text.casefold() if text else None,
+        tag=tag.lstrip("#").casefold() if tag else None,
+        folder=clean_relpath(folder).rstrip("/") + "/" if folder else None,
+        limit=limit,
+    )

@@ -13,7 +13,7 @@ from typing import Annotated, TypeVar
 import typer
 
 from knotwork.core import Core, open_core
-from knotwork.errors import ConfigError, KnotworkError
+from knotwork.errors import ConfigError, KnotworkError, VaultPathError
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
 
@@ -40,7 +40,8 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> 
 
 def fail(exc: KnotworkError) -> typer.Exit:
     typer.secho(f"error: {redact(str(exc))}", fg=typer.colors.RED, err=True)
-    return typer.Exit(2 if isinstance(exc, ConfigError) else 1)
+    # 2: the user can fix the call or the settings; 1: the service failed.
+    return typer.Exit(2 if isinstance(exc, ConfigError | VaultPathError) else 1)
 
 
 def with_core(work: Callable[[Core], Awaitable[T]]) -> T:

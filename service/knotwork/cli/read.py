@@ -1,0 +1,272 @@
+"""Commands that read the graph: ask, retrieve, note, history, stats, search.
+
+Each prints for a person by default (citations as ``path#heading:lines``) and the same body as
+the REST API or the MCP tool with ``--json``. Exit codes: 0 found, 1 the service failed (Neo4j
+down), 2 bad arguments or settings, 3 nothing found (no such note, no matching notes, or notes
+that do not cover the question), 4 the chat model did not answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from knotwork.cli.app import app, with_core
+from knotwork.core import Core
+from knotwork.errors import NoteNotFoundError
+
+if TYPE_CHECKING:
+    from knotwork.api.schemas import QueryRequest
+
+NOT_FOUND, MODEL_DOWN = 3, 4
+
+Json = Annotated[bool, typer.Option("--json", help="print the API's JSON body")]
+Folder = Annotated[str | None, typer.Option(help="only notes under this folder")]
+Tag = Annotated[list[str] | None, typer.Option("--tag", help="only notes with this tag (repeat)")]
+DateFrom = Annotated[str | None, typer.Option("--from", help="notes dated on or after (ISO)")]
+DateTo = Annotated[str | None, typer.Option("--to", help="notes dated on or before (ISO)")]
+Trust = Annotated[str, typer.Option(help="all, or structural (no model-extracted facts)")]
+TopK = Annotated[int, typer.Option("--top-k", help="hits to use (1-50)")]
+
+
+def _print_json(body: Any) -> None:
+    typer.echo(json.dumps(body, ensure_ascii=False, indent=2, default=str))
+
+
+def _request(question: str, **fields: Any) -> QueryRequest:
+    """The REST request model validates the CLI's arguments, so both refuse alike (exit 2)."""
+    from pydantic import ValidationError
+
+    from knotwork.api.schemas import QueryRequest
+
+    filters = {k: fields.pop(k) for k in ("folder", "tags", "date_from", "date_to", "trust")}
+    try:
+        return QueryRequest.model_validate({"question": question, **fields, "filters": filters})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        typer.secho(f"error: {problems}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from exc
+
+
+def cite(c: dict[str, Any]) -> str:
+    heading = f"#{c['heading']}" if c.get("heading") else ""
+    return f"{c['path']}{heading}:{c['line_start']}-{c['line_end']}"
+
+
+def _print_answer(body: dict[str, Any]) -> None:
+    if body["answer"] is not None:
+        typer.echo(body["answer"])
+    elif body["status"] == "model_unavailable":
+        typer.secho("the chat model did not answer; the best evidence:", fg=typer.colors.YELLOW)
+    if body["citations"]:
+        typer.echo("\nsources:")
+        for i, c in enumerate(body["citations"], 1):
+            typer.echo(f"  [{i}] {cite(c)}")
+    for dropped in body["dropped_citations"]:
+        typer.secho(f"dropped a citation no source supports: {dropped}", fg=typer.colors.YELLOW)
+    for warning in body["warnings"]:
+        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+
+
+def _answer_exit(status: str) -> int:
+    return {"ok": 0, "insufficient_context": NOT_FOUND, "model_unavailable": MODEL_DOWN}[status]
+
+
+@app.command()
+def ask(
+    question: Annotated[str | None, typer.Argument(help="omit for an interactive session")] = None,
+    mode: Annotated[str, typer.Option(help="normal, fast, or retrieve (no model)")] = "normal",
+    top_k: TopK = 8,
+    folder: Folder = None,
+    tag: Tag = None,
+    date_from: DateFrom = None,
+    date_to: DateTo = None,
+    trust: Trust = "all",
+    as_json: Json = False,
+) -> None:
+    """Answer a question from the notes, with checked citations (the same as POST /query)."""
+    from knotwork.answer import answer
+    from knotwork.api.schemas import query_response
+
+    options = dict(
+        mode=mode, top_k=top_k, folder=folder, tags=tag or [], date_from=date_from,
+        date_to=date_to, trust=trust,
+    )  # fmt: skip
+    first = _request(question, **options) if question is not None else None
+
+    async def one(core: Core, q: QueryRequest) -> int:
+        result = await answer(
+            core, q.question, mode=q.mode, top_k=q.top_k, filters=q.filters.to_filters()
+        )
+        body = query_response(result).model_dump(mode="json")
+        _print_json(body) if as_json else _print_answer(body)
+        return _answer_exit(body["status"])
+
+    async def work(core: Core) -> int:
+        if first is not None:
+            return await one(core, first)
+        typer.echo("Ask about your notes; an empty line or Ctrl-D ends.")
+        while True:
+            try:
+                line = (await asyncio.to_thread(input, "\n? ")).strip()
+            except EOFError:
+                return 0
+            if not line:
+                return 0
+            await one(core, _request(line, **options))
+
+    raise typer.Exit(with_core(work))
+
+
+@app.command()
+def retrieve(
+    question: str,
+    top_k: TopK = 8,
+    folder: Folder = None,
+    tag: Tag = None,
+    date_from: DateFrom = None,
+    date_to: DateTo = None,
+    trust: Trust = "all",
+    as_json: Json = False,
+) -> None:
+    """Ranked evidence for a question, without any model call (the same as POST /retrieve)."""
+    from knotwork.answer import gather, sufficient
+    from knotwork.api.schemas import retrieve_response
+
+    q = _request(question, top_k=top_k, folder=folder, tags=tag or [], date_from=date_from,
+                 date_to=date_to, trust=trust)  # fmt: skip
+
+    async def work(core: Core) -> dict[str, Any]:
+        filters = q.filters.to_filters()
+        evidence = await gather(core, q.question, mode="retrieve", top_k=q.top_k, filters=filters)
+        return retrieve_response(evidence, sufficient(core, evidence)).model_dump(mode="json")
+
+    body = with_core(work)
+    if as_json:
+        _print_json(body)
+    else:
+        if body["status"] != "ok":
+            typer.secho("the notes do not cover this well; the best partial evidence:",
+                        fg=typer.colors.YELLOW)  # fmt: skip
+        for i, c in enumerate(body["citations"], 1):
+            found = ", ".join(sorted(c["retrievers"]))
+            typer.echo(f"{i:>2}. {c['score']:.3f}  {cite(c)}  ({found})")
+        for p in body["paths"][:5]:
+            hops = "".join(
+                f" -{r}-> {n}" for r, n in zip(p["relations"], p["nodes"][1:], strict=False)
+            )
+            typer.echo(f"    via {p['nodes'][0]}{hops}")
+    raise typer.Exit(0 if body["status"] == "ok" else NOT_FOUND)
+
+
+@app.command()
+def note(path: str, as_json: Json = False) -> None:
+    """A note as the graph holds it: chunks, and every fact it asserts with provenance."""
+    from knotwork.notes import note_detail
+
+    async def work(core: Core) -> dict[str, Any] | None:
+        try:
+            return await note_detail(core, path)
+        except NoteNotFoundError as exc:
+            typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+            return None
+
+    body = with_core(work)
+    if body is None:
+        raise typer.Exit(NOT_FOUND)
+    if as_json:
+        _print_json(body)
+        return
+    n = body["note"]
+    typer.echo(f"{n['path']} — {n.get('title')}")
+    for label, key in (("aliases", "aliases"), ("tags", "tags")):
+        if n.get(key):
+            typer.echo(f"{label}: {', '.join(n[key])}")
+    typer.echo(f"\nchunks ({len(body['chunks'])}):")
+    for c in body["chunks"]:
+        typer.echo(
+            f"  {c['ord']:>3}. {c.get('heading_path') or '(top)'}  lines "
+            f"{c['line_start']}-{c['line_end']}  embedding {c['embedding_state']}, "
+            f"extraction {c['extraction_state']}"
+        )
+    typer.echo(f"\nfacts ({len(body['facts'])}):")
+    for f in body["facts"]:
+        typer.echo(
+            f"  {f['predicate']} → {f['object']} ({f['object_kind']})  "
+            f"[{f['extractor']}, line {f['line']}]"
+        )
+
+
+@app.command()
+def history(
+    path: str,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    as_json: Json = False,
+) -> None:
+    """A note's revisions, newest first: what each change added and removed."""
+    from knotwork.notes import note_history
+
+    async def work(core: Core) -> list[dict[str, Any]] | None:
+        try:
+            return await note_history(core, path, limit)
+        except NoteNotFoundError as exc:
+            typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+            return None
+
+    rows = with_core(work)
+    if rows is None:
+        raise typer.Exit(NOT_FOUND)
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        moved = f" (from {r['renamed_from']})" if r.get("renamed_from") else ""
+        typer.echo(f"{r['at']}  {r['kind']}{moved}  +{len(r['added'])} -{len(r['removed'])}")
+        for fact in r["added"]:
+            typer.secho(f"    + {fact}", fg=typer.colors.GREEN)
+        for fact in r["removed"]:
+            typer.secho(f"    - {fact}", fg=typer.colors.RED)
+
+
+@app.command()
+def stats(as_json: Json = False) -> None:
+    """Counts of notes, chunks, entities, unresolved links, pending work and facts."""
+    from knotwork.notes import vault_stats
+
+    body = with_core(vault_stats)
+    if as_json:
+        _print_json(body)
+        return
+    for key, value in body.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "none"
+        typer.echo(f"{key.replace('_', ' ')}: {value}")
+
+
+@app.command()
+def search(
+    text: Annotated[str | None, typer.Argument(help="part of a file name, title or alias")] = None,
+    tag: Annotated[str | None, typer.Option(help="notes with this tag or one nested in it")] = None,
+    folder: Folder = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
+    as_json: Json = False,
+) -> None:
+    """Notes by name (file name, title, alias), tag or folder."""
+    from knotwork.notes import search_notes
+
+    async def work(core: Core) -> list[dict[str, Any]]:
+        return await search_notes(core, text, tag=tag, folder=folder, limit=limit)
+
+    rows = with_core(work)
+    if as_json:
+        _print_json(rows)
+    else:
+        for r in rows:
+            tags = f"  #{' #'.join(r['tags'])}" if r["tags"] else ""
+            typer.echo(f"{r['path']}  — {r['title']}{tags}")
+        if not rows:
+            typer.secho("no note matches", fg=typer.colors.YELLOW, err=True)
+    raise typer.Exit(0 if rows else NOT_FOUND)

@@ -1,0 +1,104 @@
+"""The read commands — ask, retrieve, note, history, stats, search — against the real Neo4j and
+the fake Ollama: human output by default, the API's body with --json, documented exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from knotwork.cli import app as cli
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import put
+
+
+@pytest.fixture
+def ingested(env: None, tmp_path: Path) -> Path:
+    vault = tmp_path / "v"
+    put(vault, "People/Alice.md", "---\ntags: [team/graph]\naliases: [Ally]\n---\n# Alice\n"
+        "Alice works with [[Bob]] on the knowledge graph.\n")  # fmt: skip
+    put(vault, "People/Bob.md", "# Bob\nBob maintains the Neo4j cluster.\n")
+    put(vault, "Ideas.md", "# Ideas\nA garden of loose thoughts.\n")
+    result = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert result.exit_code == 0, result.output
+    return vault
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), input=input)
+    return result.exit_code, result.output
+
+
+def test_ask_answers_and_json_is_the_query_body(ingested: Path, fake_ollama: FakeOllama) -> None:
+    fake_ollama.chat_script = lambda body: "Alice works with Bob on the knowledge graph."
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
+    assert code == 0, out
+    assert out.startswith("Alice works with Bob on the knowledge graph.")
+    code, out = run("ask", "Who does Alice work with?", "--mode", "retrieve", "--json")
+    body = json.loads(out)
+    assert code == 0 and body["status"] == "ok" and body["answer"] is None
+    assert body["citations"][0]["path"].startswith("People/")
+
+
+def test_ask_exit_codes_for_no_evidence_a_silent_model_and_bad_arguments(
+    ingested: Path, fake_ollama: FakeOllama
+) -> None:
+    code, out = run("ask", "zyxwvut qwerty plugh", "--mode", "fast")
+    assert code == 3, out  # the notes do not cover it
+    fake_ollama.down = True
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
+    assert code == 4 and "did not answer" in out, out
+    code, out = run("ask", "Who?", "--top-k", "99")
+    assert code == 2 and "top_k" in out
+
+
+def test_ask_without_a_question_is_an_interactive_session(
+    ingested: Path, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_script = lambda body: "Bob maintains the cluster."
+    code, out = run("ask", "--mode", "fast", input="What does Bob maintain?\n\n")
+    assert code == 0, out
+    assert "Bob maintains the cluster." in out and "empty line or Ctrl-D ends" in out
+
+
+def test_retrieve_lists_citations_as_path_heading_lines(ingested: Path) -> None:
+    code, out = run("retrieve", "Who maintains the Neo4j cluster?")
+    assert code == 0, out
+    first = out.splitlines()[0]
+    assert "People/Bob.md#Bob:" in first and "fulltext" in first
+
+
+def test_note_history_stats_and_search(ingested: Path) -> None:
+    code, out = run("note", "People/Alice.md")
+    assert code == 0, out
+    assert "tags: team/graph" in out and "aliases: Ally" in out
+    assert "WORKS_WITH → People/Bob.md (note)  [wikilink, line 6]" in out
+    assert run("note", "Nobody.md")[0] == 3
+    assert run("note", "../etc/passwd")[0] == 2
+    code, out = run("search", "ally")
+    assert code == 0 and out.startswith("People/Alice.md  — Alice  #team/graph")
+    code, out = run("search", "--tag", "#Team", "--json")  # a nested tag, any case
+    assert code == 0 and [r["path"] for r in json.loads(out)] == ["People/Alice.md"]
+
+    put(ingested, "People/Alice.md", "# Alice\nAlice now works alone.\n")
+    assert run("ingest", str(ingested), "--no-extract")[0] == 0
+    code, out = run("history", "People/Alice.md", "--json")
+    rows = json.loads(out)
+    assert code == 0 and [r["kind"] for r in rows] == ["upsert", "upsert"]
+    assert any("WORKS_WITH" in fact for fact in rows[0]["removed"])
+    code, out = run("history", "People/Alice.md")
+    assert "upsert" in out and "    - " in out
+    assert run("history", "Nobody.md")[0] == 3
+
+    code, out = run("stats", "--json")
+    assert code == 0 and json.loads(out)["notes"] == 3
+    assert "notes: 3" in run("stats")[1]
+
+    assert run("search", "ALIC")[1].startswith("People/Alice.md")  # title, any case
+    code, out = run("search", "--tag", "team", "--json")
+    assert code == 3 and json.loads(out) == []  # Alice lost her tag in the edit
+    code, out = run("search", "--folder", "People", "--json")
+    assert [r["path"] for r in json.loads(out)] == ["People/Alice.md", "People/Bob.md"]
+    assert run("search", "nothing-like-this")[0] == 3
