@@ -1,7 +1,7 @@
 // Counts for one vault: notes, chunks, entities, unresolved links, pending work, facts.
 // Parameters: $vault (str)
 // Returns: notes, chunks, entities, unresolved, pending_embeddings, pending_extractions,
-//          extraction_errors, facts (map extractor → count)
+//          extraction_errors, facts (list of [extractor, count] pairs)
 CALL () { MATCH (n:Note {vault: $vault}) RETURN count(n) AS notes }
 CALL () {
   MATCH (c:Chunk) WHERE c.vault = $vault
@@ -15,7 +15,7 @@ CALL () { MATCH (u:Unresolved {vault: $vault}) RETURN count(u) AS unresolved }
 CALL () {
   MATCH (s)-[r]->() WHERE r.source IS NOT NULL AND s.vault = $vault
   WITH r.extractor AS extractor, count(*) AS n
-  RETURN apoc.map.fromPairs(collect([extractor, n])) AS facts
+  RETURN collect([extractor, n]) AS facts
 }
 RETURN notes, chunks, entities, unresolved, pending_embeddings, pending_extractions,
        extraction_errors, facts

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from itertools import pairwise
 
 from knotwork import vocab
 from knotwork.chunk import chunk_for_line
@@ -179,8 +178,3 @@ def split_oversized(facts: list[Fact]) -> tuple[list[Fact], list[Fact]]:
         too_long = max(len(target), len(subject)) > MAX_KEY_CHARS
         (dropped if too_long else kept).append(fact)
     return kept, dropped
-
-
-def chunk_neighbours(chunks: list[Chunk]) -> list[tuple[str, str]]:
-    """(id, next id) pairs that order a note's chunks."""
-    return [(a.id, b.id) for a, b in pairwise(chunks)]

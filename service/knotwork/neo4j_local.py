@@ -258,11 +258,6 @@ class LocalNeo4j:
             return "(no log yet)"
 
 
-def _artifact(jar_name: str) -> str:
-    """``commons-lang3-3.12.0.jar`` → ``commons-lang3``."""
-    return re.sub(r"-\d[^-]*(-[A-Za-z]+)?\.jar$", "", jar_name)
-
-
 def _java_major(java: Path) -> int | None:
     try:
         out = subprocess.run(

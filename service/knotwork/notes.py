@@ -27,7 +27,9 @@ async def note_detail(core: Core, path: str) -> dict[str, Any]:
 async def vault_stats(core: Core) -> dict[str, Any]:
     """Counts of notes, chunks, entities, unresolved links, pending work and facts."""
     rows = await core.store.read("vault_stats", vault=core.settings.vault_name)
-    stats = {"vault": core.settings.vault_name, **rows[0], "extraction": "on"}
+    row = rows[0]
+    facts = dict(sorted((extractor, n) for extractor, n in row.pop("facts")))
+    stats = {"vault": core.settings.vault_name, **row, "facts": facts, "extraction": "on"}
     if not core.settings.extract:
         # Chunks keep their pending state for the day extraction is turned on (`knotwork
         # retry` then does them), but while it is off nothing is waiting.
