@@ -14,22 +14,23 @@ question naming nothing leaves the graph a tie-breaker among text matches.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
 
 from knotwork.core import Core
-from knotwork.facts import entity_key
-from knotwork.mentions import chunk_grams
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve import search
-from knotwork.retrieve.rank import RRF_K, coverage, personalized_pagerank, rrf, terms
+from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
+from knotwork.retrieve.graphrank import pagerank as graph_pagerank
+from knotwork.retrieve.rank import RRF_K, coverage, rrf, terms
+from knotwork.retrieve.steps import Clock, nothing, together
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
-from knotwork.retrieve.walk import Edge, Walk, walk
+from knotwork.retrieve.walk import Walk, walk
 
 log = logging.getLogger(__name__)
 WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
-NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
 MAX_FACTS = 50
 RELEVANCE_HITS = 3
 # What the question names outweighs what merely resembles it: a named note, and the walk from
@@ -39,14 +40,6 @@ MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its m
 # Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
 # page's neighbours are rarely what a question about that page asks), so it counts a quarter.
 HITS_WALK_WEIGHT = 0.25
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-
-    def lap(self, name: str, since: float) -> None:
-        self.timings[name] = round((time.perf_counter() - since) * 1000, 2)
 
 
 async def retrieve(
@@ -63,6 +56,9 @@ async def retrieve(
     """Ranked evidence for a question. ``use`` picks retrievers (ablations); ``ppr`` the ranker.
 
     Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
+    Independent steps run at once: the model's keywords from the start, then the question's
+    embedding beside full-text, dates and the vault's size, then the searches that need the
+    embedding, then the two walks.
     """
     store, settings = core.store, core.settings
     use = frozenset(RETRIEVERS) if use is None else use
@@ -72,210 +68,158 @@ async def retrieve(
     extractors: list[str] | None = fparams["extractors"]  # type: ignore[assignment]
     narrowing = any(fparams[k] for k in ("folder", "tags", "date_from", "date_to"))
     k = max(4 * top_k, 20) * (5 if narrowing else 1)
-    clock, warnings = _Clock(), []
-    rankings: dict[str, list[tuple[str, float]]] = {}
-    paths: dict[str, HopPath] = {}
-
-    qvec: list[float] | None = None
-    start = time.perf_counter()
-    if use & {"vector", "graph", "synonym"}:
-        try:
-            qvec = list(await core.embedder.aget_query_embedding(question))
-        except Exception as exc:  # the embedding model may be down: the rest still answers
-            warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
-    if "vector" in use and qvec is not None:
-        rankings["vector"] = await search.vector(store, vault, qvec, k)
-    clock.lap("vector", start)
-    start = time.perf_counter()
-    if "fulltext" in use:
-        rankings["fulltext"] = await search.fulltext(store, vault, question, k)
-    clock.lap("fulltext", start)
-    start = time.perf_counter()
-    named: list[search.NamedNote] = []
-    # A name most of the vault writes out ("api", "models") says little about what a question
-    # or a passage is about: such notes are not taken as named, and mentions of them are not
-    # walked. Specificity is measured against the vault's size.
-    notes = (
-        await search.vault_notes(store, vault, core.vault_sizes)
-        if use & {"names", "graph", "synonym"}
-        else 0
+    clock, warnings = Clock(), list[str]()
+    keyword_task = (
+        asyncio.create_task(clock.timed("keywords", kw.propose(core.llm, question)))
+        if mode == "normal" and "synonym" in use
+        else None
     )
-    generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
-    if use & {"names", "graph"}:
-        found_named = await search.named_notes(store, vault, question, notes, qvec)
-        named = sorted(
-            (n for n in found_named if n.specificity >= MIN_SPECIFICITY),
+    try:
+
+        async def embed() -> list[float] | None:
+            if not use & {"vector", "graph", "synonym"}:
+                return None
+            try:
+                return list(await core.embedder.aget_query_embedding(question))
+            except Exception as exc:  # the embedding model may be down: the rest still answers
+                warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
+                return None
+
+        # A name most of the vault writes out ("api", "models") says little about what a question
+        # or a passage is about: such notes are not taken as named, and mentions of them are not
+        # walked. Specificity is measured against the vault's size.
+        qvec, fulltext, notes, dated = await together(
+            clock.timed("embed", embed()),
+            clock.timed("fulltext", search.fulltext(store, vault, question, k))
+            if "fulltext" in use
+            else nothing(),
+            search.vault_notes(store, vault, core.vault_sizes)
+            if use & {"names", "graph", "synonym"}
+            else nothing(),
+            clock.timed("temporal", search.temporal(store, vault, question, k))
+            if "temporal" in use
+            else nothing(),
+        )
+        notes = notes or 0
+        generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
+        vector, found_named = await together(
+            clock.timed("vector", search.vector(store, vault, qvec, k))
+            if "vector" in use and qvec is not None
+            else nothing(),
+            clock.timed("names", search.named_notes(store, vault, question, notes, qvec))
+            if use & {"names", "graph"}
+            else nothing(),
+        )
+        named: list[search.NamedNote] = sorted(
+            (n for n in found_named or [] if n.specificity >= MIN_SPECIFICITY),
             key=lambda n: -n.specificity,
         )
-    if "names" in use and named:
-        rankings["names"] = [
-            (cid, note.specificity / (1 + i))
-            for i, note in enumerate(named)
-            for cid in note.chunk_ids
-        ]
-    if "temporal" in use:
-        dated = await search.temporal(store, vault, question, k)
+        rankings: dict[str, list[tuple[str, float]]] = {}
+        if vector is not None:
+            rankings["vector"] = vector
+        if fulltext is not None:
+            rankings["fulltext"] = fulltext
+        if "names" in use and named:
+            rankings["names"] = [
+                (cid, note.specificity / (1 + i))
+                for i, note in enumerate(named)
+                for cid in note.chunk_ids
+            ]
         if dated is not None:
             rankings["temporal"] = dated
-    clock.lap("names_temporal", start)
 
-    keywords: list[str] = []
-    if mode == "normal" and "synonym" in use:
-        start = time.perf_counter()
-        keywords, problem = await kw.propose(core.llm, question)
-        if problem:
-            warnings.append(problem)
-        clock.lap("keywords", start)
-
-    walks: list[Walk] = []
-    if "graph" in use:
-        start = time.perf_counter()
-        # The walk starts at the notes the question names; lacking any, at the best hits' notes.
-        seeds = {n.node: f"note:{n.path}" for n in named}
-        if not seeds:
-            fused, _ = rrf(rankings)
-            top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
-            for row in await store.read("chunk_notes", ids=top):
-                seeds.setdefault(row["note"], f"note:{row['path']}")
-        graph = await walk(store, seeds, settings.graph_depth, extractors, max_mentioned_by=generic)
-        rankings["graph"] = await _walk_ranking(core, vault, graph, qvec, paths)
-        walks.append(graph)
-        clock.lap("graph", start)
-    if "synonym" in use:
-        start = time.perf_counter()
-        entities = await _entity_seeds(core, vault, question, keywords)
-        if entities:
-            synonym = await walk(
-                store,
-                entities,
-                min(settings.graph_depth + 1, 3),
-                extractors,
-                similar_first=True,
-                max_mentioned_by=generic,
+        async def graph_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
+            if "graph" not in use:
+                return None
+            # The walk starts at the notes the question names; lacking any, at the best hits' notes.
+            seeds = {n.node: f"note:{n.path}" for n in named}
+            if not seeds:
+                fused, _ = rrf(rankings)
+                top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
+                for row in await store.read("chunk_notes", ids=top):
+                    seeds.setdefault(row["note"], f"note:{row['path']}")
+            graph = await walk(
+                store, seeds, settings.graph_depth, extractors, max_mentioned_by=generic
             )
-            rankings["synonym"] = await _walk_ranking(core, vault, synonym, qvec, paths)
-            walks.append(synonym)
-        clock.lap("synonym", start)
+            paths: dict[str, HopPath] = {}
+            return graph, await walk_ranking(core, vault, graph, qvec, paths), paths
 
-    start = time.perf_counter()
-    named_weight = NAMED_FUSION_WEIGHT * max((n.specificity for n in named), default=0.0)
-    weights = {"names": named_weight, "graph": max(named_weight, HITS_WALK_WEIGHT)}
-    fused, found = rrf(rankings, weights)
-    pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
-    rows = {
-        r["id"]: r
-        for r in await store.read("filter_chunks", ids=pool, vault=vault, **_note_filters(fparams))
-    }
-    pool = [c for c in pool if c in rows]
-    scores = {c: fused[c] for c in pool}
-    if ppr and pool:
-        # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
-        # say grows with what the question names): it lifts the chunks the graph ties to the
-        # question without burying an exact text match.
-        pagerank = await _pagerank(core, pool, fused, named, walks)
-        for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
-            scores[c] += weights["graph"] / (RRF_K + rank + 1)
-            found[c]["ppr"] = pagerank[c]
-    best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
-    clock.lap("rank", start)
+        async def synonym_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
+            if "synonym" not in use:
+                return None
+            keywords: list[str] = []
+            if keyword_task is not None:
+                keywords, problem = await keyword_task
+                if problem:
+                    warnings.append(problem)
+            entities = await entity_seeds(core, vault, question, keywords)
+            if not entities:
+                return None
+            depth = min(settings.graph_depth + 1, 3)
+            synonym = await walk(
+                store, entities, depth, extractors, similar_first=True, max_mentioned_by=generic
+            )
+            paths: dict[str, HopPath] = {}
+            return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
 
-    hits = [_hit(rows[c], scores[c], found[c]) for c in best]
-    facts = await _facts(core, best, extractors)
-    relevance = _relevance(question, hits)
-    return Evidence(
-        hits=hits,
-        timings_ms=clock.timings,
-        warnings=warnings,
-        facts=facts,
-        paths=[paths[c] for c in best if c in paths],
-        keywords=keywords,
-        relevance=relevance,
-    )
+        walked = await together(
+            clock.timed("graph", graph_walk()), clock.timed("synonym", synonym_walk())
+        )
+        walks: list[Walk] = []
+        paths: dict[str, HopPath] = {}
+        for name, result in zip(("graph", "synonym"), walked, strict=True):
+            if result is not None:
+                walks.append(result[0])
+                rankings[name] = result[1]
+                for chunk_id, path in result[2].items():  # the graph walk's path first
+                    paths.setdefault(chunk_id, path)
+        keywords = (
+            keyword_task.result()[0] if keyword_task is not None and keyword_task.done() else []
+        )
+
+        start = time.perf_counter()
+        named_weight = NAMED_FUSION_WEIGHT * max((n.specificity for n in named), default=0.0)
+        weights = {"names": named_weight, "graph": max(named_weight, HITS_WALK_WEIGHT)}
+        fused, found = rrf(rankings, weights)
+        pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
+        rows = {
+            r["id"]: r
+            for r in await store.read(
+                "filter_chunks", ids=pool, vault=vault, **_note_filters(fparams)
+            )
+        }
+        pool = [c for c in pool if c in rows]
+        scores = {c: fused[c] for c in pool}
+        if ppr and pool:
+            # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
+            # say grows with what the question names): it lifts the chunks the graph ties to the
+            # question without burying an exact text match.
+            pagerank = await graph_pagerank(core, pool, fused, named, walks)
+            for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
+                scores[c] += weights["graph"] / (RRF_K + rank + 1)
+                found[c]["ppr"] = pagerank[c]
+        best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
+        clock.lap("rank", start)
+
+        hits = [_hit(rows[c], scores[c], found[c]) for c in best]
+        facts = await _facts(core, best, extractors)
+        relevance = _relevance(question, hits)
+        return Evidence(
+            hits=hits,
+            timings_ms=clock.timings,
+            warnings=warnings,
+            facts=facts,
+            paths=[paths[c] for c in best if c in paths],
+            keywords=keywords,
+            relevance=relevance,
+        )
+    finally:
+        if keyword_task is not None and not keyword_task.done():
+            keyword_task.cancel()
 
 
 def _note_filters(params: dict[str, object]) -> dict[str, object]:
     return {k: params[k] for k in ("folder", "tags", "date_from", "date_to")}
-
-
-async def _walk_ranking(
-    core: Core, vault: str, graph: Walk, qvec: list[float] | None, paths: dict[str, HopPath]
-) -> list[tuple[str, float]]:
-    """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
-    of each note reached. Each scores its similarity to the question over 1 + hops, so a
-    near chunk that says nothing to the question does not outrank a farther one that does
-    (without a question vector, nearness alone orders them)."""
-    hops: dict[str, int] = {}
-    for chunk_id, node, n in graph.asserting:
-        if chunk_id not in hops:
-            hops[chunk_id] = n
-            paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
-    similarity: dict[str, float] = {}
-    reached = graph.notes_reached()
-    if reached:
-        rows = await core.store.read(
-            "note_chunks_ranked",
-            vault=vault,
-            paths=[p for _, p in reached],
-            embedding=qvec,
-            per_note=1,
-        )
-        for row in rows:
-            if qvec is not None:
-                similarity[row["id"]] = float(row["score"])
-            if row["id"] not in hops:
-                hops[row["id"]] = graph.depth[row["note"]]
-                paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
-    if qvec is not None:
-        unscored = [c for c in hops if c not in similarity]
-        for row in await core.store.read("chunks_similarity", ids=unscored, embedding=qvec):
-            similarity[row["id"]] = float(row["score"])
-    ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
-    return sorted(ranking.items(), key=lambda item: -item[1])
-
-
-async def _entity_seeds(
-    core: Core, vault: str, question: str, keywords: list[str]
-) -> dict[str, str]:
-    """Entities the model's keywords name (exact or full-text), and entities whose whole name
-    the question writes out (without keywords, full-text on the question would match every
-    entity sharing a common word)."""
-    keys = sorted({entity_key(w) for w in keywords if entity_key(w)})
-    mkeys = sorted(chunk_grams(question, (1,)))
-    query = " OR ".join(q for q in (search.lucene_query(w) for w in keywords) if q)
-    rows = await core.store.read(
-        "entities_matching", vault=vault, keys=keys, mkeys=mkeys, query=query, k=15
-    )
-    return {row["id"]: row["name"] for row in rows}
-
-
-async def _pagerank(
-    core: Core,
-    pool: list[str],
-    fused: dict[str, float],
-    named: list[search.NamedNote],
-    walks: list[Walk],
-) -> dict[str, float]:
-    """PPR scores of the pool's chunks over chunks, their notes and every walked edge."""
-    edges: list[Edge] = [e for w in walks for e in w.edges]
-    for row in await core.store.read("chunk_notes", ids=pool):
-        edges.append(Edge(f"chunk:{row['id']}", row["note"], 1.0))
-    # Restart mass falls with the fused rank as 1 / rank (fused scores themselves are nearly
-    # flat, so they would let the graph's shape drown the best text match).
-    order = sorted(pool, key=lambda c: (-fused[c], c))
-    zipf = {c: 1.0 / (rank + 1) for rank, c in enumerate(order)}
-    total = sum(zipf.values())
-    # The named notes' share of the restart mass grows with how specific their names are.
-    rarity = sum(n.specificity for n in named)
-    named_share = NAMED_WEIGHT * max((n.specificity for n in named), default=0.0)
-    seeds = {f"chunk:{c}": zipf[c] / total * (1 - named_share) for c in pool}
-    for note in named:
-        seeds[note.node] = (
-            seeds.get(note.node, 0.0) + named_share * note.specificity / rarity if rarity else 0.0
-        )
-    rank = personalized_pagerank(
-        ((e.a, e.b, e.weight) for e in edges), seeds, core.settings.ppr_damping
-    )
-    return {c: rank.get(f"chunk:{c}", 0.0) for c in pool}
 
 
 def _hit(row: dict[str, Any], score: float, retrievers: dict[str, float]) -> Hit:

@@ -1,0 +1,96 @@
+"""The graph's side of ranking: the chunks a walk reached, scored by nearness and similarity;
+the entities a question's keywords name (the synonym walk's seeds); and a personalized PageRank
+over the walked subgraph."""
+
+from __future__ import annotations
+
+from knotwork.core import Core
+from knotwork.facts import entity_key
+from knotwork.mentions import chunk_grams
+from knotwork.retrieve import search
+from knotwork.retrieve.rank import personalized_pagerank
+from knotwork.retrieve.types import HopPath
+from knotwork.retrieve.walk import Edge, Walk
+
+NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
+
+
+async def walk_ranking(
+    core: Core, vault: str, graph: Walk, qvec: list[float] | None, paths: dict[str, HopPath]
+) -> list[tuple[str, float]]:
+    """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
+    of each note reached. Each scores its similarity to the question over 1 + hops, so a
+    near chunk that says nothing to the question does not outrank a farther one that does
+    (without a question vector, nearness alone orders them)."""
+    hops: dict[str, int] = {}
+    for chunk_id, node, n in graph.asserting:
+        if chunk_id not in hops:
+            hops[chunk_id] = n
+            paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
+    similarity: dict[str, float] = {}
+    reached = graph.notes_reached()
+    if reached:
+        rows = await core.store.read(
+            "note_chunks_ranked",
+            vault=vault,
+            paths=[p for _, p in reached],
+            embedding=qvec,
+            per_note=1,
+        )
+        for row in rows:
+            if qvec is not None:
+                similarity[row["id"]] = float(row["score"])
+            if row["id"] not in hops:
+                hops[row["id"]] = graph.depth[row["note"]]
+                paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
+    if qvec is not None:
+        unscored = [c for c in hops if c not in similarity]
+        for row in await core.store.read("chunks_similarity", ids=unscored, embedding=qvec):
+            similarity[row["id"]] = float(row["score"])
+    ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
+    return sorted(ranking.items(), key=lambda item: -item[1])
+
+
+async def entity_seeds(
+    core: Core, vault: str, question: str, keywords: list[str]
+) -> dict[str, str]:
+    """Entities the model's keywords name (exact or full-text), and entities whose whole name
+    the question writes out (without keywords, full-text on the question would match every
+    entity sharing a common word)."""
+    keys = sorted({entity_key(w) for w in keywords if entity_key(w)})
+    mkeys = sorted(chunk_grams(question, (1,)))
+    query = " OR ".join(q for q in (search.lucene_query(w) for w in keywords) if q)
+    rows = await core.store.read(
+        "entities_matching", vault=vault, keys=keys, mkeys=mkeys, query=query, k=15
+    )
+    return {row["id"]: row["name"] for row in rows}
+
+
+async def pagerank(
+    core: Core,
+    pool: list[str],
+    fused: dict[str, float],
+    named: list[search.NamedNote],
+    walks: list[Walk],
+) -> dict[str, float]:
+    """PPR scores of the pool's chunks over chunks, their notes and every walked edge."""
+    edges: list[Edge] = [e for w in walks for e in w.edges]
+    for row in await core.store.read("chunk_notes", ids=pool):
+        edges.append(Edge(f"chunk:{row['id']}", row["note"], 1.0))
+    # Restart mass falls with the fused rank as 1 / rank (fused scores themselves are nearly
+    # flat, so they would let the graph's shape drown the best text match).
+    order = sorted(pool, key=lambda c: (-fused[c], c))
+    zipf = {c: 1.0 / (rank + 1) for rank, c in enumerate(order)}
+    total = sum(zipf.values())
+    # The named notes' share of the restart mass grows with how specific their names are.
+    rarity = sum(n.specificity for n in named)
+    named_share = NAMED_WEIGHT * max((n.specificity for n in named), default=0.0)
+    seeds = {f"chunk:{c}": zipf[c] / total * (1 - named_share) for c in pool}
+    for note in named:
+        seeds[note.node] = (
+            seeds.get(note.node, 0.0) + named_share * note.specificity / rarity if rarity else 0.0
+        )
+    rank = personalized_pagerank(
+        ((e.a, e.b, e.weight) for e in edges), seeds, core.settings.ppr_damping
+    )
+    return {c: rank.get(f"chunk:{c}", 0.0) for c in pool}

@@ -1,0 +1,46 @@
+"""How retrieval runs its steps: independent ones at once, each timed (the stages overlap, so
+each timing is the step's own wall time)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    def lap(self, name: str, since: float) -> None:
+        self.timings[name] = round((time.perf_counter() - since) * 1000, 2)
+
+    async def timed(self, name: str, work: Awaitable[T]) -> T:
+        """Await ``work`` and record how long it took under ``name`` (stages overlap)."""
+        start = time.perf_counter()
+        try:
+            return await work
+        finally:
+            self.lap(name, start)
+
+
+async def nothing() -> None:
+    return None
+
+
+async def together(*works: Awaitable[Any]) -> list[Any]:
+    """Run independent steps at once; the first failure cancels the others and is raised as
+    itself (callers map GraphUnavailableError and the like, not exception groups)."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(awaited(w)) for w in works]
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    return [t.result() for t in tasks]
+
+
+async def awaited(work: Awaitable[T]) -> T:
+    return await work
