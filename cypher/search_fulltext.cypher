@@ -1,7 +1,10 @@
-// Chunks matching a Lucene query on their text (BM25), within one vault.
+// Chunks matching a Lucene query on their text (BM25), within one vault. The index answers
+// across every vault, so the caller asks again with a larger $k while the page came back full
+// but held fewer than it needs of this vault's chunks.
 // Parameters: $vault (str), $query (str, already escaped), $k (int, candidates)
-// Returns: id (chunk id), score (float)
+// Returns: one row: returned (int, candidates the index gave, any vault), hits (list of maps
+//          id, score (float)), best first, this vault's only)
 CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $k}) YIELD node, score
-WHERE node.vault = $vault
-RETURN node.id AS id, score
-ORDER BY score DESC
+WITH collect({id: node.id, score: score, vault: node.vault}) AS found
+RETURN size(found) AS returned,
+       [f IN found WHERE f.vault = $vault | {id: f.id, score: f.score}] AS hits

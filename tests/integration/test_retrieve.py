@@ -9,9 +9,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from knotwork.api import create_app
+from knotwork.core import Core
+from knotwork.ingest import Ingestor
+from knotwork.retrieve import retrieve, search
 from knotwork.settings import Settings
+from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, put
 
 
 @pytest.fixture
@@ -77,3 +81,38 @@ def test_full_text_still_answers_when_the_embedder_is_down(
 )
 def test_bounds_are_422(client: TestClient, payload: dict[str, object]) -> None:
     assert client.post("/retrieve", json=payload).status_code == 422
+
+
+async def test_a_second_vault_does_not_crowd_out_the_vault_asked(
+    core: Core, vault: Path, tmp_path: Path
+) -> None:
+    # The indexes answer across every vault. A second vault whose chunks sit nearer the
+    # question than anything in the first used to fill the candidate page on its own.
+    put(vault, "Alice.md", "# Alice\n\nAlice tends the graph database garden.\n")
+    put(vault, "Bob.md", "# Bob\n\nBob keeps bees beside the database.\n")
+    put(vault, "Carol.md", "# Carol\n\nCarol paints harbours.\n")
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    question = "Who tends the graph database garden?"
+
+    async def seeds() -> tuple[list[str], list[str]]:
+        qvec = list(await core.embedder.aget_query_embedding(question))
+        near = await search.vector(core.store, "t", qvec, 8)
+        text = await search.fulltext(core.store, "t", question, 8)
+        return [c for c, _ in near], [c for c, _ in text]
+
+    alone = await seeds()
+    assert alone[0] and alone[1]
+    other = tmp_path / "other"
+    for i in range(150):
+        put(
+            other,
+            f"Copy {i}.md",
+            f"# Copy {i}\n\n{question} Alice tends the graph database garden.\n",
+        )
+    await sync_vault(Ingestor(core, root=other, vault="other", extract_enabled=False))
+    crowded = await seeds()
+    assert crowded[0] == alone[0]  # cosines do not depend on other vaults
+    # BM25 weighs terms by the whole index, so scores move; the vault's own matches remain.
+    assert set(crowded[1]) == set(alone[1])
+    evidence = await retrieve(core, "t", question, top_k=3)
+    assert evidence.hits and evidence.hits[0].path == "Alice.md"

@@ -18,6 +18,7 @@ MAX_NAMED = 10  # notes the question names, longest names first
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence
 FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
 SIZE_TTL_S = 60.0  # how long a vault's note count is reused
+MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own
 
 
 def lucene_query(question: str) -> str:
@@ -27,20 +28,31 @@ def lucene_query(question: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
+async def _own(store: GraphStore, name: str, k: int, **params: object) -> list[tuple[str, float]]:
+    """The vault's best ``k`` from an index shared by every vault: the index is asked for more
+    candidates, doubling, while its page came back full yet held fewer than ``k`` of the
+    vault's own, so another vault in the database never crowds this one out."""
+    ask = k * 4
+    while True:
+        [row] = await store.read(name, k=ask, **params)
+        hits = row["hits"]
+        if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
+            return [(h["id"], h["score"]) for h in hits[:k]]
+        ask *= 4
+
+
 async def vector(
     store: GraphStore, vault: str, embedding: list[float], k: int
 ) -> list[tuple[str, float]]:
     """Nearest chunks; the score is the index's, (1 + cosine) / 2."""
-    rows = await store.read("search_vector", vault=vault, embedding=embedding, k=k * 4)
-    return [(r["id"], r["score"]) for r in rows[:k]]
+    return await _own(store, "search_vector", k, vault=vault, embedding=embedding)
 
 
 async def fulltext(store: GraphStore, vault: str, question: str, k: int) -> list[tuple[str, float]]:
     query = lucene_query(question)
     if not query:
         return []
-    rows = await store.read("search_fulltext", vault=vault, query=query, k=k)
-    return [(r["id"], r["score"]) for r in rows]
+    return await _own(store, "search_fulltext", k, vault=vault, query=query)
 
 
 @dataclass(frozen=True)
