@@ -1,0 +1,161 @@
+"""Knotwork inside LlamaIndex apps: a ``BaseRetriever`` over the graph.
+
+``KnotworkRetriever`` returns the same ranked evidence as ``POST /retrieve`` as LlamaIndex
+``NodeWithScore``s, each carrying its citation (path, heading, lines), the retrievers that found
+it, the facts its chunk states and the graph path that reached it, so it plugs into
+``RetrieverQueryEngine`` and any other LlamaIndex component that takes a retriever::
+
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from knotwork.llamaindex import KnotworkRetriever
+
+    with KnotworkRetriever(top_k=5) as retriever:  # settings from the environment / .env
+        engine = RetrieverQueryEngine.from_args(retriever, llm=my_llm)
+        print(engine.query("Who does Alice work with?"))
+
+Given no ``core``, the retriever opens its own on a private event loop in a thread (the Neo4j
+async driver belongs to the loop it was opened on), so it answers synchronous and asynchronous
+calls from any thread or loop; ``close()`` (or leaving the ``with`` block) shuts it. Given the
+``core`` of a running app, it runs on that app's loop, and only its async methods may be used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from knotwork.answer import gather
+from knotwork.core import Core, open_core
+from knotwork.errors import ConfigError
+from knotwork.retrieve import Evidence, Filters, Mode
+from knotwork.settings import Settings, get_settings
+
+T = TypeVar("T")
+
+# Shown to a caller, kept out of what the LLM and the embedder read of a node.
+_BULKY = ["retrievers", "facts", "paths", "chunk_id", "score"]
+
+
+def nodes_of(evidence: Evidence) -> list[NodeWithScore]:
+    """One node per hit, best first, with the citation and the graph's reasons as metadata."""
+    facts: dict[str, list[dict[str, Any]]] = {}
+    for f in evidence.facts:
+        facts.setdefault(f.chunk_id or "", []).append(
+            {
+                "subject": f.subject,
+                "predicate": f.predicate,
+                "object": f.object,
+                "source": f.source,
+                "extractor": f.extractor,
+                "line": f.line,
+            }
+        )
+    paths = {
+        p.chunk_id: {"nodes": list(p.nodes), "relations": list(p.relations)} for p in evidence.paths
+    }
+    nodes = []
+    for hit in evidence.hits:
+        heading = f"#{hit.heading}" if hit.heading else ""
+        node = TextNode(
+            id_=hit.id,
+            text=hit.text,
+            metadata={
+                "path": hit.path,
+                "title": hit.title,
+                "heading": hit.heading,
+                "line_start": hit.line_start,
+                "line_end": hit.line_end,
+                "citation": f"{hit.path}{heading}:{hit.line_start}-{hit.line_end}",
+                "chunk_id": hit.id,
+                "score": hit.score,
+                "retrievers": dict(hit.retrievers),
+                "facts": facts.get(hit.id, []),
+                "paths": [paths[hit.id]] if hit.id in paths else [],
+            },
+            excluded_llm_metadata_keys=list(_BULKY),
+            excluded_embed_metadata_keys=list(_BULKY),
+        )
+        nodes.append(NodeWithScore(node=node, score=hit.score))
+    return nodes
+
+
+class _LoopThread:
+    """A private event loop in a daemon thread, holding a Core opened on that loop."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self._stack = contextlib.AsyncExitStack()
+        self.core: Core = self.run(self._stack.enter_async_context(open_core(settings)))
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+
+    def close(self) -> None:
+        self.run(self._stack.aclose())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+class KnotworkRetriever(BaseRetriever):
+    """Ranked evidence from a Knotwork graph as LlamaIndex nodes (sync and async)."""
+
+    def __init__(
+        self,
+        core: Core | None = None,
+        *,
+        settings: Settings | None = None,
+        top_k: int = 8,
+        mode: Mode = "retrieve",
+        filters: Filters | None = None,
+        vault: str | None = None,
+        callback_manager: CallbackManager | None = None,
+    ) -> None:
+        super().__init__(callback_manager=callback_manager)
+        self.top_k, self.mode, self.filters, self.vault = top_k, mode, filters, vault
+        self._own = _LoopThread(settings or get_settings()) if core is None else None
+        self._core = core if core is not None else self._own.core  # type: ignore[union-attr]
+
+    def _search(self, query: QueryBundle) -> Coroutine[Any, Any, Evidence]:
+        return gather(
+            self._core,
+            query.query_str,
+            mode=self.mode,
+            top_k=self.top_k,
+            filters=self.filters,
+            vault=self.vault,
+        )
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if self._own is None:
+            raise ConfigError(
+                "a KnotworkRetriever built on an app's core answers only aretrieve(); "
+                "build it without a core to call retrieve()"
+            )
+        return nodes_of(self._own.run(self._search(query_bundle)))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if self._own is None:
+            return nodes_of(await self._search(query_bundle))
+        future = asyncio.run_coroutine_threadsafe(self._search(query_bundle), self._own.loop)
+        return nodes_of(await asyncio.wrap_future(future))
+
+    def close(self) -> None:
+        """Close the core this retriever opened (none when it was given one)."""
+        if self._own is not None:
+            self._own.close()
+            self._own = None
+
+    def __enter__(self) -> KnotworkRetriever:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

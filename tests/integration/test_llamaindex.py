@@ -1,0 +1,76 @@
+"""KnotworkRetriever in a LlamaIndex query engine, over the real Neo4j, with LlamaIndex's own
+Ollama client answering from the fake Ollama."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from llama_index.core.query_engine import RetrieverQueryEngine
+
+from knotwork.core import open_core
+from knotwork.errors import ConfigError
+from knotwork.ingest import Ingestor
+from knotwork.llamaindex import KnotworkRetriever
+from knotwork.llm import build_llm
+from knotwork.settings import Settings
+from knotwork.sync import sync_vault
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import Neo4jTarget, put
+
+QUESTION = "Who does Alice work with on the graph?"
+
+
+@pytest.fixture
+def ingested(settings: Settings, vault: Path, empty_db: Neo4jTarget) -> Settings:
+    put(vault, "People/Alice.md", "# Alice\n\n## Work\nAlice works with [[Bob]] on the graph.\n")
+    put(vault, "Bob.md", "# Bob\n\nBob keeps the graph database running.\n")
+    put(vault, "Recipes.md", "# Lasagna\n\nLayers of pasta, tomato and basil.\n")
+    settings = settings.model_copy(update={"extract": False})
+
+    async def ingest() -> None:
+        async with open_core(settings) as core:
+            await core.ensure_ready()
+            await sync_vault(Ingestor(core, root=vault, vault=settings.vault_name))
+
+    asyncio.run(ingest())
+    return settings
+
+
+def test_retriever_returns_cited_nodes_sync_and_async(ingested: Settings) -> None:
+    with KnotworkRetriever(settings=ingested, top_k=3) as retriever:
+        nodes = retriever.retrieve(QUESTION)
+        again = asyncio.run(retriever.aretrieve(QUESTION))
+    top = nodes[0].node.metadata
+    assert top["path"] == "People/Alice.md" and top["heading"] == "Alice > Work"
+    assert top["citation"] == "People/Alice.md#Alice > Work:3-4"
+    assert {"vector", "fulltext"} <= set(top["retrievers"])
+    assert any(f["predicate"] == "WORKS_WITH" for f in top["facts"])
+    assert [n.node.node_id for n in again] == [n.node.node_id for n in nodes]
+    assert nodes[0].score is not None and nodes[0].score >= nodes[-1].score  # type: ignore[operator]
+
+
+def test_a_query_engine_answers_from_knotwork_nodes(
+    ingested: Settings, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_script = lambda body: "Alice works with Bob."
+    with KnotworkRetriever(settings=ingested, top_k=2) as retriever:
+        engine = RetrieverQueryEngine.from_args(retriever, llm=build_llm(ingested))
+        response = engine.query(QUESTION)
+    assert str(response) == "Alice works with Bob."
+    assert response.source_nodes[0].metadata["path"] == "People/Alice.md"
+    [chat] = fake_ollama.calls_to("/api/chat")
+    prompt = json.dumps(chat.body["messages"])
+    assert "Alice works with [[Bob]] on the graph." in prompt
+    assert "retrievers" not in prompt  # bulky metadata stays out of the LLM's context
+
+
+async def test_on_an_apps_core_it_answers_async_only(ingested: Settings) -> None:
+    async with open_core(ingested) as core:
+        retriever = KnotworkRetriever(core, top_k=2)
+        nodes = await retriever.aretrieve(QUESTION)
+        assert nodes[0].node.metadata["path"] == "People/Alice.md"
+        with pytest.raises(ConfigError, match="aretrieve"):
+            retriever.retrieve(QUESTION)
