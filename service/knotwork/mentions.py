@@ -24,6 +24,7 @@ from neo4j import AsyncManagedTransaction
 
 from knotwork import cypher
 from knotwork.names import Names
+from knotwork.stopwords import STOPWORDS
 
 MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
@@ -40,9 +41,12 @@ def mention_key(text: str) -> str:
 
 
 def name_key(name: str) -> str | None:
-    """The key a name is matched by, or None when it is too short or too long to match."""
+    """The key a name is matched by, or None when it is too short or too long to match, or
+    made of stop words only: a note named "Tra" ("between") would be mentioned by every note."""
     key = mention_key(name)
     if len(key) < MIN_CHARS or len(key) > MAX_KEY_CHARS or key.count(" ") >= MAX_WORDS:
+        return None
+    if all(word in STOPWORDS for word in key.split()):
         return None
     return key
 

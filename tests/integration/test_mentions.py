@@ -156,3 +156,20 @@ async def test_one_mention_per_chunk_and_note_survives_the_reverse_pass(
         ("Eve.md", "bobby", 1),
     ]
     await assert_fresh(ingestor)
+
+
+async def test_a_note_named_by_a_stop_word_is_linked_but_never_mentioned(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "Tra.md", "")  # Italian "between": an empty note a vault had kept
+    put(vault, "Calcolo.md", "# Calcolo\n\nLa distanza tra due punti, vedi [[Tra]].\n")
+    await sync_vault(ingestor)
+    assert await mentions(core) == []
+    links = await core.store._run(
+        "MATCH (:Note {path: 'Calcolo.md'})-[r {extractor: 'wikilink'}]->(t:Note) "
+        "RETURN t.path AS path",
+        {},
+        write=False,
+    )
+    assert links == [{"path": "Tra.md"}]
+    await assert_fresh(ingestor)

@@ -11,6 +11,9 @@ def test_keys_are_casefolded_words() -> None:
     assert mention_key("Straße") == mention_key("STRASSE")
     assert name_key("AI") is None  # too short to mean anything
     assert name_key("one two three four five six seven") is None  # more words than a gram
+    # A name made of stop words would be "mentioned" by every note of its language.
+    assert name_key("Tra") is None and name_key("Come") is None and name_key("De la") is None
+    assert name_key("Tra le righe") == "tra le righe"
     assert note_name_keys("Marco Rossi", "Marco Rossi", ["MR", "Il Rossi"]) == [
         "il rossi",
         "marco rossi",
