@@ -13,7 +13,7 @@ from typing import Annotated, TypeVar
 import typer
 
 from knotwork.core import Core, open_core
-from knotwork.errors import ConfigError, KnotworkError, VaultPathError
+from knotwork.errors import ConfigError, KnotworkError, NoteNotFoundError, VaultPathError
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
 
@@ -38,9 +38,14 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> 
     install_log_redaction()
 
 
+NOT_FOUND = 3  # exit code: no such note, nothing matched, or notes that do not cover it
+
+
 def fail(exc: KnotworkError) -> typer.Exit:
     typer.secho(f"error: {redact(str(exc))}", fg=typer.colors.RED, err=True)
-    # 2: the user can fix the call or the settings; 1: the service failed.
+    # 2: the user can fix the call or the settings; 3: nothing there; 1: the service failed.
+    if isinstance(exc, NoteNotFoundError):
+        return typer.Exit(NOT_FOUND)
     return typer.Exit(2 if isinstance(exc, ConfigError | VaultPathError) else 1)
 
 

@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from knotwork.cli.app import app, with_core
+from knotwork.cli.app import NOT_FOUND, app, with_core
 from knotwork.core import Core
-from knotwork.errors import NoteNotFoundError
 
 if TYPE_CHECKING:
     from knotwork.api.schemas import QueryRequest
 
-NOT_FOUND, MODEL_DOWN = 3, 4
+MODEL_DOWN = 4
 
 Json = Annotated[bool, typer.Option("--json", help="print the API's JSON body")]
 Folder = Annotated[str | None, typer.Option(help="only notes under this folder")]
@@ -167,16 +166,10 @@ def note(path: str, as_json: Json = False) -> None:
     """A note as the graph holds it: chunks, and every fact it asserts with provenance."""
     from knotwork.notes import note_detail
 
-    async def work(core: Core) -> dict[str, Any] | None:
-        try:
-            return await note_detail(core, path)
-        except NoteNotFoundError as exc:
-            typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-            return None
+    async def work(core: Core) -> dict[str, Any]:
+        return await note_detail(core, path)
 
     body = with_core(work)
-    if body is None:
-        raise typer.Exit(NOT_FOUND)
     if as_json:
         _print_json(body)
         return
@@ -209,16 +202,10 @@ def history(
     """A note's revisions, newest first: what each change added and removed."""
     from knotwork.notes import note_history
 
-    async def work(core: Core) -> list[dict[str, Any]] | None:
-        try:
-            return await note_history(core, path, limit)
-        except NoteNotFoundError as exc:
-            typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-            return None
+    async def work(core: Core) -> list[dict[str, Any]]:
+        return await note_history(core, path, limit)
 
     rows = with_core(work)
-    if rows is None:
-        raise typer.Exit(NOT_FOUND)
     if as_json:
         _print_json(rows)
         return
