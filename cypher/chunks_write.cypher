@@ -1,11 +1,13 @@
 // Write notes' chunks: properties, HAS_CHUNK, embeddings (new, or copied from an old chunk
-// with the same hash so unchanged text is never embedded twice). `title` is the chunk's own
-// heading (the note's title above the first heading): Neo4j Browser captions a node by it. A new embedding travels as
+// with the same hash so unchanged text is never embedded twice). A new embedding travels as
 // its decimal text ("0.1,-0.2,…", float32-exact): Bolt sends and decodes that text about four
-// times faster than a list of floats, and the vector is stored as float32 either way.
+// times faster than a list of floats, and the vector is stored as float32 either way. `title`
+// is the chunk's own heading (the note's title above the first heading): Neo4j Browser
+// captions a node by it.
 // Parameters: $vault (str), $chunks (list of maps: path (the note's), id, ord, heading_path,
-//             line_start, line_end, line_map, text, mtext, hash, embedding (str: comma-
-//             separated floats, or null), copy_from (old chunk id or null), extraction,
+//             line_start, line_end, line_map, fence (str: the code fence open at the
+//             chunk's start, or ''), text, mtext, hash, embedding (str: comma-separated
+//             floats, or null), copy_from (old chunk id or null), extraction,
 //             extraction_model, extraction_state, extraction_error)
 // Returns: written (int)
 UNWIND $chunks AS ch
@@ -13,6 +15,7 @@ MATCH (n:Note {vault: $vault, path: ch.path})
 MERGE (c:Chunk {id: ch.id})
 SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch.heading_path,
     c.line_start = ch.line_start, c.line_end = ch.line_end, c.line_map = ch.line_map,
+    c.fence = ch.fence,
     c.text = ch.text, c.mtext = ch.mtext, c.hash = ch.hash,
     c.title = CASE WHEN ch.heading_path = '' THEN n.title
                    ELSE last(split(ch.heading_path, ' > ')) END,

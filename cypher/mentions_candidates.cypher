@@ -3,7 +3,7 @@
 // index on MENTIONS.target) — with those notes' chunks.
 // Parameters: $vault (str), $keys (list<str>, mention keys), $exclude (list<str>, note paths
 //             left alone: written with the current names already)
-// Returns: path (str), chunks (list of maps: id, text, line_map), in chunk order
+// Returns: path (str), chunks (list of maps: id, text, line_map, fence), in chunk order
 CALL () {
   UNWIND $keys AS key
   MATCH (c:Chunk) WHERE c.mtext CONTAINS ' ' + key + ' ' AND c.vault = $vault
@@ -15,5 +15,5 @@ CALL () {
 WITH DISTINCT path WHERE NOT path IN $exclude
 MATCH (:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
 WITH path, c ORDER BY c.ord
-RETURN path, collect(c {.id, .text, .line_map}) AS chunks
+RETURN path, collect(c {.id, .text, .line_map, .fence}) AS chunks
 ORDER BY path

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import re
 
+from knotwork import markdown
 from knotwork.models import Chunk, ParsedNote
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: one fence rule with the parser; chunks know a fence open at their start
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -33,33 +33,38 @@ def chunk_id(vault: str, path: str, ord_: int, content_hash: str) -> str:
     return _sha(f"{vault}\x00{path}\x00{ord_}\x00{content_hash}")[:32]
 
 
-def _sections(note: ParsedNote) -> list[tuple[str, list[tuple[int, str]]]]:
-    """(heading path, [(file line, text)]) per section; headings inside code fences ignored."""
+def _sections(
+    note: ParsedNote,
+) -> tuple[list[tuple[str, list[tuple[int, str]]]], dict[int, str], set[int]]:
+    """(heading path, [(file line, text)]) per section, headings inside code fences ignored;
+    with the fence open before each file line and the lines inside fences."""
     sections: list[tuple[str, list[tuple[int, str]]]] = [("", [])]
     stack: list[tuple[int, str]] = []
-    fenced = False
+    open_before: dict[int, str] = {}
+    code: set[int] = set()
+    fence = ""
     for offset, line in enumerate(note.body.splitlines()):
         number = note.body_line + offset
-        if _FENCE.match(line):
-            fenced = not fenced
-        match = None if fenced else _HEADING.match(line)
+        open_before[number] = fence
+        belongs, fence = markdown.step(fence, line)
+        if belongs:
+            code.add(number)
+        match = None if belongs else _HEADING.match(line)
         if match:
             level = len(match.group(1))
             stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, match.group(2))]
             sections.append((" > ".join(t for _, t in stack), [(number, line)]))
         else:
             sections[-1][1].append((number, line))
-    return [(h, lines) for h, lines in sections if any(t.strip() for _, t in lines)]
+    kept = [(h, lines) for h, lines in sections if any(t.strip() for _, t in lines)]
+    return kept, open_before, code
 
 
-def _paragraphs(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+def _paragraphs(lines: list[tuple[int, str]], code: set[int]) -> list[list[tuple[int, str]]]:
     """Blank-line separated blocks; a fenced code block stays one block."""
     blocks: list[list[tuple[int, str]]] = [[]]
-    fenced = False
     for number, text in lines:
-        if _FENCE.match(text):
-            fenced = not fenced
-        if not text.strip() and not fenced:
+        if not text.strip() and number not in code:
             if blocks[-1]:
                 blocks.append([])
             continue
@@ -90,10 +95,11 @@ def _split_long(block: list[tuple[int, str]], size: int) -> list[list[tuple[int,
 def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
     """The note's chunks, in order."""
     chunks: list[Chunk] = []
-    for heading_path, lines in _sections(note):
+    sections, open_before, code = _sections(note)
+    for heading_path, lines in sections:
         current: list[tuple[int, str]] = []
         groups: list[list[tuple[int, str]]] = []
-        for block in _paragraphs(lines):
+        for block in _paragraphs(lines, code):
             text_len = sum(len(t) + 1 for _, t in current)
             block_len = sum(len(t) + 1 for _, t in block)
             if current and text_len + block_len + 1 > size:
@@ -127,6 +133,7 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
                     text=text,
                     hash=content_hash,
                     line_map=tuple(number for number, _ in group),
+                    fence=open_before.get(group[0][0], ""),
                 )
             )
     return chunks

@@ -109,6 +109,7 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
                 "line_start": c.line_start,
                 "line_end": c.line_end,
                 "line_map": list(c.line_map),
+                "fence": c.fence,
                 "text": c.text,
                 "mtext": mentions.chunk_mtext(c.text),
                 "hash": c.hash,

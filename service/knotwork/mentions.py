@@ -22,7 +22,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork import cypher
+from knotwork import cypher, markdown
 from knotwork.names import Names
 from knotwork.stopwords import STOPWORDS
 
@@ -31,7 +31,6 @@ MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_KEY_CHARS = 200
 MTEXT_MAX_BYTES = 32_000  # Neo4j's text index refuses values over 32,766 bytes
 _WORD = re.compile(r"\w+")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
 
 
@@ -72,16 +71,14 @@ def chunk_grams(
     text: str,
     line_map: list[int] | tuple[int, ...],
     starts: Callable[[str], bool] | None = None,
+    fence: str = "",
 ) -> dict[str, int]:
     """Every run of 1..MAX_WORDS words in a chunk, outside links and code, with the file line
-    of its first occurrence; with ``starts``, only runs whose first word it accepts."""
+    of its first occurrence; with ``starts``, only runs whose first word it accepts. ``fence``:
+    the code fence open where the chunk starts (``Chunk.fence``)."""
     grams: dict[str, int] = {}
-    fenced = False
-    for offset, line in enumerate(text.split("\n")):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        if fenced:
+    for offset, (line, code) in enumerate(markdown.fences(text.split("\n"), fence)):
+        if code:
             continue
         number = line_map[offset] if offset < len(line_map) else line_map[-1]
         for segment in _MASKED.split(line):
@@ -97,14 +94,18 @@ def chunk_grams(
 
 
 def chunk_mentions(
-    text: str, line_map: list[int] | tuple[int, ...], index: Names, mentioner: str
+    text: str,
+    line_map: list[int] | tuple[int, ...],
+    index: Names,
+    mentioner: str,
+    fence: str = "",
 ) -> dict[str, tuple[int, str]]:
     """The notes a chunk mentions: target path → (line, key) of the first name found.
 
     Only word runs starting with a word some name starts with are built; each is resolved in
     memory, and "first" is the smallest (line, key).
     """
-    seen = chunk_grams(text, line_map, index.starts)
+    seen = chunk_grams(text, line_map, index.starts, fence)
     found: dict[str, tuple[int, str]] = {}
     for gram, number in seen.items():
         target = index.resolve(gram, mentioner)
@@ -122,10 +123,12 @@ def mention_rows(
     path: str, chunks: list[dict[str, Any]], index: Names
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """One MENTIONS fact per (chunk, note named) for ``mentions_write``, and their canonical
-    strings. ``chunks`` are maps with id, text and line_map."""
+    strings. ``chunks`` are maps with id, text, line_map and fence."""
     rows: list[dict[str, Any]] = []
     for chunk in chunks:
-        found = chunk_mentions(chunk["text"], chunk["line_map"], index, path)
+        found = chunk_mentions(
+            chunk["text"], chunk["line_map"], index, path, chunk.get("fence") or ""
+        )
         for target, (line, key) in sorted(found.items()):
             rows.append(
                 {

@@ -72,6 +72,9 @@ class Chunk:
     hash: str  # sha256 hex of text
     # The file line of each line of ``text`` (paragraph breaks are collapsed in ``text``).
     line_map: tuple[int, ...] = ()
+    # The code fence open where the chunk starts ("" when none): a long code block split over
+    # chunks leaves its later parts inside a fence whose opening line they do not hold.
+    fence: str = ""
 
 
 @dataclass(frozen=True)

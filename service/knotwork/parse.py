@@ -17,6 +17,7 @@ from urllib.parse import unquote
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from knotwork import markdown
 from knotwork.models import FrontmatterValue, Heading, Link, LinkKind, ParsedNote
 from knotwork.vocab import MONTHS
 
@@ -26,7 +27,6 @@ MAX_NODES = 10_000  # values allowed in the loaded frontmatter, aliases expanded
 MAX_FRONTMATTER_CHARS = 200_000  # the pure-Python YAML loader is slow beyond this
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
-_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
 _TICKS = re.compile(r"`+")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
@@ -297,14 +297,8 @@ def parse_note(path: str, text: str) -> ParsedNote:
     fence = ""  # the opening run of the fenced code block we are in
     for idx in range(first, len(lines)):
         raw = lines[idx]
-        code = _FENCE.match(raw) if "``" in raw or "~~" in raw else None
-        run, rest = code.groups() if code else ("", "")
-        if fence:
-            if run[:1] == fence[0] and len(run) >= len(fence) and not rest.strip():
-                fence = ""
-            continue
-        if run and not (run[0] == "`" and "`" in rest):
-            fence = run
+        code, fence = markdown.step(fence, raw)
+        if code:
             continue
         masked = _mask_code_spans(raw)
         atx = _HEADING.match(masked) if masked.lstrip(" ").startswith("#") else None

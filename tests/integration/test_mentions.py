@@ -173,3 +173,20 @@ async def test_a_note_named_by_a_stop_word_is_linked_but_never_mentioned(
     )
     assert links == [{"path": "Tra.md"}]
     await assert_fresh(ingestor)
+
+
+async def test_code_split_over_chunks_never_mentions_from_either_end(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    code = "\n".join(f"call_marco_rossi({i})  # Marco Rossi" for i in range(80))
+    put(vault, "Code.md", f"# Code\n\n```python\n{code}\n```\n\nAsk Marco Rossi.\n")
+    await sync_vault(ingestor)
+    chunks = await core.store._run(
+        "MATCH (c:Chunk {note_path: 'Code.md'}) RETURN c.fence AS fence", {}, write=False
+    )
+    assert sum(r["fence"] == "```" for r in chunks) >= 2  # the code outgrew a chunk
+    put(vault, "People/Marco Rossi.md", "# Marco\nAn engineer.\n")
+    await ingestor.upsert_path("People/Marco Rossi.md")  # the reverse pass reads Code.md
+    rows = await mentions(core)
+    assert [(r["source"], r["line"]) for r in rows] == [("Code.md", 86)]  # the prose only
+    await assert_fresh(ingestor)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from knotwork.chunk import chunk_for_line, chunk_note
+from knotwork.mentions import chunk_grams
 from knotwork.parse import parse_note
 
 TEXT = """---
@@ -55,3 +56,35 @@ def test_long_sections_are_split_under_the_size() -> None:
         "".join(c.text.replace(" ", "") for c in chunk_note(parse_note("W.md", one_line), "v", 300))
         == "word" * 2000
     )
+
+
+def test_one_fence_rule_for_parser_chunker_and_mentions() -> None:
+    # An inline code line that starts with three backticks is no fence; a four-backtick fence
+    # is not closed by three; tildes hold backticks. Old chunker rules disagreed on each.
+    text = (
+        "# Top\n```js `not a fence` here\n# Real heading\n````\n# in code\n```\nstill code\n"
+        "````\n# After\n~~~\n```\n# tilde code\n~~~\n# End\nBob.\n"
+    )
+    note = parse_note("F.md", text)
+    assert [h.text for h in note.headings] == ["Top", "Real heading", "After", "End"]
+    chunks = chunk_note(note, "v", 1200)
+    headings = {c.heading_path.rsplit(" > ", 1)[-1] for c in chunks}
+    assert headings == {"Top", "Real heading", "After", "End"}
+
+
+def test_a_code_block_split_over_chunks_leaves_its_fence_open_in_the_later_ones() -> None:
+    code = "\n".join(f"call_marco_rossi({i})  # Marco Rossi" for i in range(60))
+    note = parse_note(
+        "Code.md", f"# Code\nBefore.\n\n```python\n{code}\n```\n\nMarco Rossi after.\n"
+    )
+    chunks = chunk_note(note, "v", 400)
+    assert len(chunks) > 3
+    assert chunks[1].text.startswith("```python") and chunks[1].fence == ""
+    assert sum(c.fence == "```" for c in chunks) >= 2  # the parts past the opening line
+    found = [
+        line
+        for c in chunks
+        for gram, line in chunk_grams(c.text, c.line_map, fence=c.fence).items()
+        if gram == "marco rossi"
+    ]
+    assert found == [note.text.splitlines().index("Marco Rossi after.") + 1]

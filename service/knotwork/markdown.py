@@ -1,0 +1,44 @@
+"""Where a note's fenced code blocks are: one rule for the parser, the chunker and mentions.
+
+A fence opens with a run of three or more backticks or tildes (after indentation or a
+blockquote's ``>``); a backtick run's info string holds no backtick, else the line is inline
+code. It closes at a line holding only a run of the same character at least as long. A fence
+left open runs to the end of the note. Text inside is code: no headings, links, tags, dates or
+mentions are read there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+
+
+def _marker(line: str) -> tuple[str, str] | None:
+    if "``" not in line and "~~" not in line:
+        return None
+    match = _FENCE.match(line)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def step(fence: str, line: str) -> tuple[str, str]:
+    """(the fence ``line`` belongs to, the fence open after it), given the one open before."""
+    marker = _marker(line)
+    if fence:
+        run, rest = marker or ("", "")
+        closes = run[:1] == fence[0] and len(run) >= len(fence) and not rest.strip()
+        return fence, "" if closes else fence
+    if marker and not (marker[0][0] == "`" and "`" in marker[1]):
+        return marker[0], marker[0]
+    return "", ""
+
+
+def fences(lines: Iterable[str], open_run: str = "") -> Iterator[tuple[str, str]]:
+    """Each line with the fence it belongs to: the opening run (e.g. "```") for the marker
+    lines and the code between them, "" outside. ``open_run``: a fence already open before the
+    first line (a chunk that starts inside one)."""
+    fence = open_run
+    for line in lines:
+        belongs, fence = step(fence, line)
+        yield line, belongs
