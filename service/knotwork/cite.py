@@ -145,9 +145,8 @@ class CitationScanner:
         decision = self._label_at(text, i, final)
         if decision is not _PLAIN:
             return decision
-        rest = text[i:]
-        if not final and (prefix := _SOURCES_PREFIX.match(rest)) and prefix.end() == len(rest):
-            return None
+        if not final and (prefix := _SOURCES_PREFIX.match(text, i)) and prefix.end() == len(text):
+            return None  # "[S1" may yet be "[S12]"
         if numbers := _SOURCES.match(text, i):
             kept, dropped = [], []
             for number in _NUMBER.findall(numbers.group(1) or numbers.group(2)):
