@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from knotwork.cite import INSUFFICIENT, build_prompt, check_citations, says_insufficient
+from knotwork.cite import INSUFFICIENT, CitationStream, check_citations, says_insufficient
 from knotwork.core import Core
+from knotwork.prompt import Prompt, build_prompt
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,8 @@ class EvidenceEvent:
 
 @dataclass(frozen=True)
 class TokenEvent:
-    """A piece of the model's raw answer, before its citations are checked."""
+    """A piece of the answer as the model writes it, its citations already rendered as labels
+    and the invented ones removed: the pieces add up to the final answer."""
 
     text: str
 
@@ -147,9 +149,9 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     return result
 
 
-def finish(evidence: Evidence, raw: str, started: float, left_out: int) -> Answer:
+def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
     """Check the model's citations against the hits and build the answer."""
-    checked = check_citations(raw, evidence.hits)
+    checked = check_citations(raw, evidence.hits, prompt.sources)
     if not checked.cited and says_insufficient(checked.text):
         result = _base(
             evidence, "insufficient_context", INSUFFICIENT, evidence.hits[:PARTIAL_CITATIONS]
@@ -165,8 +167,8 @@ def finish(evidence: Evidence, raw: str, started: float, left_out: int) -> Answe
         result.warnings.append(
             f"removed {len(checked.dropped)} citation(s) that name no retrieved chunk"
         )
-    if left_out:
-        result.warnings.append(f"{left_out} hit(s) did not fit the model's context window")
+    if prompt.left_out:
+        result.warnings.append(f"{prompt.left_out} hit(s) did not fit the model's context window")
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
     return result
 
@@ -191,7 +193,7 @@ async def answer(
         response = await core.llm.achat(prompt.messages)
     except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"
         return _unavailable(core, evidence, exc, started)
-    return finish(evidence, response.message.content or "", started, prompt.left_out)
+    return finish(evidence, response.message.content or "", started, prompt)
 
 
 async def answer_stream(
@@ -202,7 +204,8 @@ async def answer_stream(
     top_k: int = 8,
     filters: Filters | None = None,
 ) -> AsyncIterator[AnswerEvent]:
-    """The evidence, then the model's tokens as they come, then the checked answer."""
+    """The evidence, then the answer as it comes (a citation is sent once it is complete),
+    then the checked answer."""
     evidence = await gather(core, question, mode=mode, top_k=top_k, filters=filters)
     yield EvidenceEvent(evidence)
     early = without_model(core, evidence, mode)
@@ -212,13 +215,17 @@ async def answer_stream(
     started = time.perf_counter()
     prompt = build_prompt(question, evidence, core.settings.llm_context_window)
     parts: list[str] = []
+    rendered = CitationStream(evidence.hits, prompt.sources)
     try:
         stream = await core.llm.astream_chat(prompt.messages)
         async for chunk in stream:
             if chunk.delta:
                 parts.append(chunk.delta)
-                yield TokenEvent(chunk.delta)
+                if text := rendered.feed(chunk.delta):
+                    yield TokenEvent(text)
     except Exception as exc:  # as in answer(): any failure of the client means no answer
         yield DoneEvent(_unavailable(core, evidence, exc, started))
         return
-    yield DoneEvent(finish(evidence, "".join(parts), started, prompt.left_out))
+    if text := rendered.close():
+        yield TokenEvent(text)
+    yield DoneEvent(finish(evidence, "".join(parts), started, prompt))

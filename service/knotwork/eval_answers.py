@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knotwork.answer import answer
+from knotwork.cite import label as citation_label
 from knotwork.cite import strip_citations
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
@@ -69,7 +70,8 @@ async def run_answers(
                 f"question {q.id}: the chat model {core.settings.llm_model!r} did not answer; "
                 f"{' '.join(reply.warnings)}"
             )
-        said = strip_citations(reply.answer or "") if reply.status == "ok" else ""
+        labels = [citation_label(c.path, c.heading) for c in reply.citations]
+        said = strip_citations(reply.answer or "", labels) if reply.status == "ok" else ""
         results.append(
             AnswerResult(
                 id=q.id,

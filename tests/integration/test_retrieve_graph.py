@@ -15,6 +15,7 @@ from knotwork.ingest import Ingestor
 from knotwork.retrieve import Filters, retrieve
 from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
+from tests.integration.test_answer import labels
 
 NOTES = {
     "team/Alice.md": "# Alice\n\nAlice reports to [[Bob]] since spring.\n",
@@ -154,9 +155,9 @@ async def test_query_answers_a_two_hop_question_with_both_notes_cited(
     assert "team/Bob.md" not in [h.path for h in hybrid.hits]
 
     def model(body: dict[str, Any]) -> str:  # cites what it was given, as a model would
-        prompt = body["messages"][-1]["content"]
-        cited = [p for p in ("team/Alice.md#Alice", "team/Bob.md#Bob") if f"[{p}]" in prompt]
-        return " ".join(f"A claim [{label}]." for label in cited) or "Nothing."
+        given = labels(body["messages"][-1]["content"])
+        cited = [given[p] for p in ("team/Alice.md", "team/Bob.md") if p in given]
+        return " ".join(f"A claim {number}." for number in cited) or "Nothing."
 
     fake_ollama.chat_script = model
     result = await answer(core, question, mode="fast", top_k=5)

@@ -26,15 +26,19 @@ the question is about, each with its usual synonyms or other spellings, and its 
 explanations."""
 
 
-async def propose(llm: LLM, question: str) -> tuple[list[str], str | None]:
-    """(keywords, error): at most MAX_KEYWORDS distinct keywords, or the reason there are none."""
+def keyword_messages(question: str) -> list[ChatMessage]:
+    """The fixed rules, then the question between markers drawn for this request."""
     marker = f"<<<{secrets.token_hex(8)}>>>"
-    messages = [
+    return [
         ChatMessage(role="system", content=_SYSTEM),
         ChatMessage(role="user", content=f"{marker}\n{question}\n{marker}"),
     ]
+
+
+async def propose(llm: LLM, question: str) -> tuple[list[str], str | None]:
+    """(keywords, error): at most MAX_KEYWORDS distinct keywords, or the reason there are none."""
     try:
-        response = await llm.achat(messages, format=SCHEMA)
+        response = await llm.achat(keyword_messages(question), format=SCHEMA)
         parsed = Keywords.model_validate(json.loads(response.message.content or ""))
     except (ValueError, ValidationError) as exc:
         return [], f"keywords ignored: invalid model output ({type(exc).__name__})"

@@ -75,8 +75,9 @@ _RETRIEVE_EXAMPLES: dict[str, Example] = {
 }
 _SSE_DOC = (
     "With `stream: true` or `Accept: text/event-stream`: an `evidence` event (ranked hits, "
-    'facts, paths), `token` events (`{"text": …}`, the model\'s raw output), and a last `done` '
-    "event carrying this same body with its citations checked."
+    'facts, paths), `token` events (`{"text": …}`, the answer as it comes, citations rendered '
+    "and checked; together they make up `answer`), and a last `done` event carrying this same "
+    "body."
 )
 
 
