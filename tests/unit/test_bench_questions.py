@@ -93,3 +93,14 @@ def test_every_gold_section_exists_as_the_chunker_writes_it(name: str) -> None:
             elif hit_section(as_hit(path, chunks[0])) not in question.gold:
                 missing.append(f"{row['id']}: {path} {heading!r} is not scored as gold")
     assert not missing, "\n".join(missing)
+
+
+def test_relevance_splits_one_file_into_answerable_and_off_topic() -> None:
+    """bench.relevance --by-gold: questions with gold are answerable, those without are not."""
+    from bench.relevance import questions
+
+    path = DATA / "de-notes" / "questions.jsonl"
+    answerable, off_topic = questions(path, 200, True), questions(path, 200, False)
+    assert (len(answerable), len(off_topic)) == (20, 6)
+    assert "Was ist die Hauptstadt von Frankreich?" in off_topic
+    assert questions(path, 200) == [str(r["question"]) for r in rows("de-notes")]
