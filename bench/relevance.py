@@ -4,6 +4,9 @@ Usage (after `knotwork eval` has ingested the vaults, with the same settings in 
     .venv/bin/python -m bench.relevance --vault eval-docsqa-claude-docs \
         --answerable ../shared/eval/docsqa-claude-docs/questions.jsonl \
         --unanswerable ../shared/eval/2wikimultihopqa/questions.jsonl --limit 200 [--record]
+    .venv/bin/python -m bench.relevance --vault eval-vault-it-sapienza --by-gold \
+        --answerable bench/data/it-sapienza/questions.jsonl \
+        --unanswerable bench/data/it-sapienza/questions.jsonl
 
 Each question is retrieved in mode ``retrieve`` (no model call); the threshold that best
 separates the two sets (balanced accuracy, the lower threshold on ties, since refusing an
@@ -25,9 +28,13 @@ from knotwork.retrieve import retrieve
 from knotwork.settings import Settings
 
 
-def questions(path: Path, limit: int) -> list[str]:
+def questions(path: Path, limit: int, with_gold: bool | None = None) -> list[str]:
+    """The first ``limit`` questions; with ``with_gold`` only those that have (True) or lack
+    (False) gold evidence, so one file holding both kinds can be split."""
     with path.open(encoding="utf-8") as lines:
         rows = [json.loads(line) for line in lines if line.strip()]
+    if with_gold is not None:
+        rows = [r for r in rows if bool(r.get("gold_notes") or r.get("gold_titles")) == with_gold]
     return [str(row["question"]) for row in rows[:limit]]
 
 
@@ -69,10 +76,17 @@ def main() -> None:
     parser.add_argument("--unanswerable", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument(
+        "--by-gold",
+        action="store_true",
+        help="answerable = questions with gold, unanswerable = questions without (one file "
+        "with off-topic questions, such as bench/data/*/questions.jsonl, for both)",
+    )
     args = parser.parse_args()
     settings = Settings()
-    good_q = questions(args.answerable, args.limit)
-    bad_q = questions(args.unanswerable, args.limit)
+    split = True if args.by_gold else None
+    good_q = questions(args.answerable, args.limit, split)
+    bad_q = questions(args.unanswerable, args.limit, None if split is None else not split)
     good = asyncio.run(relevances(settings, args.vault, good_q))
     bad = asyncio.run(relevances(settings, args.vault, bad_q))
     t, accuracy, kept, refused = best_threshold(good, bad)

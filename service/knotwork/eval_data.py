@@ -62,6 +62,11 @@ def normalise_heading(text: str) -> str:
     return _SPACES.sub(" ", text).strip().rstrip("#: ").strip()
 
 
+def heading_leaf(heading_path: str) -> str:
+    """The last heading of a ``"A > B"`` path (chunks store their heading path that way)."""
+    return heading_path.rsplit(" > ", 1)[-1]
+
+
 def section_key(path: str, heading: str) -> str:
     """``path#heading`` with the heading normalised; how sections are compared."""
     return f"{path}#{normalise_heading(heading)}"
@@ -116,9 +121,13 @@ def _gold(row: dict[str, Any], where: str) -> tuple[GoldKind, tuple[str, ...]]:
         for item in _field(row, "gold_notes", list, where):
             if not isinstance(item, dict):
                 raise EvalInputError(f"{where}: 'gold_notes' items must be {{path, heading}}")
-            sections.append(
-                section_key(_field(item, "path", str, where), _field(item, "heading", str, where))
-            )
+            heading = item.get("heading")
+            if not isinstance(heading, str):
+                raise EvalInputError(f"{where}: 'heading' must be a string, got {heading!r}")
+            # "" is the text before a note's first heading (many notes have no heading at all);
+            # a full heading path "A > B" is compared by its last part, as hits are.
+            path = _field(item, "path", str, where)
+            sections.append(section_key(path, heading_leaf(heading)))
         return "sections", tuple(dict.fromkeys(sections))
     raise EvalInputError(f"{where}: no gold evidence: expected 'gold_titles' or 'gold_notes'")
 
@@ -135,7 +144,8 @@ def _answers(row: dict[str, Any], where: str) -> tuple[str, ...]:
 
 
 def load_questions(path: Path) -> list[Question]:
-    """Questions with gold titles (2WikiMultihopQA) or gold sections (docs QA), not mixed."""
+    """Questions with gold titles (2WikiMultihopQA) or gold sections (docs QA), not mixed; the
+    question type is ``type``, else ``kind`` (bench/data sets)."""
     questions: list[Question] = []
     for number, row in enumerate(read_jsonl(path), 1):
         where = f"{path}:{number}"
@@ -146,7 +156,7 @@ def load_questions(path: Path) -> list[Question]:
                 question=_field(row, "question", str, where),
                 kind=kind,
                 gold=gold,
-                type=str(row.get("type") or ""),
+                type=str(row.get("type") or row.get("kind") or ""),
                 unmatched=bool(row.get("gold_unmatched_subjects")),
                 answers=_answers(row, where),
             )

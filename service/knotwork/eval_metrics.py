@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from knotwork.eval_data import section_key
+from knotwork.eval_data import heading_leaf, section_key
 from knotwork.retrieve.types import Hit
 
 
@@ -43,11 +43,6 @@ class Summary:
 def title_key(titles: dict[str, str] | None) -> Callable[[Hit], str]:
     """A hit's note title: from the corpus mapping (path → title) when there is one."""
     return lambda hit: (titles or {}).get(hit.path, hit.title)
-
-
-def heading_leaf(heading_path: str) -> str:
-    """The last heading of a ``"A > B"`` path (chunks store their heading path that way)."""
-    return heading_path.rsplit(" > ", 1)[-1]
 
 
 def hit_section(hit: Hit) -> str:

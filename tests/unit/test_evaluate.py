@@ -112,6 +112,26 @@ def test_questions_with_gold_sections_compare_headings_loosely(tmp_path: Path) -
     assert section_key("a.md", "Intro") == "a.md#intro"
 
 
+def test_gold_sections_may_be_the_lead_or_a_full_heading_path(tmp_path: Path) -> None:
+    """A note with no heading has only the lead section (""); a heading path "A > B" is scored
+    by its last part, as hits are; ``kind`` is the question type when ``type`` is absent."""
+    path = jsonl(
+        tmp_path,
+        [{"id": "i", "question": "Che cos'è?", "kind": "paraphrase", "gold_notes": [
+            {"path": "cd/teorema.md", "heading": ""},
+            {"path": "cd/relazioni.md", "heading": "tipi di relazioni > equivalenza"},
+        ]},
+         {"id": "o", "question": "Capitale?", "kind": "off_topic", "gold_notes": []}],
+    )  # fmt: skip
+    answerable, off_topic = load_questions(path)
+    assert answerable.gold == ("cd/teorema.md#", "cd/relazioni.md#equivalenza")
+    assert answerable.gold[0] == hit_section(hit("cd/teorema.md", ""))
+    assert answerable.gold[1] == hit_section(
+        hit("cd/relazioni.md", "tipi di relazioni > equivalenza")
+    )
+    assert (answerable.type, off_topic.type, off_topic.gold) == ("paraphrase", "off_topic", ())
+
+
 @pytest.mark.parametrize(
     ("row", "message"),
     [
