@@ -18,7 +18,8 @@ CALL (f) {
 }
 CALL (f, m) {
   WITH f, m WHERE m IS NULL
-  MERGE (u:Unresolved {vault: $vault, key: f.props.target}) ON CREATE SET u.name = f.props.target_text
+  MERGE (u:Unresolved {vault: $vault, key: f.props.target})
+    ON CREATE SET u.name = f.props.target_text
   RETURN u AS target
   UNION
   WITH m WHERE m IS NOT NULL
