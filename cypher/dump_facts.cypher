@@ -1,4 +1,5 @@
-// Every fact asserted in a vault as a canonical line: source, type, ends, provenance.
+// Every fact asserted in a vault as a canonical line: source, type, ends, provenance, and a
+// link's spelling.
 // Chunks are named by note path and position so two vaults can be compared.
 // Parameters: $vault (str)
 // Returns: line (str)
@@ -13,5 +14,6 @@ WITH r, c,
 RETURN r.source + '|' + type(r) + '|' + subject + '|' + object + '|' + r.extractor + '|'
        + toString(r.line) + '|' + coalesce(r.predicate, '') + '|'
        + coalesce(c.note_path + '#' + toString(c.ord), '') + '|' + r.target + '|'
-       + toString(r.confidence) + '|' + coalesce(r.model, '') AS line
+       + toString(r.confidence) + '|' + coalesce(r.model, '') + '|' + coalesce(r.target_text, '')
+       AS line
 ORDER BY line

@@ -2,11 +2,12 @@
 // lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first,
 // and of notes whose paths differ only by case the one whose path sorts first (capitals
 // first); when none exists, an (:Unresolved {key}) placeholder that resolves when the note
-// appears.
+// appears. A placeholder's name is set again by unresolved_names.cypher after the batch.
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
-//             before), stem, name, props (map of relationship properties, including source =
-//             the asserting note's path and target = the link key))
-// Returns: written (int)
+//             before), stem, props (map of relationship properties, including source =
+//             the asserting note's path, target = the link key, target_text = the link as
+//             written))
+// Returns: touched (list of element ids of the placeholders linked: their names may change)
 UNWIND $facts AS f
 MATCH (n:Note {vault: $vault, path: f.props.source})
 CALL (f) {
@@ -17,7 +18,8 @@ CALL (f) {
 }
 CALL (f, m) {
   WITH f, m WHERE m IS NULL
-  MERGE (u:Unresolved {vault: $vault, key: f.props.target}) ON CREATE SET u.name = f.name
+  MERGE (u:Unresolved {vault: $vault, key: f.props.target})
+    ON CREATE SET u.name = f.props.target_text
   RETURN u AS target
   UNION
   WITH m WHERE m IS NOT NULL
@@ -25,4 +27,5 @@ CALL (f, m) {
 }
 CREATE (n)-[r:$(f.relation)]->(target)
 SET r = f.props, r.recorded_at = datetime()
-RETURN count(r) AS written
+WITH target WHERE target:Unresolved
+RETURN collect(DISTINCT elementId(target)) AS touched

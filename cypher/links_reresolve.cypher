@@ -2,7 +2,8 @@
 // (or to an Unresolved placeholder), e.g. after notes appear, move or are deleted.
 // Parameters: $vault (str), $keys (list of maps: key, stem), $exclude (list<str>, element ids
 //             of notes about to be deleted)
-// Returns: touched (list of element ids of nodes that lost a relationship)
+// Returns: touched (list of element ids of nodes that lost a relationship, and of placeholders
+//          that gained one: orphan candidates, and placeholders to name again)
 UNWIND $keys AS k
 CALL (k) {
   MATCH (:Unresolved {vault: $vault, key: k.key})<-[r]-() RETURN r
@@ -29,6 +30,8 @@ CALL (k, best) {
 }
 CREATE (src)-[moved:$(type(r))]->(dest)
 SET moved = properties(r)
-WITH r, elementId(old) AS oid
+WITH r, elementId(old) AS oid, CASE WHEN dest:Unresolved THEN elementId(dest) END AS did
 DELETE r
-RETURN collect(DISTINCT oid) AS touched
+WITH collect(oid) + collect(did) AS ids
+UNWIND ids AS id
+RETURN collect(DISTINCT id) AS touched

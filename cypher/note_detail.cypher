@@ -1,4 +1,5 @@
-// One note with its chunks and every fact it asserts, with provenance.
+// One note with its chunks and every fact it asserts, with provenance. A link to a note that
+// does not exist shows the link as this note writes it, not the shared placeholder's name.
 // Parameters: $vault (str), $path (str)
 // Returns: note (map), chunks (list of maps), facts (list of maps); no row for an unknown note
 MATCH (n:Note {vault: $vault, path: $path})
@@ -17,7 +18,9 @@ CALL (n) {
   }
   WITH DISTINCT s, r, o ORDER BY r.line, type(r)
   RETURN collect({
-    subject: coalesce(s.path, s.name), predicate: type(r), object: coalesce(o.path, o.name),
+    subject: coalesce(s.path, s.name), predicate: type(r),
+    object: CASE WHEN o:Unresolved THEN coalesce(r.target_text, o.name)
+                 ELSE coalesce(o.path, o.name) END,
     object_kind: CASE WHEN o:Note THEN 'note' WHEN o:Unresolved THEN 'unresolved'
                       ELSE 'entity' END,
     wording: r.predicate, source: r.source, chunk_id: r.chunk_id, line: r.line,

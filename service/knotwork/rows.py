@@ -49,11 +49,12 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
     for fact in facts:
         props = _props(fact, path)
         if fact.object_kind == "note":
+            # The link as written: what the note shows, whatever the placeholder is named.
+            props["target_text"] = fact.object
             links.append(
                 {
                     "relation": fact.relation,
                     "stem": props["target"].rsplit("/", 1)[-1],
-                    "name": fact.object,
                     "props": props,
                 }
             )
@@ -71,8 +72,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 
 
 # Bump when the facts derived from unchanged text change (new extractor, new rule), so a sync
-# rewrites every note once instead of skipping it as unchanged.
-FACTS_VERSION = 2
+# rewrites every note once instead of skipping it as unchanged. 3: link facts keep their
+# spelling (target_text) and placeholders are named from it.
+FACTS_VERSION = 3
 
 
 def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:

@@ -151,7 +151,8 @@ async def _reverse_mentions(tx: AsyncManagedTransaction, b: Batch) -> list[dict[
 
 
 async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
-    """Nodes, chunks and facts of the batch's writes; the orphan candidates they leave."""
+    """Nodes, chunks and facts of the batch's writes; the nodes whose links changed (orphan
+    candidates, placeholders to name again)."""
     v, ws = b.vault, b.writes
     await _q(tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws])
     touched: list[str] = []
@@ -163,12 +164,10 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from])
     notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws]
     await _q(tx, "chunks_prune", vault=v, notes=notes)
-    for name, rows in (
-        ("facts_write_links", [f for w in ws for f in w.link_facts]),
-        ("facts_write_entities", [f for w in ws for f in w.entity_facts]),
-    ):
-        if rows:
-            await _q(tx, name, vault=v, facts=rows)
+    if links := [f for w in ws for f in w.link_facts]:
+        touched += await _touched(tx, "facts_write_links", vault=v, facts=links)
+    if entities := [f for w in ws for f in w.entity_facts]:
+        await _q(tx, "facts_write_entities", vault=v, facts=entities)
     if entity_rows := [r for w in ws for r in w.chunk_entities]:
         await _q(tx, "chunk_entities_write", vault=v, rows=entity_rows)
     if new_keys := [k for w in ws if w.is_new for k in note_keys(w.path)]:
@@ -193,6 +192,8 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
         revisions = await _reverse_mentions(tx, b)
         if touched:
             await _q(tx, "orphans_delete", ids=sorted(set(touched)))
+            # A placeholder is named by the links it has now, not by the first one written.
+            await _q(tx, "unresolved_names", ids=sorted(set(touched)))
         results: dict[str, WriteResult] = {}
         for w in b.writes:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]

@@ -6,6 +6,7 @@ from knotwork.chunk import chunk_note
 from knotwork.facts import link_key, note_keys, structural_facts
 from knotwork.models import Fact
 from knotwork.parse import parse_note
+from knotwork.rows import fact_rows
 
 
 def facts_of(text: str, path: str = "N.md") -> list[Fact]:
@@ -17,6 +18,14 @@ def test_link_keys_and_note_keys() -> None:
     assert link_key(" People/Alice.md ") == "people/alice"
     assert link_key("./a//B") == "a/b"
     assert note_keys("a/b/Bob.md") == ["bob", "b/bob", "a/b/bob"]
+
+
+def test_link_rows_keep_the_link_as_written_beside_its_key() -> None:
+    """The placeholder of a missing note is shared; each link keeps its own spelling."""
+    links, _ = fact_rows(facts_of("N works with [[People/BEN.md|the boss]].\n"), "N.md")
+    [row] = links
+    assert row["props"]["target"] == "people/ben" and row["stem"] == "ben"
+    assert row["props"]["target_text"] == "People/BEN"
 
 
 def test_links_get_relations_lines_and_chunks() -> None:
