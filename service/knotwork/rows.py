@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from knotwork.chunk import CHUNKER_VERSION
 from knotwork.facts import entity_key, link_key
 from knotwork.mentions import name_key, note_name_keys
 from knotwork.models import Fact, ParsedNote
@@ -71,10 +72,13 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
     return links, entities
 
 
-# Bump when the facts derived from unchanged text change (new extractor, new rule), so a sync
-# rewrites every note once instead of skipping it as unchanged. 3: link facts keep their
-# spelling (target_text) and placeholders are named from it.
-FACTS_VERSION = 3
+# Bump when the facts derived from unchanged text change (new extractor, new rule). 3: link
+# facts keep their spelling (target_text) and placeholders are named from it; a name of stop
+# words only is never mentioned.
+FACTS_RULES = 3
+# What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
+# the next sync rewrite every note once instead of skipping it as unchanged.
+FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
 
 
 def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:

@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knotwork.chunk import CHUNKER_VERSION
 from knotwork.core import Core, open_core
 from knotwork.ingest import Ingestor
 from knotwork.notes import vault_stats
+from knotwork.rows import FACTS_VERSION
 from knotwork.sync import sync_vault
 from knotwork.verify import snapshot
 from tests.fakes.ollama import FakeOllama
@@ -247,3 +249,21 @@ async def test_stats_show_no_extraction_waiting_once_extraction_is_off(
         off = await vault_stats(off_core)
     assert (off["extraction"], off["pending_extractions"]) == ("off", 0)
     assert off["chunks"] == on["chunks"] == 1
+
+
+async def test_a_new_chunker_rewrites_unchanged_notes_once(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]].\n")
+    await sync_vault(ingestor)
+    assert FACTS_VERSION % 100 == CHUNKER_VERSION  # the chunker's version is part of it
+    # As a graph written by the previous chunker stores it:
+    await core.store._run(
+        "MATCH (n:Note {vault: 't'}) SET n.facts_version = $old",
+        {"old": FACTS_VERSION - 1},
+        write=True,
+    )
+    report = await sync_vault(ingestor)
+    assert (report.written, report.unchanged) == (1, 0)
+    again = await sync_vault(ingestor)
+    assert (again.written, again.unchanged) == (0, 1)
