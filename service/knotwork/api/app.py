@@ -1,7 +1,10 @@
-"""FastAPI app factory: the lifespan opens one Core and readies the schema."""
+"""FastAPI app factory: the lifespan opens one Core, readies the schema and replays the REST
+writes the graph has not caught up with (``api.writers``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,7 +18,8 @@ from knotwork.api.body import BodyScreen, validation_error
 from knotwork.api.guard import RequestGuard
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
 from knotwork.api.responses import COMMON_RESPONSES
-from knotwork.api.routes import health, notes, query
+from knotwork.api.routes import health, notes, query, sync
+from knotwork.api.writers import RestWriters
 from knotwork.core import open_core
 from knotwork.errors import (
     ConfigError,
@@ -27,6 +31,7 @@ from knotwork.errors import (
     NoteError,
     VaultPathError,
 )
+from knotwork.journal import Journal, journal_file
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
 
@@ -54,8 +59,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await core.ensure_ready()
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
+            # REST writes the graph has not caught up with are replayed in the background.
+            app.state.writers = writers = RestWriters(core, Journal(journal_file(settings)))
+            replaying = asyncio.create_task(writers.replay_forever())
             log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
-            yield
+            try:
+                yield
+            finally:
+                replaying.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await replaying
 
     app = FastAPI(
         title="Knotwork",
@@ -84,5 +97,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(notes.router)
+    app.include_router(sync.router)
     app.include_router(query.router)
     return app
