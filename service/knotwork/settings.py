@@ -120,6 +120,11 @@ class Settings(BaseSettings):
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
         return value
 
+    @field_validator("state_dir", mode="before")
+    @classmethod
+    def _empty_is_default(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("api_allowed_hosts", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
