@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,7 @@ def test_a_write_no_one_would_ingest_is_refused_and_changes_nothing(
     assert gone.status_code == 409 and (vault / "Kept.md").exists()
 
 
-def test_a_write_during_this_servers_own_sync_is_ingested(
+def test_a_long_sync_keeps_its_lease_and_ingests_writes_made_meanwhile(
     settings: Settings, vault: Path, tmp_path: Path, fake_ollama: FakeOllama, empty_db: Neo4jTarget
 ) -> None:
     (vault / "Slow.md").write_text("# Slow\n\nSlow works with Ann on the long report.\n")
@@ -133,7 +134,12 @@ def test_a_write_during_this_servers_own_sync_is_ingested(
     port = free_port()
     app = create_app(
         settings.model_copy(
-            update={"vault_path": vault, "state_dir": tmp_path / "state", "api_port": port}
+            update={
+                "vault_path": vault,
+                "state_dir": tmp_path / "state",
+                "api_port": port,
+                "lease_ttl_s": TTL,
+            }
         )
     )
     with serving(app, port) as base:
@@ -143,6 +149,14 @@ def test_a_write_during_this_servers_own_sync_is_ingested(
         )
         syncing.start()
         assert extracting.wait(60), ("the sync did not reach the model", answers)
+        time.sleep(TTL + 2.5)  # the sync outlives its lease's TTL: its heartbeat renews it
+
+        async def second_writer() -> None:
+            async with open_core(settings) as core:
+                with pytest.raises(LeaseHeldError, match=app.state.writers.holder):
+                    await Lease(core.store, "default", TTL).acquire({"mode": "inotify"})
+
+        asyncio.run(second_writer())
         put = httpx.put(
             f"{base}/notes/Fresh.md",
             content="# Fresh\n\nFresh links to [[Slow]].\n",

@@ -152,8 +152,8 @@ class RestWriters:
             try:
                 if done := await self.replay_once():
                     log.info("applied %d pending REST writes to the graph", done)
-            except GraphUnavailableError:
-                pass  # still away; the next round tries again
+            except GraphUnavailableError as exc:
+                log.debug("pending REST writes wait for Neo4j: %s", exc)
             except KnotworkError as exc:
                 log.warning("pending REST writes not applied yet: %s", exc)
             await asyncio.sleep(REPLAY_EVERY_S)
