@@ -1,7 +1,8 @@
 // Take or renew the one-writer lease of a vault, unless another live holder has it.
-// Parameters: $vault (str), $holder (str, unique per process), $host (str), $pid (int),
-//             $ttl_s (int, seconds until the lease lapses without renewal), $status (map:
-//             mode, queue, lag_ms, last_event_at (str or null), events)
+// Parameters: $vault (str), $holder (str, unique per writer; the API's writers share one),
+//             $host (str), $pid (int), $ttl_s (int, seconds until the lease lapses without
+//             renewal), $status (map: mode, watches (bool: the holder follows the files), and a
+//             watcher's queue, lag_ms, last_event_at (str or null), events, …)
 // Returns: ok (bool), holder, host, pid, heartbeat_at (of whoever holds it)
 MERGE (l:Lease {vault: $vault})
 ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')

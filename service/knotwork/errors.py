@@ -13,6 +13,7 @@ KnotworkError
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
 ├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
+│   └── LeaseLostError     a writer's lease was taken over while it wrote (it stops writing)
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
 """
 
@@ -81,6 +82,11 @@ class WriteConflictError(KnotworkError):
 
 class LeaseHeldError(KnotworkError):
     """Another live process holds the vault's one-writer lease; the message says which."""
+
+
+class LeaseLostError(LeaseHeldError):
+    """A writer found at a heartbeat that its lease lapsed and another holder took it (or it
+    was given back): it stops writing at once rather than race the new holder."""
 
 
 class QueryNotFoundError(KnotworkError, KeyError):

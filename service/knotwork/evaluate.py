@@ -40,6 +40,7 @@ from knotwork.eval_metrics import (
     type_table,
 )
 from knotwork.ingest import Ingestor
+from knotwork.lease import Lease, holding
 from knotwork.retrieve.types import RETRIEVERS, Hit, Mode
 from knotwork.sync import Progress, SyncReport, sync_vault
 
@@ -142,11 +143,13 @@ async def prepare_vault(
     else:
         assert spec.vault_dir is not None  # check_spec
         folder = spec.vault_dir
-    if not spec.reuse:
-        dropped = await core.store.drop_vault(vault)
-        log.info("dropped %d nodes of vault %s", dropped, vault)
-    ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
-    return await sync_vault(ingestor, progress), titles
+    lease = Lease(core.store, vault, core.settings.lease_ttl_s)
+    async with holding(lease, {"mode": "eval-ingest", "watches": False}):  # one writer
+        if not spec.reuse:
+            dropped = await core.store.drop_vault(vault)
+            log.info("dropped %d nodes of vault %s", dropped, vault)
+        ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
+        return await sync_vault(ingestor, progress), titles
 
 
 async def missing_gold(

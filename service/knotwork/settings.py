@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     max_note_bytes: int = Field(default=2_000_000, ge=1_000)
     # REST writes (PUT/DELETE /notes) answer 409; set where the vault is mounted read-only.
     vault_read_only: bool = False
+    # Where the API keeps its journal of REST writes the graph has not caught up with yet
+    # (journal.py); None: $XDG_STATE_HOME/knotwork, i.e. ~/.local/state/knotwork.
+    state_dir: Path | None = None
     # Model extraction of entities and triples; off means structural facts only.
     extract: bool = True
     # Plain-text mentions of another note's name (stem, title, alias) as MENTIONS facts.
@@ -116,6 +119,11 @@ class Settings(BaseSettings):
         if scheme not in allowed:
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
         return value
+
+    @field_validator("state_dir", mode="before")
+    @classmethod
+    def _empty_is_default(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("api_allowed_hosts", mode="before")
     @classmethod

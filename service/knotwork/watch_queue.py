@@ -40,6 +40,7 @@ class WatchStatus:
     def report(self, queue: int) -> dict[str, Any]:
         return {
             "mode": self.mode,
+            "watches": True,  # REST writes made meanwhile are left to this watcher (202)
             "events": self.events,
             "last_event_at": self.last_event_at,
             "lag_ms": round(self.lag_ms, 1),

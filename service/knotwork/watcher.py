@@ -6,8 +6,8 @@ waits for a quiet period (debounce) and is then ingested as it is on disk: prese
 atomic save (write a temp file, rename it over the note) is thus one modification. At start-up,
 after an observer error, when events overflow (more than ``watch_queue_max`` waiting, or the
 kernel's inotify queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whatever
-events were missed. One lease in Neo4j keeps a second writer out. Symbolic links are never
-followed: a linked note, or a note under a linked folder, is treated as absent.
+events were missed. One lease in Neo4j keeps a second writer out (``lease.holding``). Symbolic
+links are never followed: a linked note, or a note under a linked folder, is treated as absent.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from watchdog.observers.polling import PollingObserver
 
 from knotwork.errors import KnotworkError
 from knotwork.ingest import Ingestor
-from knotwork.lease import Lease
+from knotwork.lease import Lease, holding
 from knotwork.sync import Progress, sync_vault
 from knotwork.vault import is_note, list_notes, symlink_on_path
 from knotwork.watch_queue import (
@@ -205,11 +205,6 @@ class VaultWatcher:
         for error in report.errors:
             log.warning("%s", error)
 
-    async def _heartbeat(self) -> None:
-        while not self._stop.is_set():
-            await self.lease.renew(self.status.report(self.queue_length()))
-            await _sleep_or(self._stop, self.lease.ttl_s / 3)
-
     def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
         handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
         self._handler = handler
@@ -234,13 +229,16 @@ class VaultWatcher:
     async def run(
         self, progress: Progress | None = None, ready: asyncio.Event | None = None
     ) -> None:
-        """Take the lease, reconcile, then follow events until ``stop()``."""
-        await self.lease.acquire(self.status.report(0))
+        """Take the lease, reconcile, then follow events until ``stop()``; LeaseLostError
+        when a heartbeat finds the lease taken by another writer."""
+        async with holding(self.lease, lambda: self.status.report(self.queue_length())):
+            await self._follow(progress, ready)
+
+    async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
         observer = self._observer(loop)  # before the rescan, so no change slips between
-        heartbeat = asyncio.create_task(self._heartbeat())
         try:
             await self.rescan(progress)
             if ready:
@@ -266,8 +264,6 @@ class VaultWatcher:
             observer.join(timeout=5)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
-            await heartbeat
-            await self.lease.release()
 
     def stop(self) -> None:
         self._stop.set()

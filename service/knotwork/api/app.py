@@ -1,7 +1,10 @@
-"""FastAPI app factory: the lifespan opens one Core and readies the schema."""
+"""FastAPI app factory: the lifespan opens one Core, readies the schema and replays the REST
+writes the graph has not caught up with (``api.writers``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,7 +19,8 @@ from knotwork.api.docs import add_docs
 from knotwork.api.guard import RequestGuard
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
 from knotwork.api.responses import COMMON_RESPONSES
-from knotwork.api.routes import health, notes, query
+from knotwork.api.routes import health, notes, query, sync
+from knotwork.api.writers import RestWriters
 from knotwork.core import open_core
 from knotwork.errors import (
     ConfigError,
@@ -28,6 +32,7 @@ from knotwork.errors import (
     NoteError,
     VaultPathError,
 )
+from knotwork.journal import Journal, journal_file
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
 
@@ -55,8 +60,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await core.ensure_ready()
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
+            # REST writes the graph has not caught up with are replayed in the background.
+            app.state.writers = writers = RestWriters(core, Journal(journal_file(settings)))
+            replaying = asyncio.create_task(writers.replay_forever())
             log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
-            yield
+            try:
+                yield
+            finally:
+                replaying.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await replaying
 
     app = FastAPI(
         title="Knotwork",
@@ -88,5 +101,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(notes.router)
+    app.include_router(sync.router)
     app.include_router(query.router)
     return app

@@ -1,4 +1,4 @@
-"""Request dependencies: the shared core and the API key check."""
+"""Request dependencies: the shared core, the vault's writers and the API key check."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import APIKeyHeader
 
 from knotwork.api.guard import key_matches
+from knotwork.api.writers import RestWriters
 from knotwork.core import Core
 
 
@@ -17,6 +18,14 @@ def get_core(request: Request) -> Core:
 
 
 CoreDep = Annotated[Core, Depends(get_core)]
+
+
+def get_writers(request: Request) -> RestWriters:
+    writers: RestWriters = request.app.state.writers
+    return writers
+
+
+WritersDep = Annotated[RestWriters, Depends(get_writers)]
 
 _api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False)
 ApiKeyDep = Annotated[str | None, Depends(_api_key_header)]

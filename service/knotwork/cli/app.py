@@ -1,19 +1,20 @@
 """The one ``app`` every command registers on, and what the commands share: logging set up at
-the entry point, errors turned into a message and an exit code, a core per command, a progress
-bar."""
+the entry point, errors turned into a message and an exit code, a core per command, the vault's
+lease for commands that write, a progress bar."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import Annotated, TypeVar
 
 import typer
 
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError, NoteNotFoundError, VaultPathError
+from knotwork.lease import Lease, holding
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
 
@@ -60,6 +61,13 @@ def with_core(work: Callable[[Core], Awaitable[T]]) -> T:
         return asyncio.run(run())
     except KnotworkError as exc:
         raise fail(exc) from exc
+
+
+def writing(core: Core, vault: str, mode: str) -> AbstractAsyncContextManager[Lease]:
+    """The vault's lease for a command that writes the graph but does not watch the files:
+    refused (LeaseHeldError, exit 1) while a watcher or another writer holds it."""
+    lease = Lease(core.store, vault, core.settings.lease_ttl_s)
+    return holding(lease, {"mode": mode, "watches": False})
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from knotwork import __version__, schema
-from knotwork.cli.app import app, fail, with_core
+from knotwork.cli.app import app, fail, with_core, writing
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.health import HealthReport, check_health
@@ -101,14 +101,17 @@ def init() -> None:
 
 @app.command()
 def reembed() -> None:
-    """Re-embed every chunk with the configured embedding model and rebuild the vector index."""
+    """Re-embed every chunk with the configured embedding model and rebuild the vector index.
+
+    Holds the lease of KNOTWORK_VAULT_NAME meanwhile: stop the watcher first."""
 
     def progress(done: int, total: int) -> None:
         typer.echo(f"\rre-embedded {done}/{total} chunks", nl=False)
 
     async def work(core: Core) -> tuple[int, int]:
-        count = await schema.reembed(core.store, core.settings, core.embedder, progress)
-        return count, await Ingestor(core).link_entities()
+        async with writing(core, core.settings.vault_name, "cli-reembed"):
+            count = await schema.reembed(core.store, core.settings, core.embedder, progress)
+            return count, await Ingestor(core).link_entities()
 
     count, linked = with_core(work)
     typer.echo(f"\nre-embedded {count} chunks; the manifest now names {get_settings().embed_model}")

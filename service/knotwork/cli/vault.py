@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core
+from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.core import Core
 from knotwork.ingest import Ingestor
 from knotwork.sync import SyncReport, sync_vault
@@ -52,8 +52,9 @@ def ingest(
     async def work(core: Core) -> tuple[SyncReport, list[dict[str, Any]]]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
-        with progress_bar() as progress:
-            report = await sync_vault(ingestor, progress)
+        async with writing(core, ingestor.vault, "cli-ingest"):
+            with progress_bar() as progress:
+                report = await sync_vault(ingestor, progress)
         unresolved = await core.store.read("unresolved_links", vault=ingestor.vault)
         return report, unresolved
 
@@ -68,7 +69,9 @@ def retry() -> None:
 
     async def work(core: Core) -> tuple[int, int]:
         await core.ensure_ready()
-        return await Ingestor(core).retry_pending()
+        ingestor = Ingestor(core)
+        async with writing(core, ingestor.vault, "cli-retry"):
+            return await ingestor.retry_pending()
 
     embedded, extracted = with_core(work)
     typer.echo(f"embedded {embedded} chunks, extracted {extracted}")

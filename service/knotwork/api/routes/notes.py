@@ -1,39 +1,51 @@
-"""REST writes for clients that are not the file system: put, delete, sync.
+"""REST writes for clients that are not the file system: put and delete a note.
 
-The file in the vault stays the truth: a PUT writes it atomically, then ingests it — unless a
-watcher holds the vault's lease, in which case the watcher ingests it (202) and this process
-writes nothing to the graph, so two writers never race. A read-only vault (the setting, a
-folder without write permission, or a write the file system refuses) answers 409, never 500.
-Each write holds its note's lock (``Core.note_locks``) from its checks to its graph write, so
-concurrent writes to one note apply one after the other; what a write may touch (no symbolic
-links, no case variants, no ignored places) is ``vault_write``'s policy.
+The file in the vault stays the truth: a PUT writes it atomically, then ingests it under the
+vault's lease — or leaves the ingest to whoever will do it (``api.writers``): a watcher that
+holds the lease (202), this process's running sync (202), or the journal replay once Neo4j is
+back (503 saying the file is saved). A write that no one would ingest is refused (409) before
+the file changes. A read-only vault (the setting, a folder without write permission, or a write
+the file system refuses) answers 409, never 500. Each write holds its note's lock
+(``Core.note_locks``) from its checks to its graph write, so concurrent writes to one note
+apply one after the other; what a write may touch (no symbolic links, no case variants, no
+ignored places) is ``vault_write``'s policy.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import os
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable
+from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, status
 from fastapi.responses import JSONResponse
 
-from knotwork.api.deps import Authorized, CoreDep
-from knotwork.core import Core
-from knotwork.errors import NoteError, NoteNotFoundError, VaultPathError, WriteConflictError
+from knotwork.api.deps import Authorized, CoreDep, WritersDep
+from knotwork.api.limits import RETRY_AFTER_S
+from knotwork.api.vault_http import (
+    as_http,
+    busy,
+    note_file,
+    outcome_json,
+    refused_as_409,
+    vault_root,
+    writable,
+)
+from knotwork.api.writers import RestWriters, Way
+from knotwork.errors import (
+    GraphUnavailableError,
+    LeaseLostError,
+    NoteError,
+    NoteNotFoundError,
+    VaultPathError,
+)
 from knotwork.ingest import Ingestor, NoteOutcome
-from knotwork.lease import Lease, lease_status
 from knotwork.notes import note_detail, vault_stats
-from knotwork.sync import sync_vault
 from knotwork.vault import decode
 from knotwork.vault_write import (
     case_variants,
+    case_variants_on_disk,
     delete_note_file,
     exists_exactly,
-    note_target,
     refuse_case_variants,
     write_note_file,
 )
@@ -42,82 +54,50 @@ router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
 
-
-def _vault(core: Core) -> Path:
-    root = core.settings.vault_path
-    if root is None or not root.is_dir():
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, "no vault folder is configured (KNOTWORK_VAULT_PATH)"
-        )
-    return root
+_SAVED = (
+    "the vault's file is {done}, but Neo4j is not reachable, so the graph does not show it "
+    "yet; the write is journaled and the graph catches up on its own once Neo4j answers again "
+    "— nothing to redo"
+)
 
 
-def _note_file(root: Path, path: str) -> tuple[str, Path]:
-    with _as_http():
-        return note_target(root, path)
-
-
-@contextlib.contextmanager
-def _as_http() -> Iterator[None]:
-    """A path the vault policy refuses: 422 for the path itself, 409 for a conflict with what
-    the vault holds (a symlink, a case variant, a folder in the way), 404 for no such note."""
-    try:
-        yield
-    except VaultPathError as exc:
-        raise HTTPException(422, str(exc)) from exc
-    except WriteConflictError as exc:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
-    except NoteNotFoundError as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
-
-
-# A write the file system refuses because of the mount or permissions, not because of a bug.
-_READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
-
-
-def _read_only(reason: str) -> HTTPException:
-    return HTTPException(
-        status.HTTP_409_CONFLICT,
-        f"the vault is read-only here ({reason}), so REST writes are refused; edit the files "
-        "directly (the watcher follows them), or mount the vault writable and set "
-        "KNOTWORK_VAULT_READ_ONLY=false",
+def _saved(rel: str, done: str) -> JSONResponse:
+    """The disk changed, the graph could not: 503, with what happened and what will."""
+    return JSONResponse(
+        {
+            "error": "GraphUnavailableError",
+            "path": rel,
+            "status": "journaled",
+            "detail": _SAVED.format(done=done),
+        },
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_S)},
     )
 
 
-def _writable(core: Core, root: Path) -> None:
-    if core.settings.vault_read_only:
-        raise _read_only("KNOTWORK_VAULT_READ_ONLY is set")
-    if not os.access(root, os.W_OK):
-        raise _read_only("no write permission on the vault folder")
+def _later(writers: RestWriters, way: Way, rel: str, done: str) -> JSONResponse:
+    """The file changed; someone else brings the graph in step with it."""
+    if way.kind == "offline":
+        writers.journal.add(rel)
+        return _saved(rel, done)
+    if way.kind == "queued":
+        writers.journal.add(rel)  # the running sync applies it before it ends
+    holder = (way.holder or {}).get("holder")
+    return JSONResponse({"path": rel, "status": "accepted", "ingested_by": holder}, status_code=202)
 
 
-@contextlib.contextmanager
-def _refused_as_409() -> Iterator[None]:
-    """A write refused by the file system (read-only mount, permissions) becomes the 409."""
+async def _ingest(
+    writers: RestWriters, rel: str, done: str, work: Callable[[], Awaitable[NoteOutcome]]
+) -> JSONResponse:
     try:
-        yield
-    except OSError as exc:
-        if exc.errno not in _READ_ONLY_ERRNOS:
-            raise
-        raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
-
-
-async def _watched(core: Core) -> dict[str, Any] | None:
-    lease = await lease_status(core.store, core.settings.vault_name)
-    return lease if lease and lease["live"] else None
-
-
-def _outcome(outcome: NoteOutcome) -> dict[str, Any]:
-    return {
-        "path": outcome.path,
-        "status": outcome.status,
-        "chunks": outcome.chunks,
-        "embedded": outcome.embedded,
-        "facts": dict(outcome.facts),
-        "added": outcome.added,
-        "removed": outcome.removed,
-        "warnings": outcome.warnings,
-    }
+        outcome = await work()
+    except GraphUnavailableError:
+        writers.journal.add(rel)
+        return _saved(rel, done)
+    except LeaseLostError:
+        writers.journal.add(rel)  # applied once the lease can be had again
+        raise
+    return JSONResponse(outcome_json(outcome))
 
 
 @router.get("/notes/{path:path}", summary="A note's chunks and facts, with provenance")
@@ -139,88 +119,81 @@ async def stats(core: CoreDep) -> JSONResponse:
     "/notes/{path:path}",
     summary="Write a note into the vault and ingest it",
     responses={
-        202: {"description": "written; the watcher ingests it"},
+        202: {"description": "written; the watcher, or this server's running sync, ingests it"},
         409: {
-            "description": "no vault, or a read-only one; or the path goes through a symbolic "
+            "description": "no vault, or a read-only one; the path goes through a symbolic "
             "link, differs only by case from an existing note, names a folder or lies under a "
-            "file (the detail names it)"
+            "file; or a writer that does not watch the files holds the vault (the detail "
+            "names it); nothing is written"
         },
         413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
         422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
+        503: {"description": "Neo4j is down: the file is saved and the graph catches up later"},
     },
 )
-async def put_note(path: str, body: MarkdownBody, core: CoreDep) -> JSONResponse:
-    root = _vault(core)
-    rel, full = _note_file(root, path)
+async def put_note(
+    path: str, body: MarkdownBody, core: CoreDep, writers: WritersDep
+) -> JSONResponse:
+    root = vault_root(core)
+    rel, full = note_file(root, path)
     data = body.encode("utf-8")
     try:
         decode(data, rel, core.settings.max_note_bytes)
     except NoteError as exc:
         code = 413 if "limit" in str(exc) else 422
         raise HTTPException(code, str(exc)) from exc
-    _writable(core, root)
-    async with core.note_locks.hold(rel):  # from the checks to the graph write: no interleaving
-        with _as_http():
-            refuse_case_variants(
-                rel, await case_variants(core.store, core.settings.vault_name, root, rel)
-            )
-            with _refused_as_409():
+    writable(core, root)
+    # From the checks to the graph write: no interleaving with another write of this note.
+    async with core.note_locks.hold(rel), writers.write() as way:
+        if way.kind == "busy":
+            raise busy(rel, way.holder)
+        with as_http():
+            if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
+                variants = case_variants_on_disk(root, rel)
+            else:
+                variants = await case_variants(core.store, writers.vault, root, rel)
+            refuse_case_variants(rel, variants)
+            with refused_as_409():
                 write_note_file(root, rel, full, data)
-        if (watcher := await _watched(core)) is not None:
-            return JSONResponse(
-                {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]},
-                status_code=202,
-            )
-        outcome = await Ingestor(core, root=root).upsert_text(rel, body, full.stat().st_mtime)
-    return JSONResponse(_outcome(outcome))
+        if way.kind != "direct":
+            return _later(writers, way, rel, "saved")
+        mtime = full.stat().st_mtime
+        ingestor = Ingestor(core, root=root)
+        return await _ingest(writers, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime))
 
 
 @router.delete(
     "/notes/{path:path}",
     summary="Delete a note from the vault and the graph",
     responses={
-        202: {"description": "deleted; the watcher removes its facts"},
-        404: {"description": "no note at exactly this path in the vault"},
-        409: {"description": "no vault, or a read-only one; or the path is a symbolic link"},
+        202: {"description": "deleted; the watcher, or this server's running sync, removes it"},
+        404: {"description": "no note at exactly this path, in the vault or in the graph"},
+        409: {
+            "description": "no vault, or a read-only one; the path is a symbolic link; or a "
+            "writer that does not watch the files holds the vault; nothing is deleted"
+        },
         422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
+        503: {"description": "Neo4j is down: the file is deleted and the graph catches up"},
     },
 )
-async def delete_note(path: str, core: CoreDep) -> JSONResponse:
-    root = _vault(core)
-    rel, full = _note_file(root, path)
+async def delete_note(path: str, core: CoreDep, writers: WritersDep) -> JSONResponse:
+    root = vault_root(core)
+    rel, full = note_file(root, path)
     async with core.note_locks.hold(rel):
-        if not exists_exactly(full):
-            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
-        _writable(core, root)
-        with _as_http(), _refused_as_409():
-            delete_note_file(rel, full)
-        if (watcher := await _watched(core)) is not None:
-            return JSONResponse(
-                {"path": rel, "status": "accepted", "ingested_by": watcher["holder"]},
-                status_code=202,
-            )
-        outcome = await Ingestor(core, root=root).delete(rel)
-    return JSONResponse(_outcome(outcome))
-
-
-@router.post("/sync", summary="Bring the graph in step with the whole vault folder")
-async def sync(core: CoreDep) -> JSONResponse:
-    root = _vault(core)
-    lease = Lease(core.store, core.settings.vault_name, core.settings.lease_ttl_s)
-    await lease.acquire({"mode": "rest-sync"})  # LeaseHeldError → 409 with the holder named
-    try:
-        report = await sync_vault(Ingestor(core, root=root))
-    finally:
-        await lease.release()
-    return JSONResponse(
-        {
-            "notes": report.notes,
-            "written": report.written,
-            "unchanged": report.unchanged,
-            "moved": report.renamed,
-            "deleted": report.deleted,
-            "facts": dict(report.facts),
-            "warnings": report.warnings,
-            "errors": report.errors,
-        }
-    )
+        on_disk = exists_exactly(full)
+        if on_disk:
+            writable(core, root)
+        else:  # gone from the disk (say, by an earlier delete while Neo4j was down)
+            rows = await core.store.read("notes_state", vault=writers.vault, paths=[rel])
+            if not any(row["content_hash"] is not None for row in rows):
+                raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
+        async with writers.write() as way:
+            if way.kind == "busy":
+                raise busy(rel, way.holder)
+            if on_disk:
+                with as_http(), refused_as_409():
+                    delete_note_file(rel, full)
+            if way.kind != "direct":
+                return _later(writers, way, rel, "deleted")
+            ingestor = Ingestor(core, root=root)
+            return await _ingest(writers, rel, "deleted", lambda: ingestor.delete(rel))

@@ -1,0 +1,159 @@
+"""How a REST write reaches the graph, with one graph writer per vault.
+
+The API process writes the graph under one lease holder id, shared by its note writes, its
+journal replay and its ``POST /sync`` (each renews it with its own heartbeat, and the last one to
+finish gives it back). Which way a write goes:
+
+- **direct** — no one else holds the lease: this process takes it and ingests the note (200);
+- **queued** — this process's own sync is running: its plan was read before the write, so the
+  path is journaled and the sync ingests it from disk before it gives the lease back (202);
+- **watched** — a watcher of another process holds the lease: it sees the file change (202);
+- **busy** — another writer that does not watch the files holds it (a CLI ingest, another
+  API's sync): nothing would ingest the write, so it is refused (409) before the file changes;
+- **offline** — Neo4j does not answer: the file changes, the path is journaled (503), and the
+  replay task brings the graph in step once Neo4j is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from knotwork.core import Core
+from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
+from knotwork.ingest import Ingestor
+from knotwork.journal import Journal, replay
+from knotwork.lease import Lease, holding, lease_status, new_holder_id, watches
+
+log = logging.getLogger(__name__)
+
+REPLAY_EVERY_S = 2.0  # how often pending writes are retried while there are any
+
+Kind = Literal["direct", "queued", "watched", "busy", "offline"]
+
+
+@dataclass(frozen=True)
+class Way:
+    kind: Kind
+    holder: dict[str, Any] | None = None  # the lease's holder, for watched and busy
+
+
+class RestWriters:
+    """The API process's writers of the configured vault, and its journal."""
+
+    def __init__(self, core: Core, journal: Journal) -> None:
+        self.core, self.journal = core, journal
+        self.vault = core.settings.vault_name
+        self.holder = new_holder_id()
+        self.syncing = False
+        self._users = 0  # blocks inside the lease: direct writes, replays, the sync
+        self._direct = 0
+        self._no_direct = asyncio.Event()
+        self._no_direct.set()
+        self._turn = asyncio.Lock()  # taking and giving back the lease never interleave
+
+    def _lease(self) -> Lease:
+        return Lease(self.core.store, self.vault, self.core.settings.lease_ttl_s, self.holder)
+
+    async def _leave(self) -> None:
+        async with self._turn:
+            self._users -= 1
+            if self._users == 0:
+                with contextlib.suppress(GraphUnavailableError):  # it lapses after its TTL
+                    await self._lease().release()
+
+    @contextlib.asynccontextmanager
+    async def _held(self, mode: str) -> AsyncIterator[None]:
+        """The shared lease for the block; LeaseHeldError when another holder has it."""
+        async with contextlib.AsyncExitStack() as stack:
+            async with self._turn:
+                self._users += 1
+            stack.push_async_callback(self._leave)
+            status = {"mode": mode, "watches": False}
+            await stack.enter_async_context(holding(self._lease(), status, release=False))
+            yield
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[Way]:
+        """The way one note write goes; inside, a direct write holds the lease."""
+        if self.syncing:
+            yield Way("queued", {"holder": self.holder, "mode": "rest-sync"})
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(self._held("rest-write"))
+            except LeaseLostError:
+                raise
+            except LeaseHeldError:
+                way = await self._other_holder()
+            except GraphUnavailableError:
+                way = Way("offline")
+            else:
+                self._direct += 1
+                self._no_direct.clear()
+                stack.callback(self._direct_done)
+                way = Way("direct", {"holder": self.holder, "mode": "rest-write"})
+            yield way
+
+    def _direct_done(self) -> None:
+        self._direct -= 1
+        if self._direct == 0:
+            self._no_direct.set()
+
+    async def _other_holder(self) -> Way:
+        try:
+            row = await lease_status(self.core.store, self.vault)
+        except GraphUnavailableError:
+            return Way("offline")
+        if row is None or not row["live"]:
+            return Way("busy", row)  # it was given back just now: the client may simply retry
+        return Way("watched" if watches(row) else "busy", row)
+
+    @contextlib.asynccontextmanager
+    async def sync(self) -> AsyncIterator[None]:
+        """Hold the lease for a whole-vault sync; writes made meanwhile are queued and applied
+        from disk before the block ends (``drain``)."""
+        if self.syncing:
+            raise LeaseHeldError(
+                f"a sync of vault {self.vault!r} is already running in this process; "
+                "wait for it to finish"
+            )
+        self.syncing = True
+        try:
+            await self._no_direct.wait()  # writes already under way finish first
+            async with self._held("rest-sync"):
+                yield
+        finally:
+            self.syncing = False
+
+    async def drain(self, ingestor: Ingestor) -> None:
+        """Apply the queued writes until none is left, then take new writes directly again (no
+        await between the last look and the switch, so none is left behind)."""
+        while self.journal.paths():
+            await replay(ingestor, self.journal)
+        self.syncing = False
+
+    async def replay_once(self) -> int:
+        """Apply the pending writes if the lease can be had now; 0 when it cannot."""
+        if not len(self.journal) or self.syncing:
+            return 0
+        async with self.write() as way:
+            if way.kind != "direct":
+                return 0
+            return await replay(Ingestor(self.core), self.journal)
+
+    async def replay_forever(self) -> None:
+        """The lifespan's background task: retry the pending writes every few seconds."""
+        while True:
+            try:
+                if done := await self.replay_once():
+                    log.info("applied %d pending REST writes to the graph", done)
+            except GraphUnavailableError as exc:
+                log.debug("pending REST writes wait for Neo4j: %s", exc)
+            except KnotworkError as exc:
+                log.warning("pending REST writes not applied yet: %s", exc)
+            await asyncio.sleep(REPLAY_EVERY_S)

@@ -1,0 +1,183 @@
+"""One graph writer per vault, always: a held lease outlives its TTL through its heartbeat, a
+writer whose lease is taken stops, the CLI writers refuse while another holds it, and a REST
+write is either ingested or refused — never acknowledged and left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from knotwork.api import create_app
+from knotwork.cli import app as cli
+from knotwork.core import Core, open_core
+from knotwork.errors import LeaseHeldError, LeaseLostError
+from knotwork.ingest import Ingestor
+from knotwork.lease import Lease, holding, lease_status
+from knotwork.rows import FACTS_VERSION
+from knotwork.settings import Settings
+from knotwork.verify import verify_vault
+from tests.fakes.ollama import FakeOllama, schema_instance
+from tests.integration.conftest import Neo4jTarget
+from tests.integration.server import free_port, serving
+
+TTL = 5  # the least lease_ttl_s allows: a heartbeat every 1.7 s
+
+
+async def test_a_renewed_lease_keeps_a_second_writer_out_past_its_ttl(core: Core) -> None:
+    held, unrenewed = Lease(core.store, "v1", TTL), Lease(core.store, "v2", TTL)
+    await unrenewed.acquire({"mode": "test"})  # taken once, never renewed
+    async with holding(held, {"mode": "test", "watches": False}):
+        await asyncio.sleep(TTL + 2.5)
+        with pytest.raises(LeaseHeldError, match=held.holder):
+            await Lease(core.store, "v1", TTL).acquire()
+        status = await lease_status(core.store, "v1")
+        assert status and status["live"] and status["mode"] == "test"
+        await Lease(core.store, "v2", TTL).acquire()  # the unrenewed one lapsed: taken over
+    assert await lease_status(core.store, "v1") is None, "given back at the end"
+
+
+async def test_a_writer_whose_lease_is_taken_stops_with_lease_lost(core: Core) -> None:
+    mine, other = Lease(core.store, "v", TTL), Lease(core.store, "v", TTL)
+    wrote_after_loss = False
+    with pytest.raises(LeaseLostError, match=other.holder):
+        async with holding(mine, {"mode": "test"}):
+            await mine.release()  # as if it had lapsed: another writer takes it
+            await other.acquire({"mode": "other"})
+            await asyncio.sleep(3 * TTL)  # the writer's next await is cancelled
+            wrote_after_loss = True
+    assert not wrote_after_loss
+    status = await lease_status(core.store, "v")
+    assert status and status["holder"] == other.holder, "the new holder's lease is left alone"
+
+
+async def _hold(settings: Settings, status: dict[str, Any]) -> Lease:
+    async with open_core(settings) as core:
+        lease = Lease(core.store, "default", 60)
+        await lease.acquire(status)
+        return lease
+
+
+@pytest.mark.parametrize("command", [["ingest", "--no-extract"], ["retry"], ["reembed"]])
+def test_cli_writers_refuse_while_another_holder_is_live(
+    env: None, settings: Settings, tmp_path: Path, command: list[str]
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    lease = asyncio.run(_hold(settings, {"mode": "inotify", "watches": True}))
+    args = [command[0], *([str(vault)] if command[0] == "ingest" else []), *command[1:]]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert lease.holder in result.output and "only one writer" in result.output
+
+    async def notes() -> list[dict[str, Any]]:
+        async with open_core(settings) as core:
+            return await core.store.read(
+                "note_hashes", vault="default", facts_version=FACTS_VERSION
+            )
+
+    assert asyncio.run(notes()) == [], "nothing was written"
+
+
+@pytest.fixture
+def client(
+    settings: Settings, vault: Path, tmp_path: Path, empty_db: Neo4jTarget
+) -> Iterator[TestClient]:
+    app = create_app(
+        settings.model_copy(
+            update={"vault_path": vault, "extract": False, "state_dir": tmp_path / "state"}
+        )
+    )
+    with TestClient(app, headers={"Content-Type": "text/markdown"}) as test_client:
+        yield test_client
+
+
+def test_a_write_no_one_would_ingest_is_refused_and_changes_nothing(
+    client: TestClient, vault: Path, settings: Settings
+) -> None:
+    assert client.put("/notes/Kept.md", content="# Kept\n").status_code == 200
+    lease = asyncio.run(_hold(settings, {"mode": "cli-ingest", "watches": False}))
+    put = client.put("/notes/Kept.md", content="# Changed\n")
+    assert put.status_code == 409, put.text
+    assert lease.holder in put.json()["detail"] and "cli-ingest" in put.json()["detail"]
+    assert (vault / "Kept.md").read_text() == "# Kept\n", "the file is unchanged"
+    new = client.put("/notes/New.md", content="# New\n")
+    assert new.status_code == 409 and not (vault / "New.md").exists()
+    gone = client.delete("/notes/Kept.md")
+    assert gone.status_code == 409 and (vault / "Kept.md").exists()
+
+
+def test_a_long_sync_keeps_its_lease_and_ingests_writes_made_meanwhile(
+    settings: Settings, vault: Path, tmp_path: Path, fake_ollama: FakeOllama, empty_db: Neo4jTarget
+) -> None:
+    (vault / "Slow.md").write_text("# Slow\n\nSlow works with Ann on the long report.\n")
+    extracting, go_on = threading.Event(), threading.Event()
+
+    def slow_model(body: dict[str, Any]) -> str:
+        extracting.set()
+        go_on.wait(60)
+        fmt = body.get("format")
+        return json.dumps(schema_instance(fmt)) if isinstance(fmt, dict) else "{}"
+
+    fake_ollama.chat_script = slow_model
+    port = free_port()
+    app = create_app(
+        settings.model_copy(
+            update={
+                "vault_path": vault,
+                "state_dir": tmp_path / "state",
+                "api_port": port,
+                "lease_ttl_s": TTL,
+            }
+        )
+    )
+    with serving(app, port) as base:
+        answers: dict[str, httpx.Response] = {}
+        syncing = threading.Thread(
+            target=lambda: answers.update(sync=httpx.post(f"{base}/sync", timeout=120))
+        )
+        syncing.start()
+        assert extracting.wait(60), ("the sync did not reach the model", answers)
+        time.sleep(TTL + 2.5)  # the sync outlives its lease's TTL: its heartbeat renews it
+
+        async def second_writer() -> None:
+            async with open_core(settings) as core:
+                with pytest.raises(LeaseHeldError, match=app.state.writers.holder):
+                    await Lease(core.store, "default", TTL).acquire({"mode": "inotify"})
+
+        asyncio.run(second_writer())
+        put = httpx.put(
+            f"{base}/notes/Fresh.md",
+            content="# Fresh\n\nFresh links to [[Slow]].\n",
+            headers={"Content-Type": "text/markdown"},
+            timeout=60,
+        )
+        assert put.status_code == 202, put.text
+        assert put.json()["ingested_by"] == app.state.writers.holder
+        go_on.set()
+        syncing.join(120)
+        assert answers["sync"].status_code == 200, answers["sync"].text
+        assert len(app.state.writers.journal) == 0
+
+    async def check() -> None:
+        async with open_core(settings) as core:
+            rows = await core.store.read(
+                "note_hashes", vault="default", facts_version=FACTS_VERSION
+            )
+            assert sorted(r["path"] for r in rows) == ["Fresh.md", "Slow.md"]
+            ingestor = Ingestor(core, root=vault, extract_enabled=False)
+            assert await verify_vault(ingestor) == []
+            assert await lease_status(core.store, "default") is None, "given back"
+
+    asyncio.run(check())

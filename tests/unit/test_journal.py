@@ -1,0 +1,49 @@
+"""The journal of pending REST writes: kept outside the vault, survives a restart, and its file
+goes once nothing is pending."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knotwork.journal import Journal, journal_file, state_dir
+from knotwork.settings import Settings
+from tests.conftest import make_settings
+
+
+def test_entries_survive_a_restart_and_the_file_goes_when_empty(tmp_path: Path) -> None:
+    file = tmp_path / "state" / "default-0123456789ab.journal"
+    journal = Journal(file)
+    journal.add("People/Ann.md")
+    journal.add("Ben.md")
+    journal.add("Ben.md")
+    assert file.read_text() == "Ben.md\nPeople/Ann.md\n"
+    assert Journal(file).paths() == ["Ben.md", "People/Ann.md"], "read back after a restart"
+    journal.remove("Ben.md")
+    journal.remove("People/Ann.md")
+    assert not file.exists() and len(Journal(file)) == 0
+    assert [p.name for p in file.parent.iterdir()] == [], "no temp file left behind"
+
+
+def test_the_journal_lives_outside_the_vault_one_per_vault_and_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    vault = tmp_path / "vault"
+    one = make_settings(vault_path=vault)
+    assert state_dir(one) == tmp_path / "xdg" / "knotwork"
+    assert journal_file(one).parent == tmp_path / "xdg" / "knotwork"
+    assert journal_file(one).name.startswith("default-")
+    other_db = make_settings(vault_path=vault, neo4j_uri="bolt://elsewhere:7687")
+    assert journal_file(other_db) != journal_file(one)
+    assert journal_file(make_settings(vault_path=vault, state_dir=tmp_path / "s")).parent == (
+        tmp_path / "s"
+    )
+
+
+def test_an_empty_state_dir_setting_means_the_default(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("KNOTWORK_STATE_DIR=\n")  # as .env.example leaves it
+    settings = Settings(_env_file=env)  # type: ignore[call-arg]
+    assert settings.state_dir is None, "not the working directory, which may be the vault"
