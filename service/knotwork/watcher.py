@@ -27,7 +27,7 @@ from watchdog.observers.polling import PollingObserver
 from knotwork.errors import KnotworkError
 from knotwork.ingest import Ingestor
 from knotwork.lease import Lease, holding
-from knotwork.sync import Progress, sync_vault
+from knotwork.sync import Progress, SyncReport, sync_vault
 from knotwork.vault import is_note, list_notes, symlink_on_path
 from knotwork.watch_queue import (
     IGNORED_EVENTS,
@@ -52,6 +52,7 @@ class VaultWatcher:
         if ingestor.root is None:
             raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
         self.ingestor, self.lease = ingestor, lease
+        self.last_report: SyncReport | None = None  # the last rescan's, for a summary
         self.root = ingestor.root.resolve()
         settings = ingestor.settings
         self.debounce = settings.watch_debounce_ms / 1000
@@ -202,6 +203,7 @@ class VaultWatcher:
             report = await sync_vault(self.ingestor, progress)
         finally:
             self._rescanning = False
+        self.last_report = report
         for error in report.errors:
             log.warning("%s", error)
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
 from tests.conftest import REPO
+from tests.fakes.ollama import FakeOllama
 
 EVAL = Path(os.environ.get("KNOTWORK_EVAL_DIR", REPO.parent / "shared" / "eval"))
 SAPIENZA = EVAL / "vault-it-sapienza"
@@ -21,7 +22,7 @@ def test_ingest_the_italian_vault_and_report_unresolved_links(env: None) -> None
     result = CliRunner().invoke(cli, ["ingest", str(SAPIENZA), "--no-extract"])
     assert result.exit_code == 0, result.output
     assert "notes 188: written 188" in result.output  # the .obsidian folder is not read
-    assert "facts by extractor:" in result.output and "wikilink" in result.output
+    assert "facts in the graph by extractor:" in result.output and "wikilink" in result.output
     unresolved = [line for line in result.output.splitlines() if line.startswith("  [[")]
     assert unresolved, "the vault's links to missing notes are reported"
     header = next(
@@ -67,3 +68,21 @@ def test_symlinks_are_skipped_and_case_variants_named(env: None, tmp_path: Path)
     assert "Linked: a symbolic link to a folder" in out
     assert "People/Alice.md and People/alice.md differ only in letter case" in out
     assert "resolves to People/Alice.md" in out
+
+
+def test_the_summary_counts_the_graph_and_names_the_work_left(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Journal.md").write_text("# Journal\n\nLunch with Marco Rossi.\n")
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    (vault / "Marco Rossi.md").write_text("# Marco Rossi\n\nAn engineer.\n")
+    fake_ollama.down = True  # the new note's chunk waits for its embedding
+    result = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert result.exit_code == 0, result.output
+    # The journal was not written again: its mention comes from the reverse pass, and counts.
+    assert "written 1, unchanged 1" in result.output
+    assert "facts in the graph by extractor: mention 1" in result.output
+    assert "pending: 1 chunk waits for its embedding" in result.output
+    assert "`knotwork retry` finishes them" in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +15,25 @@ from knotwork.ingest import Ingestor
 from knotwork.sync import SyncReport, sync_vault
 
 
-def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
+@dataclass
+class _Summary:
+    """What a sync did, and what the graph holds after it (the reverse mention pass and other
+    writers' work included), for the summary a person reads."""
+
+    report: SyncReport
+    unresolved: list[dict[str, Any]]
+    stats: dict[str, Any]
+
+
+async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
+    from knotwork.notes import vault_stats
+
+    unresolved = await core.store.read("unresolved_links", vault=vault)
+    return _Summary(report, unresolved, await vault_stats(core))
+
+
+def _print_sync(summary: _Summary) -> None:
+    report, stats = summary.report, summary.stats
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
         f"moved {report.renamed}, deleted {report.deleted}"
@@ -24,12 +43,25 @@ def _print_sync(report: SyncReport, unresolved: list[dict[str, Any]]) -> None:
     )
     if report.linked:
         typer.echo(f"similar entities linked: {report.linked}")
-    facts = ", ".join(f"{k} {v}" for k, v in sorted(report.facts.items())) or "none"
-    typer.echo(f"facts by extractor: {facts}")
-    if unresolved:
-        typer.echo(f"unresolved links: {len(unresolved)}")
-        for row in unresolved[:MAX_LISTED]:
+    facts = ", ".join(f"{k} {v}" for k, v in sorted(stats["facts"].items())) or "none"
+    typer.echo(f"facts in the graph by extractor: {facts}")
+    if summary.unresolved:
+        typer.echo(f"unresolved links: {len(summary.unresolved)}")
+        for row in summary.unresolved[:MAX_LISTED]:
             typer.echo(f"  [[{row['target']}]] from {', '.join(row['sources'][:3])}")
+    pending = []
+    if (n := stats["pending_embeddings"]) == 1:
+        pending.append("1 chunk waits for its embedding")
+    elif n:
+        pending.append(f"{n} chunks wait for their embedding")
+    if stats["pending_extractions"]:
+        pending.append(f"{stats['pending_extractions']} for model extraction")
+    if any(pending):
+        typer.secho(
+            f"pending: {', '.join(pending)} (the model was not available); "
+            "`knotwork retry` finishes them once it answers",
+            fg=typer.colors.YELLOW,
+        )
     for warning in report.warnings[:MAX_LISTED]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
     if len(report.warnings) > MAX_LISTED:
@@ -49,18 +81,17 @@ def ingest(
 ) -> None:
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
 
-    async def work(core: Core) -> tuple[SyncReport, list[dict[str, Any]]]:
+    async def work(core: Core) -> _Summary:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         async with writing(core, ingestor.vault, "cli-ingest"):
             with progress_bar() as progress:
                 report = await sync_vault(ingestor, progress)
-        unresolved = await core.store.read("unresolved_links", vault=ingestor.vault)
-        return report, unresolved
+        return await _summary(core, report, ingestor.vault)
 
-    report, unresolved = with_core(work)
-    _print_sync(report, unresolved)
-    raise typer.Exit(1 if report.errors else 0)
+    summary = with_core(work)
+    _print_sync(summary)
+    raise typer.Exit(1 if summary.report.errors else 0)
 
 
 @app.command()
@@ -105,6 +136,8 @@ def watch(
                 [task, asyncio.create_task(ready.wait())], return_when=asyncio.FIRST_COMPLETED
             )
         if not task.done():
+            if watcher.last_report is not None:  # the first sync's summary, then the watch
+                _print_sync(await _summary(core, watcher.last_report, ingestor.vault))
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
 
