@@ -75,7 +75,7 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     if ingestor.root is None:
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
-    plan = await _plan(ingestor, report)
+    plan = await _plan(ingestor, report, progress)
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
     try:
         await _apply(ingestor, report, plan, progress)
@@ -86,8 +86,9 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     return report
 
 
-async def _plan(ingestor: Ingestor, report: SyncReport) -> _Plan:
-    """Read the folder and the graph's hashes: what to write, move and delete."""
+async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | None) -> _Plan:
+    """Read the folder and the graph's hashes: what to write, move and delete. ``progress``
+    counts the files read, so a bar moves from the first second of a large vault."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
     stored = {
@@ -100,7 +101,9 @@ async def _plan(ingestor: Ingestor, report: SyncReport) -> _Plan:
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
-    for path in paths:
+    for i, path in enumerate(paths):
+        if progress:
+            progress(i, len(paths), f"reading {path}")
         try:
             note = await asyncio.to_thread(read_note, root, path, limit)
         except KnotworkError as exc:

@@ -267,3 +267,16 @@ async def test_a_new_chunker_rewrites_unchanged_notes_once(
     assert (report.written, report.unchanged) == (1, 0)
     again = await sync_vault(ingestor)
     assert (again.written, again.unchanged) == (0, 1)
+
+
+async def test_progress_counts_the_files_read_before_the_writes(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    for i in range(5):
+        put(vault, f"N{i}.md", f"# N{i}\n\nNote {i}.\n")
+    calls: list[tuple[int, int, str]] = []
+    await sync_vault(ingestor, lambda done, total, note: calls.append((done, total, note)))
+    reading = [c for c in calls if c[2].startswith("reading ")]
+    assert [(done, total) for done, total, _ in reading] == [(i, 5) for i in range(5)]
+    assert calls[: len(reading)] == reading  # the bar moves from the first file on
+    assert calls[-1][:2] == (5, 5)  # then the writes, to the last note

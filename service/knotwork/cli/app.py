@@ -5,12 +5,14 @@ lease for commands that write, a progress bar."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import Annotated, TypeVar
 
 import typer
+from rich.console import Console
 
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError, NoteNotFoundError, VaultPathError
@@ -28,11 +30,21 @@ T = TypeVar("T")
 MAX_LISTED = 30  # warnings and unresolved links printed before "… and N more"
 
 
+@functools.cache
+def console() -> Console:
+    """The terminal the logs and the progress bar share (stderr): a log line is printed above
+    the bar instead of breaking it."""
+    return Console(stderr=True)
+
+
 @app.callback()
 def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    from rich.logging import RichHandler
+
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format="%(name)s: %(message)s",
+        handlers=[RichHandler(console=console(), show_path=False, rich_tracebacks=False)],
     )
     for noisy in ("httpx", "neo4j"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -80,6 +92,7 @@ def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        console=console(),
         transient=True,
     ) as bar:
         task = bar.add_task("reading the vault", total=None)
