@@ -57,7 +57,7 @@ def ingest(
         unresolved = await core.store.read("unresolved_links", vault=ingestor.vault)
         return report, unresolved
 
-    report, unresolved = with_core(work)
+    report, unresolved = with_core(work, models=True)
     _print_sync(report, unresolved)
     raise typer.Exit(1 if report.errors else 0)
 
@@ -70,7 +70,7 @@ def retry() -> None:
         await core.ensure_ready()
         return await Ingestor(core).retry_pending()
 
-    embedded, extracted = with_core(work)
+    embedded, extracted = with_core(work, models=True)
     typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
 
 
@@ -105,7 +105,7 @@ def watch(
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
 
-    with_core(work)
+    with_core(work, models=True)
 
 
 @app.command()

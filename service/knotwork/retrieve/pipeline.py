@@ -79,8 +79,10 @@ async def retrieve(
     qvec: list[float] | None = None
     start = time.perf_counter()
     if use & {"vector", "graph", "synonym"}:
+        # Built on first use: a ConfigError building it is a setting to fix, not a model down.
+        embedder = core.embedder
         try:
-            qvec = list(await core.embedder.aget_query_embedding(question))
+            qvec = list(await embedder.aget_query_embedding(question))
         except Exception as exc:  # the embedding model may be down: the rest still answers
             warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
     if "vector" in use and qvec is not None:
