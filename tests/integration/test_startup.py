@@ -9,6 +9,7 @@ import asyncio
 import json
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import httpx
@@ -106,7 +107,7 @@ def free_port() -> int:
         return port
 
 
-async def test_serve_answers_health_without_llama_index(
+def test_serve_answers_health_without_llama_index(
     settings: Settings, empty_db: Neo4jTarget, vault: Path, tmp_path: Path
 ) -> None:
     port = free_port()
@@ -120,19 +121,19 @@ async def test_serve_answers_health_without_llama_index(
         env=child_env(env),
     )
     try:
-        async with httpx.AsyncClient(timeout=10) as client:
+        with httpx.Client(timeout=10) as client:
             for _ in range(480):
                 try:
-                    response = await client.get(f"http://127.0.0.1:{port}/health")
+                    response = client.get(f"http://127.0.0.1:{port}/health")
                     break
                 except httpx.TransportError:
                     assert process.poll() is None, "knotwork serve exited"
-                    await asyncio.sleep(0.25)
+                    time.sleep(0.25)
             else:
                 raise AssertionError("knotwork serve did not answer /health")
             assert response.status_code == 200, response.text
             assert response.json()["ok"] is True
-            stats = await client.get(f"http://127.0.0.1:{port}/stats")
+            stats = client.get(f"http://127.0.0.1:{port}/stats")
             assert stats.status_code == 200, stats.text
     finally:
         process.terminate()
