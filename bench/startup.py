@@ -7,7 +7,9 @@ Each command runs as ``python -m knotwork.cli …`` in a fresh process (wall clo
 ``--help``, ``doctor``, ``init`` and ``verify`` until they exit (exit code aside), ``mcp`` until
 ``initialize`` and ``tools/list`` are answered over stdio, ``serve`` until ``GET /health``
 answers. The median of ``--runs`` runs is reported, with the fastest and slowest; the commands
-take turns, so load on the machine falls on all of them alike.
+take turns, so load on the machine falls on all of them alike. For the commands that exit, the
+median CPU time (user + system) of the process is given too: unlike wall time, it hardly moves
+when other work shares the cores.
 
 Neo4j: KNOTWORK_NEO4J_URI / KNOTWORK_NEO4J_PASSWORD when set, else a local server (see
 bench/common.py). Ollama is the loopback fake, so ``doctor`` passes. ``--code DIR`` runs the
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import select
 import socket
 import statistics
@@ -85,11 +88,21 @@ def _spawn(args: list[str], env: dict[str, str], cwd: Path, **io: int) -> subpro
     )
 
 
+CPU: dict[str, list[float]] = {}  # command → CPU seconds of each run (the exiting ones)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _until_exit(args: list[str]) -> Callable[[dict[str, str], Path], float]:
     def run(env: dict[str, str], cwd: Path) -> float:
-        start = time.perf_counter()
+        cpu, start = _children_cpu(), time.perf_counter()
         _spawn(args, env, cwd).wait(TIMEOUT_S)
-        return time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        CPU.setdefault(" ".join(args), []).append(_children_cpu() - cpu)
+        return elapsed
 
     return run
 
@@ -167,9 +180,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--code", type=Path, default=ROOT, help="source tree to run")
     parser.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")
+    parser.add_argument(
+        "--only", nargs="+", metavar="WORD", help="only the commands whose name holds a WORD"
+    )
     args = parser.parse_args()
     code = args.code.resolve()
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    chosen = {
+        name: run
+        for name, run in COMMANDS.items()
+        if not args.only or any(word in name for word in args.only)
+    }
+    times: dict[str, list[float]] = {name: [] for name in chosen}
     with bench_settings() as settings, tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)  # no .env of a developer's own
         env = _env(settings, code, _vault(cwd), _free_port())
@@ -182,14 +203,20 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         for _ in range(args.runs):
-            for name, run in COMMANDS.items():
+            for name, run in chosen.items():
                 times[name].append(run(env, cwd))
     load = Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3]
+
+    def cpu(name: str) -> str:
+        runs = CPU.get(name.removeprefix("knotwork "))
+        return f"{statistics.median(runs):.2f} s" if runs else "—"
+
     rows = [
-        "| command | median | fastest | slowest |",
-        "|---|---:|---:|---:|",
+        "| command | median | fastest | slowest | CPU, median |",
+        "|---|---:|---:|---:|---:|",
         *(
-            f"| `{name}` | {statistics.median(t):.2f} s | {min(t):.2f} s | {max(t):.2f} s |"
+            f"| `{name}` | {statistics.median(t):.2f} s | {min(t):.2f} s | {max(t):.2f} s "
+            f"| {cpu(name)} |"
             for name, t in times.items()
         ),
     ]

@@ -38,6 +38,9 @@ T = TypeVar("T")
 # while the clients may be loading in the background: two threads importing one package at
 # once can deadlock in importlib.
 LLAMA_IMPORT = threading.RLock()
+# A server's first answers (/health, tools/list) go out before the import competes with them for
+# the interpreter; a model call sooner builds its client itself.
+WARM_UP_DELAY_S = 1.0
 
 
 def build_llm(settings: Settings) -> Ollama:
@@ -154,9 +157,10 @@ class ModelClients:
         self._embedder.get()
         self._llm.get()
 
-    def warm_up_in_background(self) -> threading.Thread:
-        """Build both in a thread, so a server answers while they load and its first model call
-        does not wait; a failure is logged here and raised again at the first use."""
+    def warm_up_in_background(self, delay_s: float = WARM_UP_DELAY_S) -> threading.Timer:
+        """Build both in a thread after ``delay_s``, so a server answers while they load and its
+        first model call does not wait; a failure is logged here and raised again at the first
+        use. Cancel the timer when the server stops (a load under way runs to its end)."""
 
         def warm_up() -> None:
             try:
@@ -166,9 +170,10 @@ class ModelClients:
             except Exception:
                 log.exception("the model clients could not be built")
 
-        thread = threading.Thread(target=warm_up, name="knotwork-models", daemon=False)
-        thread.start()
-        return thread
+        timer = threading.Timer(delay_s, warm_up)
+        timer.name = "knotwork-models"
+        timer.start()
+        return timer
 
 
 def model_present(wanted: str, available: set[str]) -> bool:

@@ -125,10 +125,13 @@ def create_mcp_server(settings: Settings | None = None) -> MCPServer[Core]:
         async with open_core(settings) as core:
             await core.ensure_ready()
             # The tools are listed at once; the model clients load meanwhile, for the first call.
-            core.models.warm_up_in_background()
+            warm_up = core.models.warm_up_in_background()
             uri = redact(settings.neo4j_uri)
             log.info("knotwork %s MCP server ready on Neo4j %s", __version__, uri)
-            yield core
+            try:
+                yield core
+            finally:
+                warm_up.cancel()
 
     server: MCPServer[Core] = MCPServer(
         "knotwork", version=__version__, instructions=_INSTRUCTIONS, lifespan=lifespan

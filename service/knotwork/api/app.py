@@ -53,11 +53,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with open_core(settings) as core:
             await core.ensure_ready()
             # /health answers at once; the model clients load meanwhile, for the first query.
-            core.models.warm_up_in_background()
+            warm_up = core.models.warm_up_in_background()
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
-            yield
+            try:
+                yield
+            finally:
+                warm_up.cancel()
 
     app = FastAPI(
         title="Knotwork",
