@@ -113,25 +113,27 @@ def check_embedder(settings: Settings) -> None:
 
 
 class _Lazy(Generic[T]):
-    """A value built once, on first ``get``, by whichever thread asks first; a build that fails
-    fails every later ``get`` alike (the settings it came from do not change)."""
+    """A value built once, on first ``get``, by whichever thread asks first. A build refused
+    with a KnotworkError (a setting that cannot work) fails every later ``get`` alike, as the
+    settings do not change; any other failure is tried again by the next ``get``."""
 
     def __init__(self, build: Callable[[], T]) -> None:
         self._build = build
         self._lock = threading.Lock()
         self._value: T | None = None
-        self._error: BaseException | None = None
+        self._error: KnotworkError | None = None
 
     def get(self) -> T:
         if self._value is None:
             with self._lock:
-                if self._value is None and self._error is None:
-                    try:
-                        self._value = self._build()
-                    except Exception as exc:
-                        self._error = exc
                 if self._error is not None:
                     raise self._error
+                if self._value is None:
+                    try:
+                        self._value = self._build()
+                    except KnotworkError as exc:
+                        self._error = exc
+                        raise
         assert self._value is not None
         return self._value
 

@@ -170,6 +170,25 @@ def test_a_failed_build_is_logged_by_the_warm_up_and_raised_at_each_use(
     assert calls == ["build"]  # built once: the settings it failed on do not change
 
 
+def test_a_build_that_fails_otherwise_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An import that failed for a passing reason (e.g. two threads importing at once) must not
+    leave the server without a client for good."""
+    built = object()
+    outcomes: list[object] = [RuntimeError("deadlock detected by _ModuleLock"), built]
+
+    def flaky(settings: object) -> object:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(llm, "build_embedder", flaky)
+    models = ModelClients(make_settings())
+    with pytest.raises(RuntimeError, match="deadlock"):
+        _ = models.embedder
+    assert models.embedder is built and models.embedder is built
+
+
 def test_the_warm_up_builds_the_clients_the_core_then_uses() -> None:
     models = ModelClients(make_settings())
     models.warm_up_in_background().join(timeout=60)
