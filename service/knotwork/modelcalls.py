@@ -54,9 +54,11 @@ class ModelCalls:
         """Vectors for texts, or None when the embedding model cannot answer."""
         if not self.embed_enabled or self.down:
             return None
+        # Built on first use: a ConfigError building it is a setting to fix, not a model down.
+        embedder = self.core.embedder
         for attempt in (1, 2):  # one retry: a model being loaded may time out once
             try:
-                vectors = await self.core.embedder.aget_text_embedding_batch(texts)
+                vectors = await embedder.aget_text_embedding_batch(texts)
                 break
             except Exception as exc:  # any client failure means "embed later"
                 if attempt == 1:

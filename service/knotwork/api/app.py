@@ -58,6 +58,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with open_core(settings) as core:
             await core.ensure_ready()
+            # /health answers at once; the model clients load meanwhile, for the first query.
+            warm_up = core.models.warm_up_in_background()
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             # REST writes the graph has not caught up with are replayed in the background.
@@ -67,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             try:
                 yield
             finally:
+                warm_up.cancel()
                 replaying.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await replaying

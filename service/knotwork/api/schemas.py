@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.config import JsonDict
 
-from knotwork.answer import Answer, Cited
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
+
+if TYPE_CHECKING:  # answering imports LlamaIndex; the schemas are needed before (tools/list)
+    from knotwork.answer import Answer, Cited
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 Tag = Annotated[str, Field(min_length=1, max_length=100)]
@@ -218,6 +220,8 @@ def _citation(cited: Cited) -> CitationOut:
 
 
 def ranked(hit: Hit) -> RankedCitation:
+    from knotwork.answer import Cited
+
     return RankedCitation(
         **_citation(Cited.of(hit)).model_dump(),
         retrievers={k: round(v, 6) for k, v in hit.retrievers.items()},

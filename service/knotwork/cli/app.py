@@ -62,11 +62,18 @@ def fail(exc: KnotworkError) -> typer.Exit:
     return typer.Exit(2 if isinstance(exc, ConfigError | VaultPathError) else 1)
 
 
-def with_core(work: Callable[[Core], Awaitable[T]]) -> T:
-    """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit."""
+def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> T:
+    """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
+
+    ``models``: the command calls the models, so their clients are built first and a setting
+    that cannot work (e.g. the in-process model's vector size) stops it before any work. The
+    others never import LlamaIndex.
+    """
 
     async def run() -> T:
         async with open_core(get_settings()) as core:
+            if models:
+                core.models.load()
             return await work(core)
 
     try:

@@ -71,7 +71,7 @@ def evaluate(
         with progress_bar() as progress:
             return await run_eval(core, spec, progress, progress)
 
-    report = with_core(work)
+    report = with_core(work, models=True)
     for error in report.sync.errors:
         typer.secho(f"ingest error: {error}", fg=typer.colors.RED, err=True)
     s = get_settings()

@@ -117,7 +117,7 @@ def ask(
                 return 0
             await one(core, _request(line, **options))
 
-    raise typer.Exit(with_core(work))
+    raise typer.Exit(with_core(work, models=True))
 
 
 @app.command()
@@ -143,7 +143,7 @@ def retrieve(
         evidence = await gather(core, q.question, mode="retrieve", top_k=q.top_k, filters=filters)
         return retrieve_response(evidence, sufficient(core, evidence)).model_dump(mode="json")
 
-    body = with_core(work)
+    body = with_core(work, models=True)
     if as_json:
         _print_json(body)
     else:

@@ -113,7 +113,7 @@ def reembed() -> None:
             count = await schema.reembed(core.store, core.settings, core.embedder, progress)
             return count, await Ingestor(core).link_entities()
 
-    count, linked = with_core(work)
+    count, linked = with_core(work, models=True)
     typer.echo(f"\nre-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
     typer.echo(f"entity names embedded again; similar entities linked: {linked}")
 

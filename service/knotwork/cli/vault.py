@@ -89,7 +89,7 @@ def ingest(
                 report = await sync_vault(ingestor, progress)
         return await _summary(core, report, ingestor.vault)
 
-    summary = with_core(work)
+    summary = with_core(work, models=True)
     _print_sync(summary)
     raise typer.Exit(1 if summary.report.errors else 0)
 
@@ -104,7 +104,7 @@ def retry() -> None:
         async with writing(core, ingestor.vault, "cli-retry"):
             return await ingestor.retry_pending()
 
-    embedded, extracted = with_core(work)
+    embedded, extracted = with_core(work, models=True)
     typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
 
 
@@ -141,7 +141,7 @@ def watch(
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
 
-    with_core(work)
+    with_core(work, models=True)
 
 
 @app.command()

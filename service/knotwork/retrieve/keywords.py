@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from typing import TYPE_CHECKING
 
-from llama_index.core.llms import LLM, ChatMessage
 from pydantic import BaseModel, Field, ValidationError
+
+if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
+    from llama_index.core.llms import LLM, ChatMessage
 
 log = logging.getLogger(__name__)
 MAX_KEYWORDS = 15
@@ -28,6 +31,8 @@ explanations."""
 
 def keyword_messages(question: str) -> list[ChatMessage]:
     """The fixed rules, then the question between markers drawn for this request."""
+    from llama_index.core.llms import ChatMessage
+
     marker = f"<<<{secrets.token_hex(8)}>>>"
     return [
         ChatMessage(role="system", content=_SYSTEM),

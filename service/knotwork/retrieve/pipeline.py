@@ -79,8 +79,10 @@ async def retrieve(
         async def embed() -> list[float] | None:
             if not use & {"vector", "graph", "synonym"}:
                 return None
+            # Built on first use: a ConfigError building it is a setting to fix, not a model down.
+            embedder = core.embedder
             try:
-                return list(await core.embedder.aget_query_embedding(question))
+                return list(await embedder.aget_query_embedding(question))
             except Exception as exc:  # the embedding model may be down: the rest still answers
                 warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
                 return None

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Body, Header
 from fastapi.openapi.models import Example
 from fastapi.responses import StreamingResponse
 
-from knotwork.answer import (
-    AnswerEvent,
-    DoneEvent,
-    EvidenceEvent,
-    answer,
-    answer_stream,
-    gather,
-    sufficient,
-)
 from knotwork.api.deps import Authorized, CoreDep
 from knotwork.api.limits import LimiterDep
 from knotwork.api.schemas import (
@@ -30,6 +21,12 @@ from knotwork.api.schemas import (
     query_response,
     retrieve_response,
 )
+from knotwork.llm import LLAMA_IMPORT
+
+# knotwork.answer imports LlamaIndex: the first query imports it (under LLAMA_IMPORT, as the
+# model clients may be loading in the background), so the server answers /health before.
+if TYPE_CHECKING:
+    from knotwork.answer import AnswerEvent
 
 router = APIRouter(tags=["query"], dependencies=[Authorized])
 
@@ -98,6 +95,8 @@ def _sse(event: str, data: Any) -> bytes:
 
 
 def _encode(item: AnswerEvent) -> bytes:
+    from knotwork.answer import DoneEvent, EvidenceEvent
+
     if isinstance(item, EvidenceEvent):
         return _sse("evidence", evidence_event(item.evidence))
     if isinstance(item, DoneEvent):
@@ -129,6 +128,9 @@ async def query(
     limiter: LimiterDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> QueryResponse | StreamingResponse:
+    with LLAMA_IMPORT:
+        from knotwork.answer import answer, answer_stream
+
     filters = body.filters.to_filters()
     if body.stream or "text/event-stream" in (accept or ""):
         events = answer_stream(
@@ -160,6 +162,9 @@ async def retrieve_evidence(
     core: CoreDep,
     limiter: LimiterDep,
 ) -> RetrieveResponse:
+    with LLAMA_IMPORT:
+        from knotwork.answer import gather, sufficient
+
     filters = body.filters.to_filters()
     async with limiter.slot():
         evidence = await gather(
