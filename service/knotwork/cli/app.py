@@ -39,13 +39,14 @@ def console() -> Console:
 
 @app.callback()
 def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
-    from rich.logging import RichHandler
+    level = logging.DEBUG if verbose else logging.INFO
+    if console().is_terminal:  # logs print above the progress bar, which only a terminal shows
+        from rich.logging import RichHandler
 
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(name)s: %(message)s",
-        handlers=[RichHandler(console=console(), show_path=False, rich_tracebacks=False)],
-    )
+        handler = RichHandler(console=console(), show_path=False, rich_tracebacks=False)
+        logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[handler])
+    else:  # a log file or a pipe: one plain line per record
+        logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "neo4j"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     install_log_redaction()
