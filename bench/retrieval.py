@@ -284,7 +284,7 @@ async def measure(
                         "size": size,
                         "notes": stats["notes"],
                         "chunks": stats["chunks"],
-                        "facts": stats["facts"],
+                        "facts": dict(stats["facts"]),  # pairs of extractor, count
                         "entities": stats["entities"],
                         "unresolved": stats["unresolved"],
                         "written": report.written,
