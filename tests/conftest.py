@@ -8,10 +8,25 @@ from typing import Any
 
 import pytest
 
+from knotwork.retrieve import Hit
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def hit(path: str, heading: str, text: str = "text", line: int = 1) -> Hit:
+    """A retrieved chunk of ``path`` under ``heading``, for tests of prompts and citations."""
+    return Hit(
+        id=f"{path}#{heading}",
+        path=path,
+        title=path,
+        heading=heading,
+        line_start=line,
+        line_end=line + 2,
+        text=text,
+        score=0.5,
+    )
 
 
 @pytest.fixture(scope="session")

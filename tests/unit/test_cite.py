@@ -6,21 +6,7 @@ from __future__ import annotations
 import pytest
 
 from knotwork.cite import CitationStream, check_citations, match_citation, strip_citations
-from knotwork.retrieve import Hit
-
-
-def hit(path: str, heading: str, text: str = "text", line: int = 1) -> Hit:
-    return Hit(
-        id=f"{path}#{heading}",
-        path=path,
-        title=path,
-        heading=heading,
-        line_start=line,
-        line_end=line + 2,
-        text=text,
-        score=0.5,
-    )
-
+from tests.conftest import hit
 
 HITS = [hit("People/Alice.md", "Alice > Work"), hit("Recipes.md", "Lasagna"), hit("Misc.md", "")]
 

@@ -10,21 +10,9 @@ import pytest
 
 from knotwork import extract, prompt
 from knotwork.prompt import FENCE_LINE, SYSTEM_PROMPT, build_prompt, new_fence
-from knotwork.retrieve import Evidence, FactRow, Hit
+from knotwork.retrieve import Evidence, FactRow
 from knotwork.retrieve.keywords import keyword_messages
-
-
-def hit(path: str, heading: str, text: str = "text", line: int = 1) -> Hit:
-    return Hit(
-        id=f"{path}#{heading}",
-        path=path,
-        title=path,
-        heading=heading,
-        line_start=line,
-        line_end=line + 2,
-        text=text,
-        score=0.5,
-    )
+from tests.conftest import hit
 
 
 def messages(question: str, evidence: Evidence) -> tuple[str, str]:
