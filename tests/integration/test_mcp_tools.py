@@ -87,6 +87,9 @@ async def test_explain_names_retrievers_graph_paths_and_facts_per_hit(served: Se
     for hit in hits:
         assert all(f["source"] == hit["path"] for f in hit["facts"])
         assert all(p["chunk_id"] == hit["chunk_id"] for p in hit["graph_paths"])
+    walked = [h for h in hits if h["graph_paths"]]
+    assert walked, hits  # the graph reached a chunk through Bob's link
+    assert all("graph" in h["retrievers"] or "synonym" in h["retrievers"] for h in walked)
     # Every graph path retrieval returned for a hit's chunk is in that hit's explanation.
     chunks = {h["chunk_id"] for h in hits}
     explained_paths = [p for h in hits for p in h["graph_paths"]]
@@ -198,3 +201,33 @@ async def test_a_server_that_cannot_start_says_why_in_every_tool_call(
         assert "could not start" in reason and "ManifestMismatchError" in reason
         assert "nomic-embed-text" in reason and "mxbai-embed-large" in reason
         assert "knotwork reembed" in reason
+
+
+async def test_neo4j_unreachable_at_start_is_every_tool_calls_error(settings: Settings) -> None:
+    """Nothing listens on the discard port: the handshake and the list still work."""
+    down = settings.model_copy(update={"neo4j_uri": "bolt://127.0.0.1:9"})
+    async with connected(down, allow_writes=True) as client:
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS | WRITES
+        note = await refused(client, "get_note", path="Garden.md")
+        write = await refused(client, "upsert_note", path="X.md", content="# X\n")
+    for reason in (note, write):
+        assert "could not start: GraphUnavailableError" in reason
+        assert "127.0.0.1:9" in reason
+
+
+async def test_settings_that_cannot_be_read_are_every_tool_calls_error(
+    settings: Settings, tmp_path: Path
+) -> None:
+    env_file = tmp_path / "agent.env"
+    env_file.write_text("KNOTWORK_EMBED_DIMENSION=many\n")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "knotwork.cli", "mcp", "--env-file", str(env_file)],
+        env=command_env(settings),
+        cwd=tmp_path,
+    )
+    async with Client(params, mode="legacy") as client:
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        reason = text_of(await client.call_tool("stats", {}))
+    assert "could not start: ConfigError: invalid settings" in reason
+    assert "KNOTWORK_EMBED_DIMENSION" in reason

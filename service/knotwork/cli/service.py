@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from knotwork import __version__, schema
 from knotwork.cli.app import app, fail, with_core, writing
 from knotwork.core import Core
-from knotwork.errors import KnotworkError
+from knotwork.errors import ConfigError, KnotworkError
 from knotwork.health import HealthReport, check_health
 from knotwork.ingest import Ingestor
 from knotwork.settings import Settings, get_settings
@@ -50,6 +51,15 @@ def _knotwork_error(exc: BaseException) -> KnotworkError | None:
     if isinstance(exc, BaseExceptionGroup):
         return next(filter(None, map(_knotwork_error, exc.exceptions)), None)
     return None
+
+
+def _settings_problems(exc: ValidationError) -> str:
+    """Pydantic's messages, each named by its environment variable."""
+    problems = [
+        f"KNOTWORK_{'_'.join(map(str, error['loc'])).upper()}: {error['msg']}"
+        for error in exc.errors(include_url=False)
+    ]
+    return "ConfigError: invalid settings: " + "; ".join(problems)
 
 
 @app.command("mcp")
@@ -93,7 +103,15 @@ def mcp_server(
     from knotwork.mcp.stdio import serve_stdio
 
     try:
-        settings = Settings(_env_file=env_file) if env_file else get_settings()
+        try:
+            settings = Settings(_env_file=env_file) if env_file else get_settings()
+        except ValidationError as exc:
+            if transport is not Transport.stdio:
+                raise fail(ConfigError(_settings_problems(exc))) from exc
+            # A desktop agent shows a tool error, not a server that died at its start.
+            failed = create_mcp_server(failure=_settings_problems(exc))
+            anyio.run(serve_stdio, failed)
+            return
         if transport is Transport.stdio:
             anyio.run(serve_stdio, create_mcp_server(settings, allow_writes=allow_writes))
             return

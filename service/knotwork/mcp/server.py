@@ -68,23 +68,26 @@ async def _writers(core: Core) -> AsyncIterator[Served]:
 
 
 def create_mcp_server(
-    settings: Settings | None = None, *, allow_writes: bool = False
+    settings: Settings | None = None, *, allow_writes: bool = False, failure: str | None = None
 ) -> MCPServer[Served]:
     """The server with its read tools (and write tools with ``allow_writes``); run it with
-    ``knotwork.mcp.stdio.serve_stdio`` or mount ``knotwork.mcp.http_app``."""
-    settings = settings or get_settings()
+    ``knotwork.mcp.stdio.serve_stdio`` or mount ``knotwork.mcp.http_app``. With ``failure``
+    (settings that could not be read), it only lists its tools and every call returns that."""
+    settings = settings if settings is not None or failure is not None else get_settings()
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Served]) -> AsyncIterator[Served]:
         async with AsyncExitStack() as stack:
             core: Core | None = None
+            reason = failure
             try:
-                core = await _start(stack, settings)
+                if reason is None and settings is not None:
+                    core = await _start(stack, settings)
             except KnotworkError as exc:
                 reason = redact(f"{type(exc).__name__}: {exc}")
-                log.error("the MCP server cannot serve its tools: %s", reason)
                 await stack.aclose()
-            if core is None:
+            if core is None or settings is None:
+                log.error("the MCP server cannot serve its tools: %s", reason)
                 yield Served(failure=reason)
                 return
             # The tools are listed at once; the model clients load meanwhile, for the first call.
