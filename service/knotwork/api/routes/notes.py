@@ -8,7 +8,8 @@ the file changes. A read-only vault (the setting, a folder without write permiss
 the file system refuses) answers 409, never 500. Each write holds its note's lock
 (``Core.note_locks``) from its checks to its graph write, so concurrent writes to one note
 apply one after the other; what a write may touch (no symbolic links, no case variants, no
-ignored places) is ``vault_write``'s policy.
+ignored places) is ``vault_write``'s policy. The writes themselves are ``api.note_writes``,
+which the MCP write tools call too; these routes map its results and refusals to HTTP.
 """
 
 from __future__ import annotations
