@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from knotwork.mcp_server import http_app
+from knotwork.mcp import http_app
 from knotwork.settings import Settings
 from tests.integration.test_mcp import TOOLS, command_env, mcp_settings
 

@@ -18,6 +18,7 @@ import httpx
 
 from knotwork.settings import Settings
 from tests.integration.conftest import Neo4jTarget, put
+from tests.integration.test_mcp import TOOLS
 from tests.startup import MODELS, child_command, child_env, run_command
 
 # The background load of the model clients, failing on the blocked import.
@@ -110,12 +111,7 @@ async def test_mcp_lists_its_tools_and_answers_stats_without_llama_index(
     assert process.returncode == 0, stderr.decode()[-2000:]
     by_id = {a["id"]: a for a in answers}
     assert by_id[1]["result"]["serverInfo"]["name"] == "knotwork"
-    assert {t["name"] for t in by_id[2]["result"]["tools"]} == {
-        "ask",
-        "retrieve",
-        "get_note",
-        "stats",
-    }
+    assert {t["name"] for t in by_id[2]["result"]["tools"]} == TOOLS
     stats = by_id[3]["result"]
     assert not stats.get("isError"), stats
     assert stats["structuredContent"]["vault"] == "default"

@@ -31,6 +31,7 @@ from knotwork.errors import (
     ModelUnavailableError,
     NoteError,
     VaultPathError,
+    WriteConflictError,
 )
 from knotwork.journal import Journal, journal_file
 from knotwork.redact import redact
@@ -47,6 +48,7 @@ _STATUS = {
     LeaseHeldError: 409,
     VaultPathError: 422,
     NoteError: 422,
+    WriteConflictError: 409,
 }
 
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from knotwork import __version__, schema
 from knotwork.cli.app import app, fail, with_core, writing
 from knotwork.core import Core
-from knotwork.errors import KnotworkError
+from knotwork.errors import ConfigError, KnotworkError
 from knotwork.health import HealthReport, check_health
 from knotwork.ingest import Ingestor
-from knotwork.settings import get_settings
+from knotwork.settings import Settings, get_settings
 
 
 @app.command()
@@ -51,6 +53,15 @@ def _knotwork_error(exc: BaseException) -> KnotworkError | None:
     return None
 
 
+def _settings_problems(exc: ValidationError) -> str:
+    """Pydantic's messages, each named by its environment variable."""
+    problems = [
+        f"KNOTWORK_{'_'.join(map(str, error['loc'])).upper()}: {error['msg']}"
+        for error in exc.errors(include_url=False)
+    ]
+    return "ConfigError: invalid settings: " + "; ".join(problems)
+
+
 @app.command("mcp")
 def mcp_server(
     transport: Annotated[
@@ -60,29 +71,56 @@ def mcp_server(
     port: Annotated[
         int | None, typer.Option(min=1, max=65535, help="http only; default KNOTWORK_API_PORT")
     ] = None,
+    allow_writes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writes",
+            help="also serve upsert_note, delete_note and sync (as REST PUT/DELETE /notes, "
+            "POST /sync); without it the tools only read",
+        ),
+    ] = False,
+    env_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--env-file",
+            exists=True,
+            dir_okay=False,
+            help="read the KNOTWORK_* settings from this file (the environment still wins)",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the MCP tools ask, retrieve, get_note and stats to agents.
+    """Serve the MCP tools to agents: ask, retrieve, explain, search_notes, get_note,
+    note_history, stats; with --allow-writes also upsert_note, delete_note, sync.
 
-    Over stdio, stdout carries only the protocol; logs go to stderr. Over http, the REST API's
+    Over stdio, stdout carries only the protocol; logs go to stderr. If the server cannot
+    start (Neo4j unreachable, a manifest naming another embedding model), it still answers the
+    handshake and every tool call returns the reason as its error. Over http, the REST API's
     rule holds: beyond loopback only with KNOTWORK_API_KEY, sent as the X-API-Key header.
     """
     import anyio
 
-    from knotwork.mcp_server import create_mcp_server, http_app
-    from knotwork.mcp_stdio import serve_stdio
+    from knotwork.mcp import create_mcp_server, http_app
+    from knotwork.mcp.stdio import serve_stdio
 
-    settings = get_settings()
     try:
+        try:
+            settings = Settings(_env_file=env_file) if env_file else get_settings()
+        except ValidationError as exc:
+            if transport is not Transport.stdio:
+                raise fail(ConfigError(_settings_problems(exc))) from exc
+            # A desktop agent shows a tool error, not a server that died at its start.
+            failed = create_mcp_server(failure=_settings_problems(exc))
+            anyio.run(serve_stdio, failed)
+            return
         if transport is Transport.stdio:
-            anyio.run(serve_stdio, create_mcp_server(settings))
+            anyio.run(serve_stdio, create_mcp_server(settings, allow_writes=allow_writes))
             return
         import uvicorn
 
         update = {"api_host": host or settings.api_host, "api_port": port or settings.api_port}
         settings = settings.model_copy(update=update)
-        uvicorn.run(
-            http_app(settings), host=settings.api_host, port=settings.api_port, log_config=None
-        )
+        app = http_app(settings, allow_writes=allow_writes)
+        uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_config=None)
     except BaseException as exc:
         if (error := _knotwork_error(exc)) is None:
             raise

@@ -8,96 +8,49 @@ the file changes. A read-only vault (the setting, a folder without write permiss
 the file system refuses) answers 409, never 500. Each write holds its note's lock
 (``Core.note_locks``) from its checks to its graph write, so concurrent writes to one note
 apply one after the other; what a write may touch (no symbolic links, no case variants, no
-ignored places) is ``vault_write``'s policy.
+ignored places) is ``vault_write``'s policy. The writes themselves are ``api.note_writes``,
+which the MCP write tools call too; these routes map its results and refusals to HTTP.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, status
 from fastapi.responses import JSONResponse
 
+from knotwork.api import note_writes
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
 from knotwork.api.limits import RETRY_AFTER_S
-from knotwork.api.vault_http import (
-    as_http,
-    busy,
-    note_file,
-    outcome_json,
-    refused_as_409,
-    vault_root,
-    writable,
-)
-from knotwork.api.writers import RestWriters, Way
-from knotwork.errors import (
-    GraphUnavailableError,
-    LeaseLostError,
-    NoteError,
-    NoteNotFoundError,
-    VaultPathError,
-)
-from knotwork.ingest import Ingestor, NoteOutcome
+from knotwork.api.note_writes import WriteResult, outcome_json
+from knotwork.api.vault_http import as_http
+from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.notes import note_detail, vault_stats
-from knotwork.vault import decode
-from knotwork.vault_write import (
-    case_variants,
-    case_variants_on_disk,
-    delete_note_file,
-    exists_exactly,
-    refuse_case_variants,
-    write_note_file,
-)
 
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
 
-_SAVED = (
-    "the vault's file is {done}, but Neo4j is not reachable, so the graph does not show it "
-    "yet; the write is journaled and the graph catches up on its own once Neo4j answers again "
-    "— nothing to redo"
-)
 
-
-def _saved(rel: str, done: str) -> JSONResponse:
-    """The disk changed, the graph could not: 503, with what happened and what will."""
-    return JSONResponse(
-        {
-            "error": "GraphUnavailableError",
-            "path": rel,
-            "status": "journaled",
-            "detail": _SAVED.format(done=done),
-        },
-        status_code=503,
-        headers={"Retry-After": str(RETRY_AFTER_S)},
-    )
-
-
-def _later(writers: RestWriters, way: Way, rel: str, done: str) -> JSONResponse:
-    """The file changed; someone else brings the graph in step with it."""
-    if way.kind == "offline":
-        writers.journal.add(rel)
-        return _saved(rel, done)
-    if way.kind == "queued":
-        writers.journal.add(rel)  # the running sync applies it before it ends
-    holder = (way.holder or {}).get("holder")
-    return JSONResponse({"path": rel, "status": "accepted", "ingested_by": holder}, status_code=202)
-
-
-async def _ingest(
-    writers: RestWriters, rel: str, done: str, work: Callable[[], Awaitable[NoteOutcome]]
-) -> JSONResponse:
-    try:
-        outcome = await work()
-    except GraphUnavailableError:
-        writers.journal.add(rel)
-        return _saved(rel, done)
-    except LeaseLostError:
-        writers.journal.add(rel)  # applied once the lease can be had again
-        raise
-    return JSONResponse(outcome_json(outcome))
+def _response(result: WriteResult) -> JSONResponse:
+    """200 with the ingest's outcome; 202 when someone else ingests it; 503 when the disk
+    changed but the graph could not, saying what happened and what will."""
+    if result.status == "journaled":
+        return JSONResponse(
+            {
+                "error": "GraphUnavailableError",
+                "path": result.path,
+                "status": "journaled",
+                "detail": result.detail,
+            },
+            status_code=503,
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    if result.status == "accepted":
+        body = {"path": result.path, "status": "accepted", "ingested_by": result.ingested_by}
+        return JSONResponse(body, status_code=202)
+    assert result.outcome is not None
+    return JSONResponse(outcome_json(result.outcome))
 
 
 @router.get("/notes/{path:path}", summary="A note's chunks and facts, with provenance")
@@ -134,32 +87,8 @@ async def stats(core: CoreDep) -> JSONResponse:
 async def put_note(
     path: str, body: MarkdownBody, core: CoreDep, writers: WritersDep
 ) -> JSONResponse:
-    root = vault_root(core)
-    rel, full = note_file(root, path)
-    data = body.encode("utf-8")
-    try:
-        decode(data, rel, core.settings.max_note_bytes)
-    except NoteError as exc:
-        code = 413 if "limit" in str(exc) else 422
-        raise HTTPException(code, str(exc)) from exc
-    writable(core, root)
-    # From the checks to the graph write: no interleaving with another write of this note.
-    async with core.note_locks.hold(rel), writers.write() as way:
-        if way.kind == "busy":
-            raise busy(rel, way.holder)
-        with as_http():
-            if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
-                variants = case_variants_on_disk(root, rel)
-            else:
-                variants = await case_variants(core.store, writers.vault, root, rel)
-            refuse_case_variants(rel, variants)
-            with refused_as_409():
-                write_note_file(root, rel, full, data)
-        if way.kind != "direct":
-            return _later(writers, way, rel, "saved")
-        mtime = full.stat().st_mtime
-        ingestor = Ingestor(core, root=root)
-        return await _ingest(writers, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime))
+    with as_http():
+        return _response(await note_writes.put_note(core, writers, path, body))
 
 
 @router.delete(
@@ -177,23 +106,5 @@ async def put_note(
     },
 )
 async def delete_note(path: str, core: CoreDep, writers: WritersDep) -> JSONResponse:
-    root = vault_root(core)
-    rel, full = note_file(root, path)
-    async with core.note_locks.hold(rel):
-        on_disk = exists_exactly(full)
-        if on_disk:
-            writable(core, root)
-        else:  # gone from the disk (say, by an earlier delete while Neo4j was down)
-            rows = await core.store.read("notes_state", vault=writers.vault, paths=[rel])
-            if not any(row["content_hash"] is not None for row in rows):
-                raise HTTPException(status.HTTP_404_NOT_FOUND, f"no note {rel!r} in the vault")
-        async with writers.write() as way:
-            if way.kind == "busy":
-                raise busy(rel, way.holder)
-            if on_disk:
-                with as_http(), refused_as_409():
-                    delete_note_file(rel, full)
-            if way.kind != "direct":
-                return _later(writers, way, rel, "deleted")
-            ingestor = Ingestor(core, root=root)
-            return await _ingest(writers, rel, "deleted", lambda: ingestor.delete(rel))
+    with as_http():
+        return _response(await note_writes.delete_note(core, writers, path))

@@ -1,0 +1,230 @@
+"""Note writes and the whole-vault sync as the REST routes and the MCP write tools both do them.
+
+Nothing here knows HTTP: a refusal is a Knotwork error (``VaultPathError`` for the path itself,
+``WriteConflictError`` for a conflict with the vault or a read-only vault, ``NoteNotFoundError``,
+``NoteError`` for a body that is not a note, ``LeaseHeldError`` when a writer that does not
+watch the files holds the vault), and a write that reached the disk returns a ``WriteResult``
+saying whether the graph shows it already (``done``), someone else will ingest it
+(``accepted``) or the journal replays it once Neo4j is back (``journaled``). Which way a write
+goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s policy.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from knotwork.api.writers import RestWriters, Way
+from knotwork.core import Core
+from knotwork.errors import (
+    GraphUnavailableError,
+    LeaseHeldError,
+    LeaseLostError,
+    NoteNotFoundError,
+    WriteConflictError,
+)
+from knotwork.ingest import Ingestor, NoteOutcome
+from knotwork.sync import sync_vault
+from knotwork.vault import decode
+from knotwork.vault_write import (
+    case_variants,
+    case_variants_on_disk,
+    delete_note_file,
+    exists_exactly,
+    note_target,
+    refuse_case_variants,
+    write_note_file,
+)
+
+SAVED = (
+    "the vault's file is {done}, but Neo4j is not reachable, so the graph does not show it "
+    "yet; the write is journaled and the graph catches up on its own once Neo4j answers again "
+    "— nothing to redo"
+)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """A note write or delete that reached the vault's file."""
+
+    path: str
+    status: Literal["done", "accepted", "journaled"]
+    done: Literal["saved", "deleted"]
+    outcome: NoteOutcome | None = None  # the ingest's, when the graph shows it already
+    ingested_by: str | None = None  # the lease's holder, when accepted
+
+    @property
+    def detail(self) -> str:
+        return SAVED.format(done=self.done)
+
+
+def vault_root(core: Core) -> Path:
+    root = core.settings.vault_path
+    if root is None or not root.is_dir():
+        raise WriteConflictError("no vault folder is configured (KNOTWORK_VAULT_PATH)")
+    return root
+
+
+# A write the file system refuses because of the mount or permissions, not because of a bug.
+_READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _read_only(reason: str) -> WriteConflictError:
+    return WriteConflictError(
+        f"the vault is read-only here ({reason}), so writes are refused; edit the files "
+        "directly (the watcher follows them), or mount the vault writable and set "
+        "KNOTWORK_VAULT_READ_ONLY=false",
+    )
+
+
+def writable(core: Core, root: Path) -> None:
+    if core.settings.vault_read_only:
+        raise _read_only("KNOTWORK_VAULT_READ_ONLY is set")
+    if not os.access(root, os.W_OK):
+        raise _read_only("no write permission on the vault folder")
+
+
+@contextmanager
+def refused_as_conflict() -> Iterator[None]:
+    """A write refused by the file system (read-only mount, permissions) is a conflict."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _READ_ONLY_ERRNOS:
+            raise
+        raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
+
+
+def busy(rel: str, holder: dict[str, Any] | None) -> LeaseHeldError:
+    """A write refused before the file changes: the lease's holder would not ingest it."""
+    who = (
+        f"{holder.get('holder')} (mode {holder.get('mode') or 'unknown'}, host "
+        f"{holder.get('host')}, pid {holder.get('pid')})"
+        if holder
+        else "another writer"
+    )
+    return LeaseHeldError(
+        f"nothing was written to {rel!r}: vault writes are held by {who}, which does not "
+        "watch the vault's files, so this write would never reach the graph. Retry once it "
+        "has finished (a crashed holder's lease lapses after KNOTWORK_LEASE_TTL_S), or run "
+        "`knotwork watch` instead, whose lease lets REST writes through (202)",
+    )
+
+
+def _later(
+    writers: RestWriters, way: Way, rel: str, done: Literal["saved", "deleted"]
+) -> WriteResult:
+    """The file changed; someone else brings the graph in step with it."""
+    if way.kind == "offline":
+        writers.journal.add(rel)
+        return WriteResult(rel, "journaled", done)
+    if way.kind == "queued":
+        writers.journal.add(rel)  # the running sync applies it before it ends
+    holder = (way.holder or {}).get("holder")
+    return WriteResult(rel, "accepted", done, ingested_by=holder)
+
+
+async def _ingest(
+    writers: RestWriters,
+    rel: str,
+    done: Literal["saved", "deleted"],
+    work: Callable[[], Awaitable[NoteOutcome]],
+) -> WriteResult:
+    try:
+        outcome = await work()
+    except GraphUnavailableError:
+        writers.journal.add(rel)
+        return WriteResult(rel, "journaled", done)
+    except LeaseLostError:
+        writers.journal.add(rel)  # applied once the lease can be had again
+        raise
+    return WriteResult(rel, "done", done, outcome=outcome)
+
+
+async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> WriteResult:
+    """Write the note's file atomically, then ingest it (or leave it to whoever will)."""
+    root = vault_root(core)
+    rel, full = note_target(root, path)
+    data = body.encode("utf-8")
+    decode(data, rel, core.settings.max_note_bytes)
+    writable(core, root)
+    # From the checks to the graph write: no interleaving with another write of this note.
+    async with core.note_locks.hold(rel), writers.write() as way:
+        if way.kind == "busy":
+            raise busy(rel, way.holder)
+        if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
+            variants = case_variants_on_disk(root, rel)
+        else:
+            variants = await case_variants(core.store, writers.vault, root, rel)
+        refuse_case_variants(rel, variants)
+        with refused_as_conflict():
+            write_note_file(root, rel, full, data)
+        if way.kind != "direct":
+            return _later(writers, way, rel, "saved")
+        mtime = full.stat().st_mtime
+        ingestor = Ingestor(core, root=root)
+        return await _ingest(writers, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime))
+
+
+async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResult:
+    """Delete the note's file, then remove it from the graph (or leave it to whoever will)."""
+    root = vault_root(core)
+    rel, full = note_target(root, path)
+    async with core.note_locks.hold(rel):
+        on_disk = exists_exactly(full)
+        if on_disk:
+            writable(core, root)
+        else:  # gone from the disk (say, by an earlier delete while Neo4j was down)
+            rows = await core.store.read("notes_state", vault=writers.vault, paths=[rel])
+            if not any(row["content_hash"] is not None for row in rows):
+                raise NoteNotFoundError(f"no note {rel!r} in the vault")
+        async with writers.write() as way:
+            if way.kind == "busy":
+                raise busy(rel, way.holder)
+            if on_disk:
+                with refused_as_conflict():
+                    delete_note_file(rel, full)
+            if way.kind != "direct":
+                return _later(writers, way, rel, "deleted")
+            ingestor = Ingestor(core, root=root)
+            return await _ingest(writers, rel, "deleted", lambda: ingestor.delete(rel))
+
+
+async def sync_all(core: Core, writers: RestWriters) -> dict[str, Any]:
+    """Bring the graph in step with the whole vault folder, under the vault's lease.
+
+    The lease is renewed while the sync runs (LeaseHeldError naming the holder; a lease lost
+    meanwhile stops the sync with LeaseLostError). Note writes made meanwhile are applied from
+    disk before the lease is given back."""
+    ingestor = Ingestor(core, root=vault_root(core))
+    async with writers.sync():
+        report = await sync_vault(ingestor)
+        await writers.drain(ingestor)
+    return {
+        "notes": report.notes,
+        "written": report.written,
+        "unchanged": report.unchanged,
+        "moved": report.renamed,
+        "deleted": report.deleted,
+        "facts": dict(report.facts),
+        "warnings": report.warnings,
+        "errors": report.errors,
+    }
+
+
+def outcome_json(outcome: NoteOutcome) -> dict[str, Any]:
+    return {
+        "path": outcome.path,
+        "status": outcome.status,
+        "chunks": outcome.chunks,
+        "embedded": outcome.embedded,
+        "facts": dict(outcome.facts),
+        "added": outcome.added,
+        "removed": outcome.removed,
+        "warnings": outcome.warnings,
+    }

@@ -1,0 +1,203 @@
+"""The tools that answer a question: ``ask`` (a cited answer), ``retrieve`` (the ranked
+evidence) and ``explain`` (what each retriever and the graph contributed to each hit)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel, Field
+
+from knotwork.api.schemas import (
+    FactOut,
+    PathOut,
+    QueryRequest,
+    QueryResponse,
+    RetrieveRequest,
+    RetrieveResponse,
+    query_response,
+    retrieve_response,
+)
+from knotwork.llm import LLAMA_IMPORT
+from knotwork.mcp.common import (
+    READ_ONLY,
+    AskMode,
+    DateFrom,
+    DateTo,
+    Folder,
+    Question,
+    Served,
+    ServedContext,
+    Tags,
+    TopK,
+    Trust,
+    add_tool,
+    core_of,
+    filters,
+    tool_errors,
+)
+from knotwork.redact import redact
+
+if TYPE_CHECKING:
+    from knotwork.retrieve.types import Evidence
+
+
+class ExplainedHit(BaseModel):
+    """One ranked chunk and why it was found."""
+
+    citation: str = Field(description="`path#heading:first-last line`, as an answer cites it")
+    chunk_id: str = Field(description="the chunk's id, which its graph paths end at")
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+    score: float = Field(description="the final rank score")
+    retrievers: dict[str, float] = Field(description="each retriever that found it, its score")
+    graph_paths: list[PathOut] = Field(
+        description="the graph walks that reached this chunk (empty: found by text alone)"
+    )
+    facts: list[FactOut] = Field(description="the facts this chunk states, with provenance")
+
+
+class Explanation(BaseModel):
+    status: Literal["ok", "insufficient_context"]
+    relevance: float = Field(description="how well the best evidence matches, 0 to 1")
+    hits: list[ExplainedHit]
+    timings: dict[str, float] = Field(description="milliseconds per retriever")
+    warnings: list[str]
+
+
+def explanation(evidence: Evidence, ok: bool) -> Explanation:
+    """Each hit with the retrievers, graph paths and facts that belong to its chunk."""
+    retrieved = retrieve_response(evidence, ok)
+    hits = []
+    for hit, cited in zip(evidence.hits, retrieved.citations, strict=True):
+        hits.append(
+            ExplainedHit(
+                citation=f"{hit.path}#{hit.heading}:{hit.line_start}-{hit.line_end}",
+                chunk_id=hit.id,
+                path=hit.path,
+                heading=hit.heading,
+                line_start=hit.line_start,
+                line_end=hit.line_end,
+                score=cited.score,
+                retrievers=cited.retrievers,
+                graph_paths=[
+                    out
+                    for path, out in zip(evidence.paths, retrieved.paths, strict=True)
+                    if path.chunk_id == hit.id
+                ],
+                facts=[
+                    out
+                    for fact, out in zip(evidence.facts, retrieved.facts, strict=True)
+                    if fact.chunk_id == hit.id
+                    or (
+                        fact.chunk_id is None
+                        and fact.source == hit.path
+                        and fact.line is not None
+                        and hit.line_start <= fact.line <= hit.line_end
+                    )
+                ],
+            )
+        )
+    return Explanation(
+        status=retrieved.status,
+        relevance=round(evidence.relevance, 4),
+        hits=hits,
+        timings=retrieved.timings,
+        warnings=[redact(w) for w in evidence.warnings],
+    )
+
+
+def register(server: MCPServer[Served]) -> None:
+    async def ask(
+        question: Question,
+        ctx: ServedContext,
+        mode: AskMode = "normal",
+        top_k: TopK = 8,
+        folder: Folder = None,
+        tags: Tags = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        trust: Trust = "all",
+    ) -> QueryResponse:
+        """Answer a question from the notes, citing them; the same result as POST /query.
+
+        `status` is `ok`, `insufficient_context` (the notes do not cover it; no model call) or
+        `model_unavailable` (the ranked evidence without an answer). Each citation names a
+        note's path, heading and lines; citations the model made up are removed and listed in
+        `dropped_citations`.
+        """
+        core = core_of(ctx)
+        with LLAMA_IMPORT:  # LlamaIndex, which the clients may be loading in the background
+            from knotwork.answer import answer
+
+        with tool_errors():
+            scope = filters(folder, tags, date_from, date_to, trust)
+            body = QueryRequest.model_validate(
+                {"question": question, "mode": mode, "top_k": top_k, "filters": scope}
+            )
+            result = await answer(
+                core,
+                body.question,
+                mode=body.mode,
+                top_k=body.top_k,
+                filters=body.filters.to_filters(),
+            )
+        return query_response(result)
+
+    async def _evidence(
+        ctx: ServedContext, question: str, top_k: int, scope: dict[str, object]
+    ) -> tuple[Evidence, bool]:
+        core = core_of(ctx)
+        with LLAMA_IMPORT:
+            from knotwork.answer import gather, sufficient
+
+        with tool_errors():
+            body = RetrieveRequest.model_validate(
+                {"question": question, "top_k": top_k, "filters": scope}
+            )
+            evidence = await gather(
+                core,
+                body.question,
+                mode="retrieve",
+                top_k=body.top_k,
+                filters=body.filters.to_filters(),
+            )
+        return evidence, sufficient(core, evidence)
+
+    async def retrieve(
+        question: Question,
+        ctx: ServedContext,
+        top_k: TopK = 8,
+        folder: Folder = None,
+        tags: Tags = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        trust: Trust = "all",
+    ) -> RetrieveResponse:
+        """Ranked evidence for a question (chunks with note, heading, lines and the retrievers
+        that found them, plus facts and graph paths), without any model call; the same result
+        as POST /retrieve. `status` is `insufficient_context` when the evidence is weak."""
+        scope = filters(folder, tags, date_from, date_to, trust)
+        return retrieve_response(*await _evidence(ctx, question, top_k, scope))
+
+    async def explain(
+        question: Question,
+        ctx: ServedContext,
+        top_k: TopK = 8,
+        folder: Folder = None,
+        tags: Tags = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        trust: Trust = "all",
+    ) -> Explanation:
+        """Why the evidence for a question was found, hit by hit, without any model call: each
+        hit's citation (`path#heading:lines`), the retrievers that ranked it with their scores,
+        the graph paths (note and entity hops) that reached it, and the facts its chunk states.
+        Use it to see what the graph contributed beyond text search."""
+        scope = filters(folder, tags, date_from, date_to, trust)
+        return explanation(*await _evidence(ctx, question, top_k, scope))
+
+    for fn in (ask, retrieve, explain):
+        add_tool(server, fn, READ_ONLY)

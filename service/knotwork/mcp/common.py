@@ -1,0 +1,127 @@
+"""What every MCP tool shares: the lifespan's state, its argument types and its errors.
+
+A bad argument or a Knotwork error comes back as a tool error that says what was wrong, never as
+a crash of the server; when the server could not start (Neo4j unreachable, the graph's manifest
+naming another embedding model), every tool call returns the start-up reason as its error.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field, ValidationError
+
+from knotwork.core import Core
+from knotwork.errors import KnotworkError
+from knotwork.redact import redact
+from knotwork.retrieve import Mode
+
+if TYPE_CHECKING:
+    from knotwork.api.writers import RestWriters
+
+
+@dataclass(frozen=True)
+class Served:
+    """The lifespan's state: an open core (and the vault's writers when writes are on), or
+    the reason the server could not start."""
+
+    core: Core | None = None
+    writers: RestWriters | None = None
+    failure: str | None = None
+
+
+ServedContext = Context[Served, Any]
+_Tool = TypeVar("_Tool", bound=Callable[..., Any])
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+# The tools' arguments, described for the agent that reads the input schema. Bounds are
+# checked by the REST request models (knotwork.api.schemas), so both answer alike.
+Question = Annotated[str, Field(description="the question, in plain words (at most 2000 chars)")]
+TopK = Annotated[int, Field(description="how many ranked chunks of evidence to use, 1 to 50")]
+Folder = Annotated[
+    str | None, Field(description="only notes under this vault-relative folder, e.g. `projects`")
+]
+Tags = Annotated[list[str] | None, Field(description="only notes with all of these tags, no `#`")]
+DateFrom = Annotated[str | None, Field(description="only notes dated on or after (ISO date)")]
+DateTo = Annotated[str | None, Field(description="only notes dated on or before (ISO date)")]
+Trust = Annotated[
+    Literal["all", "structural"],
+    Field(description="`structural`: only facts written by the parser, none a model extracted"),
+]
+AskMode = Annotated[
+    Mode,
+    Field(
+        description="`normal`: every retriever; `fast`: no model call before the answer; "
+        "`retrieve`: ranked evidence only, no model call at all"
+    ),
+]
+NotePath = Annotated[str, Field(description="the note's vault-relative path, e.g. `People/Ann.md`")]
+
+
+def add_tool(
+    server: MCPServer[Served], fn: _Tool, annotations: ToolAnnotations, name: str | None = None
+) -> _Tool:
+    """Register ``fn`` under ``name`` (its own by default), its docstring as the description."""
+    description = inspect.cleandoc(fn.__doc__ or "")
+    server.add_tool(fn, name=name, description=description, annotations=annotations)
+    return fn
+
+
+def served(ctx: ServedContext) -> Served:
+    """The lifespan's state; the start-up failure, if any, as this call's tool error."""
+    state = ctx.request_context.lifespan_context
+    if state.core is None:
+        raise ToolError(f"the Knotwork MCP server could not start: {state.failure}")
+    return state
+
+
+def core_of(ctx: ServedContext) -> Core:
+    core = served(ctx).core
+    assert core is not None
+    return core
+
+
+def _problems(exc: ValidationError) -> str:
+    """Pydantic's messages, each located by the tool argument it is about."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"] if part != "filters") or "filters"
+        problems.append(f"{where}: {error['msg']}")
+    return "invalid arguments: " + "; ".join(problems)
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """Expected failures become tool errors with their message; the SDK would report anything
+    else as a bare "Error executing tool" and log the traceback."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise ToolError(_problems(exc)) from exc
+    except KnotworkError as exc:
+        raise ToolError(redact(f"{type(exc).__name__}: {exc}")) from exc
+
+
+def filters(
+    folder: str | None,
+    tags: list[str] | None,
+    date_from: str | None,
+    date_to: str | None,
+    trust: str,
+) -> dict[str, Any]:
+    """The REST request's ``filters`` from a tool's flat arguments."""
+    return {
+        "folder": folder,
+        "tags": tags or [],
+        "date_from": date_from,
+        "date_to": date_to,
+        "trust": trust,
+    }

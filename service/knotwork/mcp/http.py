@@ -1,0 +1,46 @@
+"""The MCP server over streamable HTTP at ``/mcp``, under the REST API's rules."""
+
+from __future__ import annotations
+
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import SecretStr
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from knotwork.api.guard import RequestGuard, key_matches
+from knotwork.mcp.server import create_mcp_server
+from knotwork.settings import Settings
+
+
+class _RequireApiKey:
+    """With an API key configured, every HTTP request needs it in ``X-API-Key``, as in REST."""
+
+    def __init__(self, app: ASGIApp, key: SecretStr) -> None:
+        self.app, self.key = app, key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope["headers"]).get(b"x-api-key")
+            if not key_matches(self.key, given):
+                refused = JSONResponse(
+                    {"detail": "missing or wrong X-API-Key header"},
+                    status_code=401,
+                    headers={"WWW-Authenticate": "APIKey"},
+                )
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
+    """The streamable-HTTP app at ``/mcp``: beyond loopback only with an API key (ConfigError
+    otherwise), the key then required on every request, and Host and Origin checked by the
+    same allow-list (``knotwork.api.guard``)."""
+    settings.check_api_exposure()
+    # The SDK's own Host check knows only loopback names at any port; ours replaces it.
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    server = create_mcp_server(settings, allow_writes=allow_writes)
+    app: ASGIApp = server.streamable_http_app(host=settings.api_host, transport_security=unchecked)
+    if settings.api_key is not None:
+        app = _RequireApiKey(app, settings.api_key)
+    return RequestGuard(app, settings, docs=False)

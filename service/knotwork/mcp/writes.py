@@ -1,0 +1,103 @@
+"""The write tools, registered only with ``knotwork mcp --allow-writes``: put and delete a note,
+sync the whole vault. Each goes through ``api.note_writes``, exactly as REST ``PUT`` and
+``DELETE /notes/{path}`` and ``POST /sync`` do, under the same lease rules; what REST answers
+with 202 or 503 comes back as the result's ``status`` (``accepted``, ``journaled``) with a
+``detail``, and what it refuses (404, 409, 413, 422) as a tool error with REST's message."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from knotwork.api import note_writes
+from knotwork.api.note_writes import WriteResult, outcome_json
+from knotwork.mcp.common import NotePath, Served, ServedContext, add_tool, served, tool_errors
+
+Content = Annotated[str, Field(description="the note's whole Markdown text, frontmatter included")]
+
+_UPSERT = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+_DELETE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
+_SYNC = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+
+class NoteWritten(BaseModel):
+    path: str = Field(description="the note's vault-relative path")
+    status: Literal["done", "accepted", "journaled"] = Field(
+        description="`done`: the graph shows it; `accepted`: the file changed and the vault's "
+        "watcher (or this server's running sync) ingests it; `journaled`: the file changed "
+        "but Neo4j is down, the graph catches up on its own"
+    )
+    detail: str
+    ingested_by: str | None = Field(default=None, description="the lease holder, if accepted")
+    outcome: dict[str, Any] | None = Field(
+        default=None, description="when done: the ingest's chunks, facts added and removed"
+    )
+
+
+class Synced(BaseModel):
+    notes: int
+    written: int
+    unchanged: int
+    moved: int
+    deleted: int
+    facts: dict[str, int]
+    warnings: list[str]
+    errors: list[str]
+
+
+def _written(result: WriteResult) -> NoteWritten:
+    details = {
+        "done": f"the note is {result.done} and the graph shows it",
+        "accepted": f"the note is {result.done}; {result.ingested_by} brings the graph in step",
+        "journaled": result.detail,
+    }
+    outcome = outcome_json(result.outcome) if result.outcome is not None else None
+    return NoteWritten(
+        path=result.path,
+        status=result.status,
+        detail=details[result.status],
+        ingested_by=result.ingested_by,
+        outcome=outcome,
+    )
+
+
+def register(server: MCPServer[Served]) -> None:
+    async def upsert_note(path: NotePath, content: Content, ctx: ServedContext) -> NoteWritten:
+        """Create or replace a note's file in the vault and ingest it, as PUT /notes/{path}:
+        the next `retrieve` or `ask` sees it. Refused (nothing written) for a path outside the
+        vault, through a symbolic link or differing only by case from an existing note, a
+        read-only vault, or a writer holding the vault that would not ingest it."""
+        state = served(ctx)
+        assert state.core is not None and state.writers is not None
+        with tool_errors():
+            return _written(await note_writes.put_note(state.core, state.writers, path, content))
+
+    async def delete_note(path: NotePath, ctx: ServedContext) -> NoteWritten:
+        """Delete a note's file from the vault and the note from the graph, as DELETE
+        /notes/{path}. Refused for a path outside the vault or a symbolic link, a read-only
+        vault, or no note at exactly this path."""
+        state = served(ctx)
+        assert state.core is not None and state.writers is not None
+        with tool_errors():
+            return _written(await note_writes.delete_note(state.core, state.writers, path))
+
+    async def sync(ctx: ServedContext) -> Synced:
+        """Bring the graph in step with the whole vault folder, as POST /sync: new and changed
+        notes ingested, moved and deleted ones followed; counts, warnings and errors."""
+        state = served(ctx)
+        assert state.core is not None and state.writers is not None
+        with tool_errors():
+            return Synced.model_validate(await note_writes.sync_all(state.core, state.writers))
+
+    add_tool(server, upsert_note, _UPSERT)
+    add_tool(server, delete_note, _DELETE)
+    add_tool(server, sync, _SYNC)
