@@ -10,7 +10,7 @@ it, the facts its chunk states and the graph path that reached it, so it plugs i
 
     with KnotworkRetriever(top_k=5) as retriever:  # settings from the environment / .env
         engine = RetrieverQueryEngine.from_args(retriever, llm=my_llm)
-        print(engine.query("Who does Alice work with?"))
+        response = engine.query("Who does Alice work with?")
 
 Given no ``core``, the retriever opens its own on a private event loop in a thread (the Neo4j
 async driver belongs to the loop it was opened on), so it answers synchronous and asynchronous
@@ -33,7 +33,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from knotwork.answer import gather
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError
-from knotwork.retrieve import Evidence, Filters, Mode
+from knotwork.retrieve import Evidence, FactRow, Filters, Mode
 from knotwork.settings import Settings, get_settings
 
 T = TypeVar("T")
@@ -42,26 +42,21 @@ T = TypeVar("T")
 _BULKY = ["retrievers", "facts", "paths", "chunk_id", "score"]
 
 
+def _fact(f: FactRow) -> dict[str, Any]:
+    return {
+        "subject": f.subject,
+        "predicate": f.predicate,
+        "object": f.object,
+        "source": f.source,
+        "extractor": f.extractor,
+        "line": f.line,
+    }
+
+
 def nodes_of(evidence: Evidence) -> list[NodeWithScore]:
     """One node per hit, best first, with the citation and the graph's reasons as metadata."""
-    facts: dict[str, list[dict[str, Any]]] = {}
-    for f in evidence.facts:
-        facts.setdefault(f.chunk_id or "", []).append(
-            {
-                "subject": f.subject,
-                "predicate": f.predicate,
-                "object": f.object,
-                "source": f.source,
-                "extractor": f.extractor,
-                "line": f.line,
-            }
-        )
-    paths = {
-        p.chunk_id: {"nodes": list(p.nodes), "relations": list(p.relations)} for p in evidence.paths
-    }
     nodes = []
     for hit in evidence.hits:
-        heading = f"#{hit.heading}" if hit.heading else ""
         node = TextNode(
             id_=hit.id,
             text=hit.text,
@@ -71,12 +66,15 @@ def nodes_of(evidence: Evidence) -> list[NodeWithScore]:
                 "heading": hit.heading,
                 "line_start": hit.line_start,
                 "line_end": hit.line_end,
-                "citation": f"{hit.path}{heading}:{hit.line_start}-{hit.line_end}",
+                "citation": hit.citation,
                 "chunk_id": hit.id,
                 "score": hit.score,
                 "retrievers": dict(hit.retrievers),
-                "facts": facts.get(hit.id, []),
-                "paths": [paths[hit.id]] if hit.id in paths else [],
+                "facts": [_fact(evidence.facts[i]) for i in evidence.facts_of(hit)],
+                "paths": [
+                    {"nodes": list(p.nodes), "relations": list(p.relations)}
+                    for p in (evidence.paths[i] for i in evidence.paths_of(hit))
+                ],
             },
             excluded_llm_metadata_keys=list(_BULKY),
             excluded_embed_metadata_keys=list(_BULKY),

@@ -74,7 +74,7 @@ def explanation(evidence: Evidence, ok: bool) -> Explanation:
     for hit, cited in zip(evidence.hits, retrieved.citations, strict=True):
         hits.append(
             ExplainedHit(
-                citation=f"{hit.path}#{hit.heading}:{hit.line_start}-{hit.line_end}",
+                citation=hit.citation,
                 chunk_id=hit.id,
                 path=hit.path,
                 heading=hit.heading,
@@ -82,22 +82,8 @@ def explanation(evidence: Evidence, ok: bool) -> Explanation:
                 line_end=hit.line_end,
                 score=cited.score,
                 retrievers=cited.retrievers,
-                graph_paths=[
-                    out
-                    for path, out in zip(evidence.paths, retrieved.paths, strict=True)
-                    if path.chunk_id == hit.id
-                ],
-                facts=[
-                    out
-                    for fact, out in zip(evidence.facts, retrieved.facts, strict=True)
-                    if fact.chunk_id == hit.id
-                    or (
-                        fact.chunk_id is None
-                        and fact.source == hit.path
-                        and fact.line is not None
-                        and hit.line_start <= fact.line <= hit.line_end
-                    )
-                ],
+                graph_paths=[retrieved.paths[i] for i in evidence.paths_of(hit)],
+                facts=[retrieved.facts[i] for i in evidence.facts_of(hit)],
             )
         )
     return Explanation(

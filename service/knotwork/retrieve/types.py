@@ -51,6 +51,12 @@ class Hit:
     score: float  # the final rank score (PPR when on, else fused RRF)
     retrievers: dict[str, float] = field(default_factory=dict)  # retriever → its own score
 
+    @property
+    def citation(self) -> str:
+        """How a person reads where it comes from: ``path#heading:first-last``."""
+        heading = f"#{self.heading}" if self.heading else ""
+        return f"{self.path}{heading}:{self.line_start}-{self.line_end}"
+
 
 @dataclass(frozen=True)
 class FactRow:
@@ -103,3 +109,22 @@ class Evidence:
     # How well the best evidence matches the question, 0..1 (see retrieve.relevance); below
     # KNOTWORK_MIN_RELEVANCE the answer is "insufficient_context" without a model call.
     relevance: float = 0.0
+
+    def facts_of(self, hit: Hit) -> list[int]:
+        """Indexes into ``facts`` of those the hit's chunk states: by chunk, or for a fact
+        without one, by its source note and a line inside the hit."""
+        return [
+            i
+            for i, f in enumerate(self.facts)
+            if f.chunk_id == hit.id
+            or (
+                f.chunk_id is None
+                and f.source == hit.path
+                and f.line is not None
+                and hit.line_start <= f.line <= hit.line_end
+            )
+        ]
+
+    def paths_of(self, hit: Hit) -> list[int]:
+        """Indexes into ``paths`` of the graph paths that reached the hit's chunk."""
+        return [i for i, p in enumerate(self.paths) if p.chunk_id == hit.id]
