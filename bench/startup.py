@@ -34,26 +34,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from tests.startup import MCP_HANDSHAKE
 
 from bench.common import ROOT, bench_settings, record
 from knotwork.settings import Settings
 
 VAULT_NAME = "bench-startup"
 TIMEOUT_S = 300.0
-MCP_LINES = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "0"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-]
 
 
 def _env(settings: Settings, code: Path, vault: Path, port: int) -> dict[str, str]:
@@ -112,7 +99,7 @@ def _mcp(env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
     process = _spawn(["mcp"], env, cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(json.dumps(line) + "\n" for line in MCP_LINES).encode())
+    process.stdin.write("".join(json.dumps(line) + "\n" for line in MCP_HANDSHAKE).encode())
     process.stdin.flush()
     answered: list[int] = []
     try:

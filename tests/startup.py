@@ -16,6 +16,23 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
+# An MCP client's first lines over stdio: initialize, the initialized notification, tools/list.
+MCP_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+MCP_HANDSHAKE = [
+    MCP_INITIALIZE,
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
 # Seconds of import each, loaded only where a command needs them.
 MODELS = ("llama_index", "torch", "sentence_transformers", "transformers")
 SERVERS = ("fastapi", "uvicorn", "mcp", "starlette")

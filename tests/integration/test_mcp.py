@@ -33,6 +33,7 @@ from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import put
 from tests.integration.test_answer import answer_calls, labels, model
+from tests.startup import MCP_HANDSHAKE
 
 ALICE = "# Alice\n\nAlice works with Bob on the graph database.\n"
 RECIPES = "# Lasagna\n\nLayers of pasta, tomato sauce and basil.\n"
@@ -267,20 +268,7 @@ async def test_stdout_carries_only_the_protocol(mcp_settings: Settings, tmp_path
         cwd=tmp_path,
         env={"PATH": os.environ.get("PATH", ""), **command_env(mcp_settings)},
     )
-    requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    requests = MCP_HANDSHAKE
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
     await process.stdin.drain()

@@ -15,19 +15,9 @@ from fastapi.testclient import TestClient
 from knotwork.mcp import http_app
 from knotwork.settings import Settings
 from tests.integration.test_mcp import TOOLS, command_env, mcp_settings
+from tests.startup import MCP_INITIALIZE as INITIALIZE
 
 __all__ = ["mcp_settings"]  # the fixture, used by name
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
 
 
 def deep(depth: int) -> Any:

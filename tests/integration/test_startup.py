@@ -19,21 +19,10 @@ import httpx
 from knotwork.settings import Settings
 from tests.integration.conftest import Neo4jTarget, put
 from tests.integration.test_mcp import TOOLS
-from tests.startup import MODELS, child_command, child_env, run_command
+from tests.startup import MCP_INITIALIZE, MODELS, child_command, child_env, run_command
 
 # The background load of the model clients, failing on the blocked import.
 WARM_UP_FAILED = b"model clients could not be built"
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
 
 
 async def logged(stream: asyncio.StreamReader | None, text: bytes) -> None:
