@@ -19,7 +19,7 @@ import httpx
 from knotwork.settings import Settings
 from tests.integration.conftest import Neo4jTarget, put
 from tests.integration.test_mcp import TOOLS
-from tests.startup import MCP_INITIALIZE, MODELS, child_command, child_env, run_command
+from tests.startup import MCP_HANDSHAKE, MODELS, child_command, child_env, run_command
 
 # The background load of the model clients, failing on the blocked import.
 WARM_UP_FAILED = b"model clients could not be built"
@@ -85,9 +85,7 @@ async def test_mcp_lists_its_tools_and_answers_stats_without_llama_index(
         env=child_env(command_env(settings, vault)),
     )
     requests = [
-        INITIALIZE,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        *MCP_HANDSHAKE,
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "stats"}},
     ]
     assert process.stdin is not None and process.stdout is not None
