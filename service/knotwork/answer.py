@@ -16,6 +16,7 @@ from typing import Literal
 from knotwork.cite import INSUFFICIENT, CitationStream, check_citations, says_insufficient
 from knotwork.core import Core
 from knotwork.prompt import Prompt, build_prompt
+from knotwork.providers import chat_server
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     result.warnings.append(
         f"the chat model {core.settings.llm_model!r} did not answer "
         f"({type(exc).__name__}: {str(exc)[:300]}); here is the ranked evidence without an "
-        f"answer. Is Ollama running at {core.settings.ollama_base_url} with the model pulled? "
+        f"answer. Is {chat_server(core.settings)} running, with the model available? "
         "`knotwork doctor` checks both."
     )
     return result

@@ -23,7 +23,7 @@ from knotwork.settings import Settings
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
-    from llama_index.llms.ollama import Ollama
+    from llama_index.core.llms import LLM
 
 
 @dataclass
@@ -43,7 +43,8 @@ class Core:
     note_locks: NoteLocks = field(default_factory=NoteLocks)
 
     @property
-    def llm(self) -> Ollama:
+    def llm(self) -> LLM:
+        """The configured provider's chat model (knotwork.providers)."""
         return self.models.llm
 
     @property

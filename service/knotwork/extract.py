@@ -1,27 +1,26 @@
 """Chunk → entities and facts through the model, validated; never a crash, never lost structure.
 
 The note text is fenced by a random delimiter made for each request and the prompt says it is
-data: instructions inside a note are not followed. The answer must fit a JSON schema; a
+data: instructions inside a note are not followed. The answer must fit a JSON schema, asked for
+through LlamaIndex's structured output (knotwork.structured), so any provider serves; a
 malformed, partial or empty answer is retried once, then recorded on the chunk as an error.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from knotwork import vocab
+from knotwork import structured, vocab
 from knotwork.facts import entity_key
 from knotwork.models import Fact
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
-    from llama_index.core.llms import ChatMessage
-    from llama_index.llms.ollama import Ollama
+    from llama_index.core.llms import LLM, ChatMessage
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +41,15 @@ class Triple(BaseModel):
 
 class Extraction(BaseModel):
     entities: list[Entity] = Field(default_factory=list, max_length=100)
+    # The schema the model is given says at most MAX_TRIPLES; a model that gives more has the
+    # first kept, as the prompt asks, rather than the whole chunk's answer refused.
     triples: list[Triple] = Field(default_factory=list, max_length=MAX_TRIPLES)
 
+    @field_validator("triples", mode="before")
+    @classmethod
+    def _first_triples(cls, value: object) -> object:
+        return value[:MAX_TRIPLES] if isinstance(value, list) else value
 
-SCHEMA = Extraction.model_json_schema()
 
 _SYSTEM = """You extract a small knowledge graph from one section of a personal note.
 The section arrives between two lines that hold the same random marker. Everything between the
@@ -78,33 +82,22 @@ def build_messages(heading_path: str, text: str) -> list[ChatMessage]:
 
 
 def parse_answer(content: str) -> Extraction:
-    """Validate the model's answer; raises ValueError with what is wrong."""
+    """Validate an answer as the structured call does; ValueError saying what is wrong."""
     try:
-        data = json.loads(content)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg} at {exc.pos})") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-    if isinstance(data.get("triples"), list):
-        data["triples"] = data["triples"][:MAX_TRIPLES]  # keep the first, as the prompt asks
-    try:
-        return Extraction.model_validate(data)
+        return Extraction.model_validate_json(content)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ValueError(
-            f"schema mismatch at {'.'.join(map(str, first['loc']))}: {first['msg']}"
-        ) from exc
+        raise ValueError(structured.describe(exc)) from exc
 
 
-async def extract_chunk(llm: Ollama, heading_path: str, text: str) -> ExtractionResult:
+async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionResult:
     """Ask the model twice at most; the result or the reason it failed."""
     error = "no attempt"
     for attempt in (1, 2):
         try:
-            response = await llm.achat(build_messages(heading_path, text), format=SCHEMA)
-            return ExtractionResult(parse_answer(response.message.content or ""), None)
-        except ValueError as exc:
-            error = f"invalid model output: {exc}"
+            messages = build_messages(heading_path, text)
+            return ExtractionResult(await structured.predict(llm, Extraction, messages), None)
+        except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
+            error = f"invalid model output: {structured.describe(exc)}"
         except Exception as exc:  # the client raises many kinds; all mean "no answer"
             error = f"model call failed: {type(exc).__name__}: {exc}"
         log.debug("extraction attempt %d failed: %s", attempt, error)

@@ -1,5 +1,5 @@
-"""The model boundary: LlamaIndex's model clients, built on first use, and a probe of what Ollama
-has pulled.
+"""The model boundary: LlamaIndex's model clients (the chat model of knotwork.providers, the
+embedder), built on first use, and a probe of what Ollama has pulled.
 
 LlamaIndex (and, for in-process embeddings, torch) takes seconds to import, more than the rest
 of Knotwork together. Commands that never call a model (``--help``, ``doctor``, ``init``,
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from knotwork import providers
 from knotwork.errors import ConfigError, KnotworkError, ModelUnavailableError
 from knotwork.settings import Settings
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from llama_index.core.base.embeddings.base import BaseEmbedding
-    from llama_index.llms.ollama import Ollama
+    from llama_index.core.llms import LLM
 
 log = logging.getLogger(__name__)
 
@@ -43,17 +44,10 @@ LLAMA_IMPORT = threading.RLock()
 WARM_UP_DELAY_S = 1.0
 
 
-def build_llm(settings: Settings) -> Ollama:
+def build_llm(settings: Settings) -> LLM:
+    """The configured provider's chat client (knotwork.providers)."""
     with LLAMA_IMPORT:
-        from llama_index.llms.ollama import Ollama
-
-    return Ollama(
-        model=settings.llm_model,
-        base_url=settings.ollama_base_url,
-        request_timeout=settings.ollama_timeout_s,
-        context_window=settings.llm_context_window,
-        temperature=0.0,
-    )
+        return providers.build_llm(settings)
 
 
 def build_embedder(settings: Settings) -> BaseEmbedding:
@@ -142,12 +136,13 @@ class ModelClients:
     """The chat model and the embedder of one core, each built on first use (thread-safe)."""
 
     def __init__(self, settings: Settings) -> None:
+        providers.check_llm(settings)
         check_embedder(settings)
         self._llm = _Lazy(lambda: build_llm(settings))
         self._embedder = _Lazy(lambda: build_embedder(settings))
 
     @property
-    def llm(self) -> Ollama:
+    def llm(self) -> LLM:
         return self._llm.get()
 
     @property

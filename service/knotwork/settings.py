@@ -12,6 +12,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from knotwork.errors import ConfigError
+from knotwork.redact import redact
 
 
 class Settings(BaseSettings):
@@ -34,7 +35,15 @@ class Settings(BaseSettings):
 
     # Ollama
     ollama_base_url: str = "http://127.0.0.1:11434"
+    # Per model call, whichever server answers it.
     ollama_timeout_s: float = Field(default=120.0, gt=0)
+    # The chat model (extraction, keywords, answers): Ollama, or a server speaking the OpenAI
+    # chat-completions API (llama.cpp's llama-server, vLLM, LM Studio) at llm_base_url.
+    llm_provider: Literal["ollama", "openai-like"] = "ollama"
+    # The OpenAI-compatible server's API root, /v1 included: http://127.0.0.1:8080/v1.
+    llm_base_url: str | None = None
+    # Sent as `Authorization: Bearer …` to that server; most local servers need none.
+    llm_api_key: SecretStr | None = None
     llm_model: str = "llama3.1:8b"
     # Set explicitly so the client never makes a blocking /api/show call to discover it.
     llm_context_window: int = Field(default=8192, ge=512)
@@ -120,7 +129,7 @@ class Settings(BaseSettings):
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
         return value
 
-    @field_validator("state_dir", mode="before")
+    @field_validator("state_dir", "llm_base_url", "llm_api_key", mode="before")
     @classmethod
     def _empty_is_default(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -140,6 +149,24 @@ class Settings(BaseSettings):
                 "with a generated password, or set the variable yourself."
             )
         return self.neo4j_password.get_secret_value()
+
+    def chat_server_url(self) -> str:
+        """The OpenAI-compatible server's API root, or a ConfigError that says what to set."""
+        url = (self.llm_base_url or "").strip().rstrip("/")
+        if not url:
+            raise ConfigError(
+                "KNOTWORK_LLM_PROVIDER=openai-like needs KNOTWORK_LLM_BASE_URL: the server's "
+                "API root with its /v1, e.g. http://127.0.0.1:8080/v1 for llama.cpp's "
+                "llama-server, http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:1234/v1 "
+                "for LM Studio."
+            )
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(
+                f"KNOTWORK_LLM_BASE_URL={redact(url)!r} is not an http(s) URL with a host; "
+                "give the server's API root, e.g. http://127.0.0.1:8080/v1."
+            )
+        return url
 
     def bolt_port(self) -> int:
         return urlsplit(self.neo4j_uri).port or 7687
