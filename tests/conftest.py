@@ -1,4 +1,4 @@
-"""Fixtures shared by unit and integration tests: the fake Ollama and test settings."""
+"""Fixtures shared by unit and integration tests: the fake model servers and test settings."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from knotwork.retrieve import Hit
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
+from tests.fakes.openai_like import FakeOpenAILike
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,6 +43,21 @@ def fake_ollama(_fake_ollama_server: FakeOllama) -> Iterator[FakeOllama]:
     _fake_ollama_server.reset()
     yield _fake_ollama_server
     _fake_ollama_server.reset()
+
+
+@pytest.fixture(scope="session")
+def _fake_openai_server() -> Iterator[FakeOpenAILike]:
+    fake = FakeOpenAILike().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def fake_openai(_fake_openai_server: FakeOpenAILike) -> Iterator[FakeOpenAILike]:
+    """The loopback OpenAI-compatible server (llama-server, vLLM, LM Studio), reset per test."""
+    _fake_openai_server.reset()
+    yield _fake_openai_server
+    _fake_openai_server.reset()
 
 
 def make_settings(**overrides: Any) -> Settings:

@@ -1,6 +1,7 @@
 """One health check, shared by ``GET /health`` and ``knotwork doctor``: each dependency, then
 what the service can do with them — ingest, search, answers, extraction — each ready or not,
-with the reason and the fix."""
+with the reason and the fix. The chat model is probed where the settings say it answers:
+Ollama, or the OpenAI-compatible server (``GET /models``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from knotwork.errors import KnotworkError
 from knotwork.graph import EXPECTED_INDEXES
 from knotwork.lease import lease_status
 from knotwork.llm import model_present, probe_ollama
+from knotwork.providers import probe_chat_server
 from knotwork.redact import redact
 from knotwork.settings import Settings
 
@@ -52,6 +54,17 @@ class OllamaReport(BaseModel):
     error: str | None = None
 
 
+class ChatServerReport(BaseModel):
+    """The OpenAI-compatible server of ``KNOTWORK_LLM_PROVIDER=openai-like``."""
+
+    ok: bool  # it answers and lists the chat model
+    base_url: str
+    model: str
+    reachable: bool = False
+    served: list[str] = Field(default_factory=list)  # the model ids it lists
+    error: str | None = None
+
+
 class ManifestReport(BaseModel):
     ok: bool
     stored: dict[str, Any] | None = None
@@ -72,7 +85,8 @@ class HealthReport(BaseModel):
     ok: bool  # every needed capability is ready
     capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
     neo4j: Neo4jReport
-    ollama: OllamaReport
+    ollama: OllamaReport | None  # None when neither model is served by Ollama
+    llm_server: ChatServerReport | None = None  # with KNOTWORK_LLM_PROVIDER=openai-like
     manifest: ManifestReport
     # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
     # inotify or polling, rescans, queue overflows and the last one's reason); None when no
@@ -105,15 +119,41 @@ async def _neo4j(core: Core) -> Neo4jReport:
 
 
 def ollama_models(settings: Settings) -> list[tuple[Literal["llm", "embedding"], str]]:
-    """The models Ollama must have pulled: the chat model always (answers need it, extraction
-    too), the embedding model unless embeddings are computed in process."""
-    if settings.embed_provider != "ollama":
-        return [("llm", settings.llm_model)]
-    return [("llm", settings.llm_model), ("embedding", settings.embed_model)]
+    """The models Ollama must have pulled: the chat model unless another server answers it
+    (answers need it, extraction too), the embedding model unless embeddings are computed in
+    process."""
+    wanted: list[tuple[Literal["llm", "embedding"], str]] = []
+    if settings.llm_provider == "ollama":
+        wanted.append(("llm", settings.llm_model))
+    if settings.embed_provider == "ollama":
+        wanted.append(("embedding", settings.embed_model))
+    return wanted
 
 
-def _model_problem(ollama: OllamaReport, role: str) -> Capability | None:
+def _chat_problem(server: ChatServerReport) -> Capability | None:
+    """Why the OpenAI-compatible server cannot answer, with the fix; None when it can."""
+    if server.ok:
+        return None
+    if not server.reachable:
+        return Capability(
+            ready=False,
+            reason=f"the OpenAI-compatible server is not reachable at {server.base_url}: "
+            f"{server.error}",
+            fix="start the server (llama-server, vLLM, LM Studio) or set KNOTWORK_LLM_BASE_URL "
+            "to its API root with /v1 (and KNOTWORK_LLM_API_KEY if it wants a key)",
+        )
+    return Capability(
+        ready=False,
+        reason=server.error,
+        fix="load the model on the server, or set KNOTWORK_LLM_MODEL to one it lists"
+        + (f" ({', '.join(server.served)})" if server.served else ""),
+    )
+
+
+def _model_problem(ollama: OllamaReport | None, role: str) -> Capability | None:
     """Why an Ollama model of ``role`` cannot be used, with the fix; None when it can."""
+    if ollama is None:
+        return None
     model = next((m for m in ollama.models if m.role == role), None)
     if ollama.version is None:
         return Capability(
@@ -135,7 +175,11 @@ def _degraded(problem: Capability | None, consequence: str) -> Capability:
 
 
 def capabilities(
-    settings: Settings, neo4j: Neo4jReport, ollama: OllamaReport, manifest: ManifestReport
+    settings: Settings,
+    neo4j: Neo4jReport,
+    ollama: OllamaReport | None,
+    manifest: ManifestReport,
+    llm_server: ChatServerReport | None = None,
 ) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
     """What the service can do with the dependencies as they are."""
     if not neo4j.ok:
@@ -162,7 +206,7 @@ def capabilities(
         )
     else:
         embedder = None
-    chat = _model_problem(ollama, "llm")
+    chat = _chat_problem(llm_server) if llm_server is not None else _model_problem(ollama, "llm")
     if not graph.ready:
         search = answers = graph
     else:
@@ -182,10 +226,12 @@ def capabilities(
     return {"ingest": graph, "search": search, "answers": answers, "extraction": extraction}
 
 
-async def _ollama(core: Core) -> OllamaReport:
+async def _ollama(core: Core) -> OllamaReport | None:
     settings = core.settings
-    report = OllamaReport(ok=False, base_url=redact(settings.ollama_base_url))
     wanted = ollama_models(settings)
+    if not wanted:
+        return None
+    report = OllamaReport(ok=False, base_url=redact(settings.ollama_base_url))
     try:
         status = await probe_ollama(settings.ollama_base_url)
     except KnotworkError as exc:
@@ -208,6 +254,25 @@ async def _ollama(core: Core) -> OllamaReport:
     return report
 
 
+async def _llm_server(core: Core) -> ChatServerReport | None:
+    settings = core.settings
+    if settings.llm_provider != "openai-like":
+        return None
+    report = ChatServerReport(
+        ok=False, base_url=redact(settings.chat_server_url()), model=settings.llm_model
+    )
+    try:
+        served = await probe_chat_server(settings)
+    except KnotworkError as exc:
+        report.error = redact(str(exc))
+        return report
+    report.reachable, report.served = True, sorted(served)
+    report.ok = settings.llm_model in served
+    if not report.ok:
+        report.error = f"model {settings.llm_model} is not among the models the server lists"
+    return report
+
+
 async def _manifest(core: Core) -> ManifestReport:
     try:
         stored = await schema.check_manifest(core.store, core.settings)
@@ -221,6 +286,7 @@ async def _manifest(core: Core) -> ManifestReport:
 async def check_health(core: Core) -> HealthReport:
     neo4j = await _neo4j(core)
     ollama = await _ollama(core)
+    llm_server = await _llm_server(core)
     manifest = (
         await _manifest(core)
         if neo4j.version
@@ -232,12 +298,13 @@ async def check_health(core: Core) -> HealthReport:
             watcher = await lease_status(core.store, core.settings.vault_name)
         except KnotworkError:
             watcher = None
-    caps = capabilities(core.settings, neo4j, ollama, manifest)
+    caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server)
     return HealthReport(
         ok=all(c.ready for c in caps.values() if c.needed),
         capabilities=caps,
         neo4j=neo4j,
         ollama=ollama,
+        llm_server=llm_server,
         manifest=manifest,
         watcher=watcher,
     )

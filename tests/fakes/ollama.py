@@ -6,7 +6,8 @@ The one fake the tests allow: it sits at the model boundary, so LlamaIndex's ``O
 - Embeddings come from a hashing scheme over words and character trigrams, L2-normalised, so
   texts that share words get similar vectors, and the same text always gets the same vector.
 - Chat answers come from ``chat_script`` (a callable taking the request body), else a default:
-  a minimal instance of a JSON-schema ``format``, ``{}`` for ``format: "json"``, or ``"ok"``.
+  a minimal instance of a JSON-schema ``format``, ``{}`` for ``format: "json"``, or ``"ok"``
+  (``chat_answer``, which tests/fakes/openai_like.py shares, so both fakes answer alike).
 - Every request is recorded in ``calls`` so tests can count model work.
 """
 
@@ -62,6 +63,34 @@ def schema_instance(schema: dict[str, Any]) -> Any:
         props = schema.get("properties", {})
         return {k: schema_instance(props[k]) for k in schema.get("required", []) if k in props}
     return {"array": [], "string": "", "integer": 0, "number": 0, "boolean": False}.get(str(kind))
+
+
+def structured_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a chat request asks the answer to fit, in either API's field: Ollama's
+    ``format``, or the OpenAI chat-completions ``response_format``; None for free text."""
+    fmt = body.get("format")
+    if isinstance(fmt, dict):
+        return fmt
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
+        schema = response_format.get("json_schema", {}).get("schema")
+        return schema if isinstance(schema, dict) else {}
+    return None
+
+
+def chat_answer(script: ChatScript | None, body: dict[str, Any]) -> str:
+    """The deterministic answer both fakes give: the script's, else the smallest instance of
+    the requested schema, ``{}`` for a bare JSON mode, or ``"ok"``."""
+    if script is not None:
+        return script(body)
+    schema = structured_schema(body)
+    if schema is not None:
+        return json.dumps(schema_instance(schema))
+    wants_json = body.get("format") == "json" or (
+        isinstance(body.get("response_format"), dict)
+        and body["response_format"].get("type") == "json_object"
+    )
+    return "{}" if wants_json else "ok"
 
 
 @dataclass
@@ -235,16 +264,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": f"unknown path {self.path}"})
 
     def _chat(self, model: str, body: dict[str, Any]) -> None:
-        script = self.state.chat_script
-        fmt = body.get("format")
-        if script is not None:
-            content = script(body)
-        elif isinstance(fmt, dict):
-            content = json.dumps(schema_instance(fmt))
-        elif fmt == "json":
-            content = "{}"
-        else:
-            content = "ok"
+        content = chat_answer(self.state.chat_script, body)
         now = datetime.now(UTC).isoformat()
         final = {
             "model": model,

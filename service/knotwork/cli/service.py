@@ -174,18 +174,26 @@ def _print_report(report: HealthReport) -> None:
     )
     if n.version is not None:
         line(not n.missing_indexes, "indexes ONLINE" if not n.missing_indexes else n.error or "")
-    o = report.ollama
-    line(
-        o.version is not None,
-        f"Ollama reachable at {o.base_url}"
-        + (f" (version {o.version})" if o.version else f": {o.error}"),
-    )
-    for model in o.models:
+    if (o := report.ollama) is not None:
         line(
-            model.present,
-            f"{model.role} model {model.name}"
-            + ("" if model.present else f" is not pulled; run: {model.pull_command}"),
+            o.version is not None,
+            f"Ollama reachable at {o.base_url}"
+            + (f" (version {o.version})" if o.version else f": {o.error}"),
         )
+        for model in o.models:
+            line(
+                model.present,
+                f"{model.role} model {model.name}"
+                + ("" if model.present else f" is not pulled; run: {model.pull_command}"),
+            )
+    if (c := report.llm_server) is not None:
+        line(
+            c.reachable,
+            f"OpenAI-compatible server reachable at {c.base_url}"
+            + (f" ({len(c.served)} model(s) listed)" if c.reachable else f": {c.error}"),
+        )
+        if c.reachable:
+            line(c.ok, f"llm model {c.model}" + ("" if c.ok else f": {c.error}"))
     m = report.manifest
     line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
     typer.echo("")
@@ -200,10 +208,12 @@ def _print_report(report: HealthReport) -> None:
 
 @app.command()
 def doctor() -> None:
-    """Check Neo4j, its indexes, Ollama, the models and the manifest; non-zero exit on failure."""
+    """Check Neo4j, its indexes, the model servers, the models and the manifest; non-zero exit
+    on failure."""
     report = with_core(check_health)
     _print_report(report)
-    missing = [m.pull_command for m in report.ollama.models if not m.present]
+    ollama = report.ollama.models if report.ollama is not None else []
+    missing = [m.pull_command for m in ollama if not m.present]
     if missing:
         typer.echo("\nPull the missing models with:\n  " + "\n  ".join(missing))
     raise typer.Exit(0 if report.ok else 1)

@@ -1,4 +1,4 @@
-"""``GET /health``: Neo4j, its indexes, Ollama and its models, and the manifest.
+"""``GET /health``: Neo4j, its indexes, the model servers and their models, and the manifest.
 
 Open to every caller, as load balancers and compose health checks call it without a key; with
 an API key set, a caller without it learns only ready or not (``{"ok": …}``), never versions,
@@ -29,7 +29,7 @@ class Readiness(BaseModel):
     responses={
         503: {"model": HealthReport | Readiness, "description": "a dependency is not ready"}
     },
-    summary="Readiness of Neo4j, Ollama and the manifest (details only with the API key)",
+    summary="Readiness of Neo4j, the model servers and the manifest (details only with the API key)",
 )
 async def health(core: CoreDep, keyed: KeyGiven) -> JSONResponse:
     report = await check_health(core)
