@@ -34,7 +34,7 @@ MCP_HANDSHAKE = [
 ]
 
 # Seconds of import each, loaded only where a command needs them.
-MODELS = ("llama_index", "torch", "sentence_transformers", "transformers")
+MODELS = ("llama_index", "openai", "torch", "sentence_transformers", "transformers")
 SERVERS = ("fastapi", "uvicorn", "mcp", "starlette")
 WATCHED = MODELS + SERVERS
 

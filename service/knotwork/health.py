@@ -16,7 +16,7 @@ from knotwork.errors import KnotworkError
 from knotwork.graph import EXPECTED_INDEXES
 from knotwork.lease import lease_status
 from knotwork.llm import model_present, probe_ollama
-from knotwork.providers import probe_chat_server
+from knotwork.providers import ChatServerReport, chat_server_report
 from knotwork.redact import redact
 from knotwork.settings import Settings
 
@@ -51,17 +51,6 @@ class OllamaReport(BaseModel):
     base_url: str
     version: str | None = None
     models: list[ModelReport] = Field(default_factory=list)
-    error: str | None = None
-
-
-class ChatServerReport(BaseModel):
-    """The OpenAI-compatible server of ``KNOTWORK_LLM_PROVIDER=openai-like``."""
-
-    ok: bool  # it answers and lists the chat model
-    base_url: str
-    model: str
-    reachable: bool = False
-    served: list[str] = Field(default_factory=list)  # the model ids it lists
     error: str | None = None
 
 
@@ -254,25 +243,6 @@ async def _ollama(core: Core) -> OllamaReport | None:
     return report
 
 
-async def _llm_server(core: Core) -> ChatServerReport | None:
-    settings = core.settings
-    if settings.llm_provider != "openai-like":
-        return None
-    report = ChatServerReport(
-        ok=False, base_url=redact(settings.chat_server_url()), model=settings.llm_model
-    )
-    try:
-        served = await probe_chat_server(settings)
-    except KnotworkError as exc:
-        report.error = redact(str(exc))
-        return report
-    report.reachable, report.served = True, sorted(served)
-    report.ok = settings.llm_model in served
-    if not report.ok:
-        report.error = f"model {settings.llm_model} is not among the models the server lists"
-    return report
-
-
 async def _manifest(core: Core) -> ManifestReport:
     try:
         stored = await schema.check_manifest(core.store, core.settings)
@@ -286,7 +256,7 @@ async def _manifest(core: Core) -> ManifestReport:
 async def check_health(core: Core) -> HealthReport:
     neo4j = await _neo4j(core)
     ollama = await _ollama(core)
-    llm_server = await _llm_server(core)
+    llm_server = await chat_server_report(core.settings)
     manifest = (
         await _manifest(core)
         if neo4j.version

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knotwork.errors import ModelUnavailableError
+from pydantic import BaseModel, Field
+
+from knotwork.errors import KnotworkError, ModelUnavailableError
 from knotwork.redact import redact
 from knotwork.settings import Settings
 
@@ -98,3 +100,33 @@ async def probe_chat_server(
             f"the OpenAI-compatible server at {redact(url)} did not answer GET /models "
             f"({type(exc).__name__}: {redact(str(exc))[:300]})"
         ) from exc
+
+
+class ChatServerReport(BaseModel):
+    """The OpenAI-compatible server of ``KNOTWORK_LLM_PROVIDER=openai-like``."""
+
+    ok: bool  # it answers and lists the chat model
+    base_url: str
+    model: str
+    reachable: bool = False
+    served: list[str] = Field(default_factory=list)  # the model ids it lists
+    error: str | None = None
+
+
+async def chat_server_report(settings: Settings) -> ChatServerReport | None:
+    """The OpenAI-compatible server's part of the health report; None with another provider."""
+    if settings.llm_provider != "openai-like":
+        return None
+    report = ChatServerReport(
+        ok=False, base_url=redact(settings.chat_server_url()), model=settings.llm_model
+    )
+    try:
+        served = await probe_chat_server(settings)
+    except KnotworkError as exc:
+        report.error = redact(str(exc))
+        return report
+    report.reachable, report.served = True, sorted(served)
+    report.ok = settings.llm_model in served
+    if not report.ok:
+        report.error = f"model {settings.llm_model} is not among the models the server lists"
+    return report

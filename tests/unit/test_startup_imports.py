@@ -66,6 +66,17 @@ def test_commands_on_the_graph_import_no_model_or_server_package(
     assert run.loaded == [], f"knotwork {command} imported {run.loaded}"
 
 
+def test_doctor_probes_an_openai_like_server_without_its_client(tmp_path: Path) -> None:
+    """The probe is a plain GET /models: doctor imports neither LlamaIndex nor openai."""
+    env = {**DOWN, "KNOTWORK_LLM_PROVIDER": "openai-like"}
+    run = run_command(
+        ["doctor"], tmp_path, {**env, "KNOTWORK_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+    )
+    assert run.code == 1, run.output
+    assert "OpenAI-compatible server reachable at http://127.0.0.1:9/v1" in run.output
+    assert run.loaded == [], f"knotwork doctor imported {run.loaded}"
+
+
 def run_python(code: str, tmp_path: Path) -> dict[str, object]:
     """Run ``code`` in a fresh interpreter with the model packages blocked; its last stdout line
     is JSON, which is returned."""

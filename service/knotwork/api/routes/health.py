@@ -29,7 +29,7 @@ class Readiness(BaseModel):
     responses={
         503: {"model": HealthReport | Readiness, "description": "a dependency is not ready"}
     },
-    summary="Readiness of Neo4j, the model servers and the manifest (details only with the API key)",
+    summary="Readiness of Neo4j, the model servers and the manifest (details only with a key)",
 )
 async def health(core: CoreDep, keyed: KeyGiven) -> JSONResponse:
     report = await check_health(core)
