@@ -6,7 +6,7 @@ KnotworkError
 │   └── GraphBusyError     every pooled connection is in use and none came free in time
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension
-├── ModelUnavailableError  Ollama cannot be reached or a configured model is not pulled
+├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
@@ -55,7 +55,8 @@ class ManifestMismatchError(KnotworkError):
 
 
 class ModelUnavailableError(KnotworkError):
-    """Ollama is unreachable or a configured model has not been pulled."""
+    """A model server (Ollama, an OpenAI-compatible one) is unreachable, or a configured model
+    has not been pulled."""
 
 
 class LocalNeo4jError(KnotworkError):
