@@ -182,3 +182,43 @@ def test_compose_refuses_to_start_without_the_secrets(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "in .env (scripts/init-env writes one)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("llm_provider", "embed_provider", "pulled"),
+    [
+        ("ollama", "ollama", ["pull chat-model", "pull embed-model"]),
+        ("openai-like", "ollama", ["pull embed-model"]),
+        ("ollama", "sentence-transformers", ["pull chat-model"]),
+        ("openai-like", "sentence-transformers", []),
+    ],
+)
+def test_pull_job_pulls_only_what_ollama_serves(
+    tmp_path: Path, llm_provider: str, embed_provider: str, pulled: list[str]
+) -> None:
+    env = {
+        "VAULT_PATH": str(tmp_path),
+        "KNOTWORK_NEO4J_PASSWORD": "p" * 12,
+        "KNOTWORK_API_KEY": "k" * 24,
+        "KNOTWORK_LLM_MODEL": "chat-model",
+        "KNOTWORK_LLM_PROVIDER": llm_provider,
+        "KNOTWORK_EMBED_MODEL": "embed-model",
+        "KNOTWORK_EMBED_PROVIDER": embed_provider,
+    }
+    job = rendered(tmp_path, env)["services"]["ollama-pull"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "pulls.log"
+    stub = bin_dir / "ollama"
+    stub.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    stub.chmod(0o755)
+    done = subprocess.run(
+        # `config` keeps compose's `$$` escape; the container's shell is handed `$`.
+        ["/bin/sh", "-c", job["command"][0].replace("$$", "$")],
+        env={**job["environment"], "PATH": f"{bin_dir}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (log.read_text().splitlines() if log.exists() else []) == pulled
