@@ -59,7 +59,9 @@ def build_llm(settings: Settings) -> LLM:
             # Knotwork retries and backs off itself (knotwork.modelcalls); the client's own
             # retries would only make a server that is down slower to report.
             max_retries=0,
-            reuse_client=True,
+            # A client per call: a pooled one would hold connections of the event loop that
+            # first used it, and a Core outlives loops (the CLI, TestClient, the retriever).
+            reuse_client=False,
         )
         return server
     from llama_index.llms.ollama import Ollama
