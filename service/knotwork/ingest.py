@@ -26,6 +26,7 @@ from knotwork import extract, write
 from knotwork import names as names_cache
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
+from knotwork.language import note_language
 from knotwork.modelcalls import ModelCalls
 from knotwork.models import ParsedNote
 from knotwork.names import Names, NameView
@@ -295,6 +296,11 @@ class Ingestor:
             state,
             states.get(source) if source else None,
             source,
+            note_language(
+                f"{note.title}\n{note.body}",
+                self.settings.language,
+                self.settings.default_language,
+            ),
         )
         outcome = NoteOutcome(change.path, "renamed" if source else "written")
         outcome.warnings += made.warnings

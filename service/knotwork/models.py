@@ -75,6 +75,14 @@ class Chunk:
     # The code fence open where the chunk starts ("" when none): a long code block split over
     # chunks leaves its later parts inside a fence whose opening line they do not hold.
     fence: str = ""
+    # What names the chunk's place: the note's title and aliases, then the heading path
+    # ("Teorema de l'Hôpital (regola di de l'Hôpital) > Enunciato"). It is embedded with the
+    # text and searched with it, so a section that never repeats its note's title is still
+    # found by it.
+    context: str = ""
+    # sha256 hex of what is embedded (context + text): an embedding is reused by it, while
+    # ``hash`` (heading path + text, what extraction reads) keeps extractions across a retitle.
+    embed_hash: str = ""
 
 
 @dataclass(frozen=True)
