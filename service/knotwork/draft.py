@@ -62,10 +62,12 @@ def draft(
     old: dict[str, Any] | None,
     renamed_from: str | None,
     language: Language = "en",
+    language_setting: str = "auto/en",
 ) -> Draft:
     """Chunks and structural facts of a parsed note; ``state`` / ``old``: the graph's rows
     for this path and for the path it was renamed from (None: not in the graph);
-    ``language``: the one its chunks are indexed in."""
+    ``language``: the one its chunks are indexed in, decided under ``language_setting``
+    (see language.setting_key)."""
     path = note.path
     chunks = chunk_note(note, vault, chunk_size)
     facts, dropped = split_oversized(structural_facts(note, chunks))
@@ -80,7 +82,11 @@ def draft(
     return Draft(
         path=path,
         note=note,
-        props={**note_props(note, mtime), "language": language},
+        props={
+            **note_props(note, mtime),
+            "language": language,
+            "language_setting": language_setting,
+        },
         chunks=chunks,
         facts=facts,
         old_chunks=list(state.get("chunks") or []) + list((old or {}).get("chunks") or []),

@@ -82,3 +82,9 @@ def note_language(text: str, setting: str, default: Language) -> Language:
     if setting in ANALYZERS:
         return setting
     return detect(text) or default
+
+
+def setting_key(setting: str, default: str) -> str:
+    """What a note's language was decided by, stored on the note: a sync rewrites the notes
+    written under another setting, so changing it leaves no note in the old index."""
+    return f"auto/{default}" if setting == "auto" else setting

@@ -91,3 +91,22 @@ async def test_the_language_setting_applies_to_every_note(
         await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
         assert await _labels(core, "strutture.md") == [("de", ["German"])]
         assert await _labels(core, "queues.md") == [("de", ["German"])]
+
+
+async def test_a_changed_setting_rewrites_every_note_on_the_next_sync(
+    settings: Settings, empty_db: object, vault: Path
+) -> None:
+    put(vault, "strutture.md", TREES)
+    put(vault, "queues.md", DOCS)
+    async with open_core(settings) as core:
+        await core.ensure_ready()
+        first = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert first.written == 2
+        again = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert (again.written, again.unchanged) == (0, 2)
+    async with open_core(settings.model_copy(update={"language": "fr"})) as core:
+        changed = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert (changed.written, changed.unchanged) == (2, 0)
+        assert await _labels(core, "strutture.md") == [("fr", ["French"])]
+        ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+        assert await verify_vault(ingestor) == []

@@ -27,6 +27,7 @@ from knotwork.verify import verify_vault
 from knotwork.watch_queue import INOTIFY_LOGGER
 from knotwork.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import LANGUAGE_SETTING
 
 
 @pytest.fixture
@@ -93,7 +94,9 @@ async def assert_verified(watcher: VaultWatcher) -> None:
 
 
 async def graph_paths(core: Core) -> list[str]:
-    rows = await core.store.read("note_hashes", vault="w", facts_version=FACTS_VERSION)
+    rows = await core.store.read(
+        "note_hashes", vault="w", facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
+    )
     return sorted(r["path"] for r in rows)
 
 
