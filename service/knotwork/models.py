@@ -58,7 +58,9 @@ class ParsedNote:
     frontmatter_error: str | None = None
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
-    dates: list[str] = field(default_factory=list)  # ISO yyyy-mm-dd, sorted, unique
+    # The note's own dates, ISO yyyy-mm-dd, sorted, unique: from its frontmatter and its file
+    # name, never from its text (an article that cites a year is not dated by it).
+    dates: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
