@@ -69,6 +69,9 @@ FOR (c:Chunk) ON (c.embedding_state)
 CREATE CONSTRAINT lease_vault IF NOT EXISTS
 FOR (l:Lease) REQUIRE l.vault IS UNIQUE;
 
+CREATE CONSTRAINT calibration_vault IF NOT EXISTS
+FOR (k:Calibration) REQUIRE k.vault IS UNIQUE;
+
 CREATE INDEX note_mkey IF NOT EXISTS
 FOR (n:Note) ON (n.vault, n.mkey);
 

@@ -35,6 +35,7 @@ RERUNS = 5
 
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
+    "calibration_vault",
     "chunk_embedding",
     "chunk_embedding_state",
     "chunk_id",

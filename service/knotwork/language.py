@@ -54,6 +54,7 @@ for _lang, _text in _WORDS.items():
     for _word in _text.split():
         _VOCAB[_word] = (*_VOCAB.get(_word, ()), _lang)
 
+FUNCTION_WORDS = frozenset(_VOCAB)
 _WORD = re.compile(r"\w+", re.UNICODE)
 MIN_HITS = 2  # function words a text needs before its language is told
 MARGIN = 1.25  # the winner's count over the runner-up's

@@ -20,6 +20,7 @@ DROP INDEX revision_path IF EXISTS;
 DROP INDEX chunk_pending IF EXISTS;
 DROP INDEX chunk_embedding_state IF EXISTS;
 DROP CONSTRAINT lease_vault IF EXISTS;
+DROP CONSTRAINT calibration_vault IF EXISTS;
 DROP INDEX note_mkey IF EXISTS;
 DROP INDEX note_mtitle IF EXISTS;
 DROP INDEX entity_mkey IF EXISTS;
