@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knotwork.core import Core
+from knotwork.core import open_core
 from knotwork.ingest import Ingestor
 from knotwork.retrieve import retrieve
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
+from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from tests.integration.conftest import put
 
@@ -24,26 +25,30 @@ NOTES = {
 }
 
 
-async def test_the_floor_is_stored_read_and_refuses_off_topic(core: Core, vault: Path) -> None:
+async def test_the_floor_is_stored_read_and_refuses_off_topic(
+    settings: Settings, empty_db: object, vault: Path
+) -> None:
     for path, text in NOTES.items():
         put(vault, path, text)
-    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
-    assert not await is_calibrated(core, "t")
-    # Lower the threshold to where this vault's off-topic question passes uncalibrated.
     off_topic = "Chi ha vinto la Coppa del Mondo di calcio nel 2006?"
-    before = await retrieve(core, "t", off_topic, mode="retrieve")
-    core.settings.min_relevance = min(core.settings.min_relevance, before.relevance)
+    async with open_core(settings) as core:
+        await core.ensure_ready()
+        await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert not await is_calibrated(core, "t")
+        before = await retrieve(core, "t", off_topic, mode="retrieve")
+    # The threshold at which this off-topic question passes the uncalibrated gate.
+    lenient = settings.model_copy(update={"min_relevance": before.relevance})
+    async with open_core(lenient) as core:
+        calibration = await calibrate_vault(core, "t")
+        assert calibration.languages == ("it",) and calibration.probes == 16
+        assert max(calibration.probe_cosines) > 0 and 0 < calibration.floor < 1
+        assert await is_calibrated(core, "t")
 
-    calibration = await calibrate_vault(core, "t")
-    assert calibration.languages == ("it",) and calibration.probes == 16
-    assert max(calibration.probe_cosines) > 0 and 0 < calibration.floor < 1
-    assert await is_calibrated(core, "t")
-
-    after = await retrieve(core, "t", off_topic, mode="retrieve")
-    assert after.relevance < core.settings.min_relevance <= before.relevance
-    asked = await retrieve(core, "t", "Come funziona il multiplexer?", mode="retrieve")
-    assert asked.hits[0].path == "multiplexer.md"
-    assert asked.relevance >= core.settings.min_relevance
-    # Another embedding model has no floor until it is calibrated.
-    core.settings.embed_model = "another-model"
-    assert not await is_calibrated(core, "t")
+        after = await retrieve(core, "t", off_topic, mode="retrieve")
+        assert after.relevance < lenient.min_relevance <= before.relevance
+        asked = await retrieve(core, "t", "Come funziona il multiplexer?", mode="retrieve")
+        assert asked.hits[0].path == "multiplexer.md"
+        assert asked.relevance >= lenient.min_relevance
+        # Another embedding model has no floor until it is calibrated.
+        other = await core.store.read("calibration_get", vault="t", embed_model="another-model")
+        assert other == []
