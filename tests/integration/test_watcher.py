@@ -121,13 +121,15 @@ async def test_rename_and_folder_move_keep_embeddings(
     watcher: VaultWatcher, vault: Path, core: Core, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.calls.clear()
-    (vault / "Bob.md").rename(vault / "Robert.md")
-    await settle(watcher)
     (vault / "People").rename(vault / "Friends")
+    await settle(watcher)
+    assert fake_ollama.embedded_texts() == [], "a folder move re-embeds nothing"
+    # A rename retitles the note, and its chunks embed their title: only they are re-embedded.
+    (vault / "Bob.md").rename(vault / "Robert.md")
     await settle(watcher)
     await assert_verified(watcher)
     assert await graph_paths(core) == ["Friends/Alice.md", "Robert.md"]
-    assert fake_ollama.embedded_texts() == [], "a move re-embeds nothing"
+    assert fake_ollama.embedded_texts() == ["Robert > Bob\n\n# Bob\n\nBob knows [[Alice]]."]
 
 
 async def test_move_out_of_the_vault_deletes(
