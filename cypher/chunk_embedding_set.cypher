@@ -1,8 +1,11 @@
-// Store an embedding on a chunk that was waiting for one, if its text is unchanged.
-// Parameters: $rows (list of maps: id, hash, embedding (list<float>))
+// Store an embedding on a chunk that was waiting for one, if what it embeds is unchanged.
+// Parameters: $rows (list of maps: id, embed_hash (of the text that was embedded; a chunk
+//             written before chunks had a context is matched by its text hash),
+//             embedding (list<float>))
 // Returns: updated (int)
 UNWIND $rows AS row
-MATCH (c:Chunk {id: row.id, hash: row.hash})
+MATCH (c:Chunk {id: row.id})
+WHERE coalesce(c.embed_hash, c.hash) = row.embed_hash
 CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)
 SET c.embedding_state = 'done'
 RETURN count(c) AS updated

@@ -1,10 +1,11 @@
 // Chunks of a vault still waiting for an embedding or a model extraction.
 // Parameters: $vault (str), $limit (int)
-// Returns: id, hash, note_path, heading_path, text, line_start, embedding_state,
+// Returns: id, hash, embed_hash (or the text hash for a chunk from before contexts), note_path, heading_path, context (str or null), text, line_start, embedding_state,
 //          extraction_state
 MATCH (c:Chunk)
 WHERE (c.embedding_state = 'pending' OR c.extraction_state = 'pending') AND c.vault = $vault
-RETURN c.id AS id, c.hash AS hash, c.note_path AS note_path, c.heading_path AS heading_path,
+RETURN c.id AS id, c.hash AS hash, coalesce(c.embed_hash, c.hash) AS embed_hash, c.note_path AS note_path, c.heading_path AS heading_path,
+       c.context AS context,
        c.text AS text, c.line_start AS line_start, c.embedding_state AS embedding_state,
        c.extraction_state AS extraction_state
 ORDER BY c.note_path, c.ord

@@ -1,7 +1,8 @@
 // Create or update notes.
 // Parameters: $vault (str), $notes (list of maps: path, props (map: title, name, stem, lpath,
 //             aliases, tags, content_hash, mtime, dates, frontmatter, frontmatter_error,
-//             headings, mkey, mtitle, mkeys (mention keys), facts_version))
+//             headings, mkey, mtitle, mkeys (mention keys), facts_version, language,
+//             language_setting))
 // Returns: written (int)
 UNWIND $notes AS nt
 MERGE (n:Note {vault: $vault, path: nt.path})

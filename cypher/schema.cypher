@@ -18,8 +18,34 @@ FOR (c:Chunk) ON c.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: $embedding_dimension,
                        `vector.similarity_function`: 'cosine'}};
 
-CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS
-FOR (c:Chunk) ON EACH [c.text];
+// Chunk text and context (title, aliases, headings) for BM25, one index per language, each
+// with that language's analyzer (stemming, stop words, elision): a chunk carries the label of
+// its note's language (chunks_write.cypher). They replace the single `chunk_text` index of
+// the default analyzer (schema_retired.cypher drops it).
+
+CREATE FULLTEXT INDEX chunk_text_en IF NOT EXISTS
+FOR (c:English) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+
+CREATE FULLTEXT INDEX chunk_text_it IF NOT EXISTS
+FOR (c:Italian) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'italian'}};
+
+CREATE FULLTEXT INDEX chunk_text_de IF NOT EXISTS
+FOR (c:German) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'german'}};
+
+CREATE FULLTEXT INDEX chunk_text_fr IF NOT EXISTS
+FOR (c:French) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'french'}};
+
+CREATE FULLTEXT INDEX chunk_text_es IF NOT EXISTS
+FOR (c:Spanish) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'spanish'}};
+
+CREATE FULLTEXT INDEX chunk_text_pt IF NOT EXISTS
+FOR (c:Portuguese) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'portuguese'}};
 
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS
 FOR (n:Entity|Note) ON EACH [n.name, n.title, n.aliases];
@@ -42,6 +68,9 @@ FOR (c:Chunk) ON (c.embedding_state)
 
 CREATE CONSTRAINT lease_vault IF NOT EXISTS
 FOR (l:Lease) REQUIRE l.vault IS UNIQUE;
+
+CREATE CONSTRAINT calibration_vault IF NOT EXISTS
+FOR (k:Calibration) REQUIRE k.vault IS UNIQUE;
 
 CREATE INDEX note_mkey IF NOT EXISTS
 FOR (n:Note) ON (n.vault, n.mkey);

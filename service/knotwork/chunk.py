@@ -2,9 +2,9 @@
 
 A chunk never crosses a heading. Within a section, paragraphs are packed up to ``size``
 characters; a longer paragraph is cut at line, then sentence, then hard boundaries. A chunk's id
-derives from vault, note path, position and content hash, and its ``hash`` from the text that is
-embedded (heading path + text), so an unchanged chunk keeps its embedding and extraction wherever
-it moves.
+derives from vault, note path, position and content hash, and its ``hash`` from heading path and
+text (what extraction reads), so an unchanged chunk keeps its extraction wherever it moves; its
+``embed_hash`` also covers the note's title and aliases (``context``), which are embedded too.
 """
 
 from __future__ import annotations
@@ -15,7 +15,11 @@ import re
 from knotwork import markdown
 from knotwork.models import Chunk, ParsedNote
 
-CHUNKER_VERSION = 2  # 2: one fence rule with the parser; chunks know a fence open at their start
+# 2: one fence rule with the parser; chunks know a fence open at their start.
+# 3: the note's title and aliases are embedded and searched with every chunk (``context``).
+CHUNKER_VERSION = 3
+CONTEXT_SEPARATOR = " > "
+MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -24,9 +28,19 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def embed_text(heading_path: str, text: str) -> str:
-    """What the embedding model sees: the heading path gives a section its context."""
-    return f"{heading_path}\n\n{text}" if heading_path else text
+def embed_text(context: str, text: str) -> str:
+    """What the embedding model sees: title, aliases and heading path give a section its
+    context."""
+    return f"{context}\n\n{text}" if context else text
+
+
+def chunk_context(title: str, aliases: list[str], heading_path: str) -> str:
+    """Title (aliases) > heading path; a first heading that repeats the title is said once."""
+    names = [a for a in aliases if a and a != title][:MAX_CONTEXT_ALIASES]
+    head = f"{title} ({', '.join(names)})" if names else title
+    if heading_path == title or heading_path.startswith(f"{title} > "):
+        heading_path = heading_path[len(title) + 3 :]
+    return CONTEXT_SEPARATOR.join(p for p in (head, heading_path) if p)
 
 
 def chunk_id(vault: str, path: str, ord_: int, content_hash: str) -> str:
@@ -121,7 +135,8 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
             text = "\n".join(t for _, t in group)
             if not text.strip():
                 continue
-            content_hash = _sha(embed_text(heading_path, text))
+            content_hash = _sha(f"{heading_path}\n\n{text}" if heading_path else text)
+            context = chunk_context(note.title, note.aliases, heading_path)
             ord_ = len(chunks)
             chunks.append(
                 Chunk(
@@ -134,6 +149,8 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
                     hash=content_hash,
                     line_map=tuple(number for number, _ in group),
                     fence=open_before.get(group[0][0], ""),
+                    context=context,
+                    embed_hash=_sha(embed_text(context, text)),
                 )
             )
     return chunks

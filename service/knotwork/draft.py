@@ -14,6 +14,7 @@ from typing import Any
 from knotwork import extract, mentions
 from knotwork.chunk import chunk_note, embed_text
 from knotwork.facts import MAX_KEY_CHARS, entity_key, split_oversized, structural_facts
+from knotwork.language import Language
 from knotwork.models import Chunk, Fact, ParsedNote
 from knotwork.names import Names
 from knotwork.parse import parse_note
@@ -39,9 +40,9 @@ class Draft:
     extractors: Counter[str] = field(default_factory=Counter)  # facts asserted, by extractor
 
     def fresh(self) -> list[Chunk]:
-        """Chunks whose text has no embedding in the graph yet."""
-        embedded = {c["hash"] for c in self.old_chunks if c.get("has_embedding")}
-        return [c for c in self.chunks if c.hash not in embedded]
+        """Chunks whose embedded text (context + text) has no embedding in the graph yet."""
+        embedded = {c.get("embed_hash") for c in self.old_chunks if c.get("has_embedding")}
+        return [c for c in self.chunks if c.embed_hash not in embedded]
 
     @property
     def names(self) -> list[str]:
@@ -60,9 +61,13 @@ def draft(
     state: dict[str, Any] | None,
     old: dict[str, Any] | None,
     renamed_from: str | None,
+    language: Language = "en",
+    language_setting: str = "auto/en",
 ) -> Draft:
     """Chunks and structural facts of a parsed note; ``state`` / ``old``: the graph's rows
-    for this path and for the path it was renamed from (None: not in the graph)."""
+    for this path and for the path it was renamed from (None: not in the graph);
+    ``language``: the one its chunks are indexed in, decided under ``language_setting``
+    (see language.setting_key)."""
     path = note.path
     chunks = chunk_note(note, vault, chunk_size)
     facts, dropped = split_oversized(structural_facts(note, chunks))
@@ -77,7 +82,11 @@ def draft(
     return Draft(
         path=path,
         note=note,
-        props=note_props(note, mtime),
+        props={
+            **note_props(note, mtime),
+            "language": language,
+            "language_setting": language_setting,
+        },
         chunks=chunks,
         facts=facts,
         old_chunks=list(state.get("chunks") or []) + list((old or {}).get("chunks") or []),
@@ -89,16 +98,17 @@ def draft(
 
 
 def embed_inputs(chunks: list[Chunk]) -> list[str]:
-    return [embed_text(c.heading_path, c.text) for c in chunks]
+    return [embed_text(c.context, c.text) for c in chunks]
 
 
 def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[str, Any]]:
-    """Rows for chunks_write: reuse embeddings and extractions by hash."""
-    by_hash = {c["hash"]: c for c in d.old_chunks if c.get("has_embedding")}
-    by_hash_any = {c["hash"]: c for c in d.old_chunks}
+    """Rows for chunks_write: reuse embeddings by embedded text and extractions by text."""
+    by_embed = {c.get("embed_hash"): c for c in d.old_chunks if c.get("has_embedding")}
+    by_hash = {c["hash"]: c for c in d.old_chunks}
     rows = []
     for c in d.chunks:
-        prior = by_hash.get(c.hash) or by_hash_any.get(c.hash)
+        prior = by_hash.get(c.hash)
+        embedded = by_embed.get(c.embed_hash)
         reuse = prior if prior and prior.get("extraction_model") == model_tag else None
         state = reuse["extraction_state"] if reuse else "pending" if extract_enabled else "off"
         rows.append(
@@ -113,8 +123,11 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
                 "text": c.text,
                 "mtext": mentions.chunk_mtext(c.text),
                 "hash": c.hash,
+                "context": c.context,
+                "embed_hash": c.embed_hash,
+                "language": d.props["language"],
                 "embedding": vector_text(d.vectors.get(c.id)),
-                "copy_from": prior["id"] if prior and prior.get("has_embedding") else None,
+                "copy_from": embedded["id"] if embedded else None,
                 "extraction": reuse["extraction"] if reuse and state == "done" else None,
                 "extraction_model": reuse["extraction_model"] if reuse else None,
                 "extraction_state": state,

@@ -35,12 +35,18 @@ RERUNS = 5
 
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
+    "calibration_vault",
     "chunk_embedding",
     "chunk_embedding_state",
     "chunk_id",
     "chunk_mtext",
     "chunk_pending",
-    "chunk_text",
+    "chunk_text_en",
+    "chunk_text_it",
+    "chunk_text_de",
+    "chunk_text_fr",
+    "chunk_text_es",
+    "chunk_text_pt",
     "entity_embedding",
     "entity_embedding_state",
     "entity_key",
@@ -199,7 +205,7 @@ class GraphStore:
 
     async def apply_schema(self, embedding_dimension: int) -> None:
         params = {"embedding_dimension": embedding_dimension}
-        for statement in cypher.statements("schema"):
+        for statement in [*cypher.statements("schema_retired"), *cypher.statements("schema")]:
             try:
                 await self._run(statement, params, write=True)
             except Neo4jError as exc:
@@ -251,13 +257,14 @@ class GraphStore:
     async def chunk_count(self) -> int:
         return int((await self.read("chunk_count"))[0]["chunks"])
 
-    async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str, str]]:
-        """(id, hash, embedded text) of up to ``limit`` chunks with ids after ``after``."""
+    async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str, str, str]]:
+        """(id, embed hash, context, text) of up to ``limit`` chunks with ids after ``after``."""
         rows = await self.read("chunks_page", after=after, limit=limit)
-        return [(row["id"], row["hash"], row["text"] or "") for row in rows]
+        return [(r["id"], r["embed_hash"], r["context"], r["text"] or "") for r in rows]
 
     async def set_chunk_embeddings(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> int:
-        """Store (id, hash, vector) embeddings on chunks whose text is still that hash."""
-        payload = [{"id": cid, "hash": h, "embedding": list(vec)} for cid, h, vec in rows]
+        """Store (id, embed hash, vector) embeddings on chunks whose embedded text still has
+        that hash."""
+        payload = [{"id": cid, "embed_hash": h, "embedding": list(vec)} for cid, h, vec in rows]
         result = await self.write("chunk_embedding_set", rows=payload)
         return int(result[0]["updated"]) if result else 0

@@ -26,6 +26,7 @@ from knotwork import extract, write
 from knotwork import names as names_cache
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
+from knotwork.language import note_language, setting_key
 from knotwork.modelcalls import ModelCalls
 from knotwork.models import ParsedNote
 from knotwork.names import Names, NameView
@@ -96,6 +97,7 @@ class Ingestor:
         self.vault = vault or self.settings.vault_name
         self.extract_enabled = self.settings.extract if extract_enabled is None else extract_enabled
         self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
+        self.language_setting = setting_key(self.settings.language, self.settings.default_language)
         self.embed_enabled = embed_enabled
         self.models = ModelCalls(
             core, self.vault, self.extract_enabled, embed_enabled, self.model_tag
@@ -284,6 +286,7 @@ class Ingestor:
             and state is not None
             and state["content_hash"] == note.content_hash
             and state["facts_version"] == FACTS_VERSION
+            and state["language_setting"] == self.language_setting
         ):
             return NoteOutcome(change.path, "unchanged"), None
         made = await asyncio.to_thread(
@@ -295,6 +298,12 @@ class Ingestor:
             state,
             states.get(source) if source else None,
             source,
+            note_language(
+                f"{note.title}\n{note.body}",
+                self.settings.language,
+                self.settings.default_language,
+            ),
+            self.language_setting,
         )
         outcome = NoteOutcome(change.path, "renamed" if source else "written")
         outcome.warnings += made.warnings

@@ -131,10 +131,11 @@ class ModelCalls:
         embedded = extracted = 0
         need = [r for r in rows if r["embedding_state"] == "pending"]
         if need:
-            vectors = await self.embed([embed_text(r["heading_path"], r["text"]) for r in need])
+            texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in need]
+            vectors = await self.embed(texts)
             if vectors is not None:
                 embedded = await self.core.store.set_chunk_embeddings(
-                    [(r["id"], r["hash"], v) for r, v in zip(need, vectors, strict=True)]
+                    [(r["id"], r["embed_hash"], v) for r, v in zip(need, vectors, strict=True)]
                 )
         if self.extract_enabled:
             for row in rows:

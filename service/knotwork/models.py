@@ -58,7 +58,9 @@ class ParsedNote:
     frontmatter_error: str | None = None
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
-    dates: list[str] = field(default_factory=list)  # ISO yyyy-mm-dd, sorted, unique
+    # The note's own dates, ISO yyyy-mm-dd, sorted, unique: from its frontmatter and its file
+    # name, never from its text (an article that cites a year is not dated by it).
+    dates: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,14 @@ class Chunk:
     # The code fence open where the chunk starts ("" when none): a long code block split over
     # chunks leaves its later parts inside a fence whose opening line they do not hold.
     fence: str = ""
+    # What names the chunk's place: the note's title and aliases, then the heading path
+    # ("Teorema de l'Hôpital (regola di de l'Hôpital) > Enunciato"). It is embedded with the
+    # text and searched with it, so a section that never repeats its note's title is still
+    # found by it.
+    context: str = ""
+    # sha256 hex of what is embedded (context + text): an embedding is reused by it, while
+    # ``hash`` (heading path + text, what extraction reads) keeps extractions across a retitle.
+    embed_hash: str = ""
 
 
 @dataclass(frozen=True)

@@ -292,6 +292,8 @@ def parse_note(path: str, text: str) -> ParsedNote:
     daily = _DAILY.match(stem)
     if daily:
         dates.append(_iso(*daily.groups()))
+    else:  # "2024-03-12 Standup", "Riunione 5 marzo 2024"
+        dates.extend(text_dates(stem) if _YEAR.search(stem) else ())
 
     headings: list[Heading] = []
     fence = ""  # the opening run of the fenced code block we are in
@@ -308,8 +310,6 @@ def parse_note(path: str, text: str) -> ParsedNote:
             tags += [tag for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]
         if "[" in masked:
             links += _line_links(raw, masked, idx + 1)
-        if _YEAR.search(masked):
-            dates.extend(text_dates(masked))
 
     return ParsedNote(
         path=path,

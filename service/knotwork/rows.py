@@ -74,8 +74,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 
 # Bump when the facts derived from unchanged text change (new extractor, new rule). 3: link
 # facts keep their spelling (target_text) and placeholders are named from it; a name of stop
-# words only is never mentioned.
-FACTS_RULES = 3
+# words only is never mentioned. 4: a note is dated by its frontmatter and file name only.
+FACTS_RULES = 4
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

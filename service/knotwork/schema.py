@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from knotwork import __version__
+from knotwork.chunk import embed_text
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
 from knotwork.graph import GraphStore, ServerInfo
 from knotwork.settings import Settings
@@ -105,10 +106,11 @@ async def reembed(
     await store.await_indexes(settings.neo4j_index_timeout_s)
     done, after = 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
-        vectors = await embedder.aget_text_embedding_batch([text for _, _, text in page])
+        texts = [embed_text(context, text) for _, _, context, text in page]
+        vectors = await embedder.aget_text_embedding_batch(texts)
         bad = [
             cid
-            for (cid, _, _), vec in zip(page, vectors, strict=True)
+            for (cid, *_), vec in zip(page, vectors, strict=True)
             if len(vec) != settings.embed_dimension
         ]
         if bad:
@@ -117,7 +119,7 @@ async def reembed(
                 f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension} (chunk {bad[0]})"
             )
         await store.set_chunk_embeddings(
-            [(cid, h, vec) for (cid, h, _), vec in zip(page, vectors, strict=True)]
+            [(cid, h, vec) for (cid, h, *_), vec in zip(page, vectors, strict=True)]
         )
         done += len(page)
         after = page[-1][0]

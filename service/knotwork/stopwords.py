@@ -3,6 +3,8 @@ does not count them, and a note named by one ("Tra", "Come") is never found by m
 
 from __future__ import annotations
 
+from knotwork.language import FUNCTION_WORDS
+
 _STOP_TEXT = """
 the a an and or of to in on at for by with from is are was were be been being this that these
 those it its as do does did what which who whom whose when where why how not no yes can could
@@ -18,5 +20,8 @@ el la los las un una y o de del en sobre para por con es son era qué quién cu�
 por qué no al lo
 o a os as um uma e ou de do da dos das em no na sobre para por com é são era que quem quando
 onde como porque não ao
+qual quali quale quanto quanta quanti quante cos si ci ne vi
+welche welcher welches quel quelle quels quelles cuál cuáles cuánto cuántos quais quantos
 """
-STOPWORDS = frozenset(_STOP_TEXT.split())
+# With the function words language.py tells languages by ("più", "anche", "sind", "très" …).
+STOPWORDS = frozenset(_STOP_TEXT.split()) | FUNCTION_WORDS

@@ -94,7 +94,10 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     stored = {
         row["path"]: row["content_hash"]
         for row in await ingestor.core.store.read(
-            "note_hashes", vault=ingestor.vault, facts_version=FACTS_VERSION
+            "note_hashes",
+            vault=ingestor.vault,
+            facts_version=FACTS_VERSION,
+            language_setting=ingestor.language_setting,
         )
     }
     scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named

@@ -20,6 +20,7 @@ from neo4j import AsyncGraphDatabase
 
 from knotwork.core import Core, open_core
 from knotwork.ingest import Ingestor
+from knotwork.language import setting_key
 from knotwork.neo4j_local import LocalNeo4j
 from knotwork.settings import Settings, get_settings
 from tests.conftest import REPO, make_settings
@@ -38,6 +39,9 @@ _RESET = [
 ]
 
 pytestmark = pytest.mark.integration
+
+# What notes' languages are decided under with the default settings (note_hashes reads it).
+LANGUAGE_SETTING = setting_key("auto", "en")
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,7 @@ async def test_ollama_down_keeps_text_and_structure_and_retries_later(
     assert any("|HAS_ROLE|note:Ann.md|entity:chemist|" in f for f in snap["facts"])
     assert all("|pending|pending|" in c for c in snap["chunks"])
     hits = await core.store._run(
-        "CALL db.index.fulltext.queryNodes('chunk_text', 'Ann') YIELD node "
+        "CALL db.index.fulltext.queryNodes('chunk_text_en', 'Ann') YIELD node "
         "RETURN node.note_path AS path",
         {},
         write=False,

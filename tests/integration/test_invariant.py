@@ -29,7 +29,7 @@ from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from knotwork.verify import snapshot
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
 
 T = TypeVar("T")
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Eve"]
@@ -156,7 +156,12 @@ class VaultMachine(RuleBasedStateMachine):
     @invariant()
     def notes_match_the_folder(self) -> None:
         stored = self.run(
-            self.core.store.read("note_hashes", vault="inc", facts_version=FACTS_VERSION)
+            self.core.store.read(
+                "note_hashes",
+                vault="inc",
+                facts_version=FACTS_VERSION,
+                language_setting=LANGUAGE_SETTING,
+            )
         )
         assert sorted(r["path"] for r in stored) == sorted(self.files)
 

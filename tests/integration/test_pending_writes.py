@@ -20,7 +20,7 @@ from knotwork.journal import Journal, journal_file
 from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
 from tests.integration.server import TcpProxy
 
 
@@ -36,7 +36,10 @@ def graph_paths(settings: Settings) -> list[str]:
     async def read() -> list[str]:
         async with open_core(settings) as core:
             rows = await core.store.read(
-                "note_hashes", vault="default", facts_version=FACTS_VERSION
+                "note_hashes",
+                vault="default",
+                facts_version=FACTS_VERSION,
+                language_setting=LANGUAGE_SETTING,
             )
             return sorted(row["path"] for row in rows)
 

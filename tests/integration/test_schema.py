@@ -20,7 +20,8 @@ async def test_schema_creates_constraints_and_online_indexes(core: Core) -> None
         assert states[name].state == "ONLINE"
     assert states["chunk_embedding"].type == "VECTOR"
     assert states["chunk_embedding"].dimension == core.settings.embed_dimension
-    assert states["chunk_text"].type == "FULLTEXT"
+    for lang in ("en", "it", "de", "fr", "es", "pt"):
+        assert states[f"chunk_text_{lang}"].type == "FULLTEXT"
     assert states["entity_names"].type == "FULLTEXT"
     rows = await core.store._run(
         "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties "
@@ -53,7 +54,7 @@ async def test_indexes_serve_queries(core: Core) -> None:
         "c2": "Lasagna recipe with tomatoes and basil",
     }
     await core.store._run(
-        "UNWIND $rows AS row CREATE (c:Chunk {id: row.id, text: row.text}) "
+        "UNWIND $rows AS row CREATE (c:Chunk:English {id: row.id, text: row.text}) "
         "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)",
         {
             "rows": [
@@ -70,7 +71,7 @@ async def test_indexes_serve_queries(core: Core) -> None:
     )
     assert vector == [{"id": "c1"}]
     fulltext = await core.store._run(
-        "CALL db.index.fulltext.queryNodes('chunk_text', 'tomatoes') YIELD node "
+        "CALL db.index.fulltext.queryNodes('chunk_text_en', 'tomato') YIELD node "
         "RETURN node.id AS id",
         {},
         write=False,

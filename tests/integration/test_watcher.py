@@ -27,6 +27,7 @@ from knotwork.verify import verify_vault
 from knotwork.watch_queue import INOTIFY_LOGGER
 from knotwork.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import LANGUAGE_SETTING
 
 
 @pytest.fixture
@@ -93,7 +94,9 @@ async def assert_verified(watcher: VaultWatcher) -> None:
 
 
 async def graph_paths(core: Core) -> list[str]:
-    rows = await core.store.read("note_hashes", vault="w", facts_version=FACTS_VERSION)
+    rows = await core.store.read(
+        "note_hashes", vault="w", facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
+    )
     return sorted(r["path"] for r in rows)
 
 
@@ -118,13 +121,15 @@ async def test_rename_and_folder_move_keep_embeddings(
     watcher: VaultWatcher, vault: Path, core: Core, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.calls.clear()
-    (vault / "Bob.md").rename(vault / "Robert.md")
-    await settle(watcher)
     (vault / "People").rename(vault / "Friends")
+    await settle(watcher)
+    assert fake_ollama.embedded_texts() == [], "a folder move re-embeds nothing"
+    # A rename retitles the note, and its chunks embed their title: only they are re-embedded.
+    (vault / "Bob.md").rename(vault / "Robert.md")
     await settle(watcher)
     await assert_verified(watcher)
     assert await graph_paths(core) == ["Friends/Alice.md", "Robert.md"]
-    assert fake_ollama.embedded_texts() == [], "a move re-embeds nothing"
+    assert fake_ollama.embedded_texts() == ["Robert > Bob\n\n# Bob\n\nBob knows [[Alice]]."]
 
 
 async def test_move_out_of_the_vault_deletes(

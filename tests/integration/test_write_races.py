@@ -20,7 +20,7 @@ from knotwork.ingest import Ingestor
 from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
 
 # Each round drives one interleaving of 3 to 6 concurrent requests on each of FAMILIES notes
 # at once (their locks are independent): ROUNDS * FAMILIES interleavings in all.
@@ -54,7 +54,12 @@ def on_disk(vault: Path) -> dict[str, str]:
 
 
 async def in_graph(core: Core) -> dict[str, str]:
-    rows = await core.store.read("note_hashes", vault="default", facts_version=FACTS_VERSION)
+    rows = await core.store.read(
+        "note_hashes",
+        vault="default",
+        facts_version=FACTS_VERSION,
+        language_setting=LANGUAGE_SETTING,
+    )
     return {row["path"]: row["content_hash"] for row in rows}
 
 

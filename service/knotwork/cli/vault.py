@@ -1,4 +1,4 @@
-"""Commands over a vault: ingest, retry, watch, verify."""
+"""Commands over a vault: ingest, calibrate, retry, watch, verify."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import typer
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.core import Core
 from knotwork.ingest import Ingestor
+from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
+from knotwork.retrieve.relevance import FLOOR_QUANTILE, Calibration
 from knotwork.sync import SyncReport, sync_vault
 
 
@@ -81,17 +83,48 @@ def ingest(
 ) -> None:
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
 
-    async def work(core: Core) -> _Summary:
+    async def work(core: Core) -> tuple[_Summary, Calibration | None]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         async with writing(core, ingestor.vault, "cli-ingest"):
             with progress_bar() as progress:
                 report = await sync_vault(ingestor, progress)
-        return await _summary(core, report, ingestor.vault)
+        summary = await _summary(core, report, ingestor.vault)
+        calibration = None
+        # A first ingest calibrates the relevance gate once every chunk is embedded (probes
+        # against half-embedded notes would set the floor too low).
+        if not summary.stats["pending_embeddings"] and not await is_calibrated(
+            core, ingestor.vault
+        ):
+            calibration = await calibrate_vault(core, ingestor.vault)
+        return summary, calibration
 
-    summary = with_core(work, models=True)
+    summary, calibration = with_core(work, models=True)
     _print_sync(summary)
+    if calibration is not None:
+        _print_calibration(calibration)
     raise typer.Exit(1 if summary.report.errors else 0)
+
+
+def _print_calibration(calibration: Calibration) -> None:
+    typer.echo(
+        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: above "
+        f"{round(100 * FLOOR_QUANTILE)}% of {calibration.probes} off-topic probe questions "
+        f"({', '.join(calibration.languages)})"
+    )
+
+
+@app.command()
+def calibrate() -> None:
+    """Calibrate the relevance gate on the vault: off-topic probe questions in the vault's
+    languages set the cosine below which evidence is not relevant (run after changing the
+    embedding model; `ingest` does it on a vault not yet calibrated)."""
+
+    async def work(core: Core) -> Calibration:
+        await core.ensure_ready()
+        return await calibrate_vault(core, core.settings.vault_name)
+
+    _print_calibration(with_core(work, models=True))
 
 
 @app.command()

@@ -21,10 +21,10 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.retrieve import keywords as kw
-from knotwork.retrieve import search
+from knotwork.retrieve import relevance, search
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
-from knotwork.retrieve.rank import RRF_K, coverage, rrf, terms
+from knotwork.retrieve.rank import RRF_K, rrf
 from knotwork.retrieve.steps import Clock, nothing, together
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk, walk
@@ -32,7 +32,6 @@ from knotwork.retrieve.walk import Walk, walk
 log = logging.getLogger(__name__)
 WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 MAX_FACTS = 50
-RELEVANCE_HITS = 3
 # What the question names outweighs what merely resembles it: a named note, and the walk from
 # named notes, count this many times their name's specificity in the fusion.
 NAMED_FUSION_WEIGHT = 2.0
@@ -205,7 +204,10 @@ async def retrieve(
 
         hits = [_hit(rows[c], scores[c], found[c]) for c in best]
         facts = await _facts(core, best, extractors)
-        relevance = _relevance(question, hits)
+        floor = await relevance.floor(
+            store, vault, core.settings.embed_model, core.relevance_floors
+        )
+        score = relevance.relevance(question, hits, floor, core.settings.min_relevance)
         return Evidence(
             hits=hits,
             timings_ms=clock.timings,
@@ -213,7 +215,7 @@ async def retrieve(
             facts=facts,
             paths=[paths[c] for c in best if c in paths],
             keywords=keywords,
-            relevance=relevance,
+            relevance=score,
         )
     finally:
         if keyword_task is not None and not keyword_task.done():
@@ -243,15 +245,3 @@ async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> li
         return []
     rows = await core.store.read("facts_of_chunks", ids=ids, extractors=extractors, limit=MAX_FACTS)
     return [FactRow.from_row(r) for r in rows]
-
-
-def _relevance(question: str, hits: list[Hit]) -> float:
-    """How well the evidence answers to the question: the higher of the best dense cosine and
-    the share of the question's content words that the top hits hold between them (a multi-hop
-    answer spreads them over several notes)."""
-    top = hits[:RELEVANCE_HITS]
-    dense = max(
-        (2 * h.retrievers["vector"] - 1 for h in top if "vector" in h.retrievers), default=0.0
-    )
-    text = "\n".join(f"{h.title}\n{h.heading}\n{h.text}" for h in top)
-    return round(min(1.0, max(0.0, dense, coverage(terms(question), text))), 4)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from knotwork.graph import GraphStore
+from knotwork.language import LANGUAGES
 from knotwork.mentions import chunk_grams
 from knotwork.retrieve.temporal import question_range
 
@@ -19,6 +20,7 @@ NAMED_CHUNKS = 2  # chunks of each named note taken as evidence
 FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
 SIZE_TTL_S = 60.0  # how long a vault's note count is reused
 MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own
+FULLTEXT = [f"chunk_text_{lang}" for lang in LANGUAGES]  # one per language (schema.cypher)
 
 
 def lucene_query(question: str) -> str:
@@ -52,7 +54,7 @@ async def fulltext(store: GraphStore, vault: str, question: str, k: int) -> list
     query = lucene_query(question)
     if not query:
         return []
-    return await _own(store, "search_fulltext", k, vault=vault, query=query)
+    return await _own(store, "search_fulltext", k, vault=vault, query=query, indexes=FULLTEXT)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,54 @@
+"""Calibrating the relevance gate on a real vault: the floor is stored per vault and model,
+read by retrieval, and refuses an off-topic question the uncalibrated gate let through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knotwork.core import open_core
+from knotwork.ingest import Ingestor
+from knotwork.retrieve import retrieve
+from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
+from knotwork.settings import Settings
+from knotwork.sync import sync_vault
+from tests.integration.conftest import put
+
+NOTES = {
+    "multiplexer.md": "# Multiplexer\n\nIl multiplexer seleziona uno degli ingressi e lo porta "
+    "all'uscita secondo i bit di selezione; con n bit si scelgono 2^n ingressi.\n",
+    "flip-flop.md": "# Flip-flop\n\nUn flip-flop è un elemento di memoria che conserva un bit "
+    "e cambia stato sul fronte attivo del clock.\n",
+    "complemento a due.md": "# Complemento a due\n\nNel complemento a due un numero negativo si "
+    "ottiene invertendo i bit del positivo e sommando uno.\n",
+    "limiti.md": "# Limiti\n\nIl limite di una successione è il valore a cui si avvicinano i "
+    "suoi termini quando l'indice cresce.\n",
+}
+
+
+async def test_the_floor_is_stored_read_and_refuses_off_topic(
+    settings: Settings, empty_db: object, vault: Path
+) -> None:
+    for path, text in NOTES.items():
+        put(vault, path, text)
+    off_topic = "Chi ha vinto la Coppa del Mondo di calcio nel 2006?"
+    async with open_core(settings) as core:
+        await core.ensure_ready()
+        await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert not await is_calibrated(core, "t")
+        before = await retrieve(core, "t", off_topic, mode="retrieve")
+    # The threshold at which this off-topic question passes the uncalibrated gate.
+    lenient = settings.model_copy(update={"min_relevance": before.relevance})
+    async with open_core(lenient) as core:
+        calibration = await calibrate_vault(core, "t")
+        assert calibration.languages == ("it",) and calibration.probes == 16
+        assert max(calibration.probe_cosines) > 0 and 0 < calibration.floor < 1
+        assert await is_calibrated(core, "t")
+
+        after = await retrieve(core, "t", off_topic, mode="retrieve")
+        assert after.relevance < lenient.min_relevance <= before.relevance
+        asked = await retrieve(core, "t", "Come funziona il multiplexer?", mode="retrieve")
+        assert asked.hits[0].path == "multiplexer.md"
+        assert asked.relevance >= lenient.min_relevance
+        # Another embedding model has no floor until it is calibrated.
+        other = await core.store.read("calibration_get", vault="t", embed_model="another-model")
+        assert other == []

@@ -1,0 +1,112 @@
+"""Full text in each note's language on the real Neo4j: stemming and stop words of the note's
+language, titles and aliases searchable, one language label per chunk, kept true on edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knotwork.core import Core, open_core
+from knotwork.ingest import Ingestor
+from knotwork.retrieve import search
+from knotwork.settings import Settings
+from knotwork.sync import sync_vault
+from knotwork.verify import verify_vault
+from tests.integration.conftest import put
+
+TREES = (
+    "# Strutture gerarchiche\n\nLe strutture gerarchiche come gli alberi hanno una radice, "
+    "e ogni nodo ha dei figli.\n"
+)
+HOPITAL = (
+    "## Enunciato\n\nSe il limite del rapporto di due funzioni si presenta in una forma "
+    "indeterminata, allora si calcola il limite del rapporto delle loro derivate.\n"
+)
+MUX = (
+    "# Come funziona\n\nCome funziona? Il circuito seleziona uno degli ingressi e lo porta "
+    "all'uscita, secondo i bit di selezione.\n"
+)
+DOCS = "# Queues\n\nThe worker takes jobs from the queue and retries them when they fail.\n"
+
+
+async def _labels(core: Core, path: str) -> list[tuple[str, list[str]]]:
+    rows = await core.store._run(
+        "MATCH (c:Chunk {vault: 't', note_path: $path}) "
+        "RETURN c.language AS language, [l IN labels(c) WHERE l <> 'Chunk'] AS labels",
+        {"path": path},
+        write=False,
+    )
+    return [(r["language"], sorted(r["labels"])) for r in rows]
+
+
+async def _top(core: Core, question: str) -> list[str]:
+    hits = await search.fulltext(core.store, "t", question, 5)
+    rows = await core.store._run(
+        "UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.note_path AS path",
+        {"ids": [h for h, _ in hits]},
+        write=False,
+    )
+    return [r["path"] for r in rows]
+
+
+async def test_italian_notes_are_stemmed_and_found_by_title(core: Core, vault: Path) -> None:
+    put(vault, "strutture.md", TREES)
+    put(vault, "teorema de l'hopital.md", HOPITAL)
+    put(vault, "multiplexer (MUX).md", MUX)
+    put(vault, "queues.md", DOCS)
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+
+    assert await _labels(core, "strutture.md") == [("it", ["Italian"])]
+    assert await _labels(core, "queues.md") == [("en", ["English"])]
+    # "albero" and "alberi" share a stem in Italian; the note never writes "albero".
+    assert (await _top(core, "Che cos'è un albero?"))[:1] == ["strutture.md"]
+    # The note's body never repeats its title; its chunks carry it, accents folded.
+    assert (await _top(core, "Che cosa dice il teorema di de l'Hôpital?"))[:1] == [
+        "teorema de l'hopital.md"
+    ]
+    # English stemming for an English note: "retry" finds "retries".
+    assert (await _top(core, "When does the worker retry a job?"))[:1] == ["queues.md"]
+    # A question of stop words only matches nothing and is no error.
+    assert await _top(core, "di che il") == []
+
+
+async def test_an_edit_into_another_language_moves_the_chunk(core: Core, vault: Path) -> None:
+    put(vault, "strutture.md", TREES)
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    put(vault, "strutture.md", "# Strutture gerarchiche\n\n" + DOCS.split("\n\n", 1)[1])
+    await ingestor.upsert_path("strutture.md")
+    assert await _labels(core, "strutture.md") == [("en", ["English"])]
+    assert await _top(core, "gli alberi") == []
+    assert (await _top(core, "retrying workers"))[:1] == ["strutture.md"]
+    assert await verify_vault(ingestor) == []
+
+
+async def test_the_language_setting_applies_to_every_note(
+    settings: Settings, empty_db: object, vault: Path
+) -> None:
+    put(vault, "strutture.md", TREES)
+    put(vault, "queues.md", DOCS)
+    async with open_core(settings.model_copy(update={"language": "de"})) as core:
+        await core.ensure_ready()
+        await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert await _labels(core, "strutture.md") == [("de", ["German"])]
+        assert await _labels(core, "queues.md") == [("de", ["German"])]
+
+
+async def test_a_changed_setting_rewrites_every_note_on_the_next_sync(
+    settings: Settings, empty_db: object, vault: Path
+) -> None:
+    put(vault, "strutture.md", TREES)
+    put(vault, "queues.md", DOCS)
+    async with open_core(settings) as core:
+        await core.ensure_ready()
+        first = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert first.written == 2
+        again = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert (again.written, again.unchanged) == (0, 2)
+    async with open_core(settings.model_copy(update={"language": "fr"})) as core:
+        changed = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert (changed.written, changed.unchanged) == (2, 0)
+        assert await _labels(core, "strutture.md") == [("fr", ["French"])]
+        ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+        assert await verify_vault(ingestor) == []

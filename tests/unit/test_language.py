@@ -1,0 +1,62 @@
+"""Telling a note's language from its function words, and the context its chunks carry."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork.chunk import chunk_context, chunk_note
+from knotwork.language import detect, note_language
+from knotwork.parse import parse_note
+
+PARAGRAPHS = {
+    "en": "The multiplexer selects one of several inputs and forwards it to the output, "
+    "which is why it is used in every processor.",
+    "it": "Il multiplexer seleziona uno degli ingressi e lo inoltra all'uscita: per questo "
+    "è usato in ogni processore, anche quando non sembra.",
+    "de": "Der Multiplexer wählt einen der Eingänge aus und leitet ihn an den Ausgang weiter, "
+    "deshalb wird er in jedem Prozessor verwendet.",
+    "fr": "Le multiplexeur choisit une des entrées et la transmet à la sortie : c'est pour "
+    "cela qu'il est utilisé dans tous les processeurs.",
+    "es": "El multiplexor selecciona una de las entradas y la envía a la salida, por eso se "
+    "usa en todos los procesadores y también en las memorias.",
+    "pt": "O multiplexador seleciona uma das entradas e a envia para a saída, por isso é "
+    "usado em todos os processadores e também nas memórias.",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(PARAGRAPHS))
+def test_each_language_is_told_from_one_paragraph(lang: str) -> None:
+    assert detect(PARAGRAPHS[lang]) == lang
+
+
+def test_too_little_text_or_variables_are_not_a_language() -> None:
+    assert detect("") is None
+    assert detect("Tra") is None
+    # One-letter variables of a note on logic are no Spanish "y" nor Italian "e".
+    assert detect("x y z\n\ny = x + 1\n\ny e x, x o y") is None
+
+
+def test_the_setting_wins_and_the_default_fills_in() -> None:
+    assert note_language(PARAGRAPHS["de"], "it", "en") == "it"
+    assert note_language(PARAGRAPHS["de"], "auto", "en") == "de"
+    assert note_language("x = 1", "auto", "fr") == "fr"
+
+
+def test_context_names_title_aliases_and_headings_once() -> None:
+    assert chunk_context("Teorema", ["regola", "Teorema"], "") == "Teorema (regola)"
+    assert chunk_context("Teorema", [], "Teorema > Enunciato") == "Teorema > Enunciato"
+    assert chunk_context("Teorema", [], "Esempi") == "Teorema > Esempi"
+
+
+def test_a_retitle_changes_what_is_embedded_not_what_is_extracted() -> None:
+    body = (
+        "## Enunciato\n\nSe f e g tendono a zero, il limite del rapporto è quello delle derivate.\n"
+    )
+    before = chunk_note(parse_note("hopital.md", body), "v", 1200)
+    after = chunk_note(
+        parse_note("hopital.md", "---\naliases: [de l'Hôpital]\n---\n" + body), "v", 1200
+    )
+    assert before[0].context == "hopital > Enunciato"
+    assert after[0].context == "hopital (de l'Hôpital) > Enunciato"
+    assert before[0].hash == after[0].hash  # the extraction is kept
+    assert before[0].embed_hash != after[0].embed_hash  # the embedding is redone
