@@ -32,7 +32,10 @@ async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
     return _Summary(report, unresolved, await vault_stats(core))
 
 
-def _print_sync(summary: _Summary) -> None:
+RETRY_HINT = "`knotwork retry` finishes them once it answers"
+
+
+def _print_sync(summary: _Summary, finisher: str = RETRY_HINT) -> None:
     report, stats = summary.report, summary.stats
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
@@ -58,8 +61,7 @@ def _print_sync(summary: _Summary) -> None:
         pending.append(f"{stats['pending_extractions']} for model extraction")
     if any(pending):
         typer.secho(
-            f"pending: {', '.join(pending)} (the model was not available); "
-            "`knotwork retry` finishes them once it answers",
+            f"pending: {', '.join(pending)} (the model was not available); {finisher}",
             fg=typer.colors.YELLOW,
         )
     for warning in report.warnings[:MAX_LISTED]:
@@ -137,7 +139,11 @@ def watch(
             )
         if not task.done():
             if watcher.last_report is not None:  # the first sync's summary, then the watch
-                _print_sync(await _summary(core, watcher.last_report, ingestor.vault))
+                finisher = (
+                    "this watcher finishes them once it answers (it asks again every "
+                    f"{watcher.retry_s:.0f} s; `knotwork retry` waits for the watcher's lease)"
+                )
+                _print_sync(await _summary(core, watcher.last_report, ingestor.vault), finisher)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
 
