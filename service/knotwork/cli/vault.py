@@ -100,11 +100,24 @@ def ingest(
 def retry() -> None:
     """Embed and extract the chunks left pending while a model was unavailable."""
 
+    from knotwork.errors import LeaseHeldError
+    from knotwork.lease import lease_status, watches
+    from knotwork.watcher import RETRY_PENDING_S
+
     async def work(core: Core) -> tuple[int, int]:
         await core.ensure_ready()
         ingestor = Ingestor(core)
-        async with writing(core, ingestor.vault, "cli-retry"):
-            return await ingestor.retry_pending()
+        try:
+            async with writing(core, ingestor.vault, "cli-retry"):
+                return await ingestor.retry_pending()
+        except LeaseHeldError as exc:
+            holder = await lease_status(core.store, ingestor.vault)
+            if holder is None or not watches(holder):
+                raise
+            raise LeaseHeldError(
+                f"{exc} That writer is a watcher: it finishes the pending chunks itself, every "
+                f"{RETRY_PENDING_S:.0f} s once the model answers, so there is nothing to do here."
+            ) from exc
 
     embedded, extracted = with_core(work, models=True)
     typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
