@@ -147,7 +147,8 @@ def _model_problem(ollama: OllamaReport | None, role: str) -> Capability | None:
     if ollama.version is None:
         return Capability(
             ready=False,
-            reason=f"Ollama is not reachable at {ollama.base_url}: {ollama.error}",
+            # Why not is on the Ollama line of the report; each capability says only what.
+            reason=f"Ollama is not reachable at {ollama.base_url}",
             fix="start Ollama (`ollama serve`) or set KNOTWORK_OLLAMA_BASE_URL",
         )
     if model is not None and not model.present:

@@ -263,9 +263,12 @@ class Ingestor:
             keys |= set((states.get(gone.path) or {}).get("mkeys") or [])
         return sorted(keys)
 
-    async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
-        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted)."""
-        return await self.models.retry_pending(limit)
+    async def retry_pending(
+        self, limit: int = 10_000, *, ask_again: bool = True
+    ) -> tuple[int, int]:
+        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted);
+        see ``ModelCalls.retry_pending``."""
+        return await self.models.retry_pending(limit, ask_again=ask_again)
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""

@@ -124,10 +124,20 @@ class ModelCalls:
             self.core.store, self.core.settings, self.vault, self.embed
         )
 
-    async def retry_pending(self, limit: int = 10_000) -> tuple[int, int]:
-        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted)."""
-        self.down_until = 0.0  # an explicit retry asks the models again
+    async def retry_pending(
+        self, limit: int = 10_000, *, ask_again: bool = True
+    ) -> tuple[int, int]:
+        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
+
+        An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
+        periodic one waits the back-off out and does nothing when no chunk is pending."""
+        if ask_again:
+            self.down_until = 0.0
+        elif self.down:
+            return 0, 0
         rows = await self.core.store.read("chunks_pending", vault=self.vault, limit=limit)
+        if not rows and not ask_again:
+            return 0, 0
         embedded = extracted = 0
         need = [r for r in rows if r["embedding_state"] == "pending"]
         if need:

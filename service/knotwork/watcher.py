@@ -6,8 +6,10 @@ waits for a quiet period (debounce) and is then ingested as it is on disk: prese
 atomic save (write a temp file, rename it over the note) is thus one modification. At start-up,
 after an observer error, when events overflow (more than ``watch_queue_max`` waiting, or the
 kernel's inotify queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whatever
-events were missed. One lease in Neo4j keeps a second writer out (``lease.holding``). Symbolic
-links are never followed: a linked note, or a note under a linked folder, is treated as absent.
+events were missed. One lease in Neo4j keeps a second writer out (``lease.holding``), so
+``knotwork retry`` cannot run beside the watcher: every ``RETRY_PENDING_S`` it finishes the chunks
+left pending while a model was down itself. Symbolic links are never followed: a linked note, or
+a note under a linked folder, is treated as absent.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from knotwork.watch_queue import (
 
 log = logging.getLogger(__name__)
 
+RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried again
+
 
 @dataclass
 class _Pending:
@@ -59,6 +63,7 @@ class VaultWatcher:
         self.rescan_s = settings.watch_rescan_s
         self.polling = settings.watch_polling
         self.queue_max = settings.watch_queue_max
+        self.retry_s = RETRY_PENDING_S
         self.status = WatchStatus(mode="polling" if self.polling else "inotify")
         self.pending: dict[str, _Pending] = {}
         self._handler: EventGate | None = None
@@ -207,6 +212,16 @@ class VaultWatcher:
         for error in report.errors:
             log.warning("%s", error)
 
+    async def retry_pending(self) -> None:
+        """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
+        try:
+            embedded, extracted = await self.ingestor.retry_pending(ask_again=False)
+        except KnotworkError as exc:
+            log.warning("pending model work not finished yet: %s", exc)
+            return
+        if embedded or extracted:
+            log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
+
     def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
         handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
         self._handler = handler
@@ -245,7 +260,7 @@ class VaultWatcher:
             await self.rescan(progress)
             if ready:
                 ready.set()
-            last_rescan = time.monotonic()
+            last_rescan = last_retry = time.monotonic()
             while not self._stop.is_set():
                 if not observer.is_alive():
                     self.status.warning = "the file observer stopped; restarted after a rescan"
@@ -260,6 +275,9 @@ class VaultWatcher:
                     await self.rescan()
                     last_rescan = time.monotonic()
                 await self._process_due()
+                if time.monotonic() - last_retry > self.retry_s:
+                    await self.retry_pending()
+                    last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
         finally:
             observer.stop()

@@ -89,7 +89,8 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     assert code == 0 and [r["kind"] for r in rows] == ["upsert", "upsert"]
     assert any("WORKS_WITH" in fact for fact in rows[0]["removed"])
     code, out = run("history", "People/Alice.md")
-    assert "upsert" in out and "    - " in out
+    assert "upsert" in out and "    - WORKS_WITH → " in out
+    assert "[wikilink, line 6]" in out and "||" not in out  # as `note` prints a fact
     assert run("history", "Nobody.md")[0] == 3
 
     code, out = run("stats", "--json")

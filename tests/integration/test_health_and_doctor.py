@@ -120,6 +120,10 @@ def test_doctor_is_red_when_ollama_is_down(env: None, fake_ollama: FakeOllama) -
     result = CliRunner().invoke(cli, ["doctor"])
     assert result.exit_code == 1
     assert "FAIL Ollama reachable" in result.output and "did not answer" in result.output
+    assert "FAIL extraction: Ollama is not reachable at" in result.output
+    assert "fix: start Ollama (`ollama serve`)" in result.output
+    # The error itself is said once, on the Ollama line, not again on every capability.
+    assert result.output.count("did not answer") == 1, result.output
 
 
 def test_api_key_protects_beyond_loopback(settings: Settings) -> None:

@@ -1,33 +1,27 @@
 """The MCP server on the real Neo4j with the fake Ollama: the four tools answer as the REST API
 does, bad arguments and unknown notes come back as tool errors that say what is wrong, and
-``knotwork mcp`` speaks the protocol over stdio (nothing else on stdout) and streamable HTTP
-(behind the API key)."""
+``knotwork mcp`` speaks the protocol over stdio (nothing else on stdout); over streamable HTTP
+in ``test_mcp_http``."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
-from pydantic import SecretStr
 
 from knotwork.api.schemas import QueryResponse, RetrieveResponse
 from knotwork.core import Core
-from knotwork.errors import ConfigError
 from knotwork.ingest import Ingestor
-from knotwork.mcp import create_mcp_server, http_app
+from knotwork.mcp import create_mcp_server
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
@@ -282,53 +276,3 @@ async def test_stdout_carries_only_the_protocol(mcp_settings: Settings, tmp_path
     assert messages[0]["result"]["serverInfo"]["name"] == "knotwork"
     assert {t["name"] for t in messages[1]["result"]["tools"]} == TOOLS
     assert b"MCP server ready" in stderr  # the logs went to stderr
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-async def test_http_transport_requires_the_api_key(mcp_settings: Settings, tmp_path: Path) -> None:
-    port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "knotwork.cli", "mcp", "--transport", "http", "--port", str(port)),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-        cwd=tmp_path,
-        env={"PATH": os.environ.get("PATH", ""), **command_env(mcp_settings, KNOTWORK_API_KEY=KEY)},
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        async with httpx.AsyncClient(timeout=5) as plain:
-            for _ in range(240):
-                try:
-                    response = await plain.post(url, json={})
-                    break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.25)
-            else:
-                pytest.fail("the HTTP MCP server did not start")
-        assert response.status_code == 401
-        assert response.json() == {"detail": "missing or wrong X-API-Key header"}
-        async with (
-            httpx2.AsyncClient(headers={"X-API-Key": KEY}, timeout=30) as keyed,
-            Client(streamable_http_client(url, http_client=keyed)) as client,
-        ):
-            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
-            assert (await call(client, "stats"))["notes"] == 3
-    finally:
-        process.terminate()
-        await asyncio.wait_for(process.wait(), timeout=30)
-
-
-def test_http_beyond_loopback_needs_a_key(settings: Settings) -> None:
-    exposed = settings.model_copy(update={"api_host": "0.0.0.0", "api_key": None})
-    with pytest.raises(ConfigError, match="KNOTWORK_API_KEY must be set"):
-        http_app(exposed)
-    short = exposed.model_copy(update={"api_key": SecretStr("short")})
-    with pytest.raises(ConfigError):
-        http_app(short)

@@ -80,6 +80,8 @@ def test_cli_writers_refuse_while_another_holder_is_live(
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1, result.output
     assert lease.holder in result.output and "only one writer" in result.output
+    if command == ["retry"]:  # the holder watches: it does the retry itself
+        assert "it finishes the pending chunks itself" in " ".join(result.output.split())
 
     async def notes() -> list[dict[str, Any]]:
         async with open_core(settings) as core:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from knotwork import modelcalls
 from knotwork.core import Core
 from knotwork.errors import LeaseHeldError
 from knotwork.ingest import Ingestor
@@ -293,3 +294,34 @@ async def test_symlinked_notes_are_never_ingested(
     await settle(watcher)
     assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
     await assert_verified(watcher)
+
+
+async def test_the_watcher_finishes_chunks_left_pending_once_the_model_answers(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`knotwork retry` cannot run beside a watcher (it holds the lease): the watcher does it."""
+    monkeypatch.setattr(modelcalls, "MODEL_BACKOFF_S", 0.5)
+    fake_ollama.down = True
+    fast = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"watch_rescan_s": 0, "lease_ttl_s": 5})
+    )
+    running = VaultWatcher(
+        Ingestor(fast, root=vault, vault="w", extract_enabled=False), Lease(fast.store, "w", 5)
+    )
+    running.retry_s = 0.5
+    ready = asyncio.Event()
+    task = asyncio.create_task(running.run(ready=ready))
+    try:
+        await asyncio.wait_for(ready.wait(), 60)
+        pending = await core.store.read("chunks_pending", vault="w", limit=100)
+        assert len(pending) >= 2, "the start-up sync left every chunk waiting for its embedding"
+        fake_ollama.down = False
+        for _ in range(120):
+            if not await core.store.read("chunks_pending", vault="w", limit=100):
+                break
+            await asyncio.sleep(0.5)
+        assert await core.store.read("chunks_pending", vault="w", limit=100) == []
+        assert not task.done(), "the watcher still follows the vault"
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)

@@ -193,6 +193,20 @@ def note(path: str, as_json: Json = False) -> None:
         )
 
 
+def revision_fact(key: str) -> str:
+    """A revision's fact, stored as ``rows.canonical`` writes it (relation|subject|target|
+    extractor|line|predicate|chunk id), as ``note`` prints one: ``RELATION → target  [extractor,
+    line N]``, the subject first when it is not the note itself."""
+    parts = key.split("|")
+    if len(parts) < 7:
+        return key
+    relation, subject, target = parts[0], parts[1], "|".join(parts[2:-4])
+    extractor, line, predicate = parts[-4], parts[-3], parts[-2]
+    said = f" ({predicate!r})" if predicate else ""
+    who = f"{subject} " if subject else ""
+    return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"
+
+
 @app.command()
 def history(
     path: str,
@@ -213,9 +227,9 @@ def history(
         moved = f" (from {r['renamed_from']})" if r.get("renamed_from") else ""
         typer.echo(f"{r['at']}  {r['kind']}{moved}  +{len(r['added'])} -{len(r['removed'])}")
         for fact in r["added"]:
-            typer.secho(f"    + {fact}", fg=typer.colors.GREEN)
+            typer.secho(f"    + {revision_fact(fact)}", fg=typer.colors.GREEN)
         for fact in r["removed"]:
-            typer.secho(f"    - {fact}", fg=typer.colors.RED)
+            typer.secho(f"    - {revision_fact(fact)}", fg=typer.colors.RED)
 
 
 @app.command()

@@ -34,7 +34,10 @@ async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
     return _Summary(report, unresolved, await vault_stats(core))
 
 
-def _print_sync(summary: _Summary) -> None:
+RETRY_HINT = "`knotwork retry` finishes them once it answers"
+
+
+def _print_sync(summary: _Summary, finisher: str = RETRY_HINT) -> None:
     report, stats = summary.report, summary.stats
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
@@ -60,8 +63,7 @@ def _print_sync(summary: _Summary) -> None:
         pending.append(f"{stats['pending_extractions']} for model extraction")
     if any(pending):
         typer.secho(
-            f"pending: {', '.join(pending)} (the model was not available); "
-            "`knotwork retry` finishes them once it answers",
+            f"pending: {', '.join(pending)} (the model was not available); {finisher}",
             fg=typer.colors.YELLOW,
         )
     for warning in report.warnings[:MAX_LISTED]:
@@ -131,11 +133,24 @@ def calibrate() -> None:
 def retry() -> None:
     """Embed and extract the chunks left pending while a model was unavailable."""
 
+    from knotwork.errors import LeaseHeldError
+    from knotwork.lease import lease_status, watches
+    from knotwork.watcher import RETRY_PENDING_S
+
     async def work(core: Core) -> tuple[int, int]:
         await core.ensure_ready()
         ingestor = Ingestor(core)
-        async with writing(core, ingestor.vault, "cli-retry"):
-            return await ingestor.retry_pending()
+        try:
+            async with writing(core, ingestor.vault, "cli-retry"):
+                return await ingestor.retry_pending()
+        except LeaseHeldError as exc:
+            holder = await lease_status(core.store, ingestor.vault)
+            if holder is None or not watches(holder):
+                raise
+            raise LeaseHeldError(
+                f"{exc} That writer is a watcher: it finishes the pending chunks itself, every "
+                f"{RETRY_PENDING_S:.0f} s once the model answers, so there is nothing to do here."
+            ) from exc
 
     embedded, extracted = with_core(work, models=True)
     typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
@@ -170,7 +185,11 @@ def watch(
             )
         if not task.done():
             if watcher.last_report is not None:  # the first sync's summary, then the watch
-                _print_sync(await _summary(core, watcher.last_report, ingestor.vault))
+                finisher = (
+                    "this watcher finishes them once it answers (it asks again every "
+                    f"{watcher.retry_s:.0f} s; `knotwork retry` waits for the watcher's lease)"
+                )
+                _print_sync(await _summary(core, watcher.last_report, ingestor.vault), finisher)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
 
