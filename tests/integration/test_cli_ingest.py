@@ -29,8 +29,11 @@ def test_ingest_the_italian_vault_and_report_unresolved_links(env: None) -> None
         line for line in result.output.splitlines() if line.startswith("unresolved links:")
     )
     assert int(header.split(":")[1]) == len(unresolved) or len(unresolved) == 50
+    # The first ingest calibrates the relevance gate on the vault's (Italian) probes, once.
+    assert "relevance floor" in result.output and "probe questions (it)" in result.output
     again = CliRunner().invoke(cli, ["ingest", str(SAPIENZA), "--no-extract"])
     assert "written 0, unchanged 188" in again.output
+    assert "relevance floor" not in again.output
 
 
 def test_bad_files_are_reported_and_the_rest_lands(env: None, tmp_path: Path) -> None:

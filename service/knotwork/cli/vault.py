@@ -92,20 +92,21 @@ def ingest(
             with progress_bar() as progress:
                 report = await sync_vault(ingestor, progress)
         summary = await _summary(core, report, ingestor.vault)
-        calibration = None
-        # A first ingest calibrates the relevance gate once every chunk is embedded (probes
-        # against half-embedded notes would set the floor too low).
-        if not summary.stats["pending_embeddings"] and not await is_calibrated(
-            core, ingestor.vault
-        ):
-            calibration = await calibrate_vault(core, ingestor.vault)
-        return summary, calibration
+        return summary, await _calibrate_once(core, ingestor.vault, summary)
 
     summary, calibration = with_core(work, models=True)
     _print_sync(summary)
     if calibration is not None:
         _print_calibration(calibration)
     raise typer.Exit(1 if summary.report.errors else 0)
+
+
+async def _calibrate_once(core: Core, vault: str, summary: _Summary) -> Calibration | None:
+    """Calibrate the relevance gate of a vault not yet calibrated for this embedding model,
+    once every chunk is embedded (probes against half-embedded notes would set it too low)."""
+    if summary.stats["pending_embeddings"] or await is_calibrated(core, vault):
+        return None
+    return await calibrate_vault(core, vault)
 
 
 def _print_calibration(calibration: Calibration) -> None:
@@ -189,7 +190,10 @@ def watch(
                     "this watcher finishes them once it answers (it asks again every "
                     f"{watcher.retry_s:.0f} s; `knotwork retry` waits for the watcher's lease)"
                 )
-                _print_sync(await _summary(core, watcher.last_report, ingestor.vault), finisher)
+                summary = await _summary(core, watcher.last_report, ingestor.vault)
+                _print_sync(summary, finisher)
+                if calibration := await _calibrate_once(core, ingestor.vault, summary):
+                    _print_calibration(calibration)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
 
