@@ -22,7 +22,7 @@ from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from knotwork.verify import verify_vault
-from tests.integration.conftest import Neo4jTarget, put
+from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget, put
 from tests.integration.server import TcpProxy
 from tests.integration.test_mcp import call, connected, refused
 from tests.integration.test_mcp_tools import KITE
@@ -51,7 +51,12 @@ async def writable(settings: Settings, vault: Path, core: Core, tmp_path: Path) 
 
 
 async def graph_paths(core: Core) -> list[str]:
-    rows = await core.store.read("note_hashes", vault="default", facts_version=FACTS_VERSION)
+    rows = await core.store.read(
+        "note_hashes",
+        vault="default",
+        facts_version=FACTS_VERSION,
+        language_setting=LANGUAGE_SETTING,
+    )
     return sorted(row["path"] for row in rows)
 
 
