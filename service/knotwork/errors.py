@@ -75,6 +75,10 @@ class NoteNotFoundError(KnotworkError, LookupError):
     """The path is a valid vault path, but the graph holds no note there."""
 
 
+class EmptyVaultError(KnotworkError, LookupError):
+    """The vault holds no embedded chunks, so there is nothing to calibrate against."""
+
+
 class WriteConflictError(KnotworkError):
     """A note write or delete that conflicts with what the vault holds, so nothing is done:
     the path goes through a symbolic link, differs only by letter case from an existing note,

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knotwork.core import open_core
+from knotwork.errors import EmptyVaultError
 from knotwork.ingest import Ingestor
 from knotwork.retrieve import retrieve
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
@@ -49,6 +52,8 @@ async def test_the_floor_is_stored_read_and_refuses_off_topic(
         asked = await retrieve(core, "t", "Come funziona il multiplexer?", mode="retrieve")
         assert asked.hits[0].path == "multiplexer.md"
         assert asked.relevance >= lenient.min_relevance
+        with pytest.raises(EmptyVaultError, match="holds no embedded chunks"):
+            await calibrate_vault(core, "no-such-vault")
         # Another embedding model has no floor until it is calibrated.
         other = await core.store.read("calibration_get", vault="t", embed_model="another-model")
         assert other == []

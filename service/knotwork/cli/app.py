@@ -15,7 +15,13 @@ import typer
 from rich.console import Console
 
 from knotwork.core import Core, open_core
-from knotwork.errors import ConfigError, KnotworkError, NoteNotFoundError, VaultPathError
+from knotwork.errors import (
+    ConfigError,
+    EmptyVaultError,
+    KnotworkError,
+    NoteNotFoundError,
+    VaultPathError,
+)
 from knotwork.lease import Lease, holding
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
@@ -58,7 +64,7 @@ NOT_FOUND = 3  # exit code: no such note, nothing matched, or notes that do not 
 def fail(exc: KnotworkError) -> typer.Exit:
     typer.secho(f"error: {redact(str(exc))}", fg=typer.colors.RED, err=True)
     # 2: the user can fix the call or the settings; 3: nothing there; 1: the service failed.
-    if isinstance(exc, NoteNotFoundError):
+    if isinstance(exc, NoteNotFoundError | EmptyVaultError):
         return typer.Exit(NOT_FOUND)
     return typer.Exit(2 if isinstance(exc, ConfigError | VaultPathError) else 1)
 

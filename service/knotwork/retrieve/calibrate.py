@@ -17,9 +17,7 @@ async def calibrate_vault(core: Core, vault: str) -> Calibration:
         return relevance.parts(question, evidence.hits)[0]
 
     settings = core.settings
-    result = await relevance.calibrate(
-        core.store, vault, settings.embed_model, best_cosine, settings.default_language
-    )
+    result = await relevance.calibrate(core.store, vault, settings.embed_model, best_cosine)
     core.relevance_floors.clear()  # the next question reads the new floor
     return result
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from knotwork.errors import EmptyVaultError
 from knotwork.graph import GraphStore
 from knotwork.retrieve.probes import PROBES
 from knotwork.retrieve.rank import coverage, terms
@@ -96,16 +97,19 @@ async def calibrate(
     vault: str,
     embed_model: str,
     best_cosine: Callable[[str], Awaitable[float]],
-    default_language: str = "en",
 ) -> Calibration:
     """Ask the probes of the vault's languages, store the floor of their best cosines.
 
     ``best_cosine`` retrieves a question and returns its evidence's best dense cosine."""
     rows = await store.read("vault_languages", vault=vault)
-    total = sum(int(r["chunks"]) for r in rows) or 1
-    languages = tuple(
-        sorted(r["language"] for r in rows if int(r["chunks"]) / total >= MIN_SHARE)
-    ) or (default_language,)
+    total = sum(int(r["chunks"]) for r in rows)
+    if not total:
+        raise EmptyVaultError(
+            f"vault {vault!r} holds no embedded chunks: ingest it (`knotwork ingest`, with the "
+            "embedding model answering), then calibrate"
+        )
+    # Six languages: one of them always holds at least a sixth of the chunks.
+    languages = tuple(sorted(r["language"] for r in rows if int(r["chunks"]) / total >= MIN_SHARE))
     questions = [q for lang in languages for q in PROBES.get(lang, ())]
     cosines = tuple([round(await best_cosine(q), 4) for q in questions])
     result = Calibration(vault, embed_model, floor_of(cosines), len(cosines), languages, cosines)
