@@ -22,8 +22,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.http import JsonHandler, serve, shut
 
 ChatScript = Callable[[dict[str, Any]], str]
 
@@ -145,35 +147,15 @@ class FakeOllama:
         class Handler(_Handler):
             state = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True, name="fake-ollama").start()
+        self._server = serve(Handler, "fake-ollama")
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shut(self._server)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     state: FakeOllama
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
-        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _body(self) -> dict[str, Any]:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b"{}"
-        return json.loads(raw or b"{}")
 
     def _record(self, body: dict[str, Any]) -> bool:
         with self.state._lock:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.http import JsonHandler, serve, shut
 from tests.fakes.ollama import Call, ChatScript, chat_answer
 
 MODELS = ("llama3.1:8b",)
@@ -63,39 +64,19 @@ class FakeOpenAILike:
         class Handler(_Handler):
             state = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True, name="fake-openai").start()
+        self._server = serve(Handler, "fake-openai")
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shut(self._server)
 
 
 def _error(message: str, kind: str, code: int) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     state: FakeOpenAILike
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
-        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _body(self) -> dict[str, Any]:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b"{}"
-        return json.loads(raw or b"{}")
 
     def _record(self, body: dict[str, Any]) -> bool:
         authorization = self.headers.get("Authorization") or ""

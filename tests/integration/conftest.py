@@ -14,6 +14,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from neo4j import AsyncGraphDatabase
@@ -22,9 +23,11 @@ from knotwork.core import Core, open_core
 from knotwork.ingest import Ingestor
 from knotwork.language import setting_key
 from knotwork.neo4j_local import LocalNeo4j
+from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings, get_settings
 from tests.conftest import REPO, make_settings
 from tests.fakes.ollama import FakeOllama
+from tests.integration.server import TcpProxy
 
 TEST_PASSWORD = "knotwork-test-password"
 LOCAL_TEST_PORTS = (17687, 17474)
@@ -186,3 +189,22 @@ async def core(empty_db: Neo4jTarget, settings: Settings) -> AsyncIterator[Core]
     async with open_core(settings) as opened:
         await opened.ensure_ready()
         yield opened
+
+
+@pytest.fixture
+def proxy(neo4j_target: Neo4jTarget) -> Iterator[TcpProxy]:
+    """A TCP proxy in front of the test Neo4j: ``cut()`` makes the server look down to a
+    driver, as a stopped server does, and ``restore()`` brings it back."""
+    target = urlsplit(neo4j_target.uri)
+    proxied = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687).start()
+    yield proxied
+    proxied.close()
+
+
+async def stored_notes(core: Core, vault: str = "default") -> dict[str, str | None]:
+    """Path → content hash of every note the graph holds for ``vault`` (None: derived under
+    other rules or language settings than the defaults, so a sync rewrites it)."""
+    rows = await core.store.read(
+        "note_hashes", vault=vault, facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
+    )
+    return {row["path"]: row["content_hash"] for row in rows}

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -20,14 +18,6 @@ from tests.integration.conftest import Neo4jTarget
 from tests.integration.server import TcpProxy, free_port, serving
 
 ALICE = "# Alice\n\nAlice works with Bob on the graph database.\n"
-
-
-@pytest.fixture
-def proxy(neo4j_target: Neo4jTarget) -> Iterator[TcpProxy]:
-    target = urlsplit(neo4j_target.uri)
-    proxied = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687).start()
-    yield proxied
-    proxied.close()
 
 
 def test_with_neo4j_down_every_route_fails_fast(

@@ -25,11 +25,10 @@ from hypothesis.stateful import (
 
 from knotwork.core import Core, open_core
 from knotwork.ingest import Ingestor
-from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from knotwork.verify import snapshot
-from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, stored_notes
 
 T = TypeVar("T")
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Eve"]
@@ -155,15 +154,8 @@ class VaultMachine(RuleBasedStateMachine):
 
     @invariant()
     def notes_match_the_folder(self) -> None:
-        stored = self.run(
-            self.core.store.read(
-                "note_hashes",
-                vault="inc",
-                facts_version=FACTS_VERSION,
-                language_setting=LANGUAGE_SETTING,
-            )
-        )
-        assert sorted(r["path"] for r in stored) == sorted(self.files)
+        stored = self.run(stored_notes(self.core, "inc"))
+        assert sorted(stored) == sorted(self.files)
 
     def mtimes(self, vault: str) -> list[tuple[str, float | None]]:
         rows = self.run(self.core.store.read("note_mtimes", vault=vault))

@@ -7,10 +7,8 @@ holding it, the write is accepted for the watcher. Nothing is lost either way.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -18,25 +16,16 @@ from knotwork.core import Core
 from knotwork.ingest import Ingestor
 from knotwork.journal import Journal, journal_file
 from knotwork.lease import Lease
-from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.sync import sync_vault
 from knotwork.verify import verify_vault
-from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget, put
+from tests.integration.conftest import put, stored_notes
 from tests.integration.server import TcpProxy
 from tests.integration.test_mcp import call, connected, refused
 from tests.integration.test_mcp_tools import KITE
 
 KEEP = "# Keep\n\nKeep knows [[Old]].\n"
 OLD = "# Old\n\nOld links to [[Keep]].\n"
-
-
-@pytest.fixture
-def proxy(neo4j_target: Neo4jTarget) -> Iterator[TcpProxy]:
-    target = urlsplit(neo4j_target.uri)
-    proxied = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687).start()
-    yield proxied
-    proxied.close()
 
 
 @pytest.fixture
@@ -51,13 +40,7 @@ async def writable(settings: Settings, vault: Path, core: Core, tmp_path: Path) 
 
 
 async def graph_paths(core: Core) -> list[str]:
-    rows = await core.store.read(
-        "note_hashes",
-        vault="default",
-        facts_version=FACTS_VERSION,
-        language_setting=LANGUAGE_SETTING,
-    )
-    return sorted(row["path"] for row in rows)
+    return sorted(await stored_notes(core))
 
 
 async def test_writes_while_neo4j_is_down_are_journaled_and_reach_the_graph_later(

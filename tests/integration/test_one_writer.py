@@ -23,11 +23,10 @@ from knotwork.core import Core, open_core
 from knotwork.errors import LeaseHeldError, LeaseLostError
 from knotwork.ingest import Ingestor
 from knotwork.lease import Lease, holding, lease_status
-from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
 from tests.fakes.ollama import FakeOllama, schema_instance
-from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, stored_notes
 from tests.integration.server import free_port, serving
 
 TTL = 5  # the least lease_ttl_s allows: a heartbeat every 1.7 s
@@ -85,12 +84,7 @@ def test_cli_writers_refuse_while_another_holder_is_live(
 
     async def notes() -> list[dict[str, Any]]:
         async with open_core(settings) as core:
-            return await core.store.read(
-                "note_hashes",
-                vault="default",
-                facts_version=FACTS_VERSION,
-                language_setting=LANGUAGE_SETTING,
-            )
+            return [{"path": p} for p in await stored_notes(core)]
 
     assert asyncio.run(notes()) == [], "nothing was written"
 
@@ -177,13 +171,7 @@ def test_a_long_sync_keeps_its_lease_and_ingests_writes_made_meanwhile(
 
     async def check() -> None:
         async with open_core(settings) as core:
-            rows = await core.store.read(
-                "note_hashes",
-                vault="default",
-                facts_version=FACTS_VERSION,
-                language_setting=LANGUAGE_SETTING,
-            )
-            assert sorted(r["path"] for r in rows) == ["Fresh.md", "Slow.md"]
+            assert sorted(await stored_notes(core)) == ["Fresh.md", "Slow.md"]
             ingestor = Ingestor(core, root=vault, extract_enabled=False)
             assert await verify_vault(ingestor) == []
             assert await lease_status(core.store, "default") is None, "given back"

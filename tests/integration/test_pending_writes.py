@@ -6,42 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import pytest
 from fastapi.testclient import TestClient
 
 from knotwork.api import create_app
 from knotwork.core import open_core
 from knotwork.ingest import Ingestor
 from knotwork.journal import Journal, journal_file
-from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
-from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, stored_notes
 from tests.integration.server import TcpProxy
-
-
-@pytest.fixture
-def proxy(neo4j_target: Neo4jTarget) -> Iterator[TcpProxy]:
-    target = urlsplit(neo4j_target.uri)
-    proxied = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687).start()
-    yield proxied
-    proxied.close()
 
 
 def graph_paths(settings: Settings) -> list[str]:
     async def read() -> list[str]:
         async with open_core(settings) as core:
-            rows = await core.store.read(
-                "note_hashes",
-                vault="default",
-                facts_version=FACTS_VERSION,
-                language_setting=LANGUAGE_SETTING,
-            )
-            return sorted(row["path"] for row in rows)
+            return sorted(await stored_notes(core))
 
     return asyncio.run(read())
 

@@ -22,13 +22,12 @@ from knotwork.core import Core
 from knotwork.errors import LeaseHeldError
 from knotwork.ingest import Ingestor
 from knotwork.lease import Lease, lease_status
-from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
 from knotwork.watch_queue import INOTIFY_LOGGER
 from knotwork.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import LANGUAGE_SETTING
+from tests.integration.conftest import stored_notes
 
 
 @pytest.fixture
@@ -95,10 +94,7 @@ async def assert_verified(watcher: VaultWatcher) -> None:
 
 
 async def graph_paths(core: Core) -> list[str]:
-    rows = await core.store.read(
-        "note_hashes", vault="w", facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
-    )
-    return sorted(r["path"] for r in rows)
+    return sorted(await stored_notes(core, "w"))
 
 
 async def test_atomic_save_is_one_modification(

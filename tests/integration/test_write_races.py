@@ -17,10 +17,9 @@ import httpx
 from knotwork.api import create_app
 from knotwork.core import Core
 from knotwork.ingest import Ingestor
-from knotwork.rows import FACTS_VERSION
 from knotwork.settings import Settings
 from knotwork.verify import verify_vault
-from tests.integration.conftest import LANGUAGE_SETTING, Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, stored_notes
 
 # Each round drives one interleaving of 3 to 6 concurrent requests on each of FAMILIES notes
 # at once (their locks are independent): ROUNDS * FAMILIES interleavings in all.
@@ -54,13 +53,7 @@ def on_disk(vault: Path) -> dict[str, str]:
 
 
 async def in_graph(core: Core) -> dict[str, str]:
-    rows = await core.store.read(
-        "note_hashes",
-        vault="default",
-        facts_version=FACTS_VERSION,
-        language_setting=LANGUAGE_SETTING,
-    )
-    return {row["path"]: row["content_hash"] for row in rows}
+    return await stored_notes(core)
 
 
 async def test_interleaved_puts_and_deletes_leave_disk_and_graph_equal(
