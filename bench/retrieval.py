@@ -251,7 +251,7 @@ async def ask(core: Core, questions: list[tuple[str, str]]) -> list[dict[str, An
 
 
 async def measure(
-    settings: Settings, sizes: list[int], count: int, warmup: int
+    settings: Settings, sizes: list[int], count: int, warmup: int, keep: bool = False
 ) -> list[dict[str, Any]]:
     folder = Path(tempfile.mkdtemp(prefix="knotwork-bench-retrieval-"))
     results: list[dict[str, Any]] = []
@@ -295,7 +295,8 @@ async def measure(
                     }
                 )
                 print(summary([results[-1]]), flush=True)
-            await core.store.drop_vault(VAULT)
+            if not keep:
+                await core.store.drop_vault(VAULT)
         return results
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -382,10 +383,13 @@ async def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument(
+        "--keep", action="store_true", help="leave the vault in Neo4j afterwards (to profile)"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     with bench_settings() as settings:
-        results = await measure(settings, args.chunks, args.questions, args.warmup)
+        results = await measure(settings, args.chunks, args.questions, args.warmup, args.keep)
     text = summary(results)
     print(text)
     if args.record:

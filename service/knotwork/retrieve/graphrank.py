@@ -66,17 +66,17 @@ async def entity_seeds(
     return {row["id"]: row["name"] for row in rows}
 
 
-async def pagerank(
+def pagerank(
     core: Core,
-    pool: list[str],
+    pool: dict[str, str],
     fused: dict[str, float],
     named: list[search.NamedNote],
     walks: list[Walk],
 ) -> dict[str, float]:
-    """PPR scores of the pool's chunks over chunks, their notes and every walked edge."""
+    """PPR scores of the pool's chunks (chunk id → its note's element id, as filter_chunks
+    read them) over chunks, their notes and every walked edge."""
     edges: list[Edge] = [e for w in walks for e in w.edges]
-    for row in await core.store.read("chunk_notes", ids=pool):
-        edges.append(Edge(f"chunk:{row['id']}", row["note"], 1.0))
+    edges += [Edge(f"chunk:{c}", note, 1.0) for c, note in pool.items()]
     # Restart mass falls with the fused rank as 1 / rank (fused scores themselves are nearly
     # flat, so they would let the graph's shape drown the best text match).
     order = sorted(pool, key=lambda c: (-fused[c], c))

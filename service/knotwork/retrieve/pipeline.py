@@ -196,7 +196,8 @@ async def retrieve(
             # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
             # say grows with what the question names): it lifts the chunks the graph ties to the
             # question without burying an exact text match.
-            pagerank = await graph_pagerank(core, pool, fused, named, walks)
+            placed = {c: rows[c]["note"] for c in pool}
+            pagerank = graph_pagerank(core, placed, fused, named, walks)
             for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
                 scores[c] += weights["graph"] / (RRF_K + rank + 1)
                 found[c]["ppr"] = pagerank[c]
