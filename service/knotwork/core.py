@@ -17,6 +17,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 from knotwork import schema
 from knotwork.graph import GraphStore
 from knotwork.llm import ModelClients
+from knotwork.memo import Memo
 from knotwork.names import NameIndex
 from knotwork.note_locks import NoteLocks
 from knotwork.settings import Settings
@@ -35,6 +36,8 @@ class Core:
     # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
     # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
+    # Walks and note counts under each vault's generation (retrieve/cached.py).
+    memo: Memo = field(default_factory=Memo)
     # vault → (stamp token, its note names): mention matching without reading every note's
     # names for each edit; valid while the graph's NameStamp holds the same token.
     names: dict[str, tuple[str, NameIndex]] = field(default_factory=dict)

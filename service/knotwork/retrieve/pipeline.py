@@ -20,14 +20,14 @@ import time
 from typing import Any
 
 from knotwork.core import Core
+from knotwork.retrieve import cached, search
 from knotwork.retrieve import keywords as kw
-from knotwork.retrieve import search
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.rank import RRF_K, coverage, rrf, terms
 from knotwork.retrieve.steps import Clock, nothing, together
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
-from knotwork.retrieve.walk import Walk, walk
+from knotwork.retrieve.walk import Walk
 
 log = logging.getLogger(__name__)
 WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
@@ -95,14 +95,15 @@ async def retrieve(
             clock.timed("fulltext", search.fulltext(store, vault, question, k))
             if "fulltext" in use
             else nothing(),
-            search.vault_notes(store, vault, core.vault_sizes)
+            cached.vault_notes(store, vault, core.memo, core.vault_sizes)
             if use & {"names", "graph", "synonym"}
             else nothing(),
             clock.timed("temporal", search.temporal(store, vault, question, k))
             if "temporal" in use
             else nothing(),
         )
-        notes = notes or 0
+        notes, gen = notes or (0, None)
+        kept = (vault, gen)  # walks are kept under the vault's generation
         generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
         vector, found_named = await together(
             clock.timed("vector", search.vector(store, vault, qvec, k))
@@ -140,8 +141,14 @@ async def retrieve(
                 top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
                 for row in await store.read("chunk_notes", ids=top):
                     seeds.setdefault(row["note"], f"note:{row['path']}")
-            graph = await walk(
-                store, seeds, settings.graph_depth, extractors, max_mentioned_by=generic
+            graph = await cached.walk_once(
+                store,
+                core.memo,
+                kept,
+                seeds,
+                settings.graph_depth,
+                extractors,
+                max_mentioned_by=generic,
             )
             paths: dict[str, HopPath] = {}
             return graph, await walk_ranking(core, vault, graph, qvec, paths), paths
@@ -158,8 +165,15 @@ async def retrieve(
             if not entities:
                 return None
             depth = min(settings.graph_depth + 1, 3)
-            synonym = await walk(
-                store, entities, depth, extractors, similar_first=True, max_mentioned_by=generic
+            synonym = await cached.walk_once(
+                store,
+                core.memo,
+                kept,
+                entities,
+                depth,
+                extractors,
+                similar_first=True,
+                max_mentioned_by=generic,
             )
             paths: dict[str, HopPath] = {}
             return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
