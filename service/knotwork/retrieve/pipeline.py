@@ -58,7 +58,7 @@ async def retrieve(
     Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
     Independent steps run at once: the model's keywords from the start, then the question's
     embedding beside full-text, dates and the vault's size, then the searches that need the
-    embedding, then the two walks.
+    embedding beside the synonym walk, then the graph walk (which starts from their hits).
     """
     store, settings = core.store, core.settings
     use = frozenset(RETRIEVERS) if use is None else use
@@ -69,6 +69,7 @@ async def retrieve(
     narrowing = any(fparams[k] for k in ("folder", "tags", "date_from", "date_to"))
     k = max(4 * top_k, 20) * (5 if narrowing else 1)
     clock, warnings = Clock(), list[str]()
+    synonym_task: asyncio.Task[Any] | None = None
     keyword_task = (
         asyncio.create_task(clock.timed("keywords", kw.propose(core.llm, question)))
         if mode == "normal" and "synonym" in use
@@ -105,6 +106,34 @@ async def retrieve(
         notes, gen = notes or (0, None)
         kept = (vault, gen)  # walks are kept under the vault's generation
         generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
+
+        async def synonym_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
+            if "synonym" not in use:
+                return None
+            keywords: list[str] = []
+            if keyword_task is not None:
+                keywords, problem = await keyword_task
+                if problem:
+                    warnings.append(problem)
+            entities = await entity_seeds(core, vault, question, keywords)
+            if not entities:
+                return None
+            depth = min(settings.graph_depth + 1, 3)
+            synonym = await cached.walk_once(
+                store,
+                core.memo,
+                kept,
+                entities,
+                depth,
+                extractors,
+                similar_first=True,
+                max_mentioned_by=generic,
+            )
+            paths: dict[str, HopPath] = {}
+            return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
+
+        # The synonym walk needs nothing of the searches below: it starts now.
+        synonym_task = asyncio.create_task(clock.timed("synonym", synonym_walk()))
         vector, found_named = await together(
             clock.timed("vector", search.vector(store, vault, qvec, k))
             if "vector" in use and qvec is not None
@@ -153,34 +182,7 @@ async def retrieve(
             paths: dict[str, HopPath] = {}
             return graph, await walk_ranking(core, vault, graph, qvec, paths), paths
 
-        async def synonym_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
-            if "synonym" not in use:
-                return None
-            keywords: list[str] = []
-            if keyword_task is not None:
-                keywords, problem = await keyword_task
-                if problem:
-                    warnings.append(problem)
-            entities = await entity_seeds(core, vault, question, keywords)
-            if not entities:
-                return None
-            depth = min(settings.graph_depth + 1, 3)
-            synonym = await cached.walk_once(
-                store,
-                core.memo,
-                kept,
-                entities,
-                depth,
-                extractors,
-                similar_first=True,
-                max_mentioned_by=generic,
-            )
-            paths: dict[str, HopPath] = {}
-            return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
-
-        walked = await together(
-            clock.timed("graph", graph_walk()), clock.timed("synonym", synonym_walk())
-        )
+        walked = await together(clock.timed("graph", graph_walk()), synonym_task)
         walks: list[Walk] = []
         paths: dict[str, HopPath] = {}
         for name, result in zip(("graph", "synonym"), walked, strict=True):
@@ -231,8 +233,9 @@ async def retrieve(
             relevance=relevance,
         )
     finally:
-        if keyword_task is not None and not keyword_task.done():
-            keyword_task.cancel()
+        for task in (keyword_task, synonym_task):
+            if task is not None and not task.done():
+                task.cancel()
 
 
 def _note_filters(params: dict[str, object]) -> dict[str, object]:
