@@ -251,7 +251,12 @@ async def ask(core: Core, questions: list[tuple[str, str]]) -> list[dict[str, An
 
 
 async def measure(
-    settings: Settings, sizes: list[int], count: int, warmup: int
+    settings: Settings,
+    sizes: list[int],
+    count: int,
+    warmup: int,
+    keep: bool = False,
+    reuse: bool = False,
 ) -> list[dict[str, Any]]:
     folder = Path(tempfile.mkdtemp(prefix="knotwork-bench-retrieval-"))
     results: list[dict[str, Any]] = []
@@ -259,7 +264,8 @@ async def measure(
         builder = VaultBuilder(folder, settings.chunk_size)
         async with open_core(settings) as core:
             await core.ensure_ready()
-            await core.store.drop_vault(VAULT)
+            if not reuse:
+                await core.store.drop_vault(VAULT)
             questions: list[tuple[str, str]] = []
             for size in sorted(sizes):
                 added = builder.grow(size)
@@ -295,7 +301,8 @@ async def measure(
                     }
                 )
                 print(summary([results[-1]]), flush=True)
-            await core.store.drop_vault(VAULT)
+            if not keep:
+                await core.store.drop_vault(VAULT)
         return results
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -382,10 +389,20 @@ async def main() -> None:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument(
+        "--keep", action="store_true", help="leave the vault in Neo4j afterwards (to profile)"
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="start from the vault a --keep run left (one size only: its notes are unchanged)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     with bench_settings() as settings:
-        results = await measure(settings, args.chunks, args.questions, args.warmup)
+        results = await measure(
+            settings, args.chunks, args.questions, args.warmup, args.keep, args.reuse
+        )
     text = summary(results)
     print(text)
     if args.record:

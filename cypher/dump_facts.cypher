@@ -2,7 +2,8 @@
 // link's spelling.
 // Chunks are named by note path and position so two vaults can be compared.
 // Parameters: $vault (str)
-// Returns: line (str)
+// Returns: line (str), extractor (str: verify leaves model facts out by it, since a note path
+//          or a wording may hold the line's separator)
 MATCH (s)-[r]->(o)
 WHERE r.source IS NOT NULL AND s.vault = $vault
 OPTIONAL MATCH (c:Chunk {id: r.chunk_id})
@@ -15,5 +16,5 @@ RETURN r.source + '|' + type(r) + '|' + subject + '|' + object + '|' + r.extract
        + toString(r.line) + '|' + coalesce(r.predicate, '') + '|'
        + coalesce(c.note_path + '#' + toString(c.ord), '') + '|' + r.target + '|'
        + toString(r.confidence) + '|' + coalesce(r.model, '') + '|' + coalesce(r.target_text, '')
-       AS line
+       AS line, r.extractor AS extractor
 ORDER BY line

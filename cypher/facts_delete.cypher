@@ -1,12 +1,16 @@
 // Delete every fact the given notes assert (structural and model-extracted) and their chunks'
-// entity links, so the notes can be written anew. Nothing another note asserts is touched.
+// entity links, so the notes can be written anew. Nothing another note asserts is touched,
+// but the notes they mentioned count again the notes that mention them (Note.mentioned_by,
+// locked first; as in mentions_write.cypher).
 // Parameters: $vault (str), $paths (list<str>)
 // Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates)
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n, path) {
   MATCH (n)-[r]->(o) WHERE r.source = path
-  WITH r, elementId(o) AS id DELETE r RETURN collect(id) AS own
+  WITH r, o, elementId(o) AS id,
+       type(r) = 'MENTIONS' AND r.extractor = 'mention' AS mention
+  DELETE r RETURN collect(id) AS own, collect(CASE WHEN mention THEN o END) AS targets
 }
 CALL (n, path) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.source = path
@@ -17,5 +21,17 @@ CALL (n) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[h:HAS_ENTITY]->(e)
   WITH h, elementId(e) AS id DELETE h RETURN collect(id) AS mentioned
 }
-UNWIND own + model + mentioned AS id
+// Every note's facts are gone before any count is taken again.
+WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets
+CALL (targets) {
+  UNWIND targets AS some
+  UNWIND some AS m
+  WITH DISTINCT m
+  SET m.mentioned_by = coalesce(m.mentioned_by, 0)
+  WITH m
+  SET m.mentioned_by = COUNT { MATCH (x:Note)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention'
+                               RETURN DISTINCT x }
+}
+UNWIND lists AS ids
+UNWIND ids AS id
 RETURN collect(DISTINCT id) AS touched

@@ -1,8 +1,8 @@
-// Every fact the given notes assert, as canonical strings (for revisions and verification);
-// a note that asserts nothing has no row.
+// Every fact the given notes assert, read back for revisions (rendered by models.fact_key,
+// the one renderer of a fact's key); a note that asserts nothing has no row.
 // Parameters: $vault (str), $paths (list<str>)
-// Returns: path (str), facts (list<str>: relation|subject|target|extractor|line|predicate|
-//          chunk_id, sorted)
+// Returns: path (str), facts (list of maps: relation, subject, target, extractor, line,
+//          predicate, chunk_id)
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n, path) {
@@ -11,8 +11,8 @@ CALL (n, path) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(:Entity)-[r]->() WHERE r.source = path
   RETURN r
 }
-WITH DISTINCT path, type(r) + '|' + coalesce(r.subject, '') + '|' + r.target + '|'
-       + r.extractor + '|' + toString(r.line) + '|' + coalesce(r.predicate, '') + '|'
-       + coalesce(r.chunk_id, '') AS fact
-ORDER BY fact
-RETURN path, collect(fact) AS facts
+WITH DISTINCT path, r
+RETURN path,
+       collect({relation: type(r), subject: r.subject, target: r.target,
+                extractor: r.extractor, line: r.line, predicate: r.predicate,
+                chunk_id: r.chunk_id}) AS facts

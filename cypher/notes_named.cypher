@@ -6,7 +6,8 @@
 //             $chunks (int, chunks per note), $embedding (list<float> or null: without it,
 //             the note's first chunks)
 // Returns: key (str), path (str), note (element id), chunk_ids (list<str>, best first),
-//          mentioned_by (int, notes whose text names this note)
+//          mentioned_by (int, notes whose text names this note: Note.mentioned_by, kept
+//          by the writes)
 CALL () {
   MATCH (m:Note {vault: $vault}) WHERE m.mkey IN $keys RETURN m, m.mkey AS key
   UNION
@@ -23,9 +24,6 @@ CALL (m) {
   ORDER BY score DESC, c.ord LIMIT $chunks
   RETURN collect(c.id) AS chunk_ids
 }
-CALL (m) {
-  MATCH (x:Note)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention'
-  RETURN count(DISTINCT x) AS mentioned_by
-}
-RETURN key, m.path AS path, elementId(m) AS note, chunk_ids, mentioned_by
+RETURN key, m.path AS path, elementId(m) AS note, chunk_ids,
+       coalesce(m.mentioned_by, 0) AS mentioned_by
 ORDER BY size(key) DESC, path

@@ -17,6 +17,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 from knotwork import schema
 from knotwork.graph import GraphStore
 from knotwork.llm import ModelClients
+from knotwork.memo import Memo
 from knotwork.names import NameIndex
 from knotwork.note_locks import NoteLocks
 from knotwork.settings import Settings
@@ -37,6 +38,8 @@ class Core:
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
     # (read at, floor or None) per vault and embedding model: see retrieve/relevance.py.
     relevance_floors: dict[str, tuple[float, float | None]] = field(default_factory=dict)
+    # Walks and note counts under each vault's generation (retrieve/cached.py).
+    memo: Memo = field(default_factory=Memo)
     # vault → (stamp token, its note names): mention matching without reading every note's
     # names for each edit; valid while the graph's NameStamp holds the same token.
     names: dict[str, tuple[str, NameIndex]] = field(default_factory=dict)

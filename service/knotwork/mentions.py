@@ -23,6 +23,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork import cypher, markdown
+from knotwork.models import fact_key, stored_fact_key
 from knotwork.names import Names
 from knotwork.stopwords import STOPWORDS
 
@@ -115,8 +116,8 @@ def chunk_mentions(
 
 
 def canonical(key: str, line: int, chunk_id: str) -> str:
-    """A mention as ``note_facts.cypher`` renders it."""
-    return f"MENTIONS||{key}|mention|{line}||{chunk_id}"
+    """A mention's fact key (models.fact_key)."""
+    return fact_key("MENTIONS", None, key, "mention", line, None, chunk_id)
 
 
 def mention_rows(
@@ -178,7 +179,7 @@ async def rewrite_mentions_of(
     rows = await _q(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
     paths = [row["path"] for row in rows]
     removed = await _q(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
-    before: dict[str, list[str]] = {r["path"]: sorted(r["facts"]) for r in removed}
+    before = {r["path"]: sorted(stored_fact_key(f) for f in r["facts"]) for r in removed}
     changes: dict[str, tuple[list[str], list[str]]] = {}
     facts: list[dict[str, Any]] = []
     for row in rows:

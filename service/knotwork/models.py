@@ -101,3 +101,33 @@ class Fact:
     confidence: float = 1.0
     model: str | None = None
     subject: str | None = None  # an entity name (model-extracted facts)
+
+
+def fact_key(
+    relation: str,
+    subject: str | None,
+    target: str,
+    extractor: str,
+    line: int | None,
+    predicate: str | None,
+    chunk_id: str | None,
+) -> str:
+    """A fact as revisions record it: ``relation|subject|target|extractor|line|predicate|
+    chunk_id``. The one renderer: facts about to be written (rows.canonical, mentions.canonical)
+    and facts read back from the graph (``stored_fact_key``) go through it, so they compare."""
+    fields = [relation, subject or "", target, extractor, str(line), predicate or ""]
+    return "|".join([*fields, chunk_id or ""])
+
+
+def stored_fact_key(row: dict[str, Any]) -> str:
+    """The key of a fact as notes_facts.cypher and mentions_delete.cypher return it (a map of
+    its relation, subject, target, extractor, line, predicate and chunk_id)."""
+    return fact_key(
+        row["relation"],
+        row["subject"],
+        row["target"],
+        row["extractor"],
+        row["line"],
+        row["predicate"],
+        row["chunk_id"],
+    )

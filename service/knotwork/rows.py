@@ -8,21 +8,19 @@ from typing import Any
 from knotwork.chunk import CHUNKER_VERSION
 from knotwork.facts import entity_key, link_key
 from knotwork.mentions import name_key, note_name_keys
-from knotwork.models import Fact, ParsedNote
+from knotwork.models import Fact, ParsedNote, fact_key
 
 
 def canonical(fact: Fact) -> str:
-    """A fact as ``note_facts.cypher`` renders it, so revisions can diff old against new."""
-    return "|".join(
-        [
-            fact.relation,
-            entity_key(fact.subject) if fact.subject else "",
-            _target(fact),
-            fact.extractor,
-            str(fact.line),
-            fact.predicate or "",
-            fact.chunk_id or "",
-        ]
+    """A fact's key (models.fact_key), so revisions can diff old against new."""
+    return fact_key(
+        fact.relation,
+        entity_key(fact.subject) if fact.subject else None,
+        _target(fact),
+        fact.extractor,
+        fact.line,
+        fact.predicate,
+        fact.chunk_id,
     )
 
 
@@ -74,7 +72,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 
 # Bump when the facts derived from unchanged text change (new extractor, new rule). 3: link
 # facts keep their spelling (target_text) and placeholders are named from it; a name of stop
-# words only is never mentioned. 4: a note is dated by its frontmatter and file name only.
+# words only is never mentioned. 4: a note is dated by its frontmatter and file name only, and
+# keeps how many notes mention it (mentioned_by), so rewriting every note once sets it on a
+# graph written before.
 FACTS_RULES = 4
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.

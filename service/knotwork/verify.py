@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from knotwork.graph import GraphStore
 from knotwork.ingest import Ingestor
@@ -12,21 +13,25 @@ from knotwork.sync import sync_vault
 PARTS = ("notes", "chunks", "facts", "nodes")
 
 
+async def dump(store: GraphStore, vault: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows of every dump query: a canonical line each, and for chunks and facts the
+    columns verification selects by (never fields cut out of a line)."""
+    return {part: await store.read(f"dump_{part}", vault=vault) for part in PARTS}
+
+
 async def snapshot(store: GraphStore, vault: str) -> dict[str, list[str]]:
     """Sorted canonical lines of every note, chunk, fact and entity of the vault."""
-    return {
-        part: [row["line"] for row in await store.read(f"dump_{part}", vault=vault)]
-        for part in PARTS
-    }
+    rows = await dump(store, vault)
+    return {part: [row["line"] for row in rows[part]] for part in PARTS}
 
 
-def structural(snap: dict[str, list[str]]) -> dict[str, list[str]]:
+def structural(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
     """What a fresh parse determines: no model output, no embedding or extraction state."""
     return {
-        "notes": snap["notes"],
-        "chunks": sorted("|".join(line.split("|")[:4]) for line in snap["chunks"]),
-        "facts": [line for line in snap["facts"] if line.split("|")[4] != "llm"],
-        "unresolved": [line for line in snap["nodes"] if line.startswith("unresolved:")],
+        "notes": [r["line"] for r in rows["notes"]],
+        "chunks": sorted(r["parsed"] for r in rows["chunks"]),
+        "facts": [r["line"] for r in rows["facts"] if r["extractor"] != "llm"],
+        "unresolved": [r["line"] for r in rows["nodes"] if r["line"].startswith("unresolved:")],
     }
 
 
@@ -49,8 +54,8 @@ async def verify_vault(ingestor: Ingestor) -> list[Difference]:
     store = ingestor.core.store
     try:
         await sync_vault(fresh)
-        want = structural(await snapshot(store, scratch))
-        have = structural(await snapshot(store, ingestor.vault))
+        want = structural(await dump(store, scratch))
+        have = structural(await dump(store, ingestor.vault))
     finally:
         await store.drop_vault(scratch)
     out = []

@@ -19,6 +19,7 @@ from neo4j import AsyncManagedTransaction
 from knotwork import cypher, mentions
 from knotwork.facts import note_keys
 from knotwork.graph import GraphStore
+from knotwork.models import stored_fact_key
 from knotwork.names import Names
 
 
@@ -32,7 +33,7 @@ class NoteWrite:
     link_facts: list[dict[str, Any]]
     entity_facts: list[dict[str, Any]]
     chunk_entities: list[dict[str, Any]]
-    asserted: list[str]  # canonical strings of every fact, as notes_facts.cypher renders them
+    asserted: list[str]  # the key of every fact (models.fact_key)
     mention_facts: list[dict[str, Any]]  # rows for mentions_write, resolved in memory
     old_hash: str | None
     is_new: bool
@@ -91,7 +92,7 @@ async def _facts_of(
     if not paths:
         return {}
     rows = await _q(tx, "notes_facts", vault=vault, paths=paths)
-    return {row["path"]: list(row["facts"]) for row in rows}
+    return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
 async def _remove_notes(tx: AsyncManagedTransaction, vault: str, paths: list[str]) -> list[str]:

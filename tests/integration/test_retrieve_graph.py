@@ -81,6 +81,25 @@ async def test_an_edit_that_removes_a_link_removes_the_hop(
     assert all("[[Carol]]" not in h.text for h in evidence.hits)
 
 
+async def test_a_walk_kept_between_questions_goes_stale_with_an_edit(
+    core: Core, ingestor: Ingestor, vault: Path
+) -> None:
+    """Walks are kept under the vault's generation; the edit's transaction renews it, so the
+    next question walks the graph again instead of reusing the walk through Bob to Carol."""
+    question = "Who does the boss of Alice work with?"
+    before = await retrieve(core, ingestor.vault, question)
+    assert [p for p in before.paths if "note:team/Carol.md" in p.nodes]
+    kept = len(core.memo)
+    assert kept > 0
+    again = await retrieve(core, ingestor.vault, question)
+    assert again.paths == before.paths and len(core.memo) == kept  # the same walk, kept
+    (vault / "team/Bob.md").write_text("# Bob\n\nBob works alone on the launch.\n")
+    await ingestor.upsert_path("team/Bob.md")
+    after = await retrieve(core, ingestor.vault, question)
+    assert not [p for p in after.paths if "note:team/Carol.md" in p.nodes]
+    assert len(core.memo) > kept  # walked again under the new generation
+
+
 async def test_filters_narrow_every_retriever(core: Core, ingestor: Ingestor) -> None:
     question = "Who runs the rocket schedule?"
     everything = await retrieve(core, ingestor.vault, question)

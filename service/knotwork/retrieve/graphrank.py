@@ -9,6 +9,7 @@ from knotwork.facts import entity_key
 from knotwork.mentions import chunk_grams
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
+from knotwork.retrieve.steps import nothing, together
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Walk
 
@@ -29,24 +30,30 @@ async def walk_ranking(
             paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
     similarity: dict[str, float] = {}
     reached = graph.notes_reached()
-    if reached:
-        rows = await core.store.read(
+    # The reached notes' best chunks and the asserting chunks' scores, in one step: both
+    # follow from the walk alone.
+    best, scored = await together(
+        core.store.read(
             "note_chunks_ranked",
             vault=vault,
             paths=[p for _, p in reached],
             embedding=qvec,
             per_note=1,
         )
-        for row in rows:
-            if qvec is not None:
-                similarity[row["id"]] = float(row["score"])
-            if row["id"] not in hops:
-                hops[row["id"]] = graph.depth[row["note"]]
-                paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
-    if qvec is not None:
-        unscored = [c for c in hops if c not in similarity]
-        for row in await core.store.read("chunks_similarity", ids=unscored, embedding=qvec):
+        if reached
+        else nothing(),
+        core.store.read("chunks_similarity", ids=list(hops), embedding=qvec)
+        if qvec is not None and hops
+        else nothing(),
+    )
+    for row in scored or []:
+        similarity[row["id"]] = float(row["score"])
+    for row in best or []:
+        if qvec is not None:
             similarity[row["id"]] = float(row["score"])
+        if row["id"] not in hops:
+            hops[row["id"]] = graph.depth[row["note"]]
+            paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
     ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
     return sorted(ranking.items(), key=lambda item: -item[1])
 
@@ -66,17 +73,17 @@ async def entity_seeds(
     return {row["id"]: row["name"] for row in rows}
 
 
-async def pagerank(
+def pagerank(
     core: Core,
-    pool: list[str],
+    pool: dict[str, str],
     fused: dict[str, float],
     named: list[search.NamedNote],
     walks: list[Walk],
 ) -> dict[str, float]:
-    """PPR scores of the pool's chunks over chunks, their notes and every walked edge."""
+    """PPR scores of the pool's chunks (chunk id → its note's element id, as filter_chunks
+    read them) over chunks, their notes and every walked edge."""
     edges: list[Edge] = [e for w in walks for e in w.edges]
-    for row in await core.store.read("chunk_notes", ids=pool):
-        edges.append(Edge(f"chunk:{row['id']}", row["note"], 1.0))
+    edges += [Edge(f"chunk:{c}", note, 1.0) for c, note in pool.items()]
     # Restart mass falls with the fused rank as 1 / rank (fused scores themselves are nearly
     # flat, so they would let the graph's shape drown the best text match).
     order = sorted(pool, key=lambda c: (-fused[c], c))

@@ -20,14 +20,14 @@ import time
 from typing import Any
 
 from knotwork.core import Core
+from knotwork.retrieve import cached, relevance, search
 from knotwork.retrieve import keywords as kw
-from knotwork.retrieve import relevance, search
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.rank import RRF_K, rrf
 from knotwork.retrieve.steps import Clock, nothing, together
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
-from knotwork.retrieve.walk import Walk, walk
+from knotwork.retrieve.walk import Walk
 
 log = logging.getLogger(__name__)
 WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
@@ -57,7 +57,7 @@ async def retrieve(
     Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
     Independent steps run at once: the model's keywords from the start, then the question's
     embedding beside full-text, dates and the vault's size, then the searches that need the
-    embedding, then the two walks.
+    embedding beside the synonym walk, then the graph walk (which starts from their hits).
     """
     store, settings = core.store, core.settings
     use = frozenset(RETRIEVERS) if use is None else use
@@ -68,6 +68,7 @@ async def retrieve(
     narrowing = any(fparams[k] for k in ("folder", "tags", "date_from", "date_to"))
     k = max(4 * top_k, 20) * (5 if narrowing else 1)
     clock, warnings = Clock(), list[str]()
+    synonym_task: asyncio.Task[Any] | None = None
     keyword_task = (
         asyncio.create_task(clock.timed("keywords", kw.propose(core.llm, question)))
         if mode == "normal" and "synonym" in use
@@ -94,15 +95,44 @@ async def retrieve(
             clock.timed("fulltext", search.fulltext(store, vault, question, k))
             if "fulltext" in use
             else nothing(),
-            search.vault_notes(store, vault, core.vault_sizes)
+            cached.vault_notes(store, vault, core.memo, core.vault_sizes)
             if use & {"names", "graph", "synonym"}
             else nothing(),
             clock.timed("temporal", search.temporal(store, vault, question, k))
             if "temporal" in use
             else nothing(),
         )
-        notes = notes or 0
+        notes, gen = notes or (0, None)
+        kept = (vault, gen)  # walks are kept under the vault's generation
         generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
+
+        async def synonym_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
+            if "synonym" not in use:
+                return None
+            keywords: list[str] = []
+            if keyword_task is not None:
+                keywords, problem = await keyword_task
+                if problem:
+                    warnings.append(problem)
+            entities = await entity_seeds(core, vault, question, keywords)
+            if not entities:
+                return None
+            depth = min(settings.graph_depth + 1, 3)
+            synonym = await cached.walk_once(
+                store,
+                core.memo,
+                kept,
+                entities,
+                depth,
+                extractors,
+                similar_first=True,
+                max_mentioned_by=generic,
+            )
+            paths: dict[str, HopPath] = {}
+            return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
+
+        # The synonym walk needs nothing of the searches below: it starts now.
+        synonym_task = asyncio.create_task(clock.timed("synonym", synonym_walk()))
         vector, found_named = await together(
             clock.timed("vector", search.vector(store, vault, qvec, k))
             if "vector" in use and qvec is not None
@@ -139,33 +169,19 @@ async def retrieve(
                 top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
                 for row in await store.read("chunk_notes", ids=top):
                     seeds.setdefault(row["note"], f"note:{row['path']}")
-            graph = await walk(
-                store, seeds, settings.graph_depth, extractors, max_mentioned_by=generic
+            graph = await cached.walk_once(
+                store,
+                core.memo,
+                kept,
+                seeds,
+                settings.graph_depth,
+                extractors,
+                max_mentioned_by=generic,
             )
             paths: dict[str, HopPath] = {}
             return graph, await walk_ranking(core, vault, graph, qvec, paths), paths
 
-        async def synonym_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
-            if "synonym" not in use:
-                return None
-            keywords: list[str] = []
-            if keyword_task is not None:
-                keywords, problem = await keyword_task
-                if problem:
-                    warnings.append(problem)
-            entities = await entity_seeds(core, vault, question, keywords)
-            if not entities:
-                return None
-            depth = min(settings.graph_depth + 1, 3)
-            synonym = await walk(
-                store, entities, depth, extractors, similar_first=True, max_mentioned_by=generic
-            )
-            paths: dict[str, HopPath] = {}
-            return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
-
-        walked = await together(
-            clock.timed("graph", graph_walk()), clock.timed("synonym", synonym_walk())
-        )
+        walked = await together(clock.timed("graph", graph_walk()), synonym_task)
         walks: list[Walk] = []
         paths: dict[str, HopPath] = {}
         for name, result in zip(("graph", "synonym"), walked, strict=True):
@@ -195,7 +211,8 @@ async def retrieve(
             # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
             # say grows with what the question names): it lifts the chunks the graph ties to the
             # question without burying an exact text match.
-            pagerank = await graph_pagerank(core, pool, fused, named, walks)
+            placed = {c: rows[c]["note"] for c in pool}
+            pagerank = graph_pagerank(core, placed, fused, named, walks)
             for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
                 scores[c] += weights["graph"] / (RRF_K + rank + 1)
                 found[c]["ppr"] = pagerank[c]
@@ -218,8 +235,9 @@ async def retrieve(
             relevance=score,
         )
     finally:
-        if keyword_task is not None and not keyword_task.done():
-            keyword_task.cancel()
+        for task in (keyword_task, synonym_task):
+            if task is not None and not task.done():
+                task.cancel()
 
 
 def _note_filters(params: dict[str, object]) -> dict[str, object]:

@@ -45,38 +45,44 @@ def personalized_pagerank(
     """PageRank on an undirected weighted graph, restarting at ``seeds`` (HippoRAG's ranker).
 
     ``damping`` is the probability of following an edge rather than jumping back to a seed; a
-    node without edges returns its mass to the seeds.
+    node without edges returns its mass to the seeds. Parallel edges add their weights. The
+    power iteration runs in numpy (one ``bincount`` per step over the edge list): in pure
+    Python it took longer than every query of a retrieval together.
     """
-    neighbours: dict[str, dict[str, float]] = defaultdict(dict)
+    import numpy as np  # imported on first use: commands that never rank start faster
+
+    index: dict[str, int] = {}
+    ends: list[tuple[int, int, float]] = []
     for a, b, weight in edges:
         if a != b and weight > 0:
-            neighbours[a][b] = neighbours[a].get(b, 0.0) + weight
-            neighbours[b][a] = neighbours[b].get(a, 0.0) + weight
+            ends.append((index.setdefault(a, len(index)), index.setdefault(b, len(index)), weight))
     total = sum(w for w in seeds.values() if w > 0)
     if total <= 0:
         return {}
-    restart = {n: w / total for n, w in seeds.items() if w > 0}
-    nodes = set(neighbours) | set(restart)
-    rank = dict.fromkeys(nodes, 0.0) | restart
-    strength = {n: sum(neighbours[n].values()) for n in nodes}
+    for node, w in seeds.items():
+        if w > 0:
+            index.setdefault(node, len(index))
+    size = len(index)
+    restart = np.zeros(size)
+    for node, w in seeds.items():
+        if w > 0:
+            restart[index[node]] = w / total
+    pairs = np.array([(a, b) for a, b, _ in ends], dtype=np.int64).reshape(-1, 2)
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])  # both directions: undirected
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    weights = np.tile(np.array([w for _, _, w in ends], dtype=np.float64), 2)
+    strength = np.bincount(src, weights=weights, minlength=size)
+    share = weights / np.where(strength[src] > 0, strength[src], 1.0)
+    dangling = strength == 0
+    rank = restart.copy()
     for _ in range(iterations):
-        nxt = {n: (1 - damping) * restart.get(n, 0.0) for n in nodes}
-        dangling = 0.0
-        for node, mass in rank.items():
-            if not mass:
-                continue
-            if strength[node] == 0:
-                dangling += mass
-                continue
-            for other, weight in neighbours[node].items():
-                nxt[other] += damping * mass * weight / strength[node]
-        for node, share in restart.items():
-            nxt[node] += damping * dangling * share
-        delta = sum(abs(nxt[n] - rank[n]) for n in nodes)
+        spread = np.bincount(dst, weights=rank[src] * share, minlength=size)
+        nxt = (1 - damping) * restart + damping * (spread + rank[dangling].sum() * restart)
+        delta = float(np.abs(nxt - rank).sum())
         rank = nxt
         if delta < tolerance:
             break
-    return rank
+    return {node: float(rank[i]) for node, i in index.items()}
 
 
 def coverage(question_terms: list[str], text: str) -> float:

@@ -1,8 +1,8 @@
-"""Graph walks in Cypher, one hop per query: from seed notes or entities along facts, keeping
-the path to every node reached so each piece of evidence can say how it was found.
+"""Graph walks in Cypher, all hops in one query: from seed notes or entities along facts,
+keeping the path to every node reached so each piece of evidence can say how it was found.
 
-Hops are bounded (facts kept per node, hub nodes not entered), so a walk costs the same in a
-vault of a thousand notes or a hundred thousand.
+Hops are bounded (facts kept per node, nodes expanded per hop, hub nodes not entered), so a
+walk costs the same in a vault of a thousand notes or a hundred thousand.
 """
 
 from __future__ import annotations
@@ -78,27 +78,26 @@ async def walk(
                 out.parent[row["to"]] = (row["from"], "SIMILAR_TO", None)
                 out.depth[row["to"]] = 0
                 frontier.append(row["to"])
-    for hop in range(1, depth + 1):
-        if not frontier:
-            break
-        rows = await store.read(
-            "expand_hop",
-            ids=frontier[:MAX_FRONTIER],
-            extractors=extractors,
-            per_node=PER_NODE,
-            max_degree=MAX_DEGREE,
-            max_mentioned_by=max_mentioned_by,
-        )
-        frontier = []
-        for row in rows:
-            out.edges.append(Edge(row["from"], row["to"], float(row["confidence"] or 1.0)))
-            relation = row["type"] if row["outgoing"] else f"<-{row['type']}"
-            if row["to"] in out.names:
-                continue
-            out.names[row["to"]] = row["to_name"]
-            out.parent[row["to"]] = (row["from"], relation, row["chunk_id"])
-            out.depth[row["to"]] = hop
-            frontier.append(row["to"])
-            if row["chunk_id"]:  # the chunk that states the fact which led here
-                out.asserting.append((row["chunk_id"], row["to"], hop))
+    if not frontier:
+        return out
+    [row] = await store.read(
+        "walk_hops",
+        ids=frontier,
+        depth=depth,
+        extractors=extractors,
+        per_node=PER_NODE,
+        max_frontier=MAX_FRONTIER,
+        max_degree=MAX_DEGREE,
+        max_mentioned_by=max_mentioned_by,
+    )
+    for step in row["steps"]:
+        out.edges.append(Edge(step["from"], step["to"], float(step["confidence"] or 1.0)))
+        relation = step["type"] if step["outgoing"] else f"<-{step['type']}"
+        if step["to"] in out.names:
+            continue
+        out.names[step["to"]] = step["to_name"]
+        out.parent[step["to"]] = (step["from"], relation, step["chunk_id"])
+        out.depth[step["to"]] = step["hop"]
+        if step["chunk_id"]:  # the chunk that states the fact which led here
+            out.asserting.append((step["chunk_id"], step["to"], step["hop"]))
     return out

@@ -1,0 +1,88 @@
+// The graph walk in one round trip: up to three breadth-first hops from the seeds along facts,
+// in either direction, to notes and entities that are not hubs. Facts only (they carry
+// `source`); derived similarity edges are walked by entity_similar.cypher. Each hop expands
+// the first $max_frontier nodes the previous hop discovered (in the order found), so the walk
+// costs the same in a vault of a thousand notes or a hundred thousand. The three hop blocks
+// are the same text; a hop beyond $depth starts from an empty frontier.
+// Parameters: $ids (list<str>, element ids of the seeds, which count as discovered),
+//             $depth (int, 1..3), $extractors (list<str> allowed, or null for all),
+//             $per_node (int, facts kept per node), $max_frontier (int, nodes expanded per
+//             hop), $max_degree (int, nodes with more relationships are neither entered nor
+//             left), $max_mentioned_by (int or null: a text mention of a note that more notes
+//             than this mention (Note.mentioned_by) is not followed, since a name most notes
+//             write out, such as "api", links nothing)
+// Returns: one row: steps (list of maps in discovery order: hop (int), from, to (element ids),
+//          to_name (str: note:<path> | entity:<key>), type (str), outgoing (bool, from → to),
+//          confidence, chunk_id)
+WITH $ids[..$max_frontier] AS frontier
+CALL (frontier) {
+  UNWIND range(0, size(frontier) - 1) AS i
+  MATCH (x) WHERE elementId(x) = frontier[i] AND COUNT { (x)--() } <= $max_degree
+  CALL (x) {
+    MATCH (x)-[r]-(y)
+    WHERE r.source IS NOT NULL AND (y:Note OR y:Entity)
+      AND ($extractors IS NULL OR r.extractor IN $extractors)
+      AND ($max_mentioned_by IS NULL OR r.extractor <> 'mention'
+           OR coalesce(endNode(r).mentioned_by, 0) <= $max_mentioned_by)
+      AND COUNT { (y)--() } <= $max_degree
+    WITH r, y ORDER BY r.source, r.line, elementId(y)
+    LIMIT $per_node
+    RETURN r, y
+  }
+  WITH i, x, r, y ORDER BY i, r.source, r.line, elementId(y)
+  RETURN collect({hop: 1, from: elementId(x), to: elementId(y),
+                  to_name: CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END,
+                  type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
+                  chunk_id: r.chunk_id}) AS hop1
+}
+WITH reduce(acc = {seen: $ids, next: []}, s IN hop1 |
+            CASE WHEN s.to IN acc.seen THEN acc
+                 ELSE {seen: acc.seen + s.to, next: acc.next + s.to} END) AS after1, hop1
+WITH after1.seen AS seen1, hop1,
+     CASE WHEN $depth >= 2 THEN after1.next[..$max_frontier] ELSE [] END AS frontier
+CALL (frontier) {
+  UNWIND range(0, size(frontier) - 1) AS i
+  MATCH (x) WHERE elementId(x) = frontier[i] AND COUNT { (x)--() } <= $max_degree
+  CALL (x) {
+    MATCH (x)-[r]-(y)
+    WHERE r.source IS NOT NULL AND (y:Note OR y:Entity)
+      AND ($extractors IS NULL OR r.extractor IN $extractors)
+      AND ($max_mentioned_by IS NULL OR r.extractor <> 'mention'
+           OR coalesce(endNode(r).mentioned_by, 0) <= $max_mentioned_by)
+      AND COUNT { (y)--() } <= $max_degree
+    WITH r, y ORDER BY r.source, r.line, elementId(y)
+    LIMIT $per_node
+    RETURN r, y
+  }
+  WITH i, x, r, y ORDER BY i, r.source, r.line, elementId(y)
+  RETURN collect({hop: 2, from: elementId(x), to: elementId(y),
+                  to_name: CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END,
+                  type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
+                  chunk_id: r.chunk_id}) AS hop2
+}
+WITH reduce(acc = {seen: seen1, next: []}, s IN hop2 |
+            CASE WHEN s.to IN acc.seen THEN acc
+                 ELSE {seen: acc.seen + s.to, next: acc.next + s.to} END) AS after2, hop1, hop2
+WITH hop1, hop2,
+     CASE WHEN $depth >= 3 THEN after2.next[..$max_frontier] ELSE [] END AS frontier
+CALL (frontier) {
+  UNWIND range(0, size(frontier) - 1) AS i
+  MATCH (x) WHERE elementId(x) = frontier[i] AND COUNT { (x)--() } <= $max_degree
+  CALL (x) {
+    MATCH (x)-[r]-(y)
+    WHERE r.source IS NOT NULL AND (y:Note OR y:Entity)
+      AND ($extractors IS NULL OR r.extractor IN $extractors)
+      AND ($max_mentioned_by IS NULL OR r.extractor <> 'mention'
+           OR coalesce(endNode(r).mentioned_by, 0) <= $max_mentioned_by)
+      AND COUNT { (y)--() } <= $max_degree
+    WITH r, y ORDER BY r.source, r.line, elementId(y)
+    LIMIT $per_node
+    RETURN r, y
+  }
+  WITH i, x, r, y ORDER BY i, r.source, r.line, elementId(y)
+  RETURN collect({hop: 3, from: elementId(x), to: elementId(y),
+                  to_name: CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END,
+                  type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
+                  chunk_id: r.chunk_id}) AS hop3
+}
+RETURN hop1 + hop2 + hop3 AS steps
