@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import os
 import shutil
 import tempfile
 import time
@@ -60,6 +61,15 @@ def _patch() -> None:
             return rows
 
         setattr(GraphStore, method, timed)
+    original_tx = GraphStore.write_transaction
+
+    async def tx(self: GraphStore, work: Any) -> Any:
+        start = time.perf_counter()
+        result = await original_tx(self, work)
+        TIMES["(write transactions, whole: queries + commit)"].append(time.perf_counter() - start)
+        return result
+
+    GraphStore.write_transaction = tx  # type: ignore[method-assign]
     original_embed = Ingestor._embed_drafts
 
     async def embed(self: Ingestor, *a: Any) -> None:
@@ -70,7 +80,21 @@ def _patch() -> None:
     Ingestor._embed_drafts = embed  # type: ignore[method-assign]
 
 
-async def run(settings: Settings, count: int, profile: cProfile.Profile | None) -> float:
+def neo4j_cpu_s(pid_file: str | None) -> float:
+    """CPU seconds the Neo4j server process has used (user + system), 0 when not known."""
+    if not pid_file:
+        return 0.0
+    pid = Path(pid_file).read_text(encoding="utf-8").strip()
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+CPU: dict[str, float] = {}
+
+
+async def run(
+    settings: Settings, count: int, profile: cProfile.Profile | None, pid_file: str | None = None
+) -> float:
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-profile-{count}-"))
     try:
         generate(folder, count)
@@ -82,9 +106,14 @@ async def run(settings: Settings, count: int, profile: cProfile.Profile | None) 
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
             if profile:
                 profile.enable()
-            start = time.perf_counter()
+            start, cpu, server = time.perf_counter(), time.process_time(), neo4j_cpu_s(pid_file)
             await sync_vault(ingestor)
             whole = time.perf_counter() - start
+            CPU["this process (parse, chunk, match, embedder stand-in, driver)"] = (
+                time.process_time() - cpu
+            )
+            if pid_file:
+                CPU["Neo4j server"] = neo4j_cpu_s(pid_file) - server
             if profile:
                 profile.disable()
             await core.store.drop_vault(vault)
@@ -97,14 +126,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--cprofile", help="write cProfile stats of the sync here")
+    parser.add_argument(
+        "--neo4j-pid-file", help="the server's pid file: also report the CPU seconds it used"
+    )
     args = parser.parse_args()
     _patch()
     profile = cProfile.Profile() if args.cprofile else None
     with bench_settings() as settings:
-        whole = asyncio.run(run(settings, args.notes, profile))
+        whole = asyncio.run(run(settings, args.notes, profile, args.neo4j_pid_file))
     if profile and args.cprofile:
         profile.dump_stats(args.cprofile)
-    print(f"whole sync: {whole:.2f} s, {args.notes / whole:.0f} notes/s\n")
+    print(f"whole sync: {whole:.2f} s, {args.notes / whole:.0f} notes/s")
+    for who, seconds in CPU.items():
+        print(f"CPU seconds of {who}: {seconds:.1f}")
+    print()
     print("| query | calls | total s | Neo4j's own s | share of the sync |")
     print("|---|---:|---:|---:|---:|")
     for name, times in sorted(TIMES.items(), key=lambda kv: -sum(kv[1])):

@@ -9,8 +9,9 @@ A mention depends on two notes, so it is kept consistent from both ends inside t
 transaction: the *forward* pass finds the names a written note mentions, matched in memory
 against the vault's names (names.py), so it costs no query; the *reverse* pass,
 run when a note appears, goes, or changes its names, rewrites the mentions of those names in
-every other note whose text holds them (found through the full-text index ``chunk_words`` on ``Chunk.mtext``). The
-fact's ``source`` is always the mentioning note, so deleting it removes exactly its mentions.
+every other note whose text holds them (found through the full-text index ``chunk_words`` on
+``Chunk.mtext``). The fact's ``source`` is always the mentioning note, so deleting it removes
+exactly its mentions.
 """
 
 from __future__ import annotations
