@@ -3,6 +3,9 @@
 // and of notes whose paths differ only by case the one whose path sorts first (capitals
 // first); when none exists, an (:Unresolved {key}) placeholder that resolves when the note
 // appears. A placeholder's name is set again by unresolved_names.cypher after the batch.
+// The stem lookup is pinned to an index seek: planned while a vault is still empty (the first
+// batch of a sync), the planner chose a scan of the whole stem index per link, and the cached
+// plan made every later batch cost O(links x notes).
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
 //             before), stem, props (map of relationship properties, including source =
 //             the asserting note's path, target = the link key, target_text = the link as
@@ -12,6 +15,7 @@ UNWIND $facts AS f
 MATCH (n:Note {vault: $vault, path: f.props.source})
 CALL (f) {
   OPTIONAL MATCH (m:Note {vault: $vault, stem: f.stem})
+  USING INDEX SEEK m:Note(vault, stem)
   WHERE m.lpath = f.props.target OR m.lpath ENDS WITH '/' + f.props.target
   WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
   RETURN m

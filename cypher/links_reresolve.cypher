@@ -1,5 +1,6 @@
 // Re-point the link facts that target the given keys to the note each key resolves to now
-// (or to an Unresolved placeholder), e.g. after notes appear, move or are deleted.
+// (or to an Unresolved placeholder), e.g. after notes appear, move or are deleted. The stem
+// lookup of the best note is pinned to an index seek, as in facts_write_links.cypher.
 // Parameters: $vault (str), $keys (list of maps: key, stem), $exclude (list<str>, element ids
 //             of notes about to be deleted)
 // Returns: touched (list of element ids of nodes that lost a relationship, and of placeholders
@@ -14,6 +15,7 @@ CALL (k) {
 }
 CALL (k) {
   OPTIONAL MATCH (m:Note {vault: $vault, stem: k.stem})
+  USING INDEX SEEK m:Note(vault, stem)
   WHERE (m.lpath = k.key OR m.lpath ENDS WITH '/' + k.key) AND NOT elementId(m) IN $exclude
   WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
   RETURN m AS best

@@ -81,8 +81,14 @@ FOR (n:Note) ON (n.vault, n.mtitle);
 CREATE INDEX entity_mkey IF NOT EXISTS
 FOR (e:Entity) ON (e.vault, e.mkey);
 
-CREATE TEXT INDEX chunk_mtext IF NOT EXISTS
-FOR (c:Chunk) ON (c.mtext);
+// A chunk's words for the reverse mention pass: a full-text index splitting Chunk.mtext (already
+// case-folded words joined by single spaces) on whitespace, so a phrase query for a name key
+// finds exactly the chunks holding its words in a row. It replaces the text index chunk_mtext
+// (schema_retired.cypher drops it), whose trigrams made it the costliest index a chunk fed.
+
+CREATE FULLTEXT INDEX chunk_words IF NOT EXISTS
+FOR (c:Chunk) ON EACH [c.mtext]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
 
 CREATE INDEX mention_target IF NOT EXISTS
 FOR ()-[r:MENTIONS]-() ON (r.target);

@@ -2,4 +2,7 @@
 // Parameters: none
 // Returns: nothing.
 // chunk_text: one full-text index of the default analyzer, replaced by one per language.
-DROP INDEX chunk_text IF EXISTS
+DROP INDEX chunk_text IF EXISTS;
+
+// chunk_mtext: a trigram text index for the reverse mention pass, replaced by chunk_words.
+DROP INDEX chunk_mtext IF EXISTS

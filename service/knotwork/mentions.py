@@ -9,8 +9,9 @@ A mention depends on two notes, so it is kept consistent from both ends inside t
 transaction: the *forward* pass finds the names a written note mentions, matched in memory
 against the vault's names (names.py), so it costs no query; the *reverse* pass,
 run when a note appears, goes, or changes its names, rewrites the mentions of those names in
-every other note whose text holds them (found through the text index on ``Chunk.mtext``). The
-fact's ``source`` is always the mentioning note, so deleting it removes exactly its mentions.
+every other note whose text holds them (found through the full-text index ``chunk_words`` on
+``Chunk.mtext``). The fact's ``source`` is always the mentioning note, so deleting it removes
+exactly its mentions.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from knotwork.stopwords import STOPWORDS
 MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_KEY_CHARS = 200
-MTEXT_MAX_BYTES = 32_000  # Neo4j's text index refuses values over 32,766 bytes
+MTEXT_MAX_BYTES = 32_000  # a bound on a chunk's stored words (the chunk size keeps it far below)
 _WORD = re.compile(r"\w+")
 _MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
 
@@ -57,12 +58,13 @@ def note_name_keys(stem: str, title: str, aliases: list[str]) -> list[str]:
 
 
 def chunk_mtext(text: str) -> str:
-    """The chunk's words, space-padded: ``mtext CONTAINS ' key '`` finds every chunk that
-    could mention ``key`` (a superset of ``chunk_grams``: masked text is kept here)."""
+    """The chunk's words, space-padded and split on spaces by the ``chunk_words`` index: a
+    phrase query for ``key`` finds every chunk that could mention it (a superset of
+    ``chunk_grams``: masked text is kept here)."""
     padded = f" {mention_key(text)} "
     if len(padded.encode("utf-8", "surrogatepass")) > MTEXT_MAX_BYTES:
-        # Not reachable within the chunk size limit but for exotic text; better a mention
-        # found only from the forward side than a note that cannot be written.
+        # Not reachable within the chunk size limit but for exotic text; a mention past the
+        # cut is found only from the forward side.
         cut = padded.encode("utf-8", "surrogatepass")[:MTEXT_MAX_BYTES]
         padded = cut.decode("utf-8", "ignore").rsplit(" ", 1)[0] + " "
     return padded

@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     # Events and paths waiting beyond this many are dropped and the whole vault is rescanned.
     watch_queue_max: int = Field(default=10_000, ge=1, le=10_000_000)
     lease_ttl_s: int = Field(default=30, ge=5, le=3600)
-    # At most 8000: a chunk's word text (Chunk.mtext) must fit a text-index key (32 KB).
+    # At most 8000: a chunk's word text (Chunk.mtext) stays within mentions.MTEXT_MAX_BYTES.
     chunk_size: int = Field(default=1200, ge=200, le=8000, description="characters per chunk")
     # Notes written per transaction by a sync (one set-based write per batch); a failed batch
     # is retried note by note, so one bad note costs only itself.

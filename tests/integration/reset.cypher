@@ -25,6 +25,7 @@ DROP INDEX note_mkey IF EXISTS;
 DROP INDEX note_mtitle IF EXISTS;
 DROP INDEX entity_mkey IF EXISTS;
 DROP INDEX chunk_mtext IF EXISTS;
+DROP INDEX chunk_words IF EXISTS;
 DROP INDEX mention_target IF EXISTS;
 DROP INDEX entity_embedding IF EXISTS;
 DROP INDEX entity_embedding_state IF EXISTS

@@ -190,3 +190,29 @@ async def test_code_split_over_chunks_never_mentions_from_either_end(
     rows = await mentions(core)
     assert [(r["source"], r["line"]) for r in rows] == [("Code.md", 86)]  # the prose only
     await assert_fresh(ingestor)
+
+
+async def test_the_reverse_pass_finds_names_across_punctuation_case_and_accents(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """The word index splits a chunk's case-folded words on spaces only, so a name's words in a
+    row are found whatever punctuation, case or accents the text wrote them with, and a name
+    whose words are apart is not."""
+    put(vault, "A.md", "We ship on NODE.JS and lunch with (Marco Rossi's team).\n")
+    put(vault, "B.md", "Coffee at CAFÉ MÜLLER, then node and js apart.\n")
+    put(vault, "C.md", "Marco met Rossi; no mention here.\n")
+    await sync_vault(ingestor)
+    assert await mentions(core) == []
+    for name in ("Node.js.md", "Marco Rossi.md", "Café Müller.md"):
+        put(vault, name, "# Named later\n")
+        await ingestor.upsert_path(name)  # each found by the reverse pass alone
+    assert pairs(await mentions(core)) == [
+        ("A.md", "Marco Rossi.md"),
+        ("A.md", "Node.js.md"),
+        ("B.md", "Café Müller.md"),
+    ]
+    await assert_fresh(ingestor)
+    (vault / "Node.js.md").unlink()
+    await ingestor.delete("Node.js.md")
+    assert pairs(await mentions(core)) == [("A.md", "Marco Rossi.md"), ("B.md", "Café Müller.md")]
+    await assert_fresh(ingestor)

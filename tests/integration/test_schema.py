@@ -135,3 +135,24 @@ async def test_reembed_switches_model_dimension_and_manifest(
     assert manifest["embed_model"] == "all-minilm" and manifest["embed_dimension"] == 384
     assert dims == [{"d": 384}]
     assert fake_ollama.embedded_texts() == [f"chunk number {i}" for i in range(1, 6)]
+
+
+async def test_the_word_index_is_full_text_and_replaces_the_text_index(core: Core) -> None:
+    """A database made by an older version holds the trigram text index ``chunk_mtext``; applying
+    the schema drops it and leaves the whitespace full-text index ``chunk_words`` in its place."""
+    await core.store._run("DROP INDEX chunk_words IF EXISTS", {}, write=True)
+    await core.store._run(
+        "CREATE TEXT INDEX chunk_mtext IF NOT EXISTS FOR (c:Chunk) ON (c.mtext)", {}, write=True
+    )
+    await core.store.apply_schema(core.settings.embed_dimension)
+    await core.store.await_indexes(60)
+    states = {s.name: s for s in await core.store.index_states()}
+    assert "chunk_mtext" not in states
+    assert states["chunk_words"].type == "FULLTEXT" and states["chunk_words"].state == "ONLINE"
+    [row] = await core.store._run(
+        "SHOW INDEXES YIELD name, options WHERE name = 'chunk_words' "
+        "RETURN options.indexConfig.`fulltext.analyzer` AS analyzer",
+        {},
+        write=False,
+    )
+    assert row["analyzer"] == "whitespace"

@@ -36,6 +36,11 @@ def test_load_and_statements() -> None:
     assert cypher.load("manifest_get").startswith("MATCH (m:Manifest")
     schema = cypher.statements("schema")
     assert len(schema) == len(EXPECTED_INDEXES) and all(s.startswith("CREATE") for s in schema)
+    # Indexes earlier versions made are dropped, idempotently, and never expected.
+    retired = cypher.statements("schema_retired")
+    assert [s.split()[2] for s in retired] == ["chunk_text", "chunk_mtext"]
+    assert all(s.startswith("DROP INDEX") and s.endswith("IF EXISTS") for s in retired)
+    assert not {"chunk_text", "chunk_mtext"} & set(EXPECTED_INDEXES)
     with pytest.raises(QueryNotFoundError, match="statements"):
         cypher.load("schema")
 

@@ -1,0 +1,151 @@
+"""Where a whole-vault sync spends its time: wall time per named query, and the Python side.
+
+Usage (from the repository root):
+    .venv/bin/python -m bench.profile_ingest --notes 1000 [--cprofile out.prof]
+
+Generates bench/ingest.py's vault, syncs it once with every named query timed (time from
+sending it to the last record read, in the transaction: Neo4j's execution plus Bolt transfer),
+and prints a table of queries by total time beside the whole sync's wall time. Neo4j as in
+bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from bench.common import bench_settings
+from bench.ingest import generate
+from knotwork import cypher, mentions, write
+from knotwork.core import open_core
+from knotwork.graph import GraphStore
+from knotwork.ingest import Ingestor
+from knotwork.settings import Settings
+from knotwork.sync import sync_vault
+
+TIMES: dict[str, list[float]] = defaultdict(list)
+SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning, running, streaming
+
+
+async def _timed_q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    start = time.perf_counter()
+    result = await tx.run(cypher.load(name), params)
+    rows = [record.data() async for record in result]
+    summary = await result.consume()
+    TIMES[name].append(time.perf_counter() - start)
+    after = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
+    SERVER[name].append(after / 1000)
+    return rows
+
+
+def _patch() -> None:
+    write._q = _timed_q  # type: ignore[assignment]
+    mentions._q = _timed_q  # type: ignore[assignment]
+    for method in ("read", "write"):
+        original = getattr(GraphStore, method)
+
+        async def timed(self: GraphStore, name: str, _o: Any = original, **p: Any) -> Any:
+            start = time.perf_counter()
+            rows = await _o(self, name, **p)
+            TIMES[name].append(time.perf_counter() - start)
+            return rows
+
+        setattr(GraphStore, method, timed)
+    original_tx = GraphStore.write_transaction
+
+    async def tx(self: GraphStore, work: Any) -> Any:
+        start = time.perf_counter()
+        result = await original_tx(self, work)
+        TIMES["(write transactions, whole: queries + commit)"].append(time.perf_counter() - start)
+        return result
+
+    GraphStore.write_transaction = tx  # type: ignore[method-assign]
+    original_embed = Ingestor._embed_drafts
+
+    async def embed(self: Ingestor, *a: Any) -> None:
+        start = time.perf_counter()
+        await original_embed(self, *a)
+        TIMES["(embed, prepare side)"].append(time.perf_counter() - start)
+
+    Ingestor._embed_drafts = embed  # type: ignore[method-assign]
+
+
+def neo4j_cpu_s(pid_file: str | None) -> float:
+    """CPU seconds the Neo4j server process has used (user + system), 0 when not known."""
+    if not pid_file:
+        return 0.0
+    pid = Path(pid_file).read_text(encoding="utf-8").strip()
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+CPU: dict[str, float] = {}
+
+
+async def run(
+    settings: Settings, count: int, profile: cProfile.Profile | None, pid_file: str | None = None
+) -> float:
+    folder = Path(tempfile.mkdtemp(prefix=f"knotwork-profile-{count}-"))
+    try:
+        generate(folder, count)
+        async with open_core(settings) as core:
+            await core.ensure_ready()
+            vault = f"profile{count}"
+            await core.store.drop_vault(vault)
+            TIMES.clear()
+            ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
+            if profile:
+                profile.enable()
+            start, cpu, server = time.perf_counter(), time.process_time(), neo4j_cpu_s(pid_file)
+            await sync_vault(ingestor)
+            whole = time.perf_counter() - start
+            CPU["this process (parse, chunk, match, embedder stand-in, driver)"] = (
+                time.process_time() - cpu
+            )
+            if pid_file:
+                CPU["Neo4j server"] = neo4j_cpu_s(pid_file) - server
+            if profile:
+                profile.disable()
+            await core.store.drop_vault(vault)
+        return whole
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--notes", type=int, default=1000)
+    parser.add_argument("--cprofile", help="write cProfile stats of the sync here")
+    parser.add_argument(
+        "--neo4j-pid-file", help="the server's pid file: also report the CPU seconds it used"
+    )
+    args = parser.parse_args()
+    _patch()
+    profile = cProfile.Profile() if args.cprofile else None
+    with bench_settings() as settings:
+        whole = asyncio.run(run(settings, args.notes, profile, args.neo4j_pid_file))
+    if profile and args.cprofile:
+        profile.dump_stats(args.cprofile)
+    print(f"whole sync: {whole:.2f} s, {args.notes / whole:.0f} notes/s")
+    for who, seconds in CPU.items():
+        print(f"CPU seconds of {who}: {seconds:.1f}")
+    print()
+    print("| query | calls | total s | Neo4j's own s | share of the sync |")
+    print("|---|---:|---:|---:|---:|")
+    for name, times in sorted(TIMES.items(), key=lambda kv: -sum(kv[1])):
+        own = f"{sum(SERVER[name]):.2f}" if name in SERVER else ""
+        print(f"| {name} | {len(times)} | {sum(times):.2f} | {own} | {sum(times) / whole:.0%} |")
+
+
+if __name__ == "__main__":
+    main()
