@@ -70,6 +70,17 @@ class Capability(BaseModel):
     fix: str | None = None
 
 
+class RelevanceReport(BaseModel):
+    """Whether the vault's relevance gate is calibrated for the embedding model (see
+    retrieve/relevance.py); an uncalibrated gate works, on the raw cosine."""
+
+    calibrated: bool
+    floor: float | None = None
+    probes: int | None = None
+    languages: list[str] = Field(default_factory=list)
+    fix: str | None = None
+
+
 class HealthReport(BaseModel):
     ok: bool  # every needed capability is ready
     capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
@@ -77,6 +88,7 @@ class HealthReport(BaseModel):
     ollama: OllamaReport | None  # None when neither model is served by Ollama
     llm_server: ChatServerReport | None = None  # with KNOTWORK_LLM_PROVIDER=openai-like
     manifest: ManifestReport
+    relevance: RelevanceReport | None = None  # None when Neo4j is not reachable
     # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
     # inotify or polling, rescans, queue overflows and the last one's reason); None when no
     # watcher has run. Does not affect ``ok``.
@@ -254,6 +266,17 @@ async def _manifest(core: Core) -> ManifestReport:
     return ManifestReport(ok=True, stored=stored)
 
 
+async def _relevance(core: Core) -> RelevanceReport:
+    s = core.settings
+    rows = await core.store.read("calibration_get", vault=s.vault_name, embed_model=s.embed_model)
+    if not rows:
+        return RelevanceReport(calibrated=False, fix="`knotwork calibrate` once the vault is in")
+    row = rows[0]
+    return RelevanceReport(
+        calibrated=True, floor=row["floor"], probes=row["probes"], languages=row["languages"]
+    )
+
+
 async def check_health(core: Core) -> HealthReport:
     neo4j = await _neo4j(core)
     ollama = await _ollama(core)
@@ -263,12 +286,13 @@ async def check_health(core: Core) -> HealthReport:
         if neo4j.version
         else ManifestReport(ok=False, error="Neo4j not reachable")
     )
-    watcher = None
+    watcher = relevance = None
     if neo4j.version:
         try:
             watcher = await lease_status(core.store, core.settings.vault_name)
+            relevance = await _relevance(core)
         except KnotworkError:
-            watcher = None
+            pass
     caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server)
     return HealthReport(
         ok=all(c.ready for c in caps.values() if c.needed),
@@ -277,5 +301,6 @@ async def check_health(core: Core) -> HealthReport:
         ollama=ollama,
         llm_server=llm_server,
         manifest=manifest,
+        relevance=relevance,
         watcher=watcher,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -131,3 +133,31 @@ def test_api_key_protects_beyond_loopback(settings: Settings) -> None:
 
     with pytest.raises(ConfigError, match="KNOTWORK_API_KEY"):
         create_app(settings.model_copy(update={"api_host": "0.0.0.0"}))
+
+
+def test_doctor_and_health_say_whether_the_relevance_gate_is_calibrated(
+    env: None, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    before = runner.invoke(cli, ["doctor"])
+    assert before.exit_code == 0, before.output  # an uncalibrated gate still works
+    assert "relevance gate not calibrated" in before.output
+    assert "knotwork calibrate" in before.output
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Alberi.md").write_text(
+        "# Alberi\n\nGli alberi binari hanno una radice e per ogni nodo al più due figli.\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("KNOTWORK_VAULT_PATH", str(vault))
+    get_settings.cache_clear()
+    ingested = runner.invoke(cli, ["ingest", "--no-extract"])
+    assert ingested.exit_code == 0, ingested.output
+    assert "relevance floor" in ingested.output
+    after = runner.invoke(cli, ["doctor"])
+    assert "relevance gate calibrated: floor" in after.output and "(it)" in after.output
+    with TestClient(create_app(settings)) as client:
+        relevance = client.get("/health").json()["relevance"]
+    assert relevance["calibrated"] is True and relevance["languages"] == ["it"]
+    assert relevance["probes"] == 16 and 0 <= relevance["floor"] < 1

@@ -196,6 +196,16 @@ def _print_report(report: HealthReport) -> None:
             line(c.ok, f"llm model {c.model}" + ("" if c.ok else f": {c.error}"))
     m = report.manifest
     line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
+    if (r := report.relevance) is not None and r.calibrated:
+        typer.echo(
+            f"relevance gate calibrated: floor {r.floor:.2f} from {r.probes} probe questions "
+            f"({', '.join(r.languages)})"
+        )
+    elif r is not None:
+        typer.secho(
+            f"relevance gate not calibrated for this embedding model (raw cosine); fix: {r.fix}",
+            fg=typer.colors.YELLOW,
+        )
     typer.echo("")
     for name, cap in report.capabilities.items():
         if cap.ready:
