@@ -254,6 +254,12 @@ class GraphStore:
         for statement in cypher.statements("vector_index_drop"):
             await self._run(statement, {}, write=True)
 
+    async def calibration(self, vault: str, embed_model: str) -> dict[str, Any] | None:
+        """The vault's relevance calibration for one embedding model (floor, probes,
+        languages, calibrated_at), or None when it has none (retrieve/relevance.py)."""
+        rows = await self.read("calibration_get", vault=vault, embed_model=embed_model)
+        return rows[0] if rows else None
+
     async def chunk_count(self) -> int:
         return int((await self.read("chunk_count"))[0]["chunks"])
 

@@ -267,11 +267,9 @@ async def _manifest(core: Core) -> ManifestReport:
 
 
 async def _relevance(core: Core) -> RelevanceReport:
-    s = core.settings
-    rows = await core.store.read("calibration_get", vault=s.vault_name, embed_model=s.embed_model)
-    if not rows:
+    row = await core.store.calibration(core.settings.vault_name, core.settings.embed_model)
+    if row is None:
         return RelevanceReport(calibrated=False, fix="`knotwork calibrate` once the vault is in")
-    row = rows[0]
     return RelevanceReport(
         calibrated=True, floor=row["floor"], probes=row["probes"], languages=row["languages"]
     )

@@ -24,7 +24,4 @@ async def calibrate_vault(core: Core, vault: str) -> Calibration:
 
 async def is_calibrated(core: Core, vault: str) -> bool:
     """Whether the vault has a floor for the configured embedding model."""
-    rows = await core.store.read(
-        "calibration_get", vault=vault, embed_model=core.settings.embed_model
-    )
-    return bool(rows)
+    return await core.store.calibration(vault, core.settings.embed_model) is not None

@@ -77,8 +77,8 @@ async def floor(
     key = f"{vault}\x00{embed_model}"
     if memo is not None and key in memo and now - memo[key][0] < FLOOR_TTL_S:
         return memo[key][1]
-    rows = await store.read("calibration_get", vault=vault, embed_model=embed_model)
-    value = float(rows[0]["floor"]) if rows else None
+    stored = await store.calibration(vault, embed_model)
+    value = float(stored["floor"]) if stored else None
     if memo is not None:
         memo[key] = (now, value)
     return value
