@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.fakes.ollama import FakeOllama
 
-from knotwork.neo4j_local import LocalNeo4j
+from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -75,11 +75,11 @@ from llama_index.embeddings.ollama import OllamaEmbedding
 
 from bench.common import ROOT, bench_settings, cpu_model, record
 from bench.ingest import generate
-from knotwork.chunk import chunk_note
-from knotwork.facts import link_key, split_oversized, structural_facts
-from knotwork.parse import parse_note
+from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.facts import link_key, split_oversized, structural_facts
+from knotwork.ingest.parse import parse_note
 from knotwork.settings import Settings
-from knotwork.vault import list_notes, read_note
+from knotwork.vault.files import list_notes, read_note
 
 SIDES = ("knotwork", "llamaindex")
 VAULT = "compare"
@@ -283,8 +283,8 @@ def _summary(times: list[float]) -> dict[str, float]:
 
 async def run_knotwork(settings: Settings, folder: Path, updates: int, seed: int) -> dict[str, Any]:
     from knotwork.core import open_core
-    from knotwork.ingest import Ingestor
-    from knotwork.sync import sync_vault
+    from knotwork.ingest.ingestor import Ingestor
+    from knotwork.ingest.sync import sync_vault
 
     async with open_core(settings) as core:
         await core.ensure_ready()

@@ -19,7 +19,7 @@ import random
 import time
 
 from bench.common import record
-from knotwork.embed_local import SentenceTransformerEmbedding
+from knotwork.llm.embed_local import SentenceTransformerEmbedding
 
 VOCABULARY = (
     "the project graph note meeting budget review alice bob team design retrieval vector index "

@@ -27,13 +27,13 @@ import time
 from pathlib import Path
 
 from bench.common import bench_settings, record
-from knotwork.chunk import chunk_note
 from knotwork.core import Core, open_core
-from knotwork.draft import embed_inputs
-from knotwork.ingest import Ingestor
-from knotwork.parse import parse_note
+from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.draft import embed_inputs
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.parse import parse_note
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 
 WORDS = [
     "graph",

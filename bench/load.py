@@ -35,9 +35,9 @@ from bench.common import bench_settings, record
 from bench.ingest import generate
 from knotwork.api import create_app
 from knotwork.core import open_core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 
 QUESTIONS = ["Who works with Note 00042?", "status active role", "graph of notes and details"]
 

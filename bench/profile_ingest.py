@@ -26,12 +26,13 @@ from neo4j import AsyncManagedTransaction
 
 from bench.common import bench_settings
 from bench.ingest import generate
-from knotwork import cypher, mentions, write
 from knotwork.core import open_core
-from knotwork.graph import GraphStore
-from knotwork.ingest import Ingestor
+from knotwork.graph import cypher
+from knotwork.graph.store import GraphStore
+from knotwork.ingest import mentions, write
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 
 TIMES: dict[str, list[float]] = defaultdict(list)
 SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning, running, streaming

@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import bench_settings, record
-from knotwork.chunk import chunk_note
 from knotwork.core import Core, open_core
-from knotwork.ingest import Ingestor
-from knotwork.parse import parse_note
+from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.parse import parse_note
+from knotwork.ingest.sync import Progress, sync_vault
 from knotwork.retrieve import retrieve
 from knotwork.settings import Settings
-from knotwork.sync import Progress, sync_vault
 
 VAULT = "benchretrieval"
 # Each stage's own wall time; since they overlap, they add up to more than the total.

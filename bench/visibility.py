@@ -34,10 +34,10 @@ from pydantic import SecretStr
 from bench.common import bench_settings, record
 from bench.ingest import generate
 from knotwork.core import open_core
-from knotwork.ingest import Ingestor
-from knotwork.lease import Lease
+from knotwork.graph.lease import Lease
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.watcher import VaultWatcher
+from knotwork.watch.watcher import VaultWatcher
 
 VAULT = "visibility"
 

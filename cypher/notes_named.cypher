@@ -1,5 +1,5 @@
 // Notes the question names: word runs of the question matched against note file stems,
-// titles and aliases (the mention keys of mentions.py), with how many notes write each name
+// titles and aliases (the mention keys of text/keys.py), with how many notes write each name
 // out (a name most notes use, such as "api", says little about what the question is about)
 // and the note's chunks nearest the question. Set-based: three index seeks over the key list.
 // Parameters: $vault (str), $keys (list<str>, mention keys of the question's word runs),

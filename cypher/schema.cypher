@@ -1,6 +1,6 @@
 // Constraints and indexes of the Knotwork graph; every statement is idempotent.
 // Parameters: $embedding_dimension (int, the vector size of Chunk.embedding)
-// Returns: nothing. Index names are fixed; graph.py lists them in EXPECTED_INDEXES.
+// Returns: nothing. Index names are fixed; graph/store.py lists them in EXPECTED_INDEXES.
 CREATE CONSTRAINT note_key IF NOT EXISTS
 FOR (n:Note) REQUIRE (n.vault, n.path) IS UNIQUE;
 

@@ -1,5 +1,5 @@
 // Every written note of a vault with what names it, for matching mentions in memory
-// (see names.py); placeholders a sync creates for notes it has not written yet are left out.
+// (see graph/names.py); placeholders a sync creates for notes it has not written yet are left out.
 // Parameters: $vault (str)
 // Returns: path (str), lpath (str), mkeys (list<str>)
 MATCH (n:Note {vault: $vault}) WHERE n.content_hash IS NOT NULL

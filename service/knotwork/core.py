@@ -1,8 +1,9 @@
 """The core: one object that owns the Neo4j driver and the model clients.
 
 The API, CLI, watcher and MCP server each open one Core and pass it down; nothing else creates a
-driver or a model client. The model clients are built on first use (knotwork.llm.ModelClients):
-LlamaIndex takes seconds to import, and most commands never call a model.
+driver or a model client. The model clients are built on first use
+(knotwork.llm.clients.ModelClients): LlamaIndex takes seconds to import, and most commands never
+call a model.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 
-from knotwork import schema
-from knotwork.graph import GraphStore
-from knotwork.llm import ModelClients
-from knotwork.memo import Memo
-from knotwork.names import NameIndex
-from knotwork.note_locks import NoteLocks
+from knotwork.graph import schema
+from knotwork.graph.memo import Memo
+from knotwork.graph.names import NameIndex
+from knotwork.graph.store import GraphStore
+from knotwork.llm.clients import ModelClients
 from knotwork.settings import Settings
+from knotwork.vault.locks import NoteLocks
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -49,7 +50,7 @@ class Core:
 
     @property
     def llm(self) -> LLM:
-        """The configured provider's chat model (knotwork.providers)."""
+        """The configured provider's chat model (knotwork.llm.providers)."""
         return self.models.llm
 
     @property

@@ -30,7 +30,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from knotwork.answer import gather
+from knotwork.answer.respond import gather
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError
 from knotwork.retrieve import Evidence, FactRow, Filters, Mode

@@ -131,3 +131,9 @@ def stored_fact_key(row: dict[str, Any]) -> str:
         row["predicate"],
         row["chunk_id"],
     )
+
+
+def embed_text(context: str, text: str) -> str:
+    """What the embedding model sees: title, aliases and heading path give a section its
+    context."""
+    return f"{context}\n\n{text}" if context else text

@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     # REST writes (PUT/DELETE /notes) answer 409; set where the vault is mounted read-only.
     vault_read_only: bool = False
     # Where the API keeps its journal of REST writes the graph has not caught up with yet
-    # (journal.py); None: $XDG_STATE_HOME/knotwork, i.e. ~/.local/state/knotwork.
+    # (ingest/journal.py); None: $XDG_STATE_HOME/knotwork, i.e. ~/.local/state/knotwork.
     state_dir: Path | None = None
     # Model extraction of entities and triples; off means structural facts only.
     extract: bool = True

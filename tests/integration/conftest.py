@@ -2,7 +2,7 @@
 
 1. ``KNOTWORK_TEST_NEO4J_URI`` (with ``KNOTWORK_TEST_NEO4J_USER`` / ``_PASSWORD``) if set;
 2. a testcontainers ``neo4j:5.26-community`` container when a Docker engine answers;
-3. the local server from Maven Central jars (``knotwork.neo4j_local``), instance ``test``.
+3. the local server from Maven Central jars (``knotwork.local_neo4j.server``), instance ``test``.
 
 In CI (``CI=true``) a database that cannot be had fails the run; elsewhere the tests are skipped
 with the reason. Each test starts from an empty database with the schema applied.
@@ -20,11 +20,11 @@ import pytest
 from neo4j import AsyncGraphDatabase
 
 from knotwork.core import Core, open_core
-from knotwork.ingest import Ingestor
-from knotwork.language import setting_key
-from knotwork.neo4j_local import LocalNeo4j
-from knotwork.rows import FACTS_VERSION
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.rows import FACTS_VERSION
+from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import Settings, get_settings
+from knotwork.text.language import setting_key
 from tests.conftest import REPO, make_settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.server import TcpProxy

@@ -15,11 +15,11 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
+from knotwork.answer.cite import INSUFFICIENT
+from knotwork.answer.prompt import SYSTEM_PROMPT
 from knotwork.api import create_app
-from knotwork.cite import INSUFFICIENT
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
-from knotwork.prompt import SYSTEM_PROMPT
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama, schema_instance
 from tests.integration.conftest import Neo4jTarget

@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from knotwork.api import create_app
+from knotwork.check.verify import snapshot
 from knotwork.core import open_core
-from knotwork.lease import Lease
+from knotwork.graph.lease import Lease
 from knotwork.settings import Settings
-from knotwork.verify import snapshot
 from tests.integration.conftest import Neo4jTarget
 
 KEY = "k" * 24

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
-from knotwork.sync import sync_vault
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from tests.conftest import REPO
 from tests.integration.conftest import put
 

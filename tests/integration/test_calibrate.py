@@ -9,11 +9,11 @@ import pytest
 
 from knotwork.core import open_core
 from knotwork.errors import EmptyVaultError
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 from tests.integration.conftest import put
 
 NOTES = {

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from knotwork.cite import INSUFFICIENT
+from knotwork.answer.cite import INSUFFICIENT
 from knotwork.cli import app as cli
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
-from knotwork.eval_metrics import summarise
-from knotwork.evaluate import EvalSpec, render, run_eval
+from knotwork.eval.metrics import summarise
+from knotwork.eval.retrieval import EvalSpec, render, run_eval
 from tests.fakes.ollama import FakeOllama
 from tests.integration.test_answer import prompt_of
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from knotwork.api import create_app
 from knotwork.cli import app as cli
-from knotwork.graph import EXPECTED_INDEXES
+from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget

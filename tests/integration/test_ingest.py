@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knotwork.chunk import CHUNKER_VERSION
+from knotwork.check.verify import snapshot
 from knotwork.core import Core, open_core
-from knotwork.ingest import Ingestor
-from knotwork.notes import vault_stats
-from knotwork.rows import FACTS_VERSION
-from knotwork.sync import sync_vault
-from knotwork.verify import snapshot
+from knotwork.ingest.chunk import CHUNKER_VERSION
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.rows import FACTS_VERSION
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve.notes import vault_stats
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import put
 

@@ -23,11 +23,11 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from knotwork.check.verify import snapshot
 from knotwork.core import Core, open_core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
-from knotwork.verify import snapshot
 from tests.integration.conftest import Neo4jTarget, stored_notes
 
 T = TypeVar("T")

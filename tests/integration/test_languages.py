@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import search
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
-from knotwork.verify import verify_vault
 from tests.integration.conftest import put
 
 TREES = (

@@ -12,11 +12,11 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 
 from knotwork.core import open_core
 from knotwork.errors import ConfigError
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.llamaindex import KnotworkRetriever
-from knotwork.llm import build_llm
+from knotwork.llm.clients import build_llm
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget, put
 

@@ -20,10 +20,10 @@ from mcp.types import CallToolResult, TextContent
 
 from knotwork.api.schemas import QueryResponse, RetrieveResponse
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.mcp import create_mcp_server
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import put
 from tests.integration.test_answer import answer_calls, labels, model

@@ -21,7 +21,7 @@ from pydantic import SecretStr
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.mcp import http_app
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama

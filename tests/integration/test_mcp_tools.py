@@ -58,8 +58,8 @@ async def test_note_history_lists_the_revisions_newest_first(
     put(vault, "Garden.md", "# Garden\n\nThe tomatoes ripen in September this year.\n")
     async with connected(served) as client:
         await call(client, "stats")  # the server is up before the second revision
-        from knotwork.ingest import Ingestor
-        from knotwork.sync import sync_vault
+        from knotwork.ingest.ingestor import Ingestor
+        from knotwork.ingest.sync import sync_vault
 
         await sync_vault(Ingestor(core, root=vault, extract_enabled=False))
         body = await call(client, "note_history", path="./Garden.md")

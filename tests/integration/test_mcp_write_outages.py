@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
-from knotwork.journal import Journal, journal_file
-from knotwork.lease import Lease
+from knotwork.graph.lease import Lease
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal import Journal, journal_file
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
-from knotwork.verify import verify_vault
 from tests.integration.conftest import put, stored_notes
 from tests.integration.server import TcpProxy
 from tests.integration.test_mcp import call, connected, refused

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
-from knotwork.sync import sync_vault
-from knotwork.verify import verify_vault
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from tests.integration.conftest import put
 
 

@@ -8,7 +8,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from knotwork.errors import LocalNeo4jError
-from knotwork.neo4j_local import LocalNeo4j
+from knotwork.local_neo4j.server import LocalNeo4j
 from tests.integration.conftest import Neo4jTarget, local_settings
 
 

@@ -18,13 +18,13 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from knotwork.api import create_app
+from knotwork.check.verify import verify_vault
 from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
 from knotwork.errors import LeaseHeldError, LeaseLostError
-from knotwork.ingest import Ingestor
-from knotwork.lease import Lease, holding, lease_status
+from knotwork.graph.lease import Lease, holding, lease_status
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.verify import verify_vault
 from tests.fakes.ollama import FakeOllama, schema_instance
 from tests.integration.conftest import Neo4jTarget, stored_notes
 from tests.integration.server import free_port, serving

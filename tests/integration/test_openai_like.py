@@ -15,13 +15,13 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from knotwork.api import create_app
+from knotwork.check.verify import snapshot
 from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve
 from knotwork.settings import Settings, get_settings
-from knotwork.sync import sync_vault
-from knotwork.verify import snapshot
 from tests.fakes.ollama import FakeOllama, schema_instance, structured_schema
 from tests.fakes.openai_like import FakeOpenAILike
 from tests.integration.conftest import Neo4jTarget, put

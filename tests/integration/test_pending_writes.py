@@ -11,11 +11,11 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from knotwork.api import create_app
+from knotwork.check.verify import verify_vault
 from knotwork.core import open_core
-from knotwork.ingest import Ingestor
-from knotwork.journal import Journal, journal_file
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal import Journal, journal_file
 from knotwork.settings import Settings
-from knotwork.verify import verify_vault
 from tests.integration.conftest import Neo4jTarget, stored_notes
 from tests.integration.server import TcpProxy
 

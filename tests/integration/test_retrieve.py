@@ -10,10 +10,10 @@ from fastapi.testclient import TestClient
 
 from knotwork.api import create_app
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve, search
 from knotwork.settings import Settings
-from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget, put
 

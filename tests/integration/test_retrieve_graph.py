@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import Filters, retrieve
-from knotwork.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
 from tests.integration.test_answer import labels
 
@@ -159,7 +159,7 @@ async def test_query_answers_a_two_hop_question_with_both_notes_cited(
     core: Core, ingestor: Ingestor, vault: Path, fake_ollama: FakeOllama
 ) -> None:
     """Bob's note shares no content word with the question: only the walk from Alice finds it."""
-    from knotwork.answer import answer
+    from knotwork.answer.respond import answer
 
     for n in range(20):  # notes that look more like the question than Bob's does
         (vault / f"noise/Boss {n}.md").parent.mkdir(exist_ok=True)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve, search
 from knotwork.retrieve.walk import walk
-from knotwork.sync import sync_vault
 from tests.integration.conftest import put
 
 GUIDES = 8  # notes that write "api" out: more than a 11-note vault allows a specific name

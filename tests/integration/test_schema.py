@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from knotwork import schema
 from knotwork.core import Core, open_core
 from knotwork.errors import ManifestMismatchError
-from knotwork.graph import EXPECTED_INDEXES
+from knotwork.graph import schema
+from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import Neo4jTarget

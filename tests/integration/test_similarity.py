@@ -7,11 +7,11 @@ import itertools
 import math
 from pathlib import Path
 
+from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
-from knotwork.facts import entity_key
-from knotwork.ingest import Ingestor
-from knotwork.sync import sync_vault
-from knotwork.verify import snapshot, verify_vault
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.text.keys import entity_key
 from tests.fakes.ollama import FakeOllama, hash_embedding
 
 THRESHOLD = 0.55

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
-from knotwork.notes import note_detail
-from knotwork.sync import sync_vault
-from knotwork.verify import snapshot, verify_vault
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve.notes import note_detail
 from tests.integration.conftest import put
 
 

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
-from knotwork.sync import sync_vault
-from knotwork.verify import snapshot, verify_vault
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import put
 

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from knotwork import modelcalls
+from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.errors import LeaseHeldError
-from knotwork.ingest import Ingestor
-from knotwork.lease import Lease, lease_status
+from knotwork.graph.lease import Lease, lease_status
+from knotwork.ingest import modelcalls
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.verify import verify_vault
-from knotwork.watch_queue import INOTIFY_LOGGER
-from knotwork.watcher import VaultWatcher
+from knotwork.watch.queue import INOTIFY_LOGGER
+from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import stored_notes
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import httpx
 
 from knotwork.api import create_app
+from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.verify import verify_vault
 from tests.integration.conftest import Neo4jTarget, stored_notes
 
 # Each round drives one interleaving of 3 to 6 concurrent requests on each of FAMILIES notes

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from knotwork.chunk import chunk_note
-from knotwork.eval_data import load_questions
-from knotwork.eval_metrics import hit_section
+from knotwork.eval.data import load_questions
+from knotwork.eval.metrics import hit_section
+from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.parse import parse_note
 from knotwork.models import Chunk
-from knotwork.parse import parse_note
 from knotwork.retrieve.types import Hit
 from knotwork.settings import Settings
 

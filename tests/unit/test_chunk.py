@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from knotwork.chunk import chunk_for_line, chunk_note
-from knotwork.mentions import chunk_grams
-from knotwork.parse import parse_note
+from knotwork.ingest.chunk import chunk_for_line, chunk_note
+from knotwork.ingest.parse import parse_note
+from knotwork.text.keys import chunk_grams
 
 TEXT = """---
 title: T

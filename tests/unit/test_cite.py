@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knotwork.cite import CitationStream, check_citations, match_citation, strip_citations
+from knotwork.answer.cite import CitationStream, check_citations, match_citation, strip_citations
 from tests.conftest import hit
 
 HITS = [hit("People/Alice.md", "Alice > Work"), hit("Recipes.md", "Lasagna"), hit("Misc.md", "")]

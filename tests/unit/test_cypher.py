@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from knotwork import cypher
 from knotwork.errors import QueryNotFoundError
-from knotwork.graph import EXPECTED_INDEXES
+from knotwork.graph import cypher
+from knotwork.graph.store import EXPECTED_INDEXES
 from tests.conftest import REPO
 
 FILES = sorted((REPO / "cypher").glob("*.cypher"))

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from knotwork.embed_local import INSTALL_COMMAND, SentenceTransformerEmbedding
+from knotwork.check.health import ollama_models
 from knotwork.errors import ConfigError
-from knotwork.health import ollama_models
-from knotwork.llm import build_embedder
+from knotwork.llm.clients import build_embedder
+from knotwork.llm.embed_local import INSTALL_COMMAND, SentenceTransformerEmbedding
 from knotwork.settings import Settings
 from tests.conftest import make_settings
 

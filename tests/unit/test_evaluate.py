@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from knotwork.eval_data import (
+from knotwork.eval.data import (
     MARKER,
     EvalInputError,
     Passage,
@@ -25,7 +25,7 @@ from knotwork.eval_data import (
     section_key,
     write_corpus_vault,
 )
-from knotwork.eval_metrics import (
+from knotwork.eval.metrics import (
     ConfigResult,
     QuestionResult,
     answer_f1,
@@ -41,7 +41,7 @@ from knotwork.eval_metrics import (
     title_key,
     type_table,
 )
-from knotwork.evaluate import (
+from knotwork.eval.retrieval import (
     ABLATIONS,
     CONFIGS,
     EvalSpec,
@@ -49,7 +49,7 @@ from knotwork.evaluate import (
     default_name,
     expand_configs,
 )
-from knotwork.parse import parse_note
+from knotwork.ingest.parse import parse_note
 from knotwork.retrieve.types import Hit
 
 

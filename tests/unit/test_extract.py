@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from knotwork.extract import (
+from knotwork.ingest.extract import (
     MAX_TRIPLES,
     Extraction,
     build_messages,
@@ -14,7 +14,7 @@ from knotwork.extract import (
     llm_facts,
     parse_answer,
 )
-from knotwork.vocab import RELATIONS
+from knotwork.text.vocab import RELATIONS
 
 
 def test_prompt_fences_the_text_with_a_fresh_random_marker() -> None:

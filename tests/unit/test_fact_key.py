@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from knotwork.mentions import canonical as mention_key
+from knotwork.ingest.mentions import canonical as mention_key
+from knotwork.ingest.rows import canonical
 from knotwork.models import Fact, stored_fact_key
-from knotwork.rows import canonical
 
 
 def test_a_written_fact_and_the_same_fact_read_back_have_one_key() -> None:

@@ -9,7 +9,7 @@ import pytest
 from llama_index.core.llms import ChatMessage
 
 from knotwork.errors import ModelUnavailableError
-from knotwork.llm import build_embedder, build_llm, model_present, probe_ollama
+from knotwork.llm.clients import build_embedder, build_llm, model_present, probe_ollama
 from tests.conftest import make_settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knotwork.journal import Journal, journal_file, state_dir
+from knotwork.ingest.journal import Journal, journal_file, state_dir
 from knotwork.settings import Settings
 from tests.conftest import make_settings
 

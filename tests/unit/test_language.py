@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from knotwork.chunk import chunk_context, chunk_note
-from knotwork.language import detect, note_language
-from knotwork.parse import parse_note
+from knotwork.ingest.chunk import chunk_context, chunk_note
+from knotwork.ingest.parse import parse_note
+from knotwork.text.language import detect, note_language
 
 PARAGRAPHS = {
     "en": "The multiplexer selects one of several inputs and forwards it to the output, "

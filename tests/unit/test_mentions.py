@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from knotwork.mentions import chunk_grams, chunk_mtext, mention_key, name_key, note_name_keys
+from knotwork.ingest.mentions import chunk_mtext
+from knotwork.text.keys import chunk_grams, mention_key, name_key, note_name_keys
 
 
 def test_keys_are_casefolded_words() -> None:

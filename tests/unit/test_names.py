@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 
-from knotwork.mentions import chunk_grams, chunk_mentions, mention_rows
-from knotwork.names import NameIndex, NameView
+from knotwork.graph.names import NameIndex, NameView
+from knotwork.ingest.mentions import chunk_mentions, mention_rows
+from knotwork.text.keys import chunk_grams
 
 
 def _index() -> NameIndex:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from knotwork.neo4j_jars import artifact
-from knotwork.neo4j_local import LocalNeo4j, _bolt_answers
+from knotwork.local_neo4j.jars import artifact
+from knotwork.local_neo4j.server import LocalNeo4j, _bolt_answers
 from tests.conftest import make_settings
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from knotwork.note_locks import NoteLocks
+from knotwork.vault.locks import NoteLocks
 
 
 async def test_case_variants_share_one_lock_and_other_notes_do_not_wait() -> None:

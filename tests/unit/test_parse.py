@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knotwork.ingest.parse import parse_note
 from knotwork.models import Link
-from knotwork.parse import parse_note
 
 SAPIENZA = Path("/work/shared/eval/vault-it-sapienza")
 

@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from knotwork import extract, prompt
-from knotwork.prompt import FENCE_LINE, SYSTEM_PROMPT, build_prompt, new_fence
+from knotwork.answer import prompt
+from knotwork.answer.prompt import FENCE_LINE, SYSTEM_PROMPT, build_prompt, new_fence
+from knotwork.ingest import extract
 from knotwork.retrieve import Evidence, FactRow
 from knotwork.retrieve.keywords import keyword_messages
 from tests.conftest import hit

@@ -12,9 +12,9 @@ import pytest
 from llama_index.core.llms import LLM, ChatMessage
 
 from knotwork.errors import ConfigError, ModelUnavailableError
-from knotwork.extract import MAX_TRIPLES, Extraction, extract_chunk
-from knotwork.llm import ModelClients, build_llm
-from knotwork.providers import NO_KEY, chat_server, probe_chat_server
+from knotwork.ingest.extract import MAX_TRIPLES, Extraction, extract_chunk
+from knotwork.llm.clients import ModelClients, build_llm
+from knotwork.llm.providers import NO_KEY, chat_server, probe_chat_server
 from knotwork.retrieve.keywords import propose
 from knotwork.settings import Settings
 from tests.conftest import make_settings

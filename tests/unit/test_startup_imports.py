@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from knotwork import llm
 from knotwork.errors import ConfigError
-from knotwork.llm import ModelClients, check_embedder
+from knotwork.llm import clients as llm
+from knotwork.llm.clients import ModelClients, check_embedder
 from tests.conftest import make_settings
 from tests.startup import MODELS, SERVERS, WATCHED, child_env, run_command
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knotwork.errors import NoteError, VaultPathError
-from knotwork.vault import (
+from knotwork.vault.files import (
     clean_relpath,
     decode,
     is_note,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knotwork import vocab
-from knotwork.vocab import (
+from knotwork.text import vocab
+from knotwork.text.vocab import (
     GENERIC,
     LINK_PHRASES,
     MONTHS,

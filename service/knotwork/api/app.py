@@ -33,7 +33,7 @@ from knotwork.errors import (
     VaultPathError,
     WriteConflictError,
 )
-from knotwork.journal import Journal, journal_file
+from knotwork.ingest.journal import Journal, journal_file
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
 

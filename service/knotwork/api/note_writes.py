@@ -28,10 +28,10 @@ from knotwork.errors import (
     NoteNotFoundError,
     WriteConflictError,
 )
-from knotwork.ingest import Ingestor, NoteOutcome
-from knotwork.sync import sync_vault
-from knotwork.vault import decode
-from knotwork.vault_write import (
+from knotwork.ingest.ingestor import Ingestor, NoteOutcome
+from knotwork.ingest.sync import sync_vault
+from knotwork.vault.files import decode
+from knotwork.vault.write import (
     case_variants,
     case_variants_on_disk,
     delete_note_file,

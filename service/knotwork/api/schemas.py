@@ -13,7 +13,7 @@ from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
 
 if TYPE_CHECKING:  # answering imports LlamaIndex; the schemas are needed before (tools/list)
-    from knotwork.answer import Answer, Cited
+    from knotwork.answer.respond import Answer, Cited
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 Tag = Annotated[str, Field(min_length=1, max_length=100)]
@@ -220,7 +220,7 @@ def _citation(cited: Cited) -> CitationOut:
 
 
 def ranked(hit: Hit) -> RankedCitation:
-    from knotwork.answer import Cited
+    from knotwork.answer.respond import Cited
 
     return RankedCitation(
         **_citation(Cited.of(hit)).model_dump(),

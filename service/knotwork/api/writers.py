@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 from knotwork.core import Core
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
-from knotwork.ingest import Ingestor
-from knotwork.journal import Journal, replay
-from knotwork.lease import Lease, holding, lease_status, new_holder_id, watches
+from knotwork.graph.lease import Lease, holding, lease_status, new_holder_id, watches
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal import Journal, replay
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from knotwork.errors import (
     NoteNotFoundError,
     VaultPathError,
 )
-from knotwork.lease import Lease, holding
+from knotwork.graph.lease import Lease, holding
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
 

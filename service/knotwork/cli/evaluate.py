@@ -51,8 +51,8 @@ def evaluate(
     ] = None,
 ) -> None:
     """Measure retrieval recall@k and latency per configuration; --answer scores answers too."""
-    from knotwork.eval_data import default_cache
-    from knotwork.evaluate import EvalReport, EvalSpec, expand_configs, render, run_eval
+    from knotwork.eval.data import default_cache
+    from knotwork.eval.retrieval import EvalReport, EvalSpec, expand_configs, render, run_eval
 
     spec = EvalSpec(
         questions=questions,

@@ -8,7 +8,7 @@ import typer
 
 from knotwork.cli.app import app, fail
 from knotwork.errors import KnotworkError
-from knotwork.neo4j_local import LocalNeo4j
+from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import get_settings
 
 neo4j_app = typer.Typer(

@@ -87,7 +87,7 @@ def ask(
     as_json: Json = False,
 ) -> None:
     """Answer a question from the notes, with checked citations (the same as POST /query)."""
-    from knotwork.answer import answer
+    from knotwork.answer.respond import answer
     from knotwork.api.schemas import query_response
 
     options = dict(
@@ -132,7 +132,7 @@ def retrieve(
     as_json: Json = False,
 ) -> None:
     """Ranked evidence for a question, without any model call (the same as POST /retrieve)."""
-    from knotwork.answer import gather, sufficient
+    from knotwork.answer.respond import gather, sufficient
     from knotwork.api.schemas import retrieve_response
 
     q = _request(question, top_k=top_k, folder=folder, tags=tag or [], date_from=date_from,
@@ -164,7 +164,7 @@ def retrieve(
 @app.command()
 def note(path: str, as_json: Json = False) -> None:
     """A note as the graph holds it: chunks, and every fact it asserts with provenance."""
-    from knotwork.notes import note_detail
+    from knotwork.retrieve.notes import note_detail
 
     async def work(core: Core) -> dict[str, Any]:
         return await note_detail(core, path)
@@ -214,7 +214,7 @@ def history(
     as_json: Json = False,
 ) -> None:
     """A note's revisions, newest first: what each change added and removed."""
-    from knotwork.notes import note_history
+    from knotwork.retrieve.notes import note_history
 
     async def work(core: Core) -> list[dict[str, Any]]:
         return await note_history(core, path, limit)
@@ -235,7 +235,7 @@ def history(
 @app.command()
 def stats(as_json: Json = False) -> None:
     """Counts of notes, chunks, entities, unresolved links, pending work and facts."""
-    from knotwork.notes import vault_stats
+    from knotwork.retrieve.notes import vault_stats
 
     body = with_core(vault_stats)
     if as_json:
@@ -256,7 +256,7 @@ def search(
     as_json: Json = False,
 ) -> None:
     """Notes by name (file name, title, alias), tag or folder."""
-    from knotwork.notes import search_notes
+    from knotwork.retrieve.notes import search_notes
 
     async def work(core: Core) -> list[dict[str, Any]]:
         return await search_notes(core, text, tag=tag, folder=folder, limit=limit)

@@ -9,12 +9,13 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from knotwork import __version__, schema
+from knotwork import __version__
+from knotwork.check.health import HealthReport, check_health
 from knotwork.cli.app import app, fail, with_core, writing
 from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError
-from knotwork.health import HealthReport, check_health
-from knotwork.ingest import Ingestor
+from knotwork.graph import schema
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings, get_settings
 
 

@@ -11,10 +11,10 @@ import typer
 
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.core import Core
-from knotwork.ingest import Ingestor
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import SyncReport, sync_vault
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
 from knotwork.retrieve.relevance import FLOOR_QUANTILE, Calibration
-from knotwork.sync import SyncReport, sync_vault
 
 
 @dataclass
@@ -28,7 +28,7 @@ class _Summary:
 
 
 async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
-    from knotwork.notes import vault_stats
+    from knotwork.retrieve.notes import vault_stats
 
     unresolved = await core.store.read("unresolved_links", vault=vault)
     return _Summary(report, unresolved, await vault_stats(core))
@@ -135,8 +135,8 @@ def retry() -> None:
     """Embed and extract the chunks left pending while a model was unavailable."""
 
     from knotwork.errors import LeaseHeldError
-    from knotwork.lease import lease_status, watches
-    from knotwork.watcher import RETRY_PENDING_S
+    from knotwork.graph.lease import lease_status, watches
+    from knotwork.watch.watcher import RETRY_PENDING_S
 
     async def work(core: Core) -> tuple[int, int]:
         await core.ensure_ready()
@@ -166,8 +166,8 @@ def watch(
     """Follow the vault: reconcile, then keep the graph in step with every change."""
     import signal
 
-    from knotwork.lease import Lease
-    from knotwork.watcher import VaultWatcher
+    from knotwork.graph.lease import Lease
+    from knotwork.watch.watcher import VaultWatcher
 
     async def work(core: Core) -> None:
         await core.ensure_ready()
@@ -207,7 +207,7 @@ def verify(
     ] = None,
 ) -> None:
     """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
-    from knotwork.verify import Difference, verify_vault
+    from knotwork.check.verify import Difference, verify_vault
 
     async def work(core: Core) -> list[Difference]:
         await core.ensure_ready()

@@ -18,7 +18,7 @@ from knotwork.api.schemas import (
     query_response,
     retrieve_response,
 )
-from knotwork.llm import LLAMA_IMPORT
+from knotwork.llm.clients import LLAMA_IMPORT
 from knotwork.mcp.common import (
     READ_ONLY,
     AskMode,
@@ -116,7 +116,7 @@ def register(server: MCPServer[Served]) -> None:
         """
         core = core_of(ctx)
         with LLAMA_IMPORT:  # LlamaIndex, which the clients may be loading in the background
-            from knotwork.answer import answer
+            from knotwork.answer.respond import answer
 
         with tool_errors():
             scope = filters(folder, tags, date_from, date_to, trust)
@@ -137,7 +137,7 @@ def register(server: MCPServer[Served]) -> None:
     ) -> tuple[Evidence, bool]:
         core = core_of(ctx)
         with LLAMA_IMPORT:
-            from knotwork.answer import gather, sufficient
+            from knotwork.answer.respond import gather, sufficient
 
         with tool_errors():
             body = RetrieveRequest.model_validate(

@@ -16,8 +16,8 @@ from knotwork.mcp.common import (
     core_of,
     tool_errors,
 )
-from knotwork.notes import note_detail, note_history, search_notes, vault_stats
-from knotwork.vault import clean_relpath
+from knotwork.retrieve.notes import note_detail, note_history, search_notes, vault_stats
+from knotwork.vault.files import clean_relpath
 
 Limit = Annotated[int, Field(ge=1, le=500, description="at most this many, 1 to 500")]
 Text = Annotated[

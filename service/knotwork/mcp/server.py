@@ -55,7 +55,7 @@ async def _start(stack: AsyncExitStack, settings: Settings) -> Core:
 async def _writers(core: Core) -> AsyncIterator[Served]:
     """The vault's writers, as the REST API's, with the journal replayed in the background."""
     from knotwork.api.writers import RestWriters
-    from knotwork.journal import Journal, journal_file
+    from knotwork.ingest.journal import Journal, journal_file
 
     writers = RestWriters(core, Journal(journal_file(core.settings)))
     replaying = asyncio.create_task(writers.replay_forever())

@@ -6,8 +6,8 @@ keeps nothing but a minute-old note count (search.vault_notes)."""
 
 from __future__ import annotations
 
-from knotwork.graph import GraphStore
-from knotwork.memo import Memo
+from knotwork.graph.memo import Memo
+from knotwork.graph.store import GraphStore
 from knotwork.retrieve import search
 from knotwork.retrieve.walk import Walk, walk
 

@@ -5,13 +5,12 @@ over the walked subgraph."""
 from __future__ import annotations
 
 from knotwork.core import Core
-from knotwork.facts import entity_key
-from knotwork.mentions import chunk_grams
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.steps import nothing, together
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Walk
+from knotwork.text.keys import chunk_grams, entity_key
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from knotwork import structured
+from knotwork.llm import structured
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM, ChatMessage

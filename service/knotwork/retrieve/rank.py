@@ -8,7 +8,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-from knotwork.stopwords import STOPWORDS
+from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _WORD = re.compile(r"\w+")

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from knotwork.errors import EmptyVaultError
-from knotwork.graph import GraphStore
+from knotwork.graph.store import GraphStore
 from knotwork.retrieve.probes import PROBES
 from knotwork.retrieve.rank import coverage, terms
 from knotwork.retrieve.types import Hit

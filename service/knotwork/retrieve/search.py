@@ -9,10 +9,10 @@ import time
 from dataclasses import dataclass
 from datetime import date
 
-from knotwork.graph import GraphStore
-from knotwork.language import LANGUAGES
-from knotwork.mentions import chunk_grams
+from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
+from knotwork.text.keys import chunk_grams
+from knotwork.text.language import LANGUAGES
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_NAMED = 10  # notes the question names, longest names first

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from knotwork.parse import text_dates
-from knotwork.vocab import MONTHS
+from knotwork.text.dates import text_dates
+from knotwork.text.vocab import MONTHS
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from knotwork.graph import GraphStore
+from knotwork.graph.store import GraphStore
 from knotwork.retrieve.types import HopPath
 
 PER_NODE = 12  # facts followed from one node per hop

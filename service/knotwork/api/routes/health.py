@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from knotwork.api.deps import CoreDep, KeyGiven
-from knotwork.health import HealthReport, check_health
+from knotwork.check.health import HealthReport, check_health
 
 router = APIRouter(tags=["health"])
 

@@ -25,7 +25,7 @@ from knotwork.api.limits import RETRY_AFTER_S
 from knotwork.api.note_writes import WriteResult, outcome_json
 from knotwork.api.vault_http import as_http
 from knotwork.errors import NoteNotFoundError, VaultPathError
-from knotwork.notes import note_detail, vault_stats
+from knotwork.retrieve.notes import note_detail, vault_stats
 
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 

@@ -21,12 +21,12 @@ from knotwork.api.schemas import (
     query_response,
     retrieve_response,
 )
-from knotwork.llm import LLAMA_IMPORT
+from knotwork.llm.clients import LLAMA_IMPORT
 
 # knotwork.answer imports LlamaIndex: the first query imports it (under LLAMA_IMPORT, as the
 # model clients may be loading in the background), so the server answers /health before.
 if TYPE_CHECKING:
-    from knotwork.answer import AnswerEvent
+    from knotwork.answer.respond import AnswerEvent
 
 router = APIRouter(tags=["query"], dependencies=[Authorized])
 
@@ -95,7 +95,7 @@ def _sse(event: str, data: Any) -> bytes:
 
 
 def _encode(item: AnswerEvent) -> bytes:
-    from knotwork.answer import DoneEvent, EvidenceEvent
+    from knotwork.answer.respond import DoneEvent, EvidenceEvent
 
     if isinstance(item, EvidenceEvent):
         return _sse("evidence", evidence_event(item.evidence))
@@ -129,7 +129,7 @@ async def query(
     accept: Annotated[str | None, Header()] = None,
 ) -> QueryResponse | StreamingResponse:
     with LLAMA_IMPORT:
-        from knotwork.answer import answer, answer_stream
+        from knotwork.answer.respond import answer, answer_stream
 
     filters = body.filters.to_filters()
     if body.stream or "text/event-stream" in (accept or ""):
@@ -163,7 +163,7 @@ async def retrieve_evidence(
     limiter: LimiterDep,
 ) -> RetrieveResponse:
     with LLAMA_IMPORT:
-        from knotwork.answer import gather, sufficient
+        from knotwork.answer.respond import gather, sufficient
 
     filters = body.filters.to_filters()
     async with limiter.slot():

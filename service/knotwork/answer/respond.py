@@ -1,0 +1,232 @@
+"""Question → cited answer: retrieval, one chat call over fenced context, citations checked.
+
+The model is asked only when the evidence is relevant enough; below the threshold, or in
+``retrieve`` mode, no chat call is made at all. A model that is down or slow never turns into an
+error: the ranked evidence is returned with status ``model_unavailable``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from knotwork.answer.cite import INSUFFICIENT, CitationStream, check_citations, says_insufficient
+from knotwork.answer.prompt import Prompt, build_prompt
+from knotwork.core import Core
+from knotwork.llm.providers import chat_server
+from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
+
+log = logging.getLogger(__name__)
+
+Status = Literal["ok", "insufficient_context", "model_unavailable"]
+SNIPPET_CHARS = 300
+PARTIAL_CITATIONS = 3  # hits shown as the best partial evidence when the context falls short
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A chunk the answer rests on, located by note, heading and lines."""
+
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+    score: float
+    snippet: str
+
+    @classmethod
+    def of(cls, hit: Hit) -> Cited:
+        return cls(
+            path=hit.path,
+            heading=hit.heading,
+            line_start=hit.line_start,
+            line_end=hit.line_end,
+            score=hit.score,
+            snippet=hit.text[:SNIPPET_CHARS],
+        )
+
+
+@dataclass
+class Answer:
+    status: Status
+    answer: str | None
+    citations: list[Cited]
+    dropped_citations: list[str] = field(default_factory=list)
+    facts: list[FactRow] = field(default_factory=list)
+    paths: list[HopPath] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EvidenceEvent:
+    """Sent first: what retrieval found, before any model call."""
+
+    evidence: Evidence
+
+
+@dataclass(frozen=True)
+class TokenEvent:
+    """A piece of the answer as the model writes it, its citations already rendered as labels
+    and the invented ones removed: the pieces add up to the final answer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    """Sent last: the full answer with its citations checked."""
+
+    answer: Answer
+
+
+AnswerEvent = EvidenceEvent | TokenEvent | DoneEvent
+
+
+async def gather(
+    core: Core,
+    question: str,
+    *,
+    mode: Mode,
+    top_k: int,
+    filters: Filters | None,
+    vault: str | None = None,
+) -> Evidence:
+    """Ranked evidence for the question from ``vault`` (by default the configured one)."""
+    return await retrieve(
+        core,
+        vault or core.settings.vault_name,
+        question,
+        top_k=top_k,
+        mode=mode,
+        filters=filters or Filters(),
+    )
+
+
+def sufficient(core: Core, evidence: Evidence) -> bool:
+    """Whether the evidence is worth a model call.
+
+    ``min_relevance`` is calibrated by bench/relevance.py against questions the vault does and
+    does not answer (bench/RESULTS.md).
+    """
+    return bool(evidence.hits) and evidence.relevance >= core.settings.min_relevance
+
+
+def _base(evidence: Evidence, status: Status, text: str | None, hits: list[Hit]) -> Answer:
+    return Answer(
+        status=status,
+        answer=text,
+        citations=[Cited.of(h) for h in hits],
+        facts=list(evidence.facts),
+        paths=list(evidence.paths),
+        timings_ms=dict(evidence.timings_ms),
+        warnings=list(evidence.warnings),
+    )
+
+
+def without_model(core: Core, evidence: Evidence, mode: Mode) -> Answer | None:
+    """The answer when no chat call is due: too little evidence, or ``retrieve`` mode."""
+    if not sufficient(core, evidence):
+        partial = evidence.hits[:PARTIAL_CITATIONS]
+        return _base(evidence, "insufficient_context", INSUFFICIENT, partial)
+    if mode == "retrieve":
+        return _base(evidence, "ok", None, evidence.hits)
+    return None
+
+
+def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: float) -> Answer:
+    log.warning("chat model did not answer: %s: %s", type(exc).__name__, exc)
+    result = _base(evidence, "model_unavailable", None, evidence.hits)
+    result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
+    result.warnings.append(
+        f"the chat model {core.settings.llm_model!r} did not answer "
+        f"({type(exc).__name__}: {str(exc)[:300]}); here is the ranked evidence without an "
+        f"answer. Is {chat_server(core.settings)} running, with the model available? "
+        "`knotwork doctor` checks both."
+    )
+    return result
+
+
+def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
+    """Check the model's citations against the hits and build the answer."""
+    checked = check_citations(raw, evidence.hits, prompt.sources)
+    if not checked.cited and says_insufficient(checked.text):
+        result = _base(
+            evidence, "insufficient_context", INSUFFICIENT, evidence.hits[:PARTIAL_CITATIONS]
+        )
+    else:
+        result = _base(evidence, "ok", checked.text, checked.cited)
+        if not checked.cited:
+            result.warnings.append(
+                "the answer cites none of the retrieved notes; check it against the evidence"
+            )
+    result.dropped_citations = checked.dropped
+    if checked.dropped:
+        result.warnings.append(
+            f"removed {len(checked.dropped)} citation(s) that name no retrieved chunk"
+        )
+    if prompt.left_out:
+        result.warnings.append(f"{prompt.left_out} hit(s) did not fit the model's context window")
+    result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
+    return result
+
+
+async def answer(
+    core: Core,
+    question: str,
+    *,
+    mode: Mode = "normal",
+    top_k: int = 8,
+    filters: Filters | None = None,
+    vault: str | None = None,
+) -> Answer:
+    """A cited answer, or the reason there is none, with the evidence it rests on."""
+    evidence = await gather(core, question, mode=mode, top_k=top_k, filters=filters, vault=vault)
+    early = without_model(core, evidence, mode)
+    if early is not None:
+        return early
+    started = time.perf_counter()
+    prompt = build_prompt(question, evidence, core.settings.llm_context_window)
+    try:
+        response = await core.llm.achat(prompt.messages)
+    except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"
+        return _unavailable(core, evidence, exc, started)
+    return finish(evidence, response.message.content or "", started, prompt)
+
+
+async def answer_stream(
+    core: Core,
+    question: str,
+    *,
+    mode: Mode = "normal",
+    top_k: int = 8,
+    filters: Filters | None = None,
+) -> AsyncIterator[AnswerEvent]:
+    """The evidence, then the answer as it comes (a citation is sent once it is complete),
+    then the checked answer."""
+    evidence = await gather(core, question, mode=mode, top_k=top_k, filters=filters)
+    yield EvidenceEvent(evidence)
+    early = without_model(core, evidence, mode)
+    if early is not None:
+        yield DoneEvent(early)
+        return
+    started = time.perf_counter()
+    prompt = build_prompt(question, evidence, core.settings.llm_context_window)
+    parts: list[str] = []
+    rendered = CitationStream(evidence.hits, prompt.sources)
+    try:
+        stream = await core.llm.astream_chat(prompt.messages)
+        async for chunk in stream:
+            if chunk.delta:
+                parts.append(chunk.delta)
+                if text := rendered.feed(chunk.delta):
+                    yield TokenEvent(text)
+    except Exception as exc:  # as in answer(): any failure of the client means no answer
+        yield DoneEvent(_unavailable(core, evidence, exc, started))
+        return
+    if text := rendered.close():
+        yield TokenEvent(text)
+    yield DoneEvent(finish(evidence, "".join(parts), started, prompt))

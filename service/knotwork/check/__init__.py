@@ -1,0 +1,1 @@
+"""Checks of an installation: health of every dependency, the graph verified against the folder."""

@@ -1,0 +1,304 @@
+"""One health check, shared by ``GET /health`` and ``knotwork doctor``: each dependency, then
+what the service can do with them — ingest, search, answers, extraction — each ready or not,
+with the reason and the fix. The chat model is probed where the settings say it answers:
+Ollama, or the OpenAI-compatible server (``GET /models``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from knotwork.core import Core
+from knotwork.errors import KnotworkError
+from knotwork.graph import schema
+from knotwork.graph.lease import lease_status
+from knotwork.graph.store import EXPECTED_INDEXES
+from knotwork.llm.clients import model_present, probe_ollama
+from knotwork.llm.providers import ChatServerReport, chat_server_report
+from knotwork.redact import redact
+from knotwork.settings import Settings
+
+
+class IndexReport(BaseModel):
+    name: str
+    type: str
+    state: str
+    population: float
+
+
+class Neo4jReport(BaseModel):
+    ok: bool
+    uri: str
+    version: str | None = None
+    edition: str | None = None
+    apoc: bool | None = None
+    indexes: list[IndexReport] = Field(default_factory=list)
+    missing_indexes: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class ModelReport(BaseModel):
+    role: Literal["llm", "embedding"]
+    name: str
+    present: bool
+    pull_command: str
+
+
+class OllamaReport(BaseModel):
+    ok: bool
+    base_url: str
+    version: str | None = None
+    models: list[ModelReport] = Field(default_factory=list)
+    error: str | None = None
+
+
+class ManifestReport(BaseModel):
+    ok: bool
+    stored: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class Capability(BaseModel):
+    """One thing the service does, ready or not; ``needed`` is False when the settings turn
+    it off (extraction with ``KNOTWORK_EXTRACT=false``), and then it does not affect ``ok``."""
+
+    ready: bool
+    needed: bool = True
+    reason: str | None = None
+    fix: str | None = None
+
+
+class RelevanceReport(BaseModel):
+    """Whether the vault's relevance gate is calibrated for the embedding model (see
+    retrieve/relevance.py); an uncalibrated gate works, on the raw cosine."""
+
+    calibrated: bool
+    floor: float | None = None
+    probes: int | None = None
+    languages: list[str] = Field(default_factory=list)
+    fix: str | None = None
+
+
+class HealthReport(BaseModel):
+    ok: bool  # every needed capability is ready
+    capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
+    neo4j: Neo4jReport
+    ollama: OllamaReport | None  # None when neither model is served by Ollama
+    llm_server: ChatServerReport | None = None  # with KNOTWORK_LLM_PROVIDER=openai-like
+    manifest: ManifestReport
+    relevance: RelevanceReport | None = None  # None when Neo4j is not reachable
+    # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
+    # inotify or polling, rescans, queue overflows and the last one's reason); None when no
+    # watcher has run. Does not affect ``ok``.
+    watcher: dict[str, Any] | None = None
+
+
+async def _neo4j(core: Core) -> Neo4jReport:
+    report = Neo4jReport(ok=False, uri=redact(core.settings.neo4j_uri))
+    try:
+        info = await schema.check_server(core.store)
+        report.version, report.edition = info.version, info.edition
+        report.apoc = await core.store.apoc_installed()
+        states = await core.store.index_states()
+    except KnotworkError as exc:
+        report.error = redact(str(exc))
+        return report
+    report.indexes = [
+        IndexReport(name=s.name, type=s.type, state=s.state, population=s.population)
+        for s in states
+    ]
+    online = {s.name for s in states if s.state == "ONLINE"}
+    report.missing_indexes = [n for n in EXPECTED_INDEXES if n not in online]
+    if report.missing_indexes:
+        report.error = (
+            f"indexes not ONLINE: {', '.join(report.missing_indexes)}; `knotwork init` creates them"
+        )
+    report.ok = not report.missing_indexes
+    return report
+
+
+def ollama_models(settings: Settings) -> list[tuple[Literal["llm", "embedding"], str]]:
+    """The models Ollama must have pulled: the chat model unless another server answers it
+    (answers need it, extraction too), the embedding model unless embeddings are computed in
+    process."""
+    wanted: list[tuple[Literal["llm", "embedding"], str]] = []
+    if settings.llm_provider == "ollama":
+        wanted.append(("llm", settings.llm_model))
+    if settings.embed_provider == "ollama":
+        wanted.append(("embedding", settings.embed_model))
+    return wanted
+
+
+def _chat_problem(server: ChatServerReport) -> Capability | None:
+    """Why the OpenAI-compatible server cannot answer, with the fix; None when it can."""
+    if server.ok:
+        return None
+    if not server.reachable:
+        return Capability(
+            ready=False,
+            reason=f"the OpenAI-compatible server is not reachable at {server.base_url}: "
+            f"{server.error}",
+            fix="start the server (llama-server, vLLM, LM Studio) or set KNOTWORK_LLM_BASE_URL "
+            "to its API root with /v1 (and KNOTWORK_LLM_API_KEY if it wants a key)",
+        )
+    return Capability(
+        ready=False,
+        reason=server.error,
+        fix="load the model on the server, or set KNOTWORK_LLM_MODEL to one it lists"
+        + (f" ({', '.join(server.served)})" if server.served else ""),
+    )
+
+
+def _model_problem(ollama: OllamaReport | None, role: str) -> Capability | None:
+    """Why an Ollama model of ``role`` cannot be used, with the fix; None when it can."""
+    if ollama is None:
+        return None
+    model = next((m for m in ollama.models if m.role == role), None)
+    if ollama.version is None:
+        return Capability(
+            ready=False,
+            # Why not is on the Ollama line of the report; each capability says only what.
+            reason=f"Ollama is not reachable at {ollama.base_url}",
+            fix="start Ollama (`ollama serve`) or set KNOTWORK_OLLAMA_BASE_URL",
+        )
+    if model is not None and not model.present:
+        return Capability(
+            ready=False, reason=f"model {model.name} is not pulled", fix=model.pull_command
+        )
+    return None
+
+
+def _degraded(problem: Capability | None, consequence: str) -> Capability:
+    if problem is None:
+        return Capability(ready=True)
+    return problem.model_copy(update={"reason": f"{problem.reason}; {consequence}"})
+
+
+def capabilities(
+    settings: Settings,
+    neo4j: Neo4jReport,
+    ollama: OllamaReport | None,
+    manifest: ManifestReport,
+    llm_server: ChatServerReport | None = None,
+) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
+    """What the service can do with the dependencies as they are."""
+    if not neo4j.ok:
+        graph = Capability(
+            ready=False,
+            reason=neo4j.error,
+            fix="start Neo4j (`knotwork neo4j start`, or compose) and run `knotwork init`",
+        )
+    elif not manifest.ok:
+        graph = Capability(
+            ready=False,
+            reason=manifest.error,
+            fix="`knotwork init` for a new graph, `knotwork reembed` for another embedding model",
+        )
+    else:
+        graph = Capability(ready=True)
+    if settings.embed_provider == "ollama":
+        embedder = _model_problem(ollama, "embedding")
+    elif importlib.util.find_spec("sentence_transformers") is None:
+        embedder = Capability(
+            ready=False,
+            reason="in-process embeddings need sentence-transformers, which is not installed",
+            fix="pip install -e '.[local-embed]' (README: Embeddings without Ollama)",
+        )
+    else:
+        embedder = None
+    chat = _chat_problem(llm_server) if llm_server is not None else _model_problem(ollama, "llm")
+    if not graph.ready:
+        search = answers = graph
+    else:
+        search = _degraded(embedder, "only full-text search answers")
+        answers = _degraded(
+            chat, "/query and the MCP `ask` tool answer model_unavailable; mode `retrieve` works"
+        )
+    if not settings.extract:
+        extraction = Capability(
+            ready=False,
+            needed=False,
+            reason="off (KNOTWORK_EXTRACT=false): structural facts only",
+            fix="set KNOTWORK_EXTRACT=true, then `knotwork retry`",
+        )
+    else:
+        extraction = _degraded(chat, "chunks wait for extraction; `knotwork retry` finishes them")
+    return {"ingest": graph, "search": search, "answers": answers, "extraction": extraction}
+
+
+async def _ollama(core: Core) -> OllamaReport | None:
+    settings = core.settings
+    wanted = ollama_models(settings)
+    if not wanted:
+        return None
+    report = OllamaReport(ok=False, base_url=redact(settings.ollama_base_url))
+    try:
+        status = await probe_ollama(settings.ollama_base_url)
+    except KnotworkError as exc:
+        report.error = redact(str(exc))
+        return report
+    report.version = status.version
+    report.models = [
+        ModelReport(
+            role=role,
+            name=name,
+            present=model_present(name, set(status.models)),
+            pull_command=f"ollama pull {name}",
+        )
+        for role, name in wanted
+    ]
+    missing = [m.name for m in report.models if not m.present]
+    if missing:
+        report.error = f"models not pulled: {', '.join(missing)}"
+    report.ok = not missing
+    return report
+
+
+async def _manifest(core: Core) -> ManifestReport:
+    try:
+        stored = await schema.check_manifest(core.store, core.settings)
+    except KnotworkError as exc:
+        return ManifestReport(ok=False, error=redact(str(exc)))
+    if stored is None:
+        return ManifestReport(ok=False, error="no manifest yet; `knotwork init` writes it")
+    return ManifestReport(ok=True, stored=stored)
+
+
+async def _relevance(core: Core) -> RelevanceReport:
+    row = await core.store.calibration(core.settings.vault_name, core.settings.embed_model)
+    if row is None:
+        return RelevanceReport(calibrated=False, fix="`knotwork calibrate` once the vault is in")
+    return RelevanceReport(
+        calibrated=True, floor=row["floor"], probes=row["probes"], languages=row["languages"]
+    )
+
+
+async def check_health(core: Core) -> HealthReport:
+    neo4j = await _neo4j(core)
+    ollama = await _ollama(core)
+    llm_server = await chat_server_report(core.settings)
+    manifest = (
+        await _manifest(core)
+        if neo4j.version
+        else ManifestReport(ok=False, error="Neo4j not reachable")
+    )
+    watcher = relevance = None
+    if neo4j.version:
+        try:
+            watcher = await lease_status(core.store, core.settings.vault_name)
+            relevance = await _relevance(core)
+        except KnotworkError:
+            pass
+    caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server)
+    return HealthReport(
+        ok=all(c.ready for c in caps.values() if c.needed),
+        capabilities=caps,
+        neo4j=neo4j,
+        ollama=ollama,
+        llm_server=llm_server,
+        manifest=manifest,
+        relevance=relevance,
+        watcher=watcher,
+    )

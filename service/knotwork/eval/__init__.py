@@ -1,0 +1,1 @@
+"""Evaluation: recall and answer quality on question sets, through the same code users run."""

@@ -1,0 +1,158 @@
+"""One writer per vault: a lease node in Neo4j, renewed by its holder's heartbeat.
+
+Every graph writer of a vault — the watcher, ``POST /sync``, the REST note writes and their
+journal replay, ``knotwork ingest``, ``retry`` and ``reembed`` — writes only inside
+``holding(lease, status)``: it takes the lease (``LeaseHeldError`` naming the holder when
+another live one has it), renews it every ``ttl/3`` seconds while it writes, and gives it back
+at the end. A renewal that finds the lease taken by another holder (it lapsed, say, while this
+process was paused) cancels the writer, which ends with ``LeaseLostError`` instead of writing on
+beside the new holder. A crashed holder's lease lapses after ``lease_ttl_s``.
+
+The lease also carries its holder's ``mode`` and whether it ``watches`` the vault's files: a
+REST write made while a watcher holds the lease is ingested by that watcher; one made while a
+writer that does not watch holds it would be ingested by no one, so it is refused instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from knotwork.errors import GraphUnavailableError, LeaseHeldError, LeaseLostError
+from knotwork.graph.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+# Modes of holders that follow the vault's files (leases written before ``watches`` existed).
+WATCHING_MODES = frozenset({"inotify", "polling"})
+
+Status = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
+
+
+class Lease:
+    def __init__(
+        self, store: GraphStore, vault: str, ttl_s: int, holder: str | None = None
+    ) -> None:
+        self.store, self.vault, self.ttl_s = store, vault, ttl_s
+        self.host, self.pid = socket.gethostname(), os.getpid()
+        self.holder = holder or new_holder_id()
+
+    async def acquire(self, status: Mapping[str, Any] | None = None) -> None:
+        """Take the lease, or renew it when this holder has it; LeaseHeldError when another
+        live holder has it."""
+        rows = await self.store.write(
+            "lease_acquire",
+            vault=self.vault,
+            holder=self.holder,
+            host=self.host,
+            pid=self.pid,
+            ttl_s=self.ttl_s,
+            status=dict(status or {}),
+        )
+        row = rows[0]
+        if not row["ok"]:
+            raise LeaseHeldError(
+                f"vault {self.vault!r} is being written by {row['holder']} (host {row['host']}, "
+                f"pid {row['pid']}, last heartbeat {row['heartbeat_at']}); only one writer per "
+                f"vault. Stop that writer (or wait for it to finish), or wait {self.ttl_s} s "
+                "after it died."
+            )
+
+    async def renew(self, status: Mapping[str, Any] | None = None) -> None:
+        """Extend the lease this holder has; LeaseLostError when it has it no more."""
+        rows = await self.store.write(
+            "lease_renew",
+            vault=self.vault,
+            holder=self.holder,
+            ttl_s=self.ttl_s,
+            status=dict(status or {}),
+        )
+        row = rows[0]
+        if not row["ok"]:
+            now = (
+                f"{row['holder']} (host {row['host']}, pid {row['pid']}) holds it now"
+                if row["holder"]
+                else "no one holds it now"
+            )
+            raise LeaseLostError(
+                f"the lease of vault {self.vault!r} lapsed and was lost ({now}); this writer "
+                f"stopped so as not to write beside another. Run it again; the heartbeat must "
+                f"reach Neo4j at least every {self.ttl_s} s (KNOTWORK_LEASE_TTL_S)"
+            )
+
+    async def release(self) -> None:
+        await self.store.write("lease_release", vault=self.vault, holder=self.holder)
+
+
+def new_holder_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@contextlib.asynccontextmanager
+async def holding(lease: Lease, status: Status, *, release: bool = True) -> AsyncIterator[Lease]:
+    """Hold ``lease`` for the block, renewed every ttl/3 s with ``status`` (a map, or a callable
+    giving the current one). If a renewal finds the lease lost, the block is cancelled at its
+    next await and LeaseLostError raised from it. ``release=False`` leaves the lease to lapse
+    or to another user of the same holder id (see ``api.writers``)."""
+
+    def report() -> dict[str, Any]:
+        return dict(status() if callable(status) else status)
+
+    await lease.acquire(report())
+    task = asyncio.current_task()
+    assert task is not None
+    lost: list[LeaseLostError] = []
+    active = True
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(lease.ttl_s / 3)
+            try:
+                await lease.renew(report())
+            except LeaseLostError as exc:
+                if active:
+                    lost.append(exc)
+                    task.cancel()
+                return
+            except GraphUnavailableError as exc:
+                # Writes fail too while Neo4j is away; the lease stays ours unless taken.
+                log.warning("lease heartbeat of vault %r failed: %s", lease.vault, exc)
+
+    beat = asyncio.create_task(heartbeat())
+    try:
+        yield lease
+    except BaseException as exc:
+        if not lost:
+            raise
+        if task.cancelling():
+            task.uncancel()  # the cancel was ours: the block ends with the lease's error
+        log.error("%s", lost[0])
+        raise lost[0] from (None if isinstance(exc, asyncio.CancelledError) else exc)
+    finally:
+        active = False
+        beat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beat
+        if release and not lost:
+            with contextlib.suppress(GraphUnavailableError):  # it lapses after its TTL
+                await lease.release()
+    if lost:  # the block ended before the cancel reached it: its writes are done, but say so
+        raise lost[0]
+
+
+def watches(row: Mapping[str, Any]) -> bool:
+    """Whether a lease's holder follows the vault's files (a watcher ingests what it sees)."""
+    flag = row.get("watches")
+    return bool(flag) if flag is not None else row.get("mode") in WATCHING_MODES
+
+
+async def lease_status(store: GraphStore, vault: str) -> dict[str, Any] | None:
+    """The lease and the status its holder last reported, or None."""
+    rows = await store.read("lease_get", vault=vault)
+    return {**rows[0]["lease"], "live": rows[0]["live"]} if rows else None

@@ -1,0 +1,171 @@
+"""The vault's note names in memory: which note a mention key names.
+
+Unlinked mentions are matched in process rather than by a query per note: every note's word
+runs are looked up here, so a batch of notes costs no round trip for its mentions. A key names
+the notes whose ``mkeys`` (file stem, title, aliases; see ``text.keys.note_name_keys``) hold it;
+when several do, the shortest vault path wins (then the lower-cased path, then the path), as
+Obsidian prefers for links. A note never mentions itself, so the resolution for a note that
+bears the key is the best *other* bearer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from knotwork.graph.store import GraphStore
+
+
+def _rank(lpath: str, path: str) -> tuple[int, str, str]:
+    return (len(lpath), lpath, path)
+
+
+class Names(Protocol):
+    """What mention matching asks of the vault's names."""
+
+    def starts(self, word: str) -> bool:
+        """Whether some name starts with this word (word runs starting elsewhere are skipped)."""
+        ...
+
+    def resolve(self, key: str, mentioner: str) -> str | None:
+        """The note ``key`` names as seen from note ``mentioner``, or None."""
+        ...
+
+
+@dataclass
+class NameIndex:
+    """Mention key → the notes bearing it, kept sorted by resolution order."""
+
+    _bearers: dict[str, list[tuple[tuple[int, str, str], str]]] = field(default_factory=dict)
+    _keys_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _lpath_of: dict[str, str] = field(default_factory=dict)
+    _first_words: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[dict[str, Any]]) -> NameIndex:
+        """From ``vault_names.cypher`` rows: path, lpath, mkeys."""
+        index = cls()
+        for row in rows:
+            index.put(row["path"], row["lpath"] or "", row["mkeys"] or [])
+        return index
+
+    def __contains__(self, path: str) -> bool:
+        return path in self._keys_of
+
+    def __len__(self) -> int:
+        return len(self._keys_of)
+
+    def paths(self) -> list[str]:
+        return list(self._keys_of)
+
+    def keys_of(self, path: str) -> tuple[str, ...]:
+        return self._keys_of.get(path, ())
+
+    def put(self, path: str, lpath: str, keys: Iterable[str]) -> None:
+        """Add a note, or replace what it is named by."""
+        self.remove(path)
+        ranked = (_rank(lpath, path), path)
+        unique = tuple(sorted(set(keys)))
+        self._keys_of[path] = unique
+        self._lpath_of[path] = lpath
+        for key in unique:
+            bearers = self._bearers.setdefault(key, [])
+            bearers.append(ranked)
+            bearers.sort()
+            self._first_words.add(key.split(" ", 1)[0])
+
+    def remove(self, path: str) -> None:
+        self._lpath_of.pop(path, None)
+        for key in self._keys_of.pop(path, ()):
+            bearers = [b for b in self._bearers.get(key, []) if b[1] != path]
+            if bearers:
+                self._bearers[key] = bearers
+            else:
+                self._bearers.pop(key, None)
+        # _first_words may keep a word no name starts with now: it only costs a lookup.
+
+    def starts(self, word: str) -> bool:
+        return word in self._first_words
+
+    def bearers(self, key: str) -> list[tuple[tuple[int, str, str], str]]:
+        return self._bearers.get(key, [])
+
+    def resolve(self, key: str, mentioner: str) -> str | None:
+        for _, path in self._bearers.get(key, ()):
+            if path != mentioner:
+                return path
+        return None
+
+
+@dataclass
+class NameView:
+    """A NameIndex as it will be after a batch: some notes gone, some (re)named.
+
+    Resolving through a view leaves the shared index untouched until the batch is written,
+    so a batch that fails changes nothing.
+    """
+
+    base: NameIndex
+    removed: set[str] = field(default_factory=set)
+    added: NameIndex = field(default_factory=NameIndex)
+
+    def put(self, path: str, lpath: str, keys: Iterable[str]) -> None:
+        self.added.put(path, lpath, keys)
+
+    def remove(self, path: str) -> None:
+        self.added.remove(path)
+        self.removed.add(path)
+
+    def starts(self, word: str) -> bool:
+        return self.added.starts(word) or self.base.starts(word)
+
+    def resolve(self, key: str, mentioner: str) -> str | None:
+        found = [
+            b for b in self.base.bearers(key) if b[1] not in self.removed and b[1] not in self.added
+        ]
+        found += self.added.bearers(key)
+        for _, path in sorted(found):
+            if path != mentioner:
+                return path
+        return None
+
+    def apply(self) -> None:
+        """Make the batch's names the base's own (once the batch is written)."""
+        for path in self.removed:
+            self.base.remove(path)
+        for path in self.added.paths():
+            self.base.put(path, self.added._lpath_of[path], self.added.keys_of(path))
+
+
+Cache = dict[str, tuple[str, NameIndex]]  # vault → (stamp token, its names): Core.names
+
+
+async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | None, NameIndex]:
+    """The vault's note names and the stamp token they were read under: from ``cache`` while
+    the graph's stamp (names_stamp.cypher) is the token cached, else read anew."""
+    rows = await store.read("names_stamp", vault=vault)
+    tokens = rows[0]["tokens"] if rows else []
+    token = tokens[0] if len(tokens) == 1 else None
+    hit = cache.get(vault)
+    if token is not None and hit is not None and hit[0] == token:
+        return token, hit[1]
+    # The stamp is read first: names changed meanwhile are cached under the older token,
+    # which the next read no longer matches, so a stale cache is never trusted.
+    index = NameIndex.from_rows(await store.read("vault_names", vault=vault))
+    if token is not None:
+        cache[vault] = (token, index)
+    return token, index
+
+
+def written(
+    cache: Cache, vault: str, view: NameView | None, read_token: str | None, new_token: str
+) -> None:
+    """After a write that changed names under ``new_token``: apply the batch's view to the
+    cached names, or drop them if another write changed them since they were read."""
+    hit = cache.get(vault)
+    if hit and view and hit[0] == read_token and hit[1] is view.base:
+        view.apply()
+        cache[vault] = (new_token, view.base)
+    else:
+        cache.pop(vault, None)

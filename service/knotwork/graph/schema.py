@@ -1,0 +1,134 @@
+"""Schema and manifest: create what the graph needs, and refuse a graph built for another model."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from knotwork import __version__
+from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
+from knotwork.graph.store import GraphStore, ServerInfo
+from knotwork.models import embed_text
+from knotwork.settings import Settings
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+MIN_NEO4J = (5, 26)
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("-")[0].split(".")[:2] if p.isdigit())
+
+
+async def check_server(store: GraphStore) -> ServerInfo:
+    """The server's name, version and edition; GraphUnavailableError when older than 5.26."""
+    info = await store.server_info()
+    if _version_tuple(info.version) < MIN_NEO4J:
+        raise GraphUnavailableError(
+            f"Neo4j {info.version} is too old: Knotwork needs {'.'.join(map(str, MIN_NEO4J))} "
+            "or newer (vector indexes with cosine similarity and Cypher 5 syntax)."
+        )
+    return info
+
+
+async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any] | None:
+    """The stored manifest; ManifestMismatchError when it names another model or dimension."""
+    manifest = await store.get_manifest()
+    if manifest is not None and (
+        manifest.get("embed_model") != settings.embed_model
+        or manifest.get("embed_dimension") != settings.embed_dimension
+    ):
+        raise ManifestMismatchError(
+            str(manifest.get("embed_model")),
+            int(manifest.get("embed_dimension") or 0),
+            settings.embed_model,
+            settings.embed_dimension,
+        )
+    return manifest
+
+
+async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
+    """Check the server and manifest, apply the schema, wait for ONLINE indexes; the manifest."""
+    await check_server(store)
+    manifest = await check_manifest(store, settings)
+    await store.apply_schema(settings.embed_dimension)
+    await store.await_indexes(settings.neo4j_index_timeout_s)
+    states = {s.name: s for s in await store.index_states()}
+    for name in ("chunk_embedding", "entity_embedding"):
+        vector = states.get(name)
+        if vector is None:
+            raise SchemaError(f"the {name} vector index is missing after applying the schema")
+        if vector.dimension != settings.embed_dimension:
+            # An index left by another configuration with no manifest beside it.
+            raise ManifestMismatchError(
+                str((manifest or {}).get("embed_model", "an unknown model")),
+                int(vector.dimension or 0),
+                settings.embed_model,
+                settings.embed_dimension,
+            )
+    if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:
+        manifest = await store.put_manifest(
+            schema_version=SCHEMA_VERSION,
+            embed_model=settings.embed_model,
+            embed_dimension=settings.embed_dimension,
+            knotwork_version=__version__,
+        )
+        log.info(
+            "manifest written: %s (%d dimensions)", settings.embed_model, settings.embed_dimension
+        )
+    return manifest
+
+
+async def reembed(
+    store: GraphStore,
+    settings: Settings,
+    embedder: BaseEmbedding,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
+
+    Entity names are left pending: the next note write or `knotwork retry` embeds them and
+    rebuilds their similarity edges.
+
+    Returns the number of chunks embedded. Safe to run again after an interruption: the manifest is
+    written last, so until then the graph is still refused under the new settings.
+    """
+    await check_server(store)
+    total = await store.chunk_count()
+    await store.write("entities_embedding_reset")  # `knotwork retry` or the next write redoes them
+    await store.drop_vector_index()
+    await store.apply_schema(settings.embed_dimension)
+    await store.await_indexes(settings.neo4j_index_timeout_s)
+    done, after = 0, ""
+    while page := await store.chunks_page(after, settings.embed_batch_size):
+        texts = [embed_text(context, text) for _, _, context, text in page]
+        vectors = await embedder.aget_text_embedding_batch(texts)
+        bad = [
+            cid
+            for (cid, *_), vec in zip(page, vectors, strict=True)
+            if len(vec) != settings.embed_dimension
+        ]
+        if bad:
+            raise SchemaError(
+                f"{settings.embed_model} returned vectors of another size than "
+                f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension} (chunk {bad[0]})"
+            )
+        await store.set_chunk_embeddings(
+            [(cid, h, vec) for (cid, h, *_), vec in zip(page, vectors, strict=True)]
+        )
+        done += len(page)
+        after = page[-1][0]
+        if progress:
+            progress(done, total)
+    await store.put_manifest(
+        schema_version=SCHEMA_VERSION,
+        embed_model=settings.embed_model,
+        embed_dimension=settings.embed_dimension,
+        knotwork_version=__version__,
+    )
+    return done

@@ -1,0 +1,276 @@
+"""The graph store: one typed async method per named Cypher query, and nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from time import monotonic
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+
+from knotwork.errors import GraphBusyError, GraphUnavailableError, SchemaError
+from knotwork.graph import cypher
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+# Under read-committed isolation a write can meet a node that a concurrent write (of another
+# process: this one writes in turns) deleted meanwhile: Neo4j answers EntityNotFound, a client
+# error the driver does not retry. The transaction is then run again as a whole.
+RERUN_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"})
+RERUNS = 5
+
+# Every index schema.cypher creates (constraints are backed by indexes of the same name).
+EXPECTED_INDEXES = (
+    "calibration_vault",
+    "chunk_embedding",
+    "chunk_embedding_state",
+    "chunk_id",
+    "chunk_pending",
+    "chunk_text_en",
+    "chunk_text_it",
+    "chunk_text_de",
+    "chunk_text_fr",
+    "chunk_text_es",
+    "chunk_text_pt",
+    "chunk_words",
+    "entity_embedding",
+    "entity_embedding_state",
+    "entity_key",
+    "entity_mkey",
+    "entity_names",
+    "lease_vault",
+    "manifest_key",
+    "mention_target",
+    "note_key",
+    "note_mkey",
+    "note_mtitle",
+    "note_stem",
+    "revision_path",
+    "unresolved_key",
+)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    name: str
+    version: str
+    edition: str
+
+
+@dataclass(frozen=True)
+class IndexState:
+    name: str
+    type: str
+    state: str
+    population: float
+    dimension: int | None
+
+
+def _plain(props: dict[str, Any]) -> dict[str, Any]:
+    """Node properties with Neo4j temporal values as ISO strings, ready for JSON."""
+    return {k: v.iso_format() if hasattr(v, "iso_format") else v for k, v in props.items()}
+
+
+@contextmanager
+def _translated_errors() -> Iterator[None]:
+    """Connection and credential failures become GraphUnavailableError with a hint."""
+    try:
+        yield
+    except AuthError as exc:
+        raise GraphUnavailableError(
+            f"Neo4j rejected the credentials: {exc.message}. Check KNOTWORK_NEO4J_USER "
+            "and KNOTWORK_NEO4J_PASSWORD."
+        ) from exc
+    except (ServiceUnavailable, SessionExpired, OSError) as exc:
+        raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
+    except ClientError as exc:
+        if "failed to obtain a connection from the pool" not in str(exc):
+            raise
+        raise GraphBusyError(
+            "every connection to Neo4j is in use and none came free in time; retry shortly"
+        ) from exc
+
+
+def _delays(initial: float, cap: float) -> Iterator[float]:
+    """Exponential backoff with a fifth of jitter, as the driver's own retries."""
+    delay = initial
+    while True:
+        yield min(cap, delay) * random.uniform(0.8, 1.2)  # noqa: S311 (jitter, not a secret)
+        delay *= 2
+
+
+class GraphStore:
+    """Typed access to Neo4j through the named queries in ``cypher/``."""
+
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        *,
+        unavailable_after_s: float = 1.5,
+        retry_s: float = 30.0,
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        # One write transaction at a time in this process. Under read-committed isolation two
+        # notes' transactions that meet (a link, a mention, a shared placeholder or entity) can
+        # read what the other deletes — a relationship gone mid-statement, a deadlock — and
+        # the note transactions are short, so taking turns costs less than retrying.
+        self._write_turn = asyncio.Lock()
+        self._unavailable_after_s = unavailable_after_s
+        self._retry_s = retry_s
+
+    async def _managed(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]], *, write: bool
+    ) -> T:
+        """Run ``work`` in a managed transaction, retried whole as the driver would — but a
+        Neo4j that does not answer is given ``unavailable_after_s``, not the driver's 30 s, so
+        callers learn it is down in a second or two; transient errors (deadlocks, a leader
+        switch) keep the full ``retry_s``."""
+        started = monotonic()
+        connect_delays, transient_delays = _delays(0.1, 0.5), _delays(1.0, 8.0)
+        while True:
+            try:
+                async with self._driver.session(
+                    database=self._database,
+                    bookmark_manager=self._driver.execute_query_bookmark_manager,
+                    max_transaction_retry_time=-1,  # one attempt per call: retries are here
+                ) as session:
+                    run = session.execute_write if write else session.execute_read
+                    return await run(work)
+            except (DriverError, Neo4jError) as exc:
+                if not exc.is_retryable():
+                    raise
+                unreachable = isinstance(exc, (ServiceUnavailable, SessionExpired))
+                delay = next(connect_delays if unreachable else transient_delays)
+                budget = self._unavailable_after_s if unreachable else self._retry_s
+                if monotonic() - started + delay > budget:
+                    raise
+                log.debug("Neo4j transaction retried in %.2f s: %s", delay, exc)
+                await asyncio.sleep(delay)
+
+    async def _run(
+        self, query: str, params: dict[str, Any], *, write: bool
+    ) -> list[dict[str, Any]]:
+        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            result = await tx.run(query, params)
+            return [record.data() async for record in result]
+
+        with _translated_errors():
+            return await self._managed(work, write=write)
+
+    async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        """Run ``work`` in one managed write transaction, one at a time in this process; retried
+        whole on transient errors and when a write of another process deleted a node it read
+        (``RERUN_CODES``)."""
+        async with self._write_turn:
+            for attempt in range(RERUNS + 1):
+                try:
+                    with _translated_errors():
+                        return await self._managed(work, write=True)
+                except Neo4jError as exc:
+                    if exc.code not in RERUN_CODES or attempt == RERUNS:
+                        raise
+                    await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
+            raise AssertionError("unreachable")
+
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return await self._run(cypher.load(name), params, write=False)
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return await self._run(cypher.load(name), params, write=True)
+
+    async def server_info(self) -> ServerInfo:
+        rows = await self.read("server_info")
+        row = next((r for r in rows if r["name"] == "Neo4j Kernel"), rows[0])
+        return ServerInfo(name=row["name"], version=row["version"], edition=row["edition"])
+
+    async def apoc_installed(self) -> bool:
+        rows = await self.read("apoc_installed")
+        return bool(rows and rows[0]["apoc"])
+
+    async def apply_schema(self, embedding_dimension: int) -> None:
+        params = {"embedding_dimension": embedding_dimension}
+        for statement in [*cypher.statements("schema_retired"), *cypher.statements("schema")]:
+            try:
+                await self._run(statement, params, write=True)
+            except Neo4jError as exc:
+                raise SchemaError(
+                    f"applying the schema failed at {statement[:60]!r}: {exc}"
+                ) from exc
+
+    async def await_indexes(self, timeout_s: float) -> None:
+        try:
+            await self.read("await_indexes", timeout_s=int(timeout_s))
+        except Neo4jError as exc:
+            states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
+            raise SchemaError(
+                f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): {exc.message}"
+            ) from exc
+
+    async def index_states(self) -> list[IndexState]:
+        return [IndexState(**row) for row in await self.read("index_states")]
+
+    async def get_manifest(self) -> dict[str, Any] | None:
+        rows = await self.read("manifest_get")
+        return _plain(rows[0]["manifest"]) if rows else None
+
+    async def put_manifest(
+        self, *, schema_version: int, embed_model: str, embed_dimension: int, knotwork_version: str
+    ) -> dict[str, Any]:
+        rows = await self.write(
+            "manifest_put",
+            schema_version=schema_version,
+            embed_model=embed_model,
+            embed_dimension=embed_dimension,
+            knotwork_version=knotwork_version,
+        )
+        return _plain(rows[0]["manifest"])
+
+    async def drop_vault(self, vault: str, batch: int = 5000) -> int:
+        """Delete every node of one vault, in batches; the number deleted."""
+        total = 0
+        while deleted := int(
+            (await self.write("vault_drop_batch", vault=vault, limit=batch))[0]["deleted"]
+        ):
+            total += deleted
+        return total
+
+    async def drop_vector_index(self) -> None:
+        for statement in cypher.statements("vector_index_drop"):
+            await self._run(statement, {}, write=True)
+
+    async def calibration(self, vault: str, embed_model: str) -> dict[str, Any] | None:
+        """The vault's relevance calibration for one embedding model (floor, probes,
+        languages, calibrated_at), or None when it has none (retrieve/relevance.py)."""
+        rows = await self.read("calibration_get", vault=vault, embed_model=embed_model)
+        return rows[0] if rows else None
+
+    async def chunk_count(self) -> int:
+        return int((await self.read("chunk_count"))[0]["chunks"])
+
+    async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str, str, str]]:
+        """(id, embed hash, context, text) of up to ``limit`` chunks with ids after ``after``."""
+        rows = await self.read("chunks_page", after=after, limit=limit)
+        return [(r["id"], r["embed_hash"], r["context"], r["text"] or "") for r in rows]
+
+    async def set_chunk_embeddings(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> int:
+        """Store (id, embed hash, vector) embeddings on chunks whose embedded text still has
+        that hash."""
+        payload = [{"id": cid, "embed_hash": h, "embedding": list(vec)} for cid, h, vec in rows]
+        result = await self.write("chunk_embedding_set", rows=payload)
+        return int(result[0]["updated"]) if result else 0

@@ -1,0 +1,1 @@
+"""Notes into the graph: parse, chunk, facts, mentions, extract, draft, write, sync."""

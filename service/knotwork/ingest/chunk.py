@@ -1,0 +1,158 @@
+"""ParsedNote → heading-aware chunks with stable ids; pure.
+
+A chunk never crosses a heading. Within a section, paragraphs are packed up to ``size``
+characters; a longer paragraph is cut at line, then sentence, then hard boundaries. A chunk's id
+derives from vault, note path, position and content hash, and its ``hash`` from heading path and
+text (what extraction reads), so an unchanged chunk keeps its extraction wherever it moves; its
+``embed_hash`` also covers the note's title and aliases (``context``), which are embedded too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from knotwork.models import Chunk, ParsedNote, embed_text
+from knotwork.text import markdown
+
+# 2: one fence rule with the parser; chunks know a fence open at their start.
+# 3: the note's title and aliases are embedded and searched with every chunk (``context``).
+CHUNKER_VERSION = 3
+CONTEXT_SEPARATOR = " > "
+MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def chunk_context(title: str, aliases: list[str], heading_path: str) -> str:
+    """Title (aliases) > heading path; a first heading that repeats the title is said once."""
+    names = [a for a in aliases if a and a != title][:MAX_CONTEXT_ALIASES]
+    head = f"{title} ({', '.join(names)})" if names else title
+    if heading_path == title or heading_path.startswith(f"{title} > "):
+        heading_path = heading_path[len(title) + 3 :]
+    return CONTEXT_SEPARATOR.join(p for p in (head, heading_path) if p)
+
+
+def chunk_id(vault: str, path: str, ord_: int, content_hash: str) -> str:
+    return _sha(f"{vault}\x00{path}\x00{ord_}\x00{content_hash}")[:32]
+
+
+def _sections(
+    note: ParsedNote,
+) -> tuple[list[tuple[str, list[tuple[int, str]]]], dict[int, str], set[int]]:
+    """(heading path, [(file line, text)]) per section, headings inside code fences ignored;
+    with the fence open before each file line and the lines inside fences."""
+    sections: list[tuple[str, list[tuple[int, str]]]] = [("", [])]
+    stack: list[tuple[int, str]] = []
+    open_before: dict[int, str] = {}
+    code: set[int] = set()
+    fence = ""
+    for offset, line in enumerate(note.body.splitlines()):
+        number = note.body_line + offset
+        open_before[number] = fence
+        belongs, fence = markdown.step(fence, line)
+        if belongs:
+            code.add(number)
+        match = None if belongs else _HEADING.match(line)
+        if match:
+            level = len(match.group(1))
+            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, match.group(2))]
+            sections.append((" > ".join(t for _, t in stack), [(number, line)]))
+        else:
+            sections[-1][1].append((number, line))
+    kept = [(h, lines) for h, lines in sections if any(t.strip() for _, t in lines)]
+    return kept, open_before, code
+
+
+def _paragraphs(lines: list[tuple[int, str]], code: set[int]) -> list[list[tuple[int, str]]]:
+    """Blank-line separated blocks; a fenced code block stays one block."""
+    blocks: list[list[tuple[int, str]]] = [[]]
+    for number, text in lines:
+        if not text.strip() and number not in code:
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        blocks[-1].append((number, text))
+    return [b for b in blocks if b]
+
+
+def _split_long(block: list[tuple[int, str]], size: int) -> list[list[tuple[int, str]]]:
+    """Cut a block larger than ``size`` at lines, then sentences, then hard offsets."""
+    pieces: list[tuple[int, str]] = []
+    for number, text in block:
+        if len(text) <= size:
+            pieces.append((number, text))
+            continue
+        for sentence in _SENTENCE.split(text):
+            pieces += [(number, sentence[i : i + size]) for i in range(0, len(sentence), size)]
+    out: list[list[tuple[int, str]]] = [[]]
+    length = 0
+    for number, text in pieces:
+        if out[-1] and length + len(text) + 1 > size:
+            out.append([])
+            length = 0
+        out[-1].append((number, text))
+        length += len(text) + 1
+    return [o for o in out if o]
+
+
+def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
+    """The note's chunks, in order."""
+    chunks: list[Chunk] = []
+    sections, open_before, code = _sections(note)
+    for heading_path, lines in sections:
+        current: list[tuple[int, str]] = []
+        groups: list[list[tuple[int, str]]] = []
+        for block in _paragraphs(lines, code):
+            text_len = sum(len(t) + 1 for _, t in current)
+            block_len = sum(len(t) + 1 for _, t in block)
+            if current and text_len + block_len + 1 > size:
+                groups.append(current)
+                current = []
+            if block_len > size:
+                groups += _split_long(block, size)
+                continue
+            if current:
+                current.append((block[0][0], ""))  # keep the paragraph break
+            current += block
+        if current:
+            groups.append(current)
+        for group in groups:
+            while group and not group[0][1]:
+                group = group[1:]
+            while group and not group[-1][1]:
+                group = group[:-1]
+            text = "\n".join(t for _, t in group)
+            if not text.strip():
+                continue
+            content_hash = _sha(f"{heading_path}\n\n{text}" if heading_path else text)
+            context = chunk_context(note.title, note.aliases, heading_path)
+            ord_ = len(chunks)
+            chunks.append(
+                Chunk(
+                    id=chunk_id(vault, note.path, ord_, content_hash),
+                    ord=ord_,
+                    heading_path=heading_path,
+                    line_start=group[0][0],
+                    line_end=group[-1][0],
+                    text=text,
+                    hash=content_hash,
+                    line_map=tuple(number for number, _ in group),
+                    fence=open_before.get(group[0][0], ""),
+                    context=context,
+                    embed_hash=_sha(embed_text(context, text)),
+                )
+            )
+    return chunks
+
+
+def chunk_for_line(chunks: list[Chunk], line: int) -> str | None:
+    """The id of the chunk holding a file line (None for frontmatter lines)."""
+    for chunk in chunks:
+        if chunk.line_start <= line <= chunk.line_end:
+            return chunk.id
+    return None

@@ -1,0 +1,338 @@
+"""Notes into the graph: parse → chunk → embed → write (one transaction per batch) → extract.
+
+A batch of notes (one for a single edit, hundreds in a sync) is prepared outside any
+transaction — states read in one query, text parsed and chunked off the event loop, new chunks
+embedded in one call, mentions matched in memory — and then written in one set-based
+transaction (ingest/write.py). The structural write lands first, so text and structure are
+searchable before the model has answered; extraction follows per changed chunk. Unchanged
+chunks (same hash) keep their embedding and extraction, so an edit pays the models only for
+what changed. When Ollama is down, chunks land marked ``pending`` and ``retry_pending``
+finishes them later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knotwork.core import Core
+from knotwork.errors import KnotworkError
+from knotwork.graph import names as names_cache
+from knotwork.graph.names import Names, NameView
+from knotwork.ingest import draft as drafting
+from knotwork.ingest import extract, write
+from knotwork.ingest.modelcalls import ModelCalls
+from knotwork.ingest.rows import FACTS_VERSION
+from knotwork.models import ParsedNote
+from knotwork.text.language import note_language, setting_key
+from knotwork.vault.files import clean_relpath, read_note
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class NoteOutcome:
+    path: str
+    status: str  # "written" | "unchanged" | "deleted" | "renamed" | "missing"
+    chunks: int = 0
+    embedded: int = 0
+    extracted: int = 0
+    facts: Counter[str] = field(default_factory=Counter)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    models_down: bool = False
+
+
+@dataclass
+class Upsert:
+    """Write a note from its text (``note``: already parsed, e.g. by a sync)."""
+
+    path: str
+    text: str
+    mtime: float | None = None
+    renamed_from: str | None = None
+    note: ParsedNote | None = None
+
+
+@dataclass
+class Delete:
+    path: str
+
+
+Change = Upsert | Delete
+
+
+@dataclass
+class Prepared:
+    """A batch ready to write: the writer's batch, and an outcome per change in order."""
+
+    batch: write.Batch
+    outcomes: list[NoteOutcome]
+    drafts: dict[str, drafting.Draft]
+    view: NameView | None = None  # the batch's names, over the cached ones
+    token: str | None = None  # the names stamp the cached names were read under
+
+
+class Ingestor:
+    """Upserts, deletes and renames notes of one vault through the shared core."""
+
+    def __init__(
+        self,
+        core: Core,
+        root: Path | None = None,
+        vault: str | None = None,
+        extract_enabled: bool | None = None,
+        embed_enabled: bool = True,
+    ) -> None:
+        self.core = core
+        self.settings = core.settings
+        self.root = root or self.settings.vault_path
+        self.vault = vault or self.settings.vault_name
+        self.extract_enabled = self.settings.extract if extract_enabled is None else extract_enabled
+        self.model_tag = f"{self.settings.llm_model}#{extract.EXTRACTOR_VERSION}"
+        self.language_setting = setting_key(self.settings.language, self.settings.default_language)
+        self.embed_enabled = embed_enabled
+        self.models = ModelCalls(
+            core, self.vault, self.extract_enabled, embed_enabled, self.model_tag
+        )
+        # A sync links new entities once at its end rather than after every batch.
+        self.defer_entity_links = False
+
+    # -- public calls ----------------------------------------------------------------------
+
+    async def upsert_path(self, path: str) -> NoteOutcome:
+        if self.root is None:
+            raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH")
+        rel = clean_relpath(path)
+        text = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
+        outcome = await self.upsert_text(rel, text.text, text.mtime)
+        outcome.warnings[:0] = text.warnings
+        return outcome
+
+    async def upsert_text(
+        self, path: str, text: str, mtime: float | None = None, renamed_from: str | None = None
+    ) -> NoteOutcome:
+        """Write one note from its text; nothing is written when its content is unchanged."""
+        return (await self.apply([Upsert(path, text, mtime, renamed_from)]))[0]
+
+    async def rename(self, old_path: str, new_path: str, text: str | None = None) -> NoteOutcome:
+        """Move a note: same content keeps its chunks, embeddings and extractions."""
+        mtime = None
+        if text is None:
+            if self.root is None:
+                raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH")
+            rel = clean_relpath(new_path)
+            read = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
+            text, mtime = read.text, read.mtime
+        return await self.upsert_text(new_path, text, mtime, renamed_from=old_path)
+
+    async def delete(self, path: str) -> NoteOutcome:
+        return (await self.apply([Delete(path)]))[0]
+
+    async def apply(self, changes: list[Change]) -> list[NoteOutcome]:
+        """Apply changes as one batch against the vault's current names."""
+        return await self.commit(await self.prepare(changes))
+
+    # -- the two halves of a batch (a sync overlaps them: prepare the next, write this one) --
+
+    async def prepare(
+        self,
+        changes: list[Change],
+        names: Names | None = None,
+        exclude: list[str] | None = None,
+    ) -> Prepared:
+        """Read states, draft, embed and resolve mentions for a batch.
+
+        ``names``: the vault's names after the whole change (a sync passes them, knowing every
+        note it will write, and runs the reverse mention pass once at its end); None reads the
+        graph's names and applies this batch to them, with the reverse pass in the batch.
+        """
+        standalone, token = names is None, None
+        for change in changes:
+            change.path = clean_relpath(change.path)
+            if isinstance(change, Upsert) and change.renamed_from:
+                change.renamed_from = clean_relpath(change.renamed_from)
+        wanted = [c.path for c in changes]
+        wanted += [c.renamed_from for c in changes if isinstance(c, Upsert) and c.renamed_from]
+        rows = await self.core.store.read("notes_state", vault=self.vault, paths=wanted)
+        states = {r["path"]: r for r in rows if r["content_hash"] is not None}
+        outcomes: list[NoteOutcome] = []
+        drafts: dict[str, drafting.Draft] = {}
+        deletes: list[write.NoteDelete] = []
+        for change in changes:
+            if isinstance(change, Delete):
+                state = states.get(change.path)
+                outcomes.append(NoteOutcome(change.path, "deleted" if state else "missing"))
+                if state:
+                    deletes.append(write.NoteDelete(change.path, state["content_hash"]))
+                continue
+            outcome, made = await self._draft(change, states)
+            outcomes.append(outcome)
+            if made:
+                drafts[made.path] = made
+        view: NameView | None = None
+        if not self.settings.mentions:
+            names = None
+        elif names is None:
+            token, base = await names_cache.cached(self.core.store, self.core.names, self.vault)
+            view = NameView(base)
+            for d in drafts.values():
+                if d.renamed_from:
+                    view.remove(d.renamed_from)
+                view.put(d.path, d.props["lpath"], d.names)
+            for gone in deletes:
+                view.remove(gone.path)
+        await self._embed_drafts(drafts, outcomes)
+        writes = await asyncio.to_thread(
+            lambda: [
+                drafting.note_write(
+                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, view or names
+                )
+                for d in drafts.values()
+            ]
+        )
+        batch = write.Batch(self.vault, writes, deletes, view or names)
+        if standalone:
+            batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
+            batch.exclude = sorted(drafts) + (exclude or [])
+            if batch.reverse_keys or deletes:
+                batch.names_token = uuid.uuid4().hex
+        return Prepared(batch, outcomes, drafts, view, token)
+
+    async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
+        """Write a prepared batch, then extract its new chunks and link new entities."""
+        batch = prepared.batch
+        if batch.writes or batch.deletes or batch.reverse_keys or batch.names_token:
+            results = await write.write_batch(self.core.store, batch)
+        else:
+            results = {}
+        if batch.names_token:
+            names_cache.written(
+                self.core.names, self.vault, prepared.view, prepared.token, batch.names_token
+            )
+        for outcome in prepared.outcomes:
+            result = results.get(outcome.path)
+            if result is None or outcome.status in ("unchanged", "missing"):
+                continue
+            outcome.added, outcome.removed = result.added, result.removed
+            d = prepared.drafts.get(outcome.path)
+            if d is None:
+                continue
+            outcome.chunks = len(d.chunks)
+            outcome.facts = Counter(d.extractors)
+            if result.mentions:
+                outcome.facts["mention"] = result.mentions
+        for w in batch.writes:
+            outcome = next(o for o in prepared.outcomes if o.path == w.path)
+            if outcome.models_down:  # extraction waits for `knotwork retry` too
+                continue
+            pending = [
+                c
+                for c, r in zip(prepared.drafts[w.path].chunks, w.chunks, strict=True)
+                if r["extraction_state"] == "pending"
+            ]
+            got = await self.models.extract(pending, w.path)
+            outcome.extracted = got.done
+            outcome.facts.update(got.facts)
+            outcome.warnings += got.warnings
+        if not self.defer_entity_links and batch.writes:
+            await self.link_entities()
+        return prepared.outcomes
+
+    @staticmethod
+    def changed_names(
+        drafts: Iterable[drafting.Draft],
+        deletes: list[write.NoteDelete],
+        states: dict[str, dict[str, Any]],
+    ) -> list[str]:
+        """Names whose mentions elsewhere may change: those of notes that appear, go, move or
+        change their names (old and new)."""
+        keys: set[str] = set()
+        for d in drafts:
+            old = list((states.get(d.renamed_from or d.path) or {}).get("mkeys") or [])
+            if d.is_new or d.renamed_from or sorted(old) != sorted(d.names):
+                keys |= set(old) | set(d.names)
+        for gone in deletes:
+            keys |= set((states.get(gone.path) or {}).get("mkeys") or [])
+        return sorted(keys)
+
+    async def retry_pending(
+        self, limit: int = 10_000, *, ask_again: bool = True
+    ) -> tuple[int, int]:
+        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted);
+        see ``ModelCalls.retry_pending``."""
+        return await self.models.retry_pending(limit, ask_again=ask_again)
+
+    async def link_entities(self) -> int:
+        """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
+        return await self.models.link_entities()
+
+    # -- steps -----------------------------------------------------------------------------
+
+    async def _draft(
+        self, change: Upsert, states: dict[str, dict[str, Any]]
+    ) -> tuple[NoteOutcome, drafting.Draft | None]:
+        source = change.renamed_from if change.renamed_from in states else None
+        note = change.note
+        if note is None:
+            note = await asyncio.to_thread(drafting.parse, change.path, change.text)
+        state = states.get(change.path)
+        if (
+            source is None
+            and state is not None
+            and state["content_hash"] == note.content_hash
+            and state["facts_version"] == FACTS_VERSION
+            and state["language_setting"] == self.language_setting
+        ):
+            return NoteOutcome(change.path, "unchanged"), None
+        made = await asyncio.to_thread(
+            drafting.draft,
+            self.vault,
+            note,
+            change.mtime,
+            self.settings.chunk_size,
+            state,
+            states.get(source) if source else None,
+            source,
+            note_language(
+                f"{note.title}\n{note.body}",
+                self.settings.language,
+                self.settings.default_language,
+            ),
+            self.language_setting,
+        )
+        outcome = NoteOutcome(change.path, "renamed" if source else "written")
+        outcome.warnings += made.warnings
+        return outcome, made
+
+    async def _embed_drafts(
+        self, drafts: dict[str, drafting.Draft], outcomes: list[NoteOutcome]
+    ) -> None:
+        """Embed every draft's new chunks in one call (the client batches it further)."""
+        fresh = {path: d.fresh() for path, d in drafts.items()}
+        chunks = [c for cs in fresh.values() for c in cs]
+        if not chunks:
+            return
+        vectors = await self.models.embed(drafting.embed_inputs(chunks))
+        by_path = {o.path: o for o in outcomes}
+        if vectors is None:
+            if self.embed_enabled:
+                for path, cs in fresh.items():
+                    if cs:
+                        by_path[path].models_down = True
+                        by_path[path].warnings.append(
+                            f"{path}: embedding model unavailable; "
+                            f"{len(cs)} chunks wait for `knotwork retry`"
+                        )
+            return
+        found = dict(zip([c.id for c in chunks], vectors, strict=True))
+        for path, cs in fresh.items():
+            drafts[path].vectors = {c.id: found[c.id] for c in cs}
+            by_path[path].embedded = len(cs)

@@ -1,0 +1,140 @@
+"""Unlinked mentions: another note's name written as plain text → a ``MENTIONS`` fact.
+
+A note is named by its file stem, its title and its aliases (what Obsidian's "unlinked
+mentions" pane looks for). Names and text are compared as sequences of case-folded words, so
+"marco  Rossi's" mentions "Marco Rossi" and "Node.js" mentions "node-js". Text inside links,
+inline code, code fences and URLs is not searched.
+
+A mention depends on two notes, so it is kept consistent from both ends inside the writing
+transaction: the *forward* pass finds the names a written note mentions, matched in memory
+against the vault's names (graph/names.py), so it costs no query; the *reverse* pass,
+run when a note appears, goes, or changes its names, rewrites the mentions of those names in
+every other note whose text holds them (found through the full-text index ``chunk_words`` on
+``Chunk.mtext``). The fact's ``source`` is always the mentioning note, so deleting it removes
+exactly its mentions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from knotwork.graph import cypher
+from knotwork.graph.names import Names
+from knotwork.models import fact_key, stored_fact_key
+from knotwork.text.keys import chunk_grams, mention_key
+
+MTEXT_MAX_BYTES = 32_000  # a bound on a chunk's stored words (the chunk size keeps it far below)
+
+
+def chunk_mtext(text: str) -> str:
+    """The chunk's words, space-padded and split on spaces by the ``chunk_words`` index: a
+    phrase query for ``key`` finds every chunk that could mention it (a superset of
+    ``chunk_grams``: masked text is kept here)."""
+    padded = f" {mention_key(text)} "
+    if len(padded.encode("utf-8", "surrogatepass")) > MTEXT_MAX_BYTES:
+        # Not reachable within the chunk size limit but for exotic text; a mention past the
+        # cut is found only from the forward side.
+        cut = padded.encode("utf-8", "surrogatepass")[:MTEXT_MAX_BYTES]
+        padded = cut.decode("utf-8", "ignore").rsplit(" ", 1)[0] + " "
+    return padded
+
+
+def chunk_mentions(
+    text: str,
+    line_map: list[int] | tuple[int, ...],
+    index: Names,
+    mentioner: str,
+    fence: str = "",
+) -> dict[str, tuple[int, str]]:
+    """The notes a chunk mentions: target path → (line, key) of the first name found.
+
+    Only word runs starting with a word some name starts with are built; each is resolved in
+    memory, and "first" is the smallest (line, key).
+    """
+    seen = chunk_grams(text, line_map, index.starts, fence)
+    found: dict[str, tuple[int, str]] = {}
+    for gram, number in seen.items():
+        target = index.resolve(gram, mentioner)
+        if target is not None and (number, gram) < found.get(target, (number + 1, gram)):
+            found[target] = (number, gram)
+    return found
+
+
+def canonical(key: str, line: int, chunk_id: str) -> str:
+    """A mention's fact key (models.fact_key)."""
+    return fact_key("MENTIONS", None, key, "mention", line, None, chunk_id)
+
+
+def mention_rows(
+    path: str, chunks: list[dict[str, Any]], index: Names
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One MENTIONS fact per (chunk, note named) for ``mentions_write``, and their canonical
+    strings. ``chunks`` are maps with id, text, line_map and fence."""
+    rows: list[dict[str, Any]] = []
+    for chunk in chunks:
+        found = chunk_mentions(
+            chunk["text"], chunk["line_map"], index, path, chunk.get("fence") or ""
+        )
+        for target, (line, key) in sorted(found.items()):
+            rows.append(
+                {
+                    "target_path": target,
+                    "props": {
+                        "source": path,
+                        "chunk_id": chunk["id"],
+                        "line": line,
+                        "extractor": "mention",
+                        "model": None,
+                        "confidence": 1.0,
+                        "predicate": None,
+                        "target": key,
+                        "subject": None,
+                    },
+                }
+            )
+    return rows, [row_canonical(row) for row in rows]
+
+
+def row_canonical(row: dict[str, Any]) -> str:
+    """The canonical string of a ``mention_rows`` row."""
+    return canonical(row["props"]["target"], row["props"]["line"], row["props"]["chunk_id"])
+
+
+async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    result = await tx.run(cypher.load(name), params)
+    return [record.data() async for record in result]
+
+
+async def rewrite_mentions_of(
+    tx: AsyncManagedTransaction,
+    vault: str,
+    keys: list[str],
+    exclude: list[str],
+    index: Names,
+) -> dict[str, tuple[list[str], list[str]]]:
+    """The reverse pass: rewrite the mentions of every note not in ``exclude`` whose text holds
+    ``keys`` or which mentions by one of them, resolving against ``index``.
+
+    A note's mentions are rewritten whole, not only those of ``keys``: one fact per (chunk,
+    note named) keeps the first name found, which may be another of that note's names.
+    Returns, per note whose mentions changed, (removed, added) canonical facts.
+    """
+    if not keys:
+        return {}
+    rows = await _q(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
+    paths = [row["path"] for row in rows]
+    removed = await _q(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
+    before = {r["path"]: sorted(stored_fact_key(f) for f in r["facts"]) for r in removed}
+    changes: dict[str, tuple[list[str], list[str]]] = {}
+    facts: list[dict[str, Any]] = []
+    for row in rows:
+        written, strings = mention_rows(row["path"], row["chunks"], index)
+        facts += written
+        added, old = sorted(strings), before.pop(row["path"], [])
+        if added != old:
+            changes[row["path"]] = (sorted(set(old) - set(added)), sorted(set(added) - set(old)))
+    if facts:
+        await _q(tx, "mentions_write", vault=vault, facts=facts)
+    return changes

@@ -1,0 +1,164 @@
+"""The model side of ingest: embeddings with a back-off, extraction per chunk, similarity links
+between new entities, and the retry of work left pending while the models were down.
+
+A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
+Ollama down must not wait for a time-out on every batch. Whatever is not embedded or extracted
+stays ``pending`` on its chunk for ``retry_pending``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from knotwork.core import Core
+from knotwork.ingest import extract, similar, write
+from knotwork.ingest.draft import entity_rows
+from knotwork.ingest.rows import fact_rows
+from knotwork.models import Chunk, Fact, embed_text
+
+log = logging.getLogger(__name__)
+MODEL_BACKOFF_S = 30.0
+
+
+@dataclass
+class Extracted:
+    """What extracting some chunks of a note gave."""
+
+    done: int = 0  # chunks whose extraction was recorded
+    facts: Counter[str] = field(default_factory=Counter)  # facts asserted, by extractor
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ModelCalls:
+    """One vault's model calls through the shared core's clients."""
+
+    core: Core
+    vault: str
+    extract_enabled: bool
+    embed_enabled: bool
+    model_tag: str  # the chat model and extractor version an extraction is recorded under
+    down_until: float = 0.0  # monotonic time before which the models are not asked again
+
+    @property
+    def down(self) -> bool:
+        return time.monotonic() < self.down_until
+
+    async def embed(self, texts: list[str]) -> list[list[float]] | None:
+        """Vectors for texts, or None when the embedding model cannot answer."""
+        if not self.embed_enabled or self.down:
+            return None
+        # Built on first use: a ConfigError building it is a setting to fix, not a model down.
+        embedder = self.core.embedder
+        for attempt in (1, 2):  # one retry: a model being loaded may time out once
+            try:
+                vectors = await embedder.aget_text_embedding_batch(texts)
+                break
+            except Exception as exc:  # any client failure means "embed later"
+                if attempt == 1:
+                    await asyncio.sleep(1.0)
+                    continue
+                log.warning("embedding failed, chunks left pending: %s", exc)
+                self.down_until = time.monotonic() + MODEL_BACKOFF_S
+                return None
+        dim = self.core.settings.embed_dimension
+        if any(len(v) != dim for v in vectors):
+            log.warning("embedding model returned vectors not of size %d; chunks pending", dim)
+            return None
+        return [list(v) for v in vectors]
+
+    async def extract(self, chunks: list[Chunk], path: str) -> Extracted:
+        """Ask the model about each chunk of note ``path`` and record each result."""
+        out = Extracted()
+        if not self.extract_enabled:
+            return out
+        llm_model = self.core.settings.llm_model
+        for chunk in chunks:
+            if self.down:
+                out.warnings.append(f"{path}: extraction postponed: model unavailable")
+                break
+            result = await extract.extract_chunk(self.core.llm, chunk.heading_path, chunk.text)
+            if result.extraction is None and (result.error or "").startswith("model call failed"):
+                out.warnings.append(f"{path}: extraction postponed: {result.error}")
+                self.down_until = time.monotonic() + MODEL_BACKOFF_S
+                continue  # stays pending; `knotwork retry` asks again
+            facts: list[Fact] = []
+            rows: list[dict[str, Any]] = []
+            if result.extraction is not None:
+                facts = extract.llm_facts(result.extraction, chunk.id, chunk.line_start, llm_model)
+                rows = entity_rows(chunk.id, result.extraction)
+            else:
+                out.warnings.append(f"{path}: extraction failed for a chunk: {result.error}")
+            _, entities = fact_rows(facts, path)
+            written = await write.write_extraction(
+                self.core.store,
+                self.vault,
+                {
+                    "id": chunk.id,
+                    "hash": chunk.hash,
+                    "extraction": result.extraction.model_dump_json()
+                    if result.extraction
+                    else None,
+                    "extraction_model": self.model_tag,
+                    "extraction_state": "done" if result.extraction else "error",
+                    "extraction_error": result.error,
+                },
+                entities,
+                rows,
+            )
+            out.done += int(written and result.extraction is not None)
+            out.facts.update(f.extractor for f in facts)
+        return out
+
+    async def link_entities(self) -> int:
+        """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
+        if not self.embed_enabled:
+            return 0
+        return await similar.link_new_entities(
+            self.core.store, self.core.settings, self.vault, self.embed
+        )
+
+    async def retry_pending(
+        self, limit: int = 10_000, *, ask_again: bool = True
+    ) -> tuple[int, int]:
+        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
+
+        An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
+        periodic one waits the back-off out and does nothing when no chunk is pending."""
+        if ask_again:
+            self.down_until = 0.0
+        elif self.down:
+            return 0, 0
+        rows = await self.core.store.read("chunks_pending", vault=self.vault, limit=limit)
+        if not rows and not ask_again:
+            return 0, 0
+        embedded = extracted = 0
+        need = [r for r in rows if r["embedding_state"] == "pending"]
+        if need:
+            texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in need]
+            vectors = await self.embed(texts)
+            if vectors is not None:
+                embedded = await self.core.store.set_chunk_embeddings(
+                    [(r["id"], r["embed_hash"], v) for r, v in zip(need, vectors, strict=True)]
+                )
+        if self.extract_enabled:
+            for row in rows:
+                if row["extraction_state"] != "pending":
+                    continue
+                chunk = Chunk(
+                    id=row["id"],
+                    ord=0,
+                    heading_path=row["heading_path"],
+                    line_start=row["line_start"],
+                    line_end=row["line_start"],
+                    text=row["text"],
+                    hash=row["hash"],
+                )
+                extracted += (await self.extract([chunk], row["note_path"])).done
+        await self.link_entities()
+        return embedded, extracted

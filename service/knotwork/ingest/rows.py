@@ -1,0 +1,107 @@
+"""Rows for the writer's queries: facts and notes turned into parameter maps."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knotwork.ingest.chunk import CHUNKER_VERSION
+from knotwork.ingest.facts import link_key
+from knotwork.models import Fact, ParsedNote, fact_key
+from knotwork.text.keys import entity_key, name_key, note_name_keys
+
+
+def canonical(fact: Fact) -> str:
+    """A fact's key (models.fact_key), so revisions can diff old against new."""
+    return fact_key(
+        fact.relation,
+        entity_key(fact.subject) if fact.subject else None,
+        _target(fact),
+        fact.extractor,
+        fact.line,
+        fact.predicate,
+        fact.chunk_id,
+    )
+
+
+def _target(fact: Fact) -> str:
+    return link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
+
+
+def _props(fact: Fact, path: str) -> dict[str, Any]:
+    return {
+        "source": path,
+        "chunk_id": fact.chunk_id,
+        "line": fact.line,
+        "extractor": fact.extractor,
+        "model": fact.model,
+        "confidence": fact.confidence,
+        "predicate": fact.predicate,
+        "target": _target(fact),
+        "subject": entity_key(fact.subject) if fact.subject else None,
+    }
+
+
+def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(link rows, entity rows) for the writer's queries."""
+    links, entities = [], []
+    for fact in facts:
+        props = _props(fact, path)
+        if fact.object_kind == "note":
+            # The link as written: what the note shows, whatever the placeholder is named.
+            props["target_text"] = fact.object
+            links.append(
+                {
+                    "relation": fact.relation,
+                    "stem": props["target"].rsplit("/", 1)[-1],
+                    "props": props,
+                }
+            )
+        else:
+            entities.append(
+                {
+                    "relation": fact.relation,
+                    "object_name": fact.object,
+                    "object_mkey": name_key(fact.object),
+                    "subject_name": fact.subject,
+                    "props": props,
+                }
+            )
+    return links, entities
+
+
+# Bump when the facts derived from unchanged text change (new extractor, new rule). 3: link
+# facts keep their spelling (target_text) and placeholders are named from it; a name of stop
+# words only is never mentioned. 4: a note is dated by its frontmatter and file name only, and
+# keeps how many notes mention it (mentioned_by), so rewriting every note once sets it on a
+# graph written before.
+FACTS_RULES = 4
+# What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
+# the next sync rewrite every note once instead of skipping it as unchanged.
+FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
+
+
+def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
+    lpath = link_key(note.path)
+    stem = lpath.rsplit("/", 1)[-1]
+    file_stem = note.path.rsplit("/", 1)[-1]
+    file_stem = file_stem[:-3] if file_stem.lower().endswith(".md") else file_stem
+    return {
+        "title": note.title,
+        "name": note.title,
+        "stem": stem,
+        "lpath": lpath,
+        "aliases": note.aliases,
+        "tags": note.tags,
+        "content_hash": note.content_hash,
+        "mtime": mtime,
+        "dates": note.dates,
+        "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
+        "frontmatter_error": note.frontmatter_error,
+        "headings": [h.text for h in note.headings],
+        # What unlinked mentions of this note are matched by (see mentions.py).
+        "mkey": name_key(file_stem),
+        "mtitle": name_key(note.title),
+        "mkeys": note_name_keys(file_stem, note.title, note.aliases),
+        "facts_version": FACTS_VERSION,
+    }

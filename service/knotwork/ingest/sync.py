@@ -1,0 +1,251 @@
+"""A whole vault into the graph: find what is new, changed, moved or gone, and apply it.
+
+The changed notes are written in batches of ``KNOTWORK_INGEST_BATCH`` notes, one set-based
+transaction each, and the next batch is prepared (parsed, chunked, embedded) while the current
+one is written. Mentions are resolved against the vault's names as they will be once the whole
+sync is applied, so a note written early already mentions notes written later; the notes the
+sync does not write get their mentions of changed names rewritten once, at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from neo4j.exceptions import Neo4jError
+
+from knotwork.errors import GraphUnavailableError, KnotworkError
+from knotwork.graph.names import NameIndex
+from knotwork.ingest.draft import parse
+from knotwork.ingest.ingestor import Change, Delete, Ingestor, NoteOutcome, Prepared, Upsert
+from knotwork.ingest.rows import FACTS_VERSION, note_props
+from knotwork.vault.files import read_note, scan_notes
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class SyncReport:
+    notes: int = 0  # notes in the vault
+    written: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    deleted: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    extracted: int = 0
+    linked: int = 0  # similarity edges made between new entities
+    facts: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, outcome: NoteOutcome) -> None:
+        match outcome.status:
+            case "written":
+                self.written += 1
+            case "unchanged":
+                self.unchanged += 1
+            case "renamed":
+                self.renamed += 1
+            case "deleted":
+                self.deleted += 1
+        self.chunks += outcome.chunks
+        self.embedded += outcome.embedded
+        self.extracted += outcome.extracted
+        self.facts.update(outcome.facts)
+        self.warnings += outcome.warnings
+
+
+@dataclass
+class _Plan:
+    upserts: list[Upsert]
+    deletes: list[str]
+    names: NameIndex | None
+    reverse_keys: list[str]
+
+
+async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
+    """Bring the graph in step with the vault folder, a batch of notes per transaction."""
+    if ingestor.root is None:
+        raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
+    report = SyncReport()
+    plan = await _plan(ingestor, report, progress)
+    deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
+    try:
+        await _apply(ingestor, report, plan, progress)
+    finally:
+        ingestor.defer_entity_links = deferred
+    await ingestor.core.store.write("notes_placeholders_delete", vault=ingestor.vault)
+    report.linked = await ingestor.link_entities()
+    return report
+
+
+async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | None) -> _Plan:
+    """Read the folder and the graph's hashes: what to write, move and delete. ``progress``
+    counts the files read, so a bar moves from the first second of a large vault."""
+    assert ingestor.root is not None
+    root, limit = ingestor.root, ingestor.settings.max_note_bytes
+    stored = {
+        row["path"]: row["content_hash"]
+        for row in await ingestor.core.store.read(
+            "note_hashes",
+            vault=ingestor.vault,
+            facts_version=FACTS_VERSION,
+            language_setting=ingestor.language_setting,
+        )
+    }
+    scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
+    paths, report.warnings = scan.paths, scan.warnings
+    report.notes = len(paths)
+    texts: dict[str, tuple[str, float]] = {}
+    for i, path in enumerate(paths):
+        if progress:
+            progress(i, len(paths), f"reading {path}")
+        try:
+            note = await asyncio.to_thread(read_note, root, path, limit)
+        except KnotworkError as exc:
+            report.errors.append(str(exc))
+            continue
+        report.warnings += note.warnings
+        texts[path] = (note.text, note.mtime)
+    hashes = {
+        p: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()
+        for p, (t, _) in texts.items()
+    }
+    gone = {p: h for p, h in stored.items() if p not in texts}
+    # A note that vanished while a new one with the same content appeared has moved.
+    moved: dict[str, str] = {}
+    by_hash: dict[str, list[str]] = {}
+    for path, digest in sorted(gone.items()):
+        if digest is not None:
+            by_hash.setdefault(digest, []).append(path)
+    for path, digest in sorted(hashes.items()):
+        if path not in stored and by_hash.get(digest):
+            moved[path] = by_hash[digest].pop(0)
+    deleted = sorted(set(gone) - set(moved.values()))
+    work = [p for p in texts if stored.get(p) != hashes[p]]
+    report.unchanged += len(texts) - len(work)
+    upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p)) for p in work]
+    names, keys = await _final_names(ingestor, upserts, deleted, set(stored))
+    return _Plan(upserts, deleted, names, keys)
+
+
+async def _final_names(
+    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+) -> tuple[NameIndex | None, list[str]]:
+    """The vault's names once the sync is applied, and the names whose mentions in the notes
+    the sync does not write must be rewritten (those of notes that appear, go or move)."""
+    if not ingestor.settings.mentions:
+        return None, []
+    names = NameIndex.from_rows(await ingestor.core.store.read("vault_names", vault=ingestor.vault))
+    keys: set[str] = set()
+
+    def parse_all() -> None:
+        for u in upserts:
+            u.note = parse(u.path, u.text)
+
+    await asyncio.to_thread(parse_all)
+    for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
+        keys |= set(names.keys_of(gone))
+        names.remove(gone)
+    for u in upserts:
+        assert u.note is not None
+        props = note_props(u.note, u.mtime)
+        old = set(names.keys_of(u.path))
+        if u.renamed_from or u.path not in names or old != set(props["mkeys"]):
+            keys |= old | set(props["mkeys"])
+        names.put(u.path, props["lpath"], props["mkeys"])
+    written = {u.path for u in upserts} | set(deleted)
+    others = stored - written - {u.renamed_from for u in upserts}
+    return names, sorted(keys) if others else []
+
+
+def _batches(upserts: list[Upsert], size: int) -> list[list[Change]]:
+    """Batches that start small and double up to ``size``: the first write starts early and
+    overlaps the preparation of what follows, even in a small vault."""
+    batches: list[list[Change]] = []
+    start, step = 0, min(size, 16)
+    while start < len(upserts):
+        batches.append(list(upserts[start : start + step]))
+        start, step = start + step, min(size, step * 2)
+    return batches
+
+
+async def _apply(
+    ingestor: Ingestor, report: SyncReport, plan: _Plan, progress: Progress | None
+) -> None:
+    batches = _batches(plan.upserts, ingestor.settings.ingest_batch)
+    exclude = sorted(u.path for u in plan.upserts)
+    total, done = len(plan.upserts) + len(plan.deletes), 0
+
+    def advance(outcomes: list[NoteOutcome]) -> None:
+        nonlocal done
+        for outcome in outcomes:
+            report.add(outcome)
+            done += 1
+            if progress:
+                progress(done, total, outcome.path)
+
+    async def prepare(batch: list[Change]) -> Prepared:
+        return await ingestor.prepare(batch, plan.names, exclude)
+
+    # The last batch deletes what is gone and rewrites the other notes' mentions.
+    batches.append([Delete(p) for p in plan.deletes])
+    upcoming: asyncio.Task[Prepared] | None = asyncio.create_task(prepare(batches[0]))
+    try:
+        for i, batch in enumerate(batches):
+            assert upcoming is not None
+            prepared = await upcoming
+            upcoming = None
+            if i + 1 < len(batches):
+                upcoming = asyncio.create_task(prepare(batches[i + 1]))
+            if i == len(batches) - 1:
+                prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
+                if plan.upserts or plan.deletes:  # names may have changed: caches re-read
+                    prepared.batch.names_token = uuid.uuid4().hex
+                    ingestor.core.names.pop(ingestor.vault, None)
+            advance(await _commit(ingestor, report, prepared, batch, plan.names, exclude))
+    finally:
+        if upcoming is not None:
+            upcoming.cancel()
+
+
+async def _commit(
+    ingestor: Ingestor,
+    report: SyncReport,
+    prepared: Prepared,
+    batch: list[Change],
+    names: NameIndex | None,
+    exclude: list[str],
+) -> list[NoteOutcome]:
+    """Write a prepared batch; when it fails, note by note, so one bad note costs itself only."""
+    try:
+        return await ingestor.commit(prepared)
+    except GraphUnavailableError:
+        raise
+    except (KnotworkError, Neo4jError) as exc:
+        if len(batch) <= 1 and not prepared.batch.reverse_keys:
+            report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
+            return []
+        log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
+    outcomes: list[NoteOutcome] = []
+    for change in batch:
+        try:
+            outcomes += await ingestor.commit(await ingestor.prepare([change], names, exclude))
+        except GraphUnavailableError:
+            raise
+        except (KnotworkError, Neo4jError) as exc:
+            report.errors.append(f"{change.path}: {exc}")
+    if prepared.batch.reverse_keys:
+        prepared.batch.writes, prepared.batch.deletes = [], []
+        try:
+            await ingestor.commit(prepared)
+        except (KnotworkError, Neo4jError) as exc:
+            report.errors.append(f"mentions of renamed or deleted notes: {exc}")
+    return outcomes

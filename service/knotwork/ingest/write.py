@@ -1,0 +1,262 @@
+"""The note transactions: a batch of notes changes in one Neo4j transaction.
+
+One write path serves a single edit and a whole sync: a batch of one note or of hundreds runs
+the same set-based queries (``UNWIND`` over notes, chunks and facts), a fixed number of round
+trips per batch rather than per note. Each function runs named queries inside one managed
+write transaction, which the driver may retry as a whole; no model or file I/O happens inside.
+A note's facts are found by their ``source`` property, so rewriting or deleting a note never
+touches another note's facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from knotwork.graph import cypher
+from knotwork.graph.names import Names
+from knotwork.graph.store import GraphStore
+from knotwork.ingest import mentions
+from knotwork.ingest.facts import note_keys
+from knotwork.models import stored_fact_key
+
+
+@dataclass
+class NoteWrite:
+    """Everything the writer needs for one note, computed before the transaction."""
+
+    path: str
+    props: dict[str, Any]
+    chunks: list[dict[str, Any]]
+    link_facts: list[dict[str, Any]]
+    entity_facts: list[dict[str, Any]]
+    chunk_entities: list[dict[str, Any]]
+    asserted: list[str]  # the key of every fact (models.fact_key)
+    mention_facts: list[dict[str, Any]]  # rows for mentions_write, resolved in memory
+    old_hash: str | None
+    is_new: bool
+    renamed_from: str | None = None
+
+
+@dataclass
+class NoteDelete:
+    path: str
+    old_hash: str | None
+
+
+@dataclass
+class Batch:
+    """Notes to write and delete in one transaction, and the reverse mention pass to run.
+
+    ``reverse_keys``: names whose mentions in other notes must be rewritten (notes that
+    appeared, went or were renamed); ``exclude``: notes the reverse pass leaves alone because
+    they were (or will be, in the same sync) written against ``names`` already.
+    """
+
+    vault: str
+    writes: list[NoteWrite] = field(default_factory=list)
+    deletes: list[NoteDelete] = field(default_factory=list)
+    names: Names | None = None  # None: mentions are off
+    # Set when the batch changes the vault's note names: recorded for other processes' caches.
+    names_token: str | None = None
+    reverse_keys: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+
+
+@dataclass
+class WriteResult:
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    mentions: int = 0  # MENTIONS facts the note asserts
+
+
+async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    result = await tx.run(cypher.load(name), params)
+    return [record.data() async for record in result]
+
+
+async def _touched(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[str]:
+    rows = await _q(tx, name, **params)
+    return list(rows[0]["touched"]) if rows else []
+
+
+def _key_rows(keys: Iterable[str]) -> list[dict[str, str]]:
+    return [{"key": k, "stem": k.rsplit("/", 1)[-1]} for k in sorted(set(keys)) if k]
+
+
+async def _facts_of(
+    tx: AsyncManagedTransaction, vault: str, paths: list[str]
+) -> dict[str, list[str]]:
+    if not paths:
+        return {}
+    rows = await _q(tx, "notes_facts", vault=vault, paths=paths)
+    return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
+
+
+async def _remove_notes(tx: AsyncManagedTransaction, vault: str, paths: list[str]) -> list[str]:
+    """Delete notes' facts, chunks and nodes; re-point other notes' links to them elsewhere."""
+    if not paths:
+        return []
+    touched = await _touched(tx, "facts_delete", vault=vault, paths=paths)
+    incoming = await _q(tx, "notes_incoming_keys", vault=vault, paths=paths)
+    if incoming and incoming[0]["keys"]:
+        touched += await _touched(
+            tx,
+            "links_reresolve",
+            vault=vault,
+            keys=_key_rows(incoming[0]["keys"]),
+            exclude=incoming[0]["ids"],
+        )
+    await _q(tx, "notes_delete", vault=vault, paths=paths)
+    return touched
+
+
+def _revision(
+    path: str,
+    kind: str,
+    before: list[str],
+    after: list[str],
+    old_hash: str | None = None,
+    new_hash: str | None = None,
+    renamed_from: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "path": path,
+        "kind": kind,
+        "old_hash": old_hash,
+        "new_hash": new_hash,
+        "added": sorted(set(after) - set(before)),
+        "removed": sorted(set(before) - set(after)),
+        "asserted": sorted(after),
+        "renamed_from": renamed_from,
+    }
+
+
+async def _reverse_mentions(tx: AsyncManagedTransaction, b: Batch) -> list[dict[str, Any]]:
+    """Rewrite other notes' mentions of the batch's changed names; a revision for each note
+    whose mentions changed."""
+    if b.names is None or not b.reverse_keys:
+        return []
+    changes = await mentions.rewrite_mentions_of(
+        tx, b.vault, sorted(set(b.reverse_keys)), b.exclude, b.names
+    )
+    after = await _facts_of(tx, b.vault, sorted(changes))
+    revisions = []
+    for path, (removed, added) in sorted(changes.items()):
+        now = after.get(path, [])
+        before = sorted((set(now) - set(added)) | set(removed))
+        revisions.append(_revision(path, "mentions", before, now))
+    return revisions
+
+
+async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
+    """Nodes, chunks and facts of the batch's writes; the nodes whose links changed (orphan
+    candidates, placeholders to name again)."""
+    v, ws = b.vault, b.writes
+    await _q(tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws])
+    touched: list[str] = []
+    if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
+        touched += await _touched(tx, "facts_delete", vault=v, paths=known)
+    chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
+    if chunks:
+        await _q(tx, "chunks_write", vault=v, chunks=chunks)
+    touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from])
+    notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws]
+    await _q(tx, "chunks_prune", vault=v, notes=notes)
+    if links := [f for w in ws for f in w.link_facts]:
+        touched += await _touched(tx, "facts_write_links", vault=v, facts=links)
+    if entities := [f for w in ws for f in w.entity_facts]:
+        await _q(tx, "facts_write_entities", vault=v, facts=entities)
+    if entity_rows := [r for w in ws for r in w.chunk_entities]:
+        await _q(tx, "chunk_entities_write", vault=v, rows=entity_rows)
+    if new_keys := [k for w in ws if w.is_new for k in note_keys(w.path)]:
+        touched += await _touched(
+            tx, "links_reresolve", vault=v, keys=_key_rows(new_keys), exclude=[]
+        )
+    if facts := [f for w in ws for f in w.mention_facts]:
+        await _q(tx, "mentions_write", vault=v, facts=facts)
+    return touched
+
+
+async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
+    """Apply a batch in one transaction: writes (and renames), deletes, the reverse mention
+    pass, orphan clean-up and one revision per note changed. Results by note path."""
+
+    async def work(tx: AsyncManagedTransaction) -> dict[str, WriteResult]:
+        sources = [w.renamed_from or w.path for w in b.writes if w.renamed_from or not w.is_new]
+        sources += [d.path for d in b.deletes]
+        before = await _facts_of(tx, b.vault, sources)
+        touched = await _write_notes(tx, b) if b.writes else []
+        touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes])
+        revisions = await _reverse_mentions(tx, b)
+        if touched:
+            await _q(tx, "orphans_delete", ids=sorted(set(touched)))
+            # A placeholder is named by the links it has now, not by the first one written.
+            await _q(tx, "unresolved_names", ids=sorted(set(touched)))
+        results: dict[str, WriteResult] = {}
+        for w in b.writes:
+            asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
+            old = before.get(w.renamed_from or w.path, [])
+            kind = "rename" if w.renamed_from else "upsert"
+            revisions.append(
+                _revision(
+                    w.path, kind, old, asserted, w.old_hash, w.props["content_hash"], w.renamed_from
+                )
+            )
+            results[w.path] = WriteResult(
+                revisions[-1]["added"], revisions[-1]["removed"], len(w.mention_facts)
+            )
+        for d in b.deletes:
+            revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
+            results[d.path] = WriteResult([], revisions[-1]["removed"])
+        if revisions:
+            await _q(tx, "revisions_append", vault=b.vault, revisions=revisions)
+        if b.names_token:
+            await _q(tx, "names_stamp_set", vault=b.vault, token=b.names_token)
+        return results
+
+    return await store.write_transaction(work)
+
+
+async def write_extraction(
+    store: GraphStore,
+    vault: str,
+    chunk: dict[str, Any],
+    entity_facts: list[dict[str, Any]],
+    chunk_entities: list[dict[str, Any]],
+) -> bool:
+    """Record one chunk's extraction and its facts; False when the chunk changed meanwhile."""
+
+    async def work(tx: AsyncManagedTransaction) -> bool:
+        rows = await _q(
+            tx,
+            "chunk_extraction_write",
+            id=chunk["id"],
+            hash=chunk["hash"],
+            extraction=chunk["extraction"],
+            model=chunk["extraction_model"],
+            state=chunk["extraction_state"],
+            error=chunk["extraction_error"],
+        )
+        if not rows:
+            return False
+        path = rows[0]["note_path"]
+        before = (await _facts_of(tx, vault, [path])).get(path, [])
+        deleted = await _q(tx, "chunk_facts_delete", id=chunk["id"])
+        if entity_facts:
+            await _q(tx, "facts_write_entities", vault=vault, facts=entity_facts)
+        if chunk_entities:
+            await _q(tx, "chunk_entities_write", vault=vault, rows=chunk_entities)
+        touched = deleted[0]["touched"] if deleted else []
+        if touched:
+            await _q(tx, "orphans_delete", ids=sorted(set(touched)))
+        after = (await _facts_of(tx, vault, [path])).get(path, [])
+        if before != after:
+            revision = _revision(path, "extract", before, after)
+            await _q(tx, "revisions_append", vault=vault, revisions=[revision])
+        return True
+
+    return await store.write_transaction(work)

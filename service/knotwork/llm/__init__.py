@@ -1,0 +1,1 @@
+"""The model boundary: LlamaIndex's chat and embedding clients, providers, structured output."""

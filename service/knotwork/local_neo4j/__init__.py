@@ -1,0 +1,1 @@
+"""A Neo4j Community server from Maven Central jars, for machines without Docker."""

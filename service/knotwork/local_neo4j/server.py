@@ -1,0 +1,304 @@
+"""A real Neo4j Community server without Docker, from Maven Central jars.
+
+The jars are resolved once with the machine's Maven into ``<dir>/jars/<version>/`` and shared by
+every instance; each instance (``<dir>/<instance>/``) has its own config, data and logs. The server
+runs as one JVM (``CommunityEntryPoint --console-mode``) in its own process group, bound to
+127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from knotwork.errors import LocalNeo4jError
+from knotwork.local_neo4j.jars import NEO4J_VERSION, browser_available, resolve_jars
+from knotwork.settings import Settings
+
+SUPPORTED_JAVA = (17, 21)
+
+_JVM_FLAGS = [
+    "-XX:+UseG1GC",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dfile.encoding=UTF-8",
+]
+_ENTRY = "org.neo4j.server.CommunityEntryPoint"
+_ADMIN = "org.neo4j.server.startup.Neo4jAdminCommand"
+
+
+@dataclass(frozen=True)
+class LocalStatus:
+    running: bool
+    pid: int | None
+    bolt_ready: bool
+    bolt_uri: str
+    browser_url: str | None
+    home: Path
+
+
+class LocalNeo4j:
+    """One local Neo4j instance; see the module docstring for the layout on disk."""
+
+    def __init__(self, settings: Settings, root: Path | None = None) -> None:
+        self.settings = settings
+        self.root = (root or settings.neo4j_local_dir).resolve()
+        self.jars = self.root / "jars" / NEO4J_VERSION
+        self.home = self.root / settings.neo4j_local_instance
+        self.bolt_port = settings.bolt_port()
+        self.http_port = settings.neo4j_local_http_port
+        self._pidfile = self.home / "run" / "neo4j.pid"
+        self._console = self.home / "logs" / "console.log"
+
+    def resolve_jars(self) -> bool:
+        """Fetch the jars with Maven unless cached; True when Maven ran."""
+        return resolve_jars(self.jars)
+
+    def browser_available(self) -> bool:
+        return browser_available(self.jars)
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def config_text(self) -> str:
+        h, s = self.home, self.settings
+        lines = {
+            "server.default_listen_address": "127.0.0.1",
+            "server.default_advertised_address": "127.0.0.1",
+            "server.bolt.listen_address": f"127.0.0.1:{self.bolt_port}",
+            "server.bolt.advertised_address": f"127.0.0.1:{self.bolt_port}",
+            "server.http.listen_address": f"127.0.0.1:{self.http_port}",
+            "server.http.advertised_address": f"127.0.0.1:{self.http_port}",
+            "server.https.enabled": "false",
+            "server.directories.data": str(h / "data"),
+            "server.directories.logs": str(h / "logs"),
+            "server.directories.run": str(h / "run"),
+            "server.directories.import": str(h / "import"),
+            "server.directories.plugins": str(self.jars / "plugins"),
+            "server.memory.pagecache.size": s.neo4j_local_pagecache,
+            "dbms.security.auth_enabled": "true",
+            "dbms.security.procedures.unrestricted": "apoc.*",
+            "dbms.security.procedures.allowlist": "apoc.*",
+            "dbms.usage_report.enabled": "false",
+            "db.transaction.timeout": "10m",
+        }
+        return "".join(f"{k}={v}\n" for k, v in lines.items())
+
+    def _configure(self, password: str) -> None:
+        for sub in ("conf", "data", "logs", "run", "import"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True)
+        (self.home / "conf" / "neo4j.conf").write_text(self.config_text())
+        marker = self.home / "data" / "knotwork-password.sha256"
+        digest = hashlib.sha256(password.encode()).hexdigest()
+        if marker.is_file():
+            if marker.read_text().strip() != digest:
+                raise LocalNeo4jError(
+                    f"the instance in {self.home} was created with another password. Use that "
+                    f"password, or delete {self.home} to start over with an empty database."
+                )
+            return
+        proc = subprocess.run(
+            [
+                self._java(),
+                "-cp",
+                f"{self.jars / 'lib'}/*",
+                _ADMIN,
+                "dbms",
+                "set-initial-password",
+                password,
+            ],
+            env={**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise LocalNeo4jError(f"setting the initial password failed: {proc.stderr.strip()}")
+        marker.write_text(digest)
+
+    def _java(self) -> str:
+        candidates = []
+        if os.environ.get("JAVA_HOME"):
+            candidates.append(Path(os.environ["JAVA_HOME"]) / "bin" / "java")
+        if which := shutil.which("java"):
+            candidates.append(Path(which))
+        candidates += sorted(Path("/usr/lib/jvm").glob("*/bin/java"))
+        for java in candidates:
+            if java.is_file() and _java_major(java) in SUPPORTED_JAVA:
+                return str(java)
+        raise LocalNeo4jError(
+            f"no Java {' or '.join(map(str, SUPPORTED_JAVA))} found (JAVA_HOME, "
+            "PATH, /usr/lib/jvm); Neo4j 5.26 needs one of them."
+        )
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def pid(self) -> int | None:
+        """The server's pid when its process is alive and is this instance's Neo4j."""
+        try:
+            pid = int(self._pidfile.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except (OSError, ValueError):
+            return None
+        return pid if _ENTRY in cmdline and str(self.home) in cmdline else None
+
+    def start(self, timeout_s: float = 180.0) -> LocalStatus:
+        """Start the server (resolving jars and writing config first); wait until Bolt answers."""
+        password = self.settings.password()
+        if len(password) < 8:
+            raise LocalNeo4jError(
+                "KNOTWORK_NEO4J_PASSWORD must be at least 8 characters (Neo4j's minimum)."
+            )
+        if self.pid() is not None:
+            return self.wait_ready(timeout_s)
+        for port in (self.bolt_port, self.http_port):
+            if _port_open(port):
+                raise LocalNeo4jError(
+                    f"port {port} on 127.0.0.1 is already taken by another "
+                    "process; set KNOTWORK_NEO4J_URI / "
+                    "KNOTWORK_NEO4J_LOCAL_HTTP_PORT to free ports."
+                )
+        self.resolve_jars()
+        self._configure(password)
+        heap = self.settings.neo4j_local_heap
+        cmd = [
+            self._java(),
+            "-cp",
+            f"{self.jars / 'plugins'}/*:{self.home / 'conf'}/*:{self.jars / 'lib'}/*",
+            f"-Xms{heap}",
+            f"-Xmx{heap}",
+            *_JVM_FLAGS,
+            _ENTRY,
+            f"--home-dir={self.home}",
+            f"--config-dir={self.home / 'conf'}",
+            "--console-mode",
+        ]
+        with self._console.open("ab") as log:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=self.home,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self._pidfile.write_text(str(proc.pid))
+        return self.wait_ready(timeout_s, proc)
+
+    def wait_ready(
+        self, timeout_s: float, proc: subprocess.Popen[bytes] | None = None
+    ) -> LocalStatus:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if _bolt_answers(self.bolt_port):
+                return self.status()
+            # Our own child is judged by its exit status: until it has exec'd java, its
+            # /proc cmdline is still ours, so pid() would call a starting server dead.
+            gone = proc.poll() is not None if proc is not None else self.pid() is None
+            if gone:
+                raise LocalNeo4jError(
+                    f"Neo4j exited while starting. Last log lines:\n{self.log_tail(40)}"
+                )
+            time.sleep(0.5)
+        raise LocalNeo4jError(
+            f"Bolt did not answer on 127.0.0.1:{self.bolt_port} within "
+            f"{timeout_s:.0f} s. Last log lines:\n{self.log_tail(40)}"
+        )
+
+    def stop(self, timeout_s: float = 60.0) -> bool:
+        """Stop the server (SIGTERM, SIGKILL after the timeout); False if it was not running."""
+        pid = self.pid()
+        if pid is None:
+            self._pidfile.unlink(missing_ok=True)
+            return False
+        os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.2)
+        if _alive(pid):
+            os.killpg(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.1)
+        self._pidfile.unlink(missing_ok=True)
+        return True
+
+    def status(self) -> LocalStatus:
+        pid = self.pid()
+        return LocalStatus(
+            running=pid is not None,
+            pid=pid,
+            bolt_ready=pid is not None and _bolt_answers(self.bolt_port),
+            bolt_uri=f"bolt://127.0.0.1:{self.bolt_port}",
+            browser_url=(
+                f"http://127.0.0.1:{self.http_port}/browser/" if self.browser_available() else None
+            ),
+            home=self.home,
+        )
+
+    def log_tail(self, lines: int = 50) -> str:
+        try:
+            return "\n".join(self._console.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log yet)"
+
+
+def _java_major(java: Path) -> int | None:
+    try:
+        out = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
+        ).stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r'version "(\d+)', out)
+    return int(match.group(1)) if match else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie child of ours counts as gone.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    if state == "Z":
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        return False
+    return True
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _bolt_answers(port: int) -> bool:
+    """True when a Bolt server on the port completes the version handshake."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+            # Magic preamble, then four proposals: 5.0-5.4, 4.4, none, none.
+            sock.sendall(bytes.fromhex("6060b01700040405000004040000000000000000"))
+            reply = sock.recv(4)
+    except OSError:
+        return False
+    return len(reply) == 4 and reply != b"\x00\x00\x00\x00"

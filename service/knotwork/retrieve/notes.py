@@ -1,0 +1,71 @@
+"""Reads about the notes in the graph that every entry point shares: one note's detail, its
+history, a search by name, tag or folder, the vault's counts. The REST routes, the MCP tools and
+the CLI all call these, so they answer alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knotwork.core import Core
+from knotwork.errors import NoteNotFoundError
+from knotwork.vault.files import clean_relpath
+
+
+async def note_detail(core: Core, path: str) -> dict[str, Any]:
+    """A note with its chunks and the facts it asserts, with provenance.
+
+    Raises VaultPathError for a path that is absolute or leaves the vault, and NoteNotFoundError
+    for one the graph does not hold. The note's text is returned as data, never interpreted.
+    """
+    rel = clean_relpath(path)
+    rows = await core.store.read("note_detail", vault=core.settings.vault_name, path=rel)
+    if not rows:
+        raise NoteNotFoundError(f"no note {rel!r} in the graph")
+    return rows[0]
+
+
+async def vault_stats(core: Core) -> dict[str, Any]:
+    """Counts of notes, chunks, entities, unresolved links, pending work and facts."""
+    rows = await core.store.read("vault_stats", vault=core.settings.vault_name)
+    row = rows[0]
+    facts = dict(sorted((extractor, n) for extractor, n in row.pop("facts")))
+    stats = {"vault": core.settings.vault_name, **row, "facts": facts, "extraction": "on"}
+    if not core.settings.extract:
+        # Chunks keep their pending state for the day extraction is turned on (`knotwork
+        # retry` then does them), but while it is off nothing is waiting.
+        stats.update(extraction="off", pending_extractions=0)
+    return stats
+
+
+async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str, Any]]:
+    """A note's revisions, newest first (also after it was deleted or renamed away).
+
+    Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
+    of it."""
+    rel = clean_relpath(path)
+    rows = await core.store.read(
+        "note_history", vault=core.settings.vault_name, path=rel, limit=limit
+    )
+    if not rows:
+        raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
+    return [{**row, "at": row["at"].iso_format()} for row in rows]
+
+
+async def search_notes(
+    core: Core,
+    text: str | None = None,
+    *,
+    tag: str | None = None,
+    folder: str | None = None,
+    limit: int = 50,
+) -> list[dict[str, Any]]:
+    """Notes whose file name, title or an alias contains ``text`` (case-insensitive), under
+    ``folder``, tagged ``tag`` (or a tag nested in it); every given criterion must hold."""
+    return await core.store.read(
+        "notes_search",
+        vault=core.settings.vault_name,
+        text=text.casefold() if text else None,
+        tag=tag.lstrip("#").casefold() if tag else None,
+        folder=clean_relpath(folder).rstrip("/") + "/" if folder else None,
+        limit=limit,
+    )

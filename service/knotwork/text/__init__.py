@@ -1,0 +1,1 @@
+"""Text rules that ingest and retrieval share: fences, languages, stop words, names, dates."""

@@ -1,0 +1,37 @@
+"""Dates written in text: ISO dates and month-name dates in the six languages; pure."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+
+from knotwork.text.vocab import MONTHS
+
+_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_ORDINAL = r"(?:st|nd|rd|th|er|re|º|ª|°)?"
+_DAY_FIRST = re.compile(
+    rf"(?<!\w)(\d{{1,2}}){_ORDINAL}\.?\s+(?:de\s+)?([^\W\d_]+)\.?,?\s+(?:(?:de|del)\s+)?"
+    r"(\d{4})(?!\d)",
+    re.IGNORECASE,
+)
+_MONTH_FIRST = re.compile(rf"(?<!\w)([^\W\d_]+)\.?\s+(\d{{1,2}}){_ORDINAL},?\s+(\d{{4}})(?!\d)")
+
+
+def iso_date(year: str, month: int | str, day: str) -> str | None:
+    try:
+        return dt.date(int(year), int(month), int(day)).isoformat()
+    except (ValueError, OverflowError):
+        return None
+
+
+def text_dates(text: str) -> Iterator[str | None]:
+    """ISO dates and month-name dates (six languages) written in ``text``."""
+    for m in _ISO.finditer(text):
+        yield iso_date(*m.groups())
+    for m in _DAY_FIRST.finditer(text):
+        month = MONTHS.get(m.group(2).lower())
+        yield iso_date(m.group(3), month, m.group(1)) if month else None
+    for m in _MONTH_FIRST.finditer(text):
+        month = MONTHS.get(m.group(1).lower())
+        yield iso_date(m.group(3), month, m.group(2)) if month else None

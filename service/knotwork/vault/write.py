@@ -1,0 +1,199 @@
+"""Writing and deleting note files for writers that are not the file system (the REST routes).
+
+What a write may touch, and how:
+
+- **Ignored places** are refused (``VaultPathError``): every path the watcher and ingest skip
+  (``vault.note_path_problem``), so a note is never written where the next sync drops it.
+- **Symbolic links** are never written or deleted through (``WriteConflictError`` naming the
+  link): not the note's file, not any folder above it inside the vault. A link's target is
+  another note, or a file outside the vault; writing "through" it would change that file while
+  the graph records the link's name.
+- **Case variants**: a note whose path differs only by letter case from one on disk or in the
+  graph is refused (``WriteConflictError`` naming it), because links resolve without case and
+  the new note would take over the old one's links.
+- **Folders and files in the way**: a note onto a folder, or under a file, is refused
+  (``WriteConflictError``); a name longer than 255 bytes is refused (``VaultPathError``).
+- **File metadata**: the file is replaced atomically (a temp file in the same folder, fsync,
+  rename over), keeping the permission bits of the file it replaces; a new file gets the
+  process umask's default (``0666 & ~umask``), as an editor's would. A replace is a new file:
+  hard links to the old one keep the old text, and the owner is the service's user.
+
+Callers hold the note's lock (``Core.note_locks``) around the check and the write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from knotwork.errors import NoteNotFoundError, VaultPathError, WriteConflictError
+from knotwork.graph.store import GraphStore
+from knotwork.vault.files import (
+    clean_relpath,
+    fold,
+    note_path_problem,
+    resolve_in_vault,
+    symlink_on_path,
+)
+
+MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
+_UMASK_LOCK = threading.Lock()
+
+
+def note_target(root: Path, path: str) -> tuple[str, Path]:
+    """The clean vault-relative path and the file for a write or delete of a note.
+
+    VaultPathError (a 422) for a path that is not a note path, is ignored, holds a name over
+    255 bytes, or resolves outside the vault; WriteConflictError (a 409) for a path through a
+    symbolic link inside the vault.
+    """
+    rel = clean_relpath(path)
+    for part in rel.split("/"):
+        try:
+            size = len(part.encode("utf-8"))
+        except UnicodeEncodeError as exc:
+            raise VaultPathError(f"note path {rel!r} is not valid Unicode") from exc
+        if size > MAX_NAME_BYTES:
+            raise VaultPathError(
+                f"the name {part[:40]!r}… in note path {rel[:80]!r} is {size} bytes long; file "
+                f"systems allow at most {MAX_NAME_BYTES} bytes per name"
+            )
+    if problem := note_path_problem(rel):
+        raise VaultPathError(problem)
+    with _file_errors(rel):
+        full = resolve_in_vault(root, rel)
+        link = symlink_on_path(root, rel)
+    if link:
+        which = "is" if link == rel else f"lies under {link!r}, which is"
+        raise WriteConflictError(
+            f"{rel!r} {which} a symbolic link; Knotwork never writes or deletes through links "
+            "(the change would land on the link's target). Write the target's own path instead"
+        )
+    return rel, full
+
+
+def case_variants_on_disk(root: Path, rel: str) -> list[str]:
+    """Files whose vault-relative path differs from ``rel`` only by letter case."""
+    found: list[tuple[str, Path]] = [("", root.resolve())]
+    for part in rel.split("/"):
+        want, deeper = fold(part), []
+        for prefix, folder in found:
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            deeper += [(f"{prefix}{name}", folder / name) for name in names if fold(name) == want]
+        found = [(f"{p}/", f) for p, f in deeper]
+    return sorted(p[:-1] for p, full in found if p[:-1] != rel and full.is_file())
+
+
+async def case_variants(store: GraphStore, vault: str, root: Path, rel: str) -> list[str]:
+    """Notes on disk or in the graph whose path differs from ``rel`` only by letter case."""
+    lpath = fold(rel)
+    lpath = lpath[:-3] if lpath.endswith(".md") else lpath
+    rows = await store.read(
+        "note_case_variants", vault=vault, stem=lpath.rsplit("/", 1)[-1], lpath=lpath, path=rel
+    )
+    return sorted({*case_variants_on_disk(root, rel), *(row["path"] for row in rows)})
+
+
+def refuse_case_variants(rel: str, variants: list[str]) -> None:
+    if variants:
+        raise WriteConflictError(
+            f"{rel!r} differs only in letter case from the existing note "
+            f"{' and '.join(repr(v) for v in variants)}; links resolve without case, so it would "
+            "take over that note's links. Write to the existing path, or pick another name"
+        )
+
+
+def exists_exactly(full: Path) -> bool:
+    """A regular file at exactly this name (a case-insensitive file system would also answer
+    for a case variant, which is another note)."""
+    try:
+        return full.is_file() and full.name in os.listdir(full.parent)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _file_errors(rel: str) -> Iterator[None]:
+    """What the file system says about the path itself becomes a 4xx error; the rest (a
+    read-only mount, permissions, a full disk) is the caller's to map."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise VaultPathError(f"note path {rel!r} is too long for the file system") from exc
+        if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+            raise WriteConflictError(
+                f"a part of {rel!r} above the note is a file, not a folder; nothing was written"
+            ) from exc
+        if exc.errno == errno.EISDIR:
+            raise WriteConflictError(f"{rel!r} is a folder; a note cannot replace it") from exc
+        raise
+
+
+def _check_place(root: Path, rel: str) -> None:
+    base, parts = root.resolve(), rel.split("/")
+    for i in range(1, len(parts)):
+        folder = base.joinpath(*parts[:i])
+        if not folder.exists():
+            break
+        if not folder.is_dir():
+            raise WriteConflictError(
+                f"{'/'.join(parts[:i])!r} is a file, so the note {rel!r} cannot be written under it"
+            )
+    if base.joinpath(*parts).is_dir():
+        raise WriteConflictError(f"{rel!r} is a folder; a note cannot replace it")
+
+
+def umask() -> int:
+    """The process umask, read without changing it where the system allows."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    with _UMASK_LOCK:  # elsewhere: set and restore at once
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
+def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
+    """Replace (or create) the note's file atomically, keeping its permission bits."""
+    _check_place(root, rel)
+    with _file_errors(rel):
+        try:
+            mode = stat.S_IMODE(os.lstat(full).st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~umask()
+        full.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".knotwork-", suffix=".tmp", dir=full.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                os.fchmod(out.fileno(), mode)
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, full)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def delete_note_file(rel: str, full: Path) -> None:
+    """Remove the note's file; NoteNotFoundError when it is not there (any more)."""
+    if not exists_exactly(full):
+        raise NoteNotFoundError(f"no note {rel!r} in the vault")
+    with _file_errors(rel):
+        try:
+            full.unlink()
+        except FileNotFoundError as exc:
+            raise NoteNotFoundError(f"no note {rel!r} in the vault") from exc

@@ -1,0 +1,1 @@
+"""The watcher: the graph follows the vault folder live."""
