@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from knotwork.chunk import chunk_note
-from knotwork.facts import link_key, note_keys, structural_facts
+from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.facts import link_key, note_keys, structural_facts
+from knotwork.ingest.parse import parse_note
+from knotwork.ingest.rows import fact_rows
 from knotwork.models import Fact
-from knotwork.parse import parse_note
-from knotwork.rows import fact_rows
 
 
 def facts_of(text: str, path: str = "N.md") -> list[Fact]:
@@ -62,3 +62,23 @@ def test_frontmatter_aliases_tags() -> None:
     } <= got
     role = next(f for f in facts if f.relation == "HAS_ROLE" and f.object == "engineer")
     assert role.line == 2 and role.predicate == "role"
+
+
+def test_keys_that_describe_the_note_are_never_facts_nor_relations() -> None:
+    """One list of such keys serves the property facts and the relation lookup alike, in the
+    case users write them ("Title", "Tags")."""
+    from knotwork.text import vocab
+
+    facts = facts_of(
+        "---\nTitle: T\ncssclasses: wide\nposition: 3\nPublish: true\nTags: x\n"
+        "status: draft\n---\nBody\n"
+    )
+    assert sorted((f.relation, f.predicate or "", f.object) for f in facts) == [
+        ("HAS_STATUS", "status", "draft"),
+        ("HAS_TAG", "", "#x"),
+    ]
+    for key in ("title", "Aliases", "cssclass", "position", "permalink"):
+        assert vocab.describes_note(key)
+        assert vocab.frontmatter_relation(key) is None
+    assert vocab.describes_note("Tags") and vocab.frontmatter_relation("tags") == "HAS_TAG"
+    assert not vocab.describes_note("status")

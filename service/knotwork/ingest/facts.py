@@ -1,0 +1,163 @@
+"""Structural facts: what a note asserts through its links, frontmatter, aliases and tags.
+
+No model is called. Each fact is one assertion with the line (and chunk) that made it. Links are
+kept by *key* (see ``link_key``); the writer resolves keys to notes the way Obsidian does and
+keeps an unresolved placeholder when no note matches.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+
+from knotwork.ingest.chunk import chunk_for_line
+from knotwork.models import Chunk, Fact, Link, ParsedNote
+from knotwork.text import vocab
+from knotwork.text.keys import entity_key
+
+_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
+# Links to these are attachments, not notes: kept as facts about a file entity.
+ATTACHMENT = re.compile(
+    r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|mp4|wav|ogg|m4a|flac|webm|mov|mkv|canvas|"
+    r"excalidraw|csv|xlsx?|docx?|pptx?|zip|txt|json|html?)$",
+    re.IGNORECASE,
+)
+MAX_VALUE_CHARS = 200
+# Link and entity keys are index keys, which Neo4j limits in size (8 KB for a range index).
+MAX_KEY_CHARS = 500
+
+
+def link_key(target: str) -> str:
+    """How a link target is matched: case-insensitive, no ``.md``, POSIX, no leading ``./``."""
+    key = unicodedata.normalize("NFC", target).strip().replace("\\", "/").lower()
+    key = re.sub(r"^(\./|/)+", "", key)
+    key = re.sub(r"/{2,}", "/", key)
+    return key[:-3] if key.endswith(".md") else key
+
+
+def note_keys(path: str) -> list[str]:
+    """Every key that resolves to the note at ``path``: its path suffixes, shortest first."""
+    parts = link_key(path).split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts) - 1, -1, -1)]
+
+
+def _link_relations(links: list[Link]) -> dict[Link, str]:
+    """The relation of each body link, inferred from the words before it on its line."""
+    by_line: dict[int, list[Link]] = defaultdict(list)
+    for link in links:
+        if link.kind in ("wikilink", "markdown"):
+            by_line[link.line].append(link)
+    out: dict[Link, str] = {}
+    for on_line in by_line.values():
+        on_line.sort(key=lambda link: link.col)
+        spans = [(link.col, link.end_col) for link in on_line]
+        for link, relation in zip(
+            on_line, vocab.infer_relations(on_line[0].context, spans), strict=True
+        ):
+            out[link] = vocab.safe_relation(relation)
+    return out
+
+
+def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
+    inferred = _link_relations(note.links)
+    facts: list[Fact] = []
+    for link in note.links:
+        key = link_key(link.target)
+        if not key:
+            continue  # [[#heading]] points inside this note
+        if link.kind == "embed":
+            relation = "EMBEDS"
+        elif link.kind == "frontmatter":
+            relation = vocab.frontmatter_relation(link.key or "") or "LINKS_TO"
+        else:
+            relation = inferred.get(link, "LINKS_TO")
+        attachment = bool(ATTACHMENT.search(key))
+        facts.append(
+            Fact(
+                relation=vocab.safe_relation(relation),
+                object=link.target.strip(),  # as written; the writer matches by link_key
+                object_kind="entity" if attachment else "note",
+                extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
+                line=link.line,
+                chunk_id=chunk_for_line(chunks, link.line),
+                predicate=link.key if link.kind == "frontmatter" else None,
+            )
+        )
+    return facts
+
+
+def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
+    facts: list[Fact] = []
+    for item in note.frontmatter_values:
+        base = item.key.split(".")[0].strip().lower()
+        value = item.value.strip()
+        if vocab.describes_note(base) or not value or _WIKILINK.search(value):
+            continue  # links in values are link facts already
+        if len(value) > MAX_VALUE_CHARS:
+            continue
+        relation = vocab.frontmatter_relation(item.key) or vocab.frontmatter_relation(base)
+        facts.append(
+            Fact(
+                relation=vocab.safe_relation(relation or "HAS_PROPERTY"),
+                object=value,
+                object_kind="entity",
+                extractor="frontmatter",
+                line=item.line,
+                predicate=item.key,
+            )
+        )
+    return facts
+
+
+def _tag_line(note: ParsedNote, tag: str) -> int:
+    pattern = re.compile(rf"(^|\s)#{re.escape(tag)}(?![\w/-])", re.IGNORECASE)
+    for offset, line in enumerate(note.body.splitlines()):
+        if pattern.search(line):
+            return note.body_line + offset
+    keyed = [v.line for v in note.frontmatter_values if v.key.lower() in ("tags", "tag")]
+    return keyed[0] if keyed else 1
+
+
+def structural_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
+    """Every fact a note asserts without a model: links, frontmatter, aliases, tags."""
+    facts = _link_facts(note, chunks) + _frontmatter_facts(note)
+    alias_line = next(
+        (v.line for v in note.frontmatter_values if v.key.lower() in ("aliases", "alias")), 1
+    )
+    facts += [
+        Fact(
+            relation="HAS_ALIAS",
+            object=alias,
+            object_kind="entity",
+            extractor="alias",
+            line=alias_line,
+        )
+        for alias in note.aliases
+        if alias.strip()
+    ]
+    for tag in note.tags:
+        line = _tag_line(note, tag)
+        facts.append(
+            Fact(
+                relation="HAS_TAG",
+                object=f"#{tag}",
+                object_kind="entity",
+                extractor="tag",
+                line=line,
+                chunk_id=chunk_for_line(chunks, line),
+            )
+        )
+    return facts
+
+
+def split_oversized(facts: list[Fact]) -> tuple[list[Fact], list[Fact]]:
+    """(kept, dropped): a fact whose target or subject key is too long to index is dropped."""
+    kept: list[Fact] = []
+    dropped: list[Fact] = []
+    for fact in facts:
+        target = link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
+        subject = entity_key(fact.subject) if fact.subject else ""
+        too_long = max(len(target), len(subject)) > MAX_KEY_CHARS
+        (dropped if too_long else kept).append(fact)
+    return kept, dropped
