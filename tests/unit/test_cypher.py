@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import zipfile
 from pathlib import Path
@@ -81,3 +82,62 @@ def test_the_test_reset_drops_every_schema_object() -> None:
     assert sorted(created) == sorted(EXPECTED_INDEXES)
     for name in created:
         assert re.search(rf"DROP (?:INDEX|CONSTRAINT) {name} IF EXISTS", reset), name
+
+
+def _declared(name: str) -> set[str]:
+    """The parameters a query's header declares (between "Parameters:" and "Returns:")."""
+    header = [ln[2:] for ln in (REPO / "cypher" / f"{name}.cypher").read_text().splitlines()]
+    text = "\n".join(header)
+    block = text[text.index("Parameters:") : text.index("Returns:")]
+    return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", block))
+
+
+def _named_calls() -> list[tuple[str, int, str, set[str] | None]]:
+    """(file, line, query name, keyword names or None when ``**`` passes more) of every call
+    that runs a named query: ``….read("name", …)``, ``….write("name", …)`` and the in-transaction
+    ``run_query(tx, "name", …)``."""
+    found = []
+    for source in sorted((REPO / "service" / "knotwork").rglob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            args = node.args
+            if attr in ("read", "write") and args:
+                first = args[0]
+            elif attr == "run_query" and len(args) >= 2:
+                first = args[1]
+            else:
+                continue
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                continue
+            if not (REPO / "cypher" / f"{first.value}.cypher").is_file():
+                continue  # another object's read/write ("r" file modes, streams)
+            keys = {k.arg for k in node.keywords}
+            rel = str(source.relative_to(REPO))
+            found.append((rel, node.lineno, first.value, None if None in keys else keys))
+    return found
+
+
+def test_every_call_passes_exactly_the_parameters_its_query_declares() -> None:
+    """A query's header is its contract: a call with a missing or an extra parameter (which
+    Neo4j would take as null, or ignore) fails here rather than in production."""
+    calls = _named_calls()
+    assert len(calls) >= 40, "the scan found the calls"
+    wrong = [
+        f"{where}:{line} {name}: passes {sorted(keys)}, declared {sorted(_declared(name))}"
+        for where, line, name, keys in calls
+        if keys is not None and keys != _declared(name)
+    ]
+    assert wrong == []
+
+
+def test_every_query_is_run_somewhere() -> None:
+    """No dead query files: each is run by name, loaded as statements, or read by tests."""
+    used = {name for _, _, name, _ in _named_calls()}
+    texts = "\n".join(
+        p.read_text() for folder in ("service", "tests") for p in (REPO / folder).rglob("*.py")
+    )
+    unused = [p.stem for p in FILES if p.stem not in used and f'"{p.stem}"' not in texts]
+    assert unused == []

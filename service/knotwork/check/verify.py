@@ -16,7 +16,12 @@ PARTS = ("notes", "chunks", "facts", "nodes")
 async def dump(store: GraphStore, vault: str) -> dict[str, list[dict[str, Any]]]:
     """The rows of every dump query: a canonical line each, and for chunks and facts the
     columns verification selects by (never fields cut out of a line)."""
-    return {part: await store.read(f"dump_{part}", vault=vault) for part in PARTS}
+    return {
+        "notes": await store.read("dump_notes", vault=vault),
+        "chunks": await store.read("dump_chunks", vault=vault),
+        "facts": await store.read("dump_facts", vault=vault),
+        "nodes": await store.read("dump_nodes", vault=vault),
+    }
 
 
 async def snapshot(store: GraphStore, vault: str) -> dict[str, list[str]]:

@@ -1,4 +1,5 @@
-"""The graph store: one typed async method per named Cypher query, and nothing else."""
+"""The graph store: every named Cypher query runs through here, with retries and errors
+translated (Neo4j down → GraphUnavailableError, pool exhausted → GraphBusyError)."""
 
 from __future__ import annotations
 
@@ -113,8 +114,18 @@ def _delays(initial: float, cap: float) -> Iterator[float]:
         delay *= 2
 
 
+async def run_query(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    """Run a named query inside a transaction of ``GraphStore.write_transaction`` (whose
+    retries and error translation cover it), for writes of several queries in one commit."""
+    result = await tx.run(cypher.load(name), params)
+    return [record.data() async for record in result]
+
+
 class GraphStore:
-    """Typed access to Neo4j through the named queries in ``cypher/``."""
+    """Neo4j through the named queries in ``cypher/``: ``read``/``write`` run one by name,
+    ``write_transaction`` several in one commit (``run_query``), typed methods wrap the ones
+    whose results several modules share. Every call passes exactly the parameters its query's
+    header declares (tests/unit/test_cypher.py checks each call site)."""
 
     def __init__(
         self,

@@ -20,8 +20,8 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork.graph import cypher
 from knotwork.graph.names import Names
+from knotwork.graph.store import run_query
 from knotwork.models import fact_key, stored_fact_key
 from knotwork.text.keys import chunk_grams, mention_key
 
@@ -102,11 +102,6 @@ def row_canonical(row: dict[str, Any]) -> str:
     return canonical(row["props"]["target"], row["props"]["line"], row["props"]["chunk_id"])
 
 
-async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
-    result = await tx.run(cypher.load(name), params)
-    return [record.data() async for record in result]
-
-
 async def rewrite_mentions_of(
     tx: AsyncManagedTransaction,
     vault: str,
@@ -123,9 +118,9 @@ async def rewrite_mentions_of(
     """
     if not keys:
         return {}
-    rows = await _q(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
+    rows = await run_query(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
     paths = [row["path"] for row in rows]
-    removed = await _q(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
+    removed = await run_query(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
     before = {r["path"]: sorted(stored_fact_key(f) for f in r["facts"]) for r in removed}
     changes: dict[str, tuple[list[str], list[str]]] = {}
     facts: list[dict[str, Any]] = []
@@ -136,5 +131,5 @@ async def rewrite_mentions_of(
         if added != old:
             changes[row["path"]] = (sorted(set(old) - set(added)), sorted(set(added) - set(old)))
     if facts:
-        await _q(tx, "mentions_write", vault=vault, facts=facts)
+        await run_query(tx, "mentions_write", vault=vault, facts=facts)
     return changes

@@ -16,9 +16,8 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork.graph import cypher
 from knotwork.graph.names import Names
-from knotwork.graph.store import GraphStore
+from knotwork.graph.store import GraphStore, run_query
 from knotwork.ingest import mentions
 from knotwork.ingest.facts import note_keys
 from knotwork.models import stored_fact_key
@@ -73,13 +72,8 @@ class WriteResult:
     mentions: int = 0  # MENTIONS facts the note asserts
 
 
-async def _q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
-    result = await tx.run(cypher.load(name), params)
-    return [record.data() async for record in result]
-
-
 async def _touched(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[str]:
-    rows = await _q(tx, name, **params)
+    rows = await run_query(tx, name, **params)
     return list(rows[0]["touched"]) if rows else []
 
 
@@ -92,7 +86,7 @@ async def _facts_of(
 ) -> dict[str, list[str]]:
     if not paths:
         return {}
-    rows = await _q(tx, "notes_facts", vault=vault, paths=paths)
+    rows = await run_query(tx, "notes_facts", vault=vault, paths=paths)
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
@@ -101,7 +95,7 @@ async def _remove_notes(tx: AsyncManagedTransaction, vault: str, paths: list[str
     if not paths:
         return []
     touched = await _touched(tx, "facts_delete", vault=vault, paths=paths)
-    incoming = await _q(tx, "notes_incoming_keys", vault=vault, paths=paths)
+    incoming = await run_query(tx, "notes_incoming_keys", vault=vault, paths=paths)
     if incoming and incoming[0]["keys"]:
         touched += await _touched(
             tx,
@@ -110,7 +104,7 @@ async def _remove_notes(tx: AsyncManagedTransaction, vault: str, paths: list[str
             keys=_key_rows(incoming[0]["keys"]),
             exclude=incoming[0]["ids"],
         )
-    await _q(tx, "notes_delete", vault=vault, paths=paths)
+    await run_query(tx, "notes_delete", vault=vault, paths=paths)
     return touched
 
 
@@ -156,28 +150,30 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     """Nodes, chunks and facts of the batch's writes; the nodes whose links changed (orphan
     candidates, placeholders to name again)."""
     v, ws = b.vault, b.writes
-    await _q(tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws])
+    await run_query(
+        tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
+    )
     touched: list[str] = []
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
         touched += await _touched(tx, "facts_delete", vault=v, paths=known)
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
-        await _q(tx, "chunks_write", vault=v, chunks=chunks)
+        await run_query(tx, "chunks_write", vault=v, chunks=chunks)
     touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from])
     notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws]
-    await _q(tx, "chunks_prune", vault=v, notes=notes)
+    await run_query(tx, "chunks_prune", vault=v, notes=notes)
     if links := [f for w in ws for f in w.link_facts]:
         touched += await _touched(tx, "facts_write_links", vault=v, facts=links)
     if entities := [f for w in ws for f in w.entity_facts]:
-        await _q(tx, "facts_write_entities", vault=v, facts=entities)
+        await run_query(tx, "facts_write_entities", vault=v, facts=entities)
     if entity_rows := [r for w in ws for r in w.chunk_entities]:
-        await _q(tx, "chunk_entities_write", vault=v, rows=entity_rows)
+        await run_query(tx, "chunk_entities_write", vault=v, rows=entity_rows)
     if new_keys := [k for w in ws if w.is_new for k in note_keys(w.path)]:
         touched += await _touched(
             tx, "links_reresolve", vault=v, keys=_key_rows(new_keys), exclude=[]
         )
     if facts := [f for w in ws for f in w.mention_facts]:
-        await _q(tx, "mentions_write", vault=v, facts=facts)
+        await run_query(tx, "mentions_write", vault=v, facts=facts)
     return touched
 
 
@@ -193,9 +189,9 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
         touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes])
         revisions = await _reverse_mentions(tx, b)
         if touched:
-            await _q(tx, "orphans_delete", ids=sorted(set(touched)))
+            await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
             # A placeholder is named by the links it has now, not by the first one written.
-            await _q(tx, "unresolved_names", ids=sorted(set(touched)))
+            await run_query(tx, "unresolved_names", ids=sorted(set(touched)))
         results: dict[str, WriteResult] = {}
         for w in b.writes:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
@@ -213,9 +209,9 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
             revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
         if revisions:
-            await _q(tx, "revisions_append", vault=b.vault, revisions=revisions)
+            await run_query(tx, "revisions_append", vault=b.vault, revisions=revisions)
         if b.names_token:
-            await _q(tx, "names_stamp_set", vault=b.vault, token=b.names_token)
+            await run_query(tx, "names_stamp_set", vault=b.vault, token=b.names_token)
         return results
 
     return await store.write_transaction(work)
@@ -231,7 +227,7 @@ async def write_extraction(
     """Record one chunk's extraction and its facts; False when the chunk changed meanwhile."""
 
     async def work(tx: AsyncManagedTransaction) -> bool:
-        rows = await _q(
+        rows = await run_query(
             tx,
             "chunk_extraction_write",
             id=chunk["id"],
@@ -245,18 +241,18 @@ async def write_extraction(
             return False
         path = rows[0]["note_path"]
         before = (await _facts_of(tx, vault, [path])).get(path, [])
-        deleted = await _q(tx, "chunk_facts_delete", id=chunk["id"])
+        deleted = await run_query(tx, "chunk_facts_delete", id=chunk["id"])
         if entity_facts:
-            await _q(tx, "facts_write_entities", vault=vault, facts=entity_facts)
+            await run_query(tx, "facts_write_entities", vault=vault, facts=entity_facts)
         if chunk_entities:
-            await _q(tx, "chunk_entities_write", vault=vault, rows=chunk_entities)
+            await run_query(tx, "chunk_entities_write", vault=vault, rows=chunk_entities)
         touched = deleted[0]["touched"] if deleted else []
         if touched:
-            await _q(tx, "orphans_delete", ids=sorted(set(touched)))
+            await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
         after = (await _facts_of(tx, vault, [path])).get(path, [])
         if before != after:
             revision = _revision(path, "extract", before, after)
-            await _q(tx, "revisions_append", vault=vault, revisions=[revision])
+            await run_query(tx, "revisions_append", vault=vault, revisions=[revision])
         return True
 
     return await store.write_transaction(work)
