@@ -14,10 +14,11 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from neo4j import AsyncGraphDatabase
+from neo4j import AsyncGraphDatabase, RoutingControl
 
 from knotwork.core import Core, open_core
 from knotwork.ingest.ingestor import Ingestor
@@ -208,3 +209,17 @@ async def stored_notes(core: Core, vault: str = "default") -> dict[str, str | No
         "note_hashes", vault=vault, facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
     )
     return {row["path"]: row["content_hash"] for row in rows}
+
+
+async def ad_hoc(
+    core: Core, query: str, params: dict[str, Any] | None = None, *, write: bool = False
+) -> list[dict[str, Any]]:
+    """Rows of an ad-hoc query a test asserts with, through the driver: the service runs only
+    named queries (GraphStore), tests may look at the graph any way they need."""
+    records, _, _ = await core.driver.execute_query(
+        query,
+        params or {},
+        database_=core.settings.neo4j_database,
+        routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+    )
+    return [record.data() for record in records]

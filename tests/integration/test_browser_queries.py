@@ -10,7 +10,7 @@ from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from tests.conftest import REPO
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
 
 
 def readme_queries() -> list[str]:
@@ -19,7 +19,7 @@ def readme_queries() -> list[str]:
 
 
 async def run(core: Core, query: str) -> list[dict[str, Any]]:
-    return await core.store._run(query, {}, write=False)
+    return await ad_hoc(core, query, {}, write=False)
 
 
 async def test_the_three_browser_queries_answer_on_an_ingested_vault(

@@ -16,7 +16,7 @@ from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve.notes import vault_stats
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
 
 
 async def facts(core: Core, vault: str = "t") -> list[str]:
@@ -24,7 +24,8 @@ async def facts(core: Core, vault: str = "t") -> list[str]:
 
 
 async def rel(core: Core, source: str, relation: str) -> list[dict[str, Any]]:
-    return await core.store._run(
+    return await ad_hoc(
+        core,
         "MATCH (n:Note {vault: 't', path: $source})-[r]->(o) WHERE type(r) = $relation "
         "AND r.source = $source RETURN properties(r) AS r, "
         "coalesce(o.path, o.key) AS target, labels(o) AS labels ORDER BY r.line",
@@ -90,12 +91,12 @@ async def test_unchanged_vault_writes_nothing_and_calls_no_model(
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
     first = await sync_vault(ingestor)
     assert first.written == 2 and first.embedded >= 2
-    revisions = await core.store._run("MATCH (v:Revision) RETURN count(v) AS n", {}, write=False)
+    revisions = await ad_hoc(core, "MATCH (v:Revision) RETURN count(v) AS n", {}, write=False)
     calls = len(fake_ollama.calls)
     second = await sync_vault(ingestor)
     assert (second.written, second.unchanged, second.embedded) == (0, 2, 0)
     assert len(fake_ollama.calls) == calls
-    again = await core.store._run("MATCH (v:Revision) RETURN count(v) AS n", {}, write=False)
+    again = await ad_hoc(core, "MATCH (v:Revision) RETURN count(v) AS n", {}, write=False)
     assert again == revisions
 
 
@@ -136,7 +137,8 @@ async def test_ollama_down_keeps_text_and_structure_and_retries_later(
     assert any("|WORKS_WITH|note:Ann.md|unresolved:ben|" in f for f in snap["facts"])
     assert any("|HAS_ROLE|note:Ann.md|entity:chemist|" in f for f in snap["facts"])
     assert all("|pending|pending|" in c for c in snap["chunks"])
-    hits = await core.store._run(
+    hits = await ad_hoc(
+        core,
         "CALL db.index.fulltext.queryNodes('chunk_text_en', 'Ann') YIELD node "
         "RETURN node.note_path AS path",
         {},
@@ -167,7 +169,8 @@ async def test_garbage_model_output_is_retried_once_then_recorded(
     report = await sync_vault(ingestor)
     assert len(fake_ollama.calls_to("/api/chat")) == 2
     assert any("invalid model output" in w for w in report.warnings)
-    rows = await core.store._run(
+    rows = await ad_hoc(
+        core,
         "MATCH (c:Chunk {vault: 't'}) RETURN c.extraction_state AS s, c.extraction_error AS e",
         {},
         write=False,
@@ -225,8 +228,11 @@ async def test_chunks_are_captioned_by_their_heading_for_neo4j_browser(
     await sync_vault(ingestor)
 
     async def titles() -> list[str]:
-        rows = await core.store._run(
-            "MATCH (c:Chunk {vault: 't'}) RETURN c.title AS title ORDER BY c.ord", {}, write=False
+        rows = await ad_hoc(
+            core,
+            "MATCH (c:Chunk {vault: 't'}) RETURN c.title AS title ORDER BY c.ord",
+            {},
+            write=False,
         )
         return [r["title"] for r in rows]
 
@@ -258,7 +264,8 @@ async def test_a_new_chunker_rewrites_unchanged_notes_once(
     await sync_vault(ingestor)
     assert FACTS_VERSION % 100 == CHUNKER_VERSION  # the chunker's version is part of it
     # As a graph written by the previous chunker stores it:
-    await core.store._run(
+    await ad_hoc(
+        core,
         "MATCH (n:Note {vault: 't'}) SET n.facts_version = $old",
         {"old": FACTS_VERSION - 1},
         write=True,

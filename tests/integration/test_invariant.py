@@ -28,7 +28,7 @@ from knotwork.core import Core, open_core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from tests.integration.conftest import Neo4jTarget, stored_notes
+from tests.integration.conftest import Neo4jTarget, ad_hoc, stored_notes
 
 T = TypeVar("T")
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Eve"]
@@ -159,7 +159,8 @@ class VaultMachine(RuleBasedStateMachine):
 
     async def miscounted(self, vault: str) -> list[dict[str, Any]]:
         """Notes whose kept count of the notes mentioning them is not the count itself."""
-        return await self.core.store._run(
+        return await ad_hoc(
+            self.core,
             "MATCH (n:Note {vault: $vault}) "
             "WITH n, coalesce(n.mentioned_by, 0) AS kept, COUNT { MATCH (x:Note)-[r:MENTIONS]->(n) "
             "WHERE r.extractor = 'mention' RETURN DISTINCT x } AS counted "

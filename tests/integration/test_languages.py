@@ -11,7 +11,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import search
 from knotwork.settings import Settings
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
 
 TREES = (
     "# Strutture gerarchiche\n\nLe strutture gerarchiche come gli alberi hanno una radice, "
@@ -29,7 +29,8 @@ DOCS = "# Queues\n\nThe worker takes jobs from the queue and retries them when t
 
 
 async def _labels(core: Core, path: str) -> list[tuple[str, list[str]]]:
-    rows = await core.store._run(
+    rows = await ad_hoc(
+        core,
         "MATCH (c:Chunk {vault: 't', note_path: $path}) "
         "RETURN c.language AS language, [l IN labels(c) WHERE l <> 'Chunk'] AS labels",
         {"path": path},
@@ -40,7 +41,8 @@ async def _labels(core: Core, path: str) -> list[tuple[str, list[str]]]:
 
 async def _top(core: Core, question: str) -> list[str]:
     hits = await search.fulltext(core.store, "t", question, 5)
-    rows = await core.store._run(
+    rows = await ad_hoc(
+        core,
         "UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.note_path AS path",
         {"ids": [h for h, _ in hits]},
         write=False,

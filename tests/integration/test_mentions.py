@@ -9,11 +9,12 @@ from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
 
 
 async def mentions(core: Core) -> list[dict[str, Any]]:
-    return await core.store._run(
+    return await ad_hoc(
+        core,
         "MATCH (n:Note {vault: 't'})-[r:MENTIONS]->(m:Note) "
         "RETURN n.path AS source, m.path AS target, r.source AS asserted_by, r.line AS line, "
         "r.extractor AS extractor, r.target AS key, r.chunk_id AS chunk_id "
@@ -43,7 +44,8 @@ async def test_mention_found_from_either_end(core: Core, vault: Path, ingestor: 
     assert row["line"] == 3 and row["key"] == "marco rossi" and row["chunk_id"]
     await assert_fresh(ingestor)
     # The journal's own revision says what the new note changed in it.
-    [rev] = await core.store._run(
+    [rev] = await ad_hoc(
+        core,
         "MATCH (v:Revision {vault: 't', path: 'Journal.md', kind: 'mentions'}) "
         "RETURN v.added AS added, v.removed AS removed",
         {},
@@ -165,7 +167,8 @@ async def test_a_note_named_by_a_stop_word_is_linked_but_never_mentioned(
     put(vault, "Calcolo.md", "# Calcolo\n\nLa distanza tra due punti, vedi [[Tra]].\n")
     await sync_vault(ingestor)
     assert await mentions(core) == []
-    links = await core.store._run(
+    links = await ad_hoc(
+        core,
         "MATCH (:Note {path: 'Calcolo.md'})-[r {extractor: 'wikilink'}]->(t:Note) "
         "RETURN t.path AS path",
         {},
@@ -181,8 +184,8 @@ async def test_code_split_over_chunks_never_mentions_from_either_end(
     code = "\n".join(f"call_marco_rossi({i})  # Marco Rossi" for i in range(80))
     put(vault, "Code.md", f"# Code\n\n```python\n{code}\n```\n\nAsk Marco Rossi.\n")
     await sync_vault(ingestor)
-    chunks = await core.store._run(
-        "MATCH (c:Chunk {note_path: 'Code.md'}) RETURN c.fence AS fence", {}, write=False
+    chunks = await ad_hoc(
+        core, "MATCH (c:Chunk {note_path: 'Code.md'}) RETURN c.fence AS fence", {}, write=False
     )
     assert sum(r["fence"] == "```" for r in chunks) >= 2  # the code outgrew a chunk
     put(vault, "People/Marco Rossi.md", "# Marco\nAn engineer.\n")

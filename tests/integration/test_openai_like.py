@@ -24,7 +24,7 @@ from knotwork.retrieve import retrieve
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, schema_instance, structured_schema
 from tests.fakes.openai_like import FakeOpenAILike
-from tests.integration.conftest import Neo4jTarget, put
+from tests.integration.conftest import Neo4jTarget, ad_hoc, put
 from tests.integration.test_answer import labels, parse_sse, prompt_of
 
 KEY = "o" * 24
@@ -78,7 +78,8 @@ async def test_extraction_goes_to_the_openai_like_server_with_a_json_schema(
     snap = await snapshot(openai_core.store, "t")
     assert any("|WORKS_WITH|entity:ann|entity:ben|llm|" in f for f in snap["facts"])
     assert any("|LOCATED_IN|note:G.md|unresolved:rome|" in f for f in snap["facts"])
-    rows = await openai_core.store._run(
+    rows = await ad_hoc(
+        openai_core,
         "MATCH (c:Chunk {vault: 't', note_path: 'G.md'}) "
         "RETURN c.extraction_state AS s, c.extraction_error AS e",
         {},

@@ -10,7 +10,7 @@ from knotwork.graph import schema
 from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, ad_hoc
 
 
 async def test_schema_creates_constraints_and_online_indexes(core: Core) -> None:
@@ -23,7 +23,8 @@ async def test_schema_creates_constraints_and_online_indexes(core: Core) -> None
     for lang in ("en", "it", "de", "fr", "es", "pt"):
         assert states[f"chunk_text_{lang}"].type == "FULLTEXT"
     assert states["entity_names"].type == "FULLTEXT"
-    rows = await core.store._run(
+    rows = await ad_hoc(
+        core,
         "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties "
         "RETURN name, type, labelsOrTypes, properties ORDER BY name",
         {},
@@ -53,7 +54,8 @@ async def test_indexes_serve_queries(core: Core) -> None:
         "c1": "Alice works with Bob on the graph project",
         "c2": "Lasagna recipe with tomatoes and basil",
     }
-    await core.store._run(
+    await ad_hoc(
+        core,
         "UNWIND $rows AS row CREATE (c:Chunk:English {id: row.id, text: row.text}) "
         "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)",
         {
@@ -64,13 +66,15 @@ async def test_indexes_serve_queries(core: Core) -> None:
         write=True,
     )
     await core.store.await_indexes(60)
-    vector = await core.store._run(
+    vector = await ad_hoc(
+        core,
         "CALL db.index.vector.queryNodes('chunk_embedding', 1, $q) YIELD node RETURN node.id AS id",
         {"q": hash_embedding("who works with Bob on the graph", 768)},
         write=False,
     )
     assert vector == [{"id": "c1"}]
-    fulltext = await core.store._run(
+    fulltext = await ad_hoc(
+        core,
         "CALL db.index.fulltext.queryNodes('chunk_text_en', 'tomato') YIELD node "
         "RETURN node.id AS id",
         {},
@@ -112,7 +116,8 @@ async def test_vector_index_without_manifest_of_other_dimension_is_refused(
 async def test_reembed_switches_model_dimension_and_manifest(
     core: Core, settings: Settings, fake_ollama: FakeOllama
 ) -> None:
-    await core.store._run(
+    await ad_hoc(
+        core,
         "UNWIND range(1, 5) AS i "
         "CREATE (:Chunk {id: 'c' + i, hash: 'h' + i, text: 'chunk number ' + i})",
         {},
@@ -128,8 +133,8 @@ async def test_reembed_switches_model_dimension_and_manifest(
             second.store, other, second.embedder, lambda d, t: seen.append((d, t))
         )
         manifest = await second.ensure_ready()
-        dims = await second.store._run(
-            "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False
+        dims = await ad_hoc(
+            second, "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False
         )
     assert done == 5 and seen[-1] == (5, 5) and len(seen) == 3
     assert manifest["embed_model"] == "all-minilm" and manifest["embed_dimension"] == 384
@@ -140,16 +145,20 @@ async def test_reembed_switches_model_dimension_and_manifest(
 async def test_the_word_index_is_full_text_and_replaces_the_text_index(core: Core) -> None:
     """A database made by an older version holds the trigram text index ``chunk_mtext``; applying
     the schema drops it and leaves the whitespace full-text index ``chunk_words`` in its place."""
-    await core.store._run("DROP INDEX chunk_words IF EXISTS", {}, write=True)
-    await core.store._run(
-        "CREATE TEXT INDEX chunk_mtext IF NOT EXISTS FOR (c:Chunk) ON (c.mtext)", {}, write=True
+    await ad_hoc(core, "DROP INDEX chunk_words IF EXISTS", {}, write=True)
+    await ad_hoc(
+        core,
+        "CREATE TEXT INDEX chunk_mtext IF NOT EXISTS FOR (c:Chunk) ON (c.mtext)",
+        {},
+        write=True,
     )
     await core.store.apply_schema(core.settings.embed_dimension)
     await core.store.await_indexes(60)
     states = {s.name: s for s in await core.store.index_states()}
     assert "chunk_mtext" not in states
     assert states["chunk_words"].type == "FULLTEXT" and states["chunk_words"].state == "ONLINE"
-    [row] = await core.store._run(
+    [row] = await ad_hoc(
+        core,
         "SHOW INDEXES YIELD name, options WHERE name = 'chunk_words' "
         "RETURN options.indexConfig.`fulltext.analyzer` AS analyzer",
         {},

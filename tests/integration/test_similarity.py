@@ -13,6 +13,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.text.keys import entity_key
 from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.integration.conftest import ad_hoc
 
 THRESHOLD = 0.55
 COMPANIES = {"A.md": "Acme Corporation", "B.md": "Acme Corp", "C.md": "acme corporation ltd"}
@@ -41,7 +42,8 @@ def expected_pairs(names: list[str], dimension: int) -> set[tuple[str, str]]:
 
 
 async def similar(core: Core) -> list[dict[str, object]]:
-    return await core.store._run(
+    return await ad_hoc(
+        core,
         "MATCH (a:Entity {vault: 't'})-[s:SIMILAR_TO]->(b:Entity) "
         "RETURN a.key AS a, b.key AS b, s.cosine AS cosine, s.source AS source ORDER BY a, b",
         {},

@@ -12,7 +12,7 @@ from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve.notes import note_detail
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
 
 
 async def placeholders(core: Core, vault: str) -> list[str]:
@@ -87,7 +87,8 @@ async def test_a_graph_written_before_spellings_were_kept_is_renamed_by_the_next
     await sync_vault(ingestor)
     # As an older version left it: no spelling on the links, the first writer's name, an
     # older facts version.
-    await core.store._run(
+    await ad_hoc(
+        core,
         "MATCH (n:Note {vault: 't'})-[r]->(u:Unresolved) REMOVE r.target_text "
         "SET u.name = 'ben', n.facts_version = 2",
         {},

@@ -27,7 +27,7 @@ from knotwork.settings import Settings
 from knotwork.watch.queue import INOTIFY_LOGGER
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import stored_notes
+from tests.integration.conftest import ad_hoc, stored_notes
 
 
 @pytest.fixture
@@ -105,7 +105,8 @@ async def test_atomic_save_is_one_modification(
     os.replace(tmp, vault / "Bob.md")
     await settle(watcher)
     await assert_verified(watcher)
-    rows = await core.store._run(
+    rows = await ad_hoc(
+        core,
         "MATCH (:Note {vault: 'w', path: 'Bob.md'})-[r:HAS_ROLE]->(e) RETURN e.key AS role",
         {},
         write=False,
