@@ -107,7 +107,7 @@ def test_a_year_placed_in_time_asks_about_time(question: str, start: date, end: 
         "What did Rossi argue in the 2019 paper?",
         "When did the 2019 conference start?",
         "Where was the director of film The Ape (2005 Film) born?",
-        "Who is Archduchess Maria Antonia Of Austria (1899–1977)'s maternal grandfather?",
+        "Who is Archduchess Maria Antonia Of Austria (1899\u20131977)'s maternal grandfather?",
         "Where was the composer of film Love Story 1999 born?",
         "Cosa dimostra il teorema di Gödel del 1931?",
         "Wer hat die Fußball-Weltmeisterschaft 2014 gewonnen?",

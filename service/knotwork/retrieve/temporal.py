@@ -78,18 +78,20 @@ _YEAR = re.compile(r"(?<![\w-])(1[89]\d\d|2[01]\d\d)(?![\w-])")
 YEAR_CUES = (
     "in", "since", "from", "until", "till", "before", "after", "during", "between", "around",
     "throughout", "nel", "nell'", "dal", "dall'", "fino al", "prima del", "dopo il", "durante il",
-    "tra il", "fra il", "entro il", "all'inizio del", "alla fine del", "im", "seit", "bis", "vor", "nach", "ab", "zwischen", "während",
+    "tra il", "fra il", "entro il", "all'inizio del", "alla fine del", "im", "seit", "bis", "vor",
+    "nach", "ab", "zwischen", "während",
     "en", "depuis", "avant", "après", "jusqu'en", "entre", "pendant", "dès", "desde", "hasta",
     "antes de", "después de", "durante", "em", "no", "até", "depois de",
 )  # fmt: skip
 # Words that may stand between the preposition and the year: "in the year 2019", "nell'anno",
 # "im Jahr", "en l'an", "a principios de", "no início de".
 _FILLERS = (
-    r"the year|the early|the late|early|late|mid|year|anno|l'anno|inizio|fine|metà|del|jahr|jahre|anfang|ende|mitte|"
+    r"the year|the early|the late|early|late|mid|year|anno|l'anno|inizio|fine|metà|del|jahr|"
+    r"jahre|anfang|ende|mitte|"
     r"l'an|l'année|année|début|fin|de|el|año|principios|finales|ano|o|início|final|do"
 )
 # A year may end a span: "from 2018 to 2020", "dal 2018 al 2020", "zwischen 2018 und 2020".
-_UNTIL = r"(?:-|–|to|and|al|all'|e|bis|und|à|et|a|y|até|ao)"
+_UNTIL = r"(?:-|\u2013|to|and|al|all'|e|bis|und|à|et|a|y|até|ao)"
 _YEAR_NUMBER = r"(1[89]\d\d|2[01]\d\d)(?![\w-])"
 _CUED_YEAR = re.compile(
     r"(?<!\w)(?:"
