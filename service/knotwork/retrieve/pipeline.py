@@ -254,10 +254,14 @@ async def retrieve(
 def _text_first(
     named: list[search.NamedNote], rankings: dict[str, list[tuple[str, float]]]
 ) -> list[search.NamedNote]:
-    """Each named note's chunks that the text retrievers found, in their fused order, before
-    the rest (nearest the question first), ``NAMED_CHUNKS`` of them: which part of a named
-    note a question asks about is told by all its words, not by the embedding alone."""
-    text, _ = rrf({n: r for n, r in rankings.items() if n in ("vector", "fulltext")})
+    """Each named note's chunks that full-text search found, best first, before the rest
+    (nearest the question): ``NAMED_CHUNKS`` of them, or up to ``NAMED_FOUND`` found ones.
+
+    Which part of a named note a question asks about is told by its words beyond the name:
+    every chunk of the note embeds the note's title, so their cosines differ little, while
+    full text scores the rarer words the question adds ("edge-triggered" in a flip-flop note).
+    """
+    text = {c: -i for i, (c, _) in enumerate(rankings.get("fulltext", []))}
     out = []
     for note in named:
         found = sorted((c for c in note.chunk_ids if c in text), key=lambda c: -text[c])
