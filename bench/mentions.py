@@ -22,7 +22,7 @@ async def counts(settings: Settings, vault: str) -> list[dict[str, object]]:
 
 
 def table(rows: list[dict[str, object]], top: int, notes: list[str]) -> str:
-    total = sum(int(r["mentions"]) for r in rows)  # type: ignore[call-overload]
+    total = sum(int(str(r["mentions"])) for r in rows)
     lines = [
         f"MENTIONS: {total} facts to {len(rows)} notes",
         "",
