@@ -72,3 +72,39 @@ async def test_the_vault_size_is_counted_once_a_minute(
     when, notes = memo["t"]
     memo["t"] = (when - search.SIZE_TTL_S, notes)  # a minute on
     assert await search.vault_notes(core.store, "t", memo) == GUIDES + 3
+
+
+FILLER = " ".join(f"word{i}" for i in range(40))  # dilutes the section's embedding
+
+
+async def _sections_vault(vault: Path, ingestor: Ingestor) -> None:
+    """A named note of many short sections and one long one that answers; notes it links."""
+    short = "\n\n".join(
+        f"## Kind {i}\n\nThe flip-flop of kind {i}, see [[Latch {i}]]." for i in range(8)
+    )
+    behaviour = (
+        f"## Behaviour\n\n{FILLER}. A flip-flop is edge-triggered: it changes state on the "
+        f"rising edge or on the falling edge of the clock. {FILLER}."
+    )
+    put(vault, "Flip-flop.md", f"# Flip-flop\n\n{short}\n\n{behaviour}\n")
+    for i in range(8):
+        put(vault, f"Latch {i}.md", f"# Latch {i}\n\nA latch of kind {i}, a memory cell.\n")
+    await sync_vault(ingestor)
+
+
+async def test_the_named_notes_section_the_question_asks_about_ranks_first(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """The section of a named note whose words the question uses leads, although the
+    embedding alone puts the note's short sections nearer, and the walk from the named note
+    does not vote its neighbours above it."""
+    await _sections_vault(vault, ingestor)
+    question = "What does it mean that a flip-flop is edge-triggered?"
+    [named] = await search.named_notes(core.store, "t", question, 9)
+    assert named.path == "Flip-flop.md"
+    evidence = await retrieve(core, "t", question, top_k=5)
+    order = [(h.path, h.heading) for h in evidence.hits]
+    asked = order.index(("Flip-flop.md", "Flip-flop > Behaviour"))
+    assert asked <= 1  # at most the note's opening before it
+    assert all("Kind" in heading for _, heading in order[asked + 1 :])
+    assert {"names", "graph"} <= set(evidence.hits[asked].retrievers)

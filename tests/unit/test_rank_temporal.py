@@ -80,3 +80,39 @@ def test_question_dates_in_six_languages(question: str, start: date, end: date) 
 def test_no_date_means_no_temporal_retrieval() -> None:
     assert question_range("Who works with Alice?", TODAY) is None
     assert question_range("Room 101 and 42 apples", TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("Cosa ho scritto nel 2019?", date(2019, 1, 1), date(2019, 12, 31)),
+        ("Was habe ich im Jahr 2019 gemacht?", date(2019, 1, 1), date(2019, 12, 31)),
+        ("Qu'ai-je écrit en 2019 ?", date(2019, 1, 1), date(2019, 12, 31)),
+        ("¿Qué escribí en el año 2019?", date(2019, 1, 1), date(2019, 12, 31)),
+        ("O que escrevi em 2019?", date(2019, 1, 1), date(2019, 12, 31)),
+        ("What changed between 2018 and 2020?", date(2018, 1, 1), date(2020, 12, 31)),
+        ("Cosa è cambiato dal 2018 al 2020?", date(2018, 1, 1), date(2020, 12, 31)),
+        ("Wann war das Treffen 2019?", date(2019, 1, 1), date(2019, 12, 31)),
+        ("¿Cuándo fue la reunión, 2021?", date(2021, 1, 1), date(2021, 12, 31)),
+    ],
+)
+def test_a_year_placed_in_time_asks_about_time(question: str, start: date, end: date) -> None:
+    assert question_range(question, TODAY) == DateRange(start, end)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who wrote the 2019 paper by Rossi?",
+        "What did Rossi argue in the 2019 paper?",
+        "When did the 2019 conference start?",
+        "Where was the director of film The Ape (2005 Film) born?",
+        "Who is Archduchess Maria Antonia Of Austria (1899\u20131977)'s maternal grandfather?",
+        "Where was the composer of film Love Story 1999 born?",
+        "Cosa dimostra il teorema di Gödel del 1931?",
+        "Wer hat die Fußball-Weltmeisterschaft 2014 gewonnen?",
+    ],
+)
+def test_a_year_in_a_name_is_not_a_time_question(question: str) -> None:
+    """A bare year qualifies a name: the temporal retriever stays out (it used to run)."""
+    assert question_range(question, TODAY) is None

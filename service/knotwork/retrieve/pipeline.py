@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 from knotwork.core import Core
@@ -39,6 +40,8 @@ MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its m
 # Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
 # page's neighbours are rarely what a question about that page asks), so it counts a quarter.
 HITS_WALK_WEIGHT = 0.25
+NAMED_CHUNKS = 2  # chunks of each named note taken as evidence (search reads more to pick from)
+NAMED_FOUND = 4  # … or as many as this of those the text retrievers found
 
 
 async def retrieve(
@@ -150,6 +153,7 @@ async def retrieve(
             rankings["vector"] = vector
         if fulltext is not None:
             rankings["fulltext"] = fulltext
+        named = _text_first(named, rankings)
         if "names" in use and named:
             rankings["names"] = [
                 (cid, note.specificity / (1 + i))
@@ -164,6 +168,7 @@ async def retrieve(
                 return None
             # The walk starts at the notes the question names; lacking any, at the best hits' notes.
             seeds = {n.node: f"note:{n.path}" for n in named}
+            top = [c for n in named for c in n.chunk_ids]
             if not seeds:
                 fused, _ = rrf(rankings)
                 top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
@@ -179,7 +184,13 @@ async def retrieve(
                 max_mentioned_by=generic,
             )
             paths: dict[str, HopPath] = {}
-            return graph, await walk_ranking(core, vault, graph, qvec, paths), paths
+            reached = await walk_ranking(core, vault, graph, qvec, paths)
+            # The walk's ranking opens with where it started (hop 0), then what it reached: a
+            # walk that only ranked the neighbours would vote them above its own seeds, and one
+            # extra vote in the fusion outweighs many places in a text ranking.
+            started = dict.fromkeys(top, 1.0)
+            reached = list(started.items()) + [r for r in reached if r[0] not in started]
+            return graph, reached, paths
 
         walked = await together(clock.timed("graph", graph_walk()), synonym_task)
         walks: list[Walk] = []
@@ -238,6 +249,26 @@ async def retrieve(
         for task in (keyword_task, synonym_task):
             if task is not None and not task.done():
                 task.cancel()
+
+
+def _text_first(
+    named: list[search.NamedNote], rankings: dict[str, list[tuple[str, float]]]
+) -> list[search.NamedNote]:
+    """Each named note's chunks that full-text search found, best first, before the rest
+    (nearest the question): ``NAMED_CHUNKS`` of them, or up to ``NAMED_FOUND`` found ones.
+
+    Which part of a named note a question asks about is told by its words beyond the name:
+    every chunk of the note embeds the note's title, so their cosines differ little, while
+    full text scores the rarer words the question adds ("edge-triggered" in a flip-flop note).
+    """
+    text = {c: -i for i, (c, _) in enumerate(rankings.get("fulltext", []))}
+    out = []
+    for note in named:
+        found = sorted((c for c in note.chunk_ids if c in text), key=lambda c: -text[c])
+        rest = [c for c in note.chunk_ids if c not in text]
+        keep = max(NAMED_CHUNKS, min(len(found), NAMED_FOUND))
+        out.append(replace(note, chunk_ids=tuple((found + rest)[:keep])))
+    return out
 
 
 def _note_filters(params: dict[str, object]) -> dict[str, object]:

@@ -16,7 +16,7 @@ from knotwork.text.language import LANGUAGES
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_NAMED = 10  # notes the question names, longest names first
-NAMED_CHUNKS = 2  # chunks of each named note taken as evidence
+NAMED_CHUNKS = 40  # chunks read of each named note, nearest the question first
 FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
 SIZE_TTL_S = 60.0  # how long a vault's note count is reused
 MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own

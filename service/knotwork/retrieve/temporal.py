@@ -1,8 +1,12 @@
 """Dates and temporal expressions in a question (six languages) → the date range it asks about.
 
-The temporal retriever runs only when this finds something: an ISO or month-name date, a month
-with its year, a year ("in 2023"), or a relative phrase ("last week", "la settimana scorsa",
-"letzte Woche", "la semaine dernière", "la semana pasada", "a semana passada").
+The temporal retriever runs only when the question asks about time: an ISO or month-name date, a
+month with its year, a relative phrase ("last week", "la settimana scorsa", "letzte Woche", "la
+semaine dernière", "la semana pasada", "a semana passada"), or a year the question places in time
+— after a preposition of time ("in 2019", "nel 2019", "seit 2019", "entre 2018 et 2020") or in a
+question that asks when ("quando", "wann", "quand", "cuándo"). A year that qualifies a name ("the
+2019 paper", "Dark River (2017 film)") is not a time question: on multi-hop sets such years only
+pulled in passages dated that year.
 """
 
 from __future__ import annotations
@@ -70,6 +74,50 @@ _RELATIVE = re.compile(
 )
 _MONTH_YEAR = re.compile(r"(?<!\w)([^\W\d_]+)\.?\s+(?:(?:de|del|of)\s+)?(\d{4})(?!\d)")
 _YEAR = re.compile(r"(?<![\w-])(1[89]\d\d|2[01]\d\d)(?![\w-])")
+# Prepositions of time before a year, six languages (an elided one ends in its apostrophe).
+YEAR_CUES = (
+    "in", "since", "from", "until", "till", "before", "after", "during", "between", "around",
+    "throughout", "nel", "nell'", "dal", "dall'", "fino al", "prima del", "dopo il", "durante il",
+    "tra il", "fra il", "entro il", "all'inizio del", "alla fine del", "im", "seit", "bis", "vor",
+    "nach", "ab", "zwischen", "während",
+    "en", "depuis", "avant", "après", "jusqu'en", "entre", "pendant", "dès", "desde", "hasta",
+    "antes de", "después de", "durante", "em", "no", "até", "depois de",
+)  # fmt: skip
+# Words that may stand between the preposition and the year: "in the year 2019", "nell'anno",
+# "im Jahr", "en l'an", "a principios de", "no início de".
+_FILLERS = (
+    r"the year|the early|the late|early|late|mid|year|anno|l'anno|inizio|fine|metà|del|jahr|"
+    r"jahre|anfang|ende|mitte|"
+    r"l'an|l'année|année|début|fin|de|el|año|principios|finales|ano|o|início|final|do"
+)
+# A year may end a span: "from 2018 to 2020", "dal 2018 al 2020", "zwischen 2018 und 2020".
+_UNTIL = r"(?:-|\u2013|to|and|al|all'|e|bis|und|à|et|a|y|até|ao)"
+_YEAR_NUMBER = r"(1[89]\d\d|2[01]\d\d)(?![\w-])"
+_CUED_YEAR = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(re.escape(c) for c in sorted(YEAR_CUES, key=len, reverse=True))
+    + r")(?:\s+|(?<='))(?:(?:"
+    + _FILLERS
+    + r")\s+)*"
+    + _YEAR_NUMBER
+    + r"(?:\s*"
+    + _UNTIL
+    + r"\s+(?:(?:"
+    + _FILLERS
+    + r")\s+)*"
+    + _YEAR_NUMBER
+    + r")?"
+)
+# Words that ask when, six languages; with one, a year outside parentheses and not after an
+# article ("the 2019 paper") places the question in time.
+_WHEN = re.compile(
+    r"(?<!\w)(?:when|what year|which year|quando|in che anno|wann|in welchem jahr|quand|"
+    r"en quelle année|cuándo|cuando|en qué año|em que ano)(?!\w)"
+)
+_ARTICLE_BEFORE = re.compile(
+    r"(?<!\w)(?:the|a|an|il|lo|la|l'|i|gli|le|un|una|der|die|das|dem|den|des|ein|eine|el|los|"
+    r"las|o|os|as|um|uma)\s*$"
+)
 
 
 def _shift_month(day: date, months: int) -> date:
@@ -89,6 +137,29 @@ def _relative(unit: str, offset: int, today: date) -> DateRange:
         last = calendar.monthrange(first.year, first.month)[1]
         return DateRange(first, first.replace(day=last))
     return DateRange(date(today.year + offset, 1, 1), date(today.year + offset, 12, 31))
+
+
+def _in_parentheses(text: str, at: int) -> bool:
+    return text.rfind("(", 0, at) > text.rfind(")", 0, at)
+
+
+def _time_years(text: str, covered: list[tuple[int, int]]) -> list[int]:
+    """The years ``text`` (lower case) places in time, outside the ``covered`` spans."""
+    years: list[int] = []
+    for match in _CUED_YEAR.finditer(text):
+        for group in (1, 2):
+            span = match.span(group)
+            if match.group(group) and span not in covered and not _in_parentheses(text, span[0]):
+                years.append(int(match.group(group)))
+    if years or not _WHEN.search(text):
+        return years
+    for match in _YEAR.finditer(text):
+        start = match.start()
+        if match.span() in covered or _in_parentheses(text, start):
+            continue
+        if not _ARTICLE_BEFORE.search(text, 0, start):
+            years.append(int(match.group(1)))
+    return years
 
 
 def question_range(question: str, today: date | None = None) -> DateRange | None:
@@ -111,10 +182,8 @@ def question_range(question: str, today: date | None = None) -> DateRange | None
             ranges.append(DateRange(date(year, month, 1), date(year, month, last)))
             covered.append(match.span(2))
     if not ranges:
-        for match in _YEAR.finditer(text):
-            if match.span() not in covered:
-                year = int(match.group(1))
-                ranges.append(DateRange(date(year, 1, 1), date(year, 12, 31)))
+        for year in _time_years(text, covered):
+            ranges.append(DateRange(date(year, 1, 1), date(year, 12, 31)))
     if not ranges:
         return None
     return DateRange(min(r.start for r in ranges), max(r.end for r in ranges))
