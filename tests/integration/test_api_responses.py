@@ -17,7 +17,15 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, SecretStr
 
 from knotwork.api import create_app
-from knotwork.api.note_schemas import Accepted, Ingested, Journaled, NoteDetail, Synced, VaultStats
+from knotwork.api.note_schemas import (
+    Accepted,
+    Ingested,
+    Journaled,
+    NoteDetail,
+    NoteMeta,
+    Synced,
+    VaultStats,
+)
 from knotwork.api.routes.health import Readiness
 from knotwork.check.health import HealthReport
 from knotwork.core import open_core
@@ -118,6 +126,43 @@ def test_reads_and_writes_answer_their_declared_models(
     gone = client.delete("/notes/team/Carol.md")
     assert gone.status_code == 200, gone.text
     assert conforms(client, gone, Ingested)["status"] == "deleted"
+
+
+def test_a_placeholder_note_answers_its_declared_model(
+    client: TestClient, settings: Settings, vault: Path
+) -> None:
+    """A note mentioned by another that a running sync has not written yet has only a path
+    (``mentions_write`` makes it); reading it then must not break the response model."""
+    assert client.put("/notes/Ann.md", content="# Ann\n\nAnn met Ghost.\n").status_code == 200
+    mention = {
+        "target_path": "Ghost.md",
+        "props": {
+            "source": "Ann.md",
+            "chunk_id": "default:Ann.md:0",
+            "line": 3,
+            "extractor": "mention",
+            "model": None,
+            "confidence": 1.0,
+            "predicate": None,
+            "target": "ghost",
+            "subject": None,
+        },
+    }
+
+    async def place() -> None:
+        async with open_core(api_settings(settings, vault)) as core:
+            await core.store.write("mentions_write", vault="default", facts=[mention])
+
+    asyncio.run(place())
+    got = client.get("/notes/Ghost.md")
+    assert got.status_code == 200, got.text
+    body = conforms(client, got, NoteDetail)
+    assert body["note"] == {key: None for key in NoteMeta.model_fields} | {"path": "Ghost.md"}
+    assert body["chunks"] == [] and body["facts"] == []
+    ann = conforms(client, client.get("/notes/Ann.md"), NoteDetail)
+    assert ("MENTIONS", "Ghost.md", "note") in {
+        (f["predicate"], f["object"], f["object_kind"]) for f in ann["facts"]
+    }
 
 
 def test_a_write_the_lease_holder_ingests_answers_accepted(

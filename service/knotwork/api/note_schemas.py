@@ -15,15 +15,13 @@ from pydantic import BaseModel, Field
 from knotwork.ingest.ingestor import NoteOutcome
 from knotwork.ingest.sync import SyncReport
 
-# A note another note names, not written yet (later in the same sync), is a bare placeholder.
-_PLACEHOLDER = "null for a note another one names that is not written yet"
-
 
 class NoteMeta(BaseModel):
+    """A note's metadata. A note that another one mentions but a running sync has not
+    written yet is a placeholder: only its path is set, the rest is null."""
+
     path: str = Field(description="vault-relative, e.g. `People/Ann.md`")
-    title: str | None = Field(
-        description=f"the frontmatter's `title`, or the file name; {_PLACEHOLDER}"
-    )
+    title: str | None = Field(description="the frontmatter's `title`, or the file name")
     aliases: list[str] | None
     tags: list[str] | None = Field(description="without `#`")
     dates: list[str] | None = Field(description="the note's own dates, ISO `yyyy-mm-dd`")
