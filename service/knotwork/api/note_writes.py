@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from knotwork.api.note_schemas import Synced, synced
 from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
 from knotwork.errors import (
@@ -195,7 +196,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
             return await _ingest(writers, rel, "deleted", lambda: ingestor.delete(rel))
 
 
-async def sync_all(core: Core, writers: RestWriters) -> dict[str, Any]:
+async def sync_all(core: Core, writers: RestWriters) -> Synced:
     """Bring the graph in step with the whole vault folder, under the vault's lease.
 
     The lease is renewed while the sync runs (LeaseHeldError naming the holder; a lease lost
@@ -205,26 +206,4 @@ async def sync_all(core: Core, writers: RestWriters) -> dict[str, Any]:
     async with writers.sync():
         report = await sync_vault(ingestor)
         await writers.drain(ingestor)
-    return {
-        "notes": report.notes,
-        "written": report.written,
-        "unchanged": report.unchanged,
-        "moved": report.renamed,
-        "deleted": report.deleted,
-        "facts": dict(report.facts),
-        "warnings": report.warnings,
-        "errors": report.errors,
-    }
-
-
-def outcome_json(outcome: NoteOutcome) -> dict[str, Any]:
-    return {
-        "path": outcome.path,
-        "status": outcome.status,
-        "chunks": outcome.chunks,
-        "embedded": outcome.embedded,
-        "facts": dict(outcome.facts),
-        "added": outcome.added,
-        "removed": outcome.removed,
-        "warnings": outcome.warnings,
-    }
+    return synced(report)

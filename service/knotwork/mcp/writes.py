@@ -13,7 +13,8 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from knotwork.api import note_writes
-from knotwork.api.note_writes import WriteResult, outcome_json
+from knotwork.api.note_schemas import Synced, ingested
+from knotwork.api.note_writes import WriteResult
 from knotwork.mcp.common import NotePath, Served, ServedContext, add_tool, served, tool_errors
 
 Content = Annotated[str, Field(description="the note's whole Markdown text, frontmatter included")]
@@ -43,24 +44,13 @@ class NoteWritten(BaseModel):
     )
 
 
-class Synced(BaseModel):
-    notes: int
-    written: int
-    unchanged: int
-    moved: int
-    deleted: int
-    facts: dict[str, int]
-    warnings: list[str]
-    errors: list[str]
-
-
 def _written(result: WriteResult) -> NoteWritten:
     details = {
         "done": f"the note is {result.done} and the graph shows it",
         "accepted": f"the note is {result.done}; {result.ingested_by} brings the graph in step",
         "journaled": result.detail,
     }
-    outcome = outcome_json(result.outcome) if result.outcome is not None else None
+    outcome = ingested(result.outcome).model_dump() if result.outcome is not None else None
     return NoteWritten(
         path=result.path,
         status=result.status,
@@ -96,7 +86,7 @@ def register(server: MCPServer[Served]) -> None:
         state = served(ctx)
         assert state.core is not None and state.writers is not None
         with tool_errors():
-            return Synced.model_validate(await note_writes.sync_all(state.core, state.writers))
+            return await note_writes.sync_all(state.core, state.writers)
 
     add_tool(server, upsert_note, _UPSERT)
     add_tool(server, delete_note, _DELETE)

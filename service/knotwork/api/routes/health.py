@@ -7,8 +7,7 @@ addresses, index names or the watcher's host.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Response
 from pydantic import BaseModel
 
 from knotwork.api.deps import CoreDep, KeyGiven
@@ -31,9 +30,7 @@ class Readiness(BaseModel):
     },
     summary="Readiness of Neo4j, the model servers and the manifest (details only with a key)",
 )
-async def health(core: CoreDep, keyed: KeyGiven) -> JSONResponse:
+async def health(core: CoreDep, keyed: KeyGiven, response: Response) -> HealthReport | Readiness:
     report = await check_health(core)
-    status = 200 if report.ok else 503
-    if not keyed:
-        return JSONResponse(Readiness(ok=report.ok).model_dump(), status_code=status)
-    return JSONResponse(report.model_dump(mode="json"), status_code=status)
+    response.status_code = 200 if report.ok else 503
+    return report if keyed else Readiness(ok=report.ok)

@@ -14,7 +14,7 @@ which the MCP write tools call too; these routes map its results and refusals to
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, status
 from fastapi.responses import JSONResponse
@@ -22,7 +22,16 @@ from fastapi.responses import JSONResponse
 from knotwork.api import note_writes
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
 from knotwork.api.limits import RETRY_AFTER_S
-from knotwork.api.note_writes import WriteResult, outcome_json
+from knotwork.api.note_schemas import (
+    Accepted,
+    Ingested,
+    Journaled,
+    NoteDetail,
+    VaultStats,
+    ingested,
+)
+from knotwork.api.note_writes import WriteResult
+from knotwork.api.responses import Refusal
 from knotwork.api.vault_http import as_http
 from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.retrieve.notes import note_detail, vault_stats
@@ -32,47 +41,60 @@ router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
 
 
-def _response(result: WriteResult) -> JSONResponse:
+def _response(result: WriteResult) -> Ingested | JSONResponse:
     """200 with the ingest's outcome; 202 when someone else ingests it; 503 when the disk
     changed but the graph could not, saying what happened and what will."""
     if result.status == "journaled":
+        journaled = Journaled(
+            error="GraphUnavailableError",
+            path=result.path,
+            status="journaled",
+            detail=result.detail,
+        )
         return JSONResponse(
-            {
-                "error": "GraphUnavailableError",
-                "path": result.path,
-                "status": "journaled",
-                "detail": result.detail,
-            },
+            journaled.model_dump(mode="json"),
             status_code=503,
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
     if result.status == "accepted":
-        body = {"path": result.path, "status": "accepted", "ingested_by": result.ingested_by}
-        return JSONResponse(body, status_code=202)
+        accepted = Accepted(path=result.path, status="accepted", ingested_by=result.ingested_by)
+        return JSONResponse(accepted.model_dump(mode="json"), status_code=202)
     assert result.outcome is not None
-    return JSONResponse(outcome_json(result.outcome))
+    return ingested(result.outcome)
 
 
-@router.get("/notes/{path:path}", summary="A note's chunks and facts, with provenance")
-async def get_note(path: str, core: CoreDep) -> JSONResponse:
+@router.get(
+    "/notes/{path:path}",
+    response_model=NoteDetail,
+    summary="A note's chunks and facts, with provenance",
+)
+async def get_note(path: str, core: CoreDep) -> dict[str, Any]:
     try:
-        return JSONResponse(await note_detail(core, path))
+        return await note_detail(core, path)
     except VaultPathError as exc:
         raise HTTPException(422, str(exc)) from exc
     except NoteNotFoundError as exc:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
 
 
-@router.get("/stats", summary="Counts of notes, chunks, entities, facts and pending work")
-async def stats(core: CoreDep) -> JSONResponse:
-    return JSONResponse(await vault_stats(core))
+@router.get(
+    "/stats",
+    response_model=VaultStats,
+    summary="Counts of notes, chunks, entities, facts and pending work",
+)
+async def stats(core: CoreDep) -> dict[str, Any]:
+    return await vault_stats(core)
 
 
 @router.put(
     "/notes/{path:path}",
     summary="Write a note into the vault and ingest it",
+    response_model=Ingested,
     responses={
-        202: {"description": "written; the watcher, or this server's running sync, ingests it"},
+        202: {
+            "model": Accepted,
+            "description": "written; the watcher, or this server's running sync, ingests it",
+        },
         409: {
             "description": "no vault, or a read-only one; the path goes through a symbolic "
             "link, differs only by case from an existing note, names a folder or lies under a "
@@ -81,12 +103,16 @@ async def stats(core: CoreDep) -> JSONResponse:
         },
         413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
         422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
-        503: {"description": "Neo4j is down: the file is saved and the graph catches up later"},
+        503: {
+            "model": Journaled | Refusal,
+            "description": "Neo4j is down: the file is saved and the graph catches up later "
+            "(`journaled`), or it was down before anything was written",
+        },
     },
 )
 async def put_note(
     path: str, body: MarkdownBody, core: CoreDep, writers: WritersDep
-) -> JSONResponse:
+) -> Ingested | JSONResponse:
     with as_http():
         return _response(await note_writes.put_note(core, writers, path, body))
 
@@ -94,17 +120,25 @@ async def put_note(
 @router.delete(
     "/notes/{path:path}",
     summary="Delete a note from the vault and the graph",
+    response_model=Ingested,
     responses={
-        202: {"description": "deleted; the watcher, or this server's running sync, removes it"},
+        202: {
+            "model": Accepted,
+            "description": "deleted; the watcher, or this server's running sync, removes it",
+        },
         404: {"description": "no note at exactly this path, in the vault or in the graph"},
         409: {
             "description": "no vault, or a read-only one; the path is a symbolic link; or a "
             "writer that does not watch the files holds the vault; nothing is deleted"
         },
         422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
-        503: {"description": "Neo4j is down: the file is deleted and the graph catches up"},
+        503: {
+            "model": Journaled | Refusal,
+            "description": "Neo4j is down: the file is deleted and the graph catches up "
+            "(`journaled`), or it was down before anything was deleted",
+        },
     },
 )
-async def delete_note(path: str, core: CoreDep, writers: WritersDep) -> JSONResponse:
+async def delete_note(path: str, core: CoreDep, writers: WritersDep) -> Ingested | JSONResponse:
     with as_http():
         return _response(await note_writes.delete_note(core, writers, path))

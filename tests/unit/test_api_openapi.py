@@ -1,0 +1,93 @@
+"""Every route's success responses are typed in the OpenAPI schema: a client generated from
+``/openapi.json`` (or schemathesis) knows each body's fields, not just "some JSON"."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+
+from knotwork.api import create_app
+from knotwork.api import routes as routes_package
+from tests.conftest import make_settings
+
+# The interactive docs' pages, served apart from the API (``api.docs``).
+DOCS = {"/docs", "/docs/oauth2-redirect", "/redoc"}
+# Responses other than 200 that a route answers on success, or with a body of its own.
+OWN_BODIES = {
+    ("PUT", "/notes/{path}"): {"202": "Accepted", "503": "Journaled"},
+    ("DELETE", "/notes/{path}"): {"202": "Accepted", "503": "Journaled"},
+}
+
+
+def _app() -> FastAPI:
+    return create_app(make_settings(api_allowed_hosts=["testserver"]))
+
+
+def _openapi() -> dict[str, Any]:
+    # Served as a client gets it; no lifespan (and no Neo4j) is needed for the schema.
+    response = TestClient(_app()).get("/openapi.json")
+    assert response.status_code == 200
+    schema: dict[str, Any] = response.json()
+    return schema
+
+
+def _routes() -> list[APIRoute]:
+    """The app's own routes, and those of every router under ``knotwork.api.routes``."""
+    found = [r for r in _app().routes if isinstance(r, APIRoute) and r.path not in DOCS]
+    for module in pkgutil.iter_modules(routes_package.__path__):
+        router = importlib.import_module(f"{routes_package.__name__}.{module.name}").router
+        found += [r for r in router.routes if isinstance(r, APIRoute)]
+    return found
+
+
+def _models(schema: dict[str, Any], components: dict[str, Any]) -> list[dict[str, Any]]:
+    """The object schemas a response schema stands for: a ``$ref``, or each of an ``anyOf``."""
+    if "$ref" in schema:
+        return _models(components[schema["$ref"].rsplit("/", 1)[-1]], components)
+    if "anyOf" in schema:
+        return [m for option in schema["anyOf"] for m in _models(option, components)]
+    return [schema]
+
+
+def _json_schema(response: dict[str, Any]) -> dict[str, Any]:
+    schema: dict[str, Any] = (
+        response.get("content", {}).get("application/json", {}).get("schema", {})
+    )
+    return schema
+
+
+def test_every_route_declares_a_typed_body_for_its_success_responses() -> None:
+    spec = _openapi()
+    components = spec["components"]["schemas"]
+    routes = [r for r in _routes() if r.include_in_schema]
+    assert len(routes) == 8, [r.path for r in routes]
+    untyped = []
+    for route in routes:
+        path = route.path.replace("{path:path}", "{path}")
+        for method in route.methods:
+            operation = spec["paths"][path][method.lower()]
+            successes = {code: r for code, r in operation["responses"].items() if code[0] == "2"}
+            assert successes, f"{method} {path} declares no success response"
+            for code, response in successes.items():
+                models = _models(_json_schema(response), components)
+                # An untyped body is ``{}`` (any JSON) or an object with no declared fields.
+                if not all(m.get("properties") for m in models):
+                    untyped.append(f"{method} {path} {code}")
+    assert untyped == [], f"success responses without a typed body: {untyped}"
+
+
+def test_accepted_and_journaled_writes_declare_their_own_bodies() -> None:
+    spec = _openapi()
+    components = spec["components"]["schemas"]
+    for (method, path), bodies in OWN_BODIES.items():
+        responses = spec["paths"][path][method.lower()]["responses"]
+        for code, model in bodies.items():
+            declared = _json_schema(responses[code])
+            refs = [declared.get("$ref")] + [o.get("$ref") for o in declared.get("anyOf", [])]
+            assert f"#/components/schemas/{model}" in refs, (method, path, code, declared)
+            assert components[model]["properties"]["status"]["const"] in ("accepted", "journaled")
