@@ -41,7 +41,7 @@ MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its m
 # page's neighbours are rarely what a question about that page asks), so it counts a quarter.
 HITS_WALK_WEIGHT = 0.25
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence (search reads more to pick from)
-NAMED_FOUND = 4  # … or as many as this of those the text retrievers found
+NAMED_FOUND = 4  # … or up to this many of those full text found for the question
 
 
 async def retrieve(
