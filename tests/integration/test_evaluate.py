@@ -142,6 +142,25 @@ async def test_answers_are_scored_by_exact_match_and_f1(
         await run_eval(core, spec)
 
 
+async def test_a_vault_with_chunks_left_unembedded_is_not_measured(
+    core: Core, data: tuple[Path, Path], tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """An embedder that fails during the ingest leaves chunks out of the vector index; the
+    evaluation asks again, and refuses to report recall while any are missing."""
+    corpus, questions = data
+    await core.ensure_ready()
+    fake_ollama.down = True
+    spec = EvalSpec(
+        questions, corpus=corpus, name="unembedded", cache=tmp_path / "cache", configs=("dense",)
+    )
+    with pytest.raises(ModelUnavailableError, match=r"5 of the vault's 5 chunks have no embed"):
+        await run_eval(core, spec)
+    fake_ollama.down = False
+    report = await run_eval(core, spec)  # the notes are kept; the retry embeds them
+    assert (report.sync.written, report.sync.unchanged) == (0, 5)
+    assert all(r.ranked for r in report.configs[0].results), "every chunk is in the index"
+
+
 async def test_sections_match_on_the_last_heading(core: Core, tmp_path: Path) -> None:
     vault = tmp_path / "handbook"
     (vault / "docs").mkdir(parents=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 from knotwork import retrieve as retrieval
 from knotwork.core import Core
+from knotwork.errors import ModelUnavailableError
 from knotwork.eval.answers import ANSWER_MODES, AnswerRun, answer_table, run_answers
 from knotwork.eval.data import (
     EvalInputError,
@@ -149,7 +150,19 @@ async def prepare_vault(
             dropped = await core.store.drop_vault(vault)
             log.info("dropped %d nodes of vault %s", dropped, vault)
         ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
-        return await sync_vault(ingestor, progress), titles
+        report = await sync_vault(ingestor, progress)
+        # A chunk whose embedding failed (an embedder that timed out under load) is missing
+        # from the vector index, which would understate recall without a word: ask again, and
+        # refuse to measure a vault that still has such chunks.
+        await ingestor.retry_pending()
+        [stats] = await core.store.read("vault_stats", vault=vault)
+        if pending := int(stats["pending_embeddings"]):
+            raise ModelUnavailableError(
+                f"{pending} of the vault's {stats['chunks']} chunks have no embedding (the "
+                "embedding model did not answer); recall would be understated. Run the "
+                "evaluation again when the model answers: the ingested notes are kept."
+            )
+        return report, titles
 
 
 async def missing_gold(
