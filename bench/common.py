@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import platform
@@ -10,8 +11,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.fakes.ollama import FakeOllama
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from tests.fakes.ollama import FakeOllama, hash_embedding
 
+from knotwork.core import Core
 from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import Settings
 
@@ -70,3 +73,53 @@ def record(title: str, command: str, setup: str, table: str) -> None:
             f"\n## {title} ({time.strftime('%Y-%m-%d')})\n\nCommand: `{command}`  \n"
             f"Machine: {machine}; {setup}\n\n{table}\n"
         )
+
+
+# Which stand-in embedder a benchmark's processes use (bench.compare and bench.profile_ingest set
+# it for the processes they spawn): "http", the loopback Ollama fake through Ollama's client, or
+# "inprocess", the same hashing function called in the process, without HTTP or JSON.
+EMBEDDER_ENV = "KNOTWORK_BENCH_EMBEDDER"
+
+
+def embedder_kind() -> str:
+    kind = os.environ.get(EMBEDDER_ENV, "http")
+    if kind not in ("http", "inprocess"):
+        raise SystemExit(f"{EMBEDDER_ENV} must be http or inprocess, not {kind!r}")
+    return kind
+
+
+class HashingEmbedding(BaseEmbedding):  # type: ignore[misc]
+    """The loopback fake's hashing embedder (tests/fakes/ollama.py), called in the process:
+    the same vectors, none of the HTTP and JSON around them."""
+
+    dimension: int = 768
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "HashingEmbedding"
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return hash_embedding(text, self.dimension)
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [hash_embedding(t, self.dimension) for t in texts]
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return hash_embedding(query, self.dimension)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return hash_embedding(query, self.dimension)
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        # Off the event loop, as an HTTP client would leave it free for the writer.
+        return await asyncio.to_thread(self._get_text_embeddings, texts)
+
+
+def use_bench_embedder(core: Core) -> None:
+    """Give Knotwork's core the in-process stand-in when ``EMBEDDER_ENV`` asks for it."""
+    if embedder_kind() == "inprocess":
+        embedder = HashingEmbedding(
+            dimension=core.settings.embed_dimension,
+            embed_batch_size=core.settings.embed_batch_size,
+        )
+        core.models._embedder._value = embedder

@@ -18,9 +18,12 @@ module with ``--side``), so its peak RSS is its own, on a fresh copy of the work
   never called. An edit is ``index.refresh_ref_docs([doc])`` (delete_ref_doc + insert inside),
   a delete ``index.delete_ref_doc(path, delete_from_docstore=True)``: what its docs offer.
 
-Both sides embed through the same loopback Ollama stand-in (tests/fakes/ollama.py, hashing
-embedder) with the same client (LlamaIndex's ``OllamaEmbedding``) and batch size, so embedding
-costs the same on both and the figures measure the store path. No model is called.
+Both sides embed with the same stand-in and batch size, so embedding costs the same on both and
+the figures measure the store path. ``--embedder http`` (the default): the loopback Ollama fake
+(tests/fakes/ollama.py, hashing embedder, served by a thread of the side's own process) through
+LlamaIndex's ``OllamaEmbedding``; ``--embedder inprocess``: the same hashing function called in
+the process (bench/common.py ``HashingEmbedding``), without the HTTP and JSON that take about half
+of the Python CPU of a sync with the fake. No model is called.
 
 Measured per side: whole-vault ingest (seconds, notes/s, chunks/s), ``--updates`` scripted edits
 and then as many deletes (median and p95), peak RSS of the side's process (VmHWM), and the
@@ -73,7 +76,16 @@ from llama_index.core.graph_stores.types import (
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 from llama_index.embeddings.ollama import OllamaEmbedding
 
-from bench.common import ROOT, bench_settings, cpu_model, record
+from bench.common import (
+    EMBEDDER_ENV,
+    ROOT,
+    HashingEmbedding,
+    bench_settings,
+    cpu_model,
+    embedder_kind,
+    record,
+    use_bench_embedder,
+)
 from bench.ingest import generate
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.facts import link_key, split_oversized, structural_facts
@@ -82,6 +94,12 @@ from knotwork.settings import Settings
 from knotwork.vault.files import list_notes, read_note
 
 SIDES = ("knotwork", "llamaindex")
+EMBEDDERS = {
+    "http": "the loopback hashing embedder (tests/fakes/ollama.py) through LlamaIndex's "
+    "OllamaEmbedding",
+    "inprocess": "the same hashing embedder called in the process (bench/common.py "
+    "HashingEmbedding, no HTTP)",
+}
 VAULT = "compare"
 LINK_RELATION = "LINKS_TO"
 # Knotwork's facts that come from links, as opposed to entities, mentions and extraction.
@@ -287,6 +305,7 @@ async def run_knotwork(settings: Settings, folder: Path, updates: int, seed: int
     from knotwork.ingest.sync import sync_vault
 
     async with open_core(settings) as core:
+        use_bench_embedder(core)
         await core.ensure_ready()
         ingestor = Ingestor(core, root=folder, vault=VAULT, extract_enabled=False)
         start = time.perf_counter()
@@ -339,11 +358,15 @@ def run_llamaindex(settings: Settings, folder: Path, updates: int, seed: int) ->
         url=settings.neo4j_uri,
         database=settings.neo4j_database,
     )
-    embed = LoopSafeOllamaEmbedding(
+    embed: Any = LoopSafeOllamaEmbedding(
         model_name=settings.embed_model,
         base_url=settings.ollama_base_url,
         embed_batch_size=settings.embed_batch_size,
     )
+    if embedder_kind() == "inprocess":
+        embed = HashingEmbedding(
+            dimension=settings.embed_dimension, embed_batch_size=settings.embed_batch_size
+        )
     # Knotwork's chunk size is in characters: count characters, as it does; no overlap either.
     splitter = SentenceSplitter(chunk_size=settings.chunk_size, chunk_overlap=0, tokenizer=list)
     try:
@@ -659,7 +682,7 @@ def compare(args: argparse.Namespace) -> str:
             f"Command: `{command}`",
             f"Machine: {machine()}. {about}. Load averages (1/5/15 min) before "
             f"{load_before}, after {load()}.",
-            "Both sides: the loopback hashing embedder through LlamaIndex's OllamaEmbedding, "
+            f"Both sides: {EMBEDDERS[embedder_kind()]}, "
             "batch 32; no model calls; database wiped before every run. LlamaIndex: "
             "PropertyGraphIndex.from_documents, ImplicitPathExtractor + WikilinkExtractor, "
             "SentenceSplitter at 1,200 characters; an edit is "
@@ -706,10 +729,17 @@ def main() -> None:
     parser.add_argument(
         "--wipe", action="store_true", help="run even when the database is not empty (it is wiped)"
     )
+    parser.add_argument(
+        "--embedder",
+        choices=sorted(EMBEDDERS),
+        help="the stand-in both sides embed with (default: $KNOTWORK_BENCH_EMBEDDER, else http)",
+    )
     parser.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--workload", help=argparse.SUPPRESS)
     parser.add_argument("--json", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.embedder:
+        os.environ[EMBEDDER_ENV] = args.embedder  # the spawned sides inherit it
     if args.side:
         run_side(args.side, Path(args.workload), args.updates, args.seed, Path(args.json))
     else:

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import bench_settings, record
+from bench.common import bench_settings, record, use_bench_embedder
 from knotwork.core import Core, open_core
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.draft import embed_inputs
@@ -97,6 +97,7 @@ async def measure(settings: Settings, count: int, updates: int) -> dict[str, flo
     try:
         paths = generate(folder, count)
         async with open_core(settings) as core:
+            use_bench_embedder(core)  # KNOTWORK_BENCH_EMBEDDER=inprocess: no loopback HTTP
             await core.ensure_ready()
             vault = f"bench{count}"
             await core.store.drop_vault(vault)

@@ -6,7 +6,8 @@ Usage (from the repository root):
 Generates bench/ingest.py's vault, syncs it once with every named query timed (time from
 sending it to the last record read, in the transaction: Neo4j's execution plus Bolt transfer),
 and prints a table of queries by total time beside the whole sync's wall time. Neo4j as in
-bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake.
+bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake,
+or with ``--embedder inprocess`` the same hashing function in the process (bench/common.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from bench.common import bench_settings
+from bench.common import EMBEDDER_ENV, bench_settings, use_bench_embedder
 from bench.ingest import generate
 from knotwork.core import open_core
 from knotwork.graph import cypher
@@ -100,6 +101,7 @@ async def run(
     try:
         generate(folder, count)
         async with open_core(settings) as core:
+            use_bench_embedder(core)
             await core.ensure_ready()
             vault = f"profile{count}"
             await core.store.drop_vault(vault)
@@ -130,7 +132,12 @@ def main() -> None:
     parser.add_argument(
         "--neo4j-pid-file", help="the server's pid file: also report the CPU seconds it used"
     )
+    parser.add_argument(
+        "--embedder", choices=["http", "inprocess"], help="the stand-in (bench/common.py)"
+    )
     args = parser.parse_args()
+    if args.embedder:
+        os.environ[EMBEDDER_ENV] = args.embedder
     _patch()
     profile = cProfile.Profile() if args.cprofile else None
     with bench_settings() as settings:

@@ -10,6 +10,7 @@ from typing import Any
 
 from knotwork.check.verify import snapshot
 from knotwork.core import Core, open_core
+from knotwork.errors import KnotworkError
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
@@ -287,3 +288,40 @@ async def test_progress_counts_the_files_read_before_the_writes(
     assert [(done, total) for done, total, _ in reading] == [(i, 5) for i in range(5)]
     assert calls[: len(reading)] == reading  # the bar moves from the first file on
     assert calls[-1][:2] == (5, 5)  # then the writes, to the last note
+
+
+async def test_a_note_that_fails_in_a_sync_leaves_the_links_to_it_resolved_elsewhere(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: Any
+) -> None:
+    """A sync links to notes of later batches through placeholders their batch fills; when a
+    note's write fails, the links to it move to the next note its key names, or an Unresolved
+    placeholder, and no placeholder note is left."""
+    put(vault, "Hub.md", "Works with [[Carla]] and [[Dino]].\n")
+    put(vault, "Carla.md", "# Carla\n")
+    put(vault, "people/Carla.md", "# Carla too\n")
+    put(vault, "Dino.md", "# Dino\n")
+    original = Ingestor.commit
+
+    async def commit(self: Ingestor, prepared: Any) -> Any:
+        if any(w.path in ("Carla.md", "Dino.md") for w in prepared.batch.writes):
+            raise KnotworkError("refused for the test")
+        return await original(self, prepared)
+
+    monkeypatch.setattr(Ingestor, "commit", commit)
+    report = await sync_vault(ingestor)
+    assert len(report.errors) == 2, report.errors
+    lines = await facts(core)
+    assert any("|WORKS_WITH|note:Hub.md|note:people/Carla.md|" in f for f in lines), lines
+    assert any("|WORKS_WITH|note:Hub.md|unresolved:dino|" in f for f in lines), lines
+    placeholders = await core.store._run(
+        "MATCH (n:Note {vault: 't'}) WHERE n.content_hash IS NULL RETURN n.path AS path",
+        {},
+        write=False,
+    )
+    assert placeholders == []
+    monkeypatch.setattr(Ingestor, "commit", original)
+    await sync_vault(ingestor)
+    lines = await facts(core)
+    assert any("|WORKS_WITH|note:Hub.md|note:Carla.md|" in f for f in lines), lines
+    assert any("|WORKS_WITH|note:Hub.md|note:Dino.md|" in f for f in lines), lines
+    assert not any(n.startswith("unresolved:") for n in (await snapshot(core.store, "t"))["nodes"])

@@ -43,6 +43,27 @@ def test_case_variants_resolve_by_exact_path_after_the_folded_one() -> None:
     assert index.resolve("alice", "x.md") == "b/ALICE.md"  # 'A' < 'a': stable, not history
 
 
+def test_link_targets_resolve_as_obsidian_and_follow_removals() -> None:
+    """The in-memory twin of facts_write_links.cypher's rule: path equal to the key or ending
+    in '/' + key, shortest first, then by folded path, then by path (capitals first)."""
+    index = _index()
+    index.put("b/ALICE.md", "b/alice", [])
+    index.put("b/Alice.md", "b/alice", [])
+    index.put("Talice.md", "talice", [])  # same ending, not the same last segment
+    assert index.link_target("marco rossi") == "Marco Rossi.md"
+    assert index.link_target("people/marco rossi") == "people/Marco Rossi.md"
+    assert index.link_target("ople/marco rossi") is None  # a segment must match whole
+    assert index.link_target("alice") == "b/ALICE.md"
+    assert index.link_target("b/alice") == "b/ALICE.md"
+    assert index.link_target("knowledge graph") is None  # a mention name is not a link key
+    index.remove("Marco Rossi.md")
+    assert index.link_target("marco rossi") == "people/Marco Rossi.md"
+    index.remove("b/ALICE.md")
+    assert index.link_target("alice") == "b/Alice.md"
+    index.remove("people/Marco Rossi.md")
+    assert index.link_target("marco rossi") is None
+
+
 def test_view_shows_the_batch_and_leaves_the_index_until_applied() -> None:
     index = _index()
     view = NameView(index)

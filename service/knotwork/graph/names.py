@@ -41,6 +41,8 @@ class NameIndex:
     _keys_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _lpath_of: dict[str, str] = field(default_factory=dict)
     _first_words: set[str] = field(default_factory=set)
+    # Link resolution: the last segment of a note's lower-cased path → the notes ending in it.
+    _by_stem: dict[str, list[tuple[tuple[int, str, str], str]]] = field(default_factory=dict)
 
     @classmethod
     def from_rows(cls, rows: Iterable[dict[str, Any]]) -> NameIndex:
@@ -69,6 +71,9 @@ class NameIndex:
         unique = tuple(sorted(set(keys)))
         self._keys_of[path] = unique
         self._lpath_of[path] = lpath
+        stems = self._by_stem.setdefault(lpath.rsplit("/", 1)[-1], [])
+        stems.append(ranked)
+        stems.sort()
         for key in unique:
             bearers = self._bearers.setdefault(key, [])
             bearers.append(ranked)
@@ -76,7 +81,14 @@ class NameIndex:
             self._first_words.add(key.split(" ", 1)[0])
 
     def remove(self, path: str) -> None:
-        self._lpath_of.pop(path, None)
+        lpath = self._lpath_of.pop(path, None)
+        if lpath is not None:
+            stem = lpath.rsplit("/", 1)[-1]
+            kept = [b for b in self._by_stem.get(stem, []) if b[1] != path]
+            if kept:
+                self._by_stem[stem] = kept
+            else:
+                self._by_stem.pop(stem, None)
         for key in self._keys_of.pop(path, ()):
             bearers = [b for b in self._bearers.get(key, []) if b[1] != path]
             if bearers:
@@ -94,6 +106,15 @@ class NameIndex:
     def resolve(self, key: str, mentioner: str) -> str | None:
         for _, path in self._bearers.get(key, ()):
             if path != mentioner:
+                return path
+        return None
+
+    def link_target(self, key: str) -> str | None:
+        """The note a link key (facts.link_key) resolves to, as facts_write_links.cypher
+        resolves it: lower-cased path equal to the key or ending in '/' + key, shortest path
+        first, then the lower-cased path, then the path; None when no note matches."""
+        for (_, lpath, _), path in self._by_stem.get(key.rsplit("/", 1)[-1], ()):
+            if lpath == key or lpath.endswith("/" + key):
                 return path
         return None
 

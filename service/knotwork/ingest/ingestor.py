@@ -24,7 +24,7 @@ from typing import Any
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph import names as names_cache
-from knotwork.graph.names import Names, NameView
+from knotwork.graph.names import NameIndex, Names, NameView
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write
 from knotwork.ingest.modelcalls import ModelCalls
@@ -147,12 +147,15 @@ class Ingestor:
         changes: list[Change],
         names: Names | None = None,
         exclude: list[str] | None = None,
+        targets: NameIndex | None = None,
     ) -> Prepared:
         """Read states, draft, embed and resolve mentions for a batch.
 
         ``names``: the vault's names after the whole change (a sync passes them, knowing every
         note it will write, and runs the reverse mention pass once at its end); None reads the
         graph's names and applies this batch to them, with the reverse pass in the batch.
+        ``targets``: the same, for resolving links in memory (a sync, whatever the mention
+        setting); None resolves them in the transaction and re-resolves links to new notes.
         """
         standalone, token = names is None, None
         for change in changes:
@@ -198,7 +201,7 @@ class Ingestor:
                 for d in drafts.values()
             ]
         )
-        batch = write.Batch(self.vault, writes, deletes, view or names)
+        batch = write.Batch(self.vault, writes, deletes, view or names, targets=targets)
         if standalone:
             batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
             batch.exclude = sorted(drafts) + (exclude or [])

@@ -2,9 +2,11 @@
 
 The changed notes are written in batches of ``KNOTWORK_INGEST_BATCH`` notes, one set-based
 transaction each, and the next batch is prepared (parsed, chunked, embedded) while the current
-one is written. Mentions are resolved against the vault's names as they will be once the whole
-sync is applied, so a note written early already mentions notes written later; the notes the
-sync does not write get their mentions of changed names rewritten once, at the end.
+one is written. Mentions and links are resolved against the vault's names as they will be once
+the whole sync is applied, so a note written early already mentions and links to notes written
+later (a placeholder node their own batch fills) and nothing is moved again; the notes the sync
+does not write get their mentions of changed names rewritten, and their links to the keys of
+new notes re-resolved, once, at the end.
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ import hashlib
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
+from knotwork.ingest import write
 from knotwork.ingest.draft import parse
+from knotwork.ingest.facts import note_keys
 from knotwork.ingest.ingestor import Change, Delete, Ingestor, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.vault.files import read_note, scan_notes
@@ -66,8 +70,9 @@ class SyncReport:
 class _Plan:
     upserts: list[Upsert]
     deletes: list[str]
-    names: NameIndex | None
-    reverse_keys: list[str]
+    names: NameIndex  # the vault's names once the sync is applied
+    reverse_keys: list[str]  # mentions to rewrite in the notes the sync does not write
+    link_keys: list[str]  # their links to re-resolve: the keys of the notes the sync creates
 
 
 async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
@@ -81,7 +86,7 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
         await _apply(ingestor, report, plan, progress)
     finally:
         ingestor.defer_entity_links = deferred
-    await ingestor.core.store.write("notes_placeholders_delete", vault=ingestor.vault)
+    await write.drop_placeholders(ingestor.core.store, ingestor.vault)
     report.linked = await ingestor.link_entities()
     return report
 
@@ -132,17 +137,18 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     work = [p for p in texts if stored.get(p) != hashes[p]]
     report.unchanged += len(texts) - len(work)
     upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p)) for p in work]
-    names, keys = await _final_names(ingestor, upserts, deleted, set(stored))
-    return _Plan(upserts, deleted, names, keys)
+    names, keys, others = await _final_names(ingestor, upserts, deleted, set(stored))
+    new = {u.path for u in upserts if u.path not in stored}
+    link_keys = sorted({k for p in new for k in note_keys(p)}) if others else []
+    return _Plan(upserts, deleted, names, keys if ingestor.settings.mentions else [], link_keys)
 
 
 async def _final_names(
     ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
-) -> tuple[NameIndex | None, list[str]]:
-    """The vault's names once the sync is applied, and the names whose mentions in the notes
-    the sync does not write must be rewritten (those of notes that appear, go or move)."""
-    if not ingestor.settings.mentions:
-        return None, []
+) -> tuple[NameIndex, list[str], bool]:
+    """The vault's names once the sync is applied, the names whose mentions in the notes the
+    sync does not write must be rewritten (those of notes that appear, go or move), and
+    whether there are such notes."""
     names = NameIndex.from_rows(await ingestor.core.store.read("vault_names", vault=ingestor.vault))
     keys: set[str] = set()
 
@@ -163,7 +169,7 @@ async def _final_names(
         names.put(u.path, props["lpath"], props["mkeys"])
     written = {u.path for u in upserts} | set(deleted)
     others = stored - written - {u.renamed_from for u in upserts}
-    return names, sorted(keys) if others else []
+    return names, sorted(keys) if others else [], bool(others)
 
 
 def _batches(upserts: list[Upsert], size: int) -> list[list[Change]]:
@@ -192,8 +198,10 @@ async def _apply(
             if progress:
                 progress(done, total, outcome.path)
 
+    mention_names = plan.names if ingestor.settings.mentions else None
+
     async def prepare(batch: list[Change]) -> Prepared:
-        return await ingestor.prepare(batch, plan.names, exclude)
+        return await ingestor.prepare(batch, mention_names, exclude, plan.names)
 
     # The last batch deletes what is gone and rewrites the other notes' mentions.
     batches.append([Delete(p) for p in plan.deletes])
@@ -207,10 +215,11 @@ async def _apply(
                 upcoming = asyncio.create_task(prepare(batches[i + 1]))
             if i == len(batches) - 1:
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
+                prepared.batch.link_keys = plan.link_keys
                 if plan.upserts or plan.deletes:  # names may have changed: caches re-read
                     prepared.batch.names_token = uuid.uuid4().hex
                     ingestor.core.names.pop(ingestor.vault, None)
-            advance(await _commit(ingestor, report, prepared, batch, plan.names, exclude))
+            advance(await _commit(ingestor, report, prepared, batch, prepare))
     finally:
         if upcoming is not None:
             upcoming.cancel()
@@ -221,8 +230,7 @@ async def _commit(
     report: SyncReport,
     prepared: Prepared,
     batch: list[Change],
-    names: NameIndex | None,
-    exclude: list[str],
+    prepare: Callable[[list[Change]], Awaitable[Prepared]],
 ) -> list[NoteOutcome]:
     """Write a prepared batch; when it fails, note by note, so one bad note costs itself only."""
     try:
@@ -230,22 +238,23 @@ async def _commit(
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
-        if len(batch) <= 1 and not prepared.batch.reverse_keys:
+        final = prepared.batch.reverse_keys or prepared.batch.link_keys
+        if len(batch) <= 1 and not final:
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
         log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
-            outcomes += await ingestor.commit(await ingestor.prepare([change], names, exclude))
+            outcomes += await ingestor.commit(await prepare([change]))
         except GraphUnavailableError:
             raise
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"{change.path}: {exc}")
-    if prepared.batch.reverse_keys:
+    if final:
         prepared.batch.writes, prepared.batch.deletes = [], []
         try:
             await ingestor.commit(prepared)
         except (KnotworkError, Neo4jError) as exc:
-            report.errors.append(f"mentions of renamed or deleted notes: {exc}")
+            report.errors.append(f"mentions and links of renamed, new or deleted notes: {exc}")
     return outcomes

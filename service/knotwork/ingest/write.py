@@ -16,7 +16,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork.graph.names import Names
+from knotwork.graph.names import NameIndex, Names
 from knotwork.graph.store import GraphStore, run_query
 from knotwork.ingest import mentions
 from knotwork.ingest.facts import note_keys
@@ -63,6 +63,11 @@ class Batch:
     names_token: str | None = None
     reverse_keys: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    # A sync's final names: links resolve to the note each key names once the sync is
+    # applied (written later in the sync: a placeholder its batch fills), so nothing written
+    # in the sync is moved again. None: resolved in the transaction, links to new notes moved.
+    targets: NameIndex | None = None
+    link_keys: list[str] = field(default_factory=list)  # re-resolve the links to these keys
 
 
 @dataclass
@@ -163,12 +168,18 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws]
     await run_query(tx, "chunks_prune", vault=v, notes=notes)
     if links := [f for w in ws for f in w.link_facts]:
+        if b.targets is not None:
+            links = [
+                {**f, "resolved": True, "target_path": b.targets.link_target(f["props"]["target"])}
+                for f in links
+            ]
         touched += await _touched(tx, "facts_write_links", vault=v, facts=links)
     if entities := [f for w in ws for f in w.entity_facts]:
         await run_query(tx, "facts_write_entities", vault=v, facts=entities)
     if entity_rows := [r for w in ws for r in w.chunk_entities]:
         await run_query(tx, "chunk_entities_write", vault=v, rows=entity_rows)
-    if new_keys := [k for w in ws if w.is_new for k in note_keys(w.path)]:
+    new_keys = [k for w in ws if w.is_new for k in note_keys(w.path)]
+    if new_keys and b.targets is None:
         touched += await _touched(
             tx, "links_reresolve", vault=v, keys=_key_rows(new_keys), exclude=[]
         )
@@ -187,6 +198,10 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
         before = await _facts_of(tx, b.vault, sources)
         touched = await _write_notes(tx, b) if b.writes else []
         touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes])
+        if b.link_keys:
+            touched += await _touched(
+                tx, "links_reresolve", vault=b.vault, keys=_key_rows(b.link_keys), exclude=[]
+            )
         revisions = await _reverse_mentions(tx, b)
         if touched:
             await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
@@ -256,3 +271,21 @@ async def write_extraction(
         return True
 
     return await store.write_transaction(work)
+
+
+async def drop_placeholders(store: GraphStore, vault: str) -> None:
+    """Delete the note placeholders a sync left unwritten (their notes failed): the links to
+    them re-resolve (to another note, or an Unresolved placeholder), mentions of them go."""
+
+    async def work(tx: AsyncManagedTransaction) -> None:
+        rows = await run_query(tx, "notes_placeholders_delete", vault=vault)
+        if not rows or not rows[0]["keys"]:
+            return
+        touched = list(rows[0]["placeholders"])
+        touched += await _touched(
+            tx, "links_reresolve", vault=vault, keys=_key_rows(rows[0]["keys"]), exclude=[]
+        )
+        await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
+        await run_query(tx, "unresolved_names", ids=sorted(set(touched)))
+
+    await store.write_transaction(work)
