@@ -4,16 +4,20 @@ over the walked subgraph."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from knotwork.core import Core
 from knotwork.facts import entity_key
 from knotwork.mentions import chunk_grams
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
-from knotwork.retrieve.steps import nothing, together
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Walk
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
+# Asserting chunks scored per walk, nearest first: the other retrievers return a few dozen, and
+# a chunk found past these is too far down the walk's ranking to count in the fusion.
+MAX_ASSERTING = 10_000
 
 
 async def walk_ranking(
@@ -22,38 +26,44 @@ async def walk_ranking(
     """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
     of each note reached. Each scores its similarity to the question over 1 + hops, so a
     near chunk that says nothing to the question does not outrank a farther one that does
-    (without a question vector, nearness alone orders them)."""
+    (without a question vector, nearness alone orders them).
+
+    Scoring reads the embedding of every chunk scored, the walk's main cost: the asserting
+    chunks are bounded to the MAX_ASSERTING nearest (in the order the walk found them), and a
+    chunk both asserting and in a reached note is read once."""
     hops: dict[str, int] = {}
     for chunk_id, node, n in graph.asserting:
         if chunk_id not in hops:
+            if len(hops) == MAX_ASSERTING:
+                break
             hops[chunk_id] = n
             paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
-    similarity: dict[str, float] = {}
     reached = graph.notes_reached()
-    # The reached notes' best chunks and the asserting chunks' scores, in one step: both
-    # follow from the walk alone.
-    best, scored = await together(
-        core.store.read(
-            "note_chunks_ranked",
-            vault=vault,
-            paths=[p for _, p in reached],
-            embedding=qvec,
-            per_note=1,
-        )
-        if reached
-        else nothing(),
-        core.store.read("chunks_similarity", ids=list(hops), embedding=qvec)
-        if qvec is not None and hops
-        else nothing(),
+    if not reached and not hops:
+        return []
+    [row] = await core.store.read(
+        "walk_scores",
+        vault=vault,
+        paths=[p for _, p in reached],
+        ids=list(hops) if qvec is not None else [],
+        embedding=qvec,
     )
-    for row in scored or []:
-        similarity[row["id"]] = float(row["score"])
-    for row in best or []:
-        if qvec is not None:
-            similarity[row["id"]] = float(row["score"])
-        if row["id"] not in hops:
-            hops[row["id"]] = graph.depth[row["note"]]
-            paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
+    similarity: dict[str, float] = {}
+    best: dict[str, dict[str, Any]] = {}  # path → its chunk nearest the question
+    for chunk in row["notes"]:
+        similarity[chunk["id"]] = float(chunk["score"])
+        held = best.get(chunk["path"])
+        if held is None or (-chunk["score"], chunk["ord"]) < (-held["score"], held["ord"]):
+            best[chunk["path"]] = chunk
+    for chunk in row["asserting"]:
+        similarity[chunk["id"]] = float(chunk["score"])
+    for _, path in reached:
+        chunk = best.get(path)
+        if chunk is not None and chunk["id"] not in hops:
+            hops[chunk["id"]] = graph.depth[chunk["note"]]
+            paths.setdefault(chunk["id"], graph.path_to(chunk["note"], chunk["id"]))
+    if qvec is None:  # nearness alone
+        similarity.clear()
     ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
     return sorted(ranking.items(), key=lambda item: -item[1])
 

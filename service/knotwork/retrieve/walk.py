@@ -61,8 +61,10 @@ async def walk(
     extractors: list[str] | None,
     similar_first: bool = False,
     max_mentioned_by: int | None = None,
+    seed_chunks: tuple[str, ...] = (),
 ) -> Walk:
-    """Breadth-first from ``seeds`` (element id → name) up to ``depth`` fact hops.
+    """Breadth-first from ``seeds`` (element id → name) and the notes of ``seed_chunks`` (read
+    in the same query) up to ``depth`` fact hops.
 
     With ``similar_first`` (the synonym walk), seeds first step to similar entities. Text
     mentions of notes that more than ``max_mentioned_by`` notes mention are not followed.
@@ -78,11 +80,12 @@ async def walk(
                 out.parent[row["to"]] = (row["from"], "SIMILAR_TO", None)
                 out.depth[row["to"]] = 0
                 frontier.append(row["to"])
-    if not frontier:
+    if not frontier and not seed_chunks:
         return out
     [row] = await store.read(
         "walk_hops",
         ids=frontier,
+        chunk_ids=list(seed_chunks),
         depth=depth,
         extractors=extractors,
         per_node=PER_NODE,
@@ -90,6 +93,9 @@ async def walk(
         max_degree=MAX_DEGREE,
         max_mentioned_by=max_mentioned_by,
     )
+    for seed in row["seeds"]:
+        out.names[seed["id"]] = seed["name"]
+        out.depth[seed["id"]] = 0
     for step in row["steps"]:
         out.edges.append(Edge(step["from"], step["to"], float(step["confidence"] or 1.0)))
         relation = step["type"] if step["outgoing"] else f"<-{step['type']}"
