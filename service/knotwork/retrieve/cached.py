@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from knotwork.graph import GraphStore
 from knotwork.memo import Memo
 from knotwork.retrieve import search
-from knotwork.retrieve.walk import Walk, walk
+from knotwork.retrieve.walk import Scores, Walk, walk_scored
 
 
 async def generation(store: GraphStore, vault: str) -> str | None:
@@ -58,14 +58,16 @@ async def walk_once(
     similar_first: bool = False,
     max_mentioned_by: int | None = None,
     seed_chunks: tuple[str, ...] = (),
-) -> Walk:
+    embedding: list[float] | None = None,
+) -> tuple[Walk, Scores | None]:
     """``walk`` from ``seeds`` and ``seed_chunks``' notes, kept under ``key`` (vault,
-    generation) for the next question with the same seeds and bounds; callers only read it."""
+    generation) for the next question with the same seeds and bounds; callers only read it.
+    A walk taken now comes scored against ``embedding`` (in its own query); a kept one does
+    not (None: graphrank.walk_ranking scores it)."""
     vault, gen = key
+    args = (store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks)
     if gen is None:
-        return await walk(
-            store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks
-        )
+        return await walk_scored(*args, embedding)
     ident = (
         "walk",
         vault,
@@ -79,9 +81,7 @@ async def walk_once(
     )
     found = memo.get(ident)
     if isinstance(found, Walk):
-        return found
-    result = await walk(
-        store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks
-    )
+        return found, None
+    result, scores = await walk_scored(*args, embedding)
     memo.put(ident, result)
-    return result
+    return result, scores

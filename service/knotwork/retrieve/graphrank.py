@@ -12,56 +12,58 @@ from knotwork.mentions import chunk_grams
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
-from knotwork.retrieve.walk import Edge, Walk
+from knotwork.retrieve.walk import Edge, Scores, Walk
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
-# Asserting chunks scored per walk, nearest first: the other retrievers return a few dozen, and
-# a chunk found past these is too far down the walk's ranking to count in the fusion.
-MAX_ASSERTING = 10_000
 
 
 async def walk_ranking(
-    core: Core, vault: str, graph: Walk, qvec: list[float] | None, paths: dict[str, HopPath]
+    core: Core,
+    vault: str,
+    graph: Walk,
+    qvec: list[float] | None,
+    paths: dict[str, HopPath],
+    scores: Scores | None = None,
 ) -> list[tuple[str, float]]:
     """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
     of each note reached. Each scores its similarity to the question over 1 + hops, so a
     near chunk that says nothing to the question does not outrank a farther one that does
     (without a question vector, nearness alone orders them).
 
-    Scoring reads the embedding of every chunk scored, the walk's main cost: the asserting
-    chunks are bounded to the MAX_ASSERTING nearest (in the order the walk found them), and a
-    chunk both asserting and in a reached note is read once."""
+    Scoring reads the embedding of every chunk scored, the walk's main cost, so a chunk both
+    asserting and in a reached note is read once; ``scores``, when the walk's own query
+    scored it (walk.walk_scored), spares the round trip."""
     hops: dict[str, int] = {}
     for chunk_id, node, n in graph.asserting:
         if chunk_id not in hops:
-            if len(hops) == MAX_ASSERTING:
-                break
             hops[chunk_id] = n
             paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
     reached = graph.notes_reached()
     if not reached and not hops:
         return []
-    [row] = await core.store.read(
-        "walk_scores",
-        vault=vault,
-        paths=[p for _, p in reached],
-        ids=list(hops) if qvec is not None else [],
-        embedding=qvec,
-    )
+    if scores is None:
+        [row] = await core.store.read(
+            "walk_scores",
+            vault=vault,
+            paths=[p for _, p in reached],
+            ids=list(hops) if qvec is not None else [],
+            embedding=qvec,
+        )
+        scores = row
     similarity: dict[str, float] = {}
     best: dict[str, dict[str, Any]] = {}  # path → its chunk nearest the question
-    for chunk in row["notes"]:
+    for chunk in scores["notes"]:
         similarity[chunk["id"]] = float(chunk["score"])
         held = best.get(chunk["path"])
         if held is None or (-chunk["score"], chunk["ord"]) < (-held["score"], held["ord"]):
             best[chunk["path"]] = chunk
-    for chunk in row["asserting"]:
+    for chunk in scores["asserting"]:
         similarity[chunk["id"]] = float(chunk["score"])
     for _, path in reached:
-        chunk = best.get(path)
-        if chunk is not None and chunk["id"] not in hops:
-            hops[chunk["id"]] = graph.depth[chunk["note"]]
-            paths.setdefault(chunk["id"], graph.path_to(chunk["note"], chunk["id"]))
+        top = best.get(path)
+        if top is not None and top["id"] not in hops:
+            hops[top["id"]] = graph.depth[top["note"]]
+            paths.setdefault(top["id"], graph.path_to(top["note"], top["id"]))
     if qvec is None:  # nearness alone
         similarity.clear()
     ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
@@ -90,7 +92,7 @@ def pagerank(
     named: list[search.NamedNote],
     walks: list[Walk],
 ) -> dict[str, float]:
-    """PPR scores of the pool's chunks (chunk id → its note's element id, as filter_chunks
+    """PPR scores of the pool's chunks (chunk id → its note's element id, as pool_chunks
     read them) over chunks, their notes and every walked edge."""
     edges: list[Edge] = [e for w in walks for e in w.edges]
     edges += [Edge(f"chunk:{c}", note, 1.0) for c, note in pool.items()]

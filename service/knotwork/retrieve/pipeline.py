@@ -131,8 +131,8 @@ async def retrieve(
             if not entities:
                 clock.lap("synonym", start)
                 return None
-            view = await view_task
-            synonym = await cached.walk_once(
+            view, qvec = await view_task, await embed_task
+            synonym, scores = await cached.walk_once(
                 store,
                 core.memo,
                 (vault, view.generation),
@@ -141,9 +141,10 @@ async def retrieve(
                 extractors,
                 similar_first=True,
                 max_mentioned_by=_generic(view),
+                embedding=qvec,
             )
             paths: dict[str, HopPath] = {}
-            ranking = await walk_ranking(core, vault, synonym, await embed_task, paths)
+            ranking = await walk_ranking(core, vault, synonym, qvec, paths, scores)
             clock.lap("synonym", start)
             return synonym, ranking, paths
 
@@ -186,8 +187,8 @@ async def retrieve(
                 fused, _ = rrf((await seed_rankings())[1])
                 top = tuple(sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS])
             start = time.perf_counter()
-            view = await view_task
-            graph = await cached.walk_once(
+            view, qvec = await view_task, await embed_task
+            graph, scores = await cached.walk_once(
                 store,
                 core.memo,
                 (vault, view.generation),
@@ -196,9 +197,10 @@ async def retrieve(
                 extractors,
                 max_mentioned_by=_generic(view),
                 seed_chunks=top,
+                embedding=qvec,
             )
             paths: dict[str, HopPath] = {}
-            ranking = await walk_ranking(core, vault, graph, await embed_task, paths)
+            ranking = await walk_ranking(core, vault, graph, qvec, paths, scores)
             clock.lap("graph", start)
             return graph, ranking, paths
 

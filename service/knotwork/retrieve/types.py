@@ -73,7 +73,7 @@ class FactRow:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FactRow:
-        """From a query row with these column names (facts_of_chunks)."""
+        """From a map with these keys (pool_chunks' facts)."""
         return cls(
             subject=str(row["subject"]),
             predicate=str(row["predicate"]),

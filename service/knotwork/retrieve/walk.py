@@ -8,6 +8,7 @@ walk costs the same in a vault of a thousand notes or a hundred thousand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from knotwork.graph import GraphStore
 from knotwork.retrieve.types import HopPath
@@ -17,6 +18,9 @@ MAX_DEGREE = 200  # nodes with more relationships (tags, hubs) are not entered
 MAX_FRONTIER = 30  # nodes expanded per hop, nearest discovered first
 MAX_REACHED = 30  # notes reached whose best chunk is looked up
 SIMILAR_PER_NODE = 5
+# How near the question what a walk reached is: "notes" (every chunk of the notes reached:
+# path, note, id, ord, score) and "asserting" (the asserting chunks outside them: id, score).
+Scores = dict[str, list[dict[str, Any]]]
 
 
 @dataclass
@@ -69,6 +73,25 @@ async def walk(
     With ``similar_first`` (the synonym walk), seeds first step to similar entities. Text
     mentions of notes that more than ``max_mentioned_by`` notes mention are not followed.
     """
+    found, _ = await walk_scored(
+        store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks, None, False
+    )
+    return found
+
+
+async def walk_scored(
+    store: GraphStore,
+    seeds: dict[str, str],
+    depth: int,
+    extractors: list[str] | None,
+    similar_first: bool,
+    max_mentioned_by: int | None,
+    seed_chunks: tuple[str, ...],
+    embedding: list[float] | None,
+    score: bool = True,
+) -> tuple[Walk, Scores | None]:
+    """``walk``, and with ``score`` what it reached scored against ``embedding`` in the same
+    query (the rows walk_scores.cypher returns for the walk's notes_reached and asserting)."""
     out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
     frontier = list(seeds)
     if similar_first and frontier:
@@ -81,7 +104,7 @@ async def walk(
                 out.depth[row["to"]] = 0
                 frontier.append(row["to"])
     if not frontier and not seed_chunks:
-        return out
+        return out, None
     [row] = await store.read(
         "walk_hops",
         ids=frontier,
@@ -92,6 +115,9 @@ async def walk(
         max_frontier=MAX_FRONTIER,
         max_degree=MAX_DEGREE,
         max_mentioned_by=max_mentioned_by,
+        score=score,
+        max_reached=MAX_REACHED,
+        embedding=embedding,
     )
     for seed in row["seeds"]:
         out.names[seed["id"]] = seed["name"]
@@ -106,4 +132,4 @@ async def walk(
         out.depth[step["to"]] = step["hop"]
         if step["chunk_id"]:  # the chunk that states the fact which led here
             out.asserting.append((step["chunk_id"], step["to"], step["hop"]))
-    return out
+    return out, row["scores"]
