@@ -8,7 +8,7 @@ from pathlib import Path
 
 from knotwork.core import Core
 from knotwork.ingest import Ingestor
-from knotwork.retrieve import cached, retrieve, search
+from knotwork.retrieve import cached, search
 from knotwork.retrieve.graphrank import walk_ranking
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import walk, walk_scored
@@ -94,13 +94,3 @@ async def test_the_view_holds_the_vault_languages_until_a_write(core: Core, vaul
         assert everywhere
         assert await search.fulltext(core.store, "t", question, 8, after.languages) == everywhere
     assert await search.fulltext(core.store, "t", "alberi", 8, frozenset()) == []
-
-
-async def test_evidence_facts_are_the_best_chunks_facts(core: Core, vault: Path) -> None:
-    """The facts come with the pool's chunks (one query): only the cited chunks' facts."""
-    await _ingest(core, vault)
-    evidence = await retrieve(core, "t", "Who does Bob review the rocket budget with?", top_k=2)
-    cited = {h.id for h in evidence.hits}
-    assert evidence.facts and {f.chunk_id for f in evidence.facts} <= cited
-    order = [(f.source, f.line if f.line is not None else 1 << 30) for f in evidence.facts]
-    assert order == sorted(order)

@@ -92,7 +92,7 @@ def pagerank(
     named: list[search.NamedNote],
     walks: list[Walk],
 ) -> dict[str, float]:
-    """PPR scores of the pool's chunks (chunk id → its note's element id, as pool_chunks
+    """PPR scores of the pool's chunks (chunk id → its note's element id, as filter_chunks
     read them) over chunks, their notes and every walked edge."""
     edges: list[Edge] = [e for w in walks for e in w.edges]
     edges += [Edge(f"chunk:{c}", note, 1.0) for c, note in pool.items()]

@@ -227,12 +227,7 @@ async def retrieve(
         rows = {
             r["id"]: r
             for r in await store.read(
-                "pool_chunks",
-                ids=pool,
-                vault=vault,
-                extractors=extractors,
-                limit=MAX_FACTS,
-                **_note_filters(fparams),
+                "filter_chunks", ids=pool, vault=vault, **_note_filters(fparams)
             )
         }
         pool = [c for c in pool if c in rows]
@@ -250,7 +245,7 @@ async def retrieve(
         clock.lap("rank", start)
 
         hits = [_hit(rows[c], scores[c], found[c]) for c in best]
-        facts = _facts([f for c in best for f in rows[c]["facts"]])
+        facts = await _facts(core, best, extractors)
         score = relevance.relevance(question, hits, await floor_task, settings.min_relevance)
         return Evidence(
             hits=hits,
@@ -290,14 +285,8 @@ def _hit(row: dict[str, Any], score: float, retrievers: dict[str, float]) -> Hit
     )
 
 
-def _facts(rows: list[dict[str, Any]]) -> list[FactRow]:
-    """The first MAX_FACTS facts by source, line and predicate (a missing value last, as
-    Cypher orders)."""
-
-    def key(row: dict[str, Any]) -> tuple[tuple[bool, Any], ...]:
-        return tuple(
-            (row[f] is None, row[f] if row[f] is not None else 0)
-            for f in ("source", "line", "predicate")
-        )
-
-    return [FactRow.from_row(r) for r in sorted(rows, key=key)[:MAX_FACTS]]
+async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> list[FactRow]:
+    if not ids:
+        return []
+    rows = await core.store.read("facts_of_chunks", ids=ids, extractors=extractors, limit=MAX_FACTS)
+    return [FactRow.from_row(r) for r in rows]

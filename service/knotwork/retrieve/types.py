@@ -73,7 +73,7 @@ class FactRow:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FactRow:
-        """From a map with these keys (pool_chunks' facts)."""
+        """From a query row with these column names (facts_of_chunks)."""
         return cls(
             subject=str(row["subject"]),
             predicate=str(row["predicate"]),
