@@ -57,9 +57,10 @@ async def retrieve(
     """Ranked evidence for a question. ``use`` picks retrievers (ablations); ``ppr`` the ranker.
 
     Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
-    Independent steps run at once: the model's keywords from the start, then the question's
-    embedding beside full-text, dates and the vault's size, then the searches that need the
-    embedding beside the synonym walk, then the graph walk (which starts from their hits).
+    Every step starts at once and awaits only its inputs: the model's keywords, the question's
+    embedding, the vault's view (size, languages), dates and the synonym walk from the start;
+    vector and names on the embedding, full text on the view; the graph walk on the named
+    notes, or on all the seed rankings when no note is named.
     """
     store, settings = core.store, core.settings
     use = frozenset(RETRIEVERS) if use is None else use
