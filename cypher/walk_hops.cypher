@@ -5,16 +5,30 @@
 // costs the same in a vault of a thousand notes or a hundred thousand. The three hop blocks
 // are the same text; a hop beyond $depth starts from an empty frontier.
 // Parameters: $ids (list<str>, element ids of the seeds, which count as discovered),
+//             $chunk_ids (list<str>: the notes of these chunks are seeds too, after $ids, in
+//             this order; the hits a walk starts from when the question names no note),
 //             $depth (int, 1..3), $extractors (list<str> allowed, or null for all),
 //             $per_node (int, facts kept per node), $max_frontier (int, nodes expanded per
 //             hop), $max_degree (int, nodes with more relationships are neither entered nor
 //             left), $max_mentioned_by (int or null: a text mention of a note that more notes
 //             than this mention (Note.mentioned_by) is not followed, since a name most notes
-//             write out, such as "api", links nothing)
-// Returns: one row: steps (list of maps in discovery order: hop (int), from, to (element ids),
+//             write out, such as "api", links nothing), $score (bool: score what the walk
+//             reached, as walk_scores.cypher does), $max_reached (int, notes scored),
+//             $embedding (list<float> or null, the question's)
+// Returns: one row: seeds (list of maps id (element id), name (note:<path>): the notes of
+//          $chunk_ids not in $ids), steps (list of maps in discovery order: hop (int), from, to (element ids),
 //          to_name (str: note:<path> | entity:<key>), type (str), outgoing (bool, from → to),
-//          confidence, chunk_id)
-WITH $ids[..$max_frontier] AS frontier
+//          confidence, chunk_id), scores (null unless $score: a map notes, asserting as
+//          walk_scores.cypher returns them)
+CALL () {
+  UNWIND range(0, size($chunk_ids) - 1) AS i
+  MATCH (n:Note)-[:HAS_CHUNK]->(:Chunk {id: $chunk_ids[i]})
+  WITH n, min(i) AS first ORDER BY first
+  WITH n WHERE NOT elementId(n) IN $ids
+  RETURN collect({id: elementId(n), name: 'note:' + n.path}) AS found
+}
+WITH found, $ids + [f IN found | f.id] AS ids
+WITH found, ids, ids[..$max_frontier] AS frontier
 CALL (frontier) {
   UNWIND range(0, size(frontier) - 1) AS i
   MATCH (x) WHERE elementId(x) = frontier[i] AND COUNT { (x)--() } <= $max_degree
@@ -35,10 +49,10 @@ CALL (frontier) {
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
                   chunk_id: r.chunk_id}) AS hop1
 }
-WITH reduce(acc = {seen: $ids, next: []}, s IN hop1 |
+WITH found, ids, reduce(acc = {seen: ids, next: []}, s IN hop1 |
             CASE WHEN s.to IN acc.seen THEN acc
                  ELSE {seen: acc.seen + s.to, next: acc.next + s.to} END) AS after1, hop1
-WITH after1.seen AS seen1, hop1,
+WITH found, ids, after1.seen AS seen1, hop1,
      CASE WHEN $depth >= 2 THEN after1.next[..$max_frontier] ELSE [] END AS frontier
 CALL (frontier) {
   UNWIND range(0, size(frontier) - 1) AS i
@@ -60,10 +74,10 @@ CALL (frontier) {
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
                   chunk_id: r.chunk_id}) AS hop2
 }
-WITH reduce(acc = {seen: seen1, next: []}, s IN hop2 |
+WITH found, ids, reduce(acc = {seen: seen1, next: []}, s IN hop2 |
             CASE WHEN s.to IN acc.seen THEN acc
                  ELSE {seen: acc.seen + s.to, next: acc.next + s.to} END) AS after2, hop1, hop2
-WITH hop1, hop2,
+WITH found, ids, hop1, hop2,
      CASE WHEN $depth >= 3 THEN after2.next[..$max_frontier] ELSE [] END AS frontier
 CALL (frontier) {
   UNWIND range(0, size(frontier) - 1) AS i
@@ -85,4 +99,32 @@ CALL (frontier) {
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
                   chunk_id: r.chunk_id}) AS hop3
 }
-RETURN hop1 + hop2 + hop3 AS steps
+WITH found, ids, hop1 + hop2 + hop3 AS steps
+// Scoring, when asked: the first step to each node is how the walk reached it; the notes so
+// reached (nearest first, the first $max_reached) and the chunks those steps' facts are stated
+// in are what walk_scores.cypher scores, done here so a walk is scored in its own round trip.
+WITH found, steps, CASE WHEN $score THEN reduce(acc = {seen: ids, firsts: []}, s IN steps |
+       CASE WHEN s.to IN acc.seen THEN acc
+            ELSE {seen: acc.seen + s.to, firsts: acc.firsts + s} END).firsts
+     ELSE [] END AS firsts
+WITH found, steps, [s IN firsts WHERE s.to_name STARTS WITH 'note:'][..$max_reached] AS reached,
+     reduce(acc = [], s IN firsts | CASE WHEN s.chunk_id IS NULL OR s.chunk_id IN acc THEN acc
+                                         ELSE acc + s.chunk_id END) AS asserting
+CALL (reached) {
+  UNWIND reached AS step
+  MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE elementId(n) = step.to
+  RETURN collect({path: substring(step.to_name, 5), note: step.to, id: c.id, ord: c.ord,
+                  score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+                              ELSE vector.similarity.cosine(c.embedding, $embedding) END})
+         AS notes
+}
+WITH found, steps, notes, asserting, [x IN notes | x.id] AS seen
+CALL (asserting, seen) {
+  UNWIND asserting AS id
+  WITH id WHERE $embedding IS NOT NULL AND NOT id IN seen
+  MATCH (c:Chunk {id: id})
+  RETURN collect({id: id, score: CASE WHEN c.embedding IS NULL THEN 0.0
+                                      ELSE vector.similarity.cosine(c.embedding, $embedding)
+                                 END}) AS scored
+}
+RETURN found AS seeds, steps, CASE WHEN $score THEN {notes: notes, asserting: scored} END AS scores

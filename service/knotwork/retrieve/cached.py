@@ -1,15 +1,17 @@
 """What retrieval keeps between questions: walks from the same seeds, and the vault's note
-count, each under the vault's generation — a token every write transaction that changes the
-vault's notes or facts renews (revisions_append.cypher) — so a write makes them stale at once,
-in this process or any other. A vault without a generation yet (no write since this version)
-keeps nothing but a minute-old note count (search.vault_notes)."""
+count and languages, each under the vault's generation — a token every write transaction that
+changes the vault's notes or facts renews (revisions_append.cypher) — so a write makes them
+stale at once, in this process or any other. A vault without a generation yet (no write since
+this version) keeps nothing but a minute-old note count (search.vault_notes)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from knotwork.graph.memo import Memo
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve import search
-from knotwork.retrieve.walk import Walk, walk
+from knotwork.retrieve.walk import Scores, Walk, walk_scored
 
 
 async def generation(store: GraphStore, vault: str) -> str | None:
@@ -17,22 +19,33 @@ async def generation(store: GraphStore, vault: str) -> str | None:
     return rows[0]["generation"] if rows else None
 
 
-async def vault_notes(
+@dataclass(frozen=True)
+class VaultView:
+    """What retrieval reads of a vault once per generation."""
+
+    notes: int  # how many notes it holds
+    generation: str | None  # None: no write has set one, nothing is kept
+    languages: frozenset[str] | None  # of its notes' chunks; None: not known, ask every index
+
+
+async def vault_view(
     store: GraphStore,
     vault: str,
     memo: Memo,
     minute_old: dict[str, tuple[float, int]],
-) -> tuple[int, str | None]:
-    """(the vault's note count, its generation): the count is read again only after a write."""
+) -> VaultView:
+    """The vault's note count and languages, read again only after a write."""
     gen = await generation(store, vault)
     if gen is None:
-        return await search.vault_notes(store, vault, minute_old), None
-    key = ("notes", vault, gen)
-    count = memo.get(key)
-    if not isinstance(count, int):
-        count = await search.vault_notes(store, vault)
-        memo.put(key, count)
-    return count, gen
+        return VaultView(await search.vault_notes(store, vault, minute_old), None, None)
+    key = ("view", vault, gen)
+    view = memo.get(key)
+    if not isinstance(view, VaultView):
+        [row] = await store.read("vault_profile", vault=vault)
+        languages = None if row["unknown"] else frozenset(row["languages"])
+        view = VaultView(int(row["notes"]), gen, languages)
+        memo.put(key, view)
+    return view
 
 
 async def walk_once(
@@ -44,17 +57,23 @@ async def walk_once(
     extractors: list[str] | None,
     similar_first: bool = False,
     max_mentioned_by: int | None = None,
-) -> Walk:
-    """``walk`` from ``seeds``, kept under ``key`` (vault, generation) for the next question
-    with the same seeds and bounds; callers only read the walk."""
+    seed_chunks: tuple[str, ...] = (),
+    embedding: list[float] | None = None,
+) -> tuple[Walk, Scores | None]:
+    """``walk`` from ``seeds`` and ``seed_chunks``' notes, kept under ``key`` (vault,
+    generation) for the next question with the same seeds and bounds; callers only read it.
+    A walk taken now comes scored against ``embedding`` (in its own query); a kept one does
+    not (None: graphrank.walk_ranking scores it)."""
     vault, gen = key
+    args = (store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks)
     if gen is None:
-        return await walk(store, seeds, depth, extractors, similar_first, max_mentioned_by)
+        return await walk_scored(*args, embedding)
     ident = (
         "walk",
         vault,
         gen,
         tuple(seeds.items()),
+        seed_chunks,
         depth,
         None if extractors is None else tuple(extractors),
         similar_first,
@@ -62,7 +81,7 @@ async def walk_once(
     )
     found = memo.get(ident)
     if isinstance(found, Walk):
-        return found
-    result = await walk(store, seeds, depth, extractors, similar_first, max_mentioned_by)
+        return found, None
+    result, scores = await walk_scored(*args, embedding)
     memo.put(ident, result)
-    return result
+    return result, scores

@@ -4,55 +4,67 @@ over the walked subgraph."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from knotwork.core import Core
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
-from knotwork.retrieve.steps import nothing, together
 from knotwork.retrieve.types import HopPath
-from knotwork.retrieve.walk import Edge, Walk
+from knotwork.retrieve.walk import Edge, Scores, Walk
 from knotwork.text.keys import chunk_grams, entity_key
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
 
 
 async def walk_ranking(
-    core: Core, vault: str, graph: Walk, qvec: list[float] | None, paths: dict[str, HopPath]
+    core: Core,
+    vault: str,
+    graph: Walk,
+    qvec: list[float] | None,
+    paths: dict[str, HopPath],
+    scores: Scores | None = None,
 ) -> list[tuple[str, float]]:
     """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
     of each note reached. Each scores its similarity to the question over 1 + hops, so a
     near chunk that says nothing to the question does not outrank a farther one that does
-    (without a question vector, nearness alone orders them)."""
+    (without a question vector, nearness alone orders them).
+
+    Scoring reads the embedding of every chunk scored, the walk's main cost, so a chunk both
+    asserting and in a reached note is read once; ``scores``, when the walk's own query
+    scored it (walk.walk_scored), spares the round trip."""
     hops: dict[str, int] = {}
     for chunk_id, node, n in graph.asserting:
         if chunk_id not in hops:
             hops[chunk_id] = n
             paths.setdefault(chunk_id, graph.path_to(node, chunk_id))
-    similarity: dict[str, float] = {}
     reached = graph.notes_reached()
-    # The reached notes' best chunks and the asserting chunks' scores, in one step: both
-    # follow from the walk alone.
-    best, scored = await together(
-        core.store.read(
-            "note_chunks_ranked",
+    if not reached and not hops:
+        return []
+    if scores is None:
+        [row] = await core.store.read(
+            "walk_scores",
             vault=vault,
             paths=[p for _, p in reached],
+            ids=list(hops) if qvec is not None else [],
             embedding=qvec,
-            per_note=1,
         )
-        if reached
-        else nothing(),
-        core.store.read("chunks_similarity", ids=list(hops), embedding=qvec)
-        if qvec is not None and hops
-        else nothing(),
-    )
-    for row in scored or []:
-        similarity[row["id"]] = float(row["score"])
-    for row in best or []:
-        if qvec is not None:
-            similarity[row["id"]] = float(row["score"])
-        if row["id"] not in hops:
-            hops[row["id"]] = graph.depth[row["note"]]
-            paths.setdefault(row["id"], graph.path_to(row["note"], row["id"]))
+        scores = row
+    similarity: dict[str, float] = {}
+    best: dict[str, dict[str, Any]] = {}  # path → its chunk nearest the question
+    for chunk in scores["notes"]:
+        similarity[chunk["id"]] = float(chunk["score"])
+        held = best.get(chunk["path"])
+        if held is None or (-chunk["score"], chunk["ord"]) < (-held["score"], held["ord"]):
+            best[chunk["path"]] = chunk
+    for chunk in scores["asserting"]:
+        similarity[chunk["id"]] = float(chunk["score"])
+    for _, path in reached:
+        top = best.get(path)
+        if top is not None and top["id"] not in hops:
+            hops[top["id"]] = graph.depth[top["note"]]
+            paths.setdefault(top["id"], graph.path_to(top["note"], top["id"]))
+    if qvec is None:  # nearness alone
+        similarity.clear()
     ranking = {c: max(similarity.get(c, 1.0), 0.0) / (1 + n) for c, n in hops.items()}
     return sorted(ranking.items(), key=lambda item: -item[1])
 

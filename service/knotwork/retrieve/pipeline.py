@@ -14,7 +14,6 @@ question naming nothing leaves the graph a tie-breaker among text matches.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from dataclasses import replace
@@ -26,11 +25,14 @@ from knotwork.retrieve import keywords as kw
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.rank import RRF_K, rrf
-from knotwork.retrieve.steps import Clock, nothing, together
+from knotwork.retrieve.steps import Clock, Steps
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk
 
 log = logging.getLogger(__name__)
+Rankings = dict[str, list[tuple[str, float]]]
+WalkResult = tuple[Walk, list[tuple[str, float]], dict[str, HopPath]]
+SEED_ORDER = ("vector", "fulltext", "names", "temporal")  # as the fusion has always read them
 WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 MAX_FACTS = 50
 # What the question names outweighs what merely resembles it: a named note, and the walk from
@@ -58,9 +60,10 @@ async def retrieve(
     """Ranked evidence for a question. ``use`` picks retrievers (ablations); ``ppr`` the ranker.
 
     Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
-    Independent steps run at once: the model's keywords from the start, then the question's
-    embedding beside full-text, dates and the vault's size, then the searches that need the
-    embedding beside the synonym walk, then the graph walk (which starts from their hits).
+    Every step starts at once and awaits only its inputs: the model's keywords, the question's
+    embedding, the vault's view (size, languages), dates and the synonym walk from the start;
+    vector and names on the embedding, full text on the view; the graph walk on the named
+    notes, or on all the seed rankings when no note is named.
     """
     store, settings = core.store, core.settings
     use = frozenset(RETRIEVERS) if use is None else use
@@ -70,14 +73,19 @@ async def retrieve(
     extractors: list[str] | None = fparams["extractors"]  # type: ignore[assignment]
     narrowing = any(fparams[k] for k in ("folder", "tags", "date_from", "date_to"))
     k = max(4 * top_k, 20) * (5 if narrowing else 1)
-    clock, warnings = Clock(), list[str]()
-    synonym_task: asyncio.Task[Any] | None = None
-    keyword_task = (
-        asyncio.create_task(clock.timed("keywords", kw.propose(core.llm, question)))
-        if mode == "normal" and "synonym" in use
-        else None
-    )
+    clock, warnings, steps = Clock(), list[str](), Steps()
     try:
+        keyword_task = (
+            steps.start(clock.timed("keywords", kw.propose(core.llm, question)))
+            if mode == "normal" and "synonym" in use
+            else None
+        )
+        # The vault's size and languages, kept under its generation (cached.py); the gate's
+        # floor, kept a while (relevance.py). Neither depends on the question.
+        view_task = steps.start(cached.vault_view(store, vault, core.memo, core.vault_sizes))
+        floor_task = steps.start(
+            relevance.floor(store, vault, settings.embed_model, core.relevance_floors)
+        )
 
         async def embed() -> list[float] | None:
             if not use & {"vector", "graph", "synonym"}:
@@ -90,28 +98,34 @@ async def retrieve(
                 warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
                 return None
 
-        # A name most of the vault writes out ("api", "models") says little about what a question
-        # or a passage is about: such notes are not taken as named, and mentions of them are not
-        # walked. Specificity is measured against the vault's size.
-        qvec, fulltext, notes, dated = await together(
-            clock.timed("embed", embed()),
-            clock.timed("fulltext", search.fulltext(store, vault, question, k))
-            if "fulltext" in use
-            else nothing(),
-            cached.vault_notes(store, vault, core.memo, core.vault_sizes)
-            if use & {"names", "graph", "synonym"}
-            else nothing(),
-            clock.timed("temporal", search.temporal(store, vault, question, k))
-            if "temporal" in use
-            else nothing(),
-        )
-        notes, gen = notes or (0, None)
-        kept = (vault, gen)  # walks are kept under the vault's generation
-        generic = search.max_mentioned_by(notes, MIN_SPECIFICITY)
+        embed_task = steps.start(clock.timed("embed", embed()))
 
-        async def synonym_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
-            if "synonym" not in use:
+        async def fulltext_search() -> list[tuple[str, float]]:
+            languages = (await view_task).languages  # only the indexes of the vault's languages
+            return await clock.timed(
+                "fulltext", search.fulltext(store, vault, question, k, languages)
+            )
+
+        async def vector_search() -> list[tuple[str, float]] | None:
+            qvec = await embed_task
+            if qvec is None:
                 return None
+            return await clock.timed("vector", search.vector(store, vault, qvec, k))
+
+        async def names_search() -> list[search.NamedNote]:
+            qvec, view = await embed_task, await view_task
+            found = await clock.timed(
+                "names", search.named_notes(store, vault, question, view.notes, qvec)
+            )
+            return sorted(
+                (n for n in found if n.specificity >= MIN_SPECIFICITY), key=lambda n: -n.specificity
+            )
+
+        async def temporal_search() -> list[tuple[str, float]] | None:
+            return await clock.timed("temporal", search.temporal(store, vault, question, k))
+
+        async def synonym_walk() -> WalkResult | None:
+            start = time.perf_counter()
             keywords: list[str] = []
             if keyword_task is not None:
                 keywords, problem = await keyword_task
@@ -119,83 +133,96 @@ async def retrieve(
                     warnings.append(problem)
             entities = await entity_seeds(core, vault, question, keywords)
             if not entities:
+                clock.lap("synonym", start)
                 return None
-            depth = min(settings.graph_depth + 1, 3)
-            synonym = await cached.walk_once(
+            view, qvec = await view_task, await embed_task
+            synonym, scores = await cached.walk_once(
                 store,
                 core.memo,
-                kept,
+                (vault, view.generation),
                 entities,
-                depth,
+                min(settings.graph_depth + 1, 3),
                 extractors,
                 similar_first=True,
-                max_mentioned_by=generic,
+                max_mentioned_by=_generic(view),
+                embedding=qvec,
             )
             paths: dict[str, HopPath] = {}
-            return synonym, await walk_ranking(core, vault, synonym, qvec, paths), paths
+            ranking = await walk_ranking(core, vault, synonym, qvec, paths, scores)
+            clock.lap("synonym", start)
+            return synonym, ranking, paths
 
-        # The synonym walk needs nothing of the searches below: it starts now.
-        synonym_task = asyncio.create_task(clock.timed("synonym", synonym_walk()))
-        vector, found_named = await together(
-            clock.timed("vector", search.vector(store, vault, qvec, k))
-            if "vector" in use and qvec is not None
-            else nothing(),
-            clock.timed("names", search.named_notes(store, vault, question, notes, qvec))
-            if use & {"names", "graph"}
-            else nothing(),
-        )
-        named: list[search.NamedNote] = sorted(
-            (n for n in found_named or [] if n.specificity >= MIN_SPECIFICITY),
-            key=lambda n: -n.specificity,
-        )
-        rankings: dict[str, list[tuple[str, float]]] = {}
-        if vector is not None:
-            rankings["vector"] = vector
-        if fulltext is not None:
-            rankings["fulltext"] = fulltext
-        named = _text_first(named, rankings)
-        if "names" in use and named:
-            rankings["names"] = [
-                (cid, note.specificity / (1 + i))
-                for i, note in enumerate(named)
-                for cid in note.chunk_ids
-            ]
-        if dated is not None:
-            rankings["temporal"] = dated
+        # Each step starts at once and waits only for what it needs: the searches for the
+        # question's embedding or the vault's view, the synonym walk for nothing but them.
+        names_task = steps.start(names_search()) if use & {"names", "graph"} else None
+        seed_tasks = {
+            name: steps.start(work())
+            for name, work, wanted in (
+                ("vector", vector_search, "vector" in use),
+                ("fulltext", fulltext_search, "fulltext" in use),
+                ("temporal", temporal_search, "temporal" in use),
+            )
+            if wanted
+        }
+        synonym_task = steps.start(synonym_walk()) if "synonym" in use else None
 
-        async def graph_walk() -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]] | None:
-            if "graph" not in use:
-                return None
-            # The walk starts at the notes the question names; lacking any, at the best hits' notes.
+        async def seed_rankings() -> tuple[list[search.NamedNote], Rankings]:
+            """The notes the question names, and the seed retrievers' rankings."""
+            named = await names_task if names_task is not None else []
+            rankings: Rankings = {}
+            for name, seeded in seed_tasks.items():
+                if (found := await seeded) is not None:
+                    rankings[name] = found
+            named = _text_first(named, rankings)
+            if "names" in use and named:
+                rankings["names"] = [
+                    (cid, note.specificity / (1 + i))
+                    for i, note in enumerate(named)
+                    for cid in note.chunk_ids
+                ]
+            return named, dict(sorted(rankings.items(), key=lambda r: SEED_ORDER.index(r[0])))
+
+        async def graph_walk() -> WalkResult | None:
+            # The walk starts at the notes the question names; lacking any, at the best hits'
+            # notes (the walk's own query finds them).
+            named = await names_task if names_task is not None else []
             seeds = {n.node: f"note:{n.path}" for n in named}
-            top = [c for n in named for c in n.chunk_ids]
+            top: tuple[str, ...] = ()
             if not seeds:
-                fused, _ = rrf(rankings)
-                top = sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS]
-                for row in await store.read("chunk_notes", ids=top):
-                    seeds.setdefault(row["note"], f"note:{row['path']}")
-            graph = await cached.walk_once(
+                fused, _ = rrf((await seed_rankings())[1])
+                top = tuple(sorted(fused, key=lambda c: -fused[c])[:WALK_SEEDS])
+            start = time.perf_counter()
+            view, qvec = await view_task, await embed_task
+            graph, scores = await cached.walk_once(
                 store,
                 core.memo,
-                kept,
+                (vault, view.generation),
                 seeds,
                 settings.graph_depth,
                 extractors,
-                max_mentioned_by=generic,
+                max_mentioned_by=_generic(view),
+                seed_chunks=top,
+                embedding=qvec,
             )
             paths: dict[str, HopPath] = {}
-            reached = await walk_ranking(core, vault, graph, qvec, paths)
-            # The walk's ranking opens with where it started (hop 0), then what it reached: a
+            reached = await walk_ranking(core, vault, graph, qvec, paths, scores)
+            clock.lap("graph", start)
+            # The walk's ranking opens with where it started (hop 0) — the named notes' chunks,
+            # those full text found first, or else the best hits — then what it reached: a
             # walk that only ranked the neighbours would vote them above its own seeds, and one
             # extra vote in the fusion outweighs many places in a text ranking.
+            if seeds:
+                top = tuple(c for n in (await seed_rankings())[0] for c in n.chunk_ids)
             started = dict.fromkeys(top, 1.0)
-            reached = list(started.items()) + [r for r in reached if r[0] not in started]
-            return graph, reached, paths
+            ranking = list(started.items()) + [r for r in reached if r[0] not in started]
+            return graph, ranking, paths
 
-        walked = await together(clock.timed("graph", graph_walk()), synonym_task)
+        graph_task = steps.start(graph_walk()) if "graph" in use else None
+        named, rankings = await seed_rankings()
         walks: list[Walk] = []
         paths: dict[str, HopPath] = {}
-        for name, result in zip(("graph", "synonym"), walked, strict=True):
+        for name, walking in (("graph", graph_task), ("synonym", synonym_task)):
+            result = await walking if walking is not None else None
             if result is not None:
                 walks.append(result[0])
                 rankings[name] = result[1]
@@ -232,10 +259,7 @@ async def retrieve(
 
         hits = [_hit(rows[c], scores[c], found[c]) for c in best]
         facts = await _facts(core, best, extractors)
-        floor = await relevance.floor(
-            store, vault, core.settings.embed_model, core.relevance_floors
-        )
-        score = relevance.relevance(question, hits, floor, core.settings.min_relevance)
+        score = relevance.relevance(question, hits, await floor_task, settings.min_relevance)
         return Evidence(
             hits=hits,
             timings_ms=clock.timings,
@@ -246,9 +270,14 @@ async def retrieve(
             relevance=score,
         )
     finally:
-        for task in (keyword_task, synonym_task):
-            if task is not None and not task.done():
-                task.cancel()
+        steps.stop()
+
+
+def _generic(view: cached.VaultView) -> int:
+    """Mentions of a note that more notes than this write out are not walked: such a name
+    ("api", "models") says little about what a passage is about (measured against the vault's
+    size)."""
+    return search.max_mentioned_by(view.notes, MIN_SPECIFICITY)
 
 
 def _text_first(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 
@@ -50,11 +51,22 @@ async def vector(
     return await _own(store, "search_vector", k, vault=vault, embedding=embedding)
 
 
-async def fulltext(store: GraphStore, vault: str, question: str, k: int) -> list[tuple[str, float]]:
+async def fulltext(
+    store: GraphStore,
+    vault: str,
+    question: str,
+    k: int,
+    languages: Collection[str] | None = None,
+) -> list[tuple[str, float]]:
+    """BM25 over the full-text index of each of ``languages`` (the vault's, as
+    cached.vault_view reads them; None: all six)."""
     query = lucene_query(question)
-    if not query:
+    indexes = (
+        FULLTEXT if languages is None else [f"chunk_text_{x}" for x in LANGUAGES if x in languages]
+    )
+    if not query or not indexes:
         return []
-    return await _own(store, "search_fulltext", k, vault=vault, query=query, indexes=FULLTEXT)
+    return await _own(store, "search_fulltext", k, vault=vault, query=query, indexes=indexes)
 
 
 @dataclass(frozen=True)

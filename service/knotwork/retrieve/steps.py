@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -44,3 +44,23 @@ async def together(*works: Awaitable[Any]) -> list[Any]:
 
 async def awaited(work: Awaitable[T]) -> T:
     return await work
+
+
+class Steps:
+    """Steps started as tasks, each awaiting only what it needs; ``stop`` cancels those still
+    running (a failed or abandoned retrieval leaves nothing behind)."""
+
+    def __init__(self) -> None:
+        self._tasks: list[asyncio.Task[Any]] = []
+
+    def start(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        started = asyncio.create_task(work)
+        self._tasks.append(started)
+        return started
+
+    def stop(self) -> None:
+        for started in self._tasks:
+            if not started.done():
+                started.cancel()
+            elif not started.cancelled():
+                started.exception()  # retrieved: a failure already raised elsewhere

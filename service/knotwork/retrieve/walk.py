@@ -8,6 +8,7 @@ walk costs the same in a vault of a thousand notes or a hundred thousand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.types import HopPath
@@ -17,6 +18,9 @@ MAX_DEGREE = 200  # nodes with more relationships (tags, hubs) are not entered
 MAX_FRONTIER = 30  # nodes expanded per hop, nearest discovered first
 MAX_REACHED = 30  # notes reached whose best chunk is looked up
 SIMILAR_PER_NODE = 5
+# How near the question what a walk reached is: "notes" (every chunk of the notes reached:
+# path, note, id, ord, score) and "asserting" (the asserting chunks outside them: id, score).
+Scores = dict[str, list[dict[str, Any]]]
 
 
 @dataclass
@@ -61,12 +65,33 @@ async def walk(
     extractors: list[str] | None,
     similar_first: bool = False,
     max_mentioned_by: int | None = None,
+    seed_chunks: tuple[str, ...] = (),
 ) -> Walk:
-    """Breadth-first from ``seeds`` (element id → name) up to ``depth`` fact hops.
+    """Breadth-first from ``seeds`` (element id → name) and the notes of ``seed_chunks`` (read
+    in the same query) up to ``depth`` fact hops.
 
     With ``similar_first`` (the synonym walk), seeds first step to similar entities. Text
     mentions of notes that more than ``max_mentioned_by`` notes mention are not followed.
     """
+    found, _ = await walk_scored(
+        store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks, None, False
+    )
+    return found
+
+
+async def walk_scored(
+    store: GraphStore,
+    seeds: dict[str, str],
+    depth: int,
+    extractors: list[str] | None,
+    similar_first: bool,
+    max_mentioned_by: int | None,
+    seed_chunks: tuple[str, ...],
+    embedding: list[float] | None,
+    score: bool = True,
+) -> tuple[Walk, Scores | None]:
+    """``walk``, and with ``score`` what it reached scored against ``embedding`` in the same
+    query (the rows walk_scores.cypher returns for the walk's notes_reached and asserting)."""
     out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
     frontier = list(seeds)
     if similar_first and frontier:
@@ -78,18 +103,25 @@ async def walk(
                 out.parent[row["to"]] = (row["from"], "SIMILAR_TO", None)
                 out.depth[row["to"]] = 0
                 frontier.append(row["to"])
-    if not frontier:
-        return out
+    if not frontier and not seed_chunks:
+        return out, None
     [row] = await store.read(
         "walk_hops",
         ids=frontier,
+        chunk_ids=list(seed_chunks),
         depth=depth,
         extractors=extractors,
         per_node=PER_NODE,
         max_frontier=MAX_FRONTIER,
         max_degree=MAX_DEGREE,
         max_mentioned_by=max_mentioned_by,
+        score=score,
+        max_reached=MAX_REACHED,
+        embedding=embedding,
     )
+    for seed in row["seeds"]:
+        out.names[seed["id"]] = seed["name"]
+        out.depth[seed["id"]] = 0
     for step in row["steps"]:
         out.edges.append(Edge(step["from"], step["to"], float(step["confidence"] or 1.0)))
         relation = step["type"] if step["outgoing"] else f"<-{step['type']}"
@@ -100,4 +132,4 @@ async def walk(
         out.depth[step["to"]] = step["hop"]
         if step["chunk_id"]:  # the chunk that states the fact which led here
             out.asserting.append((step["chunk_id"], step["to"], step["hop"]))
-    return out
+    return out, row["scores"]

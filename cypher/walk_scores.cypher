@@ -1,0 +1,27 @@
+// How near to the question the chunks a walk reached are, each chunk read once: every chunk of
+// the reached notes (the caller keeps each note's best) and the chunks that assert a walked
+// fact outside those notes. Cosine of the chunk's embedding and the question's; 0 for a chunk
+// not yet embedded or without a question vector (then the notes' chunks come in note order).
+// Parameters: $vault (str), $paths (list<str>, reached notes), $ids (list<str>, asserting
+//             chunk ids), $embedding (list<float> or null)
+// Returns: one row: notes (list of maps path, note (element id), id (chunk id), ord (int),
+//          score (float)), asserting (list of maps id, score (float)) for the $ids not among
+//          the notes' chunks
+CALL () {
+  UNWIND $paths AS path
+  MATCH (n:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
+  RETURN collect({path: path, note: elementId(n), id: c.id, ord: c.ord,
+                  score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+                              ELSE vector.similarity.cosine(c.embedding, $embedding) END})
+         AS notes
+}
+WITH notes, [x IN notes | x.id] AS seen
+CALL (seen) {
+  UNWIND $ids AS id
+  WITH id WHERE NOT id IN seen
+  MATCH (c:Chunk {id: id})
+  RETURN collect({id: id, score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+                                      ELSE vector.similarity.cosine(c.embedding, $embedding)
+                                 END}) AS asserting
+}
+RETURN notes, asserting

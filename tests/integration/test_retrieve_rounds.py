@@ -1,0 +1,96 @@
+"""Retrieval's folded round trips on the real Neo4j: each query that now does the work of two
+gives what the two gave — the walk finding its seeds' notes, the walk scoring what it reached,
+full text asking only the vault's languages — and the view of the vault follows its writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knotwork.core import Core
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve import cached, search
+from knotwork.retrieve.graphrank import walk_ranking
+from knotwork.retrieve.types import HopPath
+from knotwork.retrieve.walk import walk, walk_scored
+from tests.integration.conftest import put
+
+NOTES = {
+    "team/Alice.md": "# Alice\n\nAlice reports to [[Bob]] since spring.\n",
+    "team/Bob.md": (
+        "# Bob\n\nBob works with [[Carol]] on the launch.\n\n## Later\n\n"
+        "Bob also reviews the rocket budget with [[Dave]].\n"
+    ),
+    "team/Carol.md": "# Carol\n\nCarol runs the rocket schedule with [[Bob]].\n",
+    "team/Dave.md": "# Dave\n\nDave once ran the rocket schedule too, in 2019.\n",
+}
+ITALIAN = "# Alberi\n\nGli alberi hanno una radice e ogni nodo ha dei figli, come sempre.\n"
+
+
+async def _ingest(core: Core, vault: Path) -> Ingestor:
+    for path, text in NOTES.items():
+        put(vault, path, text)
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    return ingestor
+
+
+async def _alice(core: Core) -> tuple[str, str]:
+    """Alice's note (element id) and the id of its chunk, as retrieval itself reads them."""
+    [named] = await search.named_notes(core.store, "t", "Alice", 4)
+    return named.node, named.chunk_ids[0]
+
+
+async def test_a_walk_from_a_chunk_starts_at_its_note(core: Core, vault: Path) -> None:
+    await _ingest(core, vault)
+    note, chunk = await _alice(core)
+    from_note = await walk(core.store, {note: "note:team/Alice.md"}, 2, None)
+    from_chunk = await walk(core.store, {}, 2, None, seed_chunks=(chunk, chunk))
+    assert from_chunk.names == from_note.names and from_chunk.depth == from_note.depth
+    assert from_chunk.asserting == from_note.asserting and from_chunk.parent == from_note.parent
+    assert "note:team/Carol.md" in from_chunk.names.values()  # two hops: Alice → Bob → Carol
+    assert (await walk(core.store, {}, 2, None, seed_chunks=("no-such-chunk",))).names == {}
+
+
+async def test_a_walk_scored_in_its_own_query_ranks_as_scored_apart(
+    core: Core, vault: Path
+) -> None:
+    """walk_hops' scoring (one round trip) and walk_scores (a second) rank alike."""
+    await _ingest(core, vault)
+    note, _ = await _alice(core)
+    qvec = list(await core.embedder.aget_query_embedding("Who reviews the rocket budget?"))
+    seeds = {note: "note:team/Alice.md"}
+    walked, scores = await walk_scored(core.store, seeds, 2, None, False, None, (), qvec)
+    assert scores is not None and scores["notes"]
+    # Bob's note has two chunks: both scored, the one about the budget ranked for Bob.
+    assert len([c for c in scores["notes"] if c["path"] == "team/Bob.md"]) == 2
+    folded: dict[str, HopPath] = {}
+    apart: dict[str, HopPath] = {}
+    ranked = await walk_ranking(core, "t", walked, qvec, folded, scores)
+    assert ranked == await walk_ranking(core, "t", walked, qvec, apart)
+    assert folded == apart and len(ranked) >= 3
+    assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
+    # Without a question vector nearness alone orders them, the same either way.
+    _, unscored = await walk_scored(core.store, seeds, 2, None, False, None, (), None)
+    assert await walk_ranking(core, "t", walked, None, {}, unscored) == await walk_ranking(
+        core, "t", walked, None, {}
+    )
+
+
+async def test_the_view_holds_the_vault_languages_until_a_write(core: Core, vault: Path) -> None:
+    ingestor = await _ingest(core, vault)
+    view = await cached.vault_view(core.store, "t", core.memo, {})
+    assert view.languages == frozenset({"en"}) and view.notes == len(NOTES)
+    assert view.generation is not None
+    assert await cached.vault_view(core.store, "t", core.memo, {}) is view  # kept
+    put(vault, "alberi.md", ITALIAN)
+    await ingestor.upsert_path("alberi.md")
+    after = await cached.vault_view(core.store, "t", core.memo, {})
+    assert after.generation != view.generation
+    assert after.languages == frozenset({"en", "it"}) and after.notes == len(NOTES) + 1
+    # Full text over the vault's languages finds what it finds over all six.
+    for question in ("Che cosa sono gli alberi?", "Who runs the rocket schedule?"):
+        everywhere = await search.fulltext(core.store, "t", question, 8)
+        assert everywhere
+        assert await search.fulltext(core.store, "t", question, 8, after.languages) == everywhere
+    assert await search.fulltext(core.store, "t", "alberi", 8, frozenset()) == []
