@@ -51,8 +51,8 @@ async def _timed_q(tx: AsyncManagedTransaction, name: str, **params: Any) -> lis
 
 
 def _patch() -> None:
-    write._q = _timed_q  # type: ignore[assignment]
-    mentions._q = _timed_q  # type: ignore[assignment]
+    write.run_query = _timed_q  # type: ignore[assignment]
+    mentions.run_query = _timed_q  # type: ignore[assignment]
     for method in ("read", "write"):
         original = getattr(GraphStore, method)
 
