@@ -1,6 +1,7 @@
-// Delete each note's chunks that are not in its new set, and re-chain the rest in order.
-// Parameters: $vault (str), $notes (list of maps: path, ids (list<str>, the note's chunk ids
-//             in order))
+// Delete each rewritten note's chunks that are not in its new set, and unchain the rest
+// (chunks_chain.cypher chains them again in their new order). A note new to the graph has
+// nothing to prune: the writer passes only notes the graph held before.
+// Parameters: $vault (str), $notes (list of maps: path, ids (list<str>, the note's chunk ids))
 // Returns: pruned (int)
 UNWIND $notes AS nt
 MATCH (n:Note {vault: $vault, path: nt.path})
@@ -10,11 +11,5 @@ CALL (n, nt) {
 }
 CALL (n) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[x:NEXT]->() DELETE x RETURN count(*) AS unchained
-}
-CALL (nt) {
-  UNWIND range(0, size(nt.ids) - 2) AS i
-  MATCH (a:Chunk {id: nt.ids[i]}), (b:Chunk {id: nt.ids[i + 1]})
-  MERGE (a)-[:NEXT]->(b)
-  RETURN count(*) AS chained
 }
 RETURN sum(pruned) AS pruned

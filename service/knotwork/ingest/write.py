@@ -165,8 +165,16 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     if chunks:
         await run_query(tx, "chunks_write", vault=v, chunks=chunks)
     touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from])
-    notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws]
-    await run_query(tx, "chunks_prune", vault=v, notes=notes)
+    if known:
+        notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]
+        await run_query(tx, "chunks_prune", vault=v, notes=notes)
+    pairs = [
+        {"a": a["id"], "b": b["id"]}
+        for w in ws
+        for a, b in zip(w.chunks, w.chunks[1:], strict=False)
+    ]
+    if pairs:
+        await run_query(tx, "chunks_chain", pairs=pairs)
     if links := [f for w in ws for f in w.link_facts]:
         if b.targets is not None:
             links = [
