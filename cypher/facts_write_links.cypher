@@ -1,35 +1,22 @@
-// Write notes' link facts, each resolved the way Obsidian resolves links: the note whose
-// lower-cased path (without .md) equals the key or ends with '/' + key, shortest path first,
-// and of notes whose paths differ only by case the one whose path sorts first (capitals
-// first); when none exists, an (:Unresolved {key}) placeholder that resolves when the note
-// appears. A placeholder's name is set again by unresolved_names.cypher after the batch.
-// The stem lookup is pinned to an index seek: planned while a vault is still empty (the first
-// batch of a sync), the planner chose a scan of the whole stem index per link, and the cached
-// plan made every later batch cost O(links x notes).
-// A sync resolves its links in memory against the names the vault will have once it is
-// applied (names.NameIndex.link_target, the same rule) and passes `resolved` and
-// `target_path`: the note, created as a placeholder when its own batch comes later in the
-// sync, or null for an Unresolved placeholder.
+// Write notes' link facts to the notes they resolve to. Resolution is done before, in memory,
+// by the one rule (graph/names.py NameIndex.link_target: Obsidian's, against the names the
+// vault will have once the batch or sync is applied): each fact comes with `target_path`, the
+// note (created as a placeholder when its own batch comes later in a sync), or null for an
+// (:Unresolved {key}) placeholder that resolves when the note appears. A placeholder's name is
+// set again by unresolved_names.cypher after the batch.
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
-//             before), stem, props (map of relationship properties, including source =
-//             the asserting note's path, target = the link key, target_text = the link as
-//             written), resolved (bool, optional), target_path (str or null, optional))
+//             before), props (map of relationship properties, including source = the
+//             asserting note's path, target = the link key, target_text = the link as
+//             written), target_path (str or null))
 // Returns: touched (list of element ids of the placeholders linked: their names may change)
 UNWIND $facts AS f
 MATCH (n:Note {vault: $vault, path: f.props.source})
 CALL (f) {
-  WITH f WHERE f.resolved IS NULL
-  OPTIONAL MATCH (m:Note {vault: $vault, stem: f.stem})
-  USING INDEX SEEK m:Note(vault, stem)
-  WHERE m.lpath = f.props.target OR m.lpath ENDS WITH '/' + f.props.target
-  WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
-  RETURN m
-  UNION ALL
-  WITH f WHERE f.resolved AND f.target_path IS NOT NULL
+  WITH f WHERE f.target_path IS NOT NULL
   MERGE (m:Note {vault: $vault, path: f.target_path})
   RETURN m
   UNION ALL
-  WITH f WHERE f.resolved AND f.target_path IS NULL
+  WITH f WHERE f.target_path IS NULL
   RETURN null AS m
 }
 CALL (f, m) {

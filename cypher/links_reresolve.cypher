@@ -1,8 +1,10 @@
 // Re-point the link facts that target the given keys to the note each key resolves to now
-// (or to an Unresolved placeholder), e.g. after notes appear, move or are deleted. The stem
-// lookup of the best note is pinned to an index seek, as in facts_write_links.cypher.
-// Parameters: $vault (str), $keys (list of maps: key, stem), $exclude (list<str>, element ids
-//             of notes about to be deleted)
+// (or to an Unresolved placeholder), e.g. after notes appear, move or are deleted. Each key
+// comes resolved by the one rule (graph/names.py NameIndex.link_target) against the names the
+// vault will have once the batch or sync is applied; a target whose batch comes later in a
+// sync is created as a placeholder, as facts_write_links.cypher does.
+// Parameters: $vault (str), $keys (list of maps: key, stem (the key's last segment), target
+//             (the path of the note the key resolves to, or null))
 // Returns: touched (list of element ids of nodes that lost a relationship, and of placeholders
 //          that gained one: orphan candidates, and placeholders to name again)
 UNWIND $keys AS k
@@ -13,13 +15,16 @@ CALL (k) {
     AND r.extractor IN ['wikilink', 'frontmatter']
   RETURN r
 }
+WITH k, collect(r) AS links WHERE size(links) > 0
 CALL (k) {
-  OPTIONAL MATCH (m:Note {vault: $vault, stem: k.stem})
-  USING INDEX SEEK m:Note(vault, stem)
-  WHERE (m.lpath = k.key OR m.lpath ENDS WITH '/' + k.key) AND NOT elementId(m) IN $exclude
-  WITH m ORDER BY size(m.lpath), m.lpath, m.path LIMIT 1
+  WITH k WHERE k.target IS NOT NULL
+  MERGE (m:Note {vault: $vault, path: k.target})
   RETURN m AS best
+  UNION
+  WITH k WHERE k.target IS NULL
+  RETURN null AS best
 }
+UNWIND links AS r
 WITH r, k, best, startNode(r) AS src, endNode(r) AS old
 WHERE (best IS NULL AND NOT old:Unresolved) OR (best IS NOT NULL AND old <> best)
 CALL (k, best) {

@@ -3,8 +3,9 @@
 // that is not. Their links are first moved to an Unresolved placeholder of the link's key, for
 // links_reresolve.cypher to move on to another note the key names, if any.
 // Parameters: $vault (str)
-// Returns: deleted (int), keys (list<str>, link keys moved), placeholders (list<str>, element
-//          ids of the Unresolved placeholders that gained links: to name again)
+// Returns: deleted (int), paths (list<str>, the placeholders' paths), keys (list<str>, link
+//          keys moved), placeholders (list<str>, element ids of the Unresolved placeholders
+//          that gained links: to name again)
 MATCH (n:Note {vault: $vault}) WHERE n.content_hash IS NULL
 CALL (n) {
   MATCH (s)-[r]->(n) WHERE r.extractor IN ['wikilink', 'frontmatter']
@@ -15,7 +16,8 @@ CALL (n) {
   DELETE r
   RETURN collect(DISTINCT key) AS keys, collect(DISTINCT elementId(u)) AS ids
 }
+WITH n, n.path AS path, keys, ids
 DETACH DELETE n
-WITH count(*) AS deleted, collect(keys) AS keys, collect(ids) AS ids
-RETURN deleted, reduce(acc = [], k IN keys | acc + k) AS keys,
+WITH count(*) AS deleted, collect(path) AS paths, collect(keys) AS keys, collect(ids) AS ids
+RETURN deleted, paths, reduce(acc = [], k IN keys | acc + k) AS keys,
        reduce(acc = [], i IN ids | acc + i) AS placeholders

@@ -8,6 +8,7 @@ call a model.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -47,6 +48,10 @@ class Core:
     # One lock per note (case-folded path): every writer in this process holds it from its
     # first check of a note to its last graph write, so writes to one note never interleave.
     note_locks: NoteLocks = field(default_factory=NoteLocks)
+    # Held by a single edit from reading the cached names to writing its batch: its mentions
+    # and links resolve against names no other write of this process changes meanwhile (a
+    # link resolved to a note deleted in between would bring the note back as a placeholder).
+    names_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def llm(self) -> LLM:

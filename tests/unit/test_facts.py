@@ -24,7 +24,7 @@ def test_link_rows_keep_the_link_as_written_beside_its_key() -> None:
     """The placeholder of a missing note is shared; each link keeps its own spelling."""
     links, _ = fact_rows(facts_of("N works with [[People/BEN.md|the boss]].\n"), "N.md")
     [row] = links
-    assert row["props"]["target"] == "people/ben" and row["stem"] == "ben"
+    assert row["props"]["target"] == "people/ben" and "stem" not in row
     assert row["props"]["target_text"] == "People/BEN"
 
 

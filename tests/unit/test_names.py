@@ -44,8 +44,8 @@ def test_case_variants_resolve_by_exact_path_after_the_folded_one() -> None:
 
 
 def test_link_targets_resolve_as_obsidian_and_follow_removals() -> None:
-    """The in-memory twin of facts_write_links.cypher's rule: path equal to the key or ending
-    in '/' + key, shortest first, then by folded path, then by path (capitals first)."""
+    """Obsidian's rule, the one every written or moved link follows: path equal to the key or
+    ending in '/' + key, shortest first, then by folded path, then by path (capitals first)."""
     index = _index()
     index.put("b/ALICE.md", "b/alice", [])
     index.put("b/Alice.md", "b/alice", [])
@@ -115,3 +115,23 @@ def test_mention_rows_are_one_fact_per_chunk_and_note() -> None:
     ]
     assert strings == ["MENTIONS||graph|mention|4||c1", "MENTIONS||marco rossi|mention|4||c1"]
     assert all(r["props"]["source"] == "me.md" for r in rows)
+
+
+def test_view_resolves_links_as_the_batch_leaves_the_names() -> None:
+    """A single edit resolves its links, and re-points other notes' links, against the graph's
+    names with the batch applied: removed notes gone, added or moved ones in, the base's own
+    order kept among the rest."""
+    index = _index()
+    view = NameView(index)
+    view.remove("Marco Rossi.md")
+    assert view.link_target("marco rossi") == "people/Marco Rossi.md"
+    view.put("Marco Rossi.md", "marco rossi", [])  # deleted and written again in the batch
+    assert view.link_target("marco rossi") == "Marco Rossi.md"
+    view.put("x/Graph.md", "x/graph", [])  # longer than Graph.md: the base's note still wins
+    assert view.link_target("graph") == "Graph.md"
+    view.remove("Graph.md")
+    assert view.link_target("graph") == "x/Graph.md"
+    assert view.link_target("x/graph") == "x/Graph.md"
+    view.put("New.md", "new", [])
+    assert view.link_target("new") == "New.md"
+    assert index.link_target("new") is None and index.link_target("graph") == "Graph.md"

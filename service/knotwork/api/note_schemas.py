@@ -12,7 +12,7 @@ from typing import Literal, cast
 
 from pydantic import BaseModel, Field
 
-from knotwork.ingest.ingestor import NoteOutcome
+from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.sync import SyncReport
 
 

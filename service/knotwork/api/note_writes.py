@@ -29,7 +29,8 @@ from knotwork.errors import (
     NoteNotFoundError,
     WriteConflictError,
 )
-from knotwork.ingest.ingestor import Ingestor, NoteOutcome
+from knotwork.ingest.changes import NoteOutcome
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.vault.files import decode
 from knotwork.vault.write import (

@@ -32,6 +32,10 @@ class Names(Protocol):
         """The note ``key`` names as seen from note ``mentioner``, or None."""
         ...
 
+    def link_target(self, key: str) -> str | None:
+        """The note a link key (``facts.link_key``) resolves to, or None: unresolved."""
+        ...
+
 
 @dataclass
 class NameIndex:
@@ -110,13 +114,21 @@ class NameIndex:
         return None
 
     def link_target(self, key: str) -> str | None:
-        """The note a link key (facts.link_key) resolves to, as facts_write_links.cypher
-        resolves it: lower-cased path equal to the key or ending in '/' + key, shortest path
-        first, then the lower-cased path, then the path; None when no note matches."""
-        for (_, lpath, _), path in self._by_stem.get(key.rsplit("/", 1)[-1], ()):
-            if lpath == key or lpath.endswith("/" + key):
-                return path
-        return None
+        """The note a link key (facts.link_key) resolves to, as Obsidian resolves it: the
+        lower-cased path equal to the key or ending in '/' + key, shortest path first, then
+        the lower-cased path, then the path; None when no note matches. The one rule: every
+        link written or moved (facts_write_links.cypher, links_reresolve.cypher) is given
+        the note this names."""
+        found = self.link_candidates(key)
+        return found[0][1] if found else None
+
+    def link_candidates(self, key: str) -> list[tuple[tuple[int, str, str], str]]:
+        """The notes a link key matches, best first."""
+        return [
+            (rank, path)
+            for rank, path in self._by_stem.get(key.rsplit("/", 1)[-1], ())
+            if rank[1] == key or rank[1].endswith("/" + key)
+        ]
 
 
 @dataclass
@@ -150,6 +162,15 @@ class NameView:
             if path != mentioner:
                 return path
         return None
+
+    def link_target(self, key: str) -> str | None:
+        found = [
+            c
+            for c in self.base.link_candidates(key)
+            if c[1] not in self.removed and c[1] not in self.added
+        ]
+        found += self.added.link_candidates(key)
+        return min(found)[1] if found else None
 
     def apply(self) -> None:
         """Make the batch's names the base's own (once the batch is written)."""

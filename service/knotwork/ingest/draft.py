@@ -14,7 +14,7 @@ from typing import Any
 from knotwork.graph.names import Names
 from knotwork.ingest import extract, mentions
 from knotwork.ingest.chunk import chunk_note
-from knotwork.ingest.facts import MAX_KEY_CHARS, split_oversized, structural_facts
+from knotwork.ingest.facts import MAX_FACT_KEY_CHARS, split_oversized, structural_facts
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import canonical, fact_rows, note_props
 from knotwork.ingest.write import NoteWrite
@@ -73,7 +73,7 @@ def draft(
     chunks = chunk_note(note, vault, chunk_size)
     facts, dropped = split_oversized(structural_facts(note, chunks))
     warnings = [
-        f"{path}:{f.line}: {f.relation} target longer than {MAX_KEY_CHARS} characters ignored"
+        f"{path}:{f.line}: {f.relation} target longer than {MAX_FACT_KEY_CHARS} characters ignored"
         for f in dropped
     ]
     if note.frontmatter_error:

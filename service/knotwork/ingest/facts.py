@@ -25,7 +25,7 @@ ATTACHMENT = re.compile(
 )
 MAX_VALUE_CHARS = 200
 # Link and entity keys are index keys, which Neo4j limits in size (8 KB for a range index).
-MAX_KEY_CHARS = 500
+MAX_FACT_KEY_CHARS = 500
 
 
 def link_key(target: str) -> str:
@@ -158,6 +158,6 @@ def split_oversized(facts: list[Fact]) -> tuple[list[Fact], list[Fact]]:
     for fact in facts:
         target = link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
         subject = entity_key(fact.subject) if fact.subject else ""
-        too_long = max(len(target), len(subject)) > MAX_KEY_CHARS
+        too_long = max(len(target), len(subject)) > MAX_FACT_KEY_CHARS
         (dropped if too_long else kept).append(fact)
     return kept, dropped

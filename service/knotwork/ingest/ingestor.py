@@ -17,67 +17,23 @@ import logging
 import uuid
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph import names as names_cache
-from knotwork.graph.names import NameIndex, Names, NameView
+from knotwork.graph.names import Names, NameView
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write
+from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
+from knotwork.ingest.facts import note_keys
 from knotwork.ingest.modelcalls import ModelCalls
 from knotwork.ingest.rows import FACTS_VERSION
-from knotwork.models import ParsedNote
 from knotwork.text.language import note_language, setting_key
 from knotwork.vault.files import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class NoteOutcome:
-    path: str
-    status: str  # "written" | "unchanged" | "deleted" | "renamed" | "missing"
-    chunks: int = 0
-    embedded: int = 0
-    extracted: int = 0
-    facts: Counter[str] = field(default_factory=Counter)
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    models_down: bool = False
-
-
-@dataclass
-class Upsert:
-    """Write a note from its text (``note``: already parsed, e.g. by a sync)."""
-
-    path: str
-    text: str
-    mtime: float | None = None
-    renamed_from: str | None = None
-    note: ParsedNote | None = None
-
-
-@dataclass
-class Delete:
-    path: str
-
-
-Change = Upsert | Delete
-
-
-@dataclass
-class Prepared:
-    """A batch ready to write: the writer's batch, and an outcome per change in order."""
-
-    batch: write.Batch
-    outcomes: list[NoteOutcome]
-    drafts: dict[str, drafting.Draft]
-    view: NameView | None = None  # the batch's names, over the cached ones
-    token: str | None = None  # the names stamp the cached names were read under
 
 
 class Ingestor:
@@ -138,7 +94,11 @@ class Ingestor:
 
     async def apply(self, changes: list[Change]) -> list[NoteOutcome]:
         """Apply changes as one batch against the vault's current names."""
-        return await self.commit(await self.prepare(changes))
+        drafted = await self._drafted(changes)
+        async with self.core.names_lock:  # the names read stay the graph's until written
+            prepared = await self._rows(drafted)
+            results = await self._write(prepared)
+        return await self._finish(prepared, results)
 
     # -- the two halves of a batch (a sync overlaps them: prepare the next, write this one) --
 
@@ -147,24 +107,37 @@ class Ingestor:
         changes: list[Change],
         names: Names | None = None,
         exclude: list[str] | None = None,
-        targets: NameIndex | None = None,
+        targets: Names | None = None,
     ) -> Prepared:
-        """Read states, draft, embed and resolve mentions for a batch.
+        """Read states, draft, embed and resolve mentions and links for a batch.
 
-        ``names``: the vault's names after the whole change (a sync passes them, knowing every
-        note it will write, and runs the reverse mention pass once at its end); None reads the
-        graph's names and applies this batch to them, with the reverse pass in the batch.
-        ``targets``: the same, for resolving links in memory (a sync, whatever the mention
-        setting); None resolves them in the transaction and re-resolves links to new notes.
+        ``targets``: the vault's names after the whole change, which links resolve against (a
+        sync passes them, knowing every note it will write, and re-resolves other notes' links
+        once at its end); ``names`` the same for mentions (None when mentions are off). Without
+        ``targets`` the batch stands alone: the graph's names with this batch applied serve
+        both, and the batch moves other notes' mentions and links itself.
         """
-        standalone, token = names is None, None
+        return await self._rows(await self._drafted(changes), names, exclude, targets)
+
+    async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
+        """Write a prepared batch, then extract its new chunks and link new entities."""
+        return await self._finish(prepared, await self._write(prepared))
+
+    # -- steps -----------------------------------------------------------------------------
+
+    async def _drafted(self, changes: list[Change]) -> Drafted:
+        """States read, notes drafted and their new chunks embedded: what needs no names."""
         for change in changes:
             change.path = clean_relpath(change.path)
             if isinstance(change, Upsert) and change.renamed_from:
                 change.renamed_from = clean_relpath(change.renamed_from)
-        wanted = [c.path for c in changes]
+        wanted = [c.path for c in changes if not (isinstance(c, Upsert) and c.new)]
         wanted += [c.renamed_from for c in changes if isinstance(c, Upsert) and c.renamed_from]
-        rows = await self.core.store.read("notes_state", vault=self.vault, paths=wanted)
+        rows = (
+            await self.core.store.read("notes_state", vault=self.vault, paths=wanted)
+            if wanted
+            else []
+        )
         states = {r["path"]: r for r in rows if r["content_hash"] is not None}
         outcomes: list[NoteOutcome] = []
         drafts: dict[str, drafting.Draft] = {}
@@ -180,37 +153,54 @@ class Ingestor:
             outcomes.append(outcome)
             if made:
                 drafts[made.path] = made
+        await self._embed_drafts(drafts, outcomes)
+        return Drafted(states, outcomes, drafts, deletes)
+
+    async def _rows(
+        self,
+        drafted: Drafted,
+        names: Names | None = None,
+        exclude: list[str] | None = None,
+        targets: Names | None = None,
+    ) -> Prepared:
+        """Mentions and links resolved, the writer's rows built (see ``prepare``)."""
+        standalone, token = targets is None, None
+        states, drafts, deletes = drafted.states, drafted.drafts, drafted.deletes
         view: NameView | None = None
-        if not self.settings.mentions:
-            names = None
-        elif names is None:
+        if targets is None:  # the graph's names, as this batch leaves them
             token, base = await names_cache.cached(self.core.store, self.core.names, self.vault)
-            view = NameView(base)
+            view = targets = NameView(base)
             for d in drafts.values():
                 if d.renamed_from:
                     view.remove(d.renamed_from)
                 view.put(d.path, d.props["lpath"], d.names)
             for gone in deletes:
                 view.remove(gone.path)
-        await self._embed_drafts(drafts, outcomes)
+        if not self.settings.mentions:
+            names = None
+        elif names is None:
+            names = view
         writes = await asyncio.to_thread(
             lambda: [
                 drafting.note_write(
-                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, view or names
+                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, names
                 )
                 for d in drafts.values()
             ]
         )
-        batch = write.Batch(self.vault, writes, deletes, view or names, targets=targets)
+        batch = write.Batch(self.vault, targets, writes, deletes, names)
         if standalone:
             batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
             batch.exclude = sorted(drafts) + (exclude or [])
+            # Other notes' links to the keys of notes new here move to them.
+            batch.link_keys = sorted(
+                {k for d in drafts.values() if d.is_new for k in note_keys(d.path)}
+            )
             if batch.reverse_keys or deletes:
                 batch.names_token = uuid.uuid4().hex
-        return Prepared(batch, outcomes, drafts, view, token)
+        return Prepared(batch, drafted.outcomes, drafts, view, token)
 
-    async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
-        """Write a prepared batch, then extract its new chunks and link new entities."""
+    async def _write(self, prepared: Prepared) -> dict[str, write.WriteResult]:
         batch = prepared.batch
         if batch.writes or batch.deletes or batch.reverse_keys or batch.names_token:
             results = await write.write_batch(self.core.store, batch)
@@ -220,6 +210,13 @@ class Ingestor:
             names_cache.written(
                 self.core.names, self.vault, prepared.view, prepared.token, batch.names_token
             )
+        return results
+
+    async def _finish(
+        self, prepared: Prepared, results: dict[str, write.WriteResult]
+    ) -> list[NoteOutcome]:
+        """Outcomes from the write's results; extraction of new chunks; new entities linked."""
+        batch = prepared.batch
         for outcome in prepared.outcomes:
             result = results.get(outcome.path)
             if result is None or outcome.status in ("unchanged", "missing"):
@@ -276,8 +273,6 @@ class Ingestor:
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
         return await self.models.link_entities()
-
-    # -- steps -----------------------------------------------------------------------------
 
     async def _draft(
         self, change: Upsert, states: dict[str, dict[str, Any]]

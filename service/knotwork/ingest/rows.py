@@ -50,13 +50,7 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
         if fact.object_kind == "note":
             # The link as written: what the note shows, whatever the placeholder is named.
             props["target_text"] = fact.object
-            links.append(
-                {
-                    "relation": fact.relation,
-                    "stem": props["target"].rsplit("/", 1)[-1],
-                    "props": props,
-                }
-            )
+            links.append({"relation": fact.relation, "props": props})
         else:
             entities.append(
                 {

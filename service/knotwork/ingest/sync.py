@@ -24,9 +24,10 @@ from neo4j.exceptions import Neo4jError
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
 from knotwork.ingest import write
+from knotwork.ingest.changes import Change, Delete, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import note_keys
-from knotwork.ingest.ingestor import Change, Delete, Ingestor, NoteOutcome, Prepared, Upsert
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.vault.files import read_note, scan_notes
 
@@ -86,7 +87,7 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
         await _apply(ingestor, report, plan, progress)
     finally:
         ingestor.defer_entity_links = deferred
-    await write.drop_placeholders(ingestor.core.store, ingestor.vault)
+    await write.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
     report.linked = await ingestor.link_entities()
     return report
 
@@ -136,7 +137,7 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     deleted = sorted(set(gone) - set(moved.values()))
     work = [p for p in texts if stored.get(p) != hashes[p]]
     report.unchanged += len(texts) - len(work)
-    upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p)) for p in work]
+    upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
     names, keys, others = await _final_names(ingestor, upserts, deleted, set(stored))
     new = {u.path for u in upserts if u.path not in stored}
     link_keys = sorted({k for p in new for k in note_keys(p)}) if others else []

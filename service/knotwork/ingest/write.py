@@ -16,10 +16,9 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork.graph.names import NameIndex, Names
+from knotwork.graph.names import NameIndex, Names, NameView
 from knotwork.graph.store import GraphStore, run_query
 from knotwork.ingest import mentions
-from knotwork.ingest.facts import note_keys
 from knotwork.models import stored_fact_key
 
 
@@ -56,17 +55,17 @@ class Batch:
     """
 
     vault: str
+    # The vault's names once the batch (or, in a sync, the whole sync) is applied: every link
+    # written or moved goes to the note its key names there (a note written later in the
+    # sync is a placeholder its batch fills), so nothing written is moved again.
+    targets: Names
     writes: list[NoteWrite] = field(default_factory=list)
     deletes: list[NoteDelete] = field(default_factory=list)
-    names: Names | None = None  # None: mentions are off
+    names: Names | None = None  # for mentions; None: mentions are off
     # Set when the batch changes the vault's note names: recorded for other processes' caches.
     names_token: str | None = None
     reverse_keys: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
-    # A sync's final names: links resolve to the note each key names once the sync is
-    # applied (written later in the sync: a placeholder its batch fills), so nothing written
-    # in the sync is moved again. None: resolved in the transaction, links to new notes moved.
-    targets: NameIndex | None = None
     link_keys: list[str] = field(default_factory=list)  # re-resolve the links to these keys
 
 
@@ -82,8 +81,13 @@ async def _touched(tx: AsyncManagedTransaction, name: str, **params: Any) -> lis
     return list(rows[0]["touched"]) if rows else []
 
 
-def _key_rows(keys: Iterable[str]) -> list[dict[str, str]]:
-    return [{"key": k, "stem": k.rsplit("/", 1)[-1]} for k in sorted(set(keys)) if k]
+def _key_rows(keys: Iterable[str], targets: Names) -> list[dict[str, str | None]]:
+    """links_reresolve rows: each key with the note it names now (or None)."""
+    return [
+        {"key": k, "stem": k.rsplit("/", 1)[-1], "target": targets.link_target(k)}
+        for k in sorted(set(keys))
+        if k
+    ]
 
 
 async def _facts_of(
@@ -95,20 +99,18 @@ async def _facts_of(
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
-async def _remove_notes(tx: AsyncManagedTransaction, vault: str, paths: list[str]) -> list[str]:
-    """Delete notes' facts, chunks and nodes; re-point other notes' links to them elsewhere."""
+async def _remove_notes(
+    tx: AsyncManagedTransaction, vault: str, paths: list[str], targets: Names
+) -> list[str]:
+    """Delete notes' facts, chunks and nodes; re-point other notes' links to them elsewhere
+    (``targets`` no longer holds the notes)."""
     if not paths:
         return []
     touched = await _touched(tx, "facts_delete", vault=vault, paths=paths)
     incoming = await run_query(tx, "notes_incoming_keys", vault=vault, paths=paths)
     if incoming and incoming[0]["keys"]:
-        touched += await _touched(
-            tx,
-            "links_reresolve",
-            vault=vault,
-            keys=_key_rows(incoming[0]["keys"]),
-            exclude=incoming[0]["ids"],
-        )
+        keys = _key_rows(incoming[0]["keys"], targets)
+        touched += await _touched(tx, "links_reresolve", vault=vault, keys=keys)
     await run_query(tx, "notes_delete", vault=vault, paths=paths)
     return touched
 
@@ -164,7 +166,7 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await run_query(tx, "chunks_write", vault=v, chunks=chunks)
-    touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from])
+    touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from], b.targets)
     if known:
         notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]
         await run_query(tx, "chunks_prune", vault=v, notes=notes)
@@ -176,21 +178,12 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     if pairs:
         await run_query(tx, "chunks_chain", pairs=pairs)
     if links := [f for w in ws for f in w.link_facts]:
-        if b.targets is not None:
-            links = [
-                {**f, "resolved": True, "target_path": b.targets.link_target(f["props"]["target"])}
-                for f in links
-            ]
+        links = [{**f, "target_path": b.targets.link_target(f["props"]["target"])} for f in links]
         touched += await _touched(tx, "facts_write_links", vault=v, facts=links)
     if entities := [f for w in ws for f in w.entity_facts]:
         await run_query(tx, "facts_write_entities", vault=v, facts=entities)
     if entity_rows := [r for w in ws for r in w.chunk_entities]:
         await run_query(tx, "chunk_entities_write", vault=v, rows=entity_rows)
-    new_keys = [k for w in ws if w.is_new for k in note_keys(w.path)]
-    if new_keys and b.targets is None:
-        touched += await _touched(
-            tx, "links_reresolve", vault=v, keys=_key_rows(new_keys), exclude=[]
-        )
     if facts := [f for w in ws for f in w.mention_facts]:
         await run_query(tx, "mentions_write", vault=v, facts=facts)
     return touched
@@ -205,11 +198,10 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
         sources += [d.path for d in b.deletes]
         before = await _facts_of(tx, b.vault, sources)
         touched = await _write_notes(tx, b) if b.writes else []
-        touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes])
+        touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes], b.targets)
         if b.link_keys:
-            touched += await _touched(
-                tx, "links_reresolve", vault=b.vault, keys=_key_rows(b.link_keys), exclude=[]
-            )
+            keys = _key_rows(b.link_keys, b.targets)
+            touched += await _touched(tx, "links_reresolve", vault=b.vault, keys=keys)
         revisions = await _reverse_mentions(tx, b)
         if touched:
             await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
@@ -281,18 +273,21 @@ async def write_extraction(
     return await store.write_transaction(work)
 
 
-async def drop_placeholders(store: GraphStore, vault: str) -> None:
+async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> None:
     """Delete the note placeholders a sync left unwritten (their notes failed): the links to
-    them re-resolve (to another note, or an Unresolved placeholder), mentions of them go."""
+    them re-resolve (to another note of ``names``, the sync's, or an Unresolved
+    placeholder), mentions of them go."""
 
     async def work(tx: AsyncManagedTransaction) -> None:
         rows = await run_query(tx, "notes_placeholders_delete", vault=vault)
         if not rows or not rows[0]["keys"]:
             return
+        targets = NameView(names)
+        for path in rows[0]["paths"]:
+            targets.remove(path)
         touched = list(rows[0]["placeholders"])
-        touched += await _touched(
-            tx, "links_reresolve", vault=vault, keys=_key_rows(rows[0]["keys"]), exclude=[]
-        )
+        keys = _key_rows(rows[0]["keys"], targets)
+        touched += await _touched(tx, "links_reresolve", vault=vault, keys=keys)
         await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
         await run_query(tx, "unresolved_names", ids=sorted(set(touched)))
 

@@ -16,7 +16,7 @@ from knotwork.text.stopwords import STOPWORDS
 
 MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
-MAX_KEY_CHARS = 200
+MAX_NAME_CHARS = 200  # longer names are never matched either
 _WORD = re.compile(r"\w+")
 _MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
 
@@ -35,7 +35,7 @@ def name_key(name: str) -> str | None:
     """The key a name is matched by, or None when it is too short or too long to match, or
     made of stop words only: a note named "Tra" ("between") would be mentioned by every note."""
     key = mention_key(name)
-    if len(key) < MIN_CHARS or len(key) > MAX_KEY_CHARS or key.count(" ") >= MAX_WORDS:
+    if len(key) < MIN_CHARS or len(key) > MAX_NAME_CHARS or key.count(" ") >= MAX_WORDS:
         return None
     if all(word in STOPWORDS for word in key.split()):
         return None
@@ -68,6 +68,6 @@ def chunk_grams(
                     continue
                 for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
                     gram = " ".join(words[i:j])
-                    if MIN_CHARS <= len(gram) <= MAX_KEY_CHARS:
+                    if MIN_CHARS <= len(gram) <= MAX_NAME_CHARS:
                         grams.setdefault(gram, number)
     return grams

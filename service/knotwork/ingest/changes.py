@@ -1,0 +1,69 @@
+"""What a batch is made of on its way to the graph: the changes asked for, each note's outcome,
+and the batch between drafting and writing (see ingest/ingestor.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from knotwork.graph.names import NameView
+from knotwork.ingest import draft as drafting
+from knotwork.ingest import write
+from knotwork.models import ParsedNote
+
+
+@dataclass
+class NoteOutcome:
+    path: str
+    status: str  # "written" | "unchanged" | "deleted" | "renamed" | "missing"
+    chunks: int = 0
+    embedded: int = 0
+    extracted: int = 0
+    facts: Counter[str] = field(default_factory=Counter)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    models_down: bool = False
+
+
+@dataclass
+class Upsert:
+    """Write a note from its text (``note``: already parsed, e.g. by a sync; ``new``: the graph
+    is known to hold no note at ``path``, so its state is not read)."""
+
+    path: str
+    text: str
+    mtime: float | None = None
+    renamed_from: str | None = None
+    note: ParsedNote | None = None
+    new: bool = False
+
+
+@dataclass
+class Delete:
+    path: str
+
+
+Change = Upsert | Delete
+
+
+@dataclass
+class Prepared:
+    """A batch ready to write: the writer's batch, and an outcome per change in order."""
+
+    batch: write.Batch
+    outcomes: list[NoteOutcome]
+    drafts: dict[str, drafting.Draft]
+    view: NameView | None = None  # the batch's names, over the cached ones
+    token: str | None = None  # the names stamp the cached names were read under
+
+
+@dataclass
+class Drafted:
+    """A batch drafted and embedded, before any name is resolved."""
+
+    states: dict[str, dict[str, Any]]
+    outcomes: list[NoteOutcome]
+    drafts: dict[str, drafting.Draft]
+    deletes: list[write.NoteDelete]
