@@ -106,11 +106,13 @@ async def rewrite_mentions_of(
     tx: AsyncManagedTransaction,
     vault: str,
     keys: list[str],
+    named: list[str],
     exclude: list[str],
     index: Names,
 ) -> dict[str, tuple[list[str], list[str]]]:
-    """The reverse pass: rewrite the mentions of every note not in ``exclude`` whose text holds
-    ``keys`` or which mentions by one of them, resolving against ``index``.
+    """The reverse pass: rewrite the mentions of every note not in ``exclude`` which mentions
+    by one of ``keys`` or whose text holds one of ``named`` (the keys some note now bears),
+    resolving against ``index``.
 
     A note's mentions are rewritten whole, not only those of ``keys``: one fact per (chunk,
     note named) keeps the first name found, which may be another of that note's names.
@@ -118,7 +120,9 @@ async def rewrite_mentions_of(
     """
     if not keys:
         return {}
-    rows = await run_query(tx, "mentions_candidates", vault=vault, keys=keys, exclude=exclude)
+    rows = await run_query(
+        tx, "mentions_candidates", vault=vault, keys=keys, named=named, exclude=exclude
+    )
     paths = [row["path"] for row in rows]
     removed = await run_query(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
     before = {r["path"]: sorted(stored_fact_key(f) for f in r["facts"]) for r in removed}

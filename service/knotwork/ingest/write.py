@@ -141,9 +141,11 @@ async def _reverse_mentions(tx: AsyncManagedTransaction, b: Batch) -> list[dict[
     whose mentions changed."""
     if b.names is None or not b.reverse_keys:
         return []
-    changes = await mentions.rewrite_mentions_of(
-        tx, b.vault, sorted(set(b.reverse_keys)), b.exclude, b.names
-    )
+    keys = sorted(set(b.reverse_keys))
+    # A name no note bears any more is looked for nowhere: the mentions made by it went with
+    # its note's node. Only names some note bears can be found in other notes' text.
+    named = [k for k in keys if b.names.resolve(k, "") is not None]
+    changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, named, b.exclude, b.names)
     after = await _facts_of(tx, b.vault, sorted(changes))
     revisions = []
     for path, (removed, added) in sorted(changes.items()):
