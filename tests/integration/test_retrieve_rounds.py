@@ -1,15 +1,20 @@
 """Retrieval's folded round trips on the real Neo4j: each query that now does the work of two
 gives what the two gave — the walk finding its seeds' notes, the walk scoring what it reached,
-full text asking only the vault's languages — and the view of the vault follows its writes."""
+full text asking only the vault's languages — and the view of the vault follows its writes; a
+question's shared steps start once, whichever retrievers await them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
-from knotwork.retrieve import cached, search
+from knotwork.retrieve import cached, retrieve, search
+from knotwork.retrieve.config import PRESETS
+from knotwork.retrieve.context import Context, Rankings
 from knotwork.retrieve.graphrank import walk_ranking
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import walk, walk_scored
@@ -94,3 +99,48 @@ async def test_the_view_holds_the_vault_languages_until_a_write(core: Core, vaul
         assert everywhere
         assert await search.fulltext(core.store, "t", question, 8, after.languages) == everywhere
     assert await search.fulltext(core.store, "t", "alberi", 8, frozenset()) == []
+
+
+async def test_the_seed_rankings_are_gathered_once_per_question(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph walk (from the best hits when no note is named, from the named notes' chunks
+    otherwise) and the fusion await one started task, never a fresh gathering each."""
+    await _ingest(core, vault)
+    gathered: list[str] = []
+    seed_rankings, named_first = Context._seed_rankings, Context._named_first
+
+    async def counted_seeds(self: Context, seeds: list[str]) -> Rankings:
+        gathered.append("seeds")
+        return await seed_rankings(self, seeds)
+
+    async def counted_named(self: Context) -> list[search.NamedNote]:
+        gathered.append("named")
+        return await named_first(self)
+
+    monkeypatch.setattr(Context, "_seed_rankings", counted_seeds)
+    monkeypatch.setattr(Context, "_named_first", counted_named)
+    for question in ("Who runs the rocket schedule?", "Whom does Alice report to?"):
+        gathered.clear()
+        evidence = await retrieve(core, "t", question, top_k=5)
+        assert evidence.hits and sorted(gathered) == ["named", "seeds"]
+        assert "graph" in {r for h in evidence.hits for r in h.retrievers}
+
+
+async def test_a_preset_retrieves_as_its_retrievers_and_ranker_named_alone(
+    core: Core, vault: Path
+) -> None:
+    await _ingest(core, vault)
+    question = "Who reviews the rocket budget with Bob?"
+    for name in ("hybrid", "no-graph", "no-ppr", "full"):
+        config = PRESETS[name]
+        by_preset = await retrieve(core, "t", question, top_k=5, config=config)
+        by_sets = await retrieve(
+            core, "t", question, top_k=5, use=config.retrievers, ppr=config.ppr
+        )
+        assert [(h.id, h.score, h.retrievers) for h in by_preset.hits] == [
+            (h.id, h.score, h.retrievers) for h in by_sets.hits
+        ]
+        used = {r for h in by_preset.hits for r in h.retrievers} - {"ppr"}
+        assert by_preset.hits and used <= config.retrievers
+        assert any("ppr" in h.retrievers for h in by_preset.hits) == bool(config.ppr)

@@ -333,13 +333,13 @@ def test_a_spec_that_cannot_run_is_refused_first(tmp_path: Path) -> None:
 
 
 def test_ablations_are_the_full_pipeline_less_one_part() -> None:
-    full, _ = CONFIGS["full"]
+    full = CONFIGS["full"]
     for name in ABLATIONS:
-        use, ppr = CONFIGS[name]
+        config = CONFIGS[name]
         if name == "no-ppr":
-            assert (use, ppr) == (full, False)
+            assert (config.retrievers, config.ppr) == (full.retrievers, False)
         else:
-            assert ppr and use == full - {name.removeprefix("no-")}
+            assert config.ppr and config.retrievers == full.retrievers - {name.removeprefix("no-")}
     assert expand_configs(["hybrid", "ablations", "no-graph"]) == ("hybrid", *ABLATIONS)
     check_spec_configs = EvalSpec(Path("q.jsonl"), configs=expand_configs(["ablations"]))
     assert all(c in CONFIGS for c in check_spec_configs.configs)

@@ -43,20 +43,14 @@ from knotwork.eval.metrics import (
 from knotwork.graph.lease import Lease, holding
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.retrieve.types import RETRIEVERS, Hit, Mode
+from knotwork.retrieve.config import ABLATIONS, PRESETS
+from knotwork.retrieve.types import Hit, Mode
 
 log = logging.getLogger(__name__)
 
-# name → (retrievers, personalized PageRank); the ablations are the full pipeline less one part
-CONFIGS: dict[str, tuple[frozenset[str], bool]] = {
-    "dense": (frozenset({"vector"}), False),
-    "fulltext": (frozenset({"fulltext"}), False),
-    "hybrid": (frozenset({"vector", "fulltext"}), False),
-    "full": (frozenset(RETRIEVERS), True),
-    **{f"no-{r}": (frozenset(RETRIEVERS) - {r}, True) for r in RETRIEVERS},
-    "no-ppr": (frozenset(RETRIEVERS), False),
-}
-ABLATIONS = tuple(c for c in CONFIGS if c.startswith("no-"))
+# The configurations compared, by name (retrieve/config.py): the ablations are the full
+# pipeline less one part.
+CONFIGS = PRESETS
 # Hits asked of retrieve(): FETCH times the largest k, so that k distinct notes (or sections) are
 # there even when a note has several chunks among the best; recall then cuts at k.
 FETCH, MAX_TOP_K = 2, 50
@@ -187,8 +181,8 @@ async def run_config(
     progress: Progress | None = None,
 ) -> ConfigResult:
     """Every question through ``retrieve()`` under one config; one untimed warm-up call first."""
-    use, ppr = CONFIGS[name]
-    kwargs: dict[str, Any] = {"mode": "retrieve", "use": use, "ppr": ppr}
+    config = CONFIGS[name]
+    kwargs: dict[str, Any] = {"mode": "retrieve", "config": config}
     top_k = min(MAX_TOP_K, FETCH * max(ks))
     await retrieval.retrieve(core, vault, questions[0].question, top_k, **kwargs)
     results: list[QuestionResult] = []
@@ -206,8 +200,7 @@ async def run_config(
             progress(done, len(questions), f"{name}: {q.id}")
         if done % 100 == 0:  # a trace for runs whose progress bar nobody sees (nohup, CI)
             log.info("%s: %d of %d questions asked", name, done, len(questions))
-    label = "+".join(sorted(use)) + (" + PPR" if ppr else "")
-    return ConfigResult(name, label, results)
+    return ConfigResult(name, config.label, results)
 
 
 async def run_eval(

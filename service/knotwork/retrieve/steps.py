@@ -27,25 +27,6 @@ class Clock:
             self.lap(name, start)
 
 
-async def nothing() -> None:
-    return None
-
-
-async def together(*works: Awaitable[Any]) -> list[Any]:
-    """Run independent steps at once; the first failure cancels the others and is raised as
-    itself (callers map GraphUnavailableError and the like, not exception groups)."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(awaited(w)) for w in works]
-    except ExceptionGroup as failed:
-        raise failed.exceptions[0] from None
-    return [t.result() for t in tasks]
-
-
-async def awaited(work: Awaitable[T]) -> T:
-    return await work
-
-
 class Steps:
     """Steps started as tasks, each awaiting only what it needs; ``stop`` cancels those still
     running (a failed or abandoned retrieval leaves nothing behind)."""

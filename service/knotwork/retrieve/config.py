@@ -1,0 +1,85 @@
+"""What one retrieval runs and how it fuses them, as data: which retrievers, the rule that
+weighs what the question names, whether PageRank ranks, how many hits seed the walk.
+
+``PRESETS`` names the configurations the evaluation compares (``knotwork eval --configs``):
+the full pipeline, the text baselines, and the ablations — the full pipeline less one part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from knotwork.retrieve.types import RETRIEVERS
+
+# The order the fusion reads the rankings in (the seed searches, then the walks): fused scores
+# are float sums, so this order is part of the result, as are the retrievers of each hit.
+FUSION_ORDER = ("vector", "fulltext", "names", "temporal", "graph", "synonym")
+WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
+# What the question names outweighs what merely resembles it: a named note, and the walk from
+# named notes, count this many times their name's specificity in the fusion.
+NAMED_FUSION_WEIGHT = 2.0
+MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its mentions not walked
+# Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
+# page's neighbours are rarely what a question about that page asks), so it counts a quarter.
+HITS_WALK_WEIGHT = 0.25
+NAMED_CHUNKS = 2  # chunks of each named note taken as evidence (search reads more to pick from)
+NAMED_FOUND = 4  # … or up to this many of those full text found for the question
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """One retrieval's retrievers and fusion. Every retriever counts once in the fusion but
+    ``names`` and ``graph`` (see ``weights``); PageRank's ranking counts as ``graph`` does."""
+
+    retrievers: frozenset[str] = frozenset(RETRIEVERS)
+    ppr: bool | None = None  # personalized PageRank joins the fusion; None: the setting
+    walk_seeds: int = WALK_SEEDS
+    named_fusion_weight: float = NAMED_FUSION_WEIGHT
+    hits_walk_weight: float = HITS_WALK_WEIGHT
+    min_specificity: float = MIN_SPECIFICITY
+    named_chunks: int = NAMED_CHUNKS
+    named_found: int = NAMED_FOUND
+
+    def __post_init__(self) -> None:
+        if unknown := self.retrievers - set(RETRIEVERS):
+            raise ValueError(f"unknown retrievers {sorted(unknown)}; known: {RETRIEVERS}")
+
+    def weights(self, named_specificity: float) -> dict[str, float]:
+        """Fusion weights, given the specificity of the most specific note the question names
+        (0 when it names none): the graph's say follows what the question names, and is at
+        least ``hits_walk_weight`` when it walks from the best hits instead."""
+        named = self.named_fusion_weight * named_specificity
+        return {"names": named, "graph": max(named, self.hits_walk_weight)}
+
+    def without(self, part: str) -> RetrievalConfig:
+        """This configuration less one retriever, or less PageRank (``"ppr"``)."""
+        if part == "ppr":
+            return replace(self, ppr=False)
+        if part not in self.retrievers:
+            raise ValueError(f"{part!r} is not among {sorted(self.retrievers)}")
+        return replace(self, retrievers=self.retrievers - {part})
+
+    @property
+    def label(self) -> str:
+        """What a report calls it: ``fulltext+vector + PPR``."""
+        return "+".join(sorted(self.retrievers)) + (" + PPR" if self.ppr else "")
+
+
+DEFAULT = RetrievalConfig()  # every retriever, PageRank as KNOTWORK_PPR says
+FULL = RetrievalConfig(ppr=True)
+PRESETS: dict[str, RetrievalConfig] = {
+    "dense": RetrievalConfig(retrievers=frozenset({"vector"}), ppr=False),
+    "fulltext": RetrievalConfig(retrievers=frozenset({"fulltext"}), ppr=False),
+    "hybrid": RetrievalConfig(retrievers=frozenset({"vector", "fulltext"}), ppr=False),
+    "full": FULL,
+    **{f"no-{part}": FULL.without(part) for part in (*RETRIEVERS, "ppr")},
+}
+ABLATIONS = tuple(name for name in PRESETS if name.startswith("no-"))
+
+
+def preset(name: str) -> RetrievalConfig:
+    """The named configuration; KeyError names the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise KeyError(f"unknown configuration {name!r}; known: {', '.join(PRESETS)}") from None

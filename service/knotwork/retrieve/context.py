@@ -1,0 +1,181 @@
+"""One question's retrieval under way: the steps its retrievers share, each started once as a
+task (the model's keywords, the question's embedding, the vault's view, the notes it names,
+the seed rankings), and the ``Retriever`` protocol every retrieval strategy follows.
+
+Every step starts at once and awaits only its inputs, so a retriever awaits only the steps it
+``needs``: vector and names on the embedding, full text on the view, the graph walk on the
+named notes (or on the seed rankings when no note is named), the synonym walk on the keywords.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
+
+from knotwork.core import Core
+from knotwork.retrieve import cached, relevance, search
+from knotwork.retrieve import keywords as kw
+from knotwork.retrieve.config import RetrievalConfig
+from knotwork.retrieve.steps import Clock, Steps
+from knotwork.retrieve.types import HopPath, Mode
+from knotwork.retrieve.walk import Walk
+
+Rankings = dict[str, list[tuple[str, float]]]
+# What a retriever may await of the context (its ``needs``); the context starts the model
+# calls and the reads only when a retriever of the configuration needs them.
+NEEDS = frozenset({"keywords", "embedding", "view", "named", "seeds"})
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One retriever's chunks, best first with its own score; a walk adds where it went (for
+    PageRank) and how it reached each chunk (the hop paths shown with the evidence)."""
+
+    chunks: list[tuple[str, float]]
+    walk: Walk | None = None
+    paths: dict[str, HopPath] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """A retrieval strategy: ``name`` is its ranking's name in the fusion and in each hit's
+    retrievers; ``needs`` what of the context it awaits (``NEEDS``); a ``seed`` search's
+    ranking can seed the graph walk, a walk's cannot. ``rank`` returns None when it has
+    nothing to say for the question (no date named, no embedding)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs(self) -> frozenset[str]: ...
+
+    @property
+    def seed(self) -> bool: ...
+
+    async def rank(self, ctx: Context) -> Ranking | None: ...
+
+
+class Context:
+    """The per-question state the retrievers share. Made, it has started the shared steps the
+    retrievers need, then the retrievers, then the seed rankings (awaited by the graph walk
+    and the fusion alike, so computed once); ``steps.stop()`` cancels what still runs (the
+    caller's ``finally``)."""
+
+    def __init__(
+        self,
+        core: Core,
+        vault: str,
+        question: str,
+        k: int,
+        *,
+        mode: Mode,
+        extractors: list[str] | None,
+        config: RetrievalConfig,
+        retrievers: Sequence[Retriever],
+    ) -> None:
+        self.core, self.vault, self.question, self.k = core, vault, question, k
+        self.mode, self.extractors, self.config = mode, extractors, config
+        self.clock, self.warnings, self.steps = Clock(), list[str](), Steps()
+        self.ranked: dict[str, asyncio.Task[Ranking | None]] = {}
+        try:
+            self._start(retrievers)
+        except BaseException:
+            self.steps.stop()  # nothing started is left running
+            raise
+
+    def _start(self, retrievers: Sequence[Retriever]) -> None:
+        core = self.core
+        store, settings = core.store, core.settings
+        needs = frozenset().union(*(r.needs for r in retrievers))
+        self.keywords = (
+            self.steps.start(self.clock.timed("keywords", kw.propose(core.llm, self.question)))
+            if self.mode == "normal" and "keywords" in needs
+            else None
+        )
+        # The vault's size and languages, kept under its generation (cached.py); the gate's
+        # floor, kept a while (relevance.py). Neither depends on the question.
+        self.view = (
+            self.steps.start(cached.vault_view(store, self.vault, core.memo, core.vault_sizes))
+            if needs & {"view", "named"}
+            else None
+        )
+        self.floor = self.steps.start(
+            relevance.floor(store, self.vault, settings.embed_model, core.relevance_floors)
+        )
+        self.embedding = self.steps.start(self.clock.timed("embed", self._embed(needs)))
+        self.named = self.steps.start(self._named()) if "named" in needs else None
+        for retriever in retrievers:
+            self.ranked[retriever.name] = self.steps.start(retriever.rank(self))
+        seeds = [r.name for r in retrievers if r.seed]
+        self.named_first = self.steps.start(self._named_first())
+        self.seeds = self.steps.start(self._seed_rankings(seeds))
+
+    async def vault_view(self) -> cached.VaultView:
+        assert self.view is not None, "a retriever awaited the view without needing it"
+        return await self.view
+
+    async def named_notes(self) -> list[search.NamedNote]:
+        """The notes the question names, most specific first (generic names dropped)."""
+        return await self.named if self.named is not None else []
+
+    async def ranking(self, name: str) -> list[tuple[str, float]] | None:
+        """Another retriever's chunks, or None when it does not run or found nothing."""
+        started = self.ranked.get(name)
+        found = await started if started is not None else None
+        return found.chunks if found is not None else None
+
+    def generic(self, view: cached.VaultView) -> int:
+        """Mentions of a note that more notes than this write out are not walked: such a name
+        ("api", "models") says little about what a passage is about (measured against the
+        vault's size)."""
+        return search.max_mentioned_by(view.notes, self.config.min_specificity)
+
+    async def _embed(self, needs: frozenset[str]) -> list[float] | None:
+        if "embedding" not in needs:
+            return None
+        # Built on first use: a ConfigError building it is a setting to fix, not a model down.
+        embedder = self.core.embedder
+        try:
+            return list(await embedder.aget_query_embedding(self.question))
+        except Exception as exc:  # the embedding model may be down: the rest still answers
+            self.warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
+            return None
+
+    async def _named(self) -> list[search.NamedNote]:
+        qvec, view = await self.embedding, await self.vault_view()
+        found = await self.clock.timed(
+            "names",
+            search.named_notes(self.core.store, self.vault, self.question, view.notes, qvec),
+        )
+        least = self.config.min_specificity
+        return sorted((n for n in found if n.specificity >= least), key=lambda n: -n.specificity)
+
+    async def _named_first(self) -> list[search.NamedNote]:
+        """Each named note's chunks that full-text search found, best first, before the rest
+        (nearest the question): ``named_chunks`` of them, or up to ``named_found`` found ones.
+
+        Which part of a named note a question asks about is told by its words beyond the name:
+        every chunk of the note embeds the note's title, so their cosines differ little, while
+        full text scores the rarer words the question adds ("edge-triggered" in a flip-flop
+        note)."""
+        named = await self.named_notes()
+        if not named:
+            return []
+        text = {c: -i for i, (c, _) in enumerate(await self.ranking("fulltext") or [])}
+        config, out = self.config, []
+        for note in named:
+            found = sorted((c for c in note.chunk_ids if c in text), key=lambda c: -text[c])
+            rest = [c for c in note.chunk_ids if c not in text]
+            keep = max(config.named_chunks, min(len(found), config.named_found))
+            out.append(replace(note, chunk_ids=tuple((found + rest)[:keep])))
+        return out
+
+    async def _seed_rankings(self, seeds: list[str]) -> Rankings:
+        """The seed searches' rankings, in the fusion's order."""
+        rankings: Rankings = {}
+        for name in seeds:
+            if (found := await self.ranking(name)) is not None:
+                rankings[name] = found
+        return rankings

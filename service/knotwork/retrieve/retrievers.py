@@ -1,0 +1,163 @@
+"""The six retrievers, one class each behind ``context.Retriever``: four seed searches (vector,
+full text, the notes the question names, the dates it names), each one named Cypher query
+(search.py), and two graph walks — from the named notes (or the best hits) along facts, and
+in normal mode from the entities the model's keywords name, through similarity edges first.
+"""
+
+from __future__ import annotations
+
+import time
+
+from knotwork.retrieve import cached, search
+from knotwork.retrieve.config import FUSION_ORDER, RetrievalConfig
+from knotwork.retrieve.context import Context, Ranking, Retriever
+from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
+from knotwork.retrieve.rank import rrf
+from knotwork.retrieve.types import HopPath
+
+
+class Vector:
+    """Chunks nearest the question's embedding; nothing when the embedding model is down."""
+
+    name, needs, seed = "vector", frozenset({"embedding"}), True
+
+    async def rank(self, ctx: Context) -> Ranking | None:
+        qvec = await ctx.embedding
+        if qvec is None:
+            return None
+        store = ctx.core.store
+        return Ranking(
+            await ctx.clock.timed("vector", search.vector(store, ctx.vault, qvec, ctx.k))
+        )
+
+
+class Fulltext:
+    """BM25 over the full-text indexes of the vault's languages (only those)."""
+
+    name, needs, seed = "fulltext", frozenset({"view"}), True
+
+    async def rank(self, ctx: Context) -> Ranking | None:
+        languages = (await ctx.vault_view()).languages
+        found = search.fulltext(ctx.core.store, ctx.vault, ctx.question, ctx.k, languages)
+        return Ranking(await ctx.clock.timed("fulltext", found))
+
+
+class Names:
+    """The chunks of the notes the question names, the most specific name first, each
+    scoring its specificity over its place."""
+
+    name, needs, seed = "names", frozenset({"named"}), True
+
+    async def rank(self, ctx: Context) -> Ranking | None:
+        named = await ctx.named_first
+        if not named:
+            return None
+        return Ranking(
+            [
+                (c, note.specificity / (1 + i))
+                for i, note in enumerate(named)
+                for c in note.chunk_ids
+            ]
+        )
+
+
+class Temporal:
+    """Chunks of notes dated in the range the question names; nothing when it names none."""
+
+    name, needs, seed = "temporal", frozenset[str](), True
+
+    async def rank(self, ctx: Context) -> Ranking | None:
+        found = search.temporal(ctx.core.store, ctx.vault, ctx.question, ctx.k)
+        ranked = await ctx.clock.timed("temporal", found)
+        return None if ranked is None else Ranking(ranked)
+
+
+class GraphWalk:
+    """From the notes the question names — lacking any, from the best seed hits' notes —
+    along facts, ``KNOTWORK_GRAPH_DEPTH`` hops."""
+
+    name, needs, seed = "graph", frozenset({"named", "seeds", "embedding", "view"}), False
+
+    async def rank(self, ctx: Context) -> Ranking | None:
+        # The walk starts at the notes the question names; lacking any, at the best hits'
+        # notes (the walk's own query finds them).
+        named = await ctx.named_notes()
+        seeds = {n.node: f"note:{n.path}" for n in named}
+        top: tuple[str, ...] = ()
+        if not seeds:
+            fused, _ = rrf(await ctx.seeds)
+            top = tuple(sorted(fused, key=lambda c: -fused[c])[: ctx.config.walk_seeds])
+        start = time.perf_counter()
+        view, qvec = await ctx.vault_view(), await ctx.embedding
+        graph, scores = await cached.walk_once(
+            ctx.core.store,
+            ctx.core.memo,
+            (ctx.vault, view.generation),
+            seeds,
+            ctx.core.settings.graph_depth,
+            ctx.extractors,
+            max_mentioned_by=ctx.generic(view),
+            seed_chunks=top,
+            embedding=qvec,
+        )
+        paths: dict[str, HopPath] = {}
+        reached = await walk_ranking(ctx.core, ctx.vault, graph, qvec, paths, scores)
+        ctx.clock.lap("graph", start)
+        # The walk's ranking opens with where it started (hop 0) — the named notes' chunks,
+        # those full text found first, or else the best hits — then what it reached: a
+        # walk that only ranked the neighbours would vote them above its own seeds, and one
+        # extra vote in the fusion outweighs many places in a text ranking.
+        if seeds:
+            top = tuple(c for n in await ctx.named_first for c in n.chunk_ids)
+        started = dict.fromkeys(top, 1.0)
+        ranking = list(started.items()) + [r for r in reached if r[0] not in started]
+        return Ranking(ranking, graph, paths)
+
+
+class SynonymWalk:
+    """From the entities the model's keywords name (or whose whole name the question writes
+    out) through their ``SIMILAR_TO`` neighbours first, then along facts."""
+
+    name, needs, seed = "synonym", frozenset({"keywords", "embedding", "view"}), False
+
+    async def rank(self, ctx: Context) -> Ranking | None:
+        start = time.perf_counter()
+        keywords: list[str] = []
+        if ctx.keywords is not None:
+            keywords, problem = await ctx.keywords
+            if problem:
+                ctx.warnings.append(problem)
+        entities = await entity_seeds(ctx.core, ctx.vault, ctx.question, keywords)
+        if not entities:
+            ctx.clock.lap("synonym", start)
+            return None
+        view, qvec = await ctx.vault_view(), await ctx.embedding
+        synonym, scores = await cached.walk_once(
+            ctx.core.store,
+            ctx.core.memo,
+            (ctx.vault, view.generation),
+            entities,
+            min(ctx.core.settings.graph_depth + 1, 3),
+            ctx.extractors,
+            similar_first=True,
+            max_mentioned_by=ctx.generic(view),
+            embedding=qvec,
+        )
+        paths: dict[str, HopPath] = {}
+        ranking = await walk_ranking(ctx.core, ctx.vault, synonym, qvec, paths, scores)
+        ctx.clock.lap("synonym", start)
+        return Ranking(ranking, synonym, paths)
+
+
+# One of each (they keep no state: a question's lives in its context), in the fusion's order.
+RETRIEVERS: tuple[Retriever, ...] = tuple(
+    sorted(
+        (Vector(), Fulltext(), Names(), Temporal(), GraphWalk(), SynonymWalk()),
+        key=lambda r: FUSION_ORDER.index(r.name),
+    )
+)
+
+
+def for_config(config: RetrievalConfig) -> list[Retriever]:
+    """The configuration's retrievers, in the fusion's order."""
+    return [r for r in RETRIEVERS if r.name in config.retrievers]

@@ -1,0 +1,94 @@
+"""Retrieval configurations as data (retrieve/config.py) and the retrievers behind one protocol
+(retrieve/retrievers.py): each ablation is the full pipeline less one part, and every strategy
+is a ``Retriever`` the context can start."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import fields
+
+import pytest
+
+from knotwork.retrieve import retrievers
+from knotwork.retrieve.config import (
+    ABLATIONS,
+    DEFAULT,
+    FULL,
+    FUSION_ORDER,
+    HITS_WALK_WEIGHT,
+    NAMED_FUSION_WEIGHT,
+    PRESETS,
+    RetrievalConfig,
+    preset,
+)
+from knotwork.retrieve.context import NEEDS, Retriever
+from knotwork.retrieve.types import RETRIEVERS
+
+FUSION = [f.name for f in fields(RetrievalConfig) if f.name not in ("retrievers", "ppr")]
+
+
+def test_full_runs_every_retriever_with_pagerank_and_default_leaves_pagerank_to_settings() -> None:
+    assert FULL.retrievers == frozenset(RETRIEVERS) and FULL.ppr is True
+    assert DEFAULT.retrievers == FULL.retrievers and DEFAULT.ppr is None
+    assert preset("full") is FULL
+
+
+@pytest.mark.parametrize("name", ABLATIONS)
+def test_each_ablation_is_the_full_config_less_one_part(name: str) -> None:
+    config, part = PRESETS[name], name.removeprefix("no-")
+    if part == "ppr":
+        assert config.retrievers == FULL.retrievers and config.ppr is False
+    else:
+        assert config.retrievers == FULL.retrievers - {part} and config.ppr is True
+    # Nothing else differs: the fusion's weights and bounds are the full pipeline's.
+    assert all(getattr(config, f) == getattr(FULL, f) for f in FUSION)
+
+
+def test_the_ablations_cover_every_retriever_and_pagerank_in_the_eval_order() -> None:
+    assert tuple(f"no-{p}" for p in (*RETRIEVERS, "ppr")) == ABLATIONS
+    assert list(PRESETS)[:4] == ["dense", "fulltext", "hybrid", "full"]
+
+
+def test_text_baselines_rank_without_the_graph() -> None:
+    assert PRESETS["dense"] == RetrievalConfig(frozenset({"vector"}), ppr=False)
+    assert PRESETS["fulltext"] == RetrievalConfig(frozenset({"fulltext"}), ppr=False)
+    assert PRESETS["hybrid"].retrievers == {"vector", "fulltext"}
+    assert PRESETS["hybrid"].label == "fulltext+vector"
+    assert FULL.label == "+".join(sorted(RETRIEVERS)) + " + PPR"
+
+
+def test_unknown_names_are_refused() -> None:
+    with pytest.raises(KeyError, match="unknown configuration 'bm25'"):
+        preset("bm25")
+    with pytest.raises(ValueError, match="unknown retrievers"):
+        RetrievalConfig(frozenset({"vector", "bm25"}))
+    with pytest.raises(ValueError, match="is not among"):
+        PRESETS["dense"].without("graph")
+
+
+def test_the_graph_weighs_what_the_question_names() -> None:
+    """The named-weight rule: names and the graph count the named note's specificity times
+    NAMED_FUSION_WEIGHT; a walk from the best hits (nothing named) counts HITS_WALK_WEIGHT."""
+    assert FULL.weights(0.0) == {"names": 0.0, "graph": HITS_WALK_WEIGHT}
+    assert FULL.weights(1.0) == {"names": NAMED_FUSION_WEIGHT, "graph": NAMED_FUSION_WEIGHT}
+    low = 0.5 * HITS_WALK_WEIGHT / NAMED_FUSION_WEIGHT
+    assert FULL.weights(low)["graph"] == HITS_WALK_WEIGHT
+
+
+def test_every_retriever_satisfies_the_protocol() -> None:
+    assert [r.name for r in retrievers.RETRIEVERS] == list(FUSION_ORDER)
+    assert sorted(FUSION_ORDER) == sorted(RETRIEVERS)
+    for retriever in retrievers.RETRIEVERS:
+        assert isinstance(retriever, Retriever)
+        assert inspect.iscoroutinefunction(retriever.rank)
+        assert retriever.needs <= NEEDS, retriever.name
+    seeds = [r.name for r in retrievers.RETRIEVERS if r.seed]
+    assert seeds == ["vector", "fulltext", "names", "temporal"]  # the walks come after them
+    needing = {r.name for r in retrievers.RETRIEVERS if "keywords" in r.needs}
+    assert needing == {"synonym"}  # the only one that calls the chat model
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_config_runs_its_retrievers_in_the_fusion_order(name: str) -> None:
+    chosen = [r.name for r in retrievers.for_config(PRESETS[name])]
+    assert chosen == [r for r in FUSION_ORDER if r in PRESETS[name].retrievers]
