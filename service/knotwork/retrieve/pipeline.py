@@ -26,7 +26,7 @@ from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.rank import RRF_K, rrf
 from knotwork.retrieve.steps import Clock, Steps
-from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
+from knotwork.retrieve.types import RETRIEVERS, Evidence, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk
 
 log = logging.getLogger(__name__)
@@ -113,16 +113,19 @@ async def retrieve(
             return await clock.timed("vector", search.vector(store, vault, qvec, k))
 
         async def names_search() -> list[search.NamedNote]:
-            qvec, view = await embed_task, await view_task
+            qvec = await embed_task  # the vault's size is awaited once the query is back
             found = await clock.timed(
-                "names", search.named_notes(store, vault, question, view.notes, qvec)
+                "names", search.named_notes(store, vault, question, cached.notes(view_task), qvec)
             )
             return sorted(
                 (n for n in found if n.specificity >= MIN_SPECIFICITY), key=lambda n: -n.specificity
             )
 
         async def temporal_search() -> list[tuple[str, float]] | None:
-            return await clock.timed("temporal", search.temporal(store, vault, question, k))
+            key = (vault, (await view_task).generation)  # dated notes kept per generation
+            return await clock.timed(
+                "temporal", cached.temporal(store, core.memo, key, question, k)
+            )
 
         async def synonym_walk() -> WalkResult | None:
             start = time.perf_counter()
@@ -237,19 +240,13 @@ async def retrieve(
         weights = {"names": named_weight, "graph": max(named_weight, HITS_WALK_WEIGHT)}
         fused, found = rrf(rankings, weights)
         pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
-        rows = {
-            r["id"]: r
-            for r in await store.read(
-                "filter_chunks", ids=pool, vault=vault, **_note_filters(fparams)
-            )
-        }
-        pool = [c for c in pool if c in rows]
+        placed = await search.placed(store, vault, pool, _note_filters(fparams))
+        pool = list(placed)
         scores = {c: fused[c] for c in pool}
         if ppr and pool:
             # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
             # say grows with what the question names): it lifts the chunks the graph ties to the
             # question without burying an exact text match.
-            placed = {c: rows[c]["note"] for c in pool}
             pagerank = graph_pagerank(core, placed, fused, named, walks)
             for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
                 scores[c] += weights["graph"] / (RRF_K + rank + 1)
@@ -257,8 +254,8 @@ async def retrieve(
         best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
         clock.lap("rank", start)
 
-        hits = [_hit(rows[c], scores[c], found[c]) for c in best]
-        facts = await _facts(core, best, extractors)
+        rows, facts = await search.cited(store, best, extractors, MAX_FACTS)  # text: kept hits only
+        hits = [_hit(rows[c], scores[c], found[c]) for c in best if c in rows]
         score = relevance.relevance(question, hits, await floor_task, settings.min_relevance)
         return Evidence(
             hits=hits,
@@ -316,10 +313,3 @@ def _hit(row: dict[str, Any], score: float, retrievers: dict[str, float]) -> Hit
         score=score,
         retrievers=retrievers,
     )
-
-
-async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> list[FactRow]:
-    if not ids:
-        return []
-    rows = await core.store.read("facts_of_chunks", ids=ids, extractors=extractors, limit=MAX_FACTS)
-    return [FactRow.from_row(r) for r in rows]
