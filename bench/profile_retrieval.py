@@ -30,7 +30,7 @@ from bench.common import bench_settings
 from bench.retrieval import VAULT, VaultBuilder, make_questions
 from knotwork.core import open_core
 from knotwork.graph import cypher
-from knotwork.graph.store import GraphStore
+from knotwork.graph.store import GraphStore, result_rows
 from knotwork.retrieve import retrieve
 
 EVENTS: list[tuple[str, float, float, float, float]] = []  # name, start, end, in-tx, server
@@ -44,7 +44,7 @@ def _patch() -> None:
         async def call(session: AsyncSession) -> list[dict[str, Any]]:
             start = time.perf_counter()
             result = await session.run(cypher.load(name), params)
-            rows = [record.data() async for record in result]
+            rows = await result_rows(result)
             summary = await result.consume()
             server = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
             inner[:] = [(time.perf_counter() - start) * 1000, float(server)]
