@@ -4,12 +4,12 @@ Usage (from the repository root, after ``python -m bench.retrieval --chunks N --
     .venv/bin/python -m bench.profile_retrieval --chunks 50000 [--questions 30] [--show 3]
 
 Asks bench/retrieval.py's questions of the vault a ``--keep`` run left (``mode="retrieve"``),
-with every read timed three ways: the whole managed transaction (session, begin, commit: what
-retrieval waits for), the query inside it (run to last record), and Neo4j's own time from the
-result summary (planning, execution and streaming; the rest is Bolt transfer and the driver).
-Prints, per query name, medians per question, and for ``--show`` questions the timeline of
-their queries (start and end in ms after the call began), which shows what runs one after
-another. Neo4j as in bench/retrieval.py.
+with every read timed three ways: the whole call (session, auto-commit query, as
+GraphStore.read runs it: what retrieval waits for), the query inside it (run to last record),
+and Neo4j's own time from the result summary (planning, execution and streaming; the rest is
+Bolt transfer and the driver). Prints, per query name, medians per question, and for ``--show``
+questions the timeline of their queries (start and end in ms after the call began), which shows
+what runs one after another. Neo4j as in bench/retrieval.py.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncSession
 
 from bench.common import bench_settings
 from bench.retrieval import VAULT, VaultBuilder, make_questions
 from knotwork.core import open_core
 from knotwork.graph import cypher
-from knotwork.graph.store import GraphStore
+from knotwork.graph.store import GraphStore, result_rows
 from knotwork.retrieve import retrieve
 
 EVENTS: list[tuple[str, float, float, float, float]] = []  # name, start, end, in-tx, server
@@ -41,17 +41,17 @@ def _patch() -> None:
     async def read(self: GraphStore, name: str, **params: Any) -> list[dict[str, Any]]:
         inner: list[float] = []
 
-        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+        async def call(session: AsyncSession) -> list[dict[str, Any]]:
             start = time.perf_counter()
-            result = await tx.run(cypher.load(name), params)
-            rows = [record.data() async for record in result]
+            result = await session.run(cypher.load(name), params)
+            rows = await result_rows(result)
             summary = await result.consume()
             server = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
             inner[:] = [(time.perf_counter() - start) * 1000, float(server)]
             return rows
 
         start = time.perf_counter()
-        rows: list[dict[str, Any]] = await self._managed(work, write=False)
+        rows: list[dict[str, Any]] = await self._attempts(call, write=False)
         end = time.perf_counter()
         EVENTS.append(
             (name, (start - ORIGIN[0]) * 1000, (end - ORIGIN[0]) * 1000, inner[0], inner[1])
@@ -94,12 +94,12 @@ async def main() -> None:
                         for name, start, end, tx, server in sorted(EVENTS, key=lambda e: e[1]):
                             print(
                                 f"  {start:7.1f} → {end:7.1f} ms  {name:<22} "
-                                f"(in tx {tx:6.1f}, server {server:5.0f})"
+                                f"(in query {tx:6.1f}, server {server:5.0f})"
                             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n{len(totals)} questions: median {statistics.median(totals):.1f} ms")
-    print("| query | calls per question | median wall | median in tx | median server |")
+    print("| query | calls per question | median wall | median in query | median server |")
     print("|---|---:|---:|---:|---:|")
     for name, times in sorted(per_name.items(), key=lambda kv: -sum(t[0] for t in kv[1])):
         walls, txs, servers = zip(*times, strict=True)

@@ -49,11 +49,15 @@ CALL (frontier) {
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
                   chunk_id: r.chunk_id}) AS hop1
 }
-WITH found, ids, reduce(acc = {seen: ids, next: []}, s IN hop1 |
-            CASE WHEN s.to IN acc.seen THEN acc
-                 ELSE {seen: acc.seen + s.to, next: acc.next + s.to} END) AS after1, hop1
-WITH found, ids, after1.seen AS seen1, hop1,
-     CASE WHEN $depth >= 2 THEN after1.next[..$max_frontier] ELSE [] END AS frontier
+CALL (ids, hop1) {
+  UNWIND [x IN ids | {to: x, j: -1}] + [j IN range(0, size(hop1) - 1) | {to: hop1[j].to, j: j}]
+    AS e
+  WITH e.to AS to, min(e.j) AS first
+  WITH to, first WHERE first >= 0 ORDER BY first
+  RETURN collect(to) AS next1
+}
+WITH found, ids, ids + next1 AS seen1, hop1,
+     CASE WHEN $depth >= 2 THEN next1[..$max_frontier] ELSE [] END AS frontier
 CALL (frontier) {
   UNWIND range(0, size(frontier) - 1) AS i
   MATCH (x) WHERE elementId(x) = frontier[i] AND COUNT { (x)--() } <= $max_degree
@@ -74,11 +78,15 @@ CALL (frontier) {
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
                   chunk_id: r.chunk_id}) AS hop2
 }
-WITH found, ids, reduce(acc = {seen: seen1, next: []}, s IN hop2 |
-            CASE WHEN s.to IN acc.seen THEN acc
-                 ELSE {seen: acc.seen + s.to, next: acc.next + s.to} END) AS after2, hop1, hop2
+CALL (seen1, hop2) {
+  UNWIND [x IN seen1 | {to: x, j: -1}] + [j IN range(0, size(hop2) - 1) | {to: hop2[j].to, j: j}]
+    AS e
+  WITH e.to AS to, min(e.j) AS first
+  WITH to, first WHERE first >= 0 ORDER BY first
+  RETURN collect(to) AS next2
+}
 WITH found, ids, hop1, hop2,
-     CASE WHEN $depth >= 3 THEN after2.next[..$max_frontier] ELSE [] END AS frontier
+     CASE WHEN $depth >= 3 THEN next2[..$max_frontier] ELSE [] END AS frontier
 CALL (frontier) {
   UNWIND range(0, size(frontier) - 1) AS i
   MATCH (x) WHERE elementId(x) = frontier[i] AND COUNT { (x)--() } <= $max_degree
@@ -103,13 +111,22 @@ WITH found, ids, hop1 + hop2 + hop3 AS steps
 // Scoring, when asked: the first step to each node is how the walk reached it; the notes so
 // reached (nearest first, the first $max_reached) and the chunks those steps' facts are stated
 // in are what walk_scores.cypher scores, done here so a walk is scored in its own round trip.
-WITH found, steps, CASE WHEN $score THEN reduce(acc = {seen: ids, firsts: []}, s IN steps |
-       CASE WHEN s.to IN acc.seen THEN acc
-            ELSE {seen: acc.seen + s.to, firsts: acc.firsts + s} END).firsts
-     ELSE [] END AS firsts
+CALL (ids, steps) {
+  UNWIND CASE WHEN $score THEN [x IN ids | {to: x, j: -1}] +
+                               [j IN range(0, size(steps) - 1) | {to: steps[j].to, j: j}]
+              ELSE [] END AS e
+  WITH e.to AS to, min(e.j) AS first
+  WITH first WHERE first >= 0 ORDER BY first
+  RETURN collect(steps[first]) AS firsts
+}
+CALL (firsts) {
+  UNWIND range(0, size(firsts) - 1) AS j
+  WITH firsts[j].chunk_id AS id, j WHERE id IS NOT NULL
+  WITH id, min(j) AS first ORDER BY first
+  RETURN collect(id) AS asserting
+}
 WITH found, steps, [s IN firsts WHERE s.to_name STARTS WITH 'note:'][..$max_reached] AS reached,
-     reduce(acc = [], s IN firsts | CASE WHEN s.chunk_id IS NULL OR s.chunk_id IN acc THEN acc
-                                         ELSE acc + s.chunk_id END) AS asserting
+     asserting
 CALL (reached) {
   UNWIND reached AS step
   MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE elementId(n) = step.to

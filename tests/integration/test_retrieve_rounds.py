@@ -144,3 +144,54 @@ async def test_a_preset_retrieves_as_its_retrievers_and_ranker_named_alone(
         used = {r for h in by_preset.hits for r in h.retrievers} - {"ppr"}
         assert by_preset.hits and used <= config.retrievers
         assert any("ppr" in h.retrievers for h in by_preset.hits) == bool(config.ppr)
+
+
+DATED = {
+    "log/2024-03-05.md": "# Standup\n\nThe rocket schedule slipped a day.\n",
+    "log/2024-03-20.md": "# Review\n\nThe budget review went well.\n",
+    "plans/Launch.md": "---\ndate: 2024-03-18\n---\n# Launch\n\nLaunch on 2024-04-02, then rest.\n",
+    "plans/Budget.md": "# Budget\n\nAgreed on 2024-03-18 and again on 2023-12-01.\n",
+}
+WHEN = (
+    "What happened on 2024-03-18?",
+    "What was decided in March 2024?",
+    "What happened in 2024?",
+    "What happened between 2023 and 2024?",
+    "Anything from 1999?",
+)
+
+
+async def test_the_kept_dated_notes_answer_as_the_query_until_a_write(
+    core: Core, vault: Path
+) -> None:
+    for path, text in DATED.items():
+        put(vault, path, text)
+    ingestor = await _ingest(core, vault)
+    view = await cached.vault_view(core.store, "t", core.memo, {})
+    key = ("t", view.generation)
+    for question in WHEN:
+        scanned = await search.temporal(core.store, "t", question, 3)
+        assert await cached.temporal(core.store, core.memo, key, question, 3) == scanned
+    assert await search.temporal(core.store, "t", "What happened in March 2024?", 8)
+    assert await cached.temporal(core.store, core.memo, key, "Who runs it?", 8) is None
+    # A dated note written afterwards is found under the generation its write brings.
+    day = "What happened on 2024-03-18?"
+    before = await cached.temporal(core.store, core.memo, key, day, 8) or []
+    put(vault, "log/2024-03-18.md", "# Liftoff\n\nThe rocket flew.\n")
+    await ingestor.upsert_path("log/2024-03-18.md")
+    after = await cached.vault_view(core.store, "t", core.memo, {})
+    found = await cached.temporal(core.store, core.memo, ("t", after.generation), day, 8) or []
+    assert found == await search.temporal(core.store, "t", day, 8)
+    assert len(found) == len(before) + 1 and set(before) < set(found)
+
+
+async def test_reads_return_plain_nested_values(core: Core, vault: Path) -> None:
+    """Rows come back as decoded (no Record.data() pass): lists and maps as Python's own."""
+    await _ingest(core, vault)
+    _, chunk = await _alice(core)
+    [row] = await core.store.read("chunks_cited", ids=[chunk], extractors=None, limit=10)
+    assert type(row["chunks"]) is list and type(row["chunks"][0]) is dict
+    assert (
+        row["chunks"][0]["path"] == "team/Alice.md" and "Alice reports" in row["chunks"][0]["text"]
+    )
+    assert [(f["subject"], f["object"]) for f in row["facts"]] == [("Alice", "Bob")]

@@ -9,7 +9,7 @@ import pytest
 
 from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
 from knotwork.retrieve.search import max_mentioned_by, specificity
-from knotwork.retrieve.temporal import DateRange, question_range
+from knotwork.retrieve.temporal import DatedNotes, DateRange, question_range
 
 TODAY = date(2026, 11, 30)  # a Monday
 
@@ -116,3 +116,27 @@ def test_a_year_placed_in_time_asks_about_time(question: str, start: date, end: 
 def test_a_year_in_a_name_is_not_a_time_question(question: str) -> None:
     """A bare year qualifies a name: the temporal retriever stays out (it used to run)."""
     assert question_range(question, TODAY) is None
+
+
+def test_dated_notes_answer_nearest_the_middle_then_by_path() -> None:
+    """The kept dated notes answer as search_temporal.cypher: each note at its date nearest
+    the range's middle, ties by path, the first ``k`` taken before notes without chunks drop."""
+    dated = DatedNotes.from_row(
+        {
+            "paths": ["b.md", "a.md", "c.md", "empty.md", "far.md"],
+            "dates": [
+                ["2024-03-10", "2024-05-01"],
+                ["2024-03-20"],
+                ["2024-03-16", "2023-01-01"],
+                ["2024-03-15"],
+                ["2024-04-30"],
+            ],
+            "chunks": ["b#0", "a#0", "c#0", "", "far#0"],
+        }
+    )
+    march = DateRange(date(2024, 3, 1), date(2024, 3, 31))  # middle: 16 March
+    assert dated.nearest(march, 10) == [("c#0", 1.0), ("a#0", 1 / 5), ("b#0", 1 / 7)]
+    assert dated.nearest(march, 2) == [("c#0", 1.0)]  # the chunkless note took a place
+    spring = DateRange(date(2024, 3, 1), date(2024, 5, 31))  # middle: 15 April
+    assert [c for c, _ in dated.nearest(spring, 10)][:2] == ["far#0", "b#0"]  # b: 1 May
+    assert dated.nearest(DateRange(date(2030, 1, 1), date(2030, 12, 31)), 10) == []

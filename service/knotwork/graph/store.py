@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from time import monotonic
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    AsyncDriver,
+    AsyncManagedTransaction,
+    AsyncResult,
+    AsyncSession,
+)
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -114,11 +121,19 @@ def _delays(initial: float, cap: float) -> Iterator[float]:
         delay *= 2
 
 
+async def result_rows(result: AsyncResult) -> list[dict[str, Any]]:
+    """A result's records as dicts of their values as decoded. The queries return plain values,
+    lists and maps (never nodes, relationships or paths), so ``Record.data()``'s recursive
+    conversion, which checks every value of every nested list and map, is not needed: it was
+    the largest share of the client's CPU time in retrieval (bench/RESULTS.md)."""
+    keys = result.keys()
+    return [dict(zip(keys, record, strict=True)) async for record in result]
+
+
 async def run_query(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
     """Run a named query inside a transaction of ``GraphStore.write_transaction`` (whose
     retries and error translation cover it), for writes of several queries in one commit."""
-    result = await tx.run(cypher.load(name), params)
-    return [record.data() async for record in result]
+    return await result_rows(await tx.run(cypher.load(name), params))
 
 
 class GraphStore:
@@ -145,11 +160,9 @@ class GraphStore:
         self._unavailable_after_s = unavailable_after_s
         self._retry_s = retry_s
 
-    async def _managed(
-        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]], *, write: bool
-    ) -> T:
-        """Run ``work`` in a managed transaction, retried whole as the driver would — but a
-        Neo4j that does not answer is given ``unavailable_after_s``, not the driver's 30 s, so
+    async def _attempts(self, call: Callable[[AsyncSession], Awaitable[T]], *, write: bool) -> T:
+        """Run ``call`` on a fresh session, retried whole as the driver would — but a Neo4j
+        that does not answer is given ``unavailable_after_s``, not the driver's 30 s, so
         callers learn it is down in a second or two; transient errors (deadlocks, a leader
         switch) keep the full ``retry_s``."""
         started = monotonic()
@@ -159,10 +172,10 @@ class GraphStore:
                 async with self._driver.session(
                     database=self._database,
                     bookmark_manager=self._driver.execute_query_bookmark_manager,
+                    default_access_mode=WRITE_ACCESS if write else READ_ACCESS,
                     max_transaction_retry_time=-1,  # one attempt per call: retries are here
                 ) as session:
-                    run = session.execute_write if write else session.execute_read
-                    return await run(work)
+                    return await call(session)
             except (DriverError, Neo4jError) as exc:
                 if not exc.is_retryable():
                     raise
@@ -174,15 +187,32 @@ class GraphStore:
                 log.debug("Neo4j transaction retried in %.2f s: %s", delay, exc)
                 await asyncio.sleep(delay)
 
+    async def _managed(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]], *, write: bool
+    ) -> T:
+        """Run ``work`` in a managed transaction (``_attempts`` retries it)."""
+
+        async def call(session: AsyncSession) -> T:
+            return await (session.execute_write if write else session.execute_read)(work)
+
+        return await self._attempts(call, write=write)
+
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool
     ) -> list[dict[str, Any]]:
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
-            result = await tx.run(query, params)
-            return [record.data() async for record in result]
+            return await result_rows(await tx.run(query, params))
+
+        async def autocommit(session: AsyncSession) -> list[dict[str, Any]]:
+            return await result_rows(await session.run(query, params))
 
         with _translated_errors():
-            return await self._managed(work, write=write)
+            if write:
+                return await self._managed(work, write=True)
+            # A read of one statement needs no explicit transaction: an auto-commit query is
+            # one round trip (run and pull) where a managed one adds begin and commit, about
+            # half the driver's work for the small reads retrieval makes (bench/RESULTS.md).
+            return await self._attempts(autocommit, write=False)
 
     async def write_transaction(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         """Run ``work`` in one managed write transaction, one at a time in this process; retried

@@ -1,16 +1,19 @@
-"""What retrieval keeps between questions: walks from the same seeds, and the vault's note
-count and languages, each under the vault's generation — a token every write transaction that
-changes the vault's notes or facts renews (revisions_append.cypher) — so a write makes them
-stale at once, in this process or any other. A vault without a generation yet (no write since
-this version) keeps nothing but a minute-old note count (search.vault_notes)."""
+"""What retrieval keeps between questions: walks from the same seeds, the vault's note count and
+languages, and its dated notes, each under the vault's generation — a token every write
+transaction that changes the vault's notes or facts renews (revisions_append.cypher) — so a
+write makes them stale at once, in this process or any other. A vault without a generation yet
+(no write since this version) keeps nothing but a minute-old note count (search.vault_notes)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from datetime import date
 
 from knotwork.graph.memo import Memo
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve import search
+from knotwork.retrieve.temporal import DatedNotes, question_range
 from knotwork.retrieve.walk import Scores, Walk, walk_scored
 
 
@@ -46,6 +49,11 @@ async def vault_view(
         view = VaultView(int(row["notes"]), gen, languages)
         memo.put(key, view)
     return view
+
+
+async def notes(view: Awaitable[VaultView]) -> int:
+    """The vault's note count, once its view is read."""
+    return (await view).notes
 
 
 async def walk_once(
@@ -85,3 +93,26 @@ async def walk_once(
     result, scores = await walk_scored(*args, embedding)
     memo.put(ident, result)
     return result, scores
+
+
+async def temporal(
+    store: GraphStore,
+    memo: Memo,
+    key: tuple[str, str | None],
+    question: str,
+    k: int,
+    today: date | None = None,
+) -> list[tuple[str, float]] | None:
+    """search.temporal, answered from the vault's dated notes, read once per generation (at
+    the first question naming a date) instead of scanning every note for each."""
+    vault, gen = key
+    span = question_range(question, today)
+    if span is None or gen is None:
+        return None if span is None else await search.temporal(store, vault, question, k, today)
+    ident = ("dates", vault, gen)
+    dated = memo.get(ident)
+    if not isinstance(dated, DatedNotes):
+        [row] = await store.read("vault_dates", vault=vault)
+        dated = DatedNotes.from_row(row)
+        memo.put(ident, dated)
+    return dated.nearest(span, k)

@@ -144,10 +144,10 @@ class Context:
             return None
 
     async def _named(self) -> list[search.NamedNote]:
-        qvec, view = await self.embedding, await self.vault_view()
+        qvec = await self.embedding  # the vault's size is awaited once the query is back
+        notes = cached.notes(self.vault_view())
         found = await self.clock.timed(
-            "names",
-            search.named_notes(self.core.store, self.vault, self.question, view.notes, qvec),
+            "names", search.named_notes(self.core.store, self.vault, self.question, notes, qvec)
         )
         least = self.config.min_specificity
         return sorted((n for n in found if n.specificity >= least), key=lambda n: -n.specificity)

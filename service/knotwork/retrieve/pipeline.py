@@ -23,12 +23,12 @@ from dataclasses import replace
 from typing import Any
 
 from knotwork.core import Core
-from knotwork.retrieve import relevance, retrievers
+from knotwork.retrieve import relevance, retrievers, search
 from knotwork.retrieve.config import DEFAULT, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.rank import RRF_K, rrf
-from knotwork.retrieve.types import Evidence, FactRow, Filters, Hit, HopPath, Mode
+from knotwork.retrieve.types import Evidence, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk
 
 MAX_FACTS = 50
@@ -90,20 +90,14 @@ async def retrieve(
         weights = config.weights(max((n.specificity for n in named), default=0.0))
         fused, found = rrf(rankings, weights)
         pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
-        rows = {
-            r["id"]: r
-            for r in await core.store.read(
-                "filter_chunks", ids=pool, vault=vault, **_note_filters(fparams)
-            )
-        }
-        pool = [c for c in pool if c in rows]
+        placed = await search.placed(core.store, vault, pool, _note_filters(fparams))
+        pool = list(placed)
         scores = {c: fused[c] for c in pool}
         use_ppr = core.settings.ppr if config.ppr is None else config.ppr
         if use_ppr and pool:
             # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
             # say grows with what the question names): it lifts the chunks the graph ties to the
             # question without burying an exact text match.
-            placed = {c: rows[c]["note"] for c in pool}
             pagerank = graph_pagerank(core, placed, fused, named, walks)
             for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
                 scores[c] += weights["graph"] / (RRF_K + rank + 1)
@@ -111,8 +105,9 @@ async def retrieve(
         best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
         ctx.clock.lap("rank", start)
 
-        hits = [_hit(rows[c], scores[c], found[c]) for c in best]
-        facts = await _facts(core, best, extractors)
+        # Text, place and facts of the hits kept only.
+        rows, facts = await search.cited(core.store, best, extractors, MAX_FACTS)
+        hits = [_hit(rows[c], scores[c], found[c]) for c in best if c in rows]
         floor = await ctx.floor
         score = relevance.relevance(question, hits, floor, core.settings.min_relevance)
         return Evidence(
@@ -144,10 +139,3 @@ def _hit(row: dict[str, Any], score: float, retrievers: dict[str, float]) -> Hit
         score=score,
         retrievers=retrievers,
     )
-
-
-async def _facts(core: Core, ids: list[str], extractors: list[str] | None) -> list[FactRow]:
-    if not ids:
-        return []
-    rows = await core.store.read("facts_of_chunks", ids=ids, extractors=extractors, limit=MAX_FACTS)
-    return [FactRow.from_row(r) for r in rows]

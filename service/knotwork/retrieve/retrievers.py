@@ -64,10 +64,11 @@ class Names:
 class Temporal:
     """Chunks of notes dated in the range the question names; nothing when it names none."""
 
-    name, needs, seed = "temporal", frozenset[str](), True
+    name, needs, seed = "temporal", frozenset({"view"}), True
 
     async def rank(self, ctx: Context) -> Ranking | None:
-        found = search.temporal(ctx.core.store, ctx.vault, ctx.question, ctx.k)
+        key = (ctx.vault, (await ctx.vault_view()).generation)  # dated notes kept per generation
+        found = cached.temporal(ctx.core.store, ctx.core.memo, key, ctx.question, ctx.k)
         ranked = await ctx.clock.timed("temporal", found)
         return None if ranked is None else Ranking(ranked)
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Collection
+from collections.abc import Awaitable, Collection
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
+from knotwork.retrieve.types import FactRow
 from knotwork.text.keys import chunk_grams
 from knotwork.text.language import LANGUAGES
 
@@ -110,11 +112,15 @@ async def vault_notes(
 
 
 async def named_notes(
-    store: GraphStore, vault: str, question: str, notes: int, embedding: list[float] | None = None
+    store: GraphStore,
+    vault: str,
+    question: str,
+    notes: int | Awaitable[int],
+    embedding: list[float] | None = None,
 ) -> list[NamedNote]:
     """Notes whose file name, title or alias the question writes out, longest names first,
     with their chunks nearest the question (``embedding``) and how specific the name is among
-    the vault's ``notes``.
+    the vault's ``notes`` (awaited only once the query is back: the query does not need it).
 
     A name inside a longer matched name ("Rossi" in "Marco Rossi") does not count on its own.
     A name's specificity is that of its commonest bearer: mentions resolve to one note per
@@ -126,6 +132,8 @@ async def named_notes(
     rows = await store.read(
         "notes_named", vault=vault, keys=keys, chunks=NAMED_CHUNKS, embedding=embedding
     )
+    if not isinstance(notes, int):
+        notes = await notes
     used: dict[str, int] = {}
     for row in rows:
         used[row["key"]] = max(used.get(row["key"], 0), int(row["mentioned_by"]))
@@ -161,3 +169,24 @@ async def temporal(
         k=k,
     )
     return [(r["id"], r["score"]) for r in rows]
+
+
+async def placed(
+    store: GraphStore, vault: str, ids: list[str], filters: dict[str, object]
+) -> dict[str, str]:
+    """The chunks of ``ids`` whose note passes ``filters`` (folder, tags, date_from, date_to),
+    each with its note's element id, in the order of ``ids``."""
+    [row] = await store.read("filter_chunks", ids=ids, vault=vault, **filters)
+    notes = dict(zip(row["ids"], row["notes"], strict=True))
+    return {c: notes[c] for c in ids if c in notes}
+
+
+async def cited(
+    store: GraphStore, ids: list[str], extractors: list[str] | None, limit: int
+) -> tuple[dict[str, dict[str, Any]], list[FactRow]]:
+    """The text and place of the hits kept (chunk id → id, path, title, heading_path,
+    line_start, line_end, text), and up to ``limit`` facts they assert."""
+    if not ids:
+        return {}, []
+    [row] = await store.read("chunks_cited", ids=ids, extractors=extractors, limit=limit)
+    return {c["id"]: c for c in row["chunks"]}, [FactRow.from_row(f) for f in row["facts"]]

@@ -11,10 +11,12 @@ pulled in passages dated that year.
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 from knotwork.text.dates import text_dates
 from knotwork.text.vocab import MONTHS
@@ -187,3 +189,44 @@ def question_range(question: str, today: date | None = None) -> DateRange | None
     if not ranges:
         return None
     return DateRange(min(r.start for r in ranges), max(r.end for r in ranges))
+
+
+FAR = 100000  # days: the distance search_temporal.cypher starts from
+
+
+@dataclass(frozen=True)
+class DatedNotes:
+    """A vault's dated notes (vault_dates.cypher), to answer the temporal retriever in memory:
+    every (date, note) pair sorted by date, so a range is two bisections."""
+
+    paths: tuple[str, ...]
+    chunks: tuple[str, ...]  # each note's first chunk; '' for none
+    days: tuple[str, ...]  # ISO dates, sorted
+    notes: tuple[int, ...]  # the note (index into paths) of each of ``days``
+
+    @classmethod
+    def from_row(cls, row: dict[str, list[Any]]) -> DatedNotes:
+        pairs = sorted((d, i) for i, ds in enumerate(row["dates"]) for d in ds)
+        return cls(
+            paths=tuple(row["paths"]),
+            chunks=tuple(row["chunks"]),
+            days=tuple(d for d, _ in pairs),
+            notes=tuple(i for _, i in pairs),
+        )
+
+    def nearest(self, span: DateRange, k: int) -> list[tuple[str, float]]:
+        """As search_temporal.cypher: the first chunk of the ``k`` notes dated in ``span``
+        whose date there is nearest its middle (then by path), scored 1 / (1 + days)."""
+        lo = bisect.bisect_left(self.days, span.start.isoformat())
+        hi = bisect.bisect_right(self.days, span.end.isoformat())
+        middle = span.middle
+        best: dict[int, int] = {}
+        for day, note in zip(self.days[lo:hi], self.notes[lo:hi], strict=True):
+            held = best.setdefault(note, FAR)
+            try:
+                away = abs((date.fromisoformat(day) - middle).days)
+            except ValueError:  # not a calendar date: never near
+                continue
+            best[note] = min(held, away)
+        top = sorted(best.items(), key=lambda b: (b[1], self.paths[b[0]]))[:k]
+        return [(self.chunks[i], 1.0 / (1 + away)) for i, away in top if self.chunks[i]]

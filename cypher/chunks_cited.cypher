@@ -1,0 +1,37 @@
+// The evidence retrieval shows, in one round trip: the kept hits' text and place (for citing)
+// and the facts asserted in them, with provenance (the facts beside the evidence). A chunk's
+// facts start at its note, or for model triples at an entity the chunk names. A link to a
+// missing note is shown as the chunk writes it.
+// Parameters: $ids (list<str>, chunk ids), $extractors (list<str> allowed, or null for all),
+//             $limit (int, facts)
+// Returns: one row: chunks (list of maps id, path, title, heading_path, line_start, line_end,
+//          text), facts (list of maps subject, predicate, object, source, extractor,
+//          confidence, line, chunk_id; by source, line, predicate; at most $limit)
+CALL () {
+  UNWIND $ids AS id
+  MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk {id: id})
+  RETURN collect({id: id, path: n.path, title: n.title, heading_path: c.heading_path,
+                  line_start: c.line_start, line_end: c.line_end, text: c.text}) AS chunks
+}
+CALL () {
+  UNWIND $ids AS id
+  MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk {id: id})
+  CALL (n, c, id) {
+    MATCH (n)-[r]->(o) WHERE r.chunk_id = id RETURN n AS s, r, o
+    UNION
+    MATCH (c)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.chunk_id = id RETURN s, r, o
+  }
+  WITH s, r, o WHERE r.source IS NOT NULL
+    AND ($extractors IS NULL OR r.extractor IN $extractors)
+  WITH coalesce(s.title, s.name, s.key) AS subject, coalesce(r.predicate, type(r)) AS predicate,
+       CASE WHEN o:Unresolved THEN coalesce(r.target_text, o.name)
+            ELSE coalesce(o.title, o.name, o.key) END AS object, r.source AS source,
+       r.extractor AS extractor, r.confidence AS confidence, r.line AS line,
+       r.chunk_id AS chunk_id
+  ORDER BY source, line, predicate
+  LIMIT $limit
+  RETURN collect({subject: subject, predicate: predicate, object: object, source: source,
+                  extractor: extractor, confidence: confidence, line: line,
+                  chunk_id: chunk_id}) AS facts
+}
+RETURN chunks, facts
