@@ -12,6 +12,9 @@ class JsonHandler(BaseHTTPRequestHandler):
     """Reads JSON bodies and sends JSON (or bytes) with a length, keeping connections alive."""
 
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes: with Nagle's algorithm the body waits for the
+    # client's delayed ACK of the headers (40 ms on Linux). Ollama's server sends at once.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
