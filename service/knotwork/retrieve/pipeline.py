@@ -24,7 +24,7 @@ from knotwork.retrieve import cached, relevance, search
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
-from knotwork.retrieve.rank import RRF_K, rrf
+from knotwork.retrieve.rank import RRF_K, graph_weights, rrf
 from knotwork.retrieve.steps import Clock, Steps
 from knotwork.retrieve.types import RETRIEVERS, Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk
@@ -39,9 +39,9 @@ MAX_FACTS = 50
 # named notes, count this many times their name's specificity in the fusion.
 NAMED_FUSION_WEIGHT = 2.0
 MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its mentions not walked
-# Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
-# page's neighbours are rarely what a question about that page asks), so it counts a quarter.
-HITS_WALK_WEIGHT = 0.25
+# Lacking named notes, the walk starts at the best hits' notes: where it leads is a guess, so
+# it has no vote in the fusion (rank.graph_weights); it still explains the hits it reaches and
+# gives PageRank its edges.
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence (search reads more to pick from)
 NAMED_FOUND = 4  # … or up to this many of those full text found for the question
 
@@ -234,7 +234,7 @@ async def retrieve(
 
         start = time.perf_counter()
         named_weight = NAMED_FUSION_WEIGHT * max((n.specificity for n in named), default=0.0)
-        weights = {"names": named_weight, "graph": max(named_weight, HITS_WALK_WEIGHT)}
+        weights = graph_weights(named_weight)
         fused, found = rrf(rankings, weights)
         pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
         rows = {
@@ -246,13 +246,14 @@ async def retrieve(
         pool = [c for c in pool if c in rows]
         scores = {c: fused[c] for c in pool}
         if ppr and pool:
-            # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
-            # say grows with what the question names): it lifts the chunks the graph ties to the
-            # question without burying an exact text match.
+            # PageRank's order joins the fusion as one more ranking, weighted as the walk is when
+            # a note is named (its say grows with what the question names), a tie-breaker
+            # otherwise: it lifts the chunks the graph ties to the question without burying an
+            # exact text match.
             placed = {c: rows[c]["note"] for c in pool}
             pagerank = graph_pagerank(core, placed, fused, named, walks)
             for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
-                scores[c] += weights["graph"] / (RRF_K + rank + 1)
+                scores[c] += weights["ppr"] / (RRF_K + rank + 1)
                 found[c]["ppr"] = pagerank[c]
         best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
         clock.lap("rank", start)

@@ -11,6 +11,12 @@ from collections.abc import Iterable
 from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
+# When the question names no note, the walk from the best hits gets no vote and PageRank a
+# quarter: the walk's ranking (its starting hits, then their neighbours) reorders what the text
+# found by guesswork (a page's neighbours are rarely what a question about the page asks), while
+# PageRank over the hits' notes is a tie-breaker (chunks of one note lift each other a little).
+HITS_WALK_WEIGHT = 0.0
+HITS_PPR_WEIGHT = 0.25
 _WORD = re.compile(r"\w+")
 
 
@@ -33,6 +39,19 @@ def rrf(
             fused[item] += weight / (RRF_K + rank + 1)
             found[item].setdefault(name, score)
     return dict(fused), dict(found)
+
+
+def graph_weights(named: float) -> dict[str, float]:
+    """Fusion weights of the rankings that come from the graph, given the weight of what the
+    question names (``named``: twice the best named note's specificity, 0 when it names none):
+    ``names`` and the graph walk (``graph``) count that much, PageRank (``ppr``) as much too.
+    Naming nothing, the walk from the best hits has ``HITS_WALK_WEIGHT`` and PageRank
+    ``HITS_PPR_WEIGHT``: the graph may break ties among text matches, never lead them."""
+    return {
+        "names": named,
+        "graph": max(named, HITS_WALK_WEIGHT),
+        "ppr": max(named, HITS_PPR_WEIGHT),
+    }
 
 
 def personalized_pagerank(
