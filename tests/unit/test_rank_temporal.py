@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from knotwork.retrieve.config import FULL
 from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
 from knotwork.retrieve.search import max_mentioned_by, specificity
 from knotwork.retrieve.temporal import DatedNotes, DateRange, question_range
@@ -19,6 +20,24 @@ def test_rrf_sums_reciprocal_ranks_and_keeps_each_retrievers_score() -> None:
     assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
     assert fused["x"] == pytest.approx(1 / 61)
     assert found["y"] == {"a": 0.5, "b": 3.0}
+
+
+def test_a_walk_from_the_hits_does_not_reorder_the_text_when_nothing_is_named() -> None:
+    # Both text retrievers rank x above y; the walk from the hits ranks y first.
+    rankings = {
+        "vector": [("x", 0.9), ("y", 0.8)],
+        "fulltext": [("x", 7.0), ("y", 6.0)],
+        "graph": [("y", 0.5)],
+    }
+    fused, found = rrf(rankings, FULL.weights(0.0))
+    assert fused["x"] > fused["y"]
+    assert found["y"]["graph"] == 0.5  # still listed, so its path explains the hit
+    # PageRank keeps a tie-breaker's say: less than one place's difference near the top.
+    assert 0 < FULL.weights(0.0)["ppr"] == FULL.hits_ppr_weight < 1
+    # A named note gives the walk and PageRank the named weight: the walk leads.
+    fused, _ = rrf(rankings, FULL.weights(1.0))
+    assert fused["y"] > fused["x"]
+    assert FULL.weights(1.0) == {"names": 2.0, "graph": 2.0, "ppr": 2.0}
 
 
 def test_specificity_is_a_log_scaled_inverse_document_frequency() -> None:

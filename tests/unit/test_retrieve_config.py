@@ -15,6 +15,7 @@ from knotwork.retrieve.config import (
     DEFAULT,
     FULL,
     FUSION_ORDER,
+    HITS_PPR_WEIGHT,
     HITS_WALK_WEIGHT,
     NAMED_FUSION_WEIGHT,
     PRESETS,
@@ -67,12 +68,14 @@ def test_unknown_names_are_refused() -> None:
 
 
 def test_the_graph_weighs_what_the_question_names() -> None:
-    """The named-weight rule: names and the graph count the named note's specificity times
-    NAMED_FUSION_WEIGHT; a walk from the best hits (nothing named) counts HITS_WALK_WEIGHT."""
-    assert FULL.weights(0.0) == {"names": 0.0, "graph": HITS_WALK_WEIGHT}
-    assert FULL.weights(1.0) == {"names": NAMED_FUSION_WEIGHT, "graph": NAMED_FUSION_WEIGHT}
-    low = 0.5 * HITS_WALK_WEIGHT / NAMED_FUSION_WEIGHT
-    assert FULL.weights(low)["graph"] == HITS_WALK_WEIGHT
+    """The named-weight rule: names, the graph and PageRank count the named note's specificity
+    times NAMED_FUSION_WEIGHT; naming nothing, the walk from the best hits counts
+    HITS_WALK_WEIGHT and PageRank HITS_PPR_WEIGHT."""
+    assert FULL.weights(0.0) == {"names": 0.0, "graph": HITS_WALK_WEIGHT, "ppr": HITS_PPR_WEIGHT}
+    named = NAMED_FUSION_WEIGHT
+    assert FULL.weights(1.0) == {"names": named, "graph": named, "ppr": named}
+    low = 0.5 * HITS_PPR_WEIGHT / NAMED_FUSION_WEIGHT
+    assert FULL.weights(low)["ppr"] == HITS_PPR_WEIGHT
 
 
 def test_every_retriever_satisfies_the_protocol() -> None:

@@ -20,8 +20,12 @@ WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 NAMED_FUSION_WEIGHT = 2.0
 MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its mentions not walked
 # Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
-# page's neighbours are rarely what a question about that page asks), so it counts a quarter.
-HITS_WALK_WEIGHT = 0.25
+# page's neighbours are rarely what a question about that page asks): its ranking (its starting
+# hits, then their neighbours) would reorder what the text found, so it has no vote; it still
+# explains the hits it reaches and gives PageRank its edges. PageRank over the hits' notes keeps
+# a quarter, a tie-breaker (chunks of one note lift each other a little).
+HITS_WALK_WEIGHT = 0.0
+HITS_PPR_WEIGHT = 0.25
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence (search reads more to pick from)
 NAMED_FOUND = 4  # … or up to this many of those full text found for the question
 
@@ -29,13 +33,14 @@ NAMED_FOUND = 4  # … or up to this many of those full text found for the quest
 @dataclass(frozen=True)
 class RetrievalConfig:
     """One retrieval's retrievers and fusion. Every retriever counts once in the fusion but
-    ``names`` and ``graph`` (see ``weights``); PageRank's ranking counts as ``graph`` does."""
+    ``names``, ``graph`` and PageRank's ranking (``ppr``): see ``weights``."""
 
     retrievers: frozenset[str] = frozenset(RETRIEVERS)
     ppr: bool | None = None  # personalized PageRank joins the fusion; None: the setting
     walk_seeds: int = WALK_SEEDS
     named_fusion_weight: float = NAMED_FUSION_WEIGHT
     hits_walk_weight: float = HITS_WALK_WEIGHT
+    hits_ppr_weight: float = HITS_PPR_WEIGHT
     min_specificity: float = MIN_SPECIFICITY
     named_chunks: int = NAMED_CHUNKS
     named_found: int = NAMED_FOUND
@@ -46,10 +51,16 @@ class RetrievalConfig:
 
     def weights(self, named_specificity: float) -> dict[str, float]:
         """Fusion weights, given the specificity of the most specific note the question names
-        (0 when it names none): the graph's say follows what the question names, and is at
-        least ``hits_walk_weight`` when it walks from the best hits instead."""
+        (0 when it names none): the graph's say (``names``, the walk ``graph``, PageRank
+        ``ppr``) follows what the question names; naming nothing, the walk from the best hits
+        has ``hits_walk_weight`` and PageRank ``hits_ppr_weight``: the graph may break ties
+        among text matches, never lead them."""
         named = self.named_fusion_weight * named_specificity
-        return {"names": named, "graph": max(named, self.hits_walk_weight)}
+        return {
+            "names": named,
+            "graph": max(named, self.hits_walk_weight),
+            "ppr": max(named, self.hits_ppr_weight),
+        }
 
     def without(self, part: str) -> RetrievalConfig:
         """This configuration less one retriever, or less PageRank (``"ppr"``)."""

@@ -95,12 +95,13 @@ async def retrieve(
         scores = {c: fused[c] for c in pool}
         use_ppr = core.settings.ppr if config.ppr is None else config.ppr
         if use_ppr and pool:
-            # PageRank's order joins the fusion as one more ranking, weighted as the walk is (its
-            # say grows with what the question names): it lifts the chunks the graph ties to the
-            # question without burying an exact text match.
+            # PageRank's order joins the fusion as one more ranking, weighted as the walk is when
+            # a note is named (its say grows with what the question names), a tie-breaker
+            # otherwise: it lifts the chunks the graph ties to the question without burying an
+            # exact text match.
             pagerank = graph_pagerank(core, placed, fused, named, walks)
             for rank, c in enumerate(sorted(pool, key=lambda c: (-pagerank[c], -fused[c], c))):
-                scores[c] += weights["graph"] / (RRF_K + rank + 1)
+                scores[c] += weights["ppr"] / (RRF_K + rank + 1)
                 found[c]["ppr"] = pagerank[c]
         best = sorted(pool, key=lambda c: (-scores[c], -fused[c], c))[:top_k]
         ctx.clock.lap("rank", start)
