@@ -14,6 +14,7 @@ from knotwork.retrieve.context import Context, Ranking, Retriever
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.rank import rrf
 from knotwork.retrieve.types import HopPath
+from knotwork.retrieve.walk import Walk
 
 
 class Vector:
@@ -89,20 +90,7 @@ class GraphWalk:
             fused, _ = rrf(await ctx.seeds)
             top = tuple(sorted(fused, key=lambda c: -fused[c])[: ctx.config.walk_seeds])
         start = time.perf_counter()
-        view, qvec = await ctx.vault_view(), await ctx.embedding
-        graph, scores = await cached.walk_once(
-            ctx.core.store,
-            ctx.core.memo,
-            (ctx.vault, view.generation),
-            seeds,
-            ctx.core.settings.graph_depth,
-            ctx.extractors,
-            max_mentioned_by=ctx.generic(view),
-            seed_chunks=top,
-            embedding=qvec,
-        )
-        paths: dict[str, HopPath] = {}
-        reached = await walk_ranking(ctx.core, ctx.vault, graph, qvec, paths, scores)
+        graph, reached, paths = await _walk(ctx, seeds, ctx.core.settings.graph_depth, top)
         ctx.clock.lap("graph", start)
         # The walk's ranking opens with where it started (hop 0) — the named notes' chunks,
         # those full text found first, or else the best hits — then what it reached: a
@@ -132,22 +120,38 @@ class SynonymWalk:
         if not entities:
             ctx.clock.lap("synonym", start)
             return None
-        view, qvec = await ctx.vault_view(), await ctx.embedding
-        synonym, scores = await cached.walk_once(
-            ctx.core.store,
-            ctx.core.memo,
-            (ctx.vault, view.generation),
-            entities,
-            min(ctx.core.settings.graph_depth + 1, 3),
-            ctx.extractors,
-            similar_first=True,
-            max_mentioned_by=ctx.generic(view),
-            embedding=qvec,
-        )
-        paths: dict[str, HopPath] = {}
-        ranking = await walk_ranking(ctx.core, ctx.vault, synonym, qvec, paths, scores)
+        depth = min(ctx.core.settings.graph_depth + 1, 3)
+        synonym, ranking, paths = await _walk(ctx, entities, depth, similar_first=True)
         ctx.clock.lap("synonym", start)
         return Ranking(ranking, synonym, paths)
+
+
+async def _walk(
+    ctx: Context,
+    seeds: dict[str, str],
+    depth: int,
+    seed_chunks: tuple[str, ...] = (),
+    *,
+    similar_first: bool = False,
+) -> tuple[Walk, list[tuple[str, float]], dict[str, HopPath]]:
+    """A walk from ``seeds`` (kept per vault generation, generic names not followed) and the
+    chunks it reached, ranked against the question, with the path to each."""
+    view, qvec = await ctx.vault_view(), await ctx.embedding
+    walk, scores = await cached.walk_once(
+        ctx.core.store,
+        ctx.core.memo,
+        (ctx.vault, view.generation),
+        seeds,
+        depth,
+        ctx.extractors,
+        similar_first=similar_first,
+        max_mentioned_by=ctx.generic(view),
+        seed_chunks=seed_chunks,
+        embedding=qvec,
+    )
+    paths: dict[str, HopPath] = {}
+    ranking = await walk_ranking(ctx.core, ctx.vault, walk, qvec, paths, scores)
+    return walk, ranking, paths
 
 
 # One of each (they keep no state: a question's lives in its context), in the fusion's order.
