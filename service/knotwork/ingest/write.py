@@ -173,9 +173,9 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
         notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]
         await run_query(tx, "chunks_prune", vault=v, notes=notes)
     pairs = [
-        {"a": a["id"], "b": b["id"]}
+        {"a": this["id"], "b": after["id"]}
         for w in ws
-        for a, b in zip(w.chunks, w.chunks[1:], strict=False)
+        for this, after in zip(w.chunks, w.chunks[1:], strict=False)
     ]
     if pairs:
         await run_query(tx, "chunks_chain", pairs=pairs)
