@@ -187,15 +187,13 @@ class GraphStore:
                 log.debug("Neo4j transaction retried in %.2f s: %s", delay, exc)
                 await asyncio.sleep(delay)
 
-    async def _managed(
-        self, work: Callable[[AsyncManagedTransaction], Awaitable[T]], *, write: bool
-    ) -> T:
-        """Run ``work`` in a managed transaction (``_attempts`` retries it)."""
+    async def _managed(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        """Run ``work`` in a managed write transaction (``_attempts`` retries it)."""
 
         async def call(session: AsyncSession) -> T:
-            return await (session.execute_write if write else session.execute_read)(work)
+            return await session.execute_write(work)
 
-        return await self._attempts(call, write=write)
+        return await self._attempts(call, write=True)
 
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool
@@ -208,7 +206,7 @@ class GraphStore:
 
         with _translated_errors():
             if write:
-                return await self._managed(work, write=True)
+                return await self._managed(work)
             # A read of one statement needs no explicit transaction: an auto-commit query is
             # one round trip (run and pull) where a managed one adds begin and commit, about
             # half the driver's work for the small reads retrieval makes (bench/RESULTS.md).
@@ -222,7 +220,7 @@ class GraphStore:
             for attempt in range(RERUNS + 1):
                 try:
                     with _translated_errors():
-                        return await self._managed(work, write=True)
+                        return await self._managed(work)
                 except Neo4jError as exc:
                     if exc.code not in RERUN_CODES or attempt == RERUNS:
                         raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterable
 
 from knotwork.ingest.chunk import chunk_for_line
 from knotwork.models import Chunk, Fact, Link, ParsedNote
@@ -40,6 +41,11 @@ def note_keys(path: str) -> list[str]:
     """Every key that resolves to the note at ``path``: its path suffixes, shortest first."""
     parts = link_key(path).split("/")
     return ["/".join(parts[i:]) for i in range(len(parts) - 1, -1, -1)]
+
+
+def new_note_keys(paths: Iterable[str]) -> list[str]:
+    """The keys of notes new to the graph: other notes' links to them may now resolve."""
+    return sorted({k for path in paths for k in note_keys(path)})
 
 
 def _link_relations(links: list[Link]) -> dict[Link, str]:

@@ -27,7 +27,7 @@ from knotwork.graph.names import Names, NameView
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
-from knotwork.ingest.facts import note_keys
+from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.text.language import note_language, setting_key
@@ -102,22 +102,15 @@ class Ingestor:
 
     # -- the two halves of a batch (a sync overlaps them: prepare the next, write this one) --
 
-    async def prepare(
-        self,
-        changes: list[Change],
-        names: Names | None = None,
-        exclude: list[str] | None = None,
-        targets: Names | None = None,
-    ) -> Prepared:
+    async def prepare(self, changes: list[Change], names: Names | None = None) -> Prepared:
         """Read states, draft, embed and resolve mentions and links for a batch.
 
-        ``targets``: the vault's names after the whole change, which links resolve against (a
-        sync passes them, knowing every note it will write, and re-resolves other notes' links
-        once at its end); ``names`` the same for mentions (None when mentions are off). Without
-        ``targets`` the batch stands alone: the graph's names with this batch applied serve
-        both, and the batch moves other notes' mentions and links itself.
+        ``names``: the vault's names after the whole change, which links and mentions resolve
+        against (a sync passes them, knowing every note it will write, and moves other notes'
+        mentions and links once at its end). Without them the batch stands alone: the graph's
+        names with this batch applied serve, and the batch moves the others itself.
         """
-        return await self._rows(await self._drafted(changes), names, exclude, targets)
+        return await self._rows(await self._drafted(changes), names)
 
     async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
         """Write a prepared batch, then extract its new chunks and link new entities."""
@@ -156,46 +149,35 @@ class Ingestor:
         await self._embed_drafts(drafts, outcomes)
         return Drafted(states, outcomes, drafts, deletes)
 
-    async def _rows(
-        self,
-        drafted: Drafted,
-        names: Names | None = None,
-        exclude: list[str] | None = None,
-        targets: Names | None = None,
-    ) -> Prepared:
+    async def _rows(self, drafted: Drafted, names: Names | None = None) -> Prepared:
         """Mentions and links resolved, the writer's rows built (see ``prepare``)."""
-        standalone, token = targets is None, None
+        standalone, token = names is None, None
         states, drafts, deletes = drafted.states, drafted.drafts, drafted.deletes
         view: NameView | None = None
-        if targets is None:  # the graph's names, as this batch leaves them
+        if names is None:  # the graph's names, as this batch leaves them
             token, base = await names_cache.cached(self.core.store, self.core.names, self.vault)
-            view = targets = NameView(base)
+            view = names = NameView(base)
             for d in drafts.values():
                 if d.renamed_from:
                     view.remove(d.renamed_from)
                 view.put(d.path, d.props["lpath"], d.names)
             for gone in deletes:
                 view.remove(gone.path)
-        if not self.settings.mentions:
-            names = None
-        elif names is None:
-            names = view
+        mentioned = names if self.settings.mentions else None
         writes = await asyncio.to_thread(
             lambda: [
                 drafting.note_write(
-                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, names
+                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, mentioned
                 )
                 for d in drafts.values()
             ]
         )
-        batch = write.Batch(self.vault, targets, writes, deletes, names)
+        batch = write.Batch(self.vault, names, writes, deletes, mentioned)
         if standalone:
             batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
-            batch.exclude = sorted(drafts) + (exclude or [])
+            batch.exclude = sorted(drafts)
             # Other notes' links to the keys of notes new here move to them.
-            batch.link_keys = sorted(
-                {k for d in drafts.values() if d.is_new for k in note_keys(d.path)}
-            )
+            batch.link_keys = new_note_keys(d.path for d in drafts.values() if d.is_new)
             if batch.reverse_keys or deletes:
                 batch.names_token = uuid.uuid4().hex
         return Prepared(batch, drafted.outcomes, drafts, view, token)

@@ -26,7 +26,7 @@ from knotwork.graph.names import NameIndex
 from knotwork.ingest import write
 from knotwork.ingest.changes import Change, Delete, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
-from knotwork.ingest.facts import note_keys
+from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.vault.files import read_note, scan_notes
@@ -139,8 +139,9 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     report.unchanged += len(texts) - len(work)
     upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
     names, keys, others = await _final_names(ingestor, upserts, deleted, set(stored))
-    new = {u.path for u in upserts if u.path not in stored}
-    link_keys = sorted({k for p in new for k in note_keys(p)}) if others else []
+    if not others:  # nothing the sync does not write: no mentions or links of others to move
+        return _Plan(upserts, deleted, names, [], [])
+    link_keys = new_note_keys(u.path for u in upserts if u.new)
     return _Plan(upserts, deleted, names, keys if ingestor.settings.mentions else [], link_keys)
 
 
@@ -170,7 +171,7 @@ async def _final_names(
         names.put(u.path, props["lpath"], props["mkeys"])
     written = {u.path for u in upserts} | set(deleted)
     others = stored - written - {u.renamed_from for u in upserts}
-    return names, sorted(keys) if others else [], bool(others)
+    return names, sorted(keys), bool(others)
 
 
 def _batches(upserts: list[Upsert], size: int) -> list[list[Change]]:
@@ -199,10 +200,8 @@ async def _apply(
             if progress:
                 progress(done, total, outcome.path)
 
-    mention_names = plan.names if ingestor.settings.mentions else None
-
     async def prepare(batch: list[Change]) -> Prepared:
-        return await ingestor.prepare(batch, mention_names, exclude, plan.names)
+        return await ingestor.prepare(batch, plan.names)
 
     # The last batch deletes what is gone and rewrites the other notes' mentions.
     batches.append([Delete(p) for p in plan.deletes])

@@ -169,8 +169,7 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     if chunks:
         await run_query(tx, "chunks_write", vault=v, chunks=chunks)
     touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from], b.targets)
-    if known:
-        notes = [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]
+    if notes := [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]:
         await run_query(tx, "chunks_prune", vault=v, notes=notes)
     pairs = [
         {"a": this["id"], "b": after["id"]}

@@ -145,7 +145,7 @@ class Context:
 
     async def _named(self) -> list[search.NamedNote]:
         qvec = await self.embedding  # the vault's size is awaited once the query is back
-        notes = cached.notes(self.vault_view())
+        notes = self.steps.start(cached.notes(self.vault_view()))
         found = await self.clock.timed(
             "names", search.named_notes(self.core.store, self.vault, self.question, notes, qvec)
         )
