@@ -50,10 +50,11 @@ class Settings(BaseSettings):
     embed_model: str = "nomic-embed-text"
     embed_dimension: int = Field(default=768, ge=1, le=4096)
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
-    # Where embeddings are computed: Ollama, or in this process with sentence-transformers
-    # (the `local-embed` extra), for machines without Ollama.
-    embed_provider: Literal["ollama", "sentence-transformers"] = "ollama"
-    # CPU threads torch may use for in-process embeddings (process-wide).
+    # Where embeddings are computed: Ollama, or in this process, for machines without Ollama:
+    # USE multilingual v3 (numpy, always installed) or sentence-transformers (the `local-embed`
+    # extra, torch).
+    embed_provider: Literal["ollama", "use-multilingual", "sentence-transformers"] = "ollama"
+    # CPU threads of the in-process embedder (torch's are process-wide).
     embed_threads: int = Field(default=1, ge=1, le=64)
 
     # Vault and chunking

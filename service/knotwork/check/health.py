@@ -200,6 +200,8 @@ def capabilities(
         graph = Capability(ready=True)
     if settings.embed_provider == "ollama":
         embedder = _model_problem(ollama, "embedding")
+    elif settings.embed_provider == "use-multilingual":
+        embedder = None  # a dependency of every install; check_embedder vetted its settings
     elif importlib.util.find_spec("sentence_transformers") is None:
         embedder = Capability(
             ready=False,

