@@ -5,8 +5,8 @@
 // Parameters: $vault (str), $paths (list<str>, reached notes), $ids (list<str>, asserting
 //             chunk ids), $embedding (list<float> or null)
 // Returns: one row: notes (list of maps path, note (element id), id (chunk id), ord (int),
-//          score (float)), asserting (list of maps id, score (float)) for the $ids not among
-//          the notes' chunks
+//          score (float)), asserting (list of maps id, score (float), for the $ids not among
+//          the notes' chunks)
 CALL () {
   UNWIND $paths AS path
   MATCH (n:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from knotwork.graph.queries.writes import NAMES_STAMP, VAULT_NAMES, VaultNamesRow
 from knotwork.graph.store import GraphStore
 
 
@@ -49,7 +50,7 @@ class NameIndex:
     _by_stem: dict[str, list[tuple[tuple[int, str, str], str]]] = field(default_factory=dict)
 
     @classmethod
-    def from_rows(cls, rows: Iterable[dict[str, Any]]) -> NameIndex:
+    def from_rows(cls, rows: Iterable[VaultNamesRow]) -> NameIndex:
         """From ``vault_names.cypher`` rows: path, lpath, mkeys."""
         index = cls()
         for row in rows:
@@ -186,7 +187,7 @@ Cache = dict[str, tuple[str, NameIndex]]  # vault → (stamp token, its names): 
 async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | None, NameIndex]:
     """The vault's note names and the stamp token they were read under: from ``cache`` while
     the graph's stamp (names_stamp.cypher) is the token cached, else read anew."""
-    rows = await store.read("names_stamp", vault=vault)
+    rows = await store.read(NAMES_STAMP, vault=vault)
     tokens = rows[0]["tokens"] if rows else []
     token = tokens[0] if len(tokens) == 1 else None
     hit = cache.get(vault)
@@ -194,7 +195,7 @@ async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | Non
         return token, hit[1]
     # The stamp is read first: names changed meanwhile are cached under the older token,
     # which the next read no longer matches, so a stale cache is never trusted.
-    index = NameIndex.from_rows(await store.read("vault_names", vault=vault))
+    index = NameIndex.from_rows(await store.read(VAULT_NAMES, vault=vault))
     if token is not None:
         cache[vault] = (token, index)
     return token, index

@@ -16,8 +16,8 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
+from knotwork.graph.queries.reads import VaultDatesRow
 from knotwork.text.dates import text_dates
 from knotwork.text.vocab import MONTHS
 
@@ -205,7 +205,7 @@ class DatedNotes:
     notes: tuple[int, ...]  # the note (index into paths) of each of ``days``
 
     @classmethod
-    def from_row(cls, row: dict[str, list[Any]]) -> DatedNotes:
+    def from_row(cls, row: VaultDatesRow) -> DatedNotes:
         pairs = sorted((d, i) for i, ds in enumerate(row["dates"]) for d in ds)
         return cls(
             paths=tuple(row["paths"]),
