@@ -77,7 +77,9 @@ async def fulltext(
     cached.vault_view reads them; None: all six)."""
     words = lucene_query(question)
     indexes = (
-        FULLTEXT if languages is None else [f"chunk_text_{x}" for x in LANGUAGES if x in languages]
+        FULLTEXT
+        if languages is None
+        else [index for lang, index in zip(LANGUAGES, FULLTEXT, strict=True) if lang in languages]
     )
     if not words or not indexes:
         return []
