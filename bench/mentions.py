@@ -13,12 +13,13 @@ import asyncio
 import sys
 
 from knotwork.core import open_core
+from knotwork.graph.queries.admin import MENTIONS_COUNTS
 from knotwork.settings import Settings
 
 
 async def counts(settings: Settings, vault: str) -> list[dict[str, object]]:
     async with open_core(settings) as core:
-        return await core.store.read("mentions_counts", vault=vault)
+        return await core.store.read(MENTIONS_COUNTS, vault=vault)
 
 
 def table(rows: list[dict[str, object]], top: int, notes: list[str]) -> str:

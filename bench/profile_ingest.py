@@ -29,6 +29,7 @@ from bench.common import EMBEDDER_ENV, bench_settings, use_bench_embedder
 from bench.ingest import generate
 from knotwork.core import open_core
 from knotwork.graph import cypher
+from knotwork.graph.queries import Query
 from knotwork.graph.store import GraphStore
 from knotwork.ingest import mentions, write
 from knotwork.ingest.ingestor import Ingestor
@@ -39,8 +40,10 @@ TIMES: dict[str, list[float]] = defaultdict(list)
 SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning, running, streaming
 
 
-async def _timed_q(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
-    start = time.perf_counter()
+async def _timed_q(
+    tx: AsyncManagedTransaction, query: Query[Any], /, **params: Any
+) -> list[dict[str, Any]]:
+    name, start = query.name, time.perf_counter()
     result = await tx.run(cypher.load(name), params)
     rows = [record.data() async for record in result]
     summary = await result.consume()
@@ -56,10 +59,12 @@ def _patch() -> None:
     for method in ("read", "write"):
         original = getattr(GraphStore, method)
 
-        async def timed(self: GraphStore, name: str, _o: Any = original, **p: Any) -> Any:
+        async def timed(
+            self: GraphStore, query: Query[Any], /, _o: Any = original, **p: Any
+        ) -> Any:
             start = time.perf_counter()
-            rows = await _o(self, name, **p)
-            TIMES[name].append(time.perf_counter() - start)
+            rows = await _o(self, query, **p)
+            TIMES[query.name].append(time.perf_counter() - start)
             return rows
 
         setattr(GraphStore, method, timed)

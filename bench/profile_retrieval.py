@@ -30,6 +30,7 @@ from bench.common import bench_settings
 from bench.retrieval import VAULT, VaultBuilder, make_questions
 from knotwork.core import open_core
 from knotwork.graph import cypher
+from knotwork.graph.queries import Query
 from knotwork.graph.store import GraphStore, result_rows
 from knotwork.retrieve import retrieve
 
@@ -38,8 +39,8 @@ ORIGIN = [0.0]
 
 
 def _patch() -> None:
-    async def read(self: GraphStore, name: str, **params: Any) -> list[dict[str, Any]]:
-        inner: list[float] = []
+    async def read(self: GraphStore, query: Query[Any], /, **params: Any) -> list[dict[str, Any]]:
+        name, inner = query.name, list[float]()
 
         async def call(session: AsyncSession) -> list[dict[str, Any]]:
             start = time.perf_counter()

@@ -41,6 +41,7 @@ from typing import Any
 
 from bench.common import bench_settings, record
 from knotwork.core import Core, open_core
+from knotwork.graph.queries.admin import VAULT_STATS
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.parse import parse_note
@@ -279,7 +280,7 @@ async def measure(
                 report = await sync_vault(ingestor, progress=_progress(size))
                 synced = time.perf_counter() - start
                 assert not report.errors, report.errors[:3]
-                stats = (await core.store.read("vault_stats", vault=VAULT))[0]
+                stats = (await core.store.read(VAULT_STATS, vault=VAULT))[0]
                 if not questions:
                     questions = make_questions(builder, count + warmup)
                 load_before = os.getloadavg()[0]

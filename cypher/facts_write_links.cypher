@@ -14,19 +14,12 @@ MATCH (n:Note {vault: $vault, path: f.props.source})
 CALL (f) {
   WITH f WHERE f.target_path IS NOT NULL
   MERGE (m:Note {vault: $vault, path: f.target_path})
-  RETURN m
+  RETURN m AS target
   UNION ALL
   WITH f WHERE f.target_path IS NULL
-  RETURN null AS m
-}
-CALL (f, m) {
-  WITH f, m WHERE m IS NULL
   MERGE (u:Unresolved {vault: $vault, key: f.props.target})
     ON CREATE SET u.name = f.props.target_text
   RETURN u AS target
-  UNION ALL
-  WITH m WHERE m IS NOT NULL
-  RETURN m AS target
 }
 CREATE (n)-[r:$(f.relation)]->(target)
 SET r = f.props, r.recorded_at = datetime()

@@ -16,25 +16,21 @@ CALL (k) {
   RETURN r
 }
 WITH k, collect(r) AS links WHERE size(links) > 0
+// Where the key's links go: its note, or its Unresolved placeholder. Every link found that is
+// not there already moves; a placeholder merged here already held one of them unless some
+// link is on a note, which then moves to it, so the merge creates nothing that stays unused.
 CALL (k) {
   WITH k WHERE k.target IS NOT NULL
   MERGE (m:Note {vault: $vault, path: k.target})
-  RETURN m AS best
+  RETURN m AS dest
   UNION
   WITH k WHERE k.target IS NULL
-  RETURN null AS best
-}
-UNWIND links AS r
-WITH r, k, best, startNode(r) AS src, endNode(r) AS old
-WHERE (best IS NULL AND NOT old:Unresolved) OR (best IS NOT NULL AND old <> best)
-CALL (k, best) {
-  WITH k, best WHERE best IS NULL
   MERGE (u:Unresolved {vault: $vault, key: k.key}) ON CREATE SET u.name = k.key
   RETURN u AS dest
-  UNION
-  WITH best WHERE best IS NOT NULL
-  RETURN best AS dest
 }
+UNWIND links AS r
+WITH r, dest, startNode(r) AS src, endNode(r) AS old
+WHERE old <> dest
 CREATE (src)-[moved:$(type(r))]->(dest)
 SET moved = properties(r)
 WITH r, elementId(old) AS oid, CASE WHEN dest:Unresolved THEN elementId(dest) END AS did

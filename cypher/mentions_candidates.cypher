@@ -7,7 +7,7 @@
 // Parameters: $vault (str), $keys (list<str>, mention keys), $named (list<str>, those of $keys
 //             some note bears now), $exclude (list<str>, note paths left alone: written with
 //             the current names already)
-// Returns: path (str), chunks (list of maps: id, text, line_map, fence), in chunk order
+// Returns: path (str), chunks (list of maps: id, text, line_map, fence; in chunk order)
 CALL () {
   UNWIND $named AS key
   CALL db.index.fulltext.queryNodes('chunk_words', '"' + key + '"') YIELD node AS c

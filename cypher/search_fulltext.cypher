@@ -5,7 +5,7 @@
 // Parameters: $vault (str), $query (str, already escaped), $k (int, candidates per index),
 //             $indexes (list<str>, the chunk_text_* index names)
 // Returns: one row: returned (int, the most candidates one index gave, any vault), hits (list
-//          of maps id, score (float)), best first, this vault's only)
+//          of maps id, score (float), best first, this vault's only)
 UNWIND $indexes AS idx
 CALL (idx) {
   CALL db.index.fulltext.queryNodes(idx, $query, {limit: $k}) YIELD node, score

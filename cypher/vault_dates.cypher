@@ -3,7 +3,7 @@
 // stands (retrieve/cached.py), instead of scanning every note for each question naming a date.
 // Parameters: $vault (str)
 // Returns: one row: paths (list<str>), dates (list<list<str>>, ISO dates, per note), chunks
-//          (list<str>, each note's first chunk by ord; '' for a note without chunks), all in
+//          (list<str>, each note's first chunk by ord; '' for a note without chunks); all in
 //          the same order
 MATCH (n:Note {vault: $vault})
 WHERE size(coalesce(n.dates, [])) > 0

@@ -2,11 +2,13 @@
 // the reached notes (the caller keeps each note's best) and the chunks that assert a walked
 // fact outside those notes. Cosine of the chunk's embedding and the question's; 0 for a chunk
 // not yet embedded or without a question vector (then the notes' chunks come in note order).
+// Its twin: the scoring block at the end of walk_hops.cypher scores a walk the same way in the
+// walk's own round trip; a change to one is made to the other.
 // Parameters: $vault (str), $paths (list<str>, reached notes), $ids (list<str>, asserting
 //             chunk ids), $embedding (list<float> or null)
 // Returns: one row: notes (list of maps path, note (element id), id (chunk id), ord (int),
-//          score (float)), asserting (list of maps id, score (float)) for the $ids not among
-//          the notes' chunks
+//          score (float)), asserting (list of maps id, score (float), for the $ids not among
+//          the notes' chunks)
 CALL () {
   UNWIND $paths AS path
   MATCH (n:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 LinkKind = Literal["wikilink", "embed", "markdown", "frontmatter"]
 Extractor = Literal["wikilink", "frontmatter", "alias", "tag", "mention", "llm"]
@@ -119,9 +119,20 @@ def fact_key(
     return "|".join([*fields, chunk_id or ""])
 
 
-def stored_fact_key(row: dict[str, Any]) -> str:
-    """The key of a fact as notes_facts.cypher and mentions_delete.cypher return it (a map of
-    its relation, subject, target, extractor, line, predicate and chunk_id)."""
+class StoredFact(TypedDict):
+    """A fact as notes_facts.cypher and mentions_delete.cypher return it."""
+
+    relation: str
+    subject: str | None
+    target: str
+    extractor: str
+    line: int | None
+    predicate: str | None
+    chunk_id: str | None
+
+
+def stored_fact_key(row: StoredFact) -> str:
+    """The key of a fact read back from the graph (``StoredFact``)."""
     return fact_key(
         row["relation"],
         row["subject"],

@@ -21,6 +21,7 @@ import pytest
 from neo4j import AsyncGraphDatabase, RoutingControl
 
 from knotwork.core import Core, open_core
+from knotwork.graph.queries.writes import NOTE_HASHES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.local_neo4j.server import LocalNeo4j
@@ -206,7 +207,7 @@ async def stored_notes(core: Core, vault: str = "default") -> dict[str, str | No
     """Path → content hash of every note the graph holds for ``vault`` (None: derived under
     other rules or language settings than the defaults, so a sync rewrites it)."""
     rows = await core.store.read(
-        "note_hashes", vault=vault, facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
+        NOTE_HASHES, vault=vault, facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
     )
     return {row["path"]: row["content_hash"] for row in rows}
 

@@ -30,6 +30,7 @@ from knotwork.api.routes.health import Readiness
 from knotwork.check.health import HealthReport
 from knotwork.core import open_core
 from knotwork.graph.lease import Lease
+from knotwork.graph.queries.writes import MENTIONS_WRITE
 from knotwork.retrieve.notes import note_detail, vault_stats
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
@@ -151,7 +152,7 @@ def test_a_placeholder_note_answers_its_declared_model(
 
     async def place() -> None:
         async with open_core(api_settings(settings, vault)) as core:
-            await core.store.write("mentions_write", vault="default", facts=[mention])
+            await core.store.write(MENTIONS_WRITE, vault="default", facts=[mention])
 
     asyncio.run(place())
     got = client.get("/notes/Ghost.md")

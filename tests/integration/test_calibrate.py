@@ -9,6 +9,7 @@ import pytest
 
 from knotwork.core import open_core
 from knotwork.errors import EmptyVaultError
+from knotwork.graph.queries.admin import CALIBRATION_GET
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve
@@ -55,5 +56,5 @@ async def test_the_floor_is_stored_read_and_refuses_off_topic(
         with pytest.raises(EmptyVaultError, match="holds no embedded chunks"):
             await calibrate_vault(core, "no-such-vault")
         # Another embedding model has no floor until it is calibrated.
-        other = await core.store.read("calibration_get", vault="t", embed_model="another-model")
+        other = await core.store.read(CALIBRATION_GET, vault="t", embed_model="another-model")
         assert other == []

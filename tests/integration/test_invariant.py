@@ -25,6 +25,7 @@ from hypothesis.stateful import (
 
 from knotwork.check.verify import snapshot
 from knotwork.core import Core, open_core
+from knotwork.graph.queries.admin import NOTE_MTIMES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
@@ -170,7 +171,7 @@ class VaultMachine(RuleBasedStateMachine):
         )
 
     def mtimes(self, vault: str) -> list[tuple[str, float | None]]:
-        rows = self.run(self.core.store.read("note_mtimes", vault=vault))
+        rows = self.run(self.core.store.read(NOTE_MTIMES, vault=vault))
         return [(row["path"], row["mtime"]) for row in rows]
 
     def teardown(self) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from knotwork.core import Core
+from knotwork.graph.queries.reads import CHUNKS_CITED
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import cached, retrieve, search
@@ -189,7 +190,7 @@ async def test_reads_return_plain_nested_values(core: Core, vault: Path) -> None
     """Rows come back as decoded (no Record.data() pass): lists and maps as Python's own."""
     await _ingest(core, vault)
     _, chunk = await _alice(core)
-    [row] = await core.store.read("chunks_cited", ids=[chunk], extractors=None, limit=10)
+    [row] = await core.store.read(CHUNKS_CITED, ids=[chunk], extractors=None, limit=10)
     assert type(row["chunks"]) is list and type(row["chunks"][0]) is dict
     assert (
         row["chunks"][0]["path"] == "team/Alice.md" and "Alice reports" in row["chunks"][0]["text"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
+from knotwork.graph.queries.admin import NOTE_MTIMES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve.notes import note_detail
@@ -102,7 +103,7 @@ async def test_a_graph_written_before_spellings_were_kept_is_renamed_by_the_next
 
 
 async def mtimes(core: Core) -> list[tuple[str, float | None]]:
-    rows = await core.store.read("note_mtimes", vault="t")
+    rows = await core.store.read(NOTE_MTIMES, vault="t")
     return [(row["path"], row["mtime"]) for row in rows]
 
 

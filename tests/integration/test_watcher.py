@@ -21,6 +21,7 @@ from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.errors import LeaseHeldError
 from knotwork.graph.lease import Lease, lease_status
+from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
@@ -310,14 +311,14 @@ async def test_the_watcher_finishes_chunks_left_pending_once_the_model_answers(
     task = asyncio.create_task(running.run(ready=ready))
     try:
         await asyncio.wait_for(ready.wait(), 60)
-        pending = await core.store.read("chunks_pending", vault="w", limit=100)
+        pending = await core.store.read(CHUNKS_PENDING, vault="w", limit=100)
         assert len(pending) >= 2, "the start-up sync left every chunk waiting for its embedding"
         fake_ollama.down = False
         for _ in range(120):
-            if not await core.store.read("chunks_pending", vault="w", limit=100):
+            if not await core.store.read(CHUNKS_PENDING, vault="w", limit=100):
                 break
             await asyncio.sleep(0.5)
-        assert await core.store.read("chunks_pending", vault="w", limit=100) == []
+        assert await core.store.read(CHUNKS_PENDING, vault="w", limit=100) == []
         assert not task.done(), "the watcher still follows the vault"
     finally:
         running.stop()

@@ -13,6 +13,7 @@ from knotwork.errors import QueryNotFoundError
 from knotwork.graph import cypher
 from knotwork.graph.store import EXPECTED_INDEXES
 from tests.conftest import REPO
+from tests.unit.test_queries import QUERIES
 
 FILES = sorted((REPO / "cypher").glob("*.cypher"))
 
@@ -92,55 +93,70 @@ def _declared(name: str) -> set[str]:
     return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", block))
 
 
-def _named_calls() -> list[tuple[str, int, str, set[str] | None]]:
-    """(file, line, query name, keyword names or None when ``**`` passes more) of every call
-    that runs a named query: ``….read("name", …)``, ``….write("name", …)`` and the in-transaction
-    ``run_query(tx, "name", …)``."""
+Call = tuple[str, int, str, set[str] | None, bool]
+
+
+def _constant(node: ast.expr) -> str | None:
+    """The query file a ``Query`` constant argument names (``VAULT_NOTES`` or
+    ``queries.VAULT_NOTES``), else None."""
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+    query = QUERIES.get(name) if isinstance(name, str) else None
+    return query.name if query is not None else None
+
+
+def _named_calls() -> list[Call]:
+    """(file, line, query name, keyword names or None when ``**`` passes more, whether the call
+    runs the query itself) of every call passing a ``Query`` constant, in the service, the tests
+    and the benchmarks: ``….read(Q, …)``, ``….write(Q, …)`` and the in-transaction
+    ``run_query(tx, Q, …)`` run it; a helper (``_touched(tx, Q, …)``) passes it on with
+    some of its parameters."""
     found = []
-    for source in sorted((REPO / "service" / "knotwork").rglob("*.py")):
-        for node in ast.walk(ast.parse(source.read_text())):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            args = node.args
-            if attr in ("read", "write") and args:
-                first = args[0]
-            elif attr == "run_query" and len(args) >= 2:
-                first = args[1]
-            else:
-                continue
-            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-                continue
-            if not (REPO / "cypher" / f"{first.value}.cypher").is_file():
-                continue  # another object's read/write ("r" file modes, streams)
-            keys = {k.arg for k in node.keywords}
-            rel = str(source.relative_to(REPO))
-            found.append((rel, node.lineno, first.value, None if None in keys else keys))
+    for folder in ("service", "tests", "bench"):
+        for source in sorted((REPO / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(source.read_text())):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                position = {"read": 0, "write": 0, "run_query": 1}.get(attr)
+                named = [(i, q) for i, a in enumerate(node.args) if (q := _constant(a))]
+                if not named:
+                    continue
+                index, name = named[0]
+                keys = {k.arg for k in node.keywords}
+                rel = str(source.relative_to(REPO))
+                runs = index == position
+                found.append((rel, node.lineno, name, None if None in keys else keys, runs))
     return found
 
 
 def test_every_call_passes_exactly_the_parameters_its_query_declares() -> None:
     """A query's header is its contract: a call with a missing or an extra parameter (which
-    Neo4j would take as null, or ignore) fails here rather than in production."""
+    Neo4j would take as null, or ignore) fails here rather than in production. A helper that
+    passes a query on with some parameters may pass only declared ones."""
     calls = _named_calls()
-    assert len(calls) >= 40, "the scan found the calls"
+    assert sum(runs for *_, runs in calls) >= 80, "the scan found the calls"
     wrong = [
         f"{where}:{line} {name}: passes {sorted(keys)}, declared {sorted(_declared(name))}"
-        for where, line, name, keys in calls
-        if keys is not None and keys != _declared(name)
+        for where, line, name, keys, runs in calls
+        if keys is not None and (keys != _declared(name) if runs else not keys <= _declared(name))
     ]
     assert wrong == []
 
 
 def test_every_query_is_run_somewhere() -> None:
-    """No dead query files: each is run by name, loaded as statements, or read by tests or
-    benchmarks."""
-    used = {name for _, _, name, _ in _named_calls()}
+    """No dead query files: each is run through its constant (by the service, tests or
+    benchmarks) or loaded as statements (``cypher.statements("name")``)."""
+    used = {name for _, _, name, _, _ in _named_calls()}
     texts = "\n".join(
         p.read_text()
         for folder in ("service", "tests", "bench")
         for p in (REPO / folder).rglob("*.py")
+        if "queries" not in p.relative_to(REPO).parts  # where the constants are defined
     )
-    unused = [p.stem for p in FILES if p.stem not in used and f'"{p.stem}"' not in texts]
+    unused = [
+        p.stem
+        for p in FILES
+        if p.stem not in used and f'cypher.statements("{p.stem}")' not in texts
+    ]
     assert unused == []

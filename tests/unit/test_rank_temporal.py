@@ -10,7 +10,7 @@ import pytest
 from knotwork.retrieve.config import FULL
 from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
 from knotwork.retrieve.search import max_mentioned_by, specificity
-from knotwork.retrieve.temporal import DatedNotes, DateRange, question_range
+from knotwork.retrieve.temporal import FAR, DatedNotes, DateRange, question_range
 
 TODAY = date(2026, 11, 30)  # a Monday
 
@@ -159,3 +159,18 @@ def test_dated_notes_answer_nearest_the_middle_then_by_path() -> None:
     spring = DateRange(date(2024, 3, 1), date(2024, 5, 31))  # middle: 15 April
     assert [c for c, _ in dated.nearest(spring, 10)][:2] == ["far#0", "b#0"]  # b: 1 May
     assert dated.nearest(DateRange(date(2030, 1, 1), date(2030, 12, 31)), 10) == []
+
+
+def test_a_date_that_is_no_calendar_date_is_never_near() -> None:
+    """A note dated only by a string that sorts in the range but is no calendar date (30
+    February) is kept as far away as search_temporal.cypher keeps it, after every real date."""
+    dated = DatedNotes.from_row(
+        {
+            "paths": ["odd.md", "real.md"],
+            "dates": [["2024-02-30"], ["2024-02-01"]],
+            "chunks": ["o#0", "r#0"],
+        }
+    )
+    span = DateRange(date(2024, 2, 1), date(2024, 3, 31))  # "2024-02-30" sorts inside it
+    away = (span.middle - date(2024, 2, 1)).days
+    assert dated.nearest(span, 10) == [("r#0", 1 / (1 + away)), ("o#0", 1 / (1 + FAR))]

@@ -29,6 +29,7 @@ from knotwork.errors import (
     NoteNotFoundError,
     WriteConflictError,
 )
+from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
@@ -182,7 +183,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
         if on_disk:
             writable(core, root)
         else:  # gone from the disk (say, by an earlier delete while Neo4j was down)
-            rows = await core.store.read("notes_state", vault=writers.vault, paths=[rel])
+            rows = await core.store.read(NOTES_STATE, vault=writers.vault, paths=[rel])
             if not any(row["content_hash"] is not None for row in rows):
                 raise NoteNotFoundError(f"no note {rel!r} in the vault")
         async with writers.write() as way:

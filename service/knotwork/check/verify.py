@@ -4,33 +4,53 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
+from knotwork.graph.queries.admin import (
+    DUMP_CHUNKS,
+    DUMP_FACTS,
+    DUMP_NODES,
+    DUMP_NOTES,
+    DumpChunksRow,
+    DumpFactsRow,
+    DumpLineRow,
+)
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 
-PARTS = ("notes", "chunks", "facts", "nodes")
 
-
-async def dump(store: GraphStore, vault: str) -> dict[str, list[dict[str, Any]]]:
+class Dump(TypedDict):
     """The rows of every dump query: a canonical line each, and for chunks and facts the
     columns verification selects by (never fields cut out of a line)."""
-    return {
-        "notes": await store.read("dump_notes", vault=vault),
-        "chunks": await store.read("dump_chunks", vault=vault),
-        "facts": await store.read("dump_facts", vault=vault),
-        "nodes": await store.read("dump_nodes", vault=vault),
-    }
+
+    notes: list[DumpLineRow]
+    chunks: list[DumpChunksRow]
+    facts: list[DumpFactsRow]
+    nodes: list[DumpLineRow]
+
+
+async def dump(store: GraphStore, vault: str) -> Dump:
+    return Dump(
+        notes=await store.read(DUMP_NOTES, vault=vault),
+        chunks=await store.read(DUMP_CHUNKS, vault=vault),
+        facts=await store.read(DUMP_FACTS, vault=vault),
+        nodes=await store.read(DUMP_NODES, vault=vault),
+    )
 
 
 async def snapshot(store: GraphStore, vault: str) -> dict[str, list[str]]:
     """Sorted canonical lines of every note, chunk, fact and entity of the vault."""
     rows = await dump(store, vault)
-    return {part: [row["line"] for row in rows[part]] for part in PARTS}
+    return {
+        "notes": [row["line"] for row in rows["notes"]],
+        "chunks": [row["line"] for row in rows["chunks"]],
+        "facts": [row["line"] for row in rows["facts"]],
+        "nodes": [row["line"] for row in rows["nodes"]],
+    }
 
 
-def structural(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
+def structural(rows: Dump) -> dict[str, list[str]]:
     """What a fresh parse determines: no model output, no embedding or extraction state."""
     return {
         "notes": [r["line"] for r in rows["notes"]],

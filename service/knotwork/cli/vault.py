@@ -11,6 +11,7 @@ import typer
 
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.core import Core
+from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import SyncReport, sync_vault
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
@@ -23,14 +24,14 @@ class _Summary:
     writers' work included), for the summary a person reads."""
 
     report: SyncReport
-    unresolved: list[dict[str, Any]]
+    unresolved: list[UnresolvedLinksRow]
     stats: dict[str, Any]
 
 
 async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
     from knotwork.retrieve.notes import vault_stats
 
-    unresolved = await core.store.read("unresolved_links", vault=vault)
+    unresolved = await core.store.read(UNRESOLVED_LINKS, vault=vault)
     return _Summary(report, unresolved, await vault_stats(core))
 
 

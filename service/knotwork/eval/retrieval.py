@@ -41,6 +41,7 @@ from knotwork.eval.metrics import (
     type_table,
 )
 from knotwork.graph.lease import Lease, holding
+from knotwork.graph.queries.admin import EVAL_SECTIONS, VAULT_STATS
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.retrieve.config import ABLATIONS, PRESETS
@@ -149,7 +150,7 @@ async def prepare_vault(
         # from the vector index, which would understate recall without a word: ask again, and
         # refuse to measure a vault that still has such chunks.
         await ingestor.retry_pending()
-        [stats] = await core.store.read("vault_stats", vault=vault)
+        [stats] = await core.store.read(VAULT_STATS, vault=vault)
         if pending := int(stats["pending_embeddings"]):
             raise ModelUnavailableError(
                 f"{pending} of the vault's {stats['chunks']} chunks have no embedding (the "
@@ -163,7 +164,7 @@ async def missing_gold(
     core: Core, vault: str, questions: Sequence[Question]
 ) -> tuple[int, list[str]]:
     """How many distinct gold keys there are, and which of them no note or section holds."""
-    rows = await core.store.read("eval_sections", vault=vault)
+    rows = await core.store.read(EVAL_SECTIONS, vault=vault)
     present = {r["title"] for r in rows} | {
         section_key(r["path"], heading_leaf(r["heading_path"])) for r in rows
     }

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from knotwork.errors import GraphUnavailableError, LeaseHeldError, LeaseLostError
+from knotwork.graph.queries.admin import LEASE_ACQUIRE, LEASE_GET, LEASE_RELEASE, LEASE_RENEW
 from knotwork.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class Lease:
         """Take the lease, or renew it when this holder has it; LeaseHeldError when another
         live holder has it."""
         rows = await self.store.write(
-            "lease_acquire",
+            LEASE_ACQUIRE,
             vault=self.vault,
             holder=self.holder,
             host=self.host,
@@ -67,7 +68,7 @@ class Lease:
     async def renew(self, status: Mapping[str, Any] | None = None) -> None:
         """Extend the lease this holder has; LeaseLostError when it has it no more."""
         rows = await self.store.write(
-            "lease_renew",
+            LEASE_RENEW,
             vault=self.vault,
             holder=self.holder,
             ttl_s=self.ttl_s,
@@ -87,7 +88,7 @@ class Lease:
             )
 
     async def release(self) -> None:
-        await self.store.write("lease_release", vault=self.vault, holder=self.holder)
+        await self.store.write(LEASE_RELEASE, vault=self.vault, holder=self.holder)
 
 
 def new_holder_id() -> str:
@@ -154,5 +155,5 @@ def watches(row: Mapping[str, Any]) -> bool:
 
 async def lease_status(store: GraphStore, vault: str) -> dict[str, Any] | None:
     """The lease and the status its holder last reported, or None."""
-    rows = await store.read("lease_get", vault=vault)
+    rows = await store.read(LEASE_GET, vault=vault)
     return {**rows[0]["lease"], "live": rows[0]["live"]} if rows else None

@@ -12,13 +12,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from knotwork.graph.queries.writes import NAMES_STAMP, VAULT_NAMES, VaultNamesRow
 from knotwork.graph.store import GraphStore
+
+Ranked = tuple[tuple[int, str, str], str]  # (resolution rank, path)
 
 
 def _rank(lpath: str, path: str) -> tuple[int, str, str]:
     return (len(lpath), lpath, path)
+
+
+def _add(table: dict[str, list[Ranked]], key: str, ranked: Ranked) -> None:
+    """File ``ranked`` under ``key``, keeping the key's notes in resolution order."""
+    entries = table.setdefault(key, [])
+    entries.append(ranked)
+    entries.sort()
+
+
+def _drop(table: dict[str, list[Ranked]], key: str, path: str) -> None:
+    """Take note ``path`` out of ``key``'s entries; a key left without any goes."""
+    kept = [entry for entry in table.get(key, []) if entry[1] != path]
+    if kept:
+        table[key] = kept
+    else:
+        table.pop(key, None)
 
 
 class Names(Protocol):
@@ -41,15 +60,15 @@ class Names(Protocol):
 class NameIndex:
     """Mention key → the notes bearing it, kept sorted by resolution order."""
 
-    _bearers: dict[str, list[tuple[tuple[int, str, str], str]]] = field(default_factory=dict)
+    _bearers: dict[str, list[Ranked]] = field(default_factory=dict)
     _keys_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _lpath_of: dict[str, str] = field(default_factory=dict)
     _first_words: set[str] = field(default_factory=set)
     # Link resolution: the last segment of a note's lower-cased path → the notes ending in it.
-    _by_stem: dict[str, list[tuple[tuple[int, str, str], str]]] = field(default_factory=dict)
+    _by_stem: dict[str, list[Ranked]] = field(default_factory=dict)
 
     @classmethod
-    def from_rows(cls, rows: Iterable[dict[str, Any]]) -> NameIndex:
+    def from_rows(cls, rows: Iterable[VaultNamesRow]) -> NameIndex:
         """From ``vault_names.cypher`` rows: path, lpath, mkeys."""
         index = cls()
         for row in rows:
@@ -75,36 +94,23 @@ class NameIndex:
         unique = tuple(sorted(set(keys)))
         self._keys_of[path] = unique
         self._lpath_of[path] = lpath
-        stems = self._by_stem.setdefault(lpath.rsplit("/", 1)[-1], [])
-        stems.append(ranked)
-        stems.sort()
+        _add(self._by_stem, lpath.rsplit("/", 1)[-1], ranked)
         for key in unique:
-            bearers = self._bearers.setdefault(key, [])
-            bearers.append(ranked)
-            bearers.sort()
+            _add(self._bearers, key, ranked)
             self._first_words.add(key.split(" ", 1)[0])
 
     def remove(self, path: str) -> None:
         lpath = self._lpath_of.pop(path, None)
         if lpath is not None:
-            stem = lpath.rsplit("/", 1)[-1]
-            kept = [b for b in self._by_stem.get(stem, []) if b[1] != path]
-            if kept:
-                self._by_stem[stem] = kept
-            else:
-                self._by_stem.pop(stem, None)
+            _drop(self._by_stem, lpath.rsplit("/", 1)[-1], path)
         for key in self._keys_of.pop(path, ()):
-            bearers = [b for b in self._bearers.get(key, []) if b[1] != path]
-            if bearers:
-                self._bearers[key] = bearers
-            else:
-                self._bearers.pop(key, None)
+            _drop(self._bearers, key, path)
         # _first_words may keep a word no name starts with now: it only costs a lookup.
 
     def starts(self, word: str) -> bool:
         return word in self._first_words
 
-    def bearers(self, key: str) -> list[tuple[tuple[int, str, str], str]]:
+    def bearers(self, key: str) -> list[Ranked]:
         return self._bearers.get(key, [])
 
     def resolve(self, key: str, mentioner: str) -> str | None:
@@ -122,7 +128,7 @@ class NameIndex:
         found = self.link_candidates(key)
         return found[0][1] if found else None
 
-    def link_candidates(self, key: str) -> list[tuple[tuple[int, str, str], str]]:
+    def link_candidates(self, key: str) -> list[Ranked]:
         """The notes a link key matches, best first."""
         return [
             (rank, path)
@@ -153,24 +159,19 @@ class NameView:
     def starts(self, word: str) -> bool:
         return self.added.starts(word) or self.base.starts(word)
 
+    def _merged(self, base: list[Ranked], added: list[Ranked]) -> list[Ranked]:
+        """The base index's entries the batch keeps, with the batch's own, in resolution
+        order."""
+        kept = [e for e in base if e[1] not in self.removed and e[1] not in self.added]
+        return sorted(kept + added)
+
     def resolve(self, key: str, mentioner: str) -> str | None:
-        found = [
-            b for b in self.base.bearers(key) if b[1] not in self.removed and b[1] not in self.added
-        ]
-        found += self.added.bearers(key)
-        for _, path in sorted(found):
-            if path != mentioner:
-                return path
-        return None
+        found = self._merged(self.base.bearers(key), self.added.bearers(key))
+        return next((path for _, path in found if path != mentioner), None)
 
     def link_target(self, key: str) -> str | None:
-        found = [
-            c
-            for c in self.base.link_candidates(key)
-            if c[1] not in self.removed and c[1] not in self.added
-        ]
-        found += self.added.link_candidates(key)
-        return min(found)[1] if found else None
+        found = self._merged(self.base.link_candidates(key), self.added.link_candidates(key))
+        return found[0][1] if found else None
 
     def apply(self) -> None:
         """Make the batch's names the base's own (once the batch is written)."""
@@ -186,7 +187,7 @@ Cache = dict[str, tuple[str, NameIndex]]  # vault → (stamp token, its names): 
 async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | None, NameIndex]:
     """The vault's note names and the stamp token they were read under: from ``cache`` while
     the graph's stamp (names_stamp.cypher) is the token cached, else read anew."""
-    rows = await store.read("names_stamp", vault=vault)
+    rows = await store.read(NAMES_STAMP, vault=vault)
     tokens = rows[0]["tokens"] if rows else []
     token = tokens[0] if len(tokens) == 1 else None
     hit = cache.get(vault)
@@ -194,7 +195,7 @@ async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | Non
         return token, hit[1]
     # The stamp is read first: names changed meanwhile are cached under the older token,
     # which the next read no longer matches, so a stale cache is never trusted.
-    index = NameIndex.from_rows(await store.read("vault_names", vault=vault))
+    index = NameIndex.from_rows(await store.read(VAULT_NAMES, vault=vault))
     if token is not None:
         cache[vault] = (token, index)
     return token, index

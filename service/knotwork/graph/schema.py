@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from knotwork import __version__
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
+from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.models import embed_text
 from knotwork.settings import Settings
@@ -100,7 +101,7 @@ async def reembed(
     """
     await check_server(store)
     total = await store.chunk_count()
-    await store.write("entities_embedding_reset")  # `knotwork retry` or the next write redoes them
+    await store.write(ENTITIES_EMBEDDING_RESET)  # `knotwork retry` or the next write redoes them
     await store.drop_vector_index()
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)

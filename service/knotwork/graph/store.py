@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from neo4j import (
     READ_ACCESS,
@@ -31,6 +31,21 @@ from neo4j.exceptions import (
 
 from knotwork.errors import GraphBusyError, GraphUnavailableError, SchemaError
 from knotwork.graph import cypher
+from knotwork.graph.queries import Query, R
+from knotwork.graph.queries.admin import (
+    APOC_INSTALLED,
+    AWAIT_INDEXES,
+    CALIBRATION_GET,
+    CHUNK_COUNT,
+    CHUNK_EMBEDDING_SET,
+    CHUNKS_PAGE,
+    INDEX_STATES,
+    MANIFEST_GET,
+    MANIFEST_PUT,
+    SERVER_INFO,
+    VAULT_DROP_BATCH,
+    CalibrationGetRow,
+)
 
 log = logging.getLogger(__name__)
 
@@ -130,14 +145,21 @@ async def result_rows(result: AsyncResult) -> list[dict[str, Any]]:
     return [dict(zip(keys, record, strict=True)) async for record in result]
 
 
-async def run_query(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+def _typed(query: Query[R], rows: list[dict[str, Any]]) -> list[R]:
+    """The rows as the query's row type: the one cast of rows to their TypedDict (the unit test
+    test_queries.py holds each TypedDict to its file's returned columns)."""
+    return cast(list[R], rows)
+
+
+async def run_query(tx: AsyncManagedTransaction, query: Query[R], /, **params: Any) -> list[R]:
     """Run a named query inside a transaction of ``GraphStore.write_transaction`` (whose
     retries and error translation cover it), for writes of several queries in one commit."""
-    return await result_rows(await tx.run(cypher.load(name), params))
+    return _typed(query, await result_rows(await tx.run(cypher.load(query.name), params)))
 
 
 class GraphStore:
-    """Neo4j through the named queries in ``cypher/``: ``read``/``write`` run one by name,
+    """Neo4j through the named queries in ``cypher/``: ``read``/``write`` run one (a typed
+    ``Query`` of graph/queries/, whose rows they return as its TypedDict),
     ``write_transaction`` several in one commit (``run_query``), typed methods wrap the ones
     whose results several modules share. Every call passes exactly the parameters its query's
     header declares (tests/unit/test_cypher.py checks each call site)."""
@@ -227,19 +249,19 @@ class GraphStore:
                     await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
             raise AssertionError("unreachable")
 
-    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return await self._run(cypher.load(name), params, write=False)
+    async def read(self, query: Query[R], /, **params: Any) -> list[R]:
+        return _typed(query, await self._run(cypher.load(query.name), params, write=False))
 
-    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return await self._run(cypher.load(name), params, write=True)
+    async def write(self, query: Query[R], /, **params: Any) -> list[R]:
+        return _typed(query, await self._run(cypher.load(query.name), params, write=True))
 
     async def server_info(self) -> ServerInfo:
-        rows = await self.read("server_info")
+        rows = await self.read(SERVER_INFO)
         row = next((r for r in rows if r["name"] == "Neo4j Kernel"), rows[0])
         return ServerInfo(name=row["name"], version=row["version"], edition=row["edition"])
 
     async def apoc_installed(self) -> bool:
-        rows = await self.read("apoc_installed")
+        rows = await self.read(APOC_INSTALLED)
         return bool(rows and rows[0]["apoc"])
 
     async def apply_schema(self, embedding_dimension: int) -> None:
@@ -254,7 +276,7 @@ class GraphStore:
 
     async def await_indexes(self, timeout_s: float) -> None:
         try:
-            await self.read("await_indexes", timeout_s=int(timeout_s))
+            await self.read(AWAIT_INDEXES, timeout_s=int(timeout_s))
         except Neo4jError as exc:
             states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
             raise SchemaError(
@@ -262,17 +284,17 @@ class GraphStore:
             ) from exc
 
     async def index_states(self) -> list[IndexState]:
-        return [IndexState(**row) for row in await self.read("index_states")]
+        return [IndexState(**row) for row in await self.read(INDEX_STATES)]
 
     async def get_manifest(self) -> dict[str, Any] | None:
-        rows = await self.read("manifest_get")
+        rows = await self.read(MANIFEST_GET)
         return _plain(rows[0]["manifest"]) if rows else None
 
     async def put_manifest(
         self, *, schema_version: int, embed_model: str, embed_dimension: int, knotwork_version: str
     ) -> dict[str, Any]:
         rows = await self.write(
-            "manifest_put",
+            MANIFEST_PUT,
             schema_version=schema_version,
             embed_model=embed_model,
             embed_dimension=embed_dimension,
@@ -284,7 +306,7 @@ class GraphStore:
         """Delete every node of one vault, in batches; the number deleted."""
         total = 0
         while deleted := int(
-            (await self.write("vault_drop_batch", vault=vault, limit=batch))[0]["deleted"]
+            (await self.write(VAULT_DROP_BATCH, vault=vault, limit=batch))[0]["deleted"]
         ):
             total += deleted
         return total
@@ -293,23 +315,23 @@ class GraphStore:
         for statement in cypher.statements("vector_index_drop"):
             await self._run(statement, {}, write=True)
 
-    async def calibration(self, vault: str, embed_model: str) -> dict[str, Any] | None:
+    async def calibration(self, vault: str, embed_model: str) -> CalibrationGetRow | None:
         """The vault's relevance calibration for one embedding model (floor, probes,
         languages, calibrated_at), or None when it has none (retrieve/relevance.py)."""
-        rows = await self.read("calibration_get", vault=vault, embed_model=embed_model)
+        rows = await self.read(CALIBRATION_GET, vault=vault, embed_model=embed_model)
         return rows[0] if rows else None
 
     async def chunk_count(self) -> int:
-        return int((await self.read("chunk_count"))[0]["chunks"])
+        return int((await self.read(CHUNK_COUNT))[0]["chunks"])
 
     async def chunks_page(self, after: str, limit: int) -> list[tuple[str, str, str, str]]:
         """(id, embed hash, context, text) of up to ``limit`` chunks with ids after ``after``."""
-        rows = await self.read("chunks_page", after=after, limit=limit)
+        rows = await self.read(CHUNKS_PAGE, after=after, limit=limit)
         return [(r["id"], r["embed_hash"], r["context"], r["text"] or "") for r in rows]
 
     async def set_chunk_embeddings(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> int:
         """Store (id, embed hash, vector) embeddings on chunks whose embedded text still has
         that hash."""
         payload = [{"id": cid, "embed_hash": h, "embedding": list(vec)} for cid, h, vec in rows]
-        result = await self.write("chunk_embedding_set", rows=payload)
+        result = await self.write(CHUNK_EMBEDDING_SET, rows=payload)
         return int(result[0]["updated"]) if result else 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from knotwork.graph.names import NameView
+from knotwork.graph.queries.writes import NotesStateRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import write
 from knotwork.models import ParsedNote
@@ -63,7 +63,7 @@ class Prepared:
 class Drafted:
     """A batch drafted and embedded, before any name is resolved."""
 
-    states: dict[str, dict[str, Any]]
+    states: dict[str, NotesStateRow]
     outcomes: list[NoteOutcome]
     drafts: dict[str, drafting.Draft]
     deletes: list[write.NoteDelete]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knotwork.graph.names import Names
+from knotwork.graph.queries.writes import NotesStateRow
 from knotwork.ingest import extract, mentions
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.facts import MAX_FACT_KEY_CHARS, split_oversized, structural_facts
@@ -59,8 +60,8 @@ def draft(
     note: ParsedNote,
     mtime: float | None,
     chunk_size: int,
-    state: dict[str, Any] | None,
-    old: dict[str, Any] | None,
+    state: NotesStateRow | None,
+    old: NotesStateRow | None,
     renamed_from: str | None,
     language: Language = "en",
     language_setting: str = "auto/en",
@@ -78,7 +79,6 @@ def draft(
     ]
     if note.frontmatter_error:
         warnings.insert(0, f"{path}: frontmatter ignored: {note.frontmatter_error}")
-    state = state or {}
     old = old if renamed_from else state
     return Draft(
         path=path,
@@ -90,9 +90,9 @@ def draft(
         },
         chunks=chunks,
         facts=facts,
-        old_chunks=list(state.get("chunks") or []) + list((old or {}).get("chunks") or []),
-        old_hash=(old or {}).get("content_hash"),
-        is_new=state.get("content_hash") is None,
+        old_chunks=[*(state["chunks"] if state else []), *(old["chunks"] if old else [])],
+        old_hash=old["content_hash"] if old else None,
+        is_new=state is None or state["content_hash"] is None,
         renamed_from=renamed_from,
         warnings=warnings,
     )

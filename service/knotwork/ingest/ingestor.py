@@ -18,12 +18,12 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names, NameView
+from knotwork.graph.queries.writes import NOTES_STATE, NotesStateRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
@@ -34,6 +34,11 @@ from knotwork.text.language import note_language, setting_key
 from knotwork.vault.files import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
+
+
+def _mkeys(state: NotesStateRow | None) -> list[str]:
+    """The mention keys a note's stored state holds (none for no state)."""
+    return list(state["mkeys"] or []) if state else []
 
 
 class Ingestor:
@@ -127,7 +132,7 @@ class Ingestor:
         wanted = [c.path for c in changes if not (isinstance(c, Upsert) and c.new)]
         wanted += [c.renamed_from for c in changes if isinstance(c, Upsert) and c.renamed_from]
         rows = (
-            await self.core.store.read("notes_state", vault=self.vault, paths=wanted)
+            await self.core.store.read(NOTES_STATE, vault=self.vault, paths=wanted)
             if wanted
             else []
         )
@@ -232,17 +237,17 @@ class Ingestor:
     def changed_names(
         drafts: Iterable[drafting.Draft],
         deletes: list[write.NoteDelete],
-        states: dict[str, dict[str, Any]],
+        states: dict[str, NotesStateRow],
     ) -> list[str]:
         """Names whose mentions elsewhere may change: those of notes that appear, go, move or
         change their names (old and new)."""
         keys: set[str] = set()
         for d in drafts:
-            old = list((states.get(d.renamed_from or d.path) or {}).get("mkeys") or [])
+            old = _mkeys(states.get(d.renamed_from or d.path))
             if d.is_new or d.renamed_from or sorted(old) != sorted(d.names):
                 keys |= set(old) | set(d.names)
         for gone in deletes:
-            keys |= set((states.get(gone.path) or {}).get("mkeys") or [])
+            keys |= set(_mkeys(states.get(gone.path)))
         return sorted(keys)
 
     async def retry_pending(
@@ -257,7 +262,7 @@ class Ingestor:
         return await self.models.link_entities()
 
     async def _draft(
-        self, change: Upsert, states: dict[str, dict[str, Any]]
+        self, change: Upsert, states: dict[str, NotesStateRow]
     ) -> tuple[NoteOutcome, drafting.Draft | None]:
         source = change.renamed_from if change.renamed_from in states else None
         note = change.note

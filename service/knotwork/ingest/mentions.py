@@ -21,6 +21,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.names import Names
+from knotwork.graph.queries.writes import MENTIONS_CANDIDATES, MENTIONS_DELETE, MENTIONS_WRITE
 from knotwork.graph.store import run_query
 from knotwork.models import fact_key, stored_fact_key
 from knotwork.text.keys import chunk_grams, mention_key
@@ -121,10 +122,10 @@ async def rewrite_mentions_of(
     if not keys:
         return {}
     rows = await run_query(
-        tx, "mentions_candidates", vault=vault, keys=keys, named=named, exclude=exclude
+        tx, MENTIONS_CANDIDATES, vault=vault, keys=keys, named=named, exclude=exclude
     )
     paths = [row["path"] for row in rows]
-    removed = await run_query(tx, "mentions_delete", vault=vault, paths=paths) if paths else []
+    removed = await run_query(tx, MENTIONS_DELETE, vault=vault, paths=paths) if paths else []
     before = {r["path"]: sorted(stored_fact_key(f) for f in r["facts"]) for r in removed}
     changes: dict[str, tuple[list[str], list[str]]] = {}
     facts: list[dict[str, Any]] = []
@@ -135,5 +136,5 @@ async def rewrite_mentions_of(
         if added != old:
             changes[row["path"]] = (sorted(set(old) - set(added)), sorted(set(added) - set(old)))
     if facts:
-        await run_query(tx, "mentions_write", vault=vault, facts=facts)
+        await run_query(tx, MENTIONS_WRITE, vault=vault, facts=facts)
     return changes

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knotwork.core import Core
+from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import extract, similar, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
@@ -134,7 +135,7 @@ class ModelCalls:
             self.down_until = 0.0
         elif self.down:
             return 0, 0
-        rows = await self.core.store.read("chunks_pending", vault=self.vault, limit=limit)
+        rows = await self.core.store.read(CHUNKS_PENDING, vault=self.vault, limit=limit)
         if not rows and not ask_again:
             return 0, 0
         embedded = extracted = 0

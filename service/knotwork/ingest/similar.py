@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from knotwork.graph.queries.writes import (
+    ENTITIES_PENDING,
+    ENTITY_EMBEDDING_SET,
+    ENTITY_SIMILAR_LINK,
+)
 from knotwork.graph.store import GraphStore
 from knotwork.settings import Settings
 
@@ -28,18 +33,18 @@ async def link_new_entities(store: GraphStore, settings: Settings, vault: str, e
     if threshold >= 1.0:
         return 0
     linked = 0
-    while rows := await store.read("entities_pending", vault=vault, limit=ENTITY_BATCH):
+    while rows := await store.read(ENTITIES_PENDING, vault=vault, limit=ENTITY_BATCH):
         vectors = await embed([row["name"] or row["key"] for row in rows])
         if vectors is None:
             break
         keys = [row["key"] for row in rows]
         await store.write(
-            "entity_embedding_set",
+            ENTITY_EMBEDDING_SET,
             vault=vault,
             rows=[{"key": k, "embedding": v} for k, v in zip(keys, vectors, strict=True)],
         )
         result = await store.write(
-            "entity_similar_link",
+            ENTITY_SIMILAR_LINK,
             vault=vault,
             keys=keys,
             k=settings.similarity_top_k + 1,  # the entity itself comes back first

@@ -23,6 +23,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
+from knotwork.graph.queries.writes import NOTE_HASHES, VAULT_NAMES
 from knotwork.ingest import write
 from knotwork.ingest.changes import Change, Delete, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
@@ -100,7 +101,7 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     stored = {
         row["path"]: row["content_hash"]
         for row in await ingestor.core.store.read(
-            "note_hashes",
+            NOTE_HASHES,
             vault=ingestor.vault,
             facts_version=FACTS_VERSION,
             language_setting=ingestor.language_setting,
@@ -151,7 +152,7 @@ async def _final_names(
     """The vault's names once the sync is applied, the names whose mentions in the notes the
     sync does not write must be rewritten (those of notes that appear, go or move), and
     whether there are such notes."""
-    names = NameIndex.from_rows(await ingestor.core.store.read("vault_names", vault=ingestor.vault))
+    names = NameIndex.from_rows(await ingestor.core.store.read(VAULT_NAMES, vault=ingestor.vault))
     keys: set[str] = set()
 
     def parse_all() -> None:

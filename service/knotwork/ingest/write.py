@@ -17,6 +17,30 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.names import NameIndex, Names, NameView
+from knotwork.graph.queries import Query
+from knotwork.graph.queries.writes import (
+    CHUNK_ENTITIES_WRITE,
+    CHUNK_EXTRACTION_WRITE,
+    CHUNK_FACTS_DELETE,
+    CHUNKS_CHAIN,
+    CHUNKS_PRUNE,
+    CHUNKS_WRITE,
+    FACTS_DELETE,
+    FACTS_WRITE_ENTITIES,
+    FACTS_WRITE_LINKS,
+    LINKS_RERESOLVE,
+    MENTIONS_WRITE,
+    NAMES_STAMP_SET,
+    NOTES_DELETE,
+    NOTES_FACTS,
+    NOTES_INCOMING_KEYS,
+    NOTES_PLACEHOLDERS_DELETE,
+    NOTES_UPSERT,
+    ORPHANS_DELETE,
+    REVISIONS_APPEND,
+    UNRESOLVED_NAMES,
+    TouchedRow,
+)
 from knotwork.graph.store import GraphStore, run_query
 from knotwork.ingest import mentions
 from knotwork.models import stored_fact_key
@@ -76,8 +100,10 @@ class WriteResult:
     mentions: int = 0  # MENTIONS facts the note asserts
 
 
-async def _touched(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[str]:
-    rows = await run_query(tx, name, **params)
+async def _touched(
+    tx: AsyncManagedTransaction, query: Query[TouchedRow], /, **params: Any
+) -> list[str]:
+    rows = await run_query(tx, query, **params)
     return list(rows[0]["touched"]) if rows else []
 
 
@@ -95,7 +121,7 @@ async def _facts_of(
 ) -> dict[str, list[str]]:
     if not paths:
         return {}
-    rows = await run_query(tx, "notes_facts", vault=vault, paths=paths)
+    rows = await run_query(tx, NOTES_FACTS, vault=vault, paths=paths)
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
@@ -106,12 +132,12 @@ async def _remove_notes(
     (``targets`` no longer holds the notes)."""
     if not paths:
         return []
-    touched = await _touched(tx, "facts_delete", vault=vault, paths=paths)
-    incoming = await run_query(tx, "notes_incoming_keys", vault=vault, paths=paths)
+    touched = await _touched(tx, FACTS_DELETE, vault=vault, paths=paths)
+    incoming = await run_query(tx, NOTES_INCOMING_KEYS, vault=vault, paths=paths)
     if incoming and incoming[0]["keys"]:
         keys = _key_rows(incoming[0]["keys"], targets)
-        touched += await _touched(tx, "links_reresolve", vault=vault, keys=keys)
-    await run_query(tx, "notes_delete", vault=vault, paths=paths)
+        touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
+    await run_query(tx, NOTES_DELETE, vault=vault, paths=paths)
     return touched
 
 
@@ -160,33 +186,33 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     candidates, placeholders to name again)."""
     v, ws = b.vault, b.writes
     await run_query(
-        tx, "notes_upsert", vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
+        tx, NOTES_UPSERT, vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
     )
     touched: list[str] = []
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
-        touched += await _touched(tx, "facts_delete", vault=v, paths=known)
+        touched += await _touched(tx, FACTS_DELETE, vault=v, paths=known)
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
-        await run_query(tx, "chunks_write", vault=v, chunks=chunks)
+        await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)
     touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from], b.targets)
     if notes := [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]:
-        await run_query(tx, "chunks_prune", vault=v, notes=notes)
+        await run_query(tx, CHUNKS_PRUNE, vault=v, notes=notes)
     pairs = [
         {"a": this["id"], "b": after["id"]}
         for w in ws
         for this, after in zip(w.chunks, w.chunks[1:], strict=False)
     ]
     if pairs:
-        await run_query(tx, "chunks_chain", pairs=pairs)
+        await run_query(tx, CHUNKS_CHAIN, pairs=pairs)
     if links := [f for w in ws for f in w.link_facts]:
         links = [{**f, "target_path": b.targets.link_target(f["props"]["target"])} for f in links]
-        touched += await _touched(tx, "facts_write_links", vault=v, facts=links)
+        touched += await _touched(tx, FACTS_WRITE_LINKS, vault=v, facts=links)
     if entities := [f for w in ws for f in w.entity_facts]:
-        await run_query(tx, "facts_write_entities", vault=v, facts=entities)
+        await run_query(tx, FACTS_WRITE_ENTITIES, vault=v, facts=entities)
     if entity_rows := [r for w in ws for r in w.chunk_entities]:
-        await run_query(tx, "chunk_entities_write", vault=v, rows=entity_rows)
+        await run_query(tx, CHUNK_ENTITIES_WRITE, vault=v, rows=entity_rows)
     if facts := [f for w in ws for f in w.mention_facts]:
-        await run_query(tx, "mentions_write", vault=v, facts=facts)
+        await run_query(tx, MENTIONS_WRITE, vault=v, facts=facts)
     return touched
 
 
@@ -202,12 +228,12 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
         touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes], b.targets)
         if b.link_keys:
             keys = _key_rows(b.link_keys, b.targets)
-            touched += await _touched(tx, "links_reresolve", vault=b.vault, keys=keys)
+            touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
         revisions = await _reverse_mentions(tx, b)
         if touched:
-            await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
+            await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
             # A placeholder is named by the links it has now, not by the first one written.
-            await run_query(tx, "unresolved_names", ids=sorted(set(touched)))
+            await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
         results: dict[str, WriteResult] = {}
         for w in b.writes:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
@@ -225,9 +251,9 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
             revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
         if revisions:
-            await run_query(tx, "revisions_append", vault=b.vault, revisions=revisions)
+            await run_query(tx, REVISIONS_APPEND, vault=b.vault, revisions=revisions)
         if b.names_token:
-            await run_query(tx, "names_stamp_set", vault=b.vault, token=b.names_token)
+            await run_query(tx, NAMES_STAMP_SET, vault=b.vault, token=b.names_token)
         return results
 
     return await store.write_transaction(work)
@@ -245,7 +271,7 @@ async def write_extraction(
     async def work(tx: AsyncManagedTransaction) -> bool:
         rows = await run_query(
             tx,
-            "chunk_extraction_write",
+            CHUNK_EXTRACTION_WRITE,
             id=chunk["id"],
             hash=chunk["hash"],
             extraction=chunk["extraction"],
@@ -257,18 +283,18 @@ async def write_extraction(
             return False
         path = rows[0]["note_path"]
         before = (await _facts_of(tx, vault, [path])).get(path, [])
-        deleted = await run_query(tx, "chunk_facts_delete", id=chunk["id"])
+        deleted = await run_query(tx, CHUNK_FACTS_DELETE, id=chunk["id"])
         if entity_facts:
-            await run_query(tx, "facts_write_entities", vault=vault, facts=entity_facts)
+            await run_query(tx, FACTS_WRITE_ENTITIES, vault=vault, facts=entity_facts)
         if chunk_entities:
-            await run_query(tx, "chunk_entities_write", vault=vault, rows=chunk_entities)
+            await run_query(tx, CHUNK_ENTITIES_WRITE, vault=vault, rows=chunk_entities)
         touched = deleted[0]["touched"] if deleted else []
         if touched:
-            await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
+            await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
         after = (await _facts_of(tx, vault, [path])).get(path, [])
         if before != after:
             revision = _revision(path, "extract", before, after)
-            await run_query(tx, "revisions_append", vault=vault, revisions=[revision])
+            await run_query(tx, REVISIONS_APPEND, vault=vault, revisions=[revision])
         return True
 
     return await store.write_transaction(work)
@@ -280,7 +306,7 @@ async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> 
     placeholder), mentions of them go."""
 
     async def work(tx: AsyncManagedTransaction) -> None:
-        rows = await run_query(tx, "notes_placeholders_delete", vault=vault)
+        rows = await run_query(tx, NOTES_PLACEHOLDERS_DELETE, vault=vault)
         if not rows or not rows[0]["keys"]:
             return
         targets = NameView(names)
@@ -288,8 +314,8 @@ async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> 
             targets.remove(path)
         touched = list(rows[0]["placeholders"])
         keys = _key_rows(rows[0]["keys"], targets)
-        touched += await _touched(tx, "links_reresolve", vault=vault, keys=keys)
-        await run_query(tx, "orphans_delete", ids=sorted(set(touched)))
-        await run_query(tx, "unresolved_names", ids=sorted(set(touched)))
+        touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
+        await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
+        await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
 
     await store.write_transaction(work)

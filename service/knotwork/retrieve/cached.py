@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from knotwork.graph.memo import Memo
+from knotwork.graph.queries.reads import VAULT_DATES, VAULT_GENERATION, VAULT_PROFILE
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve import search
 from knotwork.retrieve.temporal import DatedNotes, question_range
@@ -18,7 +19,7 @@ from knotwork.retrieve.walk import Scores, Walk, walk_scored
 
 
 async def generation(store: GraphStore, vault: str) -> str | None:
-    rows = await store.read("vault_generation", vault=vault)
+    rows = await store.read(VAULT_GENERATION, vault=vault)
     return rows[0]["generation"] if rows else None
 
 
@@ -44,7 +45,7 @@ async def vault_view(
     key = ("view", vault, gen)
     view = memo.get(key)
     if not isinstance(view, VaultView):
-        [row] = await store.read("vault_profile", vault=vault)
+        [row] = await store.read(VAULT_PROFILE, vault=vault)
         languages = None if row["unknown"] else frozenset(row["languages"])
         view = VaultView(int(row["notes"]), gen, languages)
         memo.put(key, view)
@@ -112,7 +113,7 @@ async def temporal(
     ident = ("dates", vault, gen)
     dated = memo.get(ident)
     if not isinstance(dated, DatedNotes):
-        [row] = await store.read("vault_dates", vault=vault)
+        [row] = await store.read(VAULT_DATES, vault=vault)
         dated = DatedNotes.from_row(row)
         memo.put(ident, dated)
     return dated.nearest(span, k)

@@ -4,9 +4,8 @@ over the walked subgraph."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from knotwork.core import Core
+from knotwork.graph.queries.reads import ENTITIES_MATCHING, WALK_SCORES, ReachedChunk
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
@@ -42,7 +41,7 @@ async def walk_ranking(
         return []
     if scores is None:
         [row] = await core.store.read(
-            "walk_scores",
+            WALK_SCORES,
             vault=vault,
             paths=[p for _, p in reached],
             ids=list(hops) if qvec is not None else [],
@@ -50,14 +49,14 @@ async def walk_ranking(
         )
         scores = row
     similarity: dict[str, float] = {}
-    best: dict[str, dict[str, Any]] = {}  # path → its chunk nearest the question
+    best: dict[str, ReachedChunk] = {}  # path → its chunk nearest the question
     for chunk in scores["notes"]:
         similarity[chunk["id"]] = float(chunk["score"])
         held = best.get(chunk["path"])
         if held is None or (-chunk["score"], chunk["ord"]) < (-held["score"], held["ord"]):
             best[chunk["path"]] = chunk
-    for chunk in scores["asserting"]:
-        similarity[chunk["id"]] = float(chunk["score"])
+    for hit in scores["asserting"]:
+        similarity[hit["id"]] = float(hit["score"])
     for _, path in reached:
         top = best.get(path)
         if top is not None and top["id"] not in hops:
@@ -79,7 +78,7 @@ async def entity_seeds(
     mkeys = sorted(chunk_grams(question, (1,)))
     query = " OR ".join(q for q in (search.lucene_query(w) for w in keywords) if q)
     rows = await core.store.read(
-        "entities_matching", vault=vault, keys=keys, mkeys=mkeys, query=query, k=15
+        ENTITIES_MATCHING, vault=vault, keys=keys, mkeys=mkeys, query=query, k=15
     )
     return {row["id"]: row["name"] for row in rows}
 

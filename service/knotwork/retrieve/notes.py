@@ -8,6 +8,8 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.errors import NoteNotFoundError
+from knotwork.graph.queries.admin import VAULT_STATS
+from knotwork.graph.queries.reads import NOTE_DETAIL, NOTE_HISTORY, NOTES_SEARCH
 from knotwork.vault.files import clean_relpath
 
 
@@ -18,18 +20,18 @@ async def note_detail(core: Core, path: str) -> dict[str, Any]:
     for one the graph does not hold. The note's text is returned as data, never interpreted.
     """
     rel = clean_relpath(path)
-    rows = await core.store.read("note_detail", vault=core.settings.vault_name, path=rel)
+    rows = await core.store.read(NOTE_DETAIL, vault=core.settings.vault_name, path=rel)
     if not rows:
         raise NoteNotFoundError(f"no note {rel!r} in the graph")
-    return rows[0]
+    return dict(rows[0])
 
 
 async def vault_stats(core: Core) -> dict[str, Any]:
     """Counts of notes, chunks, entities, unresolved links, pending work and facts."""
-    rows = await core.store.read("vault_stats", vault=core.settings.vault_name)
-    row = rows[0]
-    facts = dict(sorted((extractor, n) for extractor, n in row.pop("facts")))
-    stats = {"vault": core.settings.vault_name, **row, "facts": facts, "extraction": "on"}
+    rows = await core.store.read(VAULT_STATS, vault=core.settings.vault_name)
+    counts: dict[str, Any] = {k: v for k, v in rows[0].items() if k != "facts"}
+    facts = dict(sorted((extractor, n) for extractor, n in rows[0]["facts"]))
+    stats = {"vault": core.settings.vault_name, **counts, "facts": facts, "extraction": "on"}
     if not core.settings.extract:
         # Chunks keep their pending state for the day extraction is turned on (`knotwork
         # retry` then does them), but while it is off nothing is waiting.
@@ -44,7 +46,7 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
     of it."""
     rel = clean_relpath(path)
     rows = await core.store.read(
-        "note_history", vault=core.settings.vault_name, path=rel, limit=limit
+        NOTE_HISTORY, vault=core.settings.vault_name, path=rel, limit=limit
     )
     if not rows:
         raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
@@ -61,11 +63,12 @@ async def search_notes(
 ) -> list[dict[str, Any]]:
     """Notes whose file name, title or an alias contains ``text`` (case-insensitive), under
     ``folder``, tagged ``tag`` (or a tag nested in it); every given criterion must hold."""
-    return await core.store.read(
-        "notes_search",
+    rows = await core.store.read(
+        NOTES_SEARCH,
         vault=core.settings.vault_name,
         text=text.casefold() if text else None,
         tag=tag.lstrip("#").casefold() if tag else None,
         folder=clean_relpath(folder).rstrip("/") + "/" if folder else None,
         limit=limit,
     )
+    return [dict(row) for row in rows]

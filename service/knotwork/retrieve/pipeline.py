@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
 
 from knotwork.core import Core
+from knotwork.graph.queries.reads import CitedChunk
 from knotwork.retrieve import relevance, retrievers, search
 from knotwork.retrieve.config import DEFAULT, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
@@ -128,7 +128,7 @@ def _note_filters(params: dict[str, object]) -> dict[str, object]:
     return {k: params[k] for k in ("folder", "tags", "date_from", "date_to")}
 
 
-def _hit(row: dict[str, Any], score: float, retrievers: dict[str, float]) -> Hit:
+def _hit(row: CitedChunk, score: float, retrievers: dict[str, float]) -> Hit:
     return Hit(
         id=row["id"],
         path=row["path"],

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from knotwork.errors import EmptyVaultError
+from knotwork.graph.queries.admin import CALIBRATION_PUT
+from knotwork.graph.queries.reads import VAULT_LANGUAGES
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.probes import PROBES
 from knotwork.retrieve.rank import coverage, terms
@@ -101,7 +103,7 @@ async def calibrate(
     """Ask the probes of the vault's languages, store the floor of their best cosines.
 
     ``best_cosine`` retrieves a question and returns its evidence's best dense cosine."""
-    rows = await store.read("vault_languages", vault=vault)
+    rows = await store.read(VAULT_LANGUAGES, vault=vault)
     total = sum(int(r["chunks"]) for r in rows)
     if not total:
         raise EmptyVaultError(
@@ -114,7 +116,7 @@ async def calibrate(
     cosines = tuple([round(await best_cosine(q), 4) for q in questions])
     result = Calibration(vault, embed_model, floor_of(cosines), len(cosines), languages, cosines)
     await store.write(
-        "calibration_put",
+        CALIBRATION_PUT,
         vault=vault,
         embed_model=embed_model,
         floor=result.floor,

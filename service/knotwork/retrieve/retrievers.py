@@ -13,6 +13,7 @@ from knotwork.retrieve.config import FUSION_ORDER, RetrievalConfig
 from knotwork.retrieve.context import Context, Ranking, Retriever
 from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
 from knotwork.retrieve.rank import rrf
+from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Walk
 
@@ -68,6 +69,9 @@ class Temporal:
     name, needs, seed = "temporal", frozenset({"view"}), True
 
     async def rank(self, ctx: Context) -> Ranking | None:
+        if question_range(ctx.question) is None:  # no date named: the vault view is not awaited
+            ctx.clock.lap("temporal", time.perf_counter())  # timed as ever: nothing to do
+            return None
         key = (ctx.vault, (await ctx.vault_view()).generation)  # dated notes kept per generation
         found = cached.temporal(ctx.core.store, ctx.core.memo, key, ctx.question, ctx.k)
         ranked = await ctx.clock.timed("temporal", found)

@@ -9,8 +9,19 @@ import time
 from collections.abc import Awaitable, Collection
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
+from knotwork.graph.queries import Query
+from knotwork.graph.queries.reads import (
+    CHUNKS_CITED,
+    FILTER_CHUNKS,
+    NOTES_NAMED,
+    SEARCH_FULLTEXT,
+    SEARCH_TEMPORAL,
+    SEARCH_VECTOR,
+    VAULT_NOTES,
+    CitedChunk,
+    HitsRow,
+)
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import FactRow
@@ -33,13 +44,15 @@ def lucene_query(question: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-async def _own(store: GraphStore, name: str, k: int, **params: object) -> list[tuple[str, float]]:
+async def _own(
+    store: GraphStore, query: Query[HitsRow], k: int, /, **params: object
+) -> list[tuple[str, float]]:
     """The vault's best ``k`` from an index shared by every vault: the index is asked for more
     candidates, doubling, while its page came back full yet held fewer than ``k`` of the
     vault's own, so another vault in the database never crowds this one out."""
     ask = k * 4
     while True:
-        [row] = await store.read(name, k=ask, **params)
+        [row] = await store.read(query, k=ask, **params)
         hits = row["hits"]
         if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
             return [(h["id"], h["score"]) for h in hits[:k]]
@@ -50,7 +63,7 @@ async def vector(
     store: GraphStore, vault: str, embedding: list[float], k: int
 ) -> list[tuple[str, float]]:
     """Nearest chunks; the score is the index's, (1 + cosine) / 2."""
-    return await _own(store, "search_vector", k, vault=vault, embedding=embedding)
+    return await _own(store, SEARCH_VECTOR, k, vault=vault, embedding=embedding)
 
 
 async def fulltext(
@@ -62,13 +75,15 @@ async def fulltext(
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
     cached.vault_view reads them; None: all six)."""
-    query = lucene_query(question)
+    words = lucene_query(question)
     indexes = (
-        FULLTEXT if languages is None else [f"chunk_text_{x}" for x in LANGUAGES if x in languages]
+        FULLTEXT
+        if languages is None
+        else [index for lang, index in zip(LANGUAGES, FULLTEXT, strict=True) if lang in languages]
     )
-    if not query or not indexes:
+    if not words or not indexes:
         return []
-    return await _own(store, "search_fulltext", k, vault=vault, query=query, indexes=indexes)
+    return await _own(store, SEARCH_FULLTEXT, k, vault=vault, query=words, indexes=indexes)
 
 
 @dataclass(frozen=True)
@@ -104,7 +119,7 @@ async def vault_notes(
     now = time.monotonic()
     if memo is not None and vault in memo and now - memo[vault][0] < SIZE_TTL_S:
         return memo[vault][1]
-    rows = await store.read("vault_notes", vault=vault)
+    rows = await store.read(VAULT_NOTES, vault=vault)
     notes = int(rows[0]["notes"]) if rows else 0
     if memo is not None:
         memo[vault] = (now, notes)
@@ -130,7 +145,7 @@ async def named_notes(
     if not keys:
         return []
     rows = await store.read(
-        "notes_named", vault=vault, keys=keys, chunks=NAMED_CHUNKS, embedding=embedding
+        NOTES_NAMED, vault=vault, keys=keys, chunks=NAMED_CHUNKS, embedding=embedding
     )
     if not isinstance(notes, int):
         notes = await notes
@@ -161,7 +176,7 @@ async def temporal(
     if span is None:
         return None
     rows = await store.read(
-        "search_temporal",
+        SEARCH_TEMPORAL,
         vault=vault,
         date_from=span.start.isoformat(),
         date_to=span.end.isoformat(),
@@ -176,17 +191,17 @@ async def placed(
 ) -> dict[str, str]:
     """The chunks of ``ids`` whose note passes ``filters`` (folder, tags, date_from, date_to),
     each with its note's element id, in the order of ``ids``."""
-    [row] = await store.read("filter_chunks", ids=ids, vault=vault, **filters)
+    [row] = await store.read(FILTER_CHUNKS, ids=ids, vault=vault, **filters)
     notes = dict(zip(row["ids"], row["notes"], strict=True))
     return {c: notes[c] for c in ids if c in notes}
 
 
 async def cited(
     store: GraphStore, ids: list[str], extractors: list[str] | None, limit: int
-) -> tuple[dict[str, dict[str, Any]], list[FactRow]]:
+) -> tuple[dict[str, CitedChunk], list[FactRow]]:
     """The text and place of the hits kept (chunk id → id, path, title, heading_path,
     line_start, line_end, text), and up to ``limit`` facts they assert."""
     if not ids:
         return {}, []
-    [row] = await store.read("chunks_cited", ids=ids, extractors=extractors, limit=limit)
+    [row] = await store.read(CHUNKS_CITED, ids=ids, extractors=extractors, limit=limit)
     return {c["id"]: c for c in row["chunks"]}, [FactRow.from_row(f) for f in row["facts"]]

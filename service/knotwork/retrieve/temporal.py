@@ -16,8 +16,8 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
+from knotwork.graph.queries.reads import VaultDatesRow
 from knotwork.text.dates import text_dates
 from knotwork.text.vocab import MONTHS
 
@@ -194,6 +194,13 @@ def question_range(question: str, today: date | None = None) -> DateRange | None
 FAR = 100000  # days: the distance search_temporal.cypher starts from
 
 
+def _calendar_date(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class DatedNotes:
     """A vault's dated notes (vault_dates.cypher), to answer the temporal retriever in memory:
@@ -203,15 +210,19 @@ class DatedNotes:
     chunks: tuple[str, ...]  # each note's first chunk; '' for none
     days: tuple[str, ...]  # ISO dates, sorted
     notes: tuple[int, ...]  # the note (index into paths) of each of ``days``
+    # Each of ``days`` parsed, once (the object is kept for the vault's generation); None for
+    # one that is not a calendar date.
+    parsed: tuple[date | None, ...]
 
     @classmethod
-    def from_row(cls, row: dict[str, list[Any]]) -> DatedNotes:
+    def from_row(cls, row: VaultDatesRow) -> DatedNotes:
         pairs = sorted((d, i) for i, ds in enumerate(row["dates"]) for d in ds)
         return cls(
             paths=tuple(row["paths"]),
             chunks=tuple(row["chunks"]),
             days=tuple(d for d, _ in pairs),
             notes=tuple(i for _, i in pairs),
+            parsed=tuple(_calendar_date(d) for d, _ in pairs),
         )
 
     def nearest(self, span: DateRange, k: int) -> list[tuple[str, float]]:
@@ -221,12 +232,9 @@ class DatedNotes:
         hi = bisect.bisect_right(self.days, span.end.isoformat())
         middle = span.middle
         best: dict[int, int] = {}
-        for day, note in zip(self.days[lo:hi], self.notes[lo:hi], strict=True):
+        for day, note in zip(self.parsed[lo:hi], self.notes[lo:hi], strict=True):
             held = best.setdefault(note, FAR)
-            try:
-                away = abs((date.fromisoformat(day) - middle).days)
-            except ValueError:  # not a calendar date: never near
-                continue
-            best[note] = min(held, away)
+            if day is not None:  # else not a calendar date: never near
+                best[note] = min(held, abs((day - middle).days))
         top = sorted(best.items(), key=lambda b: (b[1], self.paths[b[0]]))[:k]
         return [(self.chunks[i], 1.0 / (1 + away)) for i, away in top if self.chunks[i]]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Literal
+
+from knotwork.graph.queries.reads import CitedFact
 
 Mode = Literal["normal", "fast", "retrieve"]
 Trust = Literal["all", "structural"]
@@ -72,7 +74,7 @@ class FactRow:
     chunk_id: str | None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> FactRow:
+    def from_row(cls, row: CitedFact) -> FactRow:
         """From a query row with these column names (facts_of_chunks)."""
         return cls(
             subject=str(row["subject"]),

@@ -8,8 +8,8 @@ walk costs the same in a vault of a thousand notes or a hundred thousand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from knotwork.graph.queries.reads import ENTITY_SIMILAR, WALK_HOPS, WalkScoresRow
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.types import HopPath
 
@@ -20,7 +20,7 @@ MAX_REACHED = 30  # notes reached whose best chunk is looked up
 SIMILAR_PER_NODE = 5
 # How near the question what a walk reached is: "notes" (every chunk of the notes reached:
 # path, note, id, ord, score) and "asserting" (the asserting chunks outside them: id, score).
-Scores = dict[str, list[dict[str, Any]]]
+Scores = WalkScoresRow
 
 
 @dataclass
@@ -95,18 +95,18 @@ async def walk_scored(
     out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
     frontier = list(seeds)
     if similar_first and frontier:
-        rows = await store.read("entity_similar", ids=frontier, per_node=SIMILAR_PER_NODE)
-        for row in rows:
-            out.edges.append(Edge(row["from"], row["to"], float(row["cosine"] or 0.0)))
-            if row["to"] not in out.names:
-                out.names[row["to"]] = row["to_name"]
-                out.parent[row["to"]] = (row["from"], "SIMILAR_TO", None)
-                out.depth[row["to"]] = 0
-                frontier.append(row["to"])
+        rows = await store.read(ENTITY_SIMILAR, ids=frontier, per_node=SIMILAR_PER_NODE)
+        for near in rows:
+            out.edges.append(Edge(near["from"], near["to"], float(near["cosine"] or 0.0)))
+            if near["to"] not in out.names:
+                out.names[near["to"]] = near["to_name"]
+                out.parent[near["to"]] = (near["from"], "SIMILAR_TO", None)
+                out.depth[near["to"]] = 0
+                frontier.append(near["to"])
     if not frontier and not seed_chunks:
         return out, None
     [row] = await store.read(
-        "walk_hops",
+        WALK_HOPS,
         ids=frontier,
         chunk_ids=list(seed_chunks),
         depth=depth,

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from knotwork.errors import NoteNotFoundError, VaultPathError, WriteConflictError
+from knotwork.graph.queries.writes import NOTE_CASE_VARIANTS
 from knotwork.graph.store import GraphStore
 from knotwork.vault.files import (
     clean_relpath,
@@ -98,7 +99,7 @@ async def case_variants(store: GraphStore, vault: str, root: Path, rel: str) -> 
     lpath = fold(rel)
     lpath = lpath[:-3] if lpath.endswith(".md") else lpath
     rows = await store.read(
-        "note_case_variants", vault=vault, stem=lpath.rsplit("/", 1)[-1], lpath=lpath, path=rel
+        NOTE_CASE_VARIANTS, vault=vault, stem=lpath.rsplit("/", 1)[-1], lpath=lpath, path=rel
     )
     return sorted({*case_variants_on_disk(root, rel), *(row["path"] for row in rows)})
 

@@ -1,0 +1,175 @@
+"""The server, schema, manifest and lease queries, re-embedding, verification's dumps, and the
+counts the CLI, evaluation and benchmarks read."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from neo4j.time import DateTime
+
+from knotwork.graph.queries import NoRow, Query
+from knotwork.graph.queries.writes import DeletedRow, UpdatedRow
+
+# Server, schema and manifest (graph/store.py, graph/schema.py).
+
+
+class ServerInfoRow(TypedDict):
+    name: str
+    version: str
+    edition: str
+
+
+class ApocRow(TypedDict):
+    apoc: bool
+
+
+class IndexStatesRow(TypedDict):
+    name: str
+    type: str
+    state: str
+    population: float
+    dimension: int | None
+
+
+class ManifestRow(TypedDict):
+    manifest: dict[str, Any]  # the Manifest node's properties
+
+
+class ResetRow(TypedDict):
+    reset: int
+
+
+SERVER_INFO = Query("server_info", ServerInfoRow)
+APOC_INSTALLED = Query("apoc_installed", ApocRow)
+AWAIT_INDEXES = Query("await_indexes", NoRow)
+INDEX_STATES = Query("index_states", IndexStatesRow)
+MANIFEST_GET = Query("manifest_get", ManifestRow)
+MANIFEST_PUT = Query("manifest_put", ManifestRow)
+VAULT_DROP_BATCH = Query("vault_drop_batch", DeletedRow)
+ENTITIES_EMBEDDING_RESET = Query("entities_embedding_reset", ResetRow)
+
+# Re-embedding every chunk (graph/schema.py through GraphStore's methods).
+
+
+class ChunkCountRow(TypedDict):
+    chunks: int
+
+
+class ChunksPageRow(TypedDict):
+    id: str
+    embed_hash: str
+    context: str
+    text: str | None
+
+
+CHUNK_COUNT = Query("chunk_count", ChunkCountRow)
+CHUNKS_PAGE = Query("chunks_page", ChunksPageRow)
+CHUNK_EMBEDDING_SET = Query("chunk_embedding_set", UpdatedRow)
+
+# The writer's lease (graph/lease.py).
+
+
+class LeaseHolderRow(TypedDict):
+    """Whether the call took (or renewed) the lease, and who holds it."""
+
+    ok: bool
+    holder: str | None
+    host: str | None
+    pid: int | None
+    heartbeat_at: DateTime | None
+
+
+class LeaseGetRow(TypedDict):
+    lease: dict[str, Any]  # its properties, temporal values as strings
+    live: bool
+
+
+class ReleasedRow(TypedDict):
+    released: int
+
+
+LEASE_ACQUIRE = Query("lease_acquire", LeaseHolderRow)
+LEASE_RENEW = Query("lease_renew", LeaseHolderRow)
+LEASE_GET = Query("lease_get", LeaseGetRow)
+LEASE_RELEASE = Query("lease_release", ReleasedRow)
+
+# Relevance calibration (retrieve/relevance.py).
+
+
+class CalibrationGetRow(TypedDict):
+    floor: float
+    probes: int
+    languages: list[str]
+    calibrated_at: DateTime
+
+
+class CalibrationPutRow(TypedDict):
+    vault: str
+
+
+CALIBRATION_GET = Query("calibration_get", CalibrationGetRow)
+CALIBRATION_PUT = Query("calibration_put", CalibrationPutRow)
+
+# Verification (check/verify.py): a canonical line per node or fact.
+
+
+class DumpLineRow(TypedDict):
+    line: str
+
+
+class DumpChunksRow(TypedDict):
+    line: str
+    parsed: str
+
+
+class DumpFactsRow(TypedDict):
+    line: str
+    extractor: str
+
+
+DUMP_NOTES = Query("dump_notes", DumpLineRow)
+DUMP_CHUNKS = Query("dump_chunks", DumpChunksRow)
+DUMP_FACTS = Query("dump_facts", DumpFactsRow)
+DUMP_NODES = Query("dump_nodes", DumpLineRow)
+
+# Counts and lists for the CLI, evaluation, tests and benchmarks.
+
+
+class VaultStatsRow(TypedDict):
+    notes: int
+    chunks: int
+    entities: int
+    unresolved: int
+    pending_embeddings: int
+    pending_extractions: int
+    extraction_errors: int
+    facts: list[list[Any]]  # [extractor, count] pairs
+
+
+class UnresolvedLinksRow(TypedDict):
+    target: str
+    sources: list[str]
+
+
+class MentionsCountsRow(TypedDict):
+    path: str
+    mentions: int
+    notes: int
+
+
+class EvalSectionsRow(TypedDict):
+    path: str
+    title: str
+    heading_path: str
+
+
+class NoteMtimesRow(TypedDict):
+    path: str
+    mtime: float | None
+
+
+VAULT_STATS = Query("vault_stats", VaultStatsRow)
+UNRESOLVED_LINKS = Query("unresolved_links", UnresolvedLinksRow)
+MENTIONS_COUNTS = Query("mentions_counts", MentionsCountsRow)
+EVAL_SECTIONS = Query("eval_sections", EvalSectionsRow)
+NOTE_MTIMES = Query("note_mtimes", NoteMtimesRow)

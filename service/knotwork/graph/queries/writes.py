@@ -1,0 +1,174 @@
+"""The ingest write path's queries (ingest/write.py, mentions, model calls, similarity) and what
+it reads to plan a write: notes' stored state, hashes and names."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from knotwork.graph.queries import Query
+from knotwork.models import StoredFact
+
+# Counts several writes return.
+
+
+class WrittenRow(TypedDict):
+    written: int
+
+
+class DeletedRow(TypedDict):
+    deleted: int
+
+
+class UpdatedRow(TypedDict):
+    updated: int
+
+
+class LinkedRow(TypedDict):
+    linked: int
+
+
+class TouchedRow(TypedDict):
+    """Element ids of nodes a write changed the relationships of: orphan candidates, and
+    placeholders to name again."""
+
+    touched: list[str]
+
+
+# What a write is planned from.
+
+
+class NotesStateRow(TypedDict):
+    path: str
+    content_hash: str | None  # None: a placeholder
+    facts_version: int | None
+    language_setting: str | None
+    mkeys: list[str] | None
+    chunks: list[dict[str, Any]]  # id, hash, embed_hash, extraction…, has_embedding
+
+
+class NoteHashesRow(TypedDict):
+    path: str
+    content_hash: str | None
+
+
+class VaultNamesRow(TypedDict):
+    path: str
+    lpath: str | None
+    mkeys: list[str] | None
+
+
+class NamesStampRow(TypedDict):
+    tokens: list[str]
+
+
+class NamesStampSetRow(TypedDict):
+    token: str
+
+
+class NoteCaseVariantsRow(TypedDict):
+    path: str
+
+
+NOTES_STATE = Query("notes_state", NotesStateRow)
+NOTE_HASHES = Query("note_hashes", NoteHashesRow)
+VAULT_NAMES = Query("vault_names", VaultNamesRow)
+NAMES_STAMP = Query("names_stamp", NamesStampRow)
+NAMES_STAMP_SET = Query("names_stamp_set", NamesStampSetRow)
+NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
+
+# A batch's transaction (ingest/write.py).
+
+
+class NotesFactsRow(TypedDict):
+    path: str
+    facts: list[StoredFact]
+
+
+class KeysRow(TypedDict):
+    keys: list[str]
+
+
+class ChainedRow(TypedDict):
+    chained: int
+
+
+class PrunedRow(TypedDict):
+    pruned: int
+
+
+class NamedRow(TypedDict):
+    named: int
+
+
+class PlaceholdersDeletedRow(TypedDict):
+    deleted: int
+    paths: list[str]
+    keys: list[str]
+    placeholders: list[str]
+
+
+NOTES_FACTS = Query("notes_facts", NotesFactsRow)
+NOTES_INCOMING_KEYS = Query("notes_incoming_keys", KeysRow)
+NOTES_UPSERT = Query("notes_upsert", WrittenRow)
+NOTES_DELETE = Query("notes_delete", DeletedRow)
+CHUNKS_WRITE = Query("chunks_write", WrittenRow)
+CHUNKS_PRUNE = Query("chunks_prune", PrunedRow)
+CHUNKS_CHAIN = Query("chunks_chain", ChainedRow)
+FACTS_DELETE = Query("facts_delete", TouchedRow)
+FACTS_WRITE_LINKS = Query("facts_write_links", TouchedRow)
+FACTS_WRITE_ENTITIES = Query("facts_write_entities", WrittenRow)
+CHUNK_ENTITIES_WRITE = Query("chunk_entities_write", LinkedRow)
+LINKS_RERESOLVE = Query("links_reresolve", TouchedRow)
+ORPHANS_DELETE = Query("orphans_delete", DeletedRow)
+UNRESOLVED_NAMES = Query("unresolved_names", NamedRow)
+REVISIONS_APPEND = Query("revisions_append", WrittenRow)
+NOTES_PLACEHOLDERS_DELETE = Query("notes_placeholders_delete", PlaceholdersDeletedRow)
+
+# Mentions (ingest/mentions.py).
+
+
+class MentionsCandidatesRow(TypedDict):
+    path: str
+    chunks: list[dict[str, Any]]  # id, text, line_map, fence; in chunk order
+
+
+class MentionsDeleteRow(TypedDict):
+    path: str
+    facts: list[StoredFact]
+
+
+MENTIONS_CANDIDATES = Query("mentions_candidates", MentionsCandidatesRow)
+MENTIONS_DELETE = Query("mentions_delete", MentionsDeleteRow)
+MENTIONS_WRITE = Query("mentions_write", WrittenRow)
+
+# Model calls: embeddings, extractions, similar entities.
+
+
+class ChunksPendingRow(TypedDict):
+    id: str
+    hash: str
+    embed_hash: str
+    note_path: str
+    heading_path: str
+    context: str | None
+    text: str
+    line_start: int
+    embedding_state: str
+    extraction_state: str
+
+
+class ExtractionWrittenRow(TypedDict):
+    note_path: str
+
+
+class EntitiesPendingRow(TypedDict):
+    key: str
+    name: str | None
+
+
+CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
+CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
+CHUNK_FACTS_DELETE = Query("chunk_facts_delete", TouchedRow)
+ENTITIES_PENDING = Query("entities_pending", EntitiesPendingRow)
+ENTITY_EMBEDDING_SET = Query("entity_embedding_set", UpdatedRow)
+ENTITY_SIMILAR_LINK = Query("entity_similar_link", LinkedRow)
