@@ -14,7 +14,7 @@ from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import SyncReport, sync_vault
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
-from knotwork.retrieve.relevance import FLOOR_QUANTILE, Calibration
+from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
 
 
 @dataclass
@@ -111,8 +111,9 @@ async def _calibrate_once(core: Core, vault: str, summary: _Summary) -> Calibrat
 
 def _print_calibration(calibration: Calibration) -> None:
     typer.echo(
-        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: above "
-        f"{round(100 * FLOOR_QUANTILE)}% of {calibration.probes} off-topic probe questions "
+        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: "
+        f"{FLOOR_SPREAD:g} standard deviations above the mean of {calibration.probes} off-topic "
+        "probe questions "
         f"({', '.join(calibration.languages)})"
     )
 
