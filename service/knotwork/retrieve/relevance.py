@@ -11,7 +11,7 @@ rescaled so that the floor lands on ``KNOTWORK_MIN_RELEVANCE``: the one threshol
 
 The floor stands above the probes by their own spread (``FLOOR_SPREAD`` standard deviations
 over their mean), not by a fixed margin over a quantile: models spread unrelated cosines
-differently (USE multilingual's probes lie within ±0.03–0.08 of their mean), and a real
+differently (the standard deviation of USE multilingual's probes is 0.03 to 0.08), and a real
 off-topic question nearer the vault's world than an everyday probe scores towards the top of
 that spread — a quantile plus 0.02 put the floor below such questions and so let through more
 than the raw threshold did. The top tenth of the probes is left out first: a vault may answer
@@ -33,7 +33,7 @@ from knotwork.retrieve.types import Hit
 
 RELEVANCE_HITS = 3  # the top hits relevance is read from (a multi-hop answer spans several)
 FLOOR_TRIM = 0.1  # the top share of the probes left out (questions the vault may answer) …
-FLOOR_SPREAD = 3.0  # … and how many standard deviations of the rest the floor stands over their mean
+FLOOR_SPREAD = 3.0  # … and how many standard deviations of the rest it stands over their mean
 FLOOR_MARGIN = 0.02  # at least this far
 MIN_SHARE = 0.1  # a language with this share of the vault's chunks has its probes asked
 FLOOR_TTL_S = 60.0  # how long a vault's floor is reused before it is read again
