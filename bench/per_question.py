@@ -53,10 +53,10 @@ async def ask(args: argparse.Namespace) -> dict[str, Any]:
             for q in questions
         }
         for name in configs:
-            use, ppr = CONFIGS[name]
+            config = CONFIGS[name]
             for q in questions:
                 ev = await retrieve(
-                    core, f"eval-{args.name}", q.question, top_k, mode="retrieve", use=use, ppr=ppr
+                    core, f"eval-{args.name}", q.question, top_k, mode="retrieve", config=config
                 )
                 ranked = distinct_keys(ev.hits, key)
                 rows[q.id]["by"][name] = {

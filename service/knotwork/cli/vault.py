@@ -15,7 +15,7 @@ from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import SyncReport, sync_vault
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
-from knotwork.retrieve.relevance import FLOOR_QUANTILE, Calibration
+from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
 
 
 @dataclass
@@ -112,8 +112,9 @@ async def _calibrate_once(core: Core, vault: str, summary: _Summary) -> Calibrat
 
 def _print_calibration(calibration: Calibration) -> None:
     typer.echo(
-        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: above "
-        f"{round(100 * FLOOR_QUANTILE)}% of {calibration.probes} off-topic probe questions "
+        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: "
+        f"{FLOOR_SPREAD:g} standard deviations over the mean of all but the top tenth of "
+        f"{calibration.probes} off-topic probe questions "
         f"({', '.join(calibration.languages)})"
     )
 

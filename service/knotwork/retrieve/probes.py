@@ -1,8 +1,8 @@
 """Off-topic probe questions, 16 per language, for calibrating the relevance floor
 (relevance.py): everyday and general-knowledge questions — astronomy, animals, sport, cooking,
 travel, music, health, money — that a vault of personal or work notes does not answer. A vault
-that happens to answer a few (a cooking vault) moves the floor little: it stands above 90% of
-them, not all."""
+that happens to answer a few (a cooking vault) moves the floor little: the top tenth of them
+is left out before their spread is measured."""
 
 from __future__ import annotations
 

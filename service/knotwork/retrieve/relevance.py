@@ -8,6 +8,14 @@ cosine does not — an unrelated question scores 0.2 against Italian notes with 
 becomes the vault's *floor*, stored per vault and embedding model. A calibrated cosine is
 rescaled so that the floor lands on ``KNOTWORK_MIN_RELEVANCE``: the one threshold then means
 "more like the notes than an off-topic question is" whatever the model.
+
+The floor stands above the probes by their own spread (``FLOOR_SPREAD`` standard deviations
+over their mean), not by a fixed margin over a quantile: models spread unrelated cosines
+differently (the standard deviation of USE multilingual's probes is 0.03 to 0.08), and a real
+off-topic question nearer the vault's world than an everyday probe scores towards the top of
+that spread — a quantile plus 0.02 put the floor below such questions and so let through more
+than the raw threshold did. The top tenth of the probes is left out first: a vault may answer
+a probe or two (a cooking vault), which must not lift the floor.
 """
 
 from __future__ import annotations
@@ -26,8 +34,9 @@ from knotwork.retrieve.rank import coverage, terms
 from knotwork.retrieve.types import Hit
 
 RELEVANCE_HITS = 3  # the top hits relevance is read from (a multi-hop answer spans several)
-FLOOR_QUANTILE = 0.9  # the share of probes the floor stands above …
-FLOOR_MARGIN = 0.02  # … and by how much
+FLOOR_TRIM = 0.1  # the top share of the probes left out (questions the vault may answer) …
+FLOOR_SPREAD = 3.0  # … and how many standard deviations of the rest it stands over their mean
+FLOOR_MARGIN = 0.02  # at least this far
 MIN_SHARE = 0.1  # a language with this share of the vault's chunks has its probes asked
 FLOOR_TTL_S = 60.0  # how long a vault's floor is reused before it is read again
 
@@ -87,11 +96,13 @@ async def floor(
 
 
 def floor_of(cosines: Sequence[float]) -> float:
-    """The FLOOR_QUANTILE quantile of the probes' cosines, plus FLOOR_MARGIN."""
-    if len(cosines) < 2:
-        return (cosines[0] if cosines else 0.0) + FLOOR_MARGIN
-    cut = statistics.quantiles(cosines, n=100, method="inclusive")[int(FLOOR_QUANTILE * 100) - 1]
-    return round(min(0.99, cut + FLOOR_MARGIN), 4)
+    """The mean of the probes' cosines less their top FLOOR_TRIM (at least one), plus
+    FLOOR_SPREAD of their standard deviations (at least FLOOR_MARGIN)."""
+    if len(cosines) < 3:
+        return round(min(0.99, max(cosines, default=0.0) + FLOOR_MARGIN), 4)
+    kept = sorted(cosines)[: len(cosines) - max(1, int(len(cosines) * FLOOR_TRIM))]
+    spread = FLOOR_SPREAD * statistics.stdev(kept) if len(kept) > 1 else 0.0
+    return round(min(0.99, statistics.mean(kept) + max(spread, FLOOR_MARGIN)), 4)
 
 
 async def calibrate(
