@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from knotwork.core import open_core
+from knotwork.graph.queries.admin import VAULT_STATS
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.llm.clients import USE_DIMENSION, USE_MODEL
@@ -57,13 +58,11 @@ async def test_a_paraphrase_finds_its_note_by_meaning(
         put(vault, path, text)
     async with open_core(use_settings) as core:
         await core.ensure_ready()
-        [index] = [
-            r for r in await core.store.read("index_states") if r["name"] == "chunk_embedding"
-        ]
-        assert index["dimension"] == USE_DIMENSION
+        [index] = [s for s in await core.store.index_states() if s.name == "chunk_embedding"]
+        assert index.dimension == USE_DIMENSION
         report = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
         assert report.written == len(NOTES)
-        [stats] = await core.store.read("vault_stats", vault="t")
+        [stats] = await core.store.read(VAULT_STATS, vault="t")
         assert stats["pending_embeddings"] == 0
         for question, note in PARAPHRASES:
             # Precondition: nothing for full text to match.
