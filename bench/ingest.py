@@ -19,21 +19,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.common import bench_settings, record, use_bench_embedder
 from knotwork.core import Core, open_core
+from knotwork.ingest.changes import Upsert
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.draft import embed_inputs
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.parse import parse_note
+from knotwork.ingest.sync import _batches as sync_batches
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
+from knotwork.vault.files import scan_notes
 
 WORDS = [
     "graph",
@@ -78,35 +83,67 @@ def generate(folder: Path, count: int, seed: int = 7) -> list[str]:
     return [f"area{i % 20}/{name}.md" for i, name in enumerate(names)]
 
 
-async def embedder_alone(core: Core, folder: Path, paths: list[str]) -> float:
-    """Seconds the configured embedder alone takes for the vault's chunk texts, in batches of
-    ``KNOTWORK_EMBED_BATCH_SIZE`` as ingest sends them: the ceiling ingest is measured against."""
-    texts = []
-    for path in paths:
-        note = parse_note(path, (folder / path).read_text(encoding="utf-8"))
-        texts += embed_inputs(chunk_note(note, "alone", core.settings.chunk_size))
-    start = time.perf_counter()
-    step = 2 * core.settings.ingest_batch  # what one sync batch asks at once (two chunks a note)
-    for i in range(0, len(texts), step):
-        await core.embedder.aget_text_embedding_batch(texts[i : i + step])
-    return time.perf_counter() - start
+def embedded_calls(folder: Path, vault: str, settings: Settings) -> list[list[str]]:
+    """The texts a whole-vault sync of ``folder`` sends the embedder, one list per
+    ``aget_text_embedding_batch`` call: its notes in the sync's order and batches, each note's
+    chunks as ingest cuts them (the embedder splits each call by ``embed_batch_size``)."""
+    paths = scan_notes(folder).paths
+    notes = [Upsert(p, (folder / p).read_text(encoding="utf-8")) for p in paths]
+    return [
+        [
+            text
+            for change in batch
+            for text in embed_inputs(
+                chunk_note(parse_note(change.path, change.text), vault, settings.chunk_size)
+            )
+        ]
+        for batch in sync_batches(notes, settings.ingest_batch)
+    ]
 
 
-async def measure(settings: Settings, count: int, updates: int) -> dict[str, float]:
+async def embedder_alone(core: Core, calls: list[list[str]]) -> tuple[float, float]:
+    """Wall and CPU seconds the configured embedder alone takes for ``calls``, made as ingest
+    makes them: the ceiling ingest is measured against."""
+    start, cpu = time.perf_counter(), time.process_time()
+    for texts in calls:
+        vectors = await core.embedder.aget_text_embedding_batch(texts)
+        assert len(vectors) == len(texts)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+async def measure(settings: Settings, count: int, updates: int, rounds: int) -> dict[str, Any]:
+    """``rounds`` rounds of the embedder alone, then a whole-vault sync from an empty vault,
+    alternated; then ``updates`` one-note edits. Medians of the rounds, and each round."""
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-bench-{count}-"))
     try:
         paths = generate(folder, count)
+        vault = f"bench{count}"
+        calls = embedded_calls(folder, vault, settings)
+        texts = sum(map(len, calls))
+        per_round: list[dict[str, float]] = []
         async with open_core(settings) as core:
             use_bench_embedder(core)  # KNOTWORK_BENCH_EMBEDDER=inprocess: no loopback HTTP
             await core.ensure_ready()
-            vault = f"bench{count}"
-            await core.store.drop_vault(vault)
+            await core.embedder.aget_text_embedding_batch(calls[0][:8])  # loaded, warm
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
-            start = time.perf_counter()
-            report = await sync_vault(ingestor)
-            whole = time.perf_counter() - start
-            assert report.written == count, report.errors[:3]
-            embed_alone = await embedder_alone(core, folder, paths)
+            for _ in range(rounds):
+                load = os.getloadavg()[0]
+                alone, alone_cpu = await embedder_alone(core, calls)
+                await core.store.drop_vault(vault)
+                start, cpu = time.perf_counter(), time.process_time()
+                report = await sync_vault(ingestor)
+                whole, whole_cpu = time.perf_counter() - start, time.process_time() - cpu
+                assert report.written == count, report.errors[:3]
+                assert report.embedded == texts, (report.embedded, texts)
+                per_round.append(
+                    {
+                        "load": load,
+                        "embed_s": alone,
+                        "embed_cpu_s": alone_cpu,
+                        "ingest_s": whole,
+                        "ingest_cpu_s": whole_cpu,
+                    }
+                )
             rng = random.Random(1)
             times = []
             for n in range(updates):
@@ -117,28 +154,60 @@ async def measure(settings: Settings, count: int, updates: int) -> dict[str, flo
                 await ingestor.upsert_path(path)
                 times.append(time.perf_counter() - start)
             await core.store.drop_vault(vault)
+        whole = statistics.median(r["ingest_s"] for r in per_round)
+        alone = statistics.median(r["embed_s"] for r in per_round)
         return {
             "notes": count,
             "chunks": report.chunks,
+            "texts": texts,
             "seconds": whole,
             "notes_per_s": count / whole,
             "chunks_per_s": report.chunks / whole,
-            "embed_chunks_per_s": report.chunks / embed_alone,
-            "update_median_ms": statistics.median(times) * 1000,
-            "update_p95_ms": sorted(times)[int(0.95 * (len(times) - 1))] * 1000,
+            "embed_chunks_per_s": texts / alone,
+            "update_median_ms": statistics.median(times) * 1000 if times else float("nan"),
+            "update_p95_ms": sorted(times)[int(0.95 * (len(times) - 1))] * 1000
+            if times
+            else float("nan"),
+            "rounds": per_round,
         }
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def rounds_table(row: dict[str, Any]) -> str:
+    """Each round of one vault size: the embedder alone beside the ingest, in run order."""
+    lines = [
+        f"Rounds at {row['notes']} notes ({row['texts']} texts embedded, one per chunk):\n",
+        "| round | load before | embedder alone | texts/s = chunks/s | CPU s | ingest | notes/s "
+        "| chunks/s | CPU s | ingest / embedder |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for i, r in enumerate(row["rounds"], 1):
+        lines.append(
+            f"| {i} | {r['load']:.2f} | {r['embed_s']:.1f} s | {row['texts'] / r['embed_s']:.0f} "
+            f"| {r['embed_cpu_s']:.1f} | {r['ingest_s']:.1f} s "
+            f"| {row['notes'] / r['ingest_s']:.1f} | {row['chunks'] / r['ingest_s']:.0f} "
+            f"| {r['ingest_cpu_s']:.1f} | {r['embed_s'] / r['ingest_s']:.0%} |"
+        )
+    return "\n".join(lines)
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--updates", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--record", action="store_true")
     args = parser.parse_args()
+    uptime_before = os.getloadavg()
     with bench_settings() as settings:
-        rows = [await measure(settings, count, args.updates) for count in args.notes]
+        rows = [await measure(settings, count, args.updates, args.rounds) for count in args.notes]
+        embedder = (
+            f"embedder {settings.embed_provider} {settings.embed_model} "
+            f"({settings.embed_dimension} dimensions, batch {settings.embed_batch_size}, "
+            f"{settings.embed_threads} thread(s)), ingest batch {settings.ingest_batch}"
+        )
+    uptime_after = os.getloadavg()
     table = [
         "| notes | chunks | whole-vault ingest | notes/s | chunks/s | embedder alone, chunks/s "
         "| ingest / embedder | one update, median | p95 |",
@@ -157,14 +226,19 @@ async def main() -> None:
             f"\nOne-update ratio, {rows[-1]['notes']:.0f} vs {rows[0]['notes']:.0f} "
             f"notes (median): {ratio:.2f}×"
         )
+    table += ["", *(rounds_table(r) + "\n" for r in rows)]
     text = "\n".join(table)
-    print(text)
+    load = "load average {:.2f} / {:.2f} / {:.2f} before, {:.2f} / {:.2f} / {:.2f} after".format(
+        *uptime_before, *uptime_after
+    )
+    print(f"{embedder}; {load}\n{text}")
     if args.record:
         record(
             "Ingest",
             f".venv/bin/python -m bench.ingest --notes "
-            f"{' '.join(map(str, args.notes))} --updates {args.updates} --record",
-            "Neo4j 5.26 local, fake embedder, extraction off.",
+            f"{' '.join(map(str, args.notes))} --updates {args.updates} --rounds {args.rounds} "
+            "--record",
+            f"Neo4j 5.26 local, {embedder}, extraction off; {load}.",
             text,
         )
 
