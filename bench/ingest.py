@@ -21,8 +21,10 @@ import argparse
 import asyncio
 import os
 import random
+import shlex
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -111,9 +113,12 @@ async def embedder_alone(core: Core, calls: list[list[str]]) -> tuple[float, flo
     return time.perf_counter() - start, time.process_time() - cpu
 
 
-async def measure(settings: Settings, count: int, updates: int, rounds: int) -> dict[str, Any]:
+async def measure(
+    settings: Settings, count: int, updates: int, rounds: int, warmup: int = 0
+) -> dict[str, Any]:
     """``rounds`` rounds of the embedder alone, then a whole-vault sync from an empty vault,
-    alternated; then ``updates`` one-note edits. Medians of the rounds, and each round."""
+    alternated, after ``warmup`` syncs not counted; then ``updates`` one-note edits. Medians
+    of the rounds, and each round."""
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-bench-{count}-"))
     try:
         paths = generate(folder, count)
@@ -126,6 +131,9 @@ async def measure(settings: Settings, count: int, updates: int, rounds: int) -> 
             await core.ensure_ready()
             await core.embedder.aget_text_embedding_batch(calls[0][:8])  # loaded, warm
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
+            for _ in range(warmup):  # the server's query plans and caches, not counted
+                await core.store.drop_vault(vault)
+                await sync_vault(ingestor)
             for _ in range(rounds):
                 load = os.getloadavg()[0]
                 alone, alone_cpu = await embedder_alone(core, calls)
@@ -192,16 +200,38 @@ def rounds_table(row: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def wipe_database(settings: Settings) -> None:
+    from neo4j import GraphDatabase
+
+    from bench.compare import wipe  # bench.compare imports this module
+
+    auth = (settings.neo4j_user, settings.password())
+    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
+        wipe(driver, settings.neo4j_database)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--updates", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--warmup", type=int, default=0, help="syncs before the rounds")
+    parser.add_argument(
+        "--wipe",
+        action="store_true",
+        help="empty the database first (every node, constraint and index): a database built "
+        "with another embedder is refused otherwise",
+    )
     parser.add_argument("--record", action="store_true")
     args = parser.parse_args()
     uptime_before = os.getloadavg()
     with bench_settings() as settings:
-        rows = [await measure(settings, count, args.updates, args.rounds) for count in args.notes]
+        if args.wipe:
+            wipe_database(settings)
+        rows = [
+            await measure(settings, count, args.updates, args.rounds, args.warmup)
+            for count in args.notes
+        ]
         embedder = (
             f"embedder {settings.embed_provider} {settings.embed_model} "
             f"({settings.embed_dimension} dimensions, batch {settings.embed_batch_size}, "
@@ -235,9 +265,7 @@ async def main() -> None:
     if args.record:
         record(
             "Ingest",
-            f".venv/bin/python -m bench.ingest --notes "
-            f"{' '.join(map(str, args.notes))} --updates {args.updates} --rounds {args.rounds} "
-            "--record",
+            ".venv/bin/python -m bench.ingest " + shlex.join(sys.argv[1:]),
             f"Neo4j 5.26 local, {embedder}, extraction off; {load}.",
             text,
         )

@@ -20,6 +20,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from neo4j.exceptions import Neo4jError
 
@@ -31,9 +32,10 @@ from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
-from knotwork.vault.files import read_note, scan_notes
+from knotwork.vault.files import NoteText, read_note, scan_notes
 
 log = logging.getLogger(__name__)
+READ_GROUP = 64  # files read per trip to a worker thread
 Progress = Callable[[int, int, str], None]
 
 
@@ -112,20 +114,19 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
-    for i, path in enumerate(paths):
+    hashes: dict[str, str] = {}
+    for start in range(0, len(paths), READ_GROUP):
+        group = paths[start : start + READ_GROUP]
         if progress:
-            progress(i, len(paths), f"reading {path}")
-        try:
-            note = await asyncio.to_thread(read_note, root, path, limit)
-        except KnotworkError as exc:
-            report.errors.append(str(exc))
-            continue
-        report.warnings += note.warnings
-        texts[path] = (note.text, note.mtime)
-    hashes = {
-        p: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()
-        for p, (t, _) in texts.items()
-    }
+            for i, path in enumerate(group, start):
+                progress(i, len(paths), f"reading {path}")
+        for path, read in await asyncio.to_thread(_read_group, root, group, limit):
+            if isinstance(read, KnotworkError):
+                report.errors.append(str(read))
+                continue
+            note, hashes[path] = read
+            report.warnings += note.warnings
+            texts[path] = (note.text, note.mtime)
     gone = {p: h for p, h in stored.items() if p not in texts}
     # A note that vanished while a new one with the same content appeared has moved.
     moved: dict[str, str] = {}
@@ -145,6 +146,22 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
         return _Plan(upserts, deleted, names, [], [])
     link_keys = new_note_keys(u.path for u in upserts if u.new)
     return _Plan(upserts, deleted, names, keys if ingestor.settings.mentions else [], link_keys)
+
+
+def _read_group(
+    root: Path, paths: list[str], limit: int
+) -> list[tuple[str, tuple[NoteText, str] | KnotworkError]]:
+    """Each note's text and content hash, or why it cannot be read."""
+    out: list[tuple[str, tuple[NoteText, str] | KnotworkError]] = []
+    for path in paths:
+        try:
+            note = read_note(root, path, limit)
+        except KnotworkError as exc:
+            out.append((path, exc))
+            continue
+        digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
+        out.append((path, (note, digest)))
+    return out
 
 
 async def _final_names(
