@@ -37,10 +37,14 @@ from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.draft import embed_inputs
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.parse import parse_note
-from knotwork.ingest.sync import _batches as sync_batches
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from knotwork.vault.files import scan_notes
+
+try:  # the unit a sync drafts and embeds at a time
+    from knotwork.ingest.pipeline import units as embedded_units
+except ImportError:  # code before ingest/pipeline.py (to measure it beside): one per batch
+    from knotwork.ingest.sync import _batches as embedded_units  # type: ignore[attr-defined,no-redef]
 
 WORDS = [
     "graph",
@@ -87,7 +91,7 @@ def generate(folder: Path, count: int, seed: int = 7) -> list[str]:
 
 def embedded_calls(folder: Path, vault: str, settings: Settings) -> list[list[str]]:
     """The texts a whole-vault sync of ``folder`` sends the embedder, one list per
-    ``aget_text_embedding_batch`` call: its notes in the sync's order and batches, each note's
+    ``aget_text_embedding_batch`` call: its notes in the sync's order and units, each note's
     chunks as ingest cuts them (the embedder splits each call by ``embed_batch_size``)."""
     paths = scan_notes(folder).paths
     notes = [Upsert(p, (folder / p).read_text(encoding="utf-8")) for p in paths]
@@ -99,7 +103,7 @@ def embedded_calls(folder: Path, vault: str, settings: Settings) -> list[list[st
                 chunk_note(parse_note(change.path, change.text), vault, settings.chunk_size)
             )
         ]
-        for batch in sync_batches(notes, settings.ingest_batch)
+        for batch in embedded_units(notes, settings.ingest_batch)
     ]
 
 

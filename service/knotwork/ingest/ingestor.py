@@ -131,6 +131,12 @@ class Ingestor:
         outcomes: list[NoteOutcome] = []
         drafts: dict[str, drafting.Draft] = {}
         deletes: list[write.NoteDelete] = []
+        upserts = [c for c in changes if isinstance(c, Upsert)]
+        made_all = iter(  # one trip to a worker thread for the batch
+            await asyncio.to_thread(lambda: [self._draft(u, states) for u in upserts])
+            if upserts
+            else []
+        )
         for change in changes:
             if isinstance(change, Delete):
                 state = states.get(change.path)
@@ -138,7 +144,7 @@ class Ingestor:
                 if state:
                     deletes.append(write.NoteDelete(change.path, state["content_hash"]))
                 continue
-            outcome, made = await self._draft(change, states)
+            outcome, made = next(made_all)
             outcomes.append(outcome)
             if made:
                 drafts[made.path] = made
@@ -263,13 +269,12 @@ class Ingestor:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
         return await self.models.link_entities()
 
-    async def _draft(
+    def _draft(
         self, change: Upsert, states: dict[str, dict[str, Any]]
     ) -> tuple[NoteOutcome, drafting.Draft | None]:
+        """A note parsed (unless a sync did) and drafted, or found unchanged; blocking."""
         source = change.renamed_from if change.renamed_from in states else None
-        note = change.note
-        if note is None:
-            note = await asyncio.to_thread(drafting.parse, change.path, change.text)
+        note = change.note = change.note or drafting.parse(change.path, change.text)
         state = states.get(change.path)
         if (
             source is None
@@ -279,8 +284,7 @@ class Ingestor:
             and state["language_setting"] == self.language_setting
         ):
             return NoteOutcome(change.path, "unchanged"), None
-        made = await asyncio.to_thread(
-            drafting.draft,
+        made = drafting.draft(
             self.vault,
             note,
             change.mtime,

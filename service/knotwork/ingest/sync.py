@@ -1,14 +1,12 @@
 """A whole vault into the graph: find what is new, changed, moved or gone, and apply it.
 
-The changed notes are written in batches of ``KNOTWORK_INGEST_BATCH`` notes, one set-based
-transaction each, in three overlapping stages: drafting (parse, chunk) runs ahead, embedding
-goes from batch to batch without a pause, and each batch's mentions are resolved and its rows
-written once it is embedded — so with a model doing the embedding, the sync runs at nearly the
-model's own pace. Mentions and links are resolved against the vault's names as they will be once
-the whole sync is applied, so a note written early already mentions and links to notes written
-later (a placeholder node their own batch fills) and nothing is moved again; the notes the sync
-does not write get their mentions of changed names rewritten, and their links to the keys of
-new notes re-resolved, once, at the end.
+The changed notes are written in batches of up to ``KNOTWORK_INGEST_BATCH`` notes, one
+set-based transaction each, drafted and embedded ahead of the writes (ingest/pipeline.py), so
+that a model doing the embedding never waits for a write. Mentions and links are resolved
+against the vault's names as they will be once the whole sync is applied, so a note written
+early already mentions and links to notes written later (a placeholder node their own batch
+fills) and nothing is moved again; the notes the sync does not write get their mentions of
+changed names rewritten, and their links to the keys of new notes re-resolved, once, at the end.
 """
 
 from __future__ import annotations
@@ -26,8 +24,8 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
-from knotwork.ingest import write
-from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
+from knotwork.ingest import pipeline, write
+from knotwork.ingest.changes import Change, Delete, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
@@ -193,66 +191,14 @@ async def _final_names(
     return names, sorted(keys), bool(others)
 
 
-def _batches(upserts: list[Upsert], size: int) -> list[list[Change]]:
-    """Batches that start small and double up to ``size``, and end as they started: the first
-    write starts early, and the last one, which nothing overlaps, is small."""
-    ramp, step = [], min(size, 16)
-    while step < size:
-        ramp.append(step)
-        step *= 2
-    head: list[int] = []
-    tail: list[int] = []
-    left = len(upserts)
-    for step in ramp:  # a small sync takes what fits, alternately at either end
-        for end in (head, tail):
-            if left:
-                end.append(min(step, left))
-                left -= end[-1]
-    sizes = head + [size] * (left // size) + ([left % size] if left % size else []) + tail[::-1]
-    batches: list[list[Change]] = []
-    start = 0
-    for step in sizes:
-        batches.append(list(upserts[start : start + step]))
-        start += step
-    return batches
-
-
-class _Stages:
-    """A batch's drafting and embedding, run ahead of the writes: drafting up to ``AHEAD``
-    batches ahead, embedding one batch after another, so the embedder goes from one batch to
-    the next without waiting for a write, for the drafting of what it embeds next or for the
-    resolving of mentions. A stage's failure is raised where its batch is awaited."""
-
-    AHEAD = 2
-
-    def __init__(self, ingestor: Ingestor, batches: list[list[Change]]) -> None:
-        self.ingestor, self.batches = ingestor, batches
-        self.tasks: dict[int, asyncio.Task[Drafted]] = {}
-        self.started = 0
-
-    async def embedded(self, i: int) -> Drafted:
-        """Batch ``i`` drafted and embedded; the stages of the batches after it started."""
-        while self.started < min(i + 1 + self.AHEAD, len(self.batches)):
-            previous = self.tasks.get(self.started - 1)
-            self.tasks[self.started] = asyncio.create_task(self._run(self.started, previous))
-            self.started += 1
-        return await self.tasks.pop(i)
-
-    async def _run(self, i: int, previous: asyncio.Task[Drafted] | None) -> Drafted:
-        drafted = await self.ingestor.draft(self.batches[i])
-        if previous is not None:  # one embedding at a time, in batch order
-            await asyncio.wait([previous])
-        return await self.ingestor.embed(drafted)
-
-    def cancel(self) -> None:
-        for task in self.tasks.values():
-            task.cancel()
-
-
 async def _apply(
     ingestor: Ingestor, report: SyncReport, plan: _Plan, progress: Progress | None
 ) -> None:
-    batches = _batches(plan.upserts, ingestor.settings.ingest_batch)
+    size = ingestor.settings.ingest_batch
+    # The last unit deletes what is gone and rewrites the other notes' mentions.
+    upserts: list[Change] = list(plan.upserts)
+    deletes: list[Change] = [Delete(p) for p in plan.deletes]
+    cut = [*pipeline.units(upserts, size), deletes]
     exclude = sorted(u.path for u in plan.upserts)
     total, done = len(plan.upserts) + len(plan.deletes), 0
 
@@ -267,19 +213,21 @@ async def _apply(
     async def prepare(batch: list[Change]) -> Prepared:
         return await ingestor.prepare(batch, plan.names)
 
-    # The last batch deletes what is gone and rewrites the other notes' mentions.
-    batches.append([Delete(p) for p in plan.deletes])
-    stages = _Stages(ingestor, batches)
+    stages = pipeline.Stages(ingestor, cut, size)
     try:
-        for i, batch in enumerate(batches):
-            prepared = await ingestor.resolve(await stages.embedded(i), plan.names)
-            if i == len(batches) - 1:
+        first = 0
+        while first < len(cut):
+            drafted, after = await stages.take(first)
+            batch = [change for unit in cut[first:after] for change in unit]
+            prepared = await ingestor.resolve(drafted, plan.names)
+            if after == len(cut):
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
                 prepared.batch.link_keys = plan.link_keys
                 if plan.upserts or plan.deletes:  # names may have changed: caches re-read
                     prepared.batch.names_token = uuid.uuid4().hex
                     ingestor.core.names.pop(ingestor.vault, None)
             advance(await _commit(ingestor, report, prepared, batch, prepare))
+            first = after
     finally:
         stages.cancel()
 
