@@ -25,7 +25,7 @@ from neo4j.exceptions import Neo4jError
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
 from knotwork.ingest import pipeline, write
-from knotwork.ingest.changes import Change, Delete, NoteOutcome, Prepared, Upsert
+from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
@@ -83,10 +83,10 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     if ingestor.root is None:
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
-    plan = await _plan(ingestor, report, progress)
+    upserts, deletes, planned = await _plan(ingestor, report, progress)
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
     try:
-        await _apply(ingestor, report, plan, progress)
+        plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
     finally:
         ingestor.defer_entity_links = deferred
     await write.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
@@ -94,9 +94,13 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     return report
 
 
-async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | None) -> _Plan:
-    """Read the folder and the graph's hashes: what to write, move and delete. ``progress``
-    counts the files read, so a bar moves from the first second of a large vault."""
+async def _plan(
+    ingestor: Ingestor, report: SyncReport, progress: Progress | None
+) -> tuple[list[Upsert], list[str], asyncio.Task[_Plan]]:
+    """Read the folder and the graph's hashes: what to write, move and delete, and the names
+    once that is done (a task: worked out while the first notes are drafted and embedded).
+    ``progress`` counts the files read, so a bar moves from the first second of a large
+    vault."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
     stored = {
@@ -139,7 +143,14 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     work = [p for p in texts if stored.get(p) != hashes[p]]
     report.unchanged += len(texts) - len(work)
     upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
-    names, keys, others = await _final_names(ingestor, upserts, deleted, set(stored))
+    planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))
+    return upserts, deleted, planned
+
+
+async def _planned(
+    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+) -> _Plan:
+    names, keys, others = await _final_names(ingestor, upserts, deleted, stored)
     if not others:  # nothing the sync does not write: no mentions or links of others to move
         return _Plan(upserts, deleted, names, [], [])
     link_keys = new_note_keys(u.path for u in upserts if u.new)
@@ -172,8 +183,8 @@ async def _final_names(
     keys: set[str] = set()
 
     def parse_all() -> None:
-        for u in upserts:
-            u.note = parse(u.path, u.text)
+        for u in upserts:  # the first ones may be parsed by their drafting already
+            u.note = u.note or parse(u.path, u.text)
 
     await asyncio.to_thread(parse_all)
     for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
@@ -192,15 +203,20 @@ async def _final_names(
 
 
 async def _apply(
-    ingestor: Ingestor, report: SyncReport, plan: _Plan, progress: Progress | None
-) -> None:
+    ingestor: Ingestor,
+    report: SyncReport,
+    upserts: list[Upsert],
+    deleted: list[str],
+    planned: asyncio.Task[_Plan],
+    progress: Progress | None,
+) -> _Plan:
     size = ingestor.settings.ingest_batch
     # The last unit deletes what is gone and rewrites the other notes' mentions.
-    upserts: list[Change] = list(plan.upserts)
-    deletes: list[Change] = [Delete(p) for p in plan.deletes]
-    cut = [*pipeline.units(upserts, size), deletes]
-    exclude = sorted(u.path for u in plan.upserts)
-    total, done = len(plan.upserts) + len(plan.deletes), 0
+    writes: list[Change] = list(upserts)
+    deletes: list[Change] = [Delete(p) for p in deleted]
+    cut = [*pipeline.units(writes, size), deletes]
+    exclude = sorted(u.path for u in upserts)
+    total, done = len(upserts) + len(deleted), 0
 
     def advance(outcomes: list[NoteOutcome]) -> None:
         nonlocal done
@@ -213,13 +229,17 @@ async def _apply(
     async def prepare(batch: list[Change]) -> Prepared:
         return await ingestor.prepare(batch, plan.names)
 
-    stages = pipeline.Stages(ingestor, cut, size)
+    async def resolve(drafted: Drafted) -> Prepared:
+        return await ingestor.resolve(drafted, (await planned).names)
+
+    stages = pipeline.Stages(ingestor, cut, size, resolve)
+    stages.start()  # drafting and embedding begin while the final names are worked out
     try:
+        plan = await planned
         first = 0
         while first < len(cut):
-            drafted, after = await stages.take(first)
+            prepared, after = await stages.take(first)
             batch = [change for unit in cut[first:after] for change in unit]
-            prepared = await ingestor.resolve(drafted, plan.names)
             if after == len(cut):
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
                 prepared.batch.link_keys = plan.link_keys
@@ -230,6 +250,8 @@ async def _apply(
             first = after
     finally:
         stages.cancel()
+        planned.cancel()
+    return plan
 
 
 async def _commit(
