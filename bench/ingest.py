@@ -1,18 +1,22 @@
 """Ingest benchmark: whole-vault notes/s and the time of one note update, at several sizes.
 
 Usage (from the repository root, after scripts/bootstrap):
-    .venv/bin/python -m bench.ingest --notes 1000 10000 [--updates 30] [--record]
+    .venv/bin/python -m bench.ingest --notes 1000 10000 [--updates 30] [--rounds 1]
+        [--warmup 0] [--wipe] [--record]
 
 Neo4j: KNOTWORK_NEO4J_URI / KNOTWORK_NEO4J_PASSWORD when set, else a local server (instance
 ``bench``, Bolt 27688) started from the cached jars and stopped at the end. Embeddings come from
 the loopback Ollama stand-in (hashing embedder), so the figures measure Knotwork and Neo4j, not a
 model; model extraction is off. ``--record`` appends the table to bench/RESULTS.md.
 
-Beside the ingest, the embedder alone is timed on the same chunk texts with the same batch size
-("embedder alone"), so "ingest / embedder" says how close ingest comes to the embedder's own
-throughput. Another embedder is measured through the usual settings, e.g.
-``KNOTWORK_EMBED_PROVIDER=sentence-transformers KNOTWORK_EMBED_MODEL=… KNOTWORK_EMBED_DIMENSION=…``
-on a database built with it (the manifest refuses a mix).
+Beside the ingest, the embedder alone is timed on exactly the texts the sync embeds, in the
+same ``aget_text_embedding_batch`` calls with the same batch size ("embedder alone"), so
+"ingest / embedder" says how close ingest comes to the embedder's own throughput; ``--rounds``
+alternates the two (embedder, sync, embedder, sync …) after ``--warmup`` syncs not counted.
+Another embedder is measured through the usual settings, e.g. the in-process multilingual one:
+``KNOTWORK_EMBED_PROVIDER=use-multilingual KNOTWORK_EMBED_MODEL=use-multilingual-v3
+KNOTWORK_EMBED_DIMENSION=512 … --rounds 2 --warmup 1 --wipe``; ``--wipe`` empties the database
+first, since the manifest refuses a database built with another embedder.
 """
 
 from __future__ import annotations
