@@ -140,7 +140,10 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
 
 def vector_text(vector: list[float] | None) -> str | None:
     """An embedding as chunks_write.cypher takes it: 9 significant digits keep float32 exact."""
-    return None if vector is None else ",".join([f"{x:.9g}" for x in vector])
+    return None if vector is None else ",".join(map(_NINE_DIGITS, vector))
+
+
+_NINE_DIGITS = "{:.9g}".format  # a bound method: faster per number than an f-string
 
 
 def entity_rows(chunk_id: str, parsed: extract.Extraction) -> list[dict[str, Any]]:

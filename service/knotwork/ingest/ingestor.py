@@ -99,23 +99,18 @@ class Ingestor:
 
     async def apply(self, changes: list[Change]) -> list[NoteOutcome]:
         """Apply changes as one batch against the vault's current names."""
-        drafted = await self._drafted(changes)
+        drafted = await self.embed(await self.draft(changes))
         async with self.core.names_lock:  # the names read stay the graph's until written
-            prepared = await self._rows(drafted)
+            prepared = await self.resolve(drafted)
             results = await self._write(prepared)
         return await self._finish(prepared, results)
 
-    # -- the two halves of a batch (a sync overlaps them: prepare the next, write this one) --
+    # -- the stages of a batch (a sync overlaps them across batches: see ingest/sync.py) -----
 
     async def prepare(self, changes: list[Change], names: Names | None = None) -> Prepared:
-        """Read states, draft, embed and resolve mentions and links for a batch.
-
-        ``names``: the vault's names after the whole change, which links and mentions resolve
-        against (a sync passes them, knowing every note it will write, and moves other notes'
-        mentions and links once at its end). Without them the batch stands alone: the graph's
-        names with this batch applied serve, and the batch moves the others itself.
-        """
-        return await self._rows(await self._drafted(changes), names)
+        """Read states, draft, embed and resolve mentions and links for a batch: ``draft``,
+        ``embed`` and ``resolve`` in turn."""
+        return await self.resolve(await self.embed(await self.draft(changes)), names)
 
     async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
         """Write a prepared batch, then extract its new chunks and link new entities."""
@@ -123,8 +118,9 @@ class Ingestor:
 
     # -- steps -----------------------------------------------------------------------------
 
-    async def _drafted(self, changes: list[Change]) -> Drafted:
-        """States read, notes drafted and their new chunks embedded: what needs no names."""
+    async def draft(self, changes: list[Change]) -> Drafted:
+        """States read and notes drafted (parsed, chunked, structural facts): what needs
+        neither names nor models. Their new chunks are embedded by ``embed``."""
         for change in changes:
             change.path = clean_relpath(change.path)
             if isinstance(change, Upsert) and change.renamed_from:
@@ -140,6 +136,12 @@ class Ingestor:
         outcomes: list[NoteOutcome] = []
         drafts: dict[str, drafting.Draft] = {}
         deletes: list[write.NoteDelete] = []
+        upserts = [c for c in changes if isinstance(c, Upsert)]
+        made_all = iter(  # one trip to a worker thread for the batch
+            await asyncio.to_thread(lambda: [self._draft(u, states) for u in upserts])
+            if upserts
+            else []
+        )
         for change in changes:
             if isinstance(change, Delete):
                 state = states.get(change.path)
@@ -147,15 +149,26 @@ class Ingestor:
                 if state:
                     deletes.append(write.NoteDelete(change.path, state["content_hash"]))
                 continue
-            outcome, made = await self._draft(change, states)
+            outcome, made = next(made_all)
             outcomes.append(outcome)
             if made:
                 drafts[made.path] = made
-        await self._embed_drafts(drafts, outcomes)
         return Drafted(states, outcomes, drafts, deletes)
 
-    async def _rows(self, drafted: Drafted, names: Names | None = None) -> Prepared:
-        """Mentions and links resolved, the writer's rows built (see ``prepare``)."""
+    async def embed(self, drafted: Drafted) -> Drafted:
+        """Every draft's new chunks embedded in one call (the client batches it further); a
+        model that cannot answer leaves them pending, with a warning on the note."""
+        await self._embed_drafts(drafted.drafts, drafted.outcomes)
+        return drafted
+
+    async def resolve(self, drafted: Drafted, names: Names | None = None) -> Prepared:
+        """Mentions and links resolved, the writer's rows built.
+
+        ``names``: the vault's names after the whole change, which links and mentions resolve
+        against (a sync passes them, knowing every note it will write, and moves other notes'
+        mentions and links once at its end). Without them the batch stands alone: the graph's
+        names with this batch applied serve, and the batch moves the others itself.
+        """
         standalone, token = names is None, None
         states, drafts, deletes = drafted.states, drafted.drafts, drafted.deletes
         view: NameView | None = None
@@ -261,13 +274,12 @@ class Ingestor:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
         return await self.models.link_entities()
 
-    async def _draft(
+    def _draft(
         self, change: Upsert, states: dict[str, NotesStateRow]
     ) -> tuple[NoteOutcome, drafting.Draft | None]:
+        """A note parsed (unless a sync did) and drafted, or found unchanged; blocking."""
         source = change.renamed_from if change.renamed_from in states else None
-        note = change.note
-        if note is None:
-            note = await asyncio.to_thread(drafting.parse, change.path, change.text)
+        note = change.note = change.note or drafting.parse(change.path, change.text)
         state = states.get(change.path)
         if (
             source is None
@@ -277,8 +289,7 @@ class Ingestor:
             and state["language_setting"] == self.language_setting
         ):
             return NoteOutcome(change.path, "unchanged"), None
-        made = await asyncio.to_thread(
-            drafting.draft,
+        made = drafting.draft(
             self.vault,
             note,
             change.mtime,
@@ -300,7 +311,6 @@ class Ingestor:
     async def _embed_drafts(
         self, drafts: dict[str, drafting.Draft], outcomes: list[NoteOutcome]
     ) -> None:
-        """Embed every draft's new chunks in one call (the client batches it further)."""
         fresh = {path: d.fresh() for path, d in drafts.items()}
         chunks = [c for cs in fresh.values() for c in cs]
         if not chunks:

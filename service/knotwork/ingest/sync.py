@@ -1,12 +1,12 @@
 """A whole vault into the graph: find what is new, changed, moved or gone, and apply it.
 
-The changed notes are written in batches of ``KNOTWORK_INGEST_BATCH`` notes, one set-based
-transaction each, and the next batch is prepared (parsed, chunked, embedded) while the current
-one is written. Mentions and links are resolved against the vault's names as they will be once
-the whole sync is applied, so a note written early already mentions and links to notes written
-later (a placeholder node their own batch fills) and nothing is moved again; the notes the sync
-does not write get their mentions of changed names rewritten, and their links to the keys of
-new notes re-resolved, once, at the end.
+The changed notes are written in batches of up to ``KNOTWORK_INGEST_BATCH`` notes, one
+set-based transaction each, drafted and embedded ahead of the writes (ingest/pipeline.py), so
+that a model doing the embedding never waits for a write. Mentions and links are resolved
+against the vault's names as they will be once the whole sync is applied, so a note written
+early already mentions and links to notes written later (a placeholder node their own batch
+fills) and nothing is moved again; the notes the sync does not write get their mentions of
+changed names rewritten, and their links to the keys of new notes re-resolved, once, at the end.
 """
 
 from __future__ import annotations
@@ -18,21 +18,23 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.writes import NOTE_HASHES, VAULT_NAMES
-from knotwork.ingest import write
-from knotwork.ingest.changes import Change, Delete, NoteOutcome, Prepared, Upsert
+from knotwork.ingest import pipeline, write
+from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
-from knotwork.vault.files import read_note, scan_notes
+from knotwork.vault.files import NoteText, read_note, scan_notes
 
 log = logging.getLogger(__name__)
+READ_GROUP = 64  # files read per trip to a worker thread
 Progress = Callable[[int, int, str], None]
 
 
@@ -82,10 +84,10 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     if ingestor.root is None:
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
-    plan = await _plan(ingestor, report, progress)
+    upserts, deletes, planned = await _plan(ingestor, report, progress)
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
     try:
-        await _apply(ingestor, report, plan, progress)
+        plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
     finally:
         ingestor.defer_entity_links = deferred
     await write.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
@@ -93,9 +95,13 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     return report
 
 
-async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | None) -> _Plan:
-    """Read the folder and the graph's hashes: what to write, move and delete. ``progress``
-    counts the files read, so a bar moves from the first second of a large vault."""
+async def _plan(
+    ingestor: Ingestor, report: SyncReport, progress: Progress | None
+) -> tuple[list[Upsert], list[str], asyncio.Task[_Plan]]:
+    """Read the folder and the graph's hashes: what to write, move and delete, and the names
+    once that is done (a task: worked out while the first notes are drafted and embedded).
+    ``progress`` counts the files read, so a bar moves from the first second of a large
+    vault."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
     stored = {
@@ -111,20 +117,19 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
-    for i, path in enumerate(paths):
+    hashes: dict[str, str] = {}
+    for start in range(0, len(paths), READ_GROUP):
+        group = paths[start : start + READ_GROUP]
         if progress:
-            progress(i, len(paths), f"reading {path}")
-        try:
-            note = await asyncio.to_thread(read_note, root, path, limit)
-        except KnotworkError as exc:
-            report.errors.append(str(exc))
-            continue
-        report.warnings += note.warnings
-        texts[path] = (note.text, note.mtime)
-    hashes = {
-        p: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()
-        for p, (t, _) in texts.items()
-    }
+            for i, path in enumerate(group, start):
+                progress(i, len(paths), f"reading {path}")
+        for path, read in await asyncio.to_thread(_read_group, root, group, limit):
+            if isinstance(read, KnotworkError):
+                report.errors.append(str(read))
+                continue
+            note, hashes[path] = read
+            report.warnings += note.warnings
+            texts[path] = (note.text, note.mtime)
     gone = {p: h for p, h in stored.items() if p not in texts}
     # A note that vanished while a new one with the same content appeared has moved.
     moved: dict[str, str] = {}
@@ -139,11 +144,34 @@ async def _plan(ingestor: Ingestor, report: SyncReport, progress: Progress | Non
     work = [p for p in texts if stored.get(p) != hashes[p]]
     report.unchanged += len(texts) - len(work)
     upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
-    names, keys, others = await _final_names(ingestor, upserts, deleted, set(stored))
+    planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))
+    return upserts, deleted, planned
+
+
+async def _planned(
+    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+) -> _Plan:
+    names, keys, others = await _final_names(ingestor, upserts, deleted, stored)
     if not others:  # nothing the sync does not write: no mentions or links of others to move
         return _Plan(upserts, deleted, names, [], [])
     link_keys = new_note_keys(u.path for u in upserts if u.new)
     return _Plan(upserts, deleted, names, keys if ingestor.settings.mentions else [], link_keys)
+
+
+def _read_group(
+    root: Path, paths: list[str], limit: int
+) -> list[tuple[str, tuple[NoteText, str] | KnotworkError]]:
+    """Each note's text and content hash, or why it cannot be read."""
+    out: list[tuple[str, tuple[NoteText, str] | KnotworkError]] = []
+    for path in paths:
+        try:
+            note = read_note(root, path, limit)
+        except KnotworkError as exc:
+            out.append((path, exc))
+            continue
+        digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
+        out.append((path, (note, digest)))
+    return out
 
 
 async def _final_names(
@@ -156,8 +184,8 @@ async def _final_names(
     keys: set[str] = set()
 
     def parse_all() -> None:
-        for u in upserts:
-            u.note = parse(u.path, u.text)
+        for u in upserts:  # the first ones may be parsed by their drafting already
+            u.note = u.note or parse(u.path, u.text)
 
     await asyncio.to_thread(parse_all)
     for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
@@ -175,23 +203,21 @@ async def _final_names(
     return names, sorted(keys), bool(others)
 
 
-def _batches(upserts: list[Upsert], size: int) -> list[list[Change]]:
-    """Batches that start small and double up to ``size``: the first write starts early and
-    overlaps the preparation of what follows, even in a small vault."""
-    batches: list[list[Change]] = []
-    start, step = 0, min(size, 16)
-    while start < len(upserts):
-        batches.append(list(upserts[start : start + step]))
-        start, step = start + step, min(size, step * 2)
-    return batches
-
-
 async def _apply(
-    ingestor: Ingestor, report: SyncReport, plan: _Plan, progress: Progress | None
-) -> None:
-    batches = _batches(plan.upserts, ingestor.settings.ingest_batch)
-    exclude = sorted(u.path for u in plan.upserts)
-    total, done = len(plan.upserts) + len(plan.deletes), 0
+    ingestor: Ingestor,
+    report: SyncReport,
+    upserts: list[Upsert],
+    deleted: list[str],
+    planned: asyncio.Task[_Plan],
+    progress: Progress | None,
+) -> _Plan:
+    size = ingestor.settings.ingest_batch
+    # The last unit deletes what is gone and rewrites the other notes' mentions.
+    writes: list[Change] = list(upserts)
+    deletes: list[Change] = [Delete(p) for p in deleted]
+    cut = [*pipeline.units(writes, size), deletes]
+    exclude = sorted(u.path for u in upserts)
+    total, done = len(upserts) + len(deleted), 0
 
     def advance(outcomes: list[NoteOutcome]) -> None:
         nonlocal done
@@ -204,26 +230,29 @@ async def _apply(
     async def prepare(batch: list[Change]) -> Prepared:
         return await ingestor.prepare(batch, plan.names)
 
-    # The last batch deletes what is gone and rewrites the other notes' mentions.
-    batches.append([Delete(p) for p in plan.deletes])
-    upcoming: asyncio.Task[Prepared] | None = asyncio.create_task(prepare(batches[0]))
+    async def resolve(drafted: Drafted) -> Prepared:
+        return await ingestor.resolve(drafted, (await planned).names)
+
+    stages = pipeline.Stages(ingestor, cut, size, resolve)
+    stages.start()  # drafting and embedding begin while the final names are worked out
     try:
-        for i, batch in enumerate(batches):
-            assert upcoming is not None
-            prepared = await upcoming
-            upcoming = None
-            if i + 1 < len(batches):
-                upcoming = asyncio.create_task(prepare(batches[i + 1]))
-            if i == len(batches) - 1:
+        plan = await planned
+        first = 0
+        while first < len(cut):
+            prepared, after = await stages.take(first)
+            batch = [change for unit in cut[first:after] for change in unit]
+            if after == len(cut):
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
                 prepared.batch.link_keys = plan.link_keys
                 if plan.upserts or plan.deletes:  # names may have changed: caches re-read
                     prepared.batch.names_token = uuid.uuid4().hex
                     ingestor.core.names.pop(ingestor.vault, None)
             advance(await _commit(ingestor, report, prepared, batch, prepare))
+            first = after
     finally:
-        if upcoming is not None:
-            upcoming.cancel()
+        stages.cancel()
+        planned.cancel()
+    return plan
 
 
 async def _commit(

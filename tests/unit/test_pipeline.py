@@ -1,0 +1,131 @@
+"""A sync's stages (ingest/pipeline.py): units drafted ahead, embedded one at a time in order,
+and taken by the writer as they are ready, up to the batch size. The stages are driven by a
+stand-in for the Ingestor's ``draft`` and ``embed`` that records their order: the scheduling
+is what is under test here; the real stages run in tests/integration/test_ingest.py."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, cast
+
+import pytest
+
+from knotwork.graph.names import NameIndex
+from knotwork.ingest import pipeline, write
+from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
+from knotwork.ingest.ingestor import Ingestor
+
+
+def notes(count: int) -> list[Change]:
+    return [Upsert(f"n{i:03d}.md", f"# N{i}\n") for i in range(count)]
+
+
+class Steps:
+    """Draft and embed that log what they do; ``gate`` holds an embedding until released."""
+
+    def __init__(self, fail_draft: str | None = None) -> None:
+        self.log: list[tuple[str, str]] = []
+        self.running = 0
+        self.most = 0
+        self.gate: dict[str, asyncio.Event] = {}
+        self.fail_draft = fail_draft
+
+    async def draft(self, changes: list[Change]) -> Drafted:
+        first = changes[0].path if changes else "-"
+        self.log.append(("draft", first))
+        await asyncio.sleep(0)
+        if first == self.fail_draft:
+            raise RuntimeError(f"cannot draft {first}")
+        return Drafted({}, [NoteOutcome(c.path, "written") for c in changes], {}, [])
+
+    async def embed(self, drafted: Drafted) -> Drafted:
+        first = drafted.outcomes[0].path if drafted.outcomes else "-"
+        self.running += 1
+        self.most = max(self.most, self.running)
+        self.log.append(("embed", first))
+        if first in self.gate:
+            await self.gate[first].wait()
+        await asyncio.sleep(0)
+        self.running -= 1
+        return drafted
+
+
+async def resolve(drafted: Drafted) -> Prepared:
+    batch = write.Batch("v", NameIndex())
+    return Prepared(batch, drafted.outcomes, drafted.drafts)
+
+
+def stages(steps: Steps, cut: list[list[Change]], batch: int) -> pipeline.Stages:
+    return pipeline.Stages(cast(Ingestor, steps), cut, batch, resolve)
+
+
+def test_units_are_the_unit_size_or_the_batch_when_smaller() -> None:
+    assert [len(u) for u in pipeline.units(notes(70), 200)] == [32, 32, 6]
+    assert [len(u) for u in pipeline.units(notes(5), 2)] == [2, 2, 1]
+    assert pipeline.units([], 200) == []
+
+
+async def test_units_are_embedded_one_at_a_time_in_order() -> None:
+    steps = Steps()
+    cut = [*pipeline.units(notes(100), 200), [Delete("gone.md")]]
+    run = stages(steps, cut, 200)
+    run.start()
+    taken: list[str] = []
+    first = 0
+    while first < len(cut):
+        prepared, first = await run.take(first)
+        taken += [o.path for o in prepared.outcomes]
+    assert taken == [c.path for unit in cut for c in unit]  # every note once, in order
+    embedded = [first for kind, first in steps.log if kind == "embed"]
+    assert embedded == ["n000.md", "n032.md", "n064.md", "n096.md", "gone.md"]
+    assert steps.most == 1
+
+
+async def test_the_writer_takes_what_is_ready_up_to_the_batch_but_never_the_last_unit() -> None:
+    steps = Steps()
+    cut = [*pipeline.units(notes(128), 200), [Delete("gone.md")]]
+    steps.gate["n000.md"] = asyncio.Event()
+    run = stages(steps, cut, 70)
+    run.start()
+    waiting = asyncio.create_task(run.take(0))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not waiting.done()  # the first unit is not embedded yet
+    steps.gate["n000.md"].set()
+    prepared, after = await waiting
+    assert [o.path for o in prepared.outcomes][:1] == ["n000.md"]
+    assert len(prepared.outcomes) <= 70
+    sizes = [len(prepared.outcomes)]
+    while after < len(cut):
+        await asyncio.wait(list(run.ready.values()))  # everything after it is ready
+        prepared, next_after = await run.take(after)
+        sizes.append(len(prepared.outcomes))
+        assert next_after == len(cut) or len(prepared.outcomes) <= 70
+        after = next_after
+    assert sizes == [32, 64, 32, 1]  # two ready units merged; the deletes alone
+
+
+async def test_a_failed_stage_is_raised_where_its_unit_is_taken() -> None:
+    steps = Steps(fail_draft="n032.md")
+    cut = pipeline.units(notes(96), 200)
+    run = stages(steps, cut, 32)
+    run.start()
+    try:
+        prepared, after = await run.take(0)
+        assert prepared.outcomes[0].path == "n000.md"
+        with pytest.raises(RuntimeError, match=r"cannot draft n032\.md"):
+            await run.take(after)
+    finally:
+        left = list(run.ready.values())
+        run.cancel()
+    ended = await asyncio.gather(*left, return_exceptions=True)
+    assert left and all(isinstance(e, asyncio.CancelledError) for e in ended)  # none runs on
+
+
+def test_merged_keeps_the_units_in_order() -> None:
+    parts: list[Any] = []
+    for unit in pipeline.units(notes(40), 16):
+        outcomes = [NoteOutcome(c.path, "written") for c in unit]
+        parts.append(Prepared(write.Batch("v", NameIndex()), outcomes, {}))
+    merged = pipeline.merged(parts)
+    assert [o.path for o in merged.outcomes] == [c.path for c in notes(40)]
