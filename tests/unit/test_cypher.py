@@ -13,6 +13,7 @@ from knotwork.errors import QueryNotFoundError
 from knotwork.graph import cypher
 from knotwork.graph.store import EXPECTED_INDEXES
 from tests.conftest import REPO
+from tests.unit import source_calls
 from tests.unit.test_queries import QUERIES
 
 FILES = sorted((REPO / "cypher").glob("*.cypher"))
@@ -111,22 +112,16 @@ def _named_calls() -> list[Call]:
     ``run_query(tx, Q, …)`` run it; a helper (``_touched(tx, Q, …)``) passes it on with
     some of its parameters."""
     found = []
-    for folder in ("service", "tests", "bench"):
-        for source in sorted((REPO / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(source.read_text())):
-                if not isinstance(node, ast.Call):
-                    continue
-                func = node.func
-                attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                position = {"read": 0, "write": 0, "run_query": 1}.get(attr)
-                named = [(i, q) for i, a in enumerate(node.args) if (q := _constant(a))]
-                if not named:
-                    continue
-                index, name = named[0]
-                keys = {k.arg for k in node.keywords}
-                rel = str(source.relative_to(REPO))
-                runs = index == position
-                found.append((rel, node.lineno, name, None if None in keys else keys, runs))
+    for source, node, attr in source_calls.calls():
+        position = {"read": 0, "write": 0, "run_query": 1}.get(attr)
+        named = [(i, q) for i, a in enumerate(node.args) if (q := _constant(a))]
+        if not named:
+            continue
+        index, name = named[0]
+        keys = {k.arg for k in node.keywords}
+        rel = str(source.relative_to(REPO))
+        runs = index == position
+        found.append((rel, node.lineno, name, None if None in keys else keys, runs))
     return found
 
 

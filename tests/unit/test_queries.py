@@ -26,6 +26,7 @@ from neo4j.time import DateTime
 import knotwork.graph.queries as queries_package
 from knotwork.graph.queries import NoRow, Query
 from tests.conftest import REPO
+from tests.unit import source_calls
 
 
 def constants() -> dict[str, Query[Any]]:
@@ -228,16 +229,10 @@ def test_no_call_names_a_query_by_string() -> None:
     it; the tests and benchmarks are not type-checked, so they are scanned)."""
     files = {p.stem for p in (REPO / "cypher").glob("*.cypher")}
     wrong = []
-    for folder in ("service", "tests", "bench"):
-        for source in sorted((REPO / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(source.read_text())):
-                if not isinstance(node, ast.Call):
-                    continue
-                func = node.func
-                attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if attr not in ("read", "write", "run_query"):
-                    continue
-                for arg in node.args[:2]:
-                    if isinstance(arg, ast.Constant) and arg.value in files:
-                        wrong.append(f"{source.relative_to(REPO)}:{node.lineno} {arg.value}")
+    for source, node, attr in source_calls.calls():
+        if attr not in ("read", "write", "run_query"):
+            continue
+        for arg in node.args[:2]:
+            if isinstance(arg, ast.Constant) and arg.value in files:
+                wrong.append(f"{source.relative_to(REPO)}:{node.lineno} {arg.value}")
     assert wrong == []
