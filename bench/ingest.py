@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import shlex
@@ -218,6 +219,11 @@ def wipe_database(settings: Settings) -> None:
         wipe(driver, settings.neo4j_database)
 
 
+def _ms(value: float) -> str:
+    """Milliseconds, or a dash when nothing was timed (``--updates 0``)."""
+    return "—" if math.isnan(value) else f"{value:.0f} ms"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, nargs="+", default=[1000, 10000])
@@ -254,8 +260,8 @@ async def main() -> None:
     table += [
         f"| {r['notes']:.0f} | {r['chunks']:.0f} | {r['seconds']:.1f} s | "
         f"{r['notes_per_s']:.0f} | {r['chunks_per_s']:.0f} | {r['embed_chunks_per_s']:.0f} | "
-        f"{r['chunks_per_s'] / r['embed_chunks_per_s']:.0%} | {r['update_median_ms']:.0f} ms | "
-        f"{r['update_p95_ms']:.0f} ms |"
+        f"{r['chunks_per_s'] / r['embed_chunks_per_s']:.0%} | {_ms(r['update_median_ms'])} | "
+        f"{_ms(r['update_p95_ms'])} |"
         for r in rows
     ]
     if len(rows) >= 2:
