@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from knotwork.graph.queries.admin import (
     DUMP_CHUNKS,
@@ -30,6 +30,14 @@ class Dump(TypedDict):
     nodes: list[DumpLineRow]
 
 
+PARTS: tuple[Literal["notes", "chunks", "facts", "nodes"], ...] = (
+    "notes",
+    "chunks",
+    "facts",
+    "nodes",
+)
+
+
 async def dump(store: GraphStore, vault: str) -> Dump:
     return Dump(
         notes=await store.read(DUMP_NOTES, vault=vault),
@@ -42,12 +50,7 @@ async def dump(store: GraphStore, vault: str) -> Dump:
 async def snapshot(store: GraphStore, vault: str) -> dict[str, list[str]]:
     """Sorted canonical lines of every note, chunk, fact and entity of the vault."""
     rows = await dump(store, vault)
-    return {
-        "notes": [row["line"] for row in rows["notes"]],
-        "chunks": [row["line"] for row in rows["chunks"]],
-        "facts": [row["line"] for row in rows["facts"]],
-        "nodes": [row["line"] for row in rows["nodes"]],
-    }
+    return {part: [row["line"] for row in rows[part]] for part in PARTS}
 
 
 def structural(rows: Dump) -> dict[str, list[str]]:

@@ -158,7 +158,27 @@ class Ingestor:
     async def embed(self, drafted: Drafted) -> Drafted:
         """Every draft's new chunks embedded in one call (the client batches it further); a
         model that cannot answer leaves them pending, with a warning on the note."""
-        await self._embed_drafts(drafted.drafts, drafted.outcomes)
+        drafts, outcomes = drafted.drafts, drafted.outcomes
+        fresh = {path: d.fresh() for path, d in drafts.items()}
+        chunks = [c for cs in fresh.values() for c in cs]
+        if not chunks:
+            return drafted
+        vectors = await self.models.embed(drafting.embed_inputs(chunks))
+        by_path = {o.path: o for o in outcomes}
+        if vectors is None:
+            if self.embed_enabled:
+                for path, cs in fresh.items():
+                    if cs:
+                        by_path[path].models_down = True
+                        by_path[path].warnings.append(
+                            f"{path}: embedding model unavailable; "
+                            f"{len(cs)} chunks wait for `knotwork retry`"
+                        )
+            return drafted
+        found = dict(zip([c.id for c in chunks], vectors, strict=True))
+        for path, cs in fresh.items():
+            drafts[path].vectors = {c.id: found[c.id] for c in cs}
+            by_path[path].embedded = len(cs)
         return drafted
 
     async def resolve(self, drafted: Drafted, names: Names | None = None) -> Prepared:
@@ -307,27 +327,3 @@ class Ingestor:
         outcome = NoteOutcome(change.path, "renamed" if source else "written")
         outcome.warnings += made.warnings
         return outcome, made
-
-    async def _embed_drafts(
-        self, drafts: dict[str, drafting.Draft], outcomes: list[NoteOutcome]
-    ) -> None:
-        fresh = {path: d.fresh() for path, d in drafts.items()}
-        chunks = [c for cs in fresh.values() for c in cs]
-        if not chunks:
-            return
-        vectors = await self.models.embed(drafting.embed_inputs(chunks))
-        by_path = {o.path: o for o in outcomes}
-        if vectors is None:
-            if self.embed_enabled:
-                for path, cs in fresh.items():
-                    if cs:
-                        by_path[path].models_down = True
-                        by_path[path].warnings.append(
-                            f"{path}: embedding model unavailable; "
-                            f"{len(cs)} chunks wait for `knotwork retry`"
-                        )
-            return
-        found = dict(zip([c.id for c in chunks], vectors, strict=True))
-        for path, cs in fresh.items():
-            drafts[path].vectors = {c.id: found[c.id] for c in cs}
-            by_path[path].embedded = len(cs)

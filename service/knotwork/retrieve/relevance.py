@@ -100,8 +100,8 @@ def floor_of(cosines: Sequence[float]) -> float:
     FLOOR_SPREAD of their standard deviations (at least FLOOR_MARGIN)."""
     if len(cosines) < 3:
         return round(min(0.99, max(cosines, default=0.0) + FLOOR_MARGIN), 4)
-    kept = sorted(cosines)[: len(cosines) - max(1, int(len(cosines) * FLOOR_TRIM))]
-    spread = FLOOR_SPREAD * statistics.stdev(kept) if len(kept) > 1 else 0.0
+    kept = sorted(cosines)[: len(cosines) - max(1, int(len(cosines) * FLOOR_TRIM))]  # 2 or more
+    spread = FLOOR_SPREAD * statistics.stdev(kept)
     return round(min(0.99, statistics.mean(kept) + max(spread, FLOOR_MARGIN)), 4)
 
 
