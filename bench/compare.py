@@ -26,11 +26,13 @@ the process (bench/common.py ``HashingEmbedding``), without the HTTP and JSON th
 of the Python CPU of a sync with the fake. No model is called.
 
 Measured per side: whole-vault ingest (seconds, notes/s, chunks/s), ``--updates`` scripted edits
-and then as many deletes (median and p95), peak RSS of the side's process (VmHWM), and the
-stale relations after the script: each edit unlinks one ``[[link]]`` of a note (its text stays)
-and appends a line linking another note; each delete removes a note's file. The script is seeded,
-so both sides get the same one. Then the link relations in the graph are compared with those
-the final folder asserts, by each side's own rule: Knotwork's (source note, relation, link key)
+and then as many deletes (median and p95; ``--settle`` seconds after the ingest, 60 by default:
+edits timed right after a bulk write measure the server's index merges more than the edit),
+peak RSS of the side's process (VmHWM), and the stale relations after the script: each edit
+unlinks one ``[[link]]`` of a note (its text stays) and appends a line linking another note;
+each delete removes a note's file. The script is seeded, so both sides get the same one. Then
+the link relations in the graph are compared with those the final folder asserts, by each
+side's own rule: Knotwork's (source note, relation, link key)
 against its parser's link facts; LlamaIndex's ``LINKS_TO`` (note, target) pairs against
 ``wikilink_targets`` of every current file. "stale" = in the graph, asserted by no current note;
 "missing" = asserted, not in the graph.
@@ -299,7 +301,9 @@ def _summary(times: list[float]) -> dict[str, float]:
     }
 
 
-async def run_knotwork(settings: Settings, folder: Path, updates: int, seed: int) -> dict[str, Any]:
+async def run_knotwork(
+    settings: Settings, folder: Path, updates: int, seed: int, settle: float = 0.0
+) -> dict[str, Any]:
     from knotwork.core import open_core
     from knotwork.ingest.ingestor import Ingestor
     from knotwork.ingest.sync import sync_vault
@@ -313,6 +317,8 @@ async def run_knotwork(settings: Settings, folder: Path, updates: int, seed: int
         seconds = time.perf_counter() - start
         if report.errors:
             raise RuntimeError(f"Knotwork ingest failed: {report.errors[:3]}")
+        if updates and settle:
+            await asyncio.sleep(settle)  # the server's merges after a bulk write (see --settle)
         script, edits, deletes = Script(folder, seed), [], []
         for n in range(updates):
             path = script.edit(n)
@@ -342,7 +348,9 @@ async def run_knotwork(settings: Settings, folder: Path, updates: int, seed: int
     }
 
 
-def run_llamaindex(settings: Settings, folder: Path, updates: int, seed: int) -> dict[str, Any]:
+def run_llamaindex(
+    settings: Settings, folder: Path, updates: int, seed: int, settle: float = 0.0
+) -> dict[str, Any]:
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.indices.property_graph import ImplicitPathExtractor
     from llama_index.core.llms import MockLLM
@@ -382,6 +390,8 @@ def run_llamaindex(settings: Settings, folder: Path, updates: int, seed: int) ->
         )
         seconds = time.perf_counter() - start
         chunks = len(index.docstore.docs)
+        if updates and settle:
+            time.sleep(settle)
         script, edits, deletes = Script(folder, seed), [], []
         for n in range(updates):
             path = script.edit(n)
@@ -411,16 +421,18 @@ def run_llamaindex(settings: Settings, folder: Path, updates: int, seed: int) ->
     }
 
 
-def run_side(side: str, workload: Path, updates: int, seed: int, out: Path) -> None:
+def run_side(
+    side: str, workload: Path, updates: int, seed: int, out: Path, settle: float = 0.0
+) -> None:
     """One side on a fresh copy of ``workload``; the figures go to ``out`` as JSON."""
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-compare-{side}-"))
     try:
         shutil.copytree(workload, folder, dirs_exist_ok=True, symlinks=True)
         with bench_settings() as settings:
             if side == "knotwork":
-                row = asyncio.run(run_knotwork(settings, folder, updates, seed))
+                row = asyncio.run(run_knotwork(settings, folder, updates, seed, settle))
             else:
-                row = run_llamaindex(settings, folder, updates, seed)
+                row = run_llamaindex(settings, folder, updates, seed, settle)
         row["peak_rss_mb"] = peak_rss_mb()
         out.write_text(json.dumps(row), encoding="utf-8")
     finally:
@@ -477,6 +489,8 @@ def spawn(
             str(args.updates),
             "--seed",
             str(args.seed),
+            "--settle",
+            str(args.settle),
             "--json",
             str(out),
         ]
@@ -724,6 +738,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--updates", type=int, default=20, help="edits, then as many deletes")
     parser.add_argument("--seed", type=int, default=11, help="seed of the edit/delete script")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=60.0,
+        help="seconds between each side's ingest and its first timed edit: a bulk write leaves "
+        "Neo4j merging index segments for a while, which edits timed at once would measure",
+    )
     parser.add_argument("--plot", help="write a PNG of cost against N here")
     parser.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")
     parser.add_argument(
@@ -741,7 +762,9 @@ def main() -> None:
     if args.embedder:
         os.environ[EMBEDDER_ENV] = args.embedder  # the spawned sides inherit it
     if args.side:
-        run_side(args.side, Path(args.workload), args.updates, args.seed, Path(args.json))
+        run_side(
+            args.side, Path(args.workload), args.updates, args.seed, Path(args.json), args.settle
+        )
     else:
         compare(args)
 

@@ -2,7 +2,7 @@
 
 Usage (from the repository root, after scripts/bootstrap):
     .venv/bin/python -m bench.ingest --notes 1000 10000 [--updates 30] [--rounds 1]
-        [--warmup 0] [--wipe] [--record]
+        [--warmup 0] [--settle 60] [--wipe] [--record]
 
 Neo4j: KNOTWORK_NEO4J_URI / KNOTWORK_NEO4J_PASSWORD when set, else a local server (instance
 ``bench``, Bolt 27688) started from the cached jars and stopped at the end. Embeddings come from
@@ -17,6 +17,12 @@ Another embedder is measured through the usual settings, e.g. the in-process mul
 ``KNOTWORK_EMBED_PROVIDER=use-multilingual KNOTWORK_EMBED_MODEL=use-multilingual-v3
 KNOTWORK_EMBED_DIMENSION=512 … --rounds 2 --warmup 1 --wipe``; ``--wipe`` empties the database
 first, since the manifest refuses a database built with another embedder.
+
+The one-note updates start ``--settle`` seconds after the last sync: a bulk write leaves Neo4j
+merging its index segments (the vector index's graph above all) for a while, and edits timed
+in that window measure the merge, not the edit (at 10,000 notes, 286 ms median right after the
+sync against 77 ms 90 s later, on one server; 69 ms at 1,000). ``--settle 0`` times them
+right away.
 """
 
 from __future__ import annotations
@@ -123,11 +129,16 @@ async def embedder_alone(core: Core, calls: list[list[str]]) -> tuple[float, flo
 
 
 async def measure(
-    settings: Settings, count: int, updates: int, rounds: int, warmup: int = 0
+    settings: Settings,
+    count: int,
+    updates: int,
+    rounds: int,
+    warmup: int = 0,
+    settle: float = 0.0,
 ) -> dict[str, Any]:
     """``rounds`` rounds of the embedder alone, then a whole-vault sync from an empty vault,
-    alternated, after ``warmup`` syncs not counted; then ``updates`` one-note edits. Medians
-    of the rounds, and each round."""
+    alternated, after ``warmup`` syncs not counted; then, ``settle`` seconds later, ``updates``
+    one-note edits. Medians of the rounds, and each round."""
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-bench-{count}-"))
     try:
         paths = generate(folder, count)
@@ -161,6 +172,8 @@ async def measure(
                         "ingest_cpu_s": whole_cpu,
                     }
                 )
+            if updates and settle:
+                await asyncio.sleep(settle)
             rng = random.Random(1)
             times = []
             for n in range(updates):
@@ -231,6 +244,12 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--warmup", type=int, default=0, help="syncs before the rounds")
     parser.add_argument(
+        "--settle",
+        type=float,
+        default=60.0,
+        help="seconds between the last sync and the first timed update (see the docstring)",
+    )
+    parser.add_argument(
         "--wipe",
         action="store_true",
         help="empty the database first (every node, constraint and index): a database built "
@@ -243,13 +262,14 @@ async def main() -> None:
         if args.wipe:
             wipe_database(settings)
         rows = [
-            await measure(settings, count, args.updates, args.rounds, args.warmup)
+            await measure(settings, count, args.updates, args.rounds, args.warmup, args.settle)
             for count in args.notes
         ]
         embedder = (
             f"embedder {settings.embed_provider} {settings.embed_model} "
             f"({settings.embed_dimension} dimensions, batch {settings.embed_batch_size}, "
-            f"{settings.embed_threads} thread(s)), ingest batch {settings.ingest_batch}"
+            f"{settings.embed_threads} thread(s)), ingest batch {settings.ingest_batch}; "
+            f"updates timed {args.settle:g} s after the last sync"
         )
     uptime_after = os.getloadavg()
     table = [

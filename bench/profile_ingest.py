@@ -71,20 +71,32 @@ def _patch() -> None:
     original_tx = GraphStore.write_transaction
 
     async def tx(self: GraphStore, work: Any) -> Any:
+        inside: list[float] = []
+
+        async def timed_work(t: AsyncManagedTransaction) -> Any:
+            begun = time.perf_counter()
+            try:
+                return await work(t)
+            finally:
+                inside.append(time.perf_counter() - begun)
+
         start = time.perf_counter()
-        result = await original_tx(self, work)
-        TIMES["(write transactions, whole: queries + commit)"].append(time.perf_counter() - start)
+        result = await original_tx(self, timed_work)
+        whole = time.perf_counter() - start
+        TIMES["(write transactions, whole: queries + commit)"].append(whole)
+        TIMES["(write transactions, commit and begin)"].append(whole - sum(inside))
         return result
 
     GraphStore.write_transaction = tx  # type: ignore[method-assign]
-    original_embed = Ingestor._embed_drafts
+    original_embed = Ingestor.embed
 
-    async def embed(self: Ingestor, *a: Any) -> None:
+    async def embed(self: Ingestor, *a: Any) -> Any:
         start = time.perf_counter()
-        await original_embed(self, *a)
+        result = await original_embed(self, *a)
         TIMES["(embed, prepare side)"].append(time.perf_counter() - start)
+        return result
 
-    Ingestor._embed_drafts = embed  # type: ignore[method-assign]
+    Ingestor.embed = embed  # type: ignore[method-assign]
 
 
 def neo4j_cpu_s(pid_file: str | None) -> float:
