@@ -27,7 +27,7 @@ of the Python CPU of a sync with the fake. No model is called.
 
 Measured per side: whole-vault ingest (seconds, notes/s, chunks/s), ``--updates`` scripted edits
 and then as many deletes (median and p95; ``--settle`` seconds after the ingest, 60 by default:
-edits timed right after a bulk write measure the server's index merges more than the edit),
+edits timed right after a bulk write measure the server's background work, not the edit),
 peak RSS of the side's process (VmHWM), and the stale relations after the script: each edit
 unlinks one ``[[link]]`` of a note (its text stays) and appends a line linking another note;
 each delete removes a note's file. The script is seeded, so both sides get the same one. Then
@@ -743,7 +743,7 @@ def main() -> None:
         type=float,
         default=60.0,
         help="seconds between each side's ingest and its first timed edit: a bulk write leaves "
-        "Neo4j merging index segments for a while, which edits timed at once would measure",
+        "Neo4j busy in the background for a while, which edits timed at once would measure",
     )
     parser.add_argument("--plot", help="write a PNG of cost against N here")
     parser.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")

@@ -18,9 +18,9 @@ Another embedder is measured through the usual settings, e.g. the in-process mul
 KNOTWORK_EMBED_DIMENSION=512 … --rounds 2 --warmup 1 --wipe``; ``--wipe`` empties the database
 first, since the manifest refuses a database built with another embedder.
 
-The one-note updates start ``--settle`` seconds after the last sync: a bulk write leaves Neo4j
-merging its index segments (the vector index's graph above all) for a while, and edits timed
-in that window measure the merge, not the edit (at 10,000 notes, 286 ms median right after the
+The one-note updates start ``--settle`` seconds after the last sync: after a bulk write Neo4j
+keeps working in the background for a while (index segment merges, most likely), and edits
+timed in that window measure that work, not the edit (at 10,000 notes, 286 ms median right after the
 sync against 77 ms 90 s later, on one server; 69 ms at 1,000). ``--settle 0`` times them
 right away.
 """
