@@ -318,7 +318,7 @@ async def run_knotwork(
         if report.errors:
             raise RuntimeError(f"Knotwork ingest failed: {report.errors[:3]}")
         if updates and settle:
-            await asyncio.sleep(settle)  # the server's merges after a bulk write (see --settle)
+            await asyncio.sleep(settle)  # the server's background work after a bulk write
         script, edits, deletes = Script(folder, seed), [], []
         for n in range(updates):
             path = script.edit(n)
