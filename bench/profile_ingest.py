@@ -1,11 +1,13 @@
 """Where a whole-vault sync spends its time: wall time per named query, and the Python side.
 
 Usage (from the repository root):
-    .venv/bin/python -m bench.profile_ingest --notes 1000 [--cprofile out.prof]
+    .venv/bin/python -m bench.profile_ingest --notes 1000 [--folder PATH] [--cprofile out.prof]
+        [--neo4j-pid-file PATH] [--embedder http|inprocess]
 
-Generates bench/ingest.py's vault, syncs it once with every named query timed (time from
-sending it to the last record read, in the transaction: Neo4j's execution plus Bolt transfer),
-and prints a table of queries by total time beside the whole sync's wall time. Neo4j as in
+Generates bench/ingest.py's vault (or copies ``--folder``), syncs it once with every named query
+timed (time from sending it to the last record read, in the transaction: Neo4j's execution plus
+Bolt transfer), and prints a table of queries by total time beside the whole sync's wall time;
+"commit and begin" is each write transaction's time outside its queries. Neo4j as in
 bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake,
 or with ``--embedder inprocess`` the same hashing function in the process (bench/common.py).
 """
@@ -112,11 +114,18 @@ CPU: dict[str, float] = {}
 
 
 async def run(
-    settings: Settings, count: int, profile: cProfile.Profile | None, pid_file: str | None = None
+    settings: Settings,
+    count: int,
+    profile: cProfile.Profile | None,
+    pid_file: str | None = None,
+    source: Path | None = None,
 ) -> float:
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-profile-{count}-"))
     try:
-        generate(folder, count)
+        if source:
+            shutil.copytree(source, folder, dirs_exist_ok=True)
+        else:
+            generate(folder, count)
         async with open_core(settings) as core:
             use_bench_embedder(core)
             await core.ensure_ready()
@@ -145,6 +154,7 @@ async def run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, default=1000)
+    parser.add_argument("--folder", type=Path, help="profile a copy of this folder instead")
     parser.add_argument("--cprofile", help="write cProfile stats of the sync here")
     parser.add_argument(
         "--neo4j-pid-file", help="the server's pid file: also report the CPU seconds it used"
@@ -158,10 +168,11 @@ def main() -> None:
     _patch()
     profile = cProfile.Profile() if args.cprofile else None
     with bench_settings() as settings:
-        whole = asyncio.run(run(settings, args.notes, profile, args.neo4j_pid_file))
+        whole = asyncio.run(run(settings, args.notes, profile, args.neo4j_pid_file, args.folder))
     if profile and args.cprofile:
         profile.dump_stats(args.cprofile)
-    print(f"whole sync: {whole:.2f} s, {args.notes / whole:.0f} notes/s")
+    notes = sum(1 for _ in args.folder.rglob("*.md")) if args.folder else args.notes
+    print(f"whole sync: {whole:.2f} s, {notes} notes, {notes / whole:.0f} notes/s")
     for who, seconds in CPU.items():
         print(f"CPU seconds of {who}: {seconds:.1f}")
     print()
