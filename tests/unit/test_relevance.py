@@ -1,5 +1,6 @@
 """The relevance scale: a calibrated floor lands on the threshold; coverage counts a word the
-hits are about in full, one only in their text as far as the cosine clears the probes."""
+hits are about in full, one only in their text by how far the cosine clears the probes or by
+how much of the question the hits hold."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def test_a_word_the_notes_hold_by_chance_does_not_pass_an_off_topic_question() -
     question = "Come si cura un raffreddore?"
     text = "ma sempre avendo cura di mantenere la validità e la consistenza degli assiomi."
     hits = [_hit(0.15, text, title="algebra di Boole")]
-    assert relevance(question, hits, USE_IT, 0.29) < 0.29
+    assert relevance(question, hits, USE_IT, 0.29) == 0.25  # one word of two, counted by 1/2
     # Nearer the floor the same word counts in part, at the floor in full.
     assert relevance(question, [_hit(0.19, text, "algebra di Boole")], USE_IT, 0.29) < 0.29
     at_floor = _hit(USE_IT.floor, text, "algebra di Boole")
@@ -113,6 +114,20 @@ def test_a_word_the_hits_are_about_counts_in_full_below_the_floor() -> None:
     # In a heading as in a title.
     hit = _hit(0.24, "On le nourrit de farine et d'eau.", title="Pain", heading="Le levain")
     assert relevance(question, [hit], scale, 0.29) == 0.5
+
+
+def test_most_of_a_question_held_in_the_text_passes_at_a_probes_cosine() -> None:
+    # Under a lexical embedder (the hashing stand-in) an answerable question's cosine may sit
+    # at the probes' level; three of its four words in the hits' text are no chance.
+    scale = Scale(0.39, 0.26)
+    question = "Wie halten sich die Bienen bei Frost warm?"
+    text = "Bei Frost bilden die Bienen eine Traube und halten sich durch Zittern warm."
+    assert relevance(question, [_hit(0.26, text, title="Überwinterung")], scale, 0.29) == 1.0
+    # Three of four: each counts 3/4, 0.5625 in all; two of four: 0.25, refused.
+    text = "Bei Frost halten sich die Bienen in einer Traube."
+    assert relevance(question, [_hit(0.26, text, title="Überwinterung")], scale, 0.29) == 0.5625
+    text = "Bei Frost bilden die Bienen eine Traube."
+    assert relevance(question, [_hit(0.26, text, title="Überwinterung")], scale, 0.29) == 0.25
 
 
 def test_text_words_count_in_full_when_the_mean_or_the_cosine_is_not_known() -> None:

@@ -19,14 +19,16 @@ a probe or two (a cooking vault), which must not lift the floor.
 
 Coverage counts a word by where the top hits hold it. A word in a hit's title or heading
 names what the passage is about and counts in full. A word only in a hit's body may be there
-by chance — course notes say "avendo cura di", a travel note walks "lungo il fiume" — and
-counts as far as the embedder agrees that the question is near the notes: not at all at the
-cosine the vault's probes score on average (their mean, stored beside the floor), in full
-from the floor up, in proportion between. How common a word is in the vault does not tell
-the two apart: the Italian notes hold "cura" in 2 of 185 notes and "fiume" in 1, while
-"levain", which a French bread vault's question needs, is in 5 of its 14 (bench/RESULTS.md).
-Uncalibrated, or calibrated before the mean was stored, or with no cosine among the top hits,
-body words count in full, as before.
+by chance — course notes say "avendo cura di", a travel note walks "lungo il fiume" — so it
+counts by the larger of two shares: how far the cosine clears the vault's probes (none at
+the cosine they score on average, their mean, stored beside the floor; all from the floor
+up; in proportion between), and how much of the question the hits hold (chance seldom holds
+most of it; a hashing or lexical embedder's cosine says little more than the words do). At
+a probe's cosine, coverage by body words alone is thus squared: one word of two, 0.25. How
+common a word is in the vault does not tell chance from subject: the Italian notes hold
+"cura" in 2 of 185 notes and "fiume" in 1, while "levain", which a French bread vault's
+question needs, is in 5 of its 14 (bench/RESULTS.md). Uncalibrated, or calibrated before the
+mean was stored, or with no cosine among the top hits, body words count in full.
 """
 
 from __future__ import annotations
@@ -96,15 +98,16 @@ def held(question: str, hits: Sequence[Hit]) -> tuple[int, int, int]:
     return len(asked), len(named), len(body)
 
 
-def body_weight(cosine: float | None, scale: Scale | None) -> float:
-    """How much a word held only in a hit's text counts: 0 at the probes' mean cosine, 1 at
-    the floor and above, linearly between; 1 when either is not known."""
+def body_weight(cosine: float | None, scale: Scale | None, share: float) -> float:
+    """How much a word held only in a hit's text counts: the larger of ``share`` (of the
+    question's words the hits hold) and how far the cosine clears the probes (0 at their mean,
+    1 at the floor and above, linearly between); 1 when either is not known."""
     if cosine is None or scale is None or scale.probe_mean is None:
         return 1.0
     low, high = scale.probe_mean, scale.floor
     if high <= low:
-        return 1.0 if cosine >= high else 0.0
-    return min(1.0, max(0.0, (cosine - low) / (high - low)))
+        return 1.0 if cosine >= high else share
+    return max(share, min(1.0, max(0.0, (cosine - low) / (high - low))))
 
 
 def rescale(cosine: float, floor: float | None, threshold: float) -> float:
@@ -120,7 +123,8 @@ def relevance(question: str, hits: Sequence[Hit], scale: Scale | None, threshold
         return 0.0
     cosine = top_cosine(hits)
     asked, named, body = held(question, hits)
-    covered = (named + body_weight(cosine, scale) * body) / asked if asked else 0.0
+    share = (named + body) / asked if asked else 0.0
+    covered = (named + body_weight(cosine, scale, share) * body) / asked if asked else 0.0
     dense = rescale(0.0 if cosine is None else cosine, scale.floor if scale else None, threshold)
     return round(min(1.0, max(0.0, dense, covered)), 4)
 
