@@ -1,7 +1,8 @@
 // A vault's relevance floor for one embedding model (retrieve/relevance.py), if calibrated.
 // Parameters: $vault (str), $embed_model (str)
-// Returns: floor (float), probes (int), languages (list<str>), calibrated_at (datetime)
+// Returns: floor (float), probe_mean (float or null: calibrated before it was stored),
+//          probes (int), languages (list<str>), calibrated_at (datetime)
 MATCH (k:Calibration {vault: $vault})
 WHERE k.embed_model = $embed_model
-RETURN k.floor AS floor, k.probes AS probes, k.languages AS languages,
-       k.calibrated_at AS calibrated_at
+RETURN k.floor AS floor, k.probe_mean AS probe_mean, k.probes AS probes,
+       k.languages AS languages, k.calibrated_at AS calibrated_at

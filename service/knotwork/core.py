@@ -38,8 +38,11 @@ class Core:
     # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
     # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
-    # (read at, floor or None) per vault and embedding model: see retrieve/relevance.py.
-    relevance_floors: dict[str, tuple[float, float | None]] = field(default_factory=dict)
+    # (read at, (floor, probes' mean) or None) per vault and embedding model: see
+    # retrieve/relevance.py.
+    relevance_floors: dict[str, tuple[float, tuple[float, float | None] | None]] = field(
+        default_factory=dict
+    )
     # Walks and note counts under each vault's generation (retrieve/cached.py).
     memo: Memo = field(default_factory=Memo)
     # vault → (stamp token, its note names): mention matching without reading every note's

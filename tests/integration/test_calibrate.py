@@ -12,7 +12,7 @@ from knotwork.errors import EmptyVaultError
 from knotwork.graph.queries.admin import CALIBRATION_GET
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
-from knotwork.retrieve import retrieve
+from knotwork.retrieve import relevance, retrieve
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
 from knotwork.settings import Settings
 from tests.integration.conftest import put
@@ -46,7 +46,11 @@ async def test_the_floor_is_stored_read_and_refuses_off_topic(
         calibration = await calibrate_vault(core, "t")
         assert calibration.languages == ("it",) and calibration.probes == 16
         assert max(calibration.probe_cosines) > 0 and 0 < calibration.floor < 1
+        assert calibration.probe_mean < calibration.floor
         assert await is_calibrated(core, "t")
+        # The gate reads the floor and the probes' mean back (coverage weighs text words by it).
+        scale = await relevance.scale(core.store, "t", lenient.embed_model)
+        assert scale == (calibration.floor, calibration.probe_mean)
 
         after = await retrieve(core, "t", off_topic, mode="retrieve")
         assert after.relevance < lenient.min_relevance <= before.relevance

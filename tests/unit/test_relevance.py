@@ -1,4 +1,6 @@
-"""The relevance scale: a calibrated floor lands on the threshold, coverage is left alone."""
+"""The relevance scale: a calibrated floor lands on the threshold; coverage counts a word the
+hits are about in full, one only in their text by how far the cosine clears the probes or by
+how much of the question the hits hold."""
 
 from __future__ import annotations
 
@@ -7,12 +9,12 @@ import statistics
 import pytest
 
 from knotwork.retrieve.probes import PROBES
-from knotwork.retrieve.relevance import floor_of, relevance, rescale
+from knotwork.retrieve.relevance import Scale, floor_of, mean_of, relevance, rescale
 from knotwork.retrieve.types import Hit
 
 
-def _hit(cosine: float, text: str = "unrelated words") -> Hit:
-    return Hit("c", "n.md", "n", "", 1, 1, text, 0.1, {"vector": (1 + cosine) / 2})
+def _hit(cosine: float, text: str = "unrelated words", title: str = "n", heading: str = "") -> Hit:
+    return Hit("c", "n.md", title, heading, 1, 1, text, 0.1, {"vector": (1 + cosine) / 2})
 
 
 def test_the_floor_maps_to_the_threshold_and_one_to_one() -> None:
@@ -27,10 +29,10 @@ def test_an_off_topic_cosine_of_a_generous_model_is_refused_once_calibrated() ->
     question = "Qual è la capitale della Francia?"
     hits = [_hit(0.52)]
     assert relevance(question, hits, None, 0.29) >= 0.29  # uncalibrated: let through
-    assert relevance(question, hits, floor_of([0.45, 0.5, 0.52, 0.55]), 0.29) < 0.29
+    assert relevance(question, hits, Scale(floor_of([0.45, 0.5, 0.52, 0.55]), None), 0.29) < 0.29
     # Words of the question in the evidence still count in full.
     worded = [_hit(0.52, "Parigi è la capitale della Francia.")]
-    assert relevance(question, worded, 0.6, 0.29) == 1.0
+    assert relevance(question, worded, Scale(0.6, None), 0.29) == 1.0
 
 
 def test_the_floor_stands_above_most_probes_not_all() -> None:
@@ -68,3 +70,72 @@ def test_the_floor_stands_above_the_probes_by_their_spread() -> None:
 def test_every_language_has_its_probes() -> None:
     assert sorted(PROBES) == ["de", "en", "es", "fr", "it", "pt"]
     assert all(len(set(qs)) == 16 for qs in PROBES.values())
+
+
+# USE multilingual's calibration of vault-it-sapienza (bench/RESULTS.md): its probes average
+# 0.155, the floor is 0.224.
+USE_IT = Scale(floor_of(USE_IT_PROBES), mean_of(USE_IT_PROBES))
+
+
+def test_the_probes_mean_is_their_trimmed_mean_under_the_floor() -> None:
+    assert USE_IT.probe_mean == pytest.approx(0.155, abs=0.001)
+    assert USE_IT.probe_mean < USE_IT.floor
+    assert mean_of([0.2] * 16) == pytest.approx(0.2) and mean_of([0.3]) == pytest.approx(0.3)
+    assert mean_of([]) == 0.0
+
+
+def test_a_word_the_notes_hold_by_chance_does_not_pass_an_off_topic_question() -> None:
+    # The Italian course notes say "avendo cura di mantenere la validità" in the section on
+    # Boolean algebra; the question shares that one word of two, and its cosine is the
+    # probes' average: off-topic by meaning. Coverage alone (one of two words) let it through.
+    question = "Come si cura un raffreddore?"
+    text = "ma sempre avendo cura di mantenere la validità e la consistenza degli assiomi."
+    hits = [_hit(0.15, text, title="algebra di Boole")]
+    assert relevance(question, hits, USE_IT, 0.29) == 0.25  # one word of two, counted by 1/2
+    # Nearer the floor the same word counts in part, at the floor in full.
+    assert relevance(question, [_hit(0.19, text, "algebra di Boole")], USE_IT, 0.29) < 0.29
+    at_floor = _hit(USE_IT.floor, text, "algebra di Boole")
+    assert relevance(question, [at_floor], USE_IT, 0.29) == 0.5
+    # Two words held by chance, at a cosine between the mean and the floor, do not pass either.
+    roma = "Se la Roma ha vinto la partita allora il Brescia retrocede; un secondo segnale."
+    question = "In che anno è stata fondata Roma secondo la tradizione?"
+    assert (
+        relevance(question, [_hit(0.20, roma, "esempi con situazioni reali")], USE_IT, 0.29) < 0.29
+    )
+
+
+def test_a_word_the_hits_are_about_counts_in_full_below_the_floor() -> None:
+    # A French bread vault: "levain" is in 5 of its 14 notes, common there, yet it is what the
+    # question asks about, and it names the hit. The cosine (0.24) is under the floor (0.32).
+    scale = Scale(0.3236, 0.12)
+    question = "Comment entretient-on un levain ?"
+    hit = _hit(0.24, "On le nourrit chaque jour de farine et d'eau.", title="Levain")
+    assert relevance(question, [hit], scale, 0.29) == 0.5
+    # In a heading as in a title.
+    hit = _hit(0.24, "On le nourrit de farine et d'eau.", title="Pain", heading="Le levain")
+    assert relevance(question, [hit], scale, 0.29) == 0.5
+
+
+def test_most_of_a_question_held_in_the_text_passes_at_a_probes_cosine() -> None:
+    # Under a lexical embedder (the hashing stand-in) an answerable question's cosine may sit
+    # at the probes' level; three of its four words in the hits' text are no chance.
+    scale = Scale(0.39, 0.26)
+    question = "Wie halten sich die Bienen bei Frost warm?"
+    text = "Bei Frost bilden die Bienen eine Traube und halten sich durch Zittern warm."
+    assert relevance(question, [_hit(0.26, text, title="Überwinterung")], scale, 0.29) == 1.0
+    # Three of four: each counts 3/4, 0.5625 in all; two of four: 0.25, refused.
+    text = "Bei Frost halten sich die Bienen in einer Traube."
+    assert relevance(question, [_hit(0.26, text, title="Überwinterung")], scale, 0.29) == 0.5625
+    text = "Bei Frost bilden die Bienen eine Traube."
+    assert relevance(question, [_hit(0.26, text, title="Überwinterung")], scale, 0.29) == 0.25
+
+
+def test_text_words_count_in_full_when_the_mean_or_the_cosine_is_not_known() -> None:
+    question = "Come si cura un raffreddore?"
+    text = "avendo cura di mantenere la validità"
+    # Uncalibrated, or calibrated before the probes' mean was stored.
+    assert relevance(question, [_hit(0.15, text)], None, 0.29) == 0.5
+    assert relevance(question, [_hit(0.15, text)], Scale(USE_IT.floor, None), 0.29) == 0.5
+    # No top hit came with a cosine (found by full text and the graph only).
+    lexical = Hit("c", "n.md", "n", "", 1, 1, text, 0.1, {"fulltext": 3.0})
+    assert relevance(question, [lexical], USE_IT, 0.29) == 0.5

@@ -113,8 +113,8 @@ async def _calibrate_once(core: Core, vault: str, summary: _Summary) -> Calibrat
 def _print_calibration(calibration: Calibration) -> None:
     typer.echo(
         f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: "
-        f"{FLOOR_SPREAD:g} standard deviations over the mean of all but the top tenth of "
-        f"{calibration.probes} off-topic probe questions "
+        f"{FLOOR_SPREAD:g} standard deviations over the mean ({calibration.probe_mean:.2f}) "
+        f"of all but the top tenth of {calibration.probes} off-topic probe questions "
         f"({', '.join(calibration.languages)})"
     )
 

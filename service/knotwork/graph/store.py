@@ -316,8 +316,8 @@ class GraphStore:
             await self._run(statement, {}, write=True)
 
     async def calibration(self, vault: str, embed_model: str) -> CalibrationGetRow | None:
-        """The vault's relevance calibration for one embedding model (floor, probes,
-        languages, calibrated_at), or None when it has none (retrieve/relevance.py)."""
+        """The vault's relevance calibration for one embedding model (floor, probe_mean,
+        probes, languages, calibrated_at), or None when it has none (retrieve/relevance.py)."""
         rows = await self.read(CALIBRATION_GET, vault=vault, embed_model=embed_model)
         return rows[0] if rows else None
 

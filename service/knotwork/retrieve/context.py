@@ -95,14 +95,14 @@ class Context:
             else None
         )
         # The vault's size and languages, kept under its generation (cached.py); the gate's
-        # floor, kept a while (relevance.py). Neither depends on the question.
+        # floor and probes' mean, kept a while (relevance.py). Neither depends on the question.
         self.view = (
             self.steps.start(cached.vault_view(store, self.vault, core.memo, core.vault_sizes))
             if needs & {"view", "named"}
             else None
         )
         self.floor = self.steps.start(
-            relevance.floor(store, self.vault, settings.embed_model, core.relevance_floors)
+            relevance.scale(store, self.vault, settings.embed_model, core.relevance_floors)
         )
         self.embedding = self.steps.start(self.clock.timed("embed", self._embed(needs)))
         self.named = self.steps.start(self._named()) if "named" in needs else None

@@ -16,6 +16,19 @@ off-topic question nearer the vault's world than an everyday probe scores toward
 that spread — a quantile plus 0.02 put the floor below such questions and so let through more
 than the raw threshold did. The top tenth of the probes is left out first: a vault may answer
 a probe or two (a cooking vault), which must not lift the floor.
+
+Coverage counts a word by where the top hits hold it. A word in a hit's title or heading
+names what the passage is about and counts in full. A word only in a hit's body may be there
+by chance — course notes say "avendo cura di", a travel note walks "lungo il fiume" — so it
+counts by the larger of two shares: how far the cosine clears the vault's probes (none at
+the cosine they score on average, their mean, stored beside the floor; all from the floor
+up; in proportion between), and how much of the question the hits hold (chance seldom holds
+most of it; a hashing or lexical embedder's cosine says little more than the words do). At
+a probe's cosine, coverage by body words alone is thus squared: one word of two, 0.25. How
+common a word is in the vault does not tell chance from subject: the Italian notes hold
+"cura" in 2 of 185 notes and "fiume" in 1, while "levain", which a French bread vault's
+question needs, is in 5 of its 14 (bench/RESULTS.md). Uncalibrated, or calibrated before the
+mean was stored, or with no cosine among the top hits, body words count in full.
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from knotwork.errors import EmptyVaultError
 from knotwork.graph.queries.admin import CALIBRATION_PUT
@@ -49,16 +63,51 @@ class Calibration:
     probes: int
     languages: tuple[str, ...]
     probe_cosines: tuple[float, ...]
+    probe_mean: float  # the cosine they score on average (less their top tenth)
+
+
+class Scale(NamedTuple):
+    """A vault's calibration as the gate reads it."""
+
+    floor: float
+    probe_mean: float | None  # None: calibrated before the mean was stored
+
+
+def top_cosine(hits: Sequence[Hit]) -> float | None:
+    """The best dense cosine of the top hits; None when none of them came with one."""
+    top = hits[:RELEVANCE_HITS]
+    cosines = [2 * h.retrievers["vector"] - 1 for h in top if "vector" in h.retrievers]
+    return max(cosines) if cosines else None
 
 
 def parts(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
-    """(best dense cosine, coverage) of the top hits."""
+    """(best dense cosine, coverage) of the top hits, every held word counted in full."""
     top = hits[:RELEVANCE_HITS]
-    dense = max(
-        (2 * h.retrievers["vector"] - 1 for h in top if "vector" in h.retrievers), default=0.0
-    )
     text = "\n".join(f"{h.title}\n{h.heading}\n{h.text}" for h in top)
-    return dense, coverage(terms(question), text)
+    cosine = top_cosine(hits)
+    return (0.0 if cosine is None else cosine), coverage(terms(question), text)
+
+
+def held(question: str, hits: Sequence[Hit]) -> tuple[int, int, int]:
+    """(the question's content words, those the top hits' titles or headings hold, those
+    only their text holds)."""
+    top = hits[:RELEVANCE_HITS]
+    asked = set(terms(question))
+    named = asked & set(terms("\n".join(f"{h.title}\n{h.heading}" for h in top)))
+    body = (asked - named) & set(terms("\n".join(h.text for h in top)))
+    return len(asked), len(named), len(body)
+
+
+def body_weight(cosine: float | None, scale: Scale | None, share: float) -> float:
+    """How much a word held only in a hit's text counts: the larger of ``share`` (of the
+    question's words the hits hold) and how far the cosine clears the probes (0 at their mean,
+    1 at the floor and above, linearly between); 1 when either is not known."""
+    if cosine is None or scale is None or scale.probe_mean is None:
+        return 1.0
+    low, high = scale.probe_mean, scale.floor
+    if high <= low:
+        return 1.0 if cosine >= high else share
+    return max(share, min(1.0, max(0.0, (cosine - low) / (high - low))))
 
 
 def rescale(cosine: float, floor: float | None, threshold: float) -> float:
@@ -68,31 +117,44 @@ def rescale(cosine: float, floor: float | None, threshold: float) -> float:
     return threshold + (cosine - floor) * (1.0 - threshold) / (1.0 - floor)
 
 
-def relevance(question: str, hits: Sequence[Hit], floor: float | None, threshold: float) -> float:
+def relevance(question: str, hits: Sequence[Hit], scale: Scale | None, threshold: float) -> float:
     """The evidence's relevance in 0..1; see the module's docstring."""
     if not hits:
         return 0.0
-    dense, covered = parts(question, hits)
-    return round(min(1.0, max(0.0, rescale(dense, floor, threshold), covered)), 4)
+    cosine = top_cosine(hits)
+    asked, named, body = held(question, hits)
+    share = (named + body) / asked if asked else 0.0
+    covered = (named + body_weight(cosine, scale, share) * body) / asked if asked else 0.0
+    dense = rescale(0.0 if cosine is None else cosine, scale.floor if scale else None, threshold)
+    return round(min(1.0, max(0.0, dense, covered)), 4)
 
 
-async def floor(
+async def scale(
     store: GraphStore,
     vault: str,
     embed_model: str,
-    memo: dict[str, tuple[float, float | None]] | None = None,
-) -> float | None:
-    """The vault's calibrated floor for this embedding model, or None (uncalibrated); reused
-    from ``memo`` for ``FLOOR_TTL_S``."""
+    memo: dict[str, tuple[float, tuple[float, float | None] | None]] | None = None,
+) -> Scale | None:
+    """The vault's calibration for this embedding model, or None (uncalibrated); reused from
+    ``memo`` for ``FLOOR_TTL_S``."""
     now = time.monotonic()
     key = f"{vault}\x00{embed_model}"
     if memo is not None and key in memo and now - memo[key][0] < FLOOR_TTL_S:
-        return memo[key][1]
+        kept = memo[key][1]
+        return Scale(*kept) if kept else None
     stored = await store.calibration(vault, embed_model)
-    value = float(stored["floor"]) if stored else None
+    value = None
+    if stored:
+        mean = stored["probe_mean"]
+        value = Scale(float(stored["floor"]), None if mean is None else float(mean))
     if memo is not None:
         memo[key] = (now, value)
     return value
+
+
+def _kept(cosines: Sequence[float]) -> list[float]:
+    """The probes' cosines less their top FLOOR_TRIM (at least one): 2 or more of 3 or more."""
+    return sorted(cosines)[: len(cosines) - max(1, int(len(cosines) * FLOOR_TRIM))]
 
 
 def floor_of(cosines: Sequence[float]) -> float:
@@ -100,9 +162,16 @@ def floor_of(cosines: Sequence[float]) -> float:
     FLOOR_SPREAD of their standard deviations (at least FLOOR_MARGIN)."""
     if len(cosines) < 3:
         return round(min(0.99, max(cosines, default=0.0) + FLOOR_MARGIN), 4)
-    kept = sorted(cosines)[: len(cosines) - max(1, int(len(cosines) * FLOOR_TRIM))]  # 2 or more
+    kept = _kept(cosines)
     spread = FLOOR_SPREAD * statistics.stdev(kept)
     return round(min(0.99, statistics.mean(kept) + max(spread, FLOOR_MARGIN)), 4)
+
+
+def mean_of(cosines: Sequence[float]) -> float:
+    """The mean of the probes' cosines less their top FLOOR_TRIM: the cosine an off-topic
+    question scores on average (all of them when fewer than 3), never above the floor."""
+    kept = _kept(cosines) if len(cosines) >= 3 else list(cosines)
+    return round(min(statistics.fmean(kept) if kept else 0.0, floor_of(cosines)), 4)
 
 
 async def calibrate(
@@ -125,12 +194,15 @@ async def calibrate(
     languages = tuple(sorted(r["language"] for r in rows if int(r["chunks"]) / total >= MIN_SHARE))
     questions = [q for lang in languages for q in PROBES.get(lang, ())]
     cosines = tuple([round(await best_cosine(q), 4) for q in questions])
-    result = Calibration(vault, embed_model, floor_of(cosines), len(cosines), languages, cosines)
+    result = Calibration(
+        vault, embed_model, floor_of(cosines), len(cosines), languages, cosines, mean_of(cosines)
+    )
     await store.write(
         CALIBRATION_PUT,
         vault=vault,
         embed_model=embed_model,
         floor=result.floor,
+        probe_mean=result.probe_mean,
         probes=result.probes,
         languages=list(languages),
     )

@@ -98,6 +98,7 @@ LEASE_RELEASE = Query("lease_release", ReleasedRow)
 
 class CalibrationGetRow(TypedDict):
     floor: float
+    probe_mean: float | None
     probes: int
     languages: list[str]
     calibrated_at: DateTime
