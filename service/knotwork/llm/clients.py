@@ -144,6 +144,11 @@ class _Lazy(Generic[T]):
         self._value: T | None = None
         self._error: KnotworkError | None = None
 
+    @property
+    def built(self) -> T | None:
+        """The value when it has been built, without building it."""
+        return self._value
+
     def get(self) -> T:
         if self._value is None:
             with self._lock:
@@ -175,6 +180,14 @@ class ModelClients:
     @property
     def embedder(self) -> BaseEmbedding:
         return self._embedder.get()
+
+    def close(self) -> None:
+        """Stop what the clients run besides this process (the in-process embedder's worker).
+        An embedder still being built meanwhile stops its worker at interpreter exit."""
+        embedder = self._embedder.built
+        close = getattr(embedder, "close", None)
+        if callable(close):
+            close()
 
     def load(self) -> None:
         """Build both now; raises what building them raises (ConfigError for a bad setting)."""
