@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 
 from knotwork.llm.clients import INSTALL_COMMAND, missing_extra
+from knotwork.llm.embed_process import EncoderProcess
 from knotwork.llm.encoders import EncoderSpec, resolve_model_path
 from knotwork.llm.inprocess import InProcessEmbedding, WorkerMode, checked_dimension
 from knotwork.settings import Settings
@@ -35,6 +36,7 @@ class SentenceTransformerEmbedding(InProcessEmbedding):
         threads: int = 1,
         embed_batch_size: int = 32,
         worker: WorkerMode = "process",
+        process: EncoderProcess | None = None,
     ) -> None:
         # Checked here, so a missing extra is the same ConfigError whichever process loads it.
         if importlib.util.find_spec("sentence_transformers") is None:
@@ -43,20 +45,25 @@ class SentenceTransformerEmbedding(InProcessEmbedding):
         super().__init__(
             model_name=model, embed_batch_size=embed_batch_size, threads=threads, worker=worker
         )
-        self._start(EncoderSpec("sentence-transformers", str(path), threads, embed_batch_size))
+        spec = EncoderSpec("sentence-transformers", str(path), threads, embed_batch_size)
+        self._start(spec, process)
 
     @classmethod
     def class_name(cls) -> str:
         return "SentenceTransformerEmbedding"
 
 
-def build_local_embedder(settings: Settings) -> SentenceTransformerEmbedding:
-    """The in-process embedder; ConfigError when its vectors do not fit the configured dimension."""
+def build_local_embedder(
+    settings: Settings, process: EncoderProcess | None = None
+) -> SentenceTransformerEmbedding:
+    """The in-process embedder (``process``: its worker, launched already); ConfigError when
+    its vectors do not fit the configured dimension."""
     embedder = SentenceTransformerEmbedding(
         settings.embed_model,
         threads=settings.embed_threads,
         embed_batch_size=settings.embed_batch_size,
         worker=settings.embed_worker,
+        process=process,
     )
     checked_dimension(embedder, settings)
     return embedder

@@ -51,6 +51,7 @@ class _Child:
     """One running worker, its pipes and the file its stderr goes to."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.ready = False  # its model is loaded (it said so)
         # Open for as long as the child runs; closed by stop().
         self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self.proc = subprocess.Popen(
@@ -129,6 +130,7 @@ class EncoderProcess:
             try:
                 self._ensure_running()
             except WorkerDiedError as died:
+                self._slot.stop()
                 raise ModelUnavailableError(
                     f"the {self.spec.model} embedding worker died while loading: {died}"
                 ) from died
@@ -161,12 +163,23 @@ class EncoderProcess:
         with self._lock:
             self._finalizer()
 
+    def launch(self) -> None:
+        """Start the worker without waiting for its model to load (``start`` or the first
+        request waits), so the caller can do other work meanwhile. A no-op once started."""
+        with self._lock:
+            if not self.closed and self._slot.child is None:
+                self._slot.child = _Child(self.command, worker_env(self.spec.threads))
+
     def _ensure_running(self) -> _Child:
+        """The worker, started and loaded. WorkerDiedError when it exited since it was
+        started (the caller restarts it), or while loading its model."""
         child = self._slot.child
-        if child is not None and child.proc.poll() is None:
+        if child is not None and child.proc.poll() is not None:
+            raise WorkerDiedError(child.why())
+        if child is not None and child.ready:
             return child
-        self._slot.stop()
-        child = self._slot.child = _Child(self.command, worker_env(self.spec.threads))
+        if child is None:
+            child = self._slot.child = _Child(self.command, worker_env(self.spec.threads))
         try:
             status, payload = self._answer(child)
         except WorkerDiedError:
@@ -179,6 +192,7 @@ class EncoderProcess:
             self._slot.stop()
             raise ModelUnavailableError(payload[1:].decode("utf-8", "replace"))
         _, _, self.dimension = SHAPE.unpack_from(payload)
+        child.ready = True
         return child
 
     def _request(self, texts: list[str]) -> Vectors:

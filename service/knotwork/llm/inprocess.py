@@ -44,11 +44,12 @@ class InProcessEmbedding(BaseEmbedding):
     _encoder: Encoder | None = PrivateAttr(default=None)
     _process: EncoderProcess | None = PrivateAttr(default=None)
 
-    def _start(self, spec: EncoderSpec) -> None:
-        """Load the model here, or start its worker and wait until it has loaded it; either
-        way the vector size is known after. ConfigError for a model that cannot be loaded."""
+    def _start(self, spec: EncoderSpec, process: EncoderProcess | None = None) -> None:
+        """Load the model here, or start its worker (``process``: one launched already, for
+        ``spec``) and wait until it has loaded it; either way the vector size is known after.
+        ConfigError for a model that cannot be loaded."""
         if self.worker == "process":
-            self._process = EncoderProcess(spec)
+            self._process = process if process is not None else EncoderProcess(spec)
             self.dimension = self._process.start()
         else:
             self._encoder, self.dimension = spec.load()
