@@ -6,8 +6,8 @@ knotwork.llm.embed_process) or in this process (``thread``). In this process its
 shares one interpreter lock with whatever else the process does: numpy releases the lock for
 each of its many small steps and waits for it after each, so an ingest's own Python (drafting,
 mentions, the Bolt driver) slows the model far beyond its own CPU, and the two never use more
-than one core between them. The worker costs a second copy of the model in memory (USE: about
-200 MB) and the texts and vectors copied through a pipe.
+than one core between them. The worker costs a second interpreter (the model's memory moves
+there; in all about the same) and the texts and vectors copied through a pipe.
 """
 
 from __future__ import annotations
