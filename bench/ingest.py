@@ -16,13 +16,15 @@ alternates the two (embedder, sync, embedder, sync …) after ``--warmup`` syncs
 Another embedder is measured through the usual settings, e.g. the in-process multilingual one:
 ``KNOTWORK_EMBED_PROVIDER=use-multilingual KNOTWORK_EMBED_MODEL=use-multilingual-v3
 KNOTWORK_EMBED_DIMENSION=512 … --rounds 2 --warmup 1 --wipe``; ``--wipe`` empties the database
-first, since the manifest refuses a database built with another embedder.
+first, since the manifest refuses a database built with another embedder. Both the embedder alone
+and the sync use the one embedder of the core, so ``KNOTWORK_EMBED_WORKER`` (a worker process,
+or a thread of this one) applies to both; "CPU s" is this process's, "(worker)" the worker's.
 
 The one-note updates start ``--settle`` seconds after the last sync: after a bulk write Neo4j
 keeps working in the background for a while (index segment merges, most likely), and edits
-timed in that window measure that work, not the edit (at 10,000 notes, 286 ms median right after the
-sync against 77 ms 90 s later, on one server; 69 ms at 1,000). ``--settle 0`` times them
-right away.
+timed in that window measure that work, not the edit (at 10,000 notes, 286 ms median right
+after the sync against 77 ms 90 s later, on one server; 69 ms at 1,000). ``--settle 0`` times
+them right away.
 """
 
 from __future__ import annotations
@@ -118,14 +120,28 @@ def embedded_calls(folder: Path, vault: str, settings: Settings) -> list[list[st
     ]
 
 
-async def embedder_alone(core: Core, calls: list[list[str]]) -> tuple[float, float]:
-    """Wall and CPU seconds the configured embedder alone takes for ``calls``, made as ingest
-    makes them: the ceiling ingest is measured against."""
-    start, cpu = time.perf_counter(), time.process_time()
+def worker_cpu(core: Core) -> float:
+    """CPU seconds the in-process embedder's worker process has used so far (0 without one:
+    ``KNOTWORK_EMBED_WORKER=thread``, or another provider), from ``/proc``."""
+    pid = getattr(core.embedder, "worker_pid", None)
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+async def embedder_alone(core: Core, calls: list[list[str]]) -> tuple[float, float, float]:
+    """Wall seconds, this process's and the embedder worker's CPU seconds the configured
+    embedder alone takes for ``calls``, made as ingest makes them: the ceiling ingest is
+    measured against."""
+    start, cpu, worker = time.perf_counter(), time.process_time(), worker_cpu(core)
     for texts in calls:
         vectors = await core.embedder.aget_text_embedding_batch(texts)
         assert len(vectors) == len(texts)
-    return time.perf_counter() - start, time.process_time() - cpu
+    return time.perf_counter() - start, time.process_time() - cpu, worker_cpu(core) - worker
 
 
 async def measure(
@@ -156,11 +172,12 @@ async def measure(
                 await sync_vault(ingestor)
             for _ in range(rounds):
                 load = os.getloadavg()[0]
-                alone, alone_cpu = await embedder_alone(core, calls)
+                alone, alone_cpu, alone_worker = await embedder_alone(core, calls)
                 await core.store.drop_vault(vault)
-                start, cpu = time.perf_counter(), time.process_time()
+                start, cpu, worker = time.perf_counter(), time.process_time(), worker_cpu(core)
                 report = await sync_vault(ingestor)
                 whole, whole_cpu = time.perf_counter() - start, time.process_time() - cpu
+                whole_worker = worker_cpu(core) - worker
                 assert report.written == count, report.errors[:3]
                 assert report.embedded == texts, (report.embedded, texts)
                 per_round.append(
@@ -168,8 +185,10 @@ async def measure(
                         "load": load,
                         "embed_s": alone,
                         "embed_cpu_s": alone_cpu,
+                        "embed_worker_cpu_s": alone_worker,
                         "ingest_s": whole,
                         "ingest_cpu_s": whole_cpu,
+                        "ingest_worker_cpu_s": whole_worker,
                     }
                 )
             if updates and settle:
@@ -208,16 +227,17 @@ def rounds_table(row: dict[str, Any]) -> str:
     """Each round of one vault size: the embedder alone beside the ingest, in run order."""
     lines = [
         f"Rounds at {row['notes']} notes ({row['texts']} texts embedded, one per chunk):\n",
-        "| round | load before | embedder alone | texts/s = chunks/s | CPU s | ingest | notes/s "
-        "| chunks/s | CPU s | ingest / embedder |",
+        "| round | load before | embedder alone | texts/s = chunks/s | CPU s (worker) | ingest "
+        "| notes/s | chunks/s | CPU s (worker) | ingest / embedder |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for i, r in enumerate(row["rounds"], 1):
         lines.append(
             f"| {i} | {r['load']:.2f} | {r['embed_s']:.1f} s | {row['texts'] / r['embed_s']:.0f} "
-            f"| {r['embed_cpu_s']:.1f} | {r['ingest_s']:.1f} s "
+            f"| {r['embed_cpu_s']:.1f} ({r['embed_worker_cpu_s']:.1f}) | {r['ingest_s']:.1f} s "
             f"| {row['notes'] / r['ingest_s']:.1f} | {row['chunks'] / r['ingest_s']:.0f} "
-            f"| {r['ingest_cpu_s']:.1f} | {r['embed_s'] / r['ingest_s']:.0%} |"
+            f"| {r['ingest_cpu_s']:.1f} ({r['ingest_worker_cpu_s']:.1f}) "
+            f"| {r['embed_s'] / r['ingest_s']:.0%} |"
         )
     return "\n".join(lines)
 
@@ -268,8 +288,8 @@ async def main() -> None:
         embedder = (
             f"embedder {settings.embed_provider} {settings.embed_model} "
             f"({settings.embed_dimension} dimensions, batch {settings.embed_batch_size}, "
-            f"{settings.embed_threads} thread(s)), ingest batch {settings.ingest_batch}; "
-            f"updates timed {args.settle:g} s after the last sync"
+            f"{settings.embed_threads} thread(s), worker {settings.embed_worker}), "
+            f"ingest batch {settings.ingest_batch}; updates timed {args.settle:g} s after the last sync"
         )
     uptime_after = os.getloadavg()
     table = [

@@ -100,4 +100,7 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
             models=models,
         )
     finally:
-        await driver.close()
+        try:
+            await driver.close()
+        finally:
+            await asyncio.to_thread(models.close)

@@ -6,7 +6,8 @@ KnotworkError
 │   └── GraphBusyError     every pooled connection is in use and none came free in time
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension
-├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model
+├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model,
+│                          or the in-process embedder's worker process died and would not restart
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
@@ -56,7 +57,8 @@ class ManifestMismatchError(KnotworkError):
 
 class ModelUnavailableError(KnotworkError):
     """A model server (Ollama, an OpenAI-compatible one) is unreachable, or a configured model
-    has not been pulled."""
+    has not been pulled; or the in-process embedder's worker process died again after its one
+    restart, or failed on a batch (the message quotes its exit status and stderr)."""
 
 
 class LocalNeo4jError(KnotworkError):

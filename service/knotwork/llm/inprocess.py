@@ -1,40 +1,80 @@
 """What the in-process embedders share: a LlamaIndex ``BaseEmbedding`` over a local model whose
-encode call is blocking and CPU-bound, so callers stay provider-blind."""
+encode call is blocking and CPU-bound, so callers stay provider-blind.
+
+The model runs in a worker process of its own (``KNOTWORK_EMBED_WORKER=process``, the default;
+knotwork.llm.embed_process) or in this process (``thread``). In this process its forward pass
+shares one interpreter lock with whatever else the process does: numpy releases the lock for
+each of its many small steps and waits for it after each, so an ingest's own Python (drafting,
+mentions, the Bolt driver) slows the model far beyond its own CPU, and the two never use more
+than one core between them. The worker costs a second interpreter (the model's memory moves
+there; in all about the same) and the texts and vectors copied through a pipe.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from abc import abstractmethod
+from typing import TYPE_CHECKING, Literal
 
 from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 from pydantic import Field, PrivateAttr
 
 from knotwork.errors import ConfigError
+from knotwork.llm.embed_process import EncoderProcess
 from knotwork.settings import Settings
+
+if TYPE_CHECKING:
+    from knotwork.llm.encoders import Encoder, EncoderSpec
+
+WorkerMode = Literal["process", "thread"]
 
 
 class InProcessEmbedding(BaseEmbedding):
-    """Encoding runs on this process's CPU, one batch at a time (a lock serialises the worker
+    """Encoding runs on this machine's CPU, one batch at a time (a lock serialises the worker
     threads the async methods use), so ``threads`` bounds the CPU it takes even when LlamaIndex
     sends batches concurrently; the event loop stays free meanwhile. Vectors are unit length,
-    as cosine indexes expect. Subclasses load the model and implement ``_encode_batch``."""
+    as cosine indexes expect. Subclasses call ``_start`` with their model's spec."""
 
     threads: int = Field(default=1, ge=1, description="CPU threads of the model")
     dimension: int = Field(default=0, description="size of the vectors the model returns")
+    worker: WorkerMode = Field(
+        default="process", description="where the model runs: a worker process, or this one"
+    )
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _encoder: Encoder | None = PrivateAttr(default=None)
+    _process: EncoderProcess | None = PrivateAttr(default=None)
 
-    @abstractmethod
-    def _encode_batch(self, texts: list[str]) -> list[Embedding]:
-        """Unit-length vectors of ``texts``, in order; called under the lock."""
+    def _start(self, spec: EncoderSpec, process: EncoderProcess | None = None) -> None:
+        """Load the model here, or start its worker (``process``: one launched already, for
+        ``spec``) and wait until it has loaded it; either way the vector size is known after.
+        ConfigError for a model that cannot be loaded."""
+        if self.worker == "process":
+            self._process = process if process is not None else EncoderProcess(spec)
+            self.dimension = self._process.start()
+        else:
+            self._encoder, self.dimension = spec.load()
 
-    def _probe_dimension(self) -> None:
-        # One probe encode gives the true vector size (and warms the model up).
-        self.dimension = len(self._encode(["dimension probe"])[0])
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker process's id while one runs (None in ``thread`` mode)."""
+        return self._process.pid if self._process is not None else None
+
+    def close(self) -> None:
+        """Stop the worker process, if any (the Core does when it closes)."""
+        if self._process is not None:
+            self._process.close()
 
     def _encode(self, texts: list[str]) -> list[Embedding]:
+        if not texts:
+            return []
         with self._lock:
-            return self._encode_batch(texts)
+            if self._process is not None:
+                vectors = self._process.encode(texts)
+            else:
+                assert self._encoder is not None
+                vectors = self._encoder(texts)
+        rows: list[Embedding] = vectors.tolist()
+        return rows
 
     def _get_query_embedding(self, query: str) -> Embedding:
         return self._encode([query])[0]
@@ -58,6 +98,7 @@ class InProcessEmbedding(BaseEmbedding):
 def checked_dimension(embedder: InProcessEmbedding, settings: Settings) -> InProcessEmbedding:
     """``embedder``, or ConfigError when its vectors do not fit the configured dimension."""
     if embedder.dimension != settings.embed_dimension:
+        embedder.close()
         raise ConfigError(
             f"{settings.embed_model} gives {embedder.dimension}-dimensional vectors but "
             f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension}; set "
