@@ -289,7 +289,8 @@ async def main() -> None:
             f"embedder {settings.embed_provider} {settings.embed_model} "
             f"({settings.embed_dimension} dimensions, batch {settings.embed_batch_size}, "
             f"{settings.embed_threads} thread(s), worker {settings.embed_worker}), "
-            f"ingest batch {settings.ingest_batch}; updates timed {args.settle:g} s after the last sync"
+            f"ingest batch {settings.ingest_batch}; "
+            f"updates timed {args.settle:g} s after the last sync"
         )
     uptime_after = os.getloadavg()
     table = [
