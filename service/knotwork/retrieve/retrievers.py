@@ -19,7 +19,11 @@ from knotwork.retrieve.walk import Walk
 
 
 class Vector:
-    """Chunks nearest the question's embedding; nothing when the embedding model is down."""
+    """Chunks nearest the question's embedding, each by its own vector and its note's (the
+    mean of the note's chunks' vectors), ``note_share`` of the way; nothing when the embedding
+    model is down. The note's share lets a section of a note about the question rank though
+    its own text says little of it (a paraphrase of the note's subject, a formula under a
+    heading), and brings in the chunks of notes the chunk index left out."""
 
     name, needs, seed = "vector", frozenset({"embedding"}), True
 
@@ -27,10 +31,29 @@ class Vector:
         qvec = await ctx.embedding
         if qvec is None:
             return None
-        store = ctx.core.store
-        return Ranking(
-            await ctx.clock.timed("vector", search.vector(store, ctx.vault, qvec, ctx.k))
-        )
+        start = time.perf_counter()
+        store, share = ctx.core.store, ctx.config.note_share
+        chunks = await search.vector(store, ctx.vault, qvec, ctx.k)
+        if share > 0:
+            ids = [c for c, _ in chunks]
+            found = await search.vector_notes(store, ctx.vault, qvec, ctx.k, ids)
+            chunks = note_weighed(found, share)[: ctx.k]
+        ctx.clock.lap("vector", start)
+        return Ranking(chunks)
+
+
+def note_weighed(
+    found: list[tuple[str, float, float | None]], share: float
+) -> list[tuple[str, float]]:
+    """Chunks ordered by ``(1 - share) * own + share * note`` (a chunk of a note without a
+    vector by its own score alone), each keeping its own score: the relevance gate reads a
+    hit's ``vector`` score as the question's cosine to that text."""
+
+    def weighed(row: tuple[str, float, float | None]) -> float:
+        _, own, note = row
+        return own if note is None else (1 - share) * own + share * note
+
+    return [(c, own) for c, own, _ in sorted(found, key=lambda r: (-weighed(r), r[0]))]
 
 
 class Fulltext:

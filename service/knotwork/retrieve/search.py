@@ -18,6 +18,7 @@ from knotwork.graph.queries.reads import (
     SEARCH_FULLTEXT,
     SEARCH_TEMPORAL,
     SEARCH_VECTOR,
+    SEARCH_VECTOR_NOTES,
     VAULT_NOTES,
     CitedChunk,
     HitsRow,
@@ -64,6 +65,23 @@ async def vector(
 ) -> list[tuple[str, float]]:
     """Nearest chunks; the score is the index's, (1 + cosine) / 2."""
     return await _own(store, SEARCH_VECTOR, k, vault=vault, embedding=embedding)
+
+
+async def vector_notes(
+    store: GraphStore, vault: str, embedding: list[float], k: int, ids: list[str]
+) -> list[tuple[str, float, float | None]]:
+    """(chunk id, its own score, its note's score or None) for every chunk of the vault's
+    ``k`` notes nearest the embedding by their note vector and for the chunks ``ids`` (the
+    chunk index's), in no order. The note index is asked for more candidates, doubling, while
+    its page came back full yet held fewer than ``k`` of the vault's notes."""
+    ask = k * 4
+    while True:
+        [row] = await store.read(
+            SEARCH_VECTOR_NOTES, vault=vault, embedding=embedding, k=ask, ids=ids
+        )
+        if row["notes"] >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
+            return [(h["id"], h["score"], h["note"]) for h in row["hits"]]
+        ask *= 4
 
 
 async def fulltext(

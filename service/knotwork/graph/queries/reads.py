@@ -24,6 +24,21 @@ class HitsRow(TypedDict):
     hits: list[ScoredId]
 
 
+class NoteScoredId(TypedDict):
+    id: str  # a chunk id
+    score: float  # the chunk's own
+    note: float | None  # its note's (None: the note has no vector)
+
+
+class VectorNotesRow(TypedDict):
+    """The note side of dense retrieval: the notes the index gave (any vault), this vault's
+    among them, and the chunks scored by themselves and by their note."""
+
+    returned: int
+    notes: int
+    hits: list[NoteScoredId]
+
+
 class VaultNotesRow(TypedDict):
     notes: int
 
@@ -68,6 +83,7 @@ class ChunksCitedRow(TypedDict):
 
 
 SEARCH_VECTOR = Query("search_vector", HitsRow)
+SEARCH_VECTOR_NOTES = Query("search_vector_notes", VectorNotesRow)
 SEARCH_FULLTEXT = Query("search_fulltext", HitsRow)
 SEARCH_TEMPORAL = Query("search_temporal", ScoredId)
 VAULT_NOTES = Query("vault_notes", VaultNotesRow)
