@@ -1,34 +1,35 @@
-// The note side of dense retrieval: the vault's notes nearest a query embedding by their note
-// vector (Note.embedding, the mean of their chunks' vectors: note_embedding_set.cypher), with
-// every chunk of theirs, and the chunks the chunk index found ($ids), each with its own score
-// and its note's. A note's vector says what the note as a whole is about, which a section's
-// own vector may not (a paraphrase of the note's subject). The note index answers across every
-// vault, so the caller asks again with a larger $k while the page came back full but held
-// fewer than it needs of this vault's notes.
-// Parameters: $vault (str), $embedding (list<float>), $k (int, notes asked of the index),
-//             $ids (list<str>, chunk ids of this vault found by the chunk index)
-// Returns: one row: returned (int, notes the index gave, any vault), notes (int, this vault's
-//          among them), hits (list of maps id (a chunk id), score (float, the chunk's own
-//          (1 + cosine) / 2), note (float, its note's; absent (null) when the note has no
-//          vector))
-CALL db.index.vector.queryNodes('note_embedding', $k, $embedding) YIELD node, score
-WITH collect({note: node, score: score}) AS found
-WITH found, [f IN found WHERE f.note.vault = $vault] AS own
-CALL (own) {
-  CALL (own) {
-    UNWIND own AS f
-    WITH f.note AS n, f.score AS note
-    MATCH (n)-[:HAS_CHUNK]->(c:Chunk)
-    WHERE c.embedding IS NOT NULL
-    RETURN c, note
-    UNION
-    MATCH (c:Chunk) WHERE c.id IN $ids AND c.embedding IS NOT NULL
-    MATCH (n:Note)-[:HAS_CHUNK]->(c)
-    RETURN c, CASE WHEN n.embedding IS NULL THEN null
-                   ELSE vector.similarity.cosine(n.embedding, $embedding) END AS note
-  }
-  WITH c, max(note) AS note
-  RETURN collect({id: c.id, score: vector.similarity.cosine(c.embedding, $embedding),
-                  note: note}) AS hits
+// Dense retrieval by chunk and note: the chunks nearest a query embedding (the chunk index),
+// each with the score of its note when that note is among the $notes nearest by note vector
+// (Note.embedding, the mean of its chunks' vectors: note_embedding_set.cypher), and the
+// lowest of those notes' scores, which bounds every other note's from above. A note's vector
+// says what the note as a whole is about, which a section's own vector may not (a paraphrase
+// of the note's subject). Both indexes answer across every vault, so the caller asks again
+// with a larger $k while the chunk page came back full but held fewer than it needs of this
+// vault's chunks.
+// Parameters: $vault (str), $embedding (list<float>), $k (int, chunks asked of the index),
+//             $notes (int, notes asked of the note index)
+// Returns: one row: returned (int, chunk candidates the index gave, any vault), floor (float
+//          or null: the lowest score of this vault's notes the note index gave; null: none),
+//          hits (list of maps id (a chunk id), score (float, its own (1 + cosine) / 2), note
+//          (float, its note's; absent (null) when the note is not among the nearest), best
+//          own score first, this vault's only)
+CALL () {
+  CALL db.index.vector.queryNodes('note_embedding', $notes, $embedding) YIELD node, score
+  WITH node, score WHERE node.vault = $vault
+  RETURN collect(elementId(node)) AS near, collect(score) AS scores
 }
-RETURN size(found) AS returned, size(own) AS notes, hits
+CALL () {
+  CALL db.index.vector.queryNodes('chunk_embedding', $k, $embedding) YIELD node, score
+  RETURN collect({chunk: node, score: score}) AS found
+}
+WITH scores, apoc.map.fromLists(near, scores) AS by_note, found
+CALL (by_note, found) {
+  UNWIND found AS f
+  WITH f.chunk AS c, f.score AS score WHERE c.vault = $vault
+  MATCH (n:Note)-[:HAS_CHUNK]->(c)
+  WITH c, score, by_note[elementId(n)] AS note
+  ORDER BY score DESC
+  RETURN collect({id: c.id, score: score, note: note}) AS hits
+}
+RETURN size(found) AS returned,
+       CASE WHEN size(scores) = 0 THEN null ELSE scores[size(scores) - 1] END AS floor, hits

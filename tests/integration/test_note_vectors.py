@@ -150,27 +150,27 @@ async def test_reembedding_gives_notes_vectors_of_the_new_size(
         assert states["note_embedding"].dimension == 384
 
 
-async def test_dense_search_reads_the_nearest_notes_chunks_with_their_note_score(
+async def test_dense_search_gives_each_chunk_its_notes_score_when_the_note_is_near(
     core: Core, vault: Path
 ) -> None:
     put(vault, "Cats.md", "# Food\n\ncats eat fish\n\n# Sleep\n\ncats sleep all day long\n")
     put(vault, "Dogs.md", "dogs bark at the postman\n")
     await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
     qvec = await core.embedder.aget_query_embedding("cats eat fish")
-    found = await search.vector_notes(core.store, "t", qvec, 1, [])
-    rows = await ad_hoc(
-        core,
-        "MATCH (n:Note {vault: 't', path: 'Cats.md'})-[:HAS_CHUNK]->(c) RETURN c.id AS id",
-    )
-    assert sorted(c for c, _, _ in found) == sorted(r["id"] for r in rows)
-    assert len({note for _, _, note in found}) == 1  # one note, its score on each chunk
-    # A chunk the chunk index found elsewhere comes back with its own note's score.
-    dogs = await ad_hoc(core, "MATCH (c:Chunk {note_path: 'Dogs.md'}) RETURN c.id AS id")
-    more = await search.vector_notes(core.store, "t", qvec, 1, [dogs[0]["id"]])
-    scored = {c: (own, note) for c, own, note in more}
-    cats_note = found[0][2]
-    assert scored[dogs[0]["id"]][1] is not None and scored[dogs[0]["id"]][1] < cats_note
-    assert await search.vector_notes(core.store, "other", qvec, 1, []) == []
+    found, floor = await search.vector_notes(core.store, "t", qvec, 10, 1)
+    by_path = {
+        r["id"]: r["path"]
+        for r in await ad_hoc(
+            core, "MATCH (c:Chunk {vault: 't'}) RETURN c.id AS id, c.note_path AS path"
+        )
+    }
+    assert sorted(c for c, _, _ in found) == sorted(by_path)  # every chunk, best own first
+    assert [own for _, own, _ in found] == sorted((own for _, own, _ in found), reverse=True)
+    # Only the nearest note (one asked) has a score; it is the lowest asked, the floor.
+    notes = {by_path[c]: note for c, _, note in found}
+    assert notes["Dogs.md"] is None and notes["Cats.md"] == floor is not None
+    # Another vault's chunks and notes are not this vault's.
+    assert await search.vector_notes(core.store, "other", qvec, 10, 1) == ([], None)
 
 
 pytestmark = pytest.mark.integration

@@ -103,8 +103,13 @@ def test_a_config_runs_its_retrievers_in_the_fusion_order(name: str) -> None:
 
 def test_dense_ranks_by_the_chunk_and_its_note_and_keeps_the_chunk_score() -> None:
     # (chunk, own score, its note's): b's own text is a little less near than a's, but its
-    # note is about the question; c's note has no vector yet, so it ranks by its own score.
-    found = [("a", 0.80, 0.60), ("b", 0.76, 0.90), ("c", 0.78, None)]
-    assert retrievers.note_weighed(found, 0.35) == [("b", 0.76), ("c", 0.78), ("a", 0.80)]
-    # Without the note's share the order is the chunk index's own.
-    assert retrievers.note_weighed(found, 0.0) == [("a", 0.80), ("c", 0.78), ("b", 0.76)]
+    # note is about the question; c's note is not among the nearest notes, so it counts the
+    # lowest of theirs (0.5), which no note outside them exceeds.
+    found = [("a", 0.80, 0.60), ("c", 0.79, None), ("b", 0.76, 0.90)]
+    assert retrievers.note_weighed(found, 0.5, 0.35) == [("b", 0.76), ("a", 0.80), ("c", 0.79)]
+    # Without the note's share, or without any note vector, the order is the chunk index's.
+    assert retrievers.note_weighed(found, 0.5, 0.0) == [("a", 0.80), ("c", 0.79), ("b", 0.76)]
+    assert retrievers.note_weighed([("a", 0.8, None), ("b", 0.9, None)], None, 0.35) == [
+        ("b", 0.9),
+        ("a", 0.8),
+    ]

@@ -68,19 +68,19 @@ async def vector(
 
 
 async def vector_notes(
-    store: GraphStore, vault: str, embedding: list[float], k: int, ids: list[str]
-) -> list[tuple[str, float, float | None]]:
-    """(chunk id, its own score, its note's score or None) for every chunk of the vault's
-    ``k`` notes nearest the embedding by their note vector and for the chunks ``ids`` (the
-    chunk index's), in no order. The note index is asked for more candidates, doubling, while
-    its page came back full yet held fewer than ``k`` of the vault's notes."""
+    store: GraphStore, vault: str, embedding: list[float], k: int, notes: int
+) -> tuple[list[tuple[str, float, float | None]], float | None]:
+    """The vault's ``k`` chunks nearest the embedding, best first, each as (chunk id, its own
+    score, its note's score when the note is among the vault's ``notes`` nearest by note
+    vector, else None), and the lowest of those notes' scores (None: no note has a vector)."""
     ask = k * 4
     while True:
         [row] = await store.read(
-            SEARCH_VECTOR_NOTES, vault=vault, embedding=embedding, k=ask, ids=ids
+            SEARCH_VECTOR_NOTES, vault=vault, embedding=embedding, k=ask, notes=notes
         )
-        if row["notes"] >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
-            return [(h["id"], h["score"], h["note"]) for h in row["hits"]]
+        hits = row["hits"]
+        if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
+            return [(h["id"], h["score"], h["note"]) for h in hits[:k]], row["floor"]
         ask *= 4
 
 

@@ -27,15 +27,15 @@ class HitsRow(TypedDict):
 class NoteScoredId(TypedDict):
     id: str  # a chunk id
     score: float  # the chunk's own
-    note: float | None  # its note's (None: the note has no vector)
+    note: float | None  # its note's (None: the note is not among the nearest notes)
 
 
 class VectorNotesRow(TypedDict):
-    """The note side of dense retrieval: the notes the index gave (any vault), this vault's
-    among them, and the chunks scored by themselves and by their note."""
+    """Dense retrieval by chunk and note: the chunk candidates the index gave (any vault), the
+    lowest score of this vault's nearest notes, and this vault's chunks with their note's."""
 
     returned: int
-    notes: int
+    floor: float | None
     hits: list[NoteScoredId]
 
 
