@@ -5,7 +5,8 @@
 // says what the note as a whole is about, which a section's own vector may not (a paraphrase
 // of the note's subject). Both indexes answer across every vault, so the caller asks again
 // with a larger $k while the chunk page came back full but held fewer than it needs of this
-// vault's chunks.
+// vault's chunks. (Another vault's notes may take places among the $notes the note index
+// gives: fewer of this vault's notes are then scored, and the rest count at the floor.)
 // Parameters: $vault (str), $embedding (list<float>), $k (int, chunks asked of the index),
 //             $notes (int, notes asked of the note index)
 // Returns: one row: returned (int, chunk candidates the index gave, any vault), floor (float
