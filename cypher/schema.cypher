@@ -18,6 +18,13 @@ FOR (c:Chunk) ON c.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: $embedding_dimension,
                        `vector.similarity_function`: 'cosine'}};
 
+// A note's vector (the mean of its chunks' vectors, note_embedding_set.cypher): what the note
+// is about as a whole, for the note-level dense retriever (search_notes_vector.cypher).
+CREATE VECTOR INDEX note_embedding IF NOT EXISTS
+FOR (n:Note) ON n.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $embedding_dimension,
+                       `vector.similarity_function`: 'cosine'}};
+
 // Chunk text and context (title, aliases, headings) for BM25, one index per language, each
 // with that language's analyzer (stemming, stop words, elision): a chunk carries the label of
 // its note's language (chunks_write.cypher). They replace the single `chunk_text` index of

@@ -3,4 +3,6 @@
 // Returns: nothing
 DROP INDEX chunk_embedding IF EXISTS;
 
+DROP INDEX note_embedding IF EXISTS;
+
 DROP INDEX entity_embedding IF EXISTS

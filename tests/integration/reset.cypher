@@ -28,4 +28,5 @@ DROP INDEX chunk_mtext IF EXISTS;
 DROP INDEX chunk_words IF EXISTS;
 DROP INDEX mention_target IF EXISTS;
 DROP INDEX entity_embedding IF EXISTS;
+DROP INDEX note_embedding IF EXISTS;
 DROP INDEX entity_embedding_state IF EXISTS

@@ -30,6 +30,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from tests.integration.conftest import Neo4jTarget, ad_hoc, stored_notes
+from tests.integration.test_note_vectors import stale_note_vectors
 
 T = TypeVar("T")
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Eve"]
@@ -188,6 +189,9 @@ class VaultMachine(RuleBasedStateMachine):
             assert self.run(self.miscounted("inc")) == []
             # Placeholder names are in the nodes part; mtimes (also of renamed notes) here.
             assert self.mtimes("inc") == self.mtimes("fresh")
+            # Each note's vector is its chunks' mean on both sides (none without chunks).
+            assert self.run(stale_note_vectors(self.core, "inc")) == []
+            assert self.run(stale_note_vectors(self.core, "fresh")) == []
         finally:
             self.run(self._ctx.__aexit__(None, None, None))
             self.loop.close()

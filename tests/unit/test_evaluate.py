@@ -50,6 +50,7 @@ from knotwork.eval.retrieval import (
     expand_configs,
 )
 from knotwork.ingest.parse import parse_note
+from knotwork.retrieve.config import NOTE_SHARE
 from knotwork.retrieve.types import Hit
 
 
@@ -338,6 +339,9 @@ def test_ablations_are_the_full_pipeline_less_one_part() -> None:
         config = CONFIGS[name]
         if name == "no-ppr":
             assert (config.retrievers, config.ppr) == (full.retrievers, False)
+        elif name == "no-note-vector":
+            assert config.retrievers == full.retrievers and config.ppr
+            assert (full.note_share, config.note_share) == (NOTE_SHARE, 0.0) and NOTE_SHARE > 0
         else:
             assert config.ppr and config.retrievers == full.retrievers - {name.removeprefix("no-")}
     assert expand_configs(["hybrid", "ablations", "no-graph"]) == ("hybrid", *ABLATIONS)

@@ -39,14 +39,18 @@ def test_each_ablation_is_the_full_config_less_one_part(name: str) -> None:
     config, part = PRESETS[name], name.removeprefix("no-")
     if part == "ppr":
         assert config.retrievers == FULL.retrievers and config.ppr is False
+    elif part == "note-vector":  # dense retrieval by the chunks' own vectors alone
+        assert config.retrievers == FULL.retrievers and config.ppr is True
+        assert config.note_share == 0.0 < FULL.note_share
     else:
         assert config.retrievers == FULL.retrievers - {part} and config.ppr is True
     # Nothing else differs: the fusion's weights and bounds are the full pipeline's.
-    assert all(getattr(config, f) == getattr(FULL, f) for f in FUSION)
+    changed = {"note_share"} if part == "note-vector" else set()
+    assert all(getattr(config, f) == getattr(FULL, f) for f in FUSION if f not in changed)
 
 
 def test_the_ablations_cover_every_retriever_and_pagerank_in_the_eval_order() -> None:
-    assert tuple(f"no-{p}" for p in (*RETRIEVERS, "ppr")) == ABLATIONS
+    assert tuple(f"no-{p}" for p in (*RETRIEVERS, "ppr", "note-vector")) == ABLATIONS
     assert list(PRESETS)[:4] == ["dense", "fulltext", "hybrid", "full"]
 
 
@@ -95,3 +99,17 @@ def test_every_retriever_satisfies_the_protocol() -> None:
 def test_a_config_runs_its_retrievers_in_the_fusion_order(name: str) -> None:
     chosen = [r.name for r in retrievers.for_config(PRESETS[name])]
     assert chosen == [r for r in FUSION_ORDER if r in PRESETS[name].retrievers]
+
+
+def test_dense_ranks_by_the_chunk_and_its_note_and_keeps_the_chunk_score() -> None:
+    # (chunk, own score, its note's): b's own text is a little less near than a's, but its
+    # note is about the question; c's note is not among the nearest notes, so it counts the
+    # lowest of theirs (0.5), which no note outside them exceeds.
+    found = [("a", 0.80, 0.60), ("c", 0.79, None), ("b", 0.76, 0.90)]
+    assert retrievers.note_weighed(found, 0.5, 0.35) == [("b", 0.76), ("a", 0.80), ("c", 0.79)]
+    # Without the note's share, or without any note vector, the order is the chunk index's.
+    assert retrievers.note_weighed(found, 0.5, 0.0) == [("a", 0.80), ("c", 0.79), ("b", 0.76)]
+    assert retrievers.note_weighed([("a", 0.8, None), ("b", 0.9, None)], None, 0.35) == [
+        ("b", 0.9),
+        ("a", 0.8),
+    ]

@@ -32,7 +32,8 @@ def evaluate(
         str,
         typer.Option(
             help="dense, fulltext, hybrid, full, and ablations: no-vector, no-fulltext, "
-            "no-names, no-graph, no-synonym, no-temporal, no-ppr (or 'ablations' for all)"
+            "no-names, no-graph, no-synonym, no-temporal, no-ppr, no-note-vector "
+            "(or 'ablations' for all)"
         ),
     ] = "dense,fulltext,hybrid,full",
     out: Annotated[Path | None, typer.Option(help="write the Markdown results here")] = None,

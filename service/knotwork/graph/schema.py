@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork import __version__
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
 from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
+from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.models import embed_text
 from knotwork.settings import Settings
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 MIN_NEO4J = (5, 26)
+BACKFILL_BATCH = 500  # notes given their note vector per transaction
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -60,7 +62,7 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)
     states = {s.name: s for s in await store.index_states()}
-    for name in ("chunk_embedding", "entity_embedding"):
+    for name in ("chunk_embedding", "note_embedding", "entity_embedding"):
         vector = states.get(name)
         if vector is None:
             raise SchemaError(f"the {name} vector index is missing after applying the schema")
@@ -72,6 +74,8 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
                 settings.embed_model,
                 settings.embed_dimension,
             )
+    while (await store.write(NOTE_EMBEDDING_BACKFILL, limit=BACKFILL_BATCH))[0]["updated"]:
+        pass  # a graph written before notes had vectors: each batch its own transaction
     if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:
         manifest = await store.put_manifest(
             schema_version=SCHEMA_VERSION,

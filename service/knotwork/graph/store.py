@@ -46,6 +46,7 @@ from knotwork.graph.queries.admin import (
     VAULT_DROP_BATCH,
     CalibrationGetRow,
 )
+from knotwork.graph.queries.writes import NOTE_EMBEDDING_FOLLOW
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ EXPECTED_INDEXES = (
     "lease_vault",
     "manifest_key",
     "mention_target",
+    "note_embedding",
     "note_key",
     "note_mkey",
     "note_mtitle",
@@ -334,4 +336,6 @@ class GraphStore:
         that hash."""
         payload = [{"id": cid, "embed_hash": h, "embedding": list(vec)} for cid, h, vec in rows]
         result = await self.write(CHUNK_EMBEDDING_SET, rows=payload)
+        # Their notes' vectors are the mean of their chunks': they follow at once.
+        await self.write(NOTE_EMBEDDING_FOLLOW, ids=[cid for cid, _, _ in rows])
         return int(result[0]["updated"]) if result else 0

@@ -31,6 +31,7 @@ from knotwork.graph.queries.writes import (
     LINKS_RERESOLVE,
     MENTIONS_WRITE,
     NAMES_STAMP_SET,
+    NOTE_EMBEDDING_SET,
     NOTES_DELETE,
     NOTES_FACTS,
     NOTES_INCOMING_KEYS,
@@ -213,6 +214,8 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
         await run_query(tx, CHUNK_ENTITIES_WRITE, vault=v, rows=entity_rows)
     if facts := [f for w in ws for f in w.mention_facts]:
         await run_query(tx, MENTIONS_WRITE, vault=v, facts=facts)
+    # Each note's vector is the mean of its chunks' (new, copied or pruned just now).
+    await run_query(tx, NOTE_EMBEDDING_SET, vault=v, paths=[w.path for w in ws])
     return touched
 
 

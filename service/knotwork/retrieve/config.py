@@ -28,6 +28,9 @@ HITS_WALK_WEIGHT = 0.0
 HITS_PPR_WEIGHT = 0.25
 NAMED_CHUNKS = 2  # chunks of each named note taken as evidence (search reads more to pick from)
 NAMED_FOUND = 4  # … or up to this many of those full text found for the question
+# Dense retrieval ranks a chunk by its own cosine to the question and, this share of the way,
+# by its note's (the note vector: the mean of the note's chunk vectors).
+NOTE_SHARE = 0.35
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class RetrievalConfig:
     min_specificity: float = MIN_SPECIFICITY
     named_chunks: int = NAMED_CHUNKS
     named_found: int = NAMED_FOUND
+    note_share: float = NOTE_SHARE
 
     def __post_init__(self) -> None:
         if unknown := self.retrievers - set(RETRIEVERS):
@@ -63,9 +67,12 @@ class RetrievalConfig:
         }
 
     def without(self, part: str) -> RetrievalConfig:
-        """This configuration less one retriever, or less PageRank (``"ppr"``)."""
+        """This configuration less one retriever, less PageRank (``"ppr"``), or less the
+        note vector's share in dense retrieval (``"note-vector"``)."""
         if part == "ppr":
             return replace(self, ppr=False)
+        if part == "note-vector":
+            return replace(self, note_share=0.0)
         if part not in self.retrievers:
             raise ValueError(f"{part!r} is not among {sorted(self.retrievers)}")
         return replace(self, retrievers=self.retrievers - {part})
@@ -83,7 +90,7 @@ PRESETS: dict[str, RetrievalConfig] = {
     "fulltext": RetrievalConfig(retrievers=frozenset({"fulltext"}), ppr=False),
     "hybrid": RetrievalConfig(retrievers=frozenset({"vector", "fulltext"}), ppr=False),
     "full": FULL,
-    **{f"no-{part}": FULL.without(part) for part in (*RETRIEVERS, "ppr")},
+    **{f"no-{part}": FULL.without(part) for part in (*RETRIEVERS, "ppr", "note-vector")},
 }
 ABLATIONS = tuple(name for name in PRESETS if name.startswith("no-"))
 

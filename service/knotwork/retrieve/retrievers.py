@@ -19,7 +19,11 @@ from knotwork.retrieve.walk import Walk
 
 
 class Vector:
-    """Chunks nearest the question's embedding; nothing when the embedding model is down."""
+    """Chunks nearest the question's embedding, ordered by their own vector and, ``note_share``
+    of the way, by their note's (the mean of the note's chunks' vectors); nothing when the
+    embedding model is down. The note's share lets a section of a note about the question rank
+    though its own text says little of it (a paraphrase of the note's subject, a formula under
+    a heading)."""
 
     name, needs, seed = "vector", frozenset({"embedding"}), True
 
@@ -27,10 +31,31 @@ class Vector:
         qvec = await ctx.embedding
         if qvec is None:
             return None
-        store = ctx.core.store
-        return Ranking(
-            await ctx.clock.timed("vector", search.vector(store, ctx.vault, qvec, ctx.k))
-        )
+        start = time.perf_counter()
+        store, config = ctx.core.store, ctx.config
+        if config.note_share <= 0:
+            chunks = await search.vector(store, ctx.vault, qvec, ctx.k)
+        else:
+            found, floor = await search.vector_notes(store, ctx.vault, qvec, ctx.k, ctx.k)
+            chunks = note_weighed(found, floor, config.note_share)
+        ctx.clock.lap("vector", start)
+        return Ranking(chunks)
+
+
+def note_weighed(
+    found: list[tuple[str, float, float | None]], floor: float | None, share: float
+) -> list[tuple[str, float]]:
+    """Chunks ordered by ``(1 - share) * own + share * note``, a note not among the nearest
+    counted at ``floor`` (its score is no higher), each chunk keeping its own score: the
+    relevance gate reads a hit's ``vector`` score as the question's cosine to that text.
+    Without any note vector (``floor`` None) the chunks keep their own order."""
+
+    def weighed(row: tuple[str, float, float | None]) -> float:
+        _, own, note = row
+        note = floor if note is None else note
+        return own if note is None else (1 - share) * own + share * note
+
+    return [(c, own) for c, own, _ in sorted(found, key=lambda r: (-weighed(r), r[0]))]
 
 
 class Fulltext:

@@ -18,6 +18,7 @@ from knotwork.graph.queries.reads import (
     SEARCH_FULLTEXT,
     SEARCH_TEMPORAL,
     SEARCH_VECTOR,
+    SEARCH_VECTOR_NOTES,
     VAULT_NOTES,
     CitedChunk,
     HitsRow,
@@ -64,6 +65,23 @@ async def vector(
 ) -> list[tuple[str, float]]:
     """Nearest chunks; the score is the index's, (1 + cosine) / 2."""
     return await _own(store, SEARCH_VECTOR, k, vault=vault, embedding=embedding)
+
+
+async def vector_notes(
+    store: GraphStore, vault: str, embedding: list[float], k: int, notes: int
+) -> tuple[list[tuple[str, float, float | None]], float | None]:
+    """The vault's ``k`` chunks nearest the embedding, best first, each as (chunk id, its own
+    score, its note's score when the note is among the vault's ``notes`` nearest by note
+    vector, else None), and the lowest of those notes' scores (None: no note has a vector)."""
+    ask = k * 4
+    while True:
+        [row] = await store.read(
+            SEARCH_VECTOR_NOTES, vault=vault, embedding=embedding, k=ask, notes=notes
+        )
+        hits = row["hits"]
+        if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
+            return [(h["id"], h["score"], h["note"]) for h in hits[:k]], row["floor"]
+        ask *= 4
 
 
 async def fulltext(

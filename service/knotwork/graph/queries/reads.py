@@ -24,6 +24,21 @@ class HitsRow(TypedDict):
     hits: list[ScoredId]
 
 
+class NoteScoredId(TypedDict):
+    id: str  # a chunk id
+    score: float  # the chunk's own
+    note: float | None  # its note's (None: the note is not among the nearest notes)
+
+
+class VectorNotesRow(TypedDict):
+    """Dense retrieval by chunk and note: the chunk candidates the index gave (any vault), the
+    lowest score of this vault's nearest notes, and this vault's chunks with their note's."""
+
+    returned: int
+    floor: float | None
+    hits: list[NoteScoredId]
+
+
 class VaultNotesRow(TypedDict):
     notes: int
 
@@ -68,6 +83,7 @@ class ChunksCitedRow(TypedDict):
 
 
 SEARCH_VECTOR = Query("search_vector", HitsRow)
+SEARCH_VECTOR_NOTES = Query("search_vector_notes", VectorNotesRow)
 SEARCH_FULLTEXT = Query("search_fulltext", HitsRow)
 SEARCH_TEMPORAL = Query("search_temporal", ScoredId)
 VAULT_NOTES = Query("vault_notes", VaultNotesRow)

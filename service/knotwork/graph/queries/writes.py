@@ -172,3 +172,17 @@ CHUNK_FACTS_DELETE = Query("chunk_facts_delete", TouchedRow)
 ENTITIES_PENDING = Query("entities_pending", EntitiesPendingRow)
 ENTITY_EMBEDDING_SET = Query("entity_embedding_set", UpdatedRow)
 ENTITY_SIMILAR_LINK = Query("entity_similar_link", LinkedRow)
+
+# Note vectors: each note's mean chunk vector, following its chunks (ingest/write.py after a
+# batch's writes, GraphStore.set_chunk_embeddings after a retry or a re-embedding, and once
+# for a graph written before notes had vectors: graph/schema.py).
+
+
+class NoteEmbeddingRow(TypedDict):
+    updated: int
+    cleared: int
+
+
+NOTE_EMBEDDING_SET = Query("note_embedding_set", NoteEmbeddingRow)
+NOTE_EMBEDDING_FOLLOW = Query("note_embedding_follow", UpdatedRow)
+NOTE_EMBEDDING_BACKFILL = Query("note_embedding_backfill", UpdatedRow)
