@@ -176,3 +176,33 @@ def test_a_script_that_never_closes_its_embedder_leaves_no_worker_behind() -> No
     while not gone(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert gone(pid), Path(f"/proc/{pid}/status").read_text()[:200]
+
+
+def test_a_worker_that_hangs_is_stopped_and_reported_and_the_next_request_starts_another() -> None:
+    process = EncoderProcess(EncoderSpec("use-multilingual", USE_MODEL))
+    try:
+        before = process.encode([TEXTS[0]])
+        pid = process.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)  # alive, holding its pipes, answering nothing
+        process.request_timeout_s = 0.5
+        with pytest.raises(ModelUnavailableError) as caught:
+            process.encode([TEXTS[0]])
+        message = str(caught.value)
+        assert "still embedding a batch after 0.5 s" in message and "stopped" in message
+        assert process.pid is None and gone(pid)  # killed and reaped, not left stopped
+        process.request_timeout_s = 60.0
+        after = process.encode([TEXTS[0]])  # a new worker
+        assert process.pid not in (None, pid)
+        np.testing.assert_allclose(after, before, rtol=0, atol=1e-6)
+    finally:
+        process.close()
+
+
+def test_a_worker_that_never_finishes_loading_is_reported() -> None:
+    process = EncoderProcess(EncoderSpec("use-multilingual", USE_MODEL))
+    process.command = [sys.executable, "-c", "import time; time.sleep(60)"]
+    process.load_timeout_s = 0.5
+    with pytest.raises(ModelUnavailableError, match=r"still loading its model after 0\.5 s"):
+        process.start()
+    assert process.pid is None

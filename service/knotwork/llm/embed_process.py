@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -29,10 +30,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 STDERR_TAIL = 2000  # characters of the worker's stderr an error message quotes
 STOP_WAIT_S = 5.0
+# How long the worker may take to load its model (a first load may read large weights), and to
+# answer one batch, before it is taken for hung, stopped, and the request fails.
+LOAD_TIMEOUT_S = 600.0
+REQUEST_TIMEOUT_S = 300.0
 
 
 class WorkerDiedError(Exception):
     """The worker's pipes closed under a request: it exited or was killed."""
+
+
+class WorkerHungError(Exception):
+    """The worker did not answer in time."""
 
 
 def worker_env(threads: int) -> dict[str, str]:
@@ -110,6 +119,8 @@ class EncoderProcess:
         self.command = [sys.executable, "-m", "knotwork.llm.embed_worker", spec.to_json()]
         self.dimension = 0
         self.closed = False
+        self.load_timeout_s = LOAD_TIMEOUT_S
+        self.request_timeout_s = REQUEST_TIMEOUT_S
         self._lock = threading.Lock()
         self._slot = _Slot()
         # Stops the worker when this is collected, or at interpreter exit, whichever is first.
@@ -129,6 +140,9 @@ class EncoderProcess:
                 raise ModelUnavailableError(f"the {self.spec.model} embedder was closed")
             try:
                 self._ensure_running()
+            except WorkerHungError as hung:
+                self._slot.stop()
+                raise self._hung(hung) from hung
             except WorkerDiedError as died:
                 self._slot.stop()
                 raise ModelUnavailableError(
@@ -144,12 +158,18 @@ class EncoderProcess:
                 raise ModelUnavailableError(f"the {self.spec.model} embedder was closed")
             try:
                 return self._request(texts)
+            except WorkerHungError as hung:
+                self._slot.stop()  # the next request starts a new one
+                raise self._hung(hung) from hung
             except WorkerDiedError as exc:
                 died = exc
             log.warning("the %s embedding worker died (%s); restarting it", self.spec.model, died)
             self._slot.stop()
             try:
                 return self._request(texts)
+            except WorkerHungError as hung:
+                self._slot.stop()
+                raise self._hung(hung) from hung
             except WorkerDiedError as again:
                 self._slot.stop()
                 raise ModelUnavailableError(
@@ -181,7 +201,7 @@ class EncoderProcess:
         if child is None:
             child = self._slot.child = _Child(self.command, worker_env(self.spec.threads))
         try:
-            status, payload = self._answer(child)
+            status, payload = self._answer(child, self.load_timeout_s, "loading its model")
         except WorkerDiedError:
             self._slot.stop()
             raise
@@ -204,7 +224,7 @@ class EncoderProcess:
             write_frame(child.proc.stdin, pack_texts(texts))
         except (BrokenPipeError, ValueError, OSError) as exc:
             raise WorkerDiedError(f"could not send it texts ({exc}); {child.why()}") from exc
-        status, payload = self._answer(child)
+        status, payload = self._answer(child, self.request_timeout_s, "embedding a batch")
         if status != OK:
             raise ModelUnavailableError(
                 f"the {self.spec.model} embedding worker failed on a batch: "
@@ -219,11 +239,22 @@ class EncoderProcess:
         vectors: Vectors = np.frombuffer(payload, dtype="<f4", offset=SHAPE.size)
         return vectors.reshape(rows, dimension)
 
+    def _hung(self, hung: WorkerHungError) -> ModelUnavailableError:
+        return ModelUnavailableError(
+            f"the {self.spec.model} embedding worker {hung}; it was stopped, and the next "
+            "request starts a new one"
+        )
+
     @staticmethod
-    def _answer(child: _Child) -> tuple[int, bytes]:
+    def _answer(child: _Child, timeout: float, doing: str) -> tuple[int, bytes]:
         """The status and whole frame of the worker's next answer; WorkerDiedError when its
-        stdout closes first."""
+        stdout closes first, WorkerHungError when nothing comes within ``timeout`` seconds."""
         assert child.proc.stdout is not None
+        # Request and answer alternate, so nothing of a next frame sits in the reader's buffer:
+        # the pipe itself says whether the answer has begun.
+        ready, _, _ = select.select([child.proc.stdout], [], [], timeout)
+        if not ready:
+            raise WorkerHungError(f"was still {doing} after {timeout:g} s")
         try:
             body = read_frame(child.proc.stdout)
         except (EOFError, OSError, ValueError) as exc:
