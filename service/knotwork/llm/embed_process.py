@@ -40,10 +40,6 @@ class WorkerDiedError(Exception):
     """The worker's pipes closed under a request: it exited or was killed."""
 
 
-class WorkerHungError(Exception):
-    """The worker did not answer in time."""
-
-
 def worker_env(threads: int) -> dict[str, str]:
     """The worker's environment: this one without Knotwork's settings (it is told only its
     model; the graph's password has no business there), this Knotwork importable, and the
@@ -140,9 +136,6 @@ class EncoderProcess:
                 raise ModelUnavailableError(f"the {self.spec.model} embedder was closed")
             try:
                 self._ensure_running()
-            except WorkerHungError as hung:
-                self._slot.stop()
-                raise self._hung(hung) from hung
             except WorkerDiedError as died:
                 self._slot.stop()
                 raise ModelUnavailableError(
@@ -158,18 +151,12 @@ class EncoderProcess:
                 raise ModelUnavailableError(f"the {self.spec.model} embedder was closed")
             try:
                 return self._request(texts)
-            except WorkerHungError as hung:
-                self._slot.stop()  # the next request starts a new one
-                raise self._hung(hung) from hung
             except WorkerDiedError as exc:
                 died = exc
             log.warning("the %s embedding worker died (%s); restarting it", self.spec.model, died)
             self._slot.stop()
             try:
                 return self._request(texts)
-            except WorkerHungError as hung:
-                self._slot.stop()
-                raise self._hung(hung) from hung
             except WorkerDiedError as again:
                 self._slot.stop()
                 raise ModelUnavailableError(
@@ -239,22 +226,20 @@ class EncoderProcess:
         vectors: Vectors = np.frombuffer(payload, dtype="<f4", offset=SHAPE.size)
         return vectors.reshape(rows, dimension)
 
-    def _hung(self, hung: WorkerHungError) -> ModelUnavailableError:
-        return ModelUnavailableError(
-            f"the {self.spec.model} embedding worker {hung}; it was stopped, and the next "
-            "request starts a new one"
-        )
-
-    @staticmethod
-    def _answer(child: _Child, timeout: float, doing: str) -> tuple[int, bytes]:
+    def _answer(self, child: _Child, timeout: float, doing: str) -> tuple[int, bytes]:
         """The status and whole frame of the worker's next answer; WorkerDiedError when its
-        stdout closes first, WorkerHungError when nothing comes within ``timeout`` seconds."""
+        stdout closes first. A worker with nothing to say within ``timeout`` seconds is hung:
+        it is stopped (the next request starts a new one) and ModelUnavailableError raised."""
         assert child.proc.stdout is not None
         # Request and answer alternate, so nothing of a next frame sits in the reader's buffer:
         # the pipe itself says whether the answer has begun.
         ready, _, _ = select.select([child.proc.stdout], [], [], timeout)
         if not ready:
-            raise WorkerHungError(f"was still {doing} after {timeout:g} s")
+            self._slot.stop()
+            raise ModelUnavailableError(
+                f"the {self.spec.model} embedding worker was still {doing} after {timeout:g} s; "
+                "it was stopped, and the next request starts a new one"
+            )
         try:
             body = read_frame(child.proc.stdout)
         except (EOFError, OSError, ValueError) as exc:
