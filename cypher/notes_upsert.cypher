@@ -1,7 +1,8 @@
 // Create or update notes.
 // Parameters: $vault (str), $notes (list of maps: path, props (map: title, name, stem, lpath,
 //             aliases, tags, content_hash, mtime, dates, frontmatter, frontmatter_error,
-//             headings, mkey, mtitle, mkeys (mention keys), facts_version, language,
+//             headings, mkey, mtitle, mkeys (mention keys), mloose (loose name key),
+//             facts_version, language,
 //             language_setting))
 // Returns: written (int)
 UNWIND $notes AS nt

@@ -85,6 +85,9 @@ FOR (n:Note) ON (n.vault, n.mkey);
 CREATE INDEX note_mtitle IF NOT EXISTS
 FOR (n:Note) ON (n.vault, n.mtitle);
 
+CREATE INDEX note_mloose IF NOT EXISTS
+FOR (n:Note) ON (n.vault, n.mloose);
+
 CREATE INDEX entity_mkey IF NOT EXISTS
 FOR (e:Entity) ON (e.vault, e.mkey);
 

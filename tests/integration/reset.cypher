@@ -23,6 +23,7 @@ DROP CONSTRAINT lease_vault IF EXISTS;
 DROP CONSTRAINT calibration_vault IF EXISTS;
 DROP INDEX note_mkey IF EXISTS;
 DROP INDEX note_mtitle IF EXISTS;
+DROP INDEX note_mloose IF EXISTS;
 DROP INDEX entity_mkey IF EXISTS;
 DROP INDEX chunk_mtext IF EXISTS;
 DROP INDEX chunk_words IF EXISTS;

@@ -83,6 +83,7 @@ EXPECTED_INDEXES = (
     "note_key",
     "note_mkey",
     "note_mtitle",
+    "note_mloose",
     "note_stem",
     "revision_path",
     "unresolved_key",

@@ -8,7 +8,7 @@ from typing import Any
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.ingest.facts import link_key
 from knotwork.models import Fact, ParsedNote, fact_key
-from knotwork.text.keys import entity_key, name_key, note_name_keys
+from knotwork.text.keys import entity_key, loose_key, name_key, note_name_keys
 
 
 def canonical(fact: Fact) -> str:
@@ -68,8 +68,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # facts keep their spelling (target_text) and placeholders are named from it; a name of stop
 # words only is never mentioned. 4: a note is dated by its frontmatter and file name only, and
 # keeps how many notes mention it (mentioned_by), so rewriting every note once sets it on a
-# graph written before.
-FACTS_RULES = 4
+# graph written before. 5: a note keeps the key a question names it by loosely (mloose).
+FACTS_RULES = 5
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
@@ -97,5 +97,7 @@ def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
         "mkey": name_key(file_stem),
         "mtitle": name_key(note.title),
         "mkeys": note_name_keys(file_stem, note.title, note.aliases),
+        # What a question names it by loosely: its title's content words (retrieve/search.py).
+        "mloose": loose_key(note.title),
         "facts_version": FACTS_VERSION,
     }

@@ -26,7 +26,7 @@ from knotwork.graph.queries.reads import (
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import FactRow
-from knotwork.text.keys import chunk_grams
+from knotwork.text.keys import chunk_grams, content_words, loose_grams
 from knotwork.text.language import LANGUAGES
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -155,15 +155,23 @@ async def named_notes(
     with their chunks nearest the question (``embedding``) and how specific the name is among
     the vault's ``notes`` (awaited only once the query is back: the query does not need it).
 
-    A name inside a longer matched name ("Rossi" in "Marco Rossi") does not count on its own.
-    A name's specificity is that of its commonest bearer: mentions resolve to one note per
-    name, so the others that share it look rarer than the name is.
+    Loosely too (text.keys.loose_key): "half adder e full adder" names "half adder (HA)".
+    A name inside a longer matched name ("Rossi" in "Marco Rossi"), compared by content
+    words, does not count on its own. A name's specificity is that of its commonest bearer:
+    mentions resolve to one note per name, so the others that share it look rarer than the
+    name is.
     """
     keys = sorted(chunk_grams(question, (1,)))
     if not keys:
         return []
+    loose = sorted(loose_grams(question))
     rows = await store.read(
-        NOTES_NAMED, vault=vault, keys=keys, chunks=NAMED_CHUNKS, embedding=embedding
+        NOTES_NAMED,
+        vault=vault,
+        keys=keys,
+        loose=loose,
+        chunks=NAMED_CHUNKS,
+        embedding=embedding,
     )
     if not isinstance(notes, int):
         notes = await notes
@@ -174,7 +182,8 @@ async def named_notes(
     taken: list[str] = []
     for row in rows:
         key = row["key"]
-        if any(f" {key} " in f" {longer} " for longer in taken if longer != key):
+        words = f" {content_words(key)} "
+        if any(words in f" {content_words(longer)} " for longer in taken if longer != key):
             continue
         if any(n.path == row["path"] for n in out):
             continue

@@ -18,6 +18,7 @@ MAX_WORDS = 6  # names longer than this are never matched
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_NAME_CHARS = 200  # longer names are never matched either
 _WORD = re.compile(r"\w+")
+_PARENTHETICAL = re.compile(r"\([^()]*\)")
 _MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
 
 
@@ -40,6 +41,36 @@ def name_key(name: str) -> str | None:
     if all(word in STOPWORDS for word in key.split()):
         return None
     return key
+
+
+def loose_key(name: str) -> str | None:
+    """The key a name is matched by loosely: its content words (no stop words), without its
+    parenthetical parts, so "multiplexer (MUX)" is named by "multiplexer" and "proprietà e
+    tipi di relazioni" by "le proprietà e i tipi di relazioni". None when that leaves fewer
+    than two words, unless the name is one word besides its parentheses: "Il teorema" must not
+    be named by every "teorema"."""
+    words = mention_key(_PARENTHETICAL.sub(" ", name)).split()
+    content = [word for word in words if word not in STOPWORDS]
+    key = " ".join(content)
+    if len(key) < MIN_CHARS or len(content) > MAX_WORDS or len(key) > MAX_NAME_CHARS:
+        return None
+    return key if len(content) >= 2 or len(words) == 1 else None
+
+
+def loose_grams(text: str) -> set[str]:
+    """Every run of 1..MAX_WORDS content words of ``text`` (stop words skipped): the keys a
+    question names notes by loosely (``loose_key``)."""
+    words = [w for w in mention_key(text).split() if w not in STOPWORDS]
+    return {
+        " ".join(words[i:j])
+        for i in range(len(words))
+        for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1)
+    }
+
+
+def content_words(key: str) -> str:
+    """A mention key without its stop words: how a loose key and an exact one compare."""
+    return " ".join(word for word in key.split() if word not in STOPWORDS)
 
 
 def note_name_keys(stem: str, title: str, aliases: list[str]) -> list[str]:
