@@ -14,7 +14,8 @@
 //             than this mention (Note.mentioned_by) is not followed, since a name most notes
 //             write out, such as "api", links nothing), $score (bool: score what the walk
 //             reached, as walk_scores.cypher does), $max_reached (int, notes scored),
-//             $embedding (list<float> or null, the question's)
+//             $embedding (list<float> or null, the question's), $words (list<str>, the
+//             question's word stems, matched as walk_scores.cypher does)
 // Returns: one row: seeds (list of maps id (element id), name (note:<path>): the notes of
 //          $chunk_ids not in $ids), steps (list of maps in discovery order: hop (int), from, to (element ids),
 //          to_name (str: note:<path> | entity:<key>), type (str), outgoing (bool, from → to),
@@ -132,7 +133,9 @@ CALL (reached) {
   MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE elementId(n) = step.to
   RETURN collect({path: substring(step.to_name, 5), note: step.to, id: c.id, ord: c.ord,
                   score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
-                              ELSE vector.similarity.cosine(c.embedding, $embedding) END})
+                              ELSE vector.similarity.cosine(c.embedding, $embedding) END,
+                  held: [i IN range(0, size($words) - 1)
+                         WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])]})
          AS notes
 }
 WITH found, steps, notes, asserting, [x IN notes | x.id] AS seen

@@ -4,17 +4,23 @@
 // not yet embedded or without a question vector (then the notes' chunks come in note order).
 // Its twin: the scoring block at the end of walk_hops.cypher scores a walk the same way in the
 // walk's own round trip; a change to one is made to the other.
+// A note's chunk also says which of the question's words it holds (held: indexes into $words,
+// each a word's start matched at a word's start in Chunk.mtext), so the caller can tell which
+// of a named note's neighbours the question asks about.
 // Parameters: $vault (str), $paths (list<str>, reached notes), $ids (list<str>, asserting
-//             chunk ids), $embedding (list<float> or null)
+//             chunk ids), $embedding (list<float> or null), $words (list<str>, the question's
+//             word stems, case-folded)
 // Returns: one row: notes (list of maps path, note (element id), id (chunk id), ord (int),
-//          score (float)), asserting (list of maps id, score (float), for the $ids not among
+//          score (float), held (list<int>)), asserting (list of maps id, score (float), for the $ids not among
 //          the notes' chunks)
 CALL () {
   UNWIND $paths AS path
   MATCH (n:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
   RETURN collect({path: path, note: elementId(n), id: c.id, ord: c.ord,
                   score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
-                              ELSE vector.similarity.cosine(c.embedding, $embedding) END})
+                              ELSE vector.similarity.cosine(c.embedding, $embedding) END,
+                  held: [i IN range(0, size($words) - 1)
+                         WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])]})
          AS notes
 }
 WITH notes, [x IN notes | x.id] AS seen

@@ -14,9 +14,9 @@ from knotwork.graph.queries.reads import CHUNKS_CITED
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import cached, retrieve, search
-from knotwork.retrieve.config import PRESETS
+from knotwork.retrieve.config import PRESETS, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
-from knotwork.retrieve.graphrank import walk_ranking
+from knotwork.retrieve.graphrank import question_stems, walk_ranking
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import walk, walk_scored
 from tests.integration.conftest import put
@@ -196,3 +196,52 @@ async def test_reads_return_plain_nested_values(core: Core, vault: Path) -> None
         row["chunks"][0]["path"] == "team/Alice.md" and "Alice reports" in row["chunks"][0]["text"]
     )
     assert [(f["subject"], f["object"]) for f in row["facts"]] == [("Alice", "Bob")]
+
+
+FILM = {
+    "Film X.md": "# Film X\n\nStarring [[Ann Reed]] and [[Ben Hale]], music by [[Cy Moss]].\n",
+    "Ann Reed.md": "# Ann Reed\n\nWhere was Ann Reed born? Ann was born in Leeds.\n",
+    "Ben Hale.md": "# Ben Hale\n\nWhere was Ben Hale born? Ben was born in York.\n",
+    "Cy Moss.md": "# Cy Moss\n\nCy Moss is a composer, born in Hull.\n",
+}
+
+
+async def test_a_walk_says_which_of_the_questions_words_each_chunk_holds(
+    core: Core, vault: Path
+) -> None:
+    """The walk's query and walk_scores (a kept walk's second round trip) read the words the
+    same way, and rank alike with them (the ranking itself: tests/unit/test_walk_words.py)."""
+    for path, text in FILM.items():
+        put(vault, path, text)
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    question = "Where was the composer of Film X born?"
+    [film] = await search.named_notes(core.store, "t", question, len(FILM))
+    seeds = {film.node: "note:Film X.md"}
+    words = question_stems(question, seeds.values())
+    # "where", "was", "the", "of" are stop words; "film" and "x" the name walked from.
+    assert words == ("compos", "born")
+    qvec = list(await core.embedder.aget_query_embedding(question))
+    walked, scores = await walk_scored(core.store, seeds, 1, None, False, None, (), qvec, words)
+    assert scores is not None
+    held = {c["path"]: c["held"] for c in scores["notes"]}
+    assert held == {"Ann Reed.md": [1], "Ben Hale.md": [1], "Cy Moss.md": [0, 1]}
+    ranked = await walk_ranking(core, "t", walked, qvec, {}, scores, words)
+    # The same from a second round trip (a walk kept from an earlier question).
+    assert await walk_ranking(core, "t", walked, qvec, {}, None, words) == ranked
+
+
+async def test_full_text_scores_other_pages_by_the_words_beyond_the_names(
+    core: Core, vault: Path
+) -> None:
+    """A page that repeats the film's name is no answer to who wrote its music."""
+    put(vault, "Film X.md", "# Film X\n\nA drama with [[Ann Reed]], music by [[Cy Moss]].\n")
+    put(vault, "Ann Reed.md", "# Ann Reed\n\nAnn starred in the Film X music drama, Film X.\n")
+    put(vault, "Cy Moss.md", "# Cy Moss\n\nCy Moss wrote music for the stage.\n")
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    text = RetrievalConfig(retrievers=frozenset({"fulltext", "names"}), ppr=False)
+    evidence = await retrieve(core, "t", "Who wrote the music of Film X?", top_k=3, config=text)
+    assert [h.path for h in evidence.hits] == ["Film X.md", "Cy Moss.md", "Ann Reed.md"]
+    # Full text alone, naming nothing, scores every page by the whole question.
+    alone = RetrievalConfig(retrievers=frozenset({"fulltext"}), ppr=False)
+    evidence = await retrieve(core, "t", "Who wrote the music of Film X?", top_k=3, config=alone)
+    assert [h.path for h in evidence.hits][1] == "Ann Reed.md"

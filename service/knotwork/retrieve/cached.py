@@ -68,6 +68,7 @@ async def walk_once(
     max_mentioned_by: int | None = None,
     seed_chunks: tuple[str, ...] = (),
     embedding: list[float] | None = None,
+    words: tuple[str, ...] = (),
 ) -> tuple[Walk, Scores | None]:
     """``walk`` from ``seeds`` and ``seed_chunks``' notes, kept under ``key`` (vault,
     generation) for the next question with the same seeds and bounds; callers only read it.
@@ -76,7 +77,7 @@ async def walk_once(
     vault, gen = key
     args = (store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks)
     if gen is None:
-        return await walk_scored(*args, embedding)
+        return await walk_scored(*args, embedding, words)
     ident = (
         "walk",
         vault,
@@ -91,7 +92,7 @@ async def walk_once(
     found = memo.get(ident)
     if isinstance(found, Walk):
         return found, None
-    result, scores = await walk_scored(*args, embedding)
+    result, scores = await walk_scored(*args, embedding, words)
     memo.put(ident, result)
     return result, scores
 

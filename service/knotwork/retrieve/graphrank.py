@@ -4,15 +4,58 @@ over the walked subgraph."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 from knotwork.core import Core
 from knotwork.graph.queries.reads import ENTITIES_MATCHING, WALK_SCORES, ReachedChunk
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Scores, Walk
-from knotwork.text.keys import chunk_grams, entity_key
+from knotwork.text.keys import chunk_grams, entity_key, mention_key
+from knotwork.text.stopwords import STOPWORDS
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
+STEM = 6  # a question's word matches words starting with its first STEM letters ("director"
+# matches "directed"): a crude stem that serves every language alike
+MAX_STEMS = 16
+# How far the question's own words in a reached chunk lift its similarity: a chunk holding all
+# of those words that few other reached chunks hold counts (1 + LEXICAL) times its cosine.
+LEXICAL = 1.0
+
+
+def question_stems(question: str, seeds: Iterable[str]) -> tuple[str, ...]:
+    """The question's words that may tell a walk's neighbours apart: content words not in the
+    names of the walk's ``seeds`` (``note:<path>`` / ``entity:<key>``: every neighbour of a
+    named note is near its name), cut to their first STEM letters."""
+    named: set[str] = set()
+    for seed in seeds:
+        kind, _, name = seed.partition(":")
+        if kind == "note":
+            name = name.rsplit("/", 1)[-1].removesuffix(".md")
+        named.update(mention_key(name).split())
+    stems: dict[str, None] = {}
+    for word in mention_key(question).split():
+        if len(word) >= 3 and word not in STOPWORDS and word not in named:
+            stems.setdefault(word[:STEM])
+    return tuple(stems)[:MAX_STEMS]
+
+
+def lexical(chunks: list[ReachedChunk]) -> dict[str, float]:
+    """Chunk id → the share of the question's word weight it holds, a word weighing the
+    more the fewer of ``chunks`` hold it (an inverse document frequency over what the walk
+    reached: a word every neighbour holds, "born" among people, tells none apart)."""
+    held = {c["id"]: set(c.get("held") or ()) for c in chunks}
+    freq: dict[int, int] = {}
+    for words in held.values():
+        for word in words:
+            freq[word] = freq.get(word, 0) + 1
+    weight = {w: math.log1p(len(held) / n) for w, n in freq.items()}
+    total = sum(weight.values())
+    if not total:
+        return {}
+    return {c: sum(weight[w] for w in words) / total for c, words in held.items() if words}
 
 
 async def walk_ranking(
@@ -22,11 +65,15 @@ async def walk_ranking(
     qvec: list[float] | None,
     paths: dict[str, HopPath],
     scores: Scores | None = None,
+    words: tuple[str, ...] = (),
 ) -> list[tuple[str, float]]:
     """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
     of each note reached. Each scores its similarity to the question over 1 + hops, so a
     near chunk that says nothing to the question does not outrank a farther one that does
-    (without a question vector, nearness alone orders them).
+    (without a question vector, nearness alone orders them). A reached note's chunk holding
+    the question's ``words`` that few others hold (``lexical``) counts up to 1 + LEXICAL
+    times its similarity: among a film's cast and crew, the composer's page is the one that
+    says "composer".
 
     Scoring reads the embedding of every chunk scored, the walk's main cost, so a chunk both
     asserting and in a reached note is read once; ``scores``, when the walk's own query
@@ -46,14 +93,21 @@ async def walk_ranking(
             paths=[p for _, p in reached],
             ids=list(hops) if qvec is not None else [],
             embedding=qvec,
+            words=list(words),
         )
         scores = row
     similarity: dict[str, float] = {}
     best: dict[str, ReachedChunk] = {}  # path → its chunk nearest the question
+    lifted = lexical(scores["notes"])
     for chunk in scores["notes"]:
-        similarity[chunk["id"]] = float(chunk["score"])
+        similarity[chunk["id"]] = max(float(chunk["score"]), 0.0) * (
+            1 + LEXICAL * lifted.get(chunk["id"], 0.0)
+        )
         held = best.get(chunk["path"])
-        if held is None or (-chunk["score"], chunk["ord"]) < (-held["score"], held["ord"]):
+        if held is None or (-similarity[chunk["id"]], chunk["ord"]) < (
+            -similarity[held["id"]],
+            held["ord"],
+        ):
             best[chunk["path"]] = chunk
     for hit in scores["asserting"]:
         similarity[hit["id"]] = float(hit["score"])

@@ -11,7 +11,7 @@ import time
 from knotwork.retrieve import cached, search
 from knotwork.retrieve.config import FUSION_ORDER, RetrievalConfig
 from knotwork.retrieve.context import Context, Ranking, Retriever
-from knotwork.retrieve.graphrank import entity_seeds, walk_ranking
+from knotwork.retrieve.graphrank import entity_seeds, question_stems, walk_ranking
 from knotwork.retrieve.rank import rrf
 from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import HopPath
@@ -59,14 +59,43 @@ def note_weighed(
 
 
 class Fulltext:
-    """BM25 over the full-text indexes of the vault's languages (only those)."""
+    """BM25 over the full-text indexes of the vault's languages (only those).
+
+    When the question names notes, only their chunks are scored by the whole question; every
+    other chunk by the question's words beyond those names (``search.beyond_names``), the two
+    rankings interleaved by rank. A page that merely repeats a name the question writes out
+    (every cast member's page names the film) is not taken as about the question: the named
+    notes, and the walk from them, already stand for the name. Measured in bench/RESULTS.md
+    ("Full text beyond the names")."""
 
     name, needs, seed = "fulltext", frozenset({"view"}), True
 
     async def rank(self, ctx: Context) -> Ranking | None:
-        languages = (await ctx.vault_view()).languages
-        found = search.fulltext(ctx.core.store, ctx.vault, ctx.question, ctx.k, languages)
-        return Ranking(await ctx.clock.timed("fulltext", found))
+        start = time.perf_counter()
+        store, languages = ctx.core.store, (await ctx.vault_view()).languages
+        whole = ctx.steps.start(search.fulltext(store, ctx.vault, ctx.question, ctx.k, languages))
+        named = await ctx.named_notes()  # none unless another retriever reads them
+        rest = search.beyond_names(ctx.question, [n.key for n in named])
+        found = await whole
+        if rest is not None:
+            others = await search.fulltext(store, ctx.vault, rest, ctx.k, languages)
+            ids = {c for n in named for c in n.chunk_ids}
+            found = interleave(
+                [hit for hit in found if hit[0] in ids],
+                [hit for hit in others if hit[0] not in ids],
+            )
+        ctx.clock.lap("fulltext", start)
+        return Ranking(found)
+
+
+def interleave(
+    first: list[tuple[str, float]], second: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """Two best-first rankings as one, by rank (the first ahead on a tie), each hit keeping
+    its own score."""
+    fused, _ = rrf({"first": first, "second": second})
+    scores = dict(second) | dict(first)
+    return [(c, scores[c]) for c in sorted(fused, key=lambda c: -fused[c])]
 
 
 class Names:
@@ -166,6 +195,7 @@ async def _walk(
     """A walk from ``seeds`` (kept per vault generation, generic names not followed) and the
     chunks it reached, ranked against the question, with the path to each."""
     view, qvec = await ctx.vault_view(), await ctx.embedding
+    words = question_stems(ctx.question, seeds.values())
     walk, scores = await cached.walk_once(
         ctx.core.store,
         ctx.core.memo,
@@ -177,9 +207,10 @@ async def _walk(
         max_mentioned_by=ctx.generic(view),
         seed_chunks=seed_chunks,
         embedding=qvec,
+        words=words,
     )
     paths: dict[str, HopPath] = {}
-    ranking = await walk_ranking(ctx.core, ctx.vault, walk, qvec, paths, scores)
+    ranking = await walk_ranking(ctx.core, ctx.vault, walk, qvec, paths, scores, words)
     return walk, ranking, paths
 
 

@@ -28,6 +28,7 @@ from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import FactRow
 from knotwork.text.keys import chunk_grams, content_words, loose_grams
 from knotwork.text.language import LANGUAGES
+from knotwork.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_NAMED = 10  # notes the question names, longest names first
@@ -102,6 +103,18 @@ async def fulltext(
     if not words or not indexes:
         return []
     return await _own(store, SEARCH_FULLTEXT, k, vault=vault, query=words, indexes=indexes)
+
+
+def beyond_names(question: str, names: list[str]) -> str | None:
+    """The question without the words of ``names`` (mention keys of the notes it names), or
+    None when it names nothing or nothing but stop words would be left."""
+    if not names:
+        return None
+    drop = {word for name in names for word in name.split()}
+    kept = [w for w in _WORD.findall(question) if w.casefold() not in drop]
+    if all(w.casefold() in STOPWORDS for w in kept):
+        return None
+    return " ".join(kept)
 
 
 @dataclass(frozen=True)

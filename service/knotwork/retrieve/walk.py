@@ -74,7 +74,16 @@ async def walk(
     mentions of notes that more than ``max_mentioned_by`` notes mention are not followed.
     """
     found, _ = await walk_scored(
-        store, seeds, depth, extractors, similar_first, max_mentioned_by, seed_chunks, None, False
+        store,
+        seeds,
+        depth,
+        extractors,
+        similar_first,
+        max_mentioned_by,
+        seed_chunks,
+        None,
+        (),
+        False,
     )
     return found
 
@@ -88,10 +97,12 @@ async def walk_scored(
     max_mentioned_by: int | None,
     seed_chunks: tuple[str, ...],
     embedding: list[float] | None,
+    words: tuple[str, ...] = (),
     score: bool = True,
 ) -> tuple[Walk, Scores | None]:
-    """``walk``, and with ``score`` what it reached scored against ``embedding`` in the same
-    query (the rows walk_scores.cypher returns for the walk's notes_reached and asserting)."""
+    """``walk``, and with ``score`` what it reached scored against ``embedding`` and
+    ``words`` (graphrank.question_stems) in the same query (the rows walk_scores.cypher
+    returns for the walk's notes_reached and asserting)."""
     out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
     frontier = list(seeds)
     if similar_first and frontier:
@@ -118,6 +129,7 @@ async def walk_scored(
         score=score,
         max_reached=MAX_REACHED,
         embedding=embedding,
+        words=list(words),
     )
     for seed in row["seeds"]:
         out.names[seed["id"]] = seed["name"]

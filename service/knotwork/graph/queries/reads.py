@@ -126,6 +126,7 @@ class ReachedChunk(TypedDict):
     id: str  # chunk id
     ord: int
     score: float
+    held: list[int]  # indexes of the question's words the chunk holds
 
 
 class WalkScoresRow(TypedDict):
