@@ -10,8 +10,8 @@ transaction: the *forward* pass finds the names a written note mentions, matched
 against the vault's names (graph/names.py), so it costs no query; the *reverse* pass,
 run when a note appears, goes, or changes its names, rewrites the mentions of those names in
 every other note whose text holds them (found through the full-text index ``chunk_words`` on
-``Chunk.mtext``). The fact's ``source`` is always the mentioning note, so deleting it removes
-exactly its mentions.
+``Chunk.mtext``, asked before the transaction writes: see ``text_candidates``). The fact's
+``source`` is always the mentioning note, so deleting it removes exactly its mentions.
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.names import Names
-from knotwork.graph.queries.writes import MENTIONS_CANDIDATES, MENTIONS_DELETE, MENTIONS_WRITE
+from knotwork.graph.queries.writes import (
+    MENTIONS_CANDIDATES,
+    MENTIONS_DELETE,
+    MENTIONS_TEXT_CANDIDATES,
+    MENTIONS_WRITE,
+)
 from knotwork.graph.store import run_query
 from knotwork.models import fact_key, stored_fact_key
 from knotwork.text.keys import chunk_grams, mention_key
@@ -103,17 +108,39 @@ def row_canonical(row: dict[str, Any]) -> str:
     return canonical(row["props"]["target"], row["props"]["line"], row["props"]["chunk_id"])
 
 
+async def text_candidates(
+    tx: AsyncManagedTransaction, vault: str, keys: list[str], index: Names | None
+) -> list[str]:
+    """The notes whose text holds one of ``keys`` that some note bears in ``index`` (a name
+    no note bears any more is looked for nowhere: the mentions made by it went with its
+    note's node), from the full-text index ``chunk_words``; none when mentions are off.
+
+    Ask it before the transaction writes anything: within a transaction, Neo4j 5 leaves out
+    of a full-text query's answer every committed node whose id is that of a relationship the
+    transaction deleted (its index state keeps one set of changed ids for nodes and
+    relationships alike), so a note whose chunk shares its id with a link moved or a fact
+    rewritten earlier in the same batch would silently keep its old mentions.
+    """
+    if index is None:
+        return []
+    named = [k for k in sorted(set(keys)) if index.resolve(k, "") is not None]
+    if not named:
+        return []
+    rows = await run_query(tx, MENTIONS_TEXT_CANDIDATES, vault=vault, named=named)
+    return list(rows[0]["paths"]) if rows else []
+
+
 async def rewrite_mentions_of(
     tx: AsyncManagedTransaction,
     vault: str,
     keys: list[str],
-    named: list[str],
+    found: list[str],
     exclude: list[str],
     index: Names,
 ) -> dict[str, tuple[list[str], list[str]]]:
     """The reverse pass: rewrite the mentions of every note not in ``exclude`` which mentions
-    by one of ``keys`` or whose text holds one of ``named`` (the keys some note now bears),
-    resolving against ``index``.
+    by one of ``keys`` or is in ``found`` (``text_candidates`` of the keys some note now
+    bears, asked at the start of the transaction), resolving against ``index``.
 
     A note's mentions are rewritten whole, not only those of ``keys``: one fact per (chunk,
     note named) keeps the first name found, which may be another of that note's names.
@@ -122,7 +149,7 @@ async def rewrite_mentions_of(
     if not keys:
         return {}
     rows = await run_query(
-        tx, MENTIONS_CANDIDATES, vault=vault, keys=keys, named=named, exclude=exclude
+        tx, MENTIONS_CANDIDATES, vault=vault, keys=keys, found=found, exclude=exclude
     )
     paths = [row["path"] for row in rows]
     removed = await run_query(tx, MENTIONS_DELETE, vault=vault, paths=paths) if paths else []

@@ -163,16 +163,16 @@ def _revision(
     }
 
 
-async def _reverse_mentions(tx: AsyncManagedTransaction, b: Batch) -> list[dict[str, Any]]:
-    """Rewrite other notes' mentions of the batch's changed names; a revision for each note
-    whose mentions changed."""
+async def _reverse_mentions(
+    tx: AsyncManagedTransaction, b: Batch, found: list[str]
+) -> list[dict[str, Any]]:
+    """Rewrite other notes' mentions of the batch's changed names (``found``: the notes whose
+    text holds one, ``mentions.text_candidates``); a revision for each note whose mentions
+    changed."""
     if b.names is None or not b.reverse_keys:
         return []
     keys = sorted(set(b.reverse_keys))
-    # A name no note bears any more is looked for nowhere: the mentions made by it went with
-    # its note's node. Only names some note bears can be found in other notes' text.
-    named = [k for k in keys if b.names.resolve(k, "") is not None]
-    changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, named, b.exclude, b.names)
+    changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
     after = await _facts_of(tx, b.vault, sorted(changes))
     revisions = []
     for path, (removed, added) in sorted(changes.items()):
@@ -224,6 +224,8 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
     pass, orphan clean-up and one revision per note changed. Results by note path."""
 
     async def work(tx: AsyncManagedTransaction) -> dict[str, WriteResult]:
+        # First, before anything is written (mentions.text_candidates says why).
+        found = await mentions.text_candidates(tx, b.vault, b.reverse_keys, b.names)
         sources = [w.renamed_from or w.path for w in b.writes if w.renamed_from or not w.is_new]
         sources += [d.path for d in b.deletes]
         before = await _facts_of(tx, b.vault, sources)
@@ -232,7 +234,7 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
         if b.link_keys:
             keys = _key_rows(b.link_keys, b.targets)
             touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
-        revisions = await _reverse_mentions(tx, b)
+        revisions = await _reverse_mentions(tx, b, found)
         if touched:
             await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
             # A placeholder is named by the links it has now, not by the first one written.

@@ -132,12 +132,17 @@ class MentionsCandidatesRow(TypedDict):
     chunks: list[dict[str, Any]]  # id, text, line_map, fence; in chunk order
 
 
+class MentionsTextCandidatesRow(TypedDict):
+    paths: list[str]
+
+
 class MentionsDeleteRow(TypedDict):
     path: str
     facts: list[StoredFact]
 
 
 MENTIONS_CANDIDATES = Query("mentions_candidates", MentionsCandidatesRow)
+MENTIONS_TEXT_CANDIDATES = Query("mentions_text_candidates", MentionsTextCandidatesRow)
 MENTIONS_DELETE = Query("mentions_delete", MentionsDeleteRow)
 MENTIONS_WRITE = Query("mentions_write", WrittenRow)
 
