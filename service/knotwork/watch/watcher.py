@@ -69,6 +69,7 @@ class VaultWatcher:
         self._handler: EventGate | None = None
         self._dropping = False  # after an overflow, until the rescan starts
         self._rescanning = False
+        self._applying = False  # a change taken off ``pending`` is being written
         self._rescan = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -166,17 +167,21 @@ class VaultWatcher:
             key=lambda p: self.pending[p].moved_from is None,
         )  # moves first
         consumed: set[str] = set()
-        for rel in due:
-            item = self.pending.pop(rel, None)
-            if item is None or rel in consumed:
-                continue
-            try:
-                await self._apply(rel, item, consumed)
-                self.status.processed += 1
-                self.status.lag_ms = (time.monotonic() - item.seen) * 1000
-            except KnotworkError as exc:
-                self.status.errors += 1
-                log.warning("%s: %s", rel, exc)
+        self._applying = True
+        try:
+            for rel in due:
+                item = self.pending.pop(rel, None)
+                if item is None or rel in consumed:
+                    continue
+                try:
+                    await self._apply(rel, item, consumed)
+                    self.status.processed += 1
+                    self.status.lag_ms = (time.monotonic() - item.seen) * 1000
+                except KnotworkError as exc:
+                    self.status.errors += 1
+                    log.warning("%s: %s", rel, exc)
+        finally:
+            self._applying = False
 
     def _is_note_file(self, rel: str) -> bool:
         """A regular note file, reached without a symbolic link: a link (or a path through a
@@ -290,8 +295,14 @@ class VaultWatcher:
 
     @property
     def idle(self) -> bool:
-        """Nothing waiting, no rescan due or under way."""
-        return not (self.pending or self._rescan.is_set() or self._dropping or self._rescanning)
+        """Nothing waiting or being written, no rescan due or under way."""
+        return not (
+            self.pending
+            or self._applying
+            or self._rescan.is_set()
+            or self._dropping
+            or self._rescanning
+        )
 
 
 async def _sleep_or(event: asyncio.Event, seconds: float) -> None:
