@@ -12,6 +12,10 @@
 //             floats, or null), copy_from (old chunk id or null), extraction,
 //             extraction_model, extraction_state, extraction_error)
 // Returns: written (int)
+// Planned once per server: every node it reads is found by a unique key or element id,
+// so no plan is better on a larger graph, and a sync growing the graph does not have it
+// planned again on the way (planning it costs more than running a batch of it).
+CYPHER replan=skip
 UNWIND $chunks AS ch
 MATCH (n:Note {vault: $vault, path: ch.path})
 MERGE (c:Chunk {id: ch.id})

@@ -5,6 +5,10 @@
 //             subject_name (or null), props (map of relationship properties, including
 //             source = the asserting note's path, target = object key, subject = subject key))
 // Returns: written (int)
+// Planned once per server: every node it reads is found by a unique key or element id,
+// so no plan is better on a larger graph, and a sync growing the graph does not have it
+// planned again on the way (planning it costs more than running a batch of it).
+CYPHER replan=skip
 UNWIND $facts AS f
 MATCH (n:Note {vault: $vault, path: f.props.source})
 MERGE (o:Entity {vault: $vault, key: f.props.target}) ON CREATE SET o.name = f.object_name, o.embedding_state = 'pending'

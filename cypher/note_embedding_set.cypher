@@ -3,6 +3,10 @@
 // yet. Run after a note's chunks are written or embedded, so the vector always follows them.
 // Parameters: $vault (str), $paths (list<str>, note paths)
 // Returns: updated (int, notes given a vector), cleared (int, notes left without one)
+// Planned once per server: it finds notes by their unique key and expands from them only,
+// so no plan is better on a larger graph, and a sync growing the graph does not have it
+// planned again on the way (planning it costs more than running a batch of it).
+CYPHER replan=skip
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n) {

@@ -6,6 +6,10 @@
 //             null), added (list<str>), removed (list<str>), asserted (list<str>, every fact
 //             the note asserts now), renamed_from (str or null))
 // Returns: written (int)
+// Planned once per server: it creates its nodes and reads only the vault's one NameStamp, so
+// no plan is better on a larger graph, and a sync growing the graph does not have it planned
+// again on the way (planning it costs more than running a batch of it).
+CYPHER replan=skip
 UNWIND $revisions AS v
 CREATE (r:Revision {vault: $vault, path: v.path, kind: v.kind, at: datetime(),
                     old_hash: v.old_hash, new_hash: v.new_hash, added: v.added,

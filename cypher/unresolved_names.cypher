@@ -5,6 +5,10 @@
 // key. Run after a batch's link writes, moves and deletes, in the same transaction.
 // Parameters: $ids (list<str>, element ids of candidates; other nodes are skipped)
 // Returns: named (int, placeholders whose name changed)
+// Planned once per server: every node it reads is found by a unique key or element id,
+// so no plan is better on a larger graph, and a sync growing the graph does not have it
+// planned again on the way (planning it costs more than running a batch of it).
+CYPHER replan=skip
 UNWIND $ids AS id
 MATCH (u:Unresolved) WHERE elementId(u) = id
 CALL (u) {

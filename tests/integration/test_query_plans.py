@@ -1,0 +1,53 @@
+"""Queries planned once per server (``CYPHER replan=skip``) must have a plan that does not depend
+on the graph's size: planned on an empty database, as in a first sync, the plan is kept while
+the graph grows, so it may find nodes only by unique keys or element ids (or scan a label that
+holds one node per vault), never by a scan or a lookup the statistics chose."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from knotwork.core import Core
+from knotwork.graph import cypher
+
+CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
+# How each kind of query may find its nodes whatever the graph's size.
+STABLE = {"NodeUniqueIndexSeek(Locking)", "NodeUniqueIndexSeek", "NodeByElementIdSeek"}
+ONE_PER_VAULT = {"NameStamp"}
+
+
+def _planned_once() -> list[str]:
+    return sorted(
+        p.stem
+        for p in CYPHER_DIR.glob("*.cypher")
+        if re.search(r"^CYPHER replan=skip$", p.read_text(encoding="utf-8"), re.MULTILINE)
+    )
+
+
+def _operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    details = str(plan.get("args", {}).get("Details", ""))
+    found = [(plan["operatorType"].split("@")[0], details)]
+    for child in plan.get("children", []):
+        found += _operators(child)
+    return found
+
+
+async def test_queries_planned_once_find_nodes_by_unique_keys_only(core: Core) -> None:
+    names = _planned_once()
+    assert {"chunks_write", "notes_upsert", "facts_write_links"} <= set(names)
+    async with core.driver.session(database=core.settings.neo4j_database) as session:
+        for name in names:
+            text = cypher.load(name)
+            params: dict[str, Any] = {p: [] for p in set(re.findall(r"\$(\w+)", text))}
+            params.update({p: "v" for p in ("vault", "token") if p in params})
+            result = await session.run("EXPLAIN " + text, params)
+            plan = (await result.consume()).plan
+            assert plan is not None, name
+            for operator, details in _operators(plan):
+                if "Scan" in operator or "Seek" in operator:
+                    label_scan_ok = operator == "NodeByLabelScan" and any(
+                        f":{label}" in details for label in ONE_PER_VAULT
+                    )
+                    assert operator in STABLE or label_scan_ok, (name, operator, details)
