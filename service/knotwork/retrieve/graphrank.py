@@ -46,7 +46,7 @@ def lexical(chunks: list[ReachedChunk]) -> dict[str, float]:
     """Chunk id → the share of the question's word weight it holds, a word weighing the
     more the fewer of ``chunks`` hold it (an inverse document frequency over what the walk
     reached: a word every neighbour holds, "born" among people, tells none apart)."""
-    held = {c["id"]: set(c.get("held") or ()) for c in chunks}
+    held = {c["id"]: set(c["held"]) for c in chunks}
     freq: dict[int, int] = {}
     for words in held.values():
         for word in words:
