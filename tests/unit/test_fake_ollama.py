@@ -11,7 +11,7 @@ from llama_index.core.llms import ChatMessage
 from knotwork.errors import ModelUnavailableError
 from knotwork.llm.clients import build_embedder, build_llm, model_present, probe_ollama
 from tests.conftest import make_settings
-from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.fakes.ollama import _TOKEN, FakeOllama, _slot, hash_embedding
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -25,6 +25,39 @@ def test_hash_embedding_is_deterministic_normalised_and_similarity_preserving() 
     near = hash_embedding("Bob works with Alice", 64)
     far = hash_embedding("a lasagna recipe with basil", 64)
     assert cosine(a, near) > cosine(a, far)
+
+
+def by_definition(text: str, dimension: int) -> list[float]:
+    """The hashing embedder feature by feature, in text order, as its docstring defines it."""
+    vec = [0.0] * dimension
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    features = [(f"w:{w}", 1.0) for w in words]
+    for w in words:
+        padded = f"#{w}#"
+        features += [(f"t:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2)]
+    for feature, weight in features:
+        index, sign = _slot(feature, dimension)
+        vec[index] += weight * sign
+    norm = math.sqrt(sum(v * v for v in vec))
+    if norm == 0.0:
+        vec[0], norm = 1.0, 1.0
+    return [v / norm for v in vec]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "  !? ",
+        "a",
+        "Alice works with Bob, and Bob with Alice.",
+        "Straße ÉCOLE naïve 2026",
+        "x " * 500,
+    ],
+)
+@pytest.mark.parametrize("dimension", [8, 768])
+def test_hash_embedding_is_its_definition_to_the_bit(text: str, dimension: int) -> None:
+    assert hash_embedding(text, dimension) == by_definition(text, dimension)
 
 
 async def test_embedder_batches_through_api_embed(fake_ollama: FakeOllama) -> None:
