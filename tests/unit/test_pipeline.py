@@ -129,3 +129,22 @@ def test_merged_keeps_the_units_in_order() -> None:
         parts.append(Prepared(write.Batch("v", NameIndex()), outcomes, {}))
     merged = pipeline.merged(parts)
     assert [o.path for o in merged.outcomes] == [c.path for c in notes(40)]
+
+
+async def test_only_the_first_unit_is_drafted_before_the_names_are_worked_out() -> None:
+    steps = Steps()
+    cut = pipeline.units(notes(96), 200)
+    names: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    run = pipeline.Stages(cast(Ingestor, steps), cut, 200, resolve, first_after=names)
+    run.start()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    # The first unit goes on to the embedder; nothing else takes the interpreter meanwhile.
+    assert steps.log == [("draft", "n000.md"), ("embed", "n000.md")]
+    names.set_result(None)
+    taken: list[str] = []
+    first = 0
+    while first < len(cut):
+        prepared, first = await run.take(first)
+        taken += [o.path for o in prepared.outcomes]
+    assert taken == [c.path for unit in cut for c in unit]

@@ -6,25 +6,15 @@ Pure and total, so one odd file never stops an ingest: broken or hostile YAML be
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
-import math
 import re
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
-from knotwork.models import FrontmatterValue, Heading, Link, LinkKind, ParsedNote
+from knotwork.ingest.frontmatter import load_frontmatter
+from knotwork.models import Heading, Link, LinkKind, ParsedNote
 from knotwork.text import markdown
 from knotwork.text.dates import iso_date, text_dates
-
-MAX_ALIASES = 50  # YAML alias uses allowed in one frontmatter block
-MAX_DEPTH = 20  # nesting allowed in the loaded frontmatter
-MAX_NODES = 10_000  # values allowed in the loaded frontmatter, aliases expanded
-MAX_FRONTMATTER_CHARS = 200_000  # the pure-Python YAML loader is slow beyond this
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
 _TICKS = re.compile(r"`+")
@@ -38,116 +28,6 @@ _MDLINK = re.compile(
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _DAILY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _YEAR = re.compile(r"\d{4}")
-
-
-class _TooComplexError(ValueError):
-    """The frontmatter is too large, deep or alias-heavy to load safely."""
-
-
-def _check(aliases: int = 0, values: int = 0, depth: int = 0) -> None:
-    """Raise once a YAML block passes one of the limits that stop alias bombs."""
-    for count, limit, what in (
-        (aliases, MAX_ALIASES, "YAML aliases"),
-        (values, MAX_NODES, "values"),
-        (depth, MAX_DEPTH, "levels of nesting"),
-    ):
-        if count > limit:
-            raise _TooComplexError(f"frontmatter refused: more than {limit} {what}")
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that counts aliases, nodes and depth while composing, and keeps bad dates."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._aliases = self._nodes = self._depth = 0
-
-    def compose_node(self, parent: Node | None, index: int) -> Node | None:
-        self._aliases += self.check_event(yaml.AliasEvent)
-        self._nodes += 1
-        self._depth += 1
-        try:
-            _check(self._aliases, self._nodes, self._depth - 1)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-    def construct_yaml_timestamp(self, node: ScalarNode) -> Any:
-        """``date: 2024-02-30`` stays a string instead of failing the whole block."""
-        try:
-            return super().construct_yaml_timestamp(node)
-        except (ValueError, AttributeError):  # impossible date, or `!!timestamp` on non-dates
-            return self.construct_scalar(node)
-
-
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_BoundedLoader.add_constructor(_TIMESTAMP, _BoundedLoader.construct_yaml_timestamp)
-
-
-def _jsonable(obj: Any, depth: int, budget: list[int]) -> Any:
-    """A JSON-safe copy of loaded YAML, counting values so expanded aliases stay bounded."""
-    budget[0] += 1
-    _check(values=budget[0], depth=depth)
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v, depth + 1, budget) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        items = sorted(obj, key=str) if isinstance(obj, set | frozenset) else obj
-        return [_jsonable(v, depth + 1, budget) for v in items]
-    if isinstance(obj, dt.date):  # datetimes too
-        return obj.isoformat()
-    if isinstance(obj, bytes):  # !!binary
-        return obj.decode("utf-8", "replace")
-    plain = (
-        obj is None or isinstance(obj, str | int) or (isinstance(obj, float) and math.isfinite(obj))
-    )
-    return obj if plain else str(obj)  # inf, nan and anything else: as text
-
-
-def _node_values(node: Node, key: str, line: int, depth: int = 0) -> Iterator[FrontmatterValue]:
-    """Every scalar under ``node`` as written, lists item by item, mappings as ``key.sub``."""
-    if depth > MAX_DEPTH:
-        return
-    inner = node.value[0] if isinstance(node, SequenceNode) and len(node.value) == 1 else None
-    if isinstance(inner, SequenceNode) and [type(n) for n in inner.value] == [ScalarNode]:
-        # `parent: [[X]]` unquoted loads as a nested list: read it back as the link meant
-        yield FrontmatterValue(key, f"[[{inner.value[0].value}]]", line)
-    elif isinstance(node, ScalarNode):
-        if node.tag != "tag:yaml.org,2002:null" and str(node.value).strip():
-            yield FrontmatterValue(key, str(node.value), line)
-    elif isinstance(node, SequenceNode):
-        for item in node.value:
-            yield from _node_values(item, key, line, depth + 1)
-    elif isinstance(node, MappingNode):
-        for knode, vnode in node.value:
-            name = str(knode.value) if isinstance(knode, ScalarNode) else "?"
-            sub = f"{key}.{name}" if key else name
-            yield from _node_values(vnode, sub, knode.start_mark.line + 2, depth + 1)
-
-
-def _load_frontmatter(source: str) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
-    """Load a frontmatter block; on any failure return ({}, [], a short reason)."""
-    if len(source) > MAX_FRONTMATTER_CHARS:
-        return {}, [], f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters"
-    try:
-        loader = _BoundedLoader(source)
-        try:
-            node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
-        if data is None:
-            return {}, [], None
-        if not isinstance(data, dict):
-            return {}, [], f"frontmatter is a {type(data).__name__}, not a mapping"
-        loaded = _jsonable(data, 0, [0])
-        return loaded, list(_node_values(node, "", 0)) if node else [], None
-    except _TooComplexError as exc:
-        return {}, [], str(exc)
-    except yaml.MarkedYAMLError as exc:
-        where = f" at line {exc.problem_mark.line + 2}" if exc.problem_mark else ""
-        return {}, [], f"invalid YAML{where}: {exc.problem or exc.context or 'syntax error'}"
-    except Exception as exc:  # PyYAML on hostile input can fail in many ways; none may escape
-        return {}, [], f"invalid YAML: {type(exc).__name__}: {exc}"[:200]
 
 
 def _mask_code_spans(line: str) -> str:
@@ -239,7 +119,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
     ends = (i for i in range(1, len(lines) if fenced else 0) if lines[i].rstrip() in ("---", "..."))
     close = next(ends, 0)  # the closing fence's index, 0 when there is none
     frontmatter, values, error = (
-        _load_frontmatter("\n".join(lines[1:close]))
+        load_frontmatter("\n".join(lines[1:close]))
         if close
         else ({}, [], "unterminated frontmatter: no closing '---' line" if fenced else None)
     )

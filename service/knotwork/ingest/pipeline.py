@@ -7,6 +7,11 @@ by the time it is free, up to ``KNOTWORK_INGEST_BATCH`` notes in one transaction
 grow to the batch setting when the writer is the slower side (a fast embedder) and stay small
 when the embedder is (a model on the CPU): the embedder never waits for a write, and the last
 write, which nothing overlaps, holds what was embedded during the write before it.
+
+Only the first unit is drafted before ``first_after`` (the sync's final names, which parse every
+note) is done: the writer cannot start before it, and drafting ahead would share the
+interpreter with that parse and hold the first write back (bench/RESULTS.md, "The first write
+sooner"); the first unit keeps a model embedder busy meanwhile.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from knotwork.ingest.changes import Change, Drafted, Prepared
 from knotwork.ingest.ingestor import Ingestor
@@ -54,8 +59,10 @@ class Stages:
         units: list[list[Change]],
         batch: int,
         resolve: Callable[[Drafted], Awaitable[Prepared]],
+        first_after: asyncio.Future[Any] | None = None,
     ) -> None:
         self.ingestor, self.units, self.batch, self.resolve = ingestor, units, batch, resolve
+        self.first_after = first_after  # drafting beyond the first unit waits for it
         self.ahead = -(-batch // UNIT) + 1  # units in flight beyond the one taken
         # Per unit started and not taken: its drafting, embedding and resolving.
         self.tasks: dict[int, tuple[asyncio.Task[Drafted], ...]] = {}
@@ -98,6 +105,8 @@ class Stages:
 
     async def _draft(self, i: int, previous: asyncio.Task[Drafted] | None) -> Drafted:
         await _after(previous)  # in order: the unit embedded next is drafted first
+        if i > 0:
+            await _after(self.first_after)
         return await self.ingestor.draft(self.units[i])
 
     async def _embed(
@@ -119,7 +128,7 @@ class Stages:
                     task.exception()  # retrieved: no "never retrieved" noise at exit
 
 
-async def _after(previous: asyncio.Task[T] | None) -> None:
+async def _after(previous: asyncio.Future[T] | None) -> None:
     """Once ``previous`` has ended, however it ended (its own unit reports its failure)."""
     if previous is not None:
         await asyncio.wait([previous])

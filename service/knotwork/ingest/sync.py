@@ -233,8 +233,8 @@ async def _apply(
     async def resolve(drafted: Drafted) -> Prepared:
         return await ingestor.resolve(drafted, (await planned).names)
 
-    stages = pipeline.Stages(ingestor, cut, size, resolve)
-    stages.start()  # drafting and embedding begin while the final names are worked out
+    stages = pipeline.Stages(ingestor, cut, size, resolve, first_after=planned)
+    stages.start()  # the first unit is drafted and embedded while the names are worked out
     try:
         plan = await planned
         first = 0

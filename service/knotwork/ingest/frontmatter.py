@@ -1,0 +1,173 @@
+"""A note's YAML frontmatter, loaded safely: bounded against alias bombs and huge blocks, every
+failure turned into a short reason, every scalar kept with the line it was written on.
+
+Fast where PyYAML has libyaml: its C parser beneath PyYAML's own composer, which counts what it
+composes; a block the C parser refuses is loaded again by PyYAML's pure-Python parser, whose
+errors name the line where the block goes wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
+
+from knotwork.models import FrontmatterValue
+
+try:  # libyaml's parser, when PyYAML was built with it
+    import yaml.cyaml
+
+    _CParser: Any = vars(yaml.cyaml)["CParser"]
+except (ImportError, KeyError):  # pragma: no cover - PyYAML without libyaml
+    _CParser = None
+
+MAX_ALIASES = 50  # YAML alias uses allowed in one frontmatter block
+MAX_DEPTH = 20  # nesting allowed in the loaded frontmatter
+MAX_NODES = 10_000  # values allowed in the loaded frontmatter, aliases expanded
+MAX_FRONTMATTER_CHARS = 200_000  # the pure-Python YAML loader is slow beyond this
+
+
+class _TooComplexError(ValueError):
+    """The frontmatter is too large, deep or alias-heavy to load safely."""
+
+
+def _check(aliases: int = 0, values: int = 0, depth: int = 0) -> None:
+    """Raise once a YAML block passes one of the limits that stop alias bombs."""
+    for count, limit, what in (
+        (aliases, MAX_ALIASES, "YAML aliases"),
+        (values, MAX_NODES, "values"),
+        (depth, MAX_DEPTH, "levels of nesting"),
+    ):
+        if count > limit:
+            raise _TooComplexError(f"frontmatter refused: more than {limit} {what}")
+
+
+class _Bounded:
+    """Loader part that counts aliases, nodes and depth while composing, and keeps bad dates."""
+
+    _aliases = _nodes = _depth = 0
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        self._aliases += self.check_event(yaml.AliasEvent)  # type: ignore[attr-defined]
+        self._nodes += 1
+        self._depth += 1
+        try:
+            _check(self._aliases, self._nodes, self._depth - 1)
+            return super().compose_node(parent, index)  # type: ignore[misc, no-any-return]
+        finally:
+            self._depth -= 1
+
+    def construct_yaml_timestamp(self, node: ScalarNode) -> Any:
+        """``date: 2024-02-30`` stays a string instead of failing the whole block."""
+        try:
+            return super().construct_yaml_timestamp(node)  # type: ignore[misc]
+        except (ValueError, AttributeError):  # impossible date, or `!!timestamp` on non-dates
+            return self.construct_scalar(node)  # type: ignore[attr-defined]
+
+
+class _BoundedLoader(_Bounded, yaml.SafeLoader):
+    """PyYAML's own safe loader, bounded: its errors name the line where a block goes wrong."""
+
+
+_Loader: type = _BoundedLoader
+if _CParser is not None:
+
+    class _FastLoader(_Bounded, Composer, _CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+        """The same with libyaml's parser beneath PyYAML's composer (which counts): a third of
+        the cost of a frontmatter block. Its errors point less well (an unclosed bracket at
+        the block's end), so a block it refuses is loaded again by ``_BoundedLoader``."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+    _Loader = _FastLoader
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+for _cls in {_BoundedLoader, _Loader}:
+    _cls.add_constructor(_TIMESTAMP, _Bounded.construct_yaml_timestamp)  # type: ignore[attr-defined]
+
+
+def _jsonable(obj: Any, depth: int, budget: list[int]) -> Any:
+    """A JSON-safe copy of loaded YAML, counting values so expanded aliases stay bounded."""
+    budget[0] += 1
+    _check(values=budget[0], depth=depth)
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v, depth + 1, budget) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        items = sorted(obj, key=str) if isinstance(obj, set | frozenset) else obj
+        return [_jsonable(v, depth + 1, budget) for v in items]
+    if isinstance(obj, dt.date):  # datetimes too
+        return obj.isoformat()
+    if isinstance(obj, bytes):  # !!binary
+        return obj.decode("utf-8", "replace")
+    plain = (
+        obj is None or isinstance(obj, str | int) or (isinstance(obj, float) and math.isfinite(obj))
+    )
+    return obj if plain else str(obj)  # inf, nan and anything else: as text
+
+
+def _node_values(node: Node, key: str, line: int, depth: int = 0) -> Iterator[FrontmatterValue]:
+    """Every scalar under ``node`` as written, lists item by item, mappings as ``key.sub``."""
+    if depth > MAX_DEPTH:
+        return
+    inner = node.value[0] if isinstance(node, SequenceNode) and len(node.value) == 1 else None
+    if isinstance(inner, SequenceNode) and [type(n) for n in inner.value] == [ScalarNode]:
+        # `parent: [[X]]` unquoted loads as a nested list: read it back as the link meant
+        yield FrontmatterValue(key, f"[[{inner.value[0].value}]]", line)
+    elif isinstance(node, ScalarNode):
+        if node.tag != "tag:yaml.org,2002:null" and str(node.value).strip():
+            yield FrontmatterValue(key, str(node.value), line)
+    elif isinstance(node, SequenceNode):
+        for item in node.value:
+            yield from _node_values(item, key, line, depth + 1)
+    elif isinstance(node, MappingNode):
+        for knode, vnode in node.value:
+            name = str(knode.value) if isinstance(knode, ScalarNode) else "?"
+            sub = f"{key}.{name}" if key else name
+            yield from _node_values(vnode, sub, knode.start_mark.line + 2, depth + 1)
+
+
+def load_frontmatter(source: str) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
+    """Load a frontmatter block; on any failure return ({}, [], a short reason)."""
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        return {}, [], f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters"
+    if _Loader is not _BoundedLoader:
+        with contextlib.suppress(Exception):  # _TooComplexError too: it is raised again below
+            return _loaded(source, _Loader)
+    try:
+        return _loaded(source, _BoundedLoader)
+    except _TooComplexError as exc:
+        return {}, [], str(exc)
+    except yaml.MarkedYAMLError as exc:
+        where = f" at line {exc.problem_mark.line + 2}" if exc.problem_mark else ""
+        return {}, [], f"invalid YAML{where}: {exc.problem or exc.context or 'syntax error'}"
+    except Exception as exc:  # PyYAML on hostile input can fail in many ways; none may escape
+        return {}, [], f"invalid YAML: {type(exc).__name__}: {exc}"[:200]
+
+
+def _loaded(
+    source: str, loader_class: type
+) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
+    loader = loader_class(source)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    if data is None:
+        return {}, [], None
+    if not isinstance(data, dict):
+        return {}, [], f"frontmatter is a {type(data).__name__}, not a mapping"
+    loaded = _jsonable(data, 0, [0])
+    return loaded, list(_node_values(node, "", 0)) if node else [], None
