@@ -7,7 +7,9 @@ Usage (from the repository root):
 Generates bench/ingest.py's vault (or copies ``--folder``), syncs it once with every named query
 timed (time from sending it to the last record read, in the transaction: Neo4j's execution plus
 Bolt transfer), and prints a table of queries by total time beside the whole sync's wall time;
-"commit and begin" is each write transaction's time outside its queries. Neo4j as in
+"commit and begin" is each write transaction's time outside its queries. Above it, when each
+write transaction ran: the time before the first is the writer waiting (files read, every note
+parsed for the vault's final names, the first batch drafted and embedded). Neo4j as in
 bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake,
 or with ``--embedder inprocess`` the same hashing function in the process (bench/common.py).
 """
@@ -39,6 +41,10 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 
 TIMES: dict[str, list[float]] = defaultdict(list)
+# Each write transaction's start and end, in seconds after the sync began: how long the writer
+# waits for its first batch (reading, parsing, the final names) and what runs after its last.
+SPANS: list[tuple[float, float]] = []
+BEGAN = [0.0]
 SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning, running, streaming
 
 
@@ -85,6 +91,7 @@ def _patch() -> None:
         start = time.perf_counter()
         result = await original_tx(self, timed_work)
         whole = time.perf_counter() - start
+        SPANS.append((start - BEGAN[0], start + whole - BEGAN[0]))
         TIMES["(write transactions, whole: queries + commit)"].append(whole)
         TIMES["(write transactions, commit and begin)"].append(whole - sum(inside))
         return result
@@ -135,7 +142,9 @@ async def run(
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
             if profile:
                 profile.enable()
+            SPANS.clear()
             start, cpu, server = time.perf_counter(), time.process_time(), neo4j_cpu_s(pid_file)
+            BEGAN[0] = start
             await sync_vault(ingestor)
             whole = time.perf_counter() - start
             CPU["this process (parse, chunk, match, embedder stand-in, driver)"] = (
@@ -175,6 +184,13 @@ def main() -> None:
     print(f"whole sync: {whole:.2f} s, {notes} notes, {notes / whole:.0f} notes/s")
     for who, seconds in CPU.items():
         print(f"CPU seconds of {who}: {seconds:.1f}")
+    if SPANS:
+        spans = ", ".join(f"{a:.2f}–{b:.2f}" for a, b in SPANS)
+        print(f"write transactions, s after the sync began: {spans}")
+        print(
+            f"the writer waited {SPANS[0][0]:.2f} s for its first batch; "
+            f"{whole - SPANS[-1][1]:.2f} s ran after its last"
+        )
     print()
     print("| query | calls | total s | Neo4j's own s | share of the sync |")
     print("|---|---:|---:|---:|---:|")
