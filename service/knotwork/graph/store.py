@@ -158,7 +158,8 @@ class Rows(list[Any]):
     """A list parameter that the driver's debug line names by its length. The driver (5.28)
     builds that line, the ``repr`` of every parameter, on every query whether or not debug
     logging is on: for a batch of chunks with their embeddings, megabytes of text formatted
-    for nothing (bench/RESULTS.md, "The driver's debug line"). It packs as a list."""
+    for nothing (bench/RESULTS.md, "Ingest: the writer's first batch sooner"). It packs as a
+    list."""
 
     __slots__ = ()
 

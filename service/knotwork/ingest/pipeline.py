@@ -10,8 +10,8 @@ write, which nothing overlaps, holds what was embedded during the write before i
 
 Only the first unit is drafted before ``first_after`` (the sync's final names, which parse every
 note) is done: the writer cannot start before it, and drafting ahead would share the
-interpreter with that parse and hold the first write back (bench/RESULTS.md, "The first write
-sooner"); the first unit keeps a model embedder busy meanwhile.
+interpreter with that parse and hold the first write back (bench/RESULTS.md, "Ingest: the
+writer's first batch sooner"); the first unit keeps a model embedder busy meanwhile.
 """
 
 from __future__ import annotations
