@@ -1,22 +1,30 @@
 // Chunks matching a Lucene query on their text and context (BM25), within one vault, from
 // every language's index (schema.cypher): each analyses the question as it analysed its
-// chunks. An index answers across every vault, so the caller asks again with a larger $k while
-// a page came back full but held fewer than it needs of this vault's chunks.
+// chunks. The indexes' hits are merged by their share of their own index's best score for
+// this vault, ties by score: BM25 scores of two indexes, each with its own analyzer and term
+// statistics over every vault's chunks in its language, are not on one scale. An index
+// answers across every vault, so the caller asks again with a larger $k while a page came
+// back full but held fewer than it needs of this vault's chunks.
 // Parameters: $vault (str), $query (str, already escaped), $k (int, candidates per index),
 //             $indexes (list<str>, the chunk_text_* index names)
 // Returns: one row: returned (int, the most candidates one index gave, any vault), hits (list
-//          of maps id, score (float), best first, this vault's only)
+//          of maps id, score (float, BM25), by share of their index's best first, this
+//          vault's only)
 UNWIND $indexes AS idx
 CALL (idx) {
   CALL db.index.fulltext.queryNodes(idx, $query, {limit: $k}) YIELD node, score
-  RETURN count(node) AS returned,
-         collect(CASE WHEN node.vault = $vault THEN {id: node.id, score: score} END) AS page
+  WITH count(node) AS returned,
+       collect(CASE WHEN node.vault = $vault THEN {id: node.id, score: score} END) AS page
+  RETURN returned, page,
+         reduce(best = 0.0, h IN page | CASE WHEN h.score > best THEN h.score ELSE best END)
+           AS best
 }
-WITH max(returned) AS returned, collect(page) AS pages
+WITH max(returned) AS returned, collect({page: page, best: best}) AS pages
 CALL (pages) {
-  UNWIND pages AS page
-  UNWIND page AS hit
-  WITH hit ORDER BY hit.score DESC
+  UNWIND pages AS p
+  UNWIND p.page AS hit
+  WITH hit, hit.score / p.best AS share
+  ORDER BY share DESC, hit.score DESC, hit.id
   RETURN collect(hit) AS hits
 }
 RETURN returned, hits
