@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Awaitable, Collection
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -90,24 +90,27 @@ async def fulltext(
     vault: str,
     question: str,
     k: int,
-    languages: Collection[str] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
-    cached.vault_view reads them; None: all six), the indexes' hits merged by their share of
-    their own index's best score for the vault, each keeping its BM25 score.
+    cached.vault_view reads them, the most notes' language first; None: all six), the
+    indexes' hits merged by their share of their own index's best score for the vault (a tie,
+    such as two indexes' best hits, goes to the earlier language), each keeping its BM25
+    score.
 
     BM25 scores of two indexes are not on one scale: each index has its own analyzer and its
     own term statistics, taken over every vault's chunks in that language. A vault's few
     chunks in a second language (an Italian vault's formula notes detected as English) scored
     low when the vault was alone in the database and high beside an English vault, where the
     Italian words they hold are rare; shared by its index's best, a hit's score is read
-    against what that index found for this question (bench/RESULTS.md, "Full text merged
-    across languages by share")."""
+    against what that index found for this question, and the order of two indexes' hits is
+    the vault's own (bench/RESULTS.md, "Full text merged across languages by share")."""
     words = lucene_query(question)
+    by_language = dict(zip(LANGUAGES, FULLTEXT, strict=True))
     indexes = (
         FULLTEXT
         if languages is None
-        else [index for lang, index in zip(LANGUAGES, FULLTEXT, strict=True) if lang in languages]
+        else [by_language[lang] for lang in languages if lang in by_language]
     )
     if not words or not indexes:
         return []
