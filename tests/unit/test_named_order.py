@@ -13,7 +13,7 @@ def _named(path: str, *chunks: str) -> NamedNote:
 
 
 def test_two_named_notes_take_turns() -> None:
-    """"Che differenza c'è tra decodificatore e codificatore?" asks about both notes: the
+    """ "Che differenza c'è tra decodificatore e codificatore?" asks about both notes: the
     second note's opening ranks beside the first's, not after every chunk of the first."""
     named = [_named("dec", "d0", "d1", "d2"), _named("enc", "e0", "e1")]
     assert in_turns(named) == [("d0", 0), ("e0", 1), ("d1", 0), ("e1", 1), ("d2", 0)]
