@@ -10,8 +10,8 @@
 //             $indexes (list<str>, the chunk_text_* index names, the vault's main language
 //             first)
 // Returns: one row: returned (int, the most candidates one index gave, any vault), hits (list
-//          of maps id, score (float, BM25), by share of their index's best first, this
-//          vault's only)
+//          of maps id, score (float: its BM25 score's share of its index's best for this
+//          vault, in (0, 1]), best first, this vault's only)
 UNWIND range(0, size($indexes) - 1) AS i
 CALL (i) {
   CALL db.index.fulltext.queryNodes($indexes[i], $query, {limit: $k}) YIELD node, score
@@ -27,6 +27,6 @@ CALL (pages) {
   UNWIND p.page AS hit
   WITH hit, hit.score / p.best AS share, p.i AS i
   ORDER BY share DESC, i, hit.score DESC, hit.id
-  RETURN collect(hit) AS hits
+  RETURN collect({id: hit.id, score: share}) AS hits
 }
 RETURN returned, hits

@@ -93,10 +93,9 @@ async def fulltext(
     languages: Sequence[str] | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
-    cached.vault_view reads them, the most notes' language first; None: all six), the
-    indexes' hits merged by their share of their own index's best score for the vault (a tie,
-    such as two indexes' best hits, goes to the earlier language), each keeping its BM25
-    score.
+    cached.vault_view reads them, the most notes' language first; None: all six), each hit
+    scoring its BM25 score's share of its own index's best for the vault, best first (a tie,
+    such as two indexes' best hits, goes to the earlier language).
 
     BM25 scores of two indexes are not on one scale: each index has its own analyzer and its
     own term statistics, taken over every vault's chunks in that language. A vault's few
