@@ -157,11 +157,11 @@ async def test_language_indexes_merge_by_share_of_their_own_best_whatever_else_i
     put(vault, "universal gates.md", GATES_EN)
     await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
     assert await _labels(core, "universal gates.md") == [("en", ["English"])]
-    assert (await cached.vault_view(core.store, "t", core.memo, {})).languages == ("it", "en")
     question = "porte logiche"
     alone = await _order(core, question)
     # Each index's best comes first, the vault's main language's before the other's.
     assert alone[:3] == ["porte logiche.md", "universal gates.md", "circuiti.md"]
+    assert (await cached.vault_view(core.store, "t", core.memo, {})).languages == ("it", "en")
 
     other = vault.parent / "other"
     for i in range(30):

@@ -103,7 +103,8 @@ async def fulltext(
     low when the vault was alone in the database and high beside an English vault, where the
     Italian words they hold are rare; shared by its index's best, a hit's score is read
     against what that index found for this question, and the order of two indexes' hits is
-    the vault's own (bench/RESULTS.md, "Full text merged across languages by share")."""
+    the vault's own (bench/RESULTS.md, "Full text by its share of each index's best, spaced in
+    the fusion")."""
     words = lucene_query(question)
     by_language = dict(zip(LANGUAGES, FULLTEXT, strict=True))
     indexes = (
