@@ -10,7 +10,9 @@
 //             $chunks (int, chunks per note), $embedding (list<float> or null: without it,
 //             the note's first chunks)
 // Returns: key (str), path (str), note (element id), chunk_ids (list<str>, best first),
-//          lead (str or null: the id of the note's first chunk, its opening; null: no chunk),
+//          lead (str or null: the id of the note's first chunk, its opening; null when the
+//          note has no chunk or its first chunk is a bare heading line, "# Alice" before
+//          "## Work": then it has no opening),
 //          mentioned_by (int, notes whose text names this note: Note.mentioned_by, kept
 //          by the writes)
 CALL () {
@@ -37,7 +39,9 @@ CALL (m) {
 CALL (m) {
   MATCH (m)-[:HAS_CHUNK]->(c:Chunk)
   WITH c ORDER BY c.ord
-  RETURN head(collect(c.id)) AS lead
+  WITH head(collect(c)) AS first
+  RETURN CASE WHEN first IS NULL OR (first.text STARTS WITH '#' AND NOT first.text CONTAINS '\n')
+              THEN null ELSE first.id END AS lead
 }
 RETURN key, m.path AS path, elementId(m) AS note, chunk_ids, lead,
        coalesce(m.mentioned_by, 0) AS mentioned_by

@@ -149,6 +149,23 @@ async def test_named_notes_open_with_their_openings_in_turns(
     assert {n.lead for n in named} == {h.id for h in evidence.hits[:2]}
 
 
+async def test_a_bare_title_heading_is_no_opening(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A note that starts with its title heading and goes straight into a section has no
+    opening: the heading line alone ("# Alice") is not put ahead of the section asked about."""
+    put(vault, "People/Alice.md", "# Alice\n\n## Work\nAlice works with [[Bob]] on the graph.\n")
+    put(vault, "Bob.md", "# Bob\n\nBob keeps the graph database running.\n")
+    await sync_vault(ingestor)
+    question = "Who does Alice work with on the graph?"
+    [alice] = [n for n in await search.named_notes(core.store, "t", question, 2)]
+    assert alice.lead is None
+    [bob] = await search.named_notes(core.store, "t", "What does Bob do?", 2)
+    assert bob.lead is not None  # "# Bob" and its text are one chunk: an opening
+    evidence = await retrieve(core, "t", question, top_k=3)
+    assert (evidence.hits[0].path, evidence.hits[0].heading) == ("People/Alice.md", "Alice > Work")
+
+
 async def test_the_walk_does_not_vote_again_for_the_named_notes_linking_sections(
     core: Core, vault: Path, ingestor: Ingestor
 ) -> None:

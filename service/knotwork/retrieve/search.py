@@ -136,7 +136,7 @@ class NamedNote:
     node: str  # element id
     chunk_ids: tuple[str, ...]  # nearest the question first
     specificity: float = 1.0  # 1: no other note writes the name out; 0: every note does
-    lead: str | None = None  # the note's first chunk (its opening)
+    lead: str | None = None  # the note's first chunk (its opening); None: a bare heading
 
 
 def in_turns(named: list[NamedNote]) -> list[tuple[str, int]]:
