@@ -10,6 +10,9 @@
 //             $chunks (int, chunks per note), $embedding (list<float> or null: without it,
 //             the note's first chunks)
 // Returns: key (str), path (str), note (element id), chunk_ids (list<str>, best first),
+//          lead (str or null: the id of the note's first chunk, its opening; null when the
+//          note has no chunk or its first chunk is a bare heading line, "# Alice" before
+//          "## Work": then it has no opening),
 //          mentioned_by (int, notes whose text names this note: Note.mentioned_by, kept
 //          by the writes)
 CALL () {
@@ -33,6 +36,13 @@ CALL (m) {
   ORDER BY score DESC, c.ord LIMIT $chunks
   RETURN collect(c.id) AS chunk_ids
 }
-RETURN key, m.path AS path, elementId(m) AS note, chunk_ids,
+CALL (m) {
+  MATCH (m)-[:HAS_CHUNK]->(c:Chunk)
+  WITH c ORDER BY c.ord
+  WITH head(collect(c)) AS first
+  RETURN CASE WHEN first IS NULL OR (first.text STARTS WITH '#' AND NOT first.text CONTAINS '\n')
+              THEN null ELSE first.id END AS lead
+}
+RETURN key, m.path AS path, elementId(m) AS note, chunk_ids, lead,
        coalesce(m.mentioned_by, 0) AS mentioned_by
 ORDER BY size(key) DESC, path

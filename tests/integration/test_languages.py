@@ -9,7 +9,7 @@ from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
-from knotwork.retrieve import search
+from knotwork.retrieve import cached, search
 from knotwork.settings import Settings
 from tests.integration.conftest import ad_hoc, put
 
@@ -112,3 +112,59 @@ async def test_a_changed_setting_rewrites_every_note_on_the_next_sync(
         assert await _labels(core, "strutture.md") == [("fr", ["French"])]
         ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
         assert await verify_vault(ingestor) == []
+
+
+GATES_IT = (
+    "# Porte logiche\n\nLe porte logiche realizzano le funzioni booleane: ogni porta logica "
+    "ha degli ingressi e una uscita, e le porte logiche si collegano in circuiti.\n"
+)
+CIRCUITS_IT = (
+    "# Circuiti combinatori\n\nUn circuito combinatorio collega molte porte con dei fili; "
+    "le sue uscite dipendono soltanto dagli ingressi del momento, senza alcuna memoria.\n"
+)
+ALGEBRA_IT = (
+    "# Algebra di Boole\n\nL'algebra di Boole studia le variabili che valgono zero oppure "
+    "uno, con le operazioni di somma, prodotto e complemento.\n"
+)
+GATES_EN = (
+    "# Universal gates\n\nThe NAND gate and the NOR gate are universal: every other gate, "
+    "and so every circuit, can be built from either of them alone. Italian course notes call "
+    "gates porte, and they draw them with the same symbols as the English textbooks do.\n"
+)
+
+
+async def _order(core: Core, question: str) -> list[str]:
+    view = await cached.vault_view(core.store, "t", core.memo, {})
+    hits = await search.fulltext(core.store, "t", question, 8, view.languages)
+    rows = await ad_hoc(
+        core,
+        "UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.note_path AS path",
+        {"ids": [h for h, _ in hits]},
+        write=False,
+    )
+    return [r["path"] for r in rows]
+
+
+async def test_language_indexes_merge_by_share_of_their_own_best_whatever_else_is_stored(
+    core: Core, vault: Path
+) -> None:
+    """An Italian vault's one English note is read against what the English index found for
+    the question, not by a raw BM25 score, which another vault's English notes would move
+    (its words are rare among them): the vault's order stays the same when they come."""
+    put(vault, "porte logiche.md", GATES_IT)
+    put(vault, "circuiti.md", CIRCUITS_IT)
+    put(vault, "algebra.md", ALGEBRA_IT)
+    put(vault, "universal gates.md", GATES_EN)
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    assert await _labels(core, "universal gates.md") == [("en", ["English"])]
+    question = "porte logiche"
+    alone = await _order(core, question)
+    # Each index's best comes first, the vault's main language's before the other's.
+    assert alone[:3] == ["porte logiche.md", "universal gates.md", "circuiti.md"]
+    assert (await cached.vault_view(core.store, "t", core.memo, {})).languages == ("it", "en")
+
+    other = vault.parent / "other"
+    for i in range(30):
+        put(other, f"queue {i}.md", f"# Queue {i}\n\n{DOCS.split(chr(10) * 2, 1)[1]}")
+    await sync_vault(Ingestor(core, root=other, vault="o", extract_enabled=False))
+    assert await _order(core, question) == alone

@@ -106,5 +106,76 @@ async def test_the_named_notes_section_the_question_asks_about_ranks_first(
     order = [(h.path, h.heading) for h in evidence.hits]
     asked = order.index(("Flip-flop.md", "Flip-flop > Behaviour"))
     assert asked <= 1  # at most the note's opening before it
-    assert all("Kind" in heading for _, heading in order[asked + 1 :])
+    assert all(path == "Flip-flop.md" for path, _ in order[:asked])  # no neighbour above it
     assert {"names", "graph"} <= set(evidence.hits[asked].retrievers)
+
+
+DEC = (
+    "Un decodificatore è un circuito combinatorio con n ingressi e 2^n uscite che attiva "
+    "una sola uscita per ogni combinazione degli ingressi.\n\n"
+    "## Decodificatore standard\n\nNel decodificatore standard ogni uscita del "
+    "decodificatore è un mintermine degli ingressi del decodificatore.\n\n"
+    "## Decodificatore non standard\n\nUn decodificatore non standard ha meno uscite; il "
+    "decodificatore non standard si ottiene dal decodificatore standard.\n"
+)
+ENC = (
+    "Un codificatore è il circuito inverso: riceve una sola linea attiva tra 2^n ingressi e "
+    "ne restituisce il numero in binario su n uscite.\n\n"
+    "## Codificatore con priorità\n\nIl codificatore con priorità sceglie, tra più "
+    "ingressi attivi del codificatore, quello di indice più alto del codificatore.\n"
+)
+
+
+async def test_named_notes_open_with_their_openings_in_turns(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """ "What is the difference between X and Y" asks what each is: the two notes' openings
+    lead, one after the other, though the sections that repeat the names in their headings
+    score higher in full text (the name's words again)."""
+    put(vault, "decodificatore (DEC).md", DEC)
+    put(vault, "codificatore (ENC).md", ENC)
+    put(vault, "multiplexer.md", "Un multiplexer sceglie uno tra più ingressi.\n")
+    await sync_vault(ingestor)
+    question = "Che differenza c'è tra decodificatore e codificatore?"
+    named = await search.named_notes(core.store, "t", question, 3)
+    assert {n.path for n in named} == {"decodificatore (DEC).md", "codificatore (ENC).md"}
+    text = await search.fulltext(core.store, "t", question, 8)
+    sections = await search.cited(core.store, [c for c, _ in text], None, 0)
+    assert sections[0][text[0][0]]["heading_path"] != ""  # full text alone: a section first
+    evidence = await retrieve(core, "t", question, top_k=4)
+    openings = [(h.path, h.heading) for h in evidence.hits[:2]]
+    assert sorted(openings) == [("codificatore (ENC).md", ""), ("decodificatore (DEC).md", "")]
+    assert all("names" in h.retrievers for h in evidence.hits[:2])
+    assert {n.lead for n in named} == {h.id for h in evidence.hits[:2]}
+
+
+async def test_a_bare_title_heading_is_no_opening(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A note that starts with its title heading and goes straight into a section has no
+    opening: the heading line alone ("# Alice") is not put ahead of the section asked about."""
+    put(vault, "People/Alice.md", "# Alice\n\n## Work\nAlice works with [[Bob]] on the graph.\n")
+    put(vault, "Bob.md", "# Bob\n\nBob keeps the graph database running.\n")
+    await sync_vault(ingestor)
+    question = "Who does Alice work with on the graph?"
+    [alice] = [n for n in await search.named_notes(core.store, "t", question, 2)]
+    assert alice.lead is None
+    [bob] = await search.named_notes(core.store, "t", "What does Bob do?", 2)
+    assert bob.lead is not None  # "# Bob" and its text are one chunk: an opening
+    evidence = await retrieve(core, "t", question, top_k=3)
+    assert (evidence.hits[0].path, evidence.hits[0].heading) == ("People/Alice.md", "Alice > Work")
+
+
+async def test_the_walk_does_not_vote_again_for_the_named_notes_linking_sections(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A named note's sections that link onwards are its own text: the walk votes for the
+    notes they lead to, not for them (the names and full text already rank them)."""
+    await _sections_vault(vault, ingestor)
+    question = "What does it mean that a flip-flop is edge-triggered?"
+    evidence = await retrieve(core, "t", question, top_k=12)
+    own = [h for h in evidence.hits if h.path == "Flip-flop.md"]
+    assert [h for h in own if "Kind" in h.heading]  # its linking sections are ranked
+    for hit in own:  # … but the walk votes only for those it started from, the named ones
+        assert ("graph" in hit.retrievers) == ("names" in hit.retrievers), hit.heading
+    assert any("graph" in h.retrievers for h in evidence.hits if h.path.startswith("Latch"))

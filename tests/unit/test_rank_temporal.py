@@ -22,6 +22,30 @@ def test_rrf_sums_reciprocal_ranks_and_keeps_each_retrievers_score() -> None:
     assert found["y"] == {"a": 0.5, "b": 3.0}
 
 
+def test_a_spaced_ranking_votes_by_how_far_each_score_is_behind_the_best() -> None:
+    """ "Quali sono le forme indeterminate dei limiti?": full text's second hit of 80, the
+    section headed "Forme indeterminate", holds 86% of the best score, the dense ranking puts
+    it 21st; a chunk that matches "limiti" alone (39%) is full text's 12th and dense's 4th.
+    By places it outranks the section; by full text's scores it does not."""
+    filler = [(f"f{i}", 0.6 - i / 50) for i in range(9)]
+    tail = [(f"t{i}", 0.38 - i * 0.28 / 67) for i in range(68)]
+    fulltext = [("top", 1.0), ("forme", 0.86), *filler, ("weak", 0.39), *tail]
+    near = [(f"v{i}", 0.8 - i / 1000) for i in range(78)]
+    vector = [*near[:3], ("weak", 0.77), *near[3:19], ("forme", 0.75), *near[19:]]
+    by_place, _ = rrf({"fulltext": fulltext, "vector": vector})
+    assert len(fulltext) == len(vector) == 80
+    assert by_place["weak"] > by_place["forme"]
+    spaced, found = rrf({"fulltext": fulltext, "vector": vector}, spaced={"fulltext"})
+    assert spaced["forme"] > spaced["weak"]
+    assert found["forme"] == {"fulltext": 0.86, "vector": 0.75}  # scores kept as given
+    # The span is rank fusion's: the first votes 1 / (K + 1), the last 1 / (K + n).
+    alone, _ = rrf({"fulltext": fulltext}, spaced={"fulltext"})
+    assert alone["top"] == pytest.approx(1 / 61)
+    assert alone["t67"] == pytest.approx(1 / (60 + len(fulltext)))
+    assert rrf({"f": [("a", 2.0), ("b", 2.0)]}, spaced={"f"})[0] == {"a": 1 / 61, "b": 1 / 61}
+    assert FULL.spaced == {"fulltext"}
+
+
 def test_a_walk_from_the_hits_does_not_reorder_the_text_when_nothing_is_named() -> None:
     # Both text retrievers rank x above y; the walk from the hits ranks y first.
     rankings = {

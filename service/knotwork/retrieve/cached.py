@@ -29,7 +29,8 @@ class VaultView:
 
     notes: int  # how many notes it holds
     generation: str | None  # None: no write has set one, nothing is kept
-    languages: frozenset[str] | None  # of its notes' chunks; None: not known, ask every index
+    # Of its notes' chunks, the most notes' language first; None: not known, ask every index.
+    languages: tuple[str, ...] | None
 
 
 async def vault_view(
@@ -46,7 +47,7 @@ async def vault_view(
     view = memo.get(key)
     if not isinstance(view, VaultView):
         [row] = await store.read(VAULT_PROFILE, vault=vault)
-        languages = None if row["unknown"] else frozenset(row["languages"])
+        languages = None if row["unknown"] else tuple(row["languages"])
         view = VaultView(int(row["notes"]), gen, languages)
         memo.put(key, view)
     return view

@@ -31,6 +31,11 @@ NAMED_FOUND = 4  # … or up to this many of those full text found for the quest
 # Dense retrieval ranks a chunk by its own cosine to the question and, this share of the way,
 # by its note's (the note vector: the mean of the note's chunk vectors).
 NOTE_SHARE = 0.35
+# Rankings that vote in the fusion by their scores' spacing, not by their places (rank.rrf):
+# full text, whose scores (each hit's share of its index's best BM25) say how far a weak
+# match of one or two common words is behind a strong one. Cosines are not spaced: USE's
+# sit within a few hundredths of each other, so their spacing is noise.
+SPACED = frozenset({"fulltext"})
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class RetrievalConfig:
     named_chunks: int = NAMED_CHUNKS
     named_found: int = NAMED_FOUND
     note_share: float = NOTE_SHARE
+    spaced: frozenset[str] = SPACED
 
     def __post_init__(self) -> None:
         if unknown := self.retrievers - set(RETRIEVERS):

@@ -153,13 +153,17 @@ class Context:
         return sorted((n for n in found if n.specificity >= least), key=lambda n: -n.specificity)
 
     async def _named_first(self) -> list[search.NamedNote]:
-        """Each named note's chunks that full-text search found, best first, before the rest
-        (nearest the question): ``named_chunks`` of them, or up to ``named_found`` found ones.
+        """Each named note's opening (its first chunk), then its chunks that full-text search
+        found, best first, then the rest (nearest the question): ``named_chunks`` of them, or
+        up to ``named_found`` found ones.
 
         Which part of a named note a question asks about is told by its words beyond the name:
         every chunk of the note embeds the note's title, so their cosines differ little, while
         full text scores the rarer words the question adds ("edge-triggered" in a flip-flop
-        note)."""
+        note). The opening comes first whatever full text says: it says what the note is, and
+        the name's own words, written again in the headings of the sections that repeat it
+        ("decodificatore standard" in decodificatore.md), would rank those sections above it
+        for a question that asks what the named thing is or how two named things differ."""
         named = await self.named_notes()
         if not named:
             return []
@@ -169,7 +173,10 @@ class Context:
             found = sorted((c for c in note.chunk_ids if c in text), key=lambda c: -text[c])
             rest = [c for c in note.chunk_ids if c not in text]
             keep = max(config.named_chunks, min(len(found), config.named_found))
-            out.append(replace(note, chunk_ids=tuple((found + rest)[:keep])))
+            order = found + rest
+            if note.lead is not None:  # the note's opening first, found or not
+                order = [note.lead] + [c for c in order if c != note.lead]
+            out.append(replace(note, chunk_ids=tuple(order[:keep])))
         return out
 
     async def _seed_rankings(self, seeds: list[str]) -> Rankings:

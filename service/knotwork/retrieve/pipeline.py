@@ -88,7 +88,7 @@ async def retrieve(
 
         start = time.perf_counter()
         weights = config.weights(max((n.specificity for n in named), default=0.0))
-        fused, found = rrf(rankings, weights)
+        fused, found = rrf(rankings, weights, config.spaced)
         pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
         placed = await search.placed(core.store, vault, pool, _note_filters(fparams))
         pool = list(placed)

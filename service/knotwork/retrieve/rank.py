@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from knotwork.text.stopwords import STOPWORDS
 
@@ -21,18 +21,41 @@ def terms(text: str) -> list[str]:
 
 
 def rrf(
-    rankings: dict[str, list[tuple[str, float]]], weights: dict[str, float] | None = None
+    rankings: dict[str, list[tuple[str, float]]],
+    weights: dict[str, float] | None = None,
+    spaced: Collection[str] = (),
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """(fused score per id, {retriever: own score} per id) over several best-first rankings;
-    a ranking counts ``weights[name]`` times (default once)."""
+    a ranking counts ``weights[name]`` times (default once).
+
+    A ranking named in ``spaced`` votes over the same span as by rank — 1 / (K + 1) for its
+    first, 1 / (K + n) for its last of n — but spaced by its scores (min-max between the
+    two) instead of its places: its scores say how far a hit is behind the best, which the
+    places throw away."""
     fused: dict[str, float] = defaultdict(float)
     found: dict[str, dict[str, float]] = defaultdict(dict)
     for name, ranking in rankings.items():
         weight = (weights or {}).get(name, 1.0)
-        for rank, (item, score) in enumerate(ranking):
-            fused[item] += weight / (RRF_K + rank + 1)
+        votes = _spaced(ranking) if name in spaced else _by_rank(ranking)
+        for (item, score), vote in zip(ranking, votes, strict=True):
+            fused[item] += weight * vote
             found[item].setdefault(name, score)
     return dict(fused), dict(found)
+
+
+def _by_rank(ranking: list[tuple[str, float]]) -> list[float]:
+    return [1 / (RRF_K + rank + 1) for rank in range(len(ranking))]
+
+
+def _spaced(ranking: list[tuple[str, float]]) -> list[float]:
+    if not ranking:
+        return []
+    scores = [score for _, score in ranking]
+    best, worst = max(scores), min(scores)
+    first, last = 1 / (RRF_K + 1), 1 / (RRF_K + len(ranking))
+    if best <= worst:
+        return [first] * len(ranking)
+    return [last + (s - worst) / (best - worst) * (first - last) for s in scores]
 
 
 def personalized_pagerank(

@@ -99,8 +99,9 @@ def interleave(
 
 
 class Names:
-    """The chunks of the notes the question names, the most specific name first, each
-    scoring its specificity over its place."""
+    """The chunks of the notes the question names, in turns (each note's first chunk, then
+    each one's second, …; the most specific name first in each turn), each scoring its
+    note's specificity over the note's place."""
 
     name, needs, seed = "names", frozenset({"named"}), True
 
@@ -108,13 +109,7 @@ class Names:
         named = await ctx.named_first
         if not named:
             return None
-        return Ranking(
-            [
-                (c, note.specificity / (1 + i))
-                for i, note in enumerate(named)
-                for c in note.chunk_ids
-            ]
-        )
+        return Ranking([(c, named[i].specificity / (1 + i)) for c, i in search.in_turns(named)])
 
 
 class Temporal:
@@ -150,14 +145,22 @@ class GraphWalk:
         start = time.perf_counter()
         graph, reached, paths = await _walk(ctx, seeds, ctx.core.settings.graph_depth, top)
         ctx.clock.lap("graph", start)
-        # The walk's ranking opens with where it started (hop 0) — the named notes' chunks,
-        # those full text found first, or else the best hits — then what it reached: a
+        # The walk's ranking opens with where it started (hop 0) — the named notes' chunks in
+        # turns, as the names rank them, or else the best hits — then what it reached: a
         # walk that only ranked the neighbours would vote them above its own seeds, and one
         # extra vote in the fusion outweighs many places in a text ranking.
+        # Its vote is for what it reached beyond the named notes: a named note's own chunks
+        # that state a link onwards ("see [[mappa di Karnaugh]]") are that note's text, which
+        # the names and full text already rank; voted again, they filled the places of the
+        # named note's other sections and of the notes it leads to.
+        skip: set[str] = set()
         if seeds:
-            top = tuple(c for n in await ctx.named_first for c in n.chunk_ids)
+            top = tuple(c for c, _ in search.in_turns(await ctx.named_first))
+            skip = graph.seed_stated()
         started = dict.fromkeys(top, 1.0)
-        ranking = list(started.items()) + [r for r in reached if r[0] not in started]
+        ranking = list(started.items()) + [
+            r for r in reached if r[0] not in started and r[0] not in skip
+        ]
         return Ranking(ranking, graph, paths)
 
 

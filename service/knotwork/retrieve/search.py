@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Awaitable, Collection
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -90,15 +90,27 @@ async def fulltext(
     vault: str,
     question: str,
     k: int,
-    languages: Collection[str] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
-    cached.vault_view reads them; None: all six)."""
+    cached.vault_view reads them, the most notes' language first; None: all six), each hit
+    scoring its BM25 score's share of its own index's best for the vault, best first (a tie,
+    such as two indexes' best hits, goes to the earlier language).
+
+    BM25 scores of two indexes are not on one scale: each index has its own analyzer and its
+    own term statistics, taken over every vault's chunks in that language. A vault's few
+    chunks in a second language (an Italian vault's formula notes detected as English) scored
+    low when the vault was alone in the database and high beside an English vault, where the
+    Italian words they hold are rare; shared by its index's best, a hit's score is read
+    against what that index found for this question, and the order of two indexes' hits is
+    the vault's own (bench/RESULTS.md, "Full text by its share of each index's best, spaced in
+    the fusion")."""
     words = lucene_query(question)
+    by_language = dict(zip(LANGUAGES, FULLTEXT, strict=True))
     indexes = (
         FULLTEXT
         if languages is None
-        else [index for lang, index in zip(LANGUAGES, FULLTEXT, strict=True) if lang in languages]
+        else [by_language[lang] for lang in languages if lang in by_language]
     )
     if not words or not indexes:
         return []
@@ -124,6 +136,16 @@ class NamedNote:
     node: str  # element id
     chunk_ids: tuple[str, ...]  # nearest the question first
     specificity: float = 1.0  # 1: no other note writes the name out; 0: every note does
+    lead: str | None = None  # the note's first chunk (its opening); None: a bare heading
+
+
+def in_turns(named: list[NamedNote]) -> list[tuple[str, int]]:
+    """The named notes' chunks in turns — each note's first, then each note's second, … — each
+    with the index of its note in ``named``: a question naming two notes asks about both, so
+    the second note's best chunk ranks beside the first note's best, not after all of its
+    chunks."""
+    turns = [(j, i, c) for i, note in enumerate(named) for j, c in enumerate(note.chunk_ids)]
+    return [(c, i) for _, i, c in sorted(turns, key=lambda t: (t[0], t[1]))]
 
 
 def specificity(mentioned_by: int, notes: int) -> float:
@@ -202,7 +224,9 @@ async def named_notes(
             continue
         taken.append(key)
         rarity = specificity(used[key], notes)
-        out.append(NamedNote(key, row["path"], row["note"], tuple(row["chunk_ids"]), rarity))
+        out.append(
+            NamedNote(key, row["path"], row["note"], tuple(row["chunk_ids"]), rarity, row["lead"])
+        )
         if len(out) == MAX_NAMED:
             break
     return out

@@ -51,6 +51,21 @@ class Walk:
             relations.append(relation)
         return HopPath(tuple(reversed(nodes)), tuple(reversed(relations)), chunk_id)
 
+    def seed_stated(self) -> set[str]:
+        """The asserting chunks that are a seed note's own text: their fact leads out of a
+        seed note (hop 0) to the node it reached. (A fact walked against its direction, a
+        neighbour's link to the seed, is the neighbour's text.)"""
+        own: set[str] = set()
+        for chunk_id, node, _ in self.asserting:
+            start, relation, _ = self.parent[node]
+            if (
+                self.depth.get(start) == 0
+                and self.names.get(start, "").startswith("note:")
+                and not relation.startswith("<-")
+            ):
+                own.add(chunk_id)
+        return own
+
     def notes_reached(self) -> list[tuple[str, str]]:
         """(element id, path) of every note reached beyond the seeds, nearest first."""
         found = [(n, name[5:]) for n, name in self.names.items() if name.startswith("note:")]

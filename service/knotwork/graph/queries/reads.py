@@ -48,6 +48,7 @@ class NotesNamedRow(TypedDict):
     path: str
     note: str  # element id
     chunk_ids: list[str]
+    lead: str | None  # the note's first chunk; None: none, or a bare heading line
     mentioned_by: int
 
 
