@@ -4,7 +4,7 @@ full text (retrieve/walk.py ``Walk.seed_stated``)."""
 
 from __future__ import annotations
 
-from knotwork.retrieve.search import NamedNote, in_turns
+from knotwork.retrieve.search import NamedNote, in_turns, named_share
 from knotwork.retrieve.walk import Walk
 
 
@@ -49,3 +49,21 @@ def test_an_entity_seed_states_no_note_text() -> None:
     walk = _walk()
     walk.names["seed"] = "entity:espressioni booleane"
     assert walk.seed_stated() == set()
+
+
+def test_a_name_dropped_in_passing_is_a_small_share_of_the_question() -> None:
+    """The share of the question's content words the names hold (stop words aside, in any of
+    the six languages): the docs question that names `embeddings.md` in an example is one
+    word in twelve about it; a question about a film is mostly its name."""
+    passing = (
+        "What are two interactive ways to learn how to use Claude's capabilities, such as "
+        "uploading PDFs and generating embeddings?"
+    )
+    assert named_share(passing, [_named("embeddings")]) == 1 / 11
+    about = "Who directed the film Blind Shaft?"
+    assert named_share(about, [_named("blind shaft")]) == 2 / 4
+    # differenza, decodificatore, codificatore: "c" of "c'è" is no word
+    both = "Che differenza c'è tra decodificatore e codificatore?"
+    assert named_share(both, [_named("decodificatore"), _named("codificatore")]) == 2 / 3
+    assert named_share(about, []) == 0.0
+    assert named_share("what is it?", [_named("blind shaft")]) == 0.0

@@ -18,6 +18,7 @@ from knotwork.retrieve.config import (
     HITS_PPR_WEIGHT,
     HITS_WALK_WEIGHT,
     NAMED_FUSION_WEIGHT,
+    NAMED_SHARE_FULL,
     PRESETS,
     RetrievalConfig,
     preset,
@@ -80,6 +81,18 @@ def test_the_graph_weighs_what_the_question_names() -> None:
     assert FULL.weights(1.0) == {"names": named, "graph": named, "ppr": named}
     low = 0.5 * HITS_PPR_WEIGHT / NAMED_FUSION_WEIGHT
     assert FULL.weights(low)["ppr"] == HITS_PPR_WEIGHT
+
+
+def test_a_name_the_question_is_not_about_weighs_less() -> None:
+    """Under NAMED_SHARE_FULL of the question's content words, the names' weight shrinks in
+    proportion; from it up, it is whole. Naming nothing keeps the hits' weights as floor."""
+    whole = FULL.weights(1.0, share=NAMED_SHARE_FULL)
+    assert whole == FULL.weights(1.0, share=1.0) == FULL.weights(1.0)
+    half = FULL.weights(1.0, share=NAMED_SHARE_FULL / 2)
+    assert half["names"] == half["graph"] == NAMED_FUSION_WEIGHT / 2
+    assert FULL.weights(1.0, share=0.0) == FULL.weights(0.0)
+    off = RetrievalConfig(named_share_full=0.0)
+    assert off.weights(1.0, share=0.01) == FULL.weights(1.0)
 
 
 def test_every_retriever_satisfies_the_protocol() -> None:

@@ -18,6 +18,10 @@ WALK_SEEDS = 5  # top fused chunks whose notes seed the graph walk
 # What the question names outweighs what merely resembles it: a named note, and the walk from
 # named notes, count this many times their name's specificity in the fusion.
 NAMED_FUSION_WEIGHT = 2.0
+# … and as much of the question as the names make up: a name that holds under this share of
+# the question's content words counts that much less ("… such as uploading PDFs and generating
+# embeddings?" names `embeddings.md` in passing; "Who directed Blind Shaft?" is about its name).
+NAMED_SHARE_FULL = 0.25
 MIN_SPECIFICITY = 0.5  # below this a name is generic: not taken as named, its mentions not walked
 # Lacking named notes, the walk starts at the best hits' notes. Where it leads is a guess (a
 # page's neighbours are rarely what a question about that page asks): its ranking (its starting
@@ -54,18 +58,22 @@ class RetrievalConfig:
     named_found: int = NAMED_FOUND
     note_share: float = NOTE_SHARE
     spaced: frozenset[str] = SPACED
+    named_share_full: float = NAMED_SHARE_FULL
 
     def __post_init__(self) -> None:
         if unknown := self.retrievers - set(RETRIEVERS):
             raise ValueError(f"unknown retrievers {sorted(unknown)}; known: {RETRIEVERS}")
 
-    def weights(self, named_specificity: float) -> dict[str, float]:
+    def weights(self, named_specificity: float, share: float = 1.0) -> dict[str, float]:
         """Fusion weights, given the specificity of the most specific note the question names
-        (0 when it names none): the graph's say (``names``, the walk ``graph``, PageRank
-        ``ppr``) follows what the question names; naming nothing, the walk from the best hits
-        has ``hits_walk_weight`` and PageRank ``hits_ppr_weight``: the graph may break ties
-        among text matches, never lead them."""
+        (0 when it names none) and the share of the question's content words the names hold
+        (``share``; whole from ``named_share_full`` up): the graph's say (``names``, the walk
+        ``graph``, PageRank ``ppr``) follows what the question names; naming nothing, the
+        walk from the best hits has ``hits_walk_weight`` and PageRank ``hits_ppr_weight``: the
+        graph may break ties among text matches, never lead them."""
         named = self.named_fusion_weight * named_specificity
+        if self.named_share_full > 0:
+            named *= min(1.0, share / self.named_share_full)
         return {
             "names": named,
             "graph": max(named, self.hits_walk_weight),

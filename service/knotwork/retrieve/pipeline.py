@@ -8,8 +8,10 @@
    (HippoRAG's multi-hop ranker); its order joins the fusion as a weighted ranking.
 
 The graph's say (the walk's and PageRank's weight) follows the specificity of what the question
-names: a rare name leads the graph, a name most notes write out ("api") is not followed, and a
-question naming nothing leaves the graph a tie-breaker among text matches.
+names and how much of the question the names make up: a rare name the question is about leads
+the graph, a name dropped in passing among many other words weighs less, a name most notes
+write out ("api") is not followed, and a question naming nothing leaves the graph a
+tie-breaker among text matches.
 
 Each retriever is a class in retrievers.py behind context.Retriever; a question's shared steps
 live in its context.Context; which retrievers run and how they are weighed is a
@@ -87,7 +89,9 @@ async def retrieve(
         )
 
         start = time.perf_counter()
-        weights = config.weights(max((n.specificity for n in named), default=0.0))
+        weights = config.weights(
+            max((n.specificity for n in named), default=0.0), search.named_share(question, named)
+        )
         fused, found = rrf(rankings, weights, config.spaced)
         pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
         placed = await search.placed(core.store, vault, pool, _note_filters(fparams))

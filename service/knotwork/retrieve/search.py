@@ -26,7 +26,7 @@ from knotwork.graph.queries.reads import (
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import FactRow
-from knotwork.text.keys import chunk_grams, content_words, loose_grams
+from knotwork.text.keys import chunk_grams, content_words, loose_grams, mention_key
 from knotwork.text.language import LANGUAGES
 from knotwork.text.stopwords import STOPWORDS
 
@@ -146,6 +146,19 @@ def in_turns(named: list[NamedNote]) -> list[tuple[str, int]]:
     chunks."""
     turns = [(j, i, c) for i, note in enumerate(named) for j, c in enumerate(note.chunk_ids)]
     return [(c, i) for _, i, c in sorted(turns, key=lambda t: (t[0], t[1]))]
+
+
+def named_share(question: str, named: list[NamedNote]) -> float:
+    """The share of the question's content words (stop words aside) that the named notes'
+    names hold: how much the question is about what it names, not merely mentions. Letters
+    split off by an apostrophe ("Claude's", "c'è") are no words."""
+    words = [
+        w
+        for w in mention_key(question).split()
+        if w not in STOPWORDS and (len(w) > 1 or w.isdigit())
+    ]
+    names = {w for n in named for w in n.key.split()}
+    return sum(w in names for w in words) / len(words) if words else 0.0
 
 
 def specificity(mentioned_by: int, notes: int) -> float:
