@@ -39,8 +39,8 @@ async def _labels(core: Core, path: str) -> list[tuple[str, list[str]]]:
     return [(r["language"], sorted(r["labels"])) for r in rows]
 
 
-async def _top(core: Core, question: str) -> list[str]:
-    hits = await search.fulltext(core.store, "t", question, 5)
+async def _paths(core: Core, hits: list[tuple[str, float]]) -> list[str]:
+    """The note paths of full-text hits, in their order."""
     rows = await ad_hoc(
         core,
         "UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.note_path AS path",
@@ -48,6 +48,10 @@ async def _top(core: Core, question: str) -> list[str]:
         write=False,
     )
     return [r["path"] for r in rows]
+
+
+async def _top(core: Core, question: str) -> list[str]:
+    return await _paths(core, await search.fulltext(core.store, "t", question, 5))
 
 
 async def test_italian_notes_are_stemmed_and_found_by_title(core: Core, vault: Path) -> None:
@@ -135,14 +139,7 @@ GATES_EN = (
 
 async def _order(core: Core, question: str) -> list[str]:
     view = await cached.vault_view(core.store, "t", core.memo, {})
-    hits = await search.fulltext(core.store, "t", question, 8, view.languages)
-    rows = await ad_hoc(
-        core,
-        "UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.note_path AS path",
-        {"ids": [h for h, _ in hits]},
-        write=False,
-    )
-    return [r["path"] for r in rows]
+    return await _paths(core, await search.fulltext(core.store, "t", question, 8, view.languages))
 
 
 async def test_language_indexes_merge_by_share_of_their_own_best_whatever_else_is_stored(
