@@ -16,7 +16,9 @@ sync pays for planning with the server's JIT warm; with ``--neo4j-pid-file``, al
 CPU time per call, less swayed than wall time by other work on the machine. ``--options`` is
 prepended to every query (Cypher query options, e.g. ``expressionEngine=interpreted``); a
 query's own ``CYPHER`` options are kept unless ``--options`` sets the same one. ``--save FILE``
-keeps the recorded parameters, ``--params FILE`` measures with them without a sync. Neo4j as in
+keeps the recorded parameters, ``--params FILE`` measures with them without a sync;
+``--one-plan-per-query`` plans each query at its first shape only (a server with
+``internal.cypher.use_parameter_size=false``, as the local launcher writes). Neo4j as in
 bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server).
 """
 
@@ -139,16 +141,24 @@ async def record(settings: Settings, folder: Path) -> None:
 
 
 async def measure(
-    settings: Settings, runs: int, options: str, only: list[str], pid_file: str | None
+    settings: Settings,
+    runs: int,
+    options: str,
+    only: list[str],
+    pid_file: str | None,
+    one_plan: bool = False,
 ) -> list[tuple[str, str, float, float, float]]:
     """(query, shape, median ms, fastest ms, server CPU ms per call) of planning each recorded
     (query, shape)."""
     out = []
     async with open_core(settings) as core:
         driver, database = core.driver, settings.neo4j_database
-        cases = [(("(floor) RETURN 1", ""), {})] + [
-            (key, p) for key, p in SEEN.items() if not only or key[0] in only
-        ]
+        cases: list[tuple[tuple[str, str], dict[str, Any]]] = [(("(floor) RETURN 1", ""), {})]
+        for key, p in SEEN.items():
+            if (not only or key[0] in only) and not (
+                one_plan and key[0] in {k[0] for k, _ in cases}
+            ):
+                cases.append((key, p))
         for (name, shp), params in cases:
             text = "RETURN 1" if name.startswith("(") else cypher.load(name)
             text = with_options(text, options)
@@ -168,6 +178,12 @@ def main() -> None:
     parser.add_argument(
         "--neo4j-pid-file", help="the server's pid file: also its CPU time per call"
     )
+    parser.add_argument(
+        "--one-plan-per-query",
+        action="store_true",
+        help="each query at the first shape a sync runs it with only, as a server planning "
+        "one plan per query (internal.cypher.use_parameter_size=false) does",
+    )
     parser.add_argument("--save", type=Path, help="keep the recorded parameters in this file")
     parser.add_argument("--params", type=Path, help="parameters kept by --save: no sync")
     args = parser.parse_args()
@@ -180,7 +196,14 @@ def main() -> None:
         if args.save:
             args.save.write_bytes(pickle.dumps(SEEN))
         rows = asyncio.run(
-            measure(settings, args.runs, args.options, args.only, args.neo4j_pid_file)
+            measure(
+                settings,
+                args.runs,
+                args.options,
+                args.only,
+                args.neo4j_pid_file,
+                args.one_plan_per_query,
+            )
         )
     print(f"options: {args.options or '(none)'}; median of {args.runs}, ms")
     print()
