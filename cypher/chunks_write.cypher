@@ -29,33 +29,23 @@ SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch
     c.extraction = ch.extraction, c.extraction_model = ch.extraction_model,
     c.extraction_state = ch.extraction_state, c.extraction_error = ch.extraction_error
 MERGE (n)-[:HAS_CHUNK]->(c)
-// A label is added or removed only when it changes: each change re-indexes the chunk.
-FOREACH (_ IN CASE WHEN ch.language = 'en' AND NOT c:English THEN [1] ELSE [] END | SET c:English)
-FOREACH (_ IN CASE WHEN ch.language <> 'en' AND c:English THEN [1] ELSE [] END | REMOVE c:English)
-FOREACH (_ IN CASE WHEN ch.language = 'it' AND NOT c:Italian THEN [1] ELSE [] END | SET c:Italian)
-FOREACH (_ IN CASE WHEN ch.language <> 'it' AND c:Italian THEN [1] ELSE [] END | REMOVE c:Italian)
-FOREACH (_ IN CASE WHEN ch.language = 'de' AND NOT c:German THEN [1] ELSE [] END | SET c:German)
-FOREACH (_ IN CASE WHEN ch.language <> 'de' AND c:German THEN [1] ELSE [] END | REMOVE c:German)
-FOREACH (_ IN CASE WHEN ch.language = 'fr' AND NOT c:French THEN [1] ELSE [] END | SET c:French)
-FOREACH (_ IN CASE WHEN ch.language <> 'fr' AND c:French THEN [1] ELSE [] END | REMOVE c:French)
-FOREACH (_ IN CASE WHEN ch.language = 'es' AND NOT c:Spanish THEN [1] ELSE [] END | SET c:Spanish)
-FOREACH (_ IN CASE WHEN ch.language <> 'es' AND c:Spanish THEN [1] ELSE [] END | REMOVE c:Spanish)
-FOREACH (_ IN CASE WHEN ch.language = 'pt' AND NOT c:Portuguese THEN [1] ELSE [] END | SET c:Portuguese)
-FOREACH (_ IN CASE WHEN ch.language <> 'pt' AND c:Portuguese THEN [1] ELSE [] END | REMOVE c:Portuguese)
+// The language's label, and no other language's: a label is removed only when the language
+// changed (each change re-indexes the chunk); setting a label the chunk has changes nothing.
+// Dynamic labels, as six conditional FOREACHes of each cost Neo4j more to plan than a batch
+// to run (bench/RESULTS.md, "Planning a first sync").
+WITH c, ch, {en: 'English', it: 'Italian', de: 'German', fr: 'French', es: 'Spanish',
+             pt: 'Portuguese'}[ch.language] AS label
+REMOVE c:$([l IN labels(c) WHERE l IN ['English', 'Italian', 'German', 'French', 'Spanish',
+                                       'Portuguese'] AND l <> label])
+SET c:$(label)
 WITH c, ch
 OPTIONAL MATCH (old:Chunk {id: ch.copy_from})
-WITH c, ch, old
-CALL (c, ch, old) {
-  WITH c, ch, old WHERE ch.embedding IS NOT NULL
+FOREACH (_ IN CASE WHEN ch.embedding IS NULL AND old <> c THEN [1] ELSE [] END |
+  SET c.embedding = old.embedding)
+WITH c, ch
+CALL (c, ch) {
+  WITH c, ch WHERE ch.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(c, 'embedding', [x IN split(ch.embedding, ',') | toFloat(x)])
-  RETURN 1 AS done
-  UNION
-  WITH c, ch, old WHERE ch.embedding IS NULL AND old IS NOT NULL AND old <> c
-  SET c.embedding = old.embedding
-  RETURN 1 AS done
-  UNION
-  WITH c, ch, old WHERE ch.embedding IS NULL AND (old IS NULL OR old = c)
-  RETURN 1 AS done
 }
 SET c.embedding_state = CASE WHEN c.embedding IS NULL THEN 'pending' ELSE 'done' END
 RETURN count(c) AS written

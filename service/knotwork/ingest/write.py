@@ -35,6 +35,7 @@ from knotwork.graph.queries.writes import (
     NOTES_DELETE,
     NOTES_FACTS,
     NOTES_INCOMING_KEYS,
+    NOTES_PLACEHOLDERS_COUNT,
     NOTES_PLACEHOLDERS_DELETE,
     NOTES_UPSERT,
     ORPHANS_DELETE,
@@ -311,6 +312,10 @@ async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> 
     placeholder), mentions of them go."""
 
     async def work(tx: AsyncManagedTransaction) -> None:
+        # Counted first: the delete is the costlier query to plan, and most syncs leave none.
+        counted = await run_query(tx, NOTES_PLACEHOLDERS_COUNT, vault=vault)
+        if not counted[0]["placeholders"]:
+            return
         rows = await run_query(tx, NOTES_PLACEHOLDERS_DELETE, vault=vault)
         if not rows or not rows[0]["keys"]:
             return

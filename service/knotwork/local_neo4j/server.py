@@ -97,6 +97,12 @@ class LocalNeo4j:
             "dbms.security.procedures.allowlist": "apoc.*",
             "dbms.usage_report.enabled": "false",
             "db.transaction.timeout": "10m",
+            # One plan per query, not one per length bucket of its list parameters (1, up to
+            # 10, up to 100, more): a first sync planned most write queries twice, each plan
+            # costing more than running a batch, and the rows those queries UNWIND are found
+            # by unique keys, so a list's length has no better plan (bench/RESULTS.md,
+            # "Planning a first sync"). Internal: the jars are pinned (jars.NEO4J_VERSION).
+            "internal.cypher.use_parameter_size": "false",
         }
         return "".join(f"{k}={v}\n" for k, v in lines.items())
 

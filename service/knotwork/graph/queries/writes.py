@@ -100,6 +100,10 @@ class NamedRow(TypedDict):
     named: int
 
 
+class PlaceholdersCountRow(TypedDict):
+    placeholders: int
+
+
 class PlaceholdersDeletedRow(TypedDict):
     deleted: int
     paths: list[str]
@@ -122,6 +126,7 @@ LINKS_RERESOLVE = Query("links_reresolve", TouchedRow)
 ORPHANS_DELETE = Query("orphans_delete", DeletedRow)
 UNRESOLVED_NAMES = Query("unresolved_names", NamedRow)
 REVISIONS_APPEND = Query("revisions_append", WrittenRow)
+NOTES_PLACEHOLDERS_COUNT = Query("notes_placeholders_count", PlaceholdersCountRow)
 NOTES_PLACEHOLDERS_DELETE = Query("notes_placeholders_delete", PlaceholdersDeletedRow)
 
 # Mentions (ingest/mentions.py).
