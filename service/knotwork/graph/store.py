@@ -4,6 +4,7 @@ translated (Neo4j down → GraphUnavailableError, pool exhausted → GraphBusyEr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -129,6 +130,10 @@ def _translated_errors() -> Iterator[None]:
         raise GraphBusyError(
             "every connection to Neo4j is in use and none came free in time; retry shortly"
         ) from exc
+
+
+class _RolledBack(Exception):
+    """Raised at the end of ``GraphStore.rolled_back``'s work: the driver rolls back."""
 
 
 def _delays(initial: float, cap: float) -> Iterator[float]:
@@ -271,6 +276,28 @@ class GraphStore:
                         raise
                     await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
             raise AssertionError("unreachable")
+
+    async def rolled_back(
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[object]], *, in_turn: bool
+    ) -> None:
+        """Run ``work`` in a write transaction that is always rolled back, nothing retried:
+        ``in_turn`` with this process's writes (see ``write_transaction``) or beside them, for
+        work on nodes no other write touches (ingest/rehearse.py)."""
+
+        async def call(tx: AsyncManagedTransaction) -> None:
+            await work(tx)
+            raise _RolledBack
+
+        async with contextlib.AsyncExitStack() as stack:
+            if in_turn:
+                await stack.enter_async_context(self._write_turn)
+            with contextlib.suppress(_RolledBack), _translated_errors():
+                async with self._driver.session(
+                    database=self._database,
+                    bookmark_manager=self._driver.execute_query_bookmark_manager,
+                    max_transaction_retry_time=-1,
+                ) as session:
+                    await session.execute_write(call)
 
     async def read(self, query: Query[R], /, **params: Any) -> list[R]:
         return _typed(query, await self._run(cypher.load(query.name), params, write=False))

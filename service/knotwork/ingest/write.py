@@ -10,9 +10,9 @@ touches another note's facts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
@@ -46,6 +46,9 @@ from knotwork.graph.queries.writes import (
 from knotwork.graph.store import GraphStore, run_query
 from knotwork.ingest import mentions
 from knotwork.models import stored_fact_key
+
+T = TypeVar("T")
+Work = Callable[[AsyncManagedTransaction], Awaitable[T]]  # a transaction's work
 
 
 @dataclass
@@ -223,6 +226,11 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
 async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
     """Apply a batch in one transaction: writes (and renames), deletes, the reverse mention
     pass, orphan clean-up and one revision per note changed. Results by note path."""
+    return await store.write_transaction(batch_work(b))
+
+
+def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
+    """``write_batch``'s transaction work (ingest/rehearse.py runs it too, rolled back)."""
 
     async def work(tx: AsyncManagedTransaction) -> dict[str, WriteResult]:
         # First, before anything is written (mentions.text_candidates says why).
@@ -262,7 +270,7 @@ async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
             await run_query(tx, NAMES_STAMP_SET, vault=b.vault, token=b.names_token)
         return results
 
-    return await store.write_transaction(work)
+    return work
 
 
 async def write_extraction(
@@ -310,6 +318,11 @@ async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> 
     """Delete the note placeholders a sync left unwritten (their notes failed): the links to
     them re-resolve (to another note of ``names``, the sync's, or an Unresolved
     placeholder), mentions of them go."""
+    await store.write_transaction(placeholders_work(vault, names))
+
+
+def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
+    """``drop_placeholders``'s transaction work."""
 
     async def work(tx: AsyncManagedTransaction) -> None:
         # Counted first: the delete is the costlier query to plan, and most syncs leave none.
@@ -328,4 +341,4 @@ async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> 
         await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
         await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
 
-    await store.write_transaction(work)
+    return work

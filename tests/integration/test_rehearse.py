@@ -1,0 +1,122 @@
+"""The write rehearsal (ingest/rehearse.py): it plans what a sync runs, and commits nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import AsyncManagedTransaction
+
+from knotwork.core import Core
+from knotwork.graph import cypher
+from knotwork.ingest import rehearse
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from tests.integration.conftest import ad_hoc, put
+
+CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
+# Run after a sync's last batch, by entity linking (its own transactions, model calls between).
+AFTER_THE_WRITES = {"entities_pending", "entity_embedding_set", "entity_similar_link"}
+
+Call = tuple[str, tuple[tuple[str, str], ...]]  # query text, its parameters' types
+
+
+def _kind(value: object) -> str:
+    """A parameter's type as Neo4j's plan cache tells them apart (a list's or map's values do
+    not count: checked against the server's cache in bench/RESULTS.md)."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, list | tuple):
+        return "list"
+    return type(value).__name__
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[Call]]:
+    """Every query run in a managed transaction, with its parameters' types."""
+    seen: set[Call] = set()
+    run = AsyncManagedTransaction.run
+
+    async def recorded(
+        self: AsyncManagedTransaction, query: str, parameters: dict[str, Any] | None = None
+    ) -> Any:
+        types = tuple(sorted((k, _kind(v)) for k, v in (parameters or {}).items()))
+        seen.add((str(query), types))
+        return await run(self, query, parameters)
+
+    monkeypatch.setattr(AsyncManagedTransaction, "run", recorded)
+    yield seen
+
+
+def _names(found: set[Call]) -> set[str]:
+    by_text = {
+        text: p.stem for p in CYPHER_DIR.glob("*.cypher") for text in cypher.statements(p.stem)
+    }
+    return {by_text.get(text, text[:60]) for text, _ in found}
+
+
+async def _counts(core: Core) -> dict[str, int]:
+    [row] = await ad_hoc(
+        core,
+        "MATCH (n) WITH count(n) AS nodes "
+        "OPTIONAL MATCH ()-[r]->() RETURN nodes, count(r) AS relationships",
+    )
+    return dict(row)
+
+
+def _vault(root: Path) -> None:
+    put(
+        root,
+        "People/Alice.md",
+        "---\naliases: [Al]\ntags: [team]\n---\n# Alice\n\nWorks with [[Bob]].\n",
+    )
+    put(
+        root,
+        "Bob.md",
+        "# Bob\n\nBob and Alice wrote [[Design]] and [[Nowhere]].\n\n## Later\n\nAl.\n",
+    )
+    put(root, "Design.md", '---\nstatus: draft\nowner: "[[Bob]]"\n---\n# Design\n\nBy Alice.\n')
+
+
+async def test_a_rehearsal_plans_every_write_of_a_sync_with_its_parameter_types(
+    core: Core, vault: Path, ingestor: Ingestor, calls: set[Call]
+) -> None:
+    await rehearse.rehearse(ingestor)
+    rehearsed = set(calls)
+    assert {"notes_upsert", "chunks_write", "facts_write_links", "mentions_write"} <= _names(
+        rehearsed
+    )
+    calls.clear()
+    core.writes_rehearsed = True  # the sync below starts none of its own
+    _vault(vault)
+    await sync_vault(ingestor)  # a first sync: every note new
+    put(vault, "Carol.md", "# Carol\n\nNew, mentions Bob and links [[Alice]].\n")
+    (vault / "Design.md").unlink()  # a sync that adds and deletes, as its last batch does
+    await sync_vault(ingestor)
+    ran = set(calls)
+    assert {"notes_upsert", "chunks_write", "revisions_append"} <= _names(ran)
+    assert _names(ran - rehearsed) <= AFTER_THE_WRITES | {
+        # a delete's own queries: a first sync has nothing to delete
+        "facts_delete",
+        "notes_incoming_keys",
+        "notes_delete",
+        "notes_facts",
+        "links_reresolve",
+    }
+
+
+async def test_a_rehearsal_commits_nothing_and_a_sync_starts_one_once(
+    core: Core, vault: Path, ingestor: Ingestor, calls: set[Call]
+) -> None:
+    _vault(vault)
+    await sync_vault(ingestor)  # the core's first sync rehearses
+    assert core.writes_rehearsed
+    before = await _counts(core)
+    await rehearse.rehearse(ingestor)
+    assert await _counts(core) == before
+    assert not await ad_hoc(core, "MATCH (n) WHERE n.vault STARTS WITH 'rehearsal-' RETURN n")
+    assert rehearse.start(ingestor) is None  # once per core
