@@ -222,3 +222,20 @@ def test_pull_job_pulls_only_what_ollama_serves(
     )
     assert done.returncode == 0, done.stderr
     assert (log.read_text().splitlines() if log.exists() else []) == pulled
+
+
+def _setting(env_name: str) -> str:
+    """The neo4j.conf setting a ``NEO4J_*`` variable of the Neo4j image sets: ``_`` is a dot,
+    ``__`` an underscore."""
+    return env_name.removeprefix("NEO4J_").replace("__", "\0").replace("_", ".").replace("\0", "_")
+
+
+def test_the_compose_server_keeps_one_plan_per_query_as_the_launcher_does(
+    compose: dict[str, Any],
+) -> None:
+    env = compose["services"]["neo4j"]["environment"]
+    settings = {_setting(k): v for k, v in env.items() if k not in ("NEO4J_AUTH", "NEO4J_PLUGINS")}
+    assert settings["internal.cypher.use_parameter_size"] == "false"
+    assert settings["server.memory.heap.max_size"] == "2G"  # the rule above, on a known one
+    launcher = (REPO / "service" / "knotwork" / "local_neo4j" / "server.py").read_text()
+    assert '"internal.cypher.use_parameter_size": "false"' in launcher
