@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
     .venv/bin/python -m bench.profile_ingest --notes 1000 [--folder PATH] [--cprofile out.prof]
-        [--neo4j-pid-file PATH] [--embedder http|inprocess]
+        [--neo4j-pid-file PATH] [--embedder http|inprocess] [--wipe] [--no-rehearsal]
 
 Generates bench/ingest.py's vault (or copies ``--folder``), syncs it once with every named query
 timed (time from sending it to the last record read, in the transaction: Neo4j's execution plus
@@ -12,6 +12,9 @@ write transaction ran: the time before the first is the writer waiting (files re
 parsed for the vault's final names, the first batch drafted and embedded). Neo4j as in
 bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake,
 or with ``--embedder inprocess`` the same hashing function in the process (bench/common.py).
+``--wipe`` deletes every node, constraint and index first (as bench/compare.py does): a first
+sync on a new database, every query planned anew. ``--no-rehearsal``: the sync does not have the
+server plan its writes ahead (ingest/rehearse.py), to measure what the rehearsal saves.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from bench.common import EMBEDDER_ENV, bench_settings, use_bench_embedder
-from bench.ingest import generate
+from bench.ingest import generate, wipe_database
 from knotwork.core import open_core
 from knotwork.graph import cypher
 from knotwork.graph.queries import Query
@@ -45,6 +48,7 @@ TIMES: dict[str, list[float]] = defaultdict(list)
 # waits for its first batch (reading, parsing, the final names) and what runs after its last.
 SPANS: list[tuple[float, float]] = []
 BEGAN = [0.0]
+REHEARSALS: list[tuple[float, float]] = []  # the write rehearsal's span (ingest/rehearse.py)
 SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning, running, streaming
 
 
@@ -97,6 +101,16 @@ def _patch() -> None:
         return result
 
     GraphStore.write_transaction = tx  # type: ignore[method-assign]
+    original_rehearsal = GraphStore.rolled_back
+
+    async def rolled_back(self: GraphStore, work: Any, *, in_turn: bool) -> None:
+        start = time.perf_counter()
+        try:
+            await original_rehearsal(self, work, in_turn=in_turn)
+        finally:
+            REHEARSALS.append((start - BEGAN[0], time.perf_counter() - BEGAN[0]))
+
+    GraphStore.rolled_back = rolled_back  # type: ignore[method-assign]
     original_embed = Ingestor.embed
 
     async def embed(self: Ingestor, *a: Any) -> Any:
@@ -126,6 +140,7 @@ async def run(
     profile: cProfile.Profile | None,
     pid_file: str | None = None,
     source: Path | None = None,
+    rehearsal: bool = True,
 ) -> float:
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-profile-{count}-"))
     try:
@@ -140,6 +155,8 @@ async def run(
             await core.store.drop_vault(vault)
             TIMES.clear()
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
+            if not rehearsal:
+                core.rehearsed.add("sync")
             if profile:
                 profile.enable()
             SPANS.clear()
@@ -171,19 +188,36 @@ def main() -> None:
     parser.add_argument(
         "--embedder", choices=["http", "inprocess"], help="the stand-in (bench/common.py)"
     )
+    parser.add_argument("--wipe", action="store_true", help="start from an empty database")
+    parser.add_argument(
+        "--no-rehearsal", action="store_true", help="no write rehearsal before the sync"
+    )
     args = parser.parse_args()
     if args.embedder:
         os.environ[EMBEDDER_ENV] = args.embedder
     _patch()
     profile = cProfile.Profile() if args.cprofile else None
     with bench_settings() as settings:
-        whole = asyncio.run(run(settings, args.notes, profile, args.neo4j_pid_file, args.folder))
+        if args.wipe:
+            wipe_database(settings)
+        whole = asyncio.run(
+            run(
+                settings,
+                args.notes,
+                profile,
+                args.neo4j_pid_file,
+                args.folder,
+                not args.no_rehearsal,
+            )
+        )
     if profile and args.cprofile:
         profile.dump_stats(args.cprofile)
     notes = sum(1 for _ in args.folder.rglob("*.md")) if args.folder else args.notes
     print(f"whole sync: {whole:.2f} s, {notes} notes, {notes / whole:.0f} notes/s")
     for who, seconds in CPU.items():
         print(f"CPU seconds of {who}: {seconds:.1f}")
+    for a, b in REHEARSALS:
+        print(f"write rehearsal, s after the sync began: {a:.2f}–{b:.2f}")
     if SPANS:
         spans = ", ".join(f"{a:.2f}–{b:.2f}" for a, b in SPANS)
         print(f"write transactions, s after the sync began: {spans}")

@@ -85,13 +85,13 @@ def _vault(root: Path) -> None:
 async def test_a_rehearsal_plans_every_write_of_a_sync_with_its_parameter_types(
     core: Core, vault: Path, ingestor: Ingestor, calls: set[Call]
 ) -> None:
-    await rehearse.rehearse(ingestor)
+    await rehearse.rehearse(core)
     rehearsed = set(calls)
     assert {"notes_upsert", "chunks_write", "facts_write_links", "mentions_write"} <= _names(
         rehearsed
     )
     calls.clear()
-    core.writes_rehearsed = True  # the sync below starts none of its own
+    core.rehearsed.add("sync")  # the sync below starts none of its own
     _vault(vault)
     await sync_vault(ingestor)  # a first sync: every note new
     put(vault, "Carol.md", "# Carol\n\nNew, mentions Bob and links [[Alice]].\n")
@@ -109,14 +109,37 @@ async def test_a_rehearsal_plans_every_write_of_a_sync_with_its_parameter_types(
     }
 
 
-async def test_a_rehearsal_commits_nothing_and_a_sync_starts_one_once(
+async def test_a_rehearsal_of_edits_plans_a_single_edit_and_delete(
     core: Core, vault: Path, ingestor: Ingestor, calls: set[Call]
 ) -> None:
     _vault(vault)
+    await sync_vault(ingestor)
+    await rehearse.rehearse(core, edits=True)
+    rehearsed = set(calls)
+    calls.clear()
+    put(vault, "Bob.md", "# Bob\n\nNow only [[Alice]] and Al.\n")
+    await ingestor.upsert_path("Bob.md")  # what the watcher and a REST write run
+    await ingestor.upsert_text("Zed.md", "# Zed\n\nMentions Bob, links [[Design]].\n")
+    await ingestor.rename("Zed.md", "Zoe.md", "# Zed\n\nMentions Bob, links [[Design]].\n")
+    await ingestor.delete("Design.md")
+    ran = set(calls)
+    assert {"facts_delete", "chunks_prune", "notes_delete", "links_reresolve"} <= _names(ran)
+    assert _names(ran - rehearsed) <= AFTER_THE_WRITES
+
+
+async def test_a_rehearsal_commits_nothing_and_is_started_once_per_core(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    _vault(vault)
     await sync_vault(ingestor)  # the core's first sync rehearses
-    assert core.writes_rehearsed
+    assert core.rehearsed == {"sync"}
     before = await _counts(core)
-    await rehearse.rehearse(ingestor)
+    await rehearse.rehearse(core, edits=True)
     assert await _counts(core) == before
     assert not await ad_hoc(core, "MATCH (n) WHERE n.vault STARTS WITH 'rehearsal-' RETURN n")
-    assert rehearse.start(ingestor) is None  # once per core
+    assert set(core.names) <= {"t"}  # the scratch vault's names are not kept
+    assert rehearse.start(core) is None  # once per core
+    task = rehearse.start(core, edits=True)  # the edits not yet
+    assert task is not None
+    await task
+    assert rehearse.start(core, edits=True) is None and core.rehearsed == {"sync", "edits"}

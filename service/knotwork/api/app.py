@@ -33,6 +33,7 @@ from knotwork.errors import (
     VaultPathError,
     WriteConflictError,
 )
+from knotwork.ingest import rehearse
 from knotwork.ingest.journal import Journal, journal_file
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await core.ensure_ready()
             # /health answers at once; the model clients load meanwhile, for the first query.
             warm_up = core.models.warm_up_in_background()
+            rehearsal = rehearse.start(core, edits=True)  # the server plans the writes meanwhile
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             # REST writes the graph has not caught up with are replayed in the background.
@@ -72,6 +74,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 yield
             finally:
                 warm_up.cancel()
+                if rehearsal:
+                    rehearsal.cancel()
                 replaying.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await replaying

@@ -10,6 +10,8 @@ with the same parameter types) over two made-up notes of a scratch vault, in one
 that is always rolled back: nothing of it is ever committed or seen by another transaction. It
 holds the write turn, so the writer does not plan the same query beside it, and it is only an
 optimisation: a sync whose rehearsal fails or is cut short loses nothing but the head start.
+The services that wait for edits (the watcher, the API) rehearse a single edit and a delete
+too, so the first edit after they start plans nothing either.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from knotwork.core import Core
 from knotwork.graph.names import NameIndex
 from knotwork.ingest import write
 from knotwork.ingest.changes import Change, Upsert
@@ -46,34 +49,36 @@ _NOTES = {
 }
 
 
-def start(ingestor: Ingestor) -> asyncio.Task[None] | None:
-    """Rehearse a sync's writes in the background, once per core (None when done before)."""
-    core = ingestor.core
-    if core.writes_rehearsed:
+def start(core: Core, *, edits: bool = False) -> asyncio.Task[None] | None:
+    """Rehearse in the background, once per core: a sync's writes, and with ``edits`` those of
+    single edits and deletes too (for the services that wait for them). None: done before."""
+    phases = {"sync", "edits"} if edits else {"sync"}
+    if phases <= core.rehearsed:
         return None
-    core.writes_rehearsed = True
-    return asyncio.create_task(_quietly(rehearse(ingestor)))
+    core.rehearsed |= phases
+    return asyncio.create_task(_quietly(rehearse(core, edits=edits)))
 
 
 async def _quietly(rehearsal: Coroutine[Any, Any, None]) -> None:
     try:
         await rehearsal
-    except Exception as exc:  # an optimisation: the sync itself reports what is wrong
+    except Exception as exc:  # an optimisation: the writes themselves report what is wrong
         log.debug("write rehearsal skipped: %s", exc)
 
 
-async def rehearse(ingestor: Ingestor) -> None:
-    """Run a sync's write work over the made-up notes in a scratch vault, rolled back."""
+async def rehearse(core: Core, *, edits: bool = False) -> None:
+    """Run a sync's write work (and with ``edits`` a single edit's and a delete's after it)
+    over the made-up notes of a scratch vault, in one transaction, rolled back."""
     scratch = Ingestor(
-        ingestor.core,
+        core,
         root=None,
         vault=f"rehearsal-{uuid.uuid4().hex}",
         extract_enabled=False,
         embed_enabled=False,
     )
+    unit = [1.0] + [0.0] * (core.settings.embed_dimension - 1)
     changes: list[Change] = [Upsert(path, text, 0.0, new=True) for path, text in _NOTES.items()]
     drafted = await scratch.draft(changes)
-    unit = [1.0] + [0.0] * (ingestor.settings.embed_dimension - 1)
     names = NameIndex()
     for d in drafted.drafts.values():
         d.vectors = {c.id: unit for c in d.chunks}
@@ -84,9 +89,28 @@ async def rehearse(ingestor: Ingestor) -> None:
     batch.exclude = sorted(drafted.drafts)
     batch.link_keys = new_note_keys(drafted.drafts)
     batch.names_token = uuid.uuid4().hex
+    works = [write.batch_work(batch), write.placeholders_work(scratch.vault, names)]
+    if edits:
+        works.append(write.batch_work(await _edit_and_delete(scratch, unit)))
 
     async def work(tx: AsyncManagedTransaction) -> None:
-        await write.batch_work(batch)(tx)
-        await write.placeholders_work(scratch.vault, names)(tx)
+        for step in works:
+            await step(tx)
 
-    await ingestor.core.store.rolled_back(work, in_turn=True)
+    try:
+        await core.store.rolled_back(work, in_turn=True)
+    finally:
+        core.names.pop(scratch.vault, None)
+
+
+async def _edit_and_delete(scratch: Ingestor, unit: list[float]) -> write.Batch:
+    """A single edit's batch, as ``Ingestor.apply`` builds it, of the first note written
+    before (so not new), with the second deleted."""
+    first, second = list(_NOTES)
+    drafted = await scratch.draft([Upsert(first, _NOTES[first] + "\nEdited.\n", 0.0)])
+    for d in drafted.drafts.values():
+        d.vectors = {c.id: unit for c in d.chunks}
+        d.is_new, d.old_hash = False, "rehearsed"  # the graph holds it, in the transaction
+    batch = (await scratch.resolve(drafted)).batch
+    batch.deletes.append(write.NoteDelete(second, "rehearsed"))
+    return batch

@@ -84,7 +84,7 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     if ingestor.root is None:
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
-    rehearsal = rehearse.start(ingestor)  # the server plans the writes while files are read
+    rehearsal = rehearse.start(ingestor.core)  # the server plans the writes while files are read
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
     try:
         upserts, deletes, planned = await _plan(ingestor, report, progress)

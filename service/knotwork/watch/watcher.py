@@ -28,6 +28,7 @@ from watchdog.observers.polling import PollingObserver
 
 from knotwork.errors import KnotworkError
 from knotwork.graph.lease import Lease, holding
+from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.vault.files import is_note, list_notes, symlink_on_path
@@ -261,8 +262,10 @@ class VaultWatcher:
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
         observer = self._observer(loop)  # before the rescan, so no change slips between
+        rehearsal: asyncio.Task[None] | None = None
         try:
             await self.rescan(progress)
+            rehearsal = rehearse.start(self.ingestor.core, edits=True)  # the first edit plans none
             if ready:
                 ready.set()
             last_rescan = last_retry = time.monotonic()
@@ -285,6 +288,8 @@ class VaultWatcher:
                     last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
         finally:
+            if rehearsal:
+                rehearsal.cancel()
             observer.stop()
             observer.join(timeout=5)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
