@@ -55,8 +55,8 @@ class Core:
     # and links resolve against names no other write of this process changes meanwhile (a
     # link resolved to a note deleted in between would bring the note back as a placeholder).
     names_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    # Which writes the server was made to plan ahead ("sync", "edits": ingest/rehearse.py).
-    rehearsed: set[str] = field(default_factory=set)
+    # Whether the server was made to plan the write queries ahead (ingest/rehearse.py).
+    writes_rehearsed: bool = False
 
     @property
     def llm(self) -> LLM:

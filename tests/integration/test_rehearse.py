@@ -1,4 +1,5 @@
-"""The write rehearsal (ingest/rehearse.py): it plans what a sync runs, and commits nothing."""
+"""The write rehearsal (ingest/rehearse.py): it runs what a sync and single edits run, with the
+same parameter types (so the server's plans serve them), and commits nothing."""
 
 from __future__ import annotations
 
@@ -91,7 +92,6 @@ async def test_a_rehearsal_plans_every_write_of_a_sync_with_its_parameter_types(
         rehearsed
     )
     calls.clear()
-    core.rehearsed.add("sync")  # the sync below starts none of its own
     _vault(vault)
     await sync_vault(ingestor)  # a first sync: every note new
     put(vault, "Carol.md", "# Carol\n\nNew, mentions Bob and links [[Alice]].\n")
@@ -99,14 +99,7 @@ async def test_a_rehearsal_plans_every_write_of_a_sync_with_its_parameter_types(
     await sync_vault(ingestor)
     ran = set(calls)
     assert {"notes_upsert", "chunks_write", "revisions_append"} <= _names(ran)
-    assert _names(ran - rehearsed) <= AFTER_THE_WRITES | {
-        # a delete's own queries: a first sync has nothing to delete
-        "facts_delete",
-        "notes_incoming_keys",
-        "notes_delete",
-        "notes_facts",
-        "links_reresolve",
-    }
+    assert _names(ran - rehearsed) <= AFTER_THE_WRITES
 
 
 async def test_a_rehearsal_of_edits_plans_a_single_edit_and_delete(
@@ -114,7 +107,7 @@ async def test_a_rehearsal_of_edits_plans_a_single_edit_and_delete(
 ) -> None:
     _vault(vault)
     await sync_vault(ingestor)
-    await rehearse.rehearse(core, edits=True)
+    await rehearse.rehearse(core)
     rehearsed = set(calls)
     calls.clear()
     put(vault, "Bob.md", "# Bob\n\nNow only [[Alice]] and Al.\n")
@@ -131,15 +124,13 @@ async def test_a_rehearsal_commits_nothing_and_is_started_once_per_core(
     core: Core, vault: Path, ingestor: Ingestor
 ) -> None:
     _vault(vault)
-    await sync_vault(ingestor)  # the core's first sync rehearses
-    assert core.rehearsed == {"sync"}
+    await sync_vault(ingestor)
+    assert not core.writes_rehearsed  # a sync does not rehearse
     before = await _counts(core)
-    await rehearse.rehearse(core, edits=True)
+    task = rehearse.start(core)
+    assert task is not None
+    await task
     assert await _counts(core) == before
     assert not await ad_hoc(core, "MATCH (n) WHERE n.vault STARTS WITH 'rehearsal-' RETURN n")
     assert set(core.names) <= {"t"}  # the scratch vault's names are not kept
-    assert rehearse.start(core) is None  # once per core
-    task = rehearse.start(core, edits=True)  # the edits not yet
-    assert task is not None
-    await task
-    assert rehearse.start(core, edits=True) is None and core.rehearsed == {"sync", "edits"}
+    assert core.writes_rehearsed and rehearse.start(core) is None  # once per core

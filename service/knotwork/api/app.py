@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await core.ensure_ready()
             # /health answers at once; the model clients load meanwhile, for the first query.
             warm_up = core.models.warm_up_in_background()
-            rehearsal = rehearse.start(core, edits=True)  # the server plans the writes meanwhile
+            rehearsal = rehearse.start(core)  # the server plans the writes meanwhile
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             # REST writes the graph has not caught up with are replayed in the background.

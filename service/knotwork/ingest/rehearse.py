@@ -1,17 +1,18 @@
-"""A sync's write queries planned before its first batch: a rehearsal, rolled back.
+"""The write queries planned before the first edit needs them: a rehearsal, rolled back.
 
 Neo4j plans a query on its first use on a server and keeps the plan for that text and those
-scalar parameter types (the values inside list and map parameters do not count). A first sync
-on a new server or database spends one to several seconds planning some twenty write queries,
-and it spends them in the writer, which has nothing to write before the notes are read and
-their names known — while the server's cores are idle. A rehearsal runs the writer's own
-transaction work (``write.batch_work``, ``write.placeholders_work``, so the same query texts
-with the same parameter types) over two made-up notes of a scratch vault, in one transaction
-that is always rolled back: nothing of it is ever committed or seen by another transaction. It
-holds the write turn, so the writer does not plan the same query beside it, and it is only an
-optimisation: a sync whose rehearsal fails or is cut short loses nothing but the head start.
-The services that wait for edits (the watcher, the API) rehearse a single edit and a delete
-too, so the first edit after they start plans nothing either.
+scalar parameter types (the values inside list and map parameters do not count). After a
+server start the first edit a watcher or the API writes plans a dozen queries on a cold
+server: 1.8 to 2.1 s, where the next edits take 0.2 s (bench/RESULTS.md, "Writes rehearsed").
+A rehearsal runs the writer's own transaction work (``write.batch_work``,
+``write.placeholders_work``: the same query texts with the same parameter types) over two
+made-up notes of a scratch vault — new notes as a sync's last batch writes them, then a single
+edit of one and the other's delete — in one transaction that is always rolled back: nothing of
+it is committed or seen by another transaction. The services start it when they are up. It
+holds the write turn, so a write arriving meanwhile waits for plans it needs rather than making
+them a second time beside it, and it is only an optimisation: one that fails or is cut short
+loses nothing. A sync does not rehearse: on two cores its own reading and parsing leaves the
+server no idle core to plan on, and rehearsing first measured no faster.
 """
 
 from __future__ import annotations
@@ -49,14 +50,12 @@ _NOTES = {
 }
 
 
-def start(core: Core, *, edits: bool = False) -> asyncio.Task[None] | None:
-    """Rehearse in the background, once per core: a sync's writes, and with ``edits`` those of
-    single edits and deletes too (for the services that wait for them). None: done before."""
-    phases = {"sync", "edits"} if edits else {"sync"}
-    if phases <= core.rehearsed:
+def start(core: Core) -> asyncio.Task[None] | None:
+    """Rehearse in the background, once per core (None: started before)."""
+    if core.writes_rehearsed:
         return None
-    core.rehearsed |= phases
-    return asyncio.create_task(_quietly(rehearse(core, edits=edits)))
+    core.writes_rehearsed = True
+    return asyncio.create_task(_quietly(rehearse(core)))
 
 
 async def _quietly(rehearsal: Coroutine[Any, Any, None]) -> None:
@@ -66,9 +65,9 @@ async def _quietly(rehearsal: Coroutine[Any, Any, None]) -> None:
         log.debug("write rehearsal skipped: %s", exc)
 
 
-async def rehearse(core: Core, *, edits: bool = False) -> None:
-    """Run a sync's write work (and with ``edits`` a single edit's and a delete's after it)
-    over the made-up notes of a scratch vault, in one transaction, rolled back."""
+async def rehearse(core: Core) -> None:
+    """Run a sync's last batch, a single edit and a delete over the made-up notes of a scratch
+    vault, in one transaction, rolled back."""
     scratch = Ingestor(
         core,
         root=None,
@@ -84,14 +83,16 @@ async def rehearse(core: Core, *, edits: bool = False) -> None:
         d.vectors = {c.id: unit for c in d.chunks}
         names.put(d.path, d.props["lpath"], d.names)
     batch = (await scratch.resolve(drafted, names)).batch
-    # As the last batch of a sync: other notes' mentions and links move, the names change.
+    # As the last batch of a sync: the names change, other notes' mentions and links move.
+    batch.names_token = uuid.uuid4().hex
     batch.reverse_keys = sorted({key for d in drafted.drafts.values() for key in d.names})
     batch.exclude = sorted(drafted.drafts)
     batch.link_keys = new_note_keys(drafted.drafts)
-    batch.names_token = uuid.uuid4().hex
-    works = [write.batch_work(batch), write.placeholders_work(scratch.vault, names)]
-    if edits:
-        works.append(write.batch_work(await _edit_and_delete(scratch, unit)))
+    works = [
+        write.batch_work(batch),
+        write.placeholders_work(scratch.vault, names),
+        write.batch_work(await _edit_and_delete(scratch, unit)),
+    ]
 
     async def work(tx: AsyncManagedTransaction) -> None:
         for step in works:

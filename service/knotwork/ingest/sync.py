@@ -25,7 +25,7 @@ from neo4j.exceptions import Neo4jError
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.writes import NOTE_HASHES, VAULT_NAMES
-from knotwork.ingest import pipeline, rehearse, write
+from knotwork.ingest import pipeline, write
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import new_note_keys
@@ -84,15 +84,12 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
     if ingestor.root is None:
         raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
-    rehearsal = rehearse.start(ingestor.core)  # the server plans the writes while files are read
+    upserts, deletes, planned = await _plan(ingestor, report, progress)
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
     try:
-        upserts, deletes, planned = await _plan(ingestor, report, progress)
         plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
     finally:
         ingestor.defer_entity_links = deferred
-        if rehearsal:
-            rehearsal.cancel()
     await write.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
     report.linked = await ingestor.link_entities()
     return report

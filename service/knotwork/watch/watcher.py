@@ -265,7 +265,7 @@ class VaultWatcher:
         rehearsal: asyncio.Task[None] | None = None
         try:
             await self.rescan(progress)
-            rehearsal = rehearse.start(self.ingestor.core, edits=True)  # the first edit plans none
+            rehearsal = rehearse.start(self.ingestor.core)  # the first edit plans none
             if ready:
                 ready.set()
             last_rescan = last_retry = time.monotonic()
