@@ -115,8 +115,12 @@ async def test_a_rehearsal_of_edits_plans_a_single_edit_and_delete(
     await ingestor.upsert_text("Zed.md", "# Zed\n\nMentions Bob, links [[Design]].\n")
     await ingestor.rename("Zed.md", "Zoe.md", "# Zed\n\nMentions Bob, links [[Design]].\n")
     await ingestor.delete("Design.md")
+    put(vault, "People/Alice.md", "---\naliases: [Al, Ally]\n---\n# Alice\n")
+    await ingestor.upsert_path("People/Alice.md")  # a new name: Bob's mentions rewritten
+    await ingestor.delete("Bob.md")  # mentioned by Zoe: the mention goes with it
     ran = set(calls)
     assert {"facts_delete", "chunks_prune", "notes_delete", "links_reresolve"} <= _names(ran)
+    assert "mentions_delete" in _names(ran)
     assert _names(ran - rehearsed) <= AFTER_THE_WRITES
 
 

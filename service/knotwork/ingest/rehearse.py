@@ -88,11 +88,8 @@ async def rehearse(core: Core) -> None:
     batch.reverse_keys = sorted({key for d in drafted.drafts.values() for key in d.names})
     batch.exclude = sorted(drafted.drafts)
     batch.link_keys = new_note_keys(drafted.drafts)
-    works = [
-        write.batch_work(batch),
-        write.placeholders_work(scratch.vault, names),
-        write.batch_work(await _edit_and_delete(scratch, unit)),
-    ]
+    works = [write.batch_work(batch), write.placeholders_work(scratch.vault, names)]
+    works += [write.batch_work(b) for b in await _edit_and_delete(scratch, unit, names)]
 
     async def work(tx: AsyncManagedTransaction) -> None:
         for step in works:
@@ -104,14 +101,20 @@ async def rehearse(core: Core) -> None:
         core.names.pop(scratch.vault, None)
 
 
-async def _edit_and_delete(scratch: Ingestor, unit: list[float]) -> write.Batch:
-    """A single edit's batch, as ``Ingestor.apply`` builds it, of the first note written
-    before (so not new), with the second deleted."""
+async def _edit_and_delete(
+    scratch: Ingestor, unit: list[float], names: NameIndex
+) -> list[write.Batch]:
+    """A single edit's batch of the first note written before (so not new), then the second
+    note's delete, each as ``Ingestor.apply`` builds it; the first note mentions the second,
+    so the delete rewrites its mentions."""
     first, second = list(_NOTES)
     drafted = await scratch.draft([Upsert(first, _NOTES[first] + "\nEdited.\n", 0.0)])
     for d in drafted.drafts.values():
         d.vectors = {c.id: unit for c in d.chunks}
         d.is_new, d.old_hash = False, "rehearsed"  # the graph holds it, in the transaction
-    batch = (await scratch.resolve(drafted)).batch
-    batch.deletes.append(write.NoteDelete(second, "rehearsed"))
-    return batch
+    edit = (await scratch.resolve(drafted)).batch
+    keys = sorted(names.keys_of(second))
+    names.remove(second)
+    delete = write.Batch(scratch.vault, names, [], [write.NoteDelete(second, "rehearsed")], names)
+    delete.reverse_keys, delete.names_token = keys, uuid.uuid4().hex
+    return [edit, delete]
