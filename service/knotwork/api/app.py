@@ -74,11 +74,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 yield
             finally:
                 warm_up.cancel()
-                if rehearsal:
-                    rehearsal.cancel()
-                replaying.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await replaying
+                for task in (rehearsal, replaying):
+                    if task:
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
 
     app = FastAPI(
         title="Knotwork",

@@ -290,6 +290,8 @@ class VaultWatcher:
         finally:
             if rehearsal:
                 rehearsal.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await rehearsal
             observer.stop()
             observer.join(timeout=5)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
