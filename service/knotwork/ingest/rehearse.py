@@ -3,7 +3,7 @@
 Neo4j plans a query on its first use on a server and keeps the plan for that text and those
 scalar parameter types (the values inside list and map parameters do not count). After a
 server start the first edit a watcher or the API writes plans a dozen queries on a cold
-server: 1.8 to 2.1 s, where the next edits take 0.2 s (bench/RESULTS.md, "Writes rehearsed").
+server: 1.8 to 2.3 s, where the third edit takes 0.2 s (bench/RESULTS.md, "Writes rehearsed").
 A rehearsal runs the writer's own transaction work (``write.batch_work``,
 ``write.placeholders_work``: the same query texts with the same parameter types) over two
 made-up notes of a scratch vault — new notes as a sync's last batch writes them, then a single
