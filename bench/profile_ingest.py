@@ -103,10 +103,10 @@ def _patch() -> None:
     GraphStore.write_transaction = tx  # type: ignore[method-assign]
     original_rehearsal = GraphStore.rolled_back
 
-    async def rolled_back(self: GraphStore, work: Any, *, in_turn: bool) -> None:
+    async def rolled_back(self: GraphStore, work: Any) -> None:
         start = time.perf_counter()
         try:
-            await original_rehearsal(self, work, in_turn=in_turn)
+            await original_rehearsal(self, work)
         finally:
             REHEARSALS.append((start - BEGAN[0], time.perf_counter() - BEGAN[0]))
 

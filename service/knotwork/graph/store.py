@@ -278,26 +278,18 @@ class GraphStore:
             raise AssertionError("unreachable")
 
     async def rolled_back(
-        self, work: Callable[[AsyncManagedTransaction], Awaitable[object]], *, in_turn: bool
+        self, work: Callable[[AsyncManagedTransaction], Awaitable[object]]
     ) -> None:
-        """Run ``work`` in a write transaction that is always rolled back, nothing retried:
-        ``in_turn`` with this process's writes (see ``write_transaction``) or beside them, for
-        work on nodes no other write touches (ingest/rehearse.py)."""
+        """Run ``work`` in a write transaction, in turn with this process's writes (see
+        ``write_transaction``), that is always rolled back (ingest/rehearse.py)."""
 
         async def call(tx: AsyncManagedTransaction) -> None:
             await work(tx)
             raise _RolledBack
 
-        async with contextlib.AsyncExitStack() as stack:
-            if in_turn:
-                await stack.enter_async_context(self._write_turn)
+        async with self._write_turn:
             with contextlib.suppress(_RolledBack), _translated_errors():
-                async with self._driver.session(
-                    database=self._database,
-                    bookmark_manager=self._driver.execute_query_bookmark_manager,
-                    max_transaction_retry_time=-1,
-                ) as session:
-                    await session.execute_write(call)
+                await self._managed(call)
 
     async def read(self, query: Query[R], /, **params: Any) -> list[R]:
         return _typed(query, await self._run(cypher.load(query.name), params, write=False))

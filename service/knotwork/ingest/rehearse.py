@@ -96,7 +96,7 @@ async def rehearse(core: Core) -> None:
             await step(tx)
 
     try:
-        await core.store.rolled_back(work, in_turn=True)
+        await core.store.rolled_back(work)
     finally:
         core.names.pop(scratch.vault, None)
 
