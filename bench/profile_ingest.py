@@ -3,6 +3,7 @@
 Usage (from the repository root):
     .venv/bin/python -m bench.profile_ingest --notes 1000 [--folder PATH] [--cprofile out.prof]
         [--neo4j-pid-file PATH] [--embedder http|inprocess] [--wipe] [--no-rehearsal]
+        [--deletes N [--settle S]]
 
 Generates bench/ingest.py's vault (or copies ``--folder``), syncs it once with every named query
 timed (time from sending it to the last record read, in the transaction: Neo4j's execution plus
@@ -15,6 +16,8 @@ or with ``--embedder inprocess`` the same hashing function in the process (bench
 ``--wipe`` deletes every node, constraint and index first (as bench/compare.py does): a first
 sync on a new database, every query planned anew. ``--no-rehearsal``: the sync does not have the
 server plan its writes ahead (ingest/rehearse.py), to measure what the rehearsal saves.
+``--deletes N``: after the sync (and ``--settle`` seconds), N notes deleted one at a time, as the
+watcher deletes them, with a second table of the queries of those deletes.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import asyncio
 import cProfile
 import os
+import random
 import shutil
 import tempfile
 import time
@@ -132,6 +136,31 @@ def neo4j_cpu_s(pid_file: str | None) -> float:
 
 
 CPU: dict[str, float] = {}
+DELETES: dict[str, list[float]] = {}  # the per-query times of the single deletes after the sync
+DELETES_SERVER: dict[str, list[float]] = {}
+
+
+async def _deletes(ingestor: Ingestor, folder: Path, count: int) -> None:
+    """Delete ``count`` notes one at a time (seeded choice), each query timed."""
+    paths = await asyncio.to_thread(
+        lambda: sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
+    )
+    sync_times, sync_server = dict(TIMES), dict(SERVER)
+    TIMES.clear()
+    SERVER.clear()
+    walls = []
+    for path in random.Random(7).sample(paths, min(count, len(paths))):
+        await asyncio.to_thread((folder / path).unlink)
+        start = time.perf_counter()
+        await ingestor.delete(path)
+        walls.append(time.perf_counter() - start)
+    DELETES.update(TIMES)
+    DELETES["(one delete, whole)"] = walls
+    DELETES_SERVER.update(SERVER)
+    TIMES.clear()
+    TIMES.update(sync_times)
+    SERVER.clear()
+    SERVER.update(sync_server)
 
 
 async def run(
@@ -141,6 +170,8 @@ async def run(
     pid_file: str | None = None,
     source: Path | None = None,
     rehearsal: bool = True,
+    deletes: int = 0,
+    settle: float = 0.0,
 ) -> float:
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-profile-{count}-"))
     try:
@@ -156,7 +187,7 @@ async def run(
             TIMES.clear()
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
             if not rehearsal:
-                core.rehearsed.add("sync")
+                core.writes_rehearsed = True
             if profile:
                 profile.enable()
             SPANS.clear()
@@ -171,6 +202,9 @@ async def run(
                 CPU["Neo4j server"] = neo4j_cpu_s(pid_file) - server
             if profile:
                 profile.disable()
+            if deletes:
+                await asyncio.sleep(settle)  # the server's background work after a bulk write
+                await _deletes(ingestor, folder, deletes)
             await core.store.drop_vault(vault)
         return whole
     finally:
@@ -192,6 +226,10 @@ def main() -> None:
     parser.add_argument(
         "--no-rehearsal", action="store_true", help="no write rehearsal before the sync"
     )
+    parser.add_argument(
+        "--deletes", type=int, default=0, help="then time this many single deletes, per query"
+    )
+    parser.add_argument("--settle", type=float, default=10.0, help="seconds before the deletes")
     args = parser.parse_args()
     if args.embedder:
         os.environ[EMBEDDER_ENV] = args.embedder
@@ -208,6 +246,8 @@ def main() -> None:
                 args.neo4j_pid_file,
                 args.folder,
                 not args.no_rehearsal,
+                args.deletes,
+                args.settle,
             )
         )
     if profile and args.cprofile:
@@ -231,6 +271,14 @@ def main() -> None:
     for name, times in sorted(TIMES.items(), key=lambda kv: -sum(kv[1])):
         own = f"{sum(SERVER[name]):.2f}" if name in SERVER else ""
         print(f"| {name} | {len(times)} | {sum(times):.2f} | {own} | {sum(times) / whole:.0%} |")
+    if DELETES:
+        print()
+        print("| single deletes: query | calls | median ms | total s | Neo4j's own s |")
+        print("|---|---:|---:|---:|---:|")
+        for name, times in sorted(DELETES.items(), key=lambda kv: -sum(kv[1])):
+            own = f"{sum(DELETES_SERVER[name]):.2f}" if name in DELETES_SERVER else ""
+            median = sorted(times)[len(times) // 2] * 1000
+            print(f"| {name} | {len(times)} | {median:.1f} | {sum(times):.2f} | {own} |")
 
 
 if __name__ == "__main__":

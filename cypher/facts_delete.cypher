@@ -2,10 +2,19 @@
 // entity links, so the notes can be written anew. Nothing another note asserts is touched,
 // but the notes they mentioned count again the notes that mention them (Note.mentioned_by,
 // locked first; as in mentions_write.cypher).
-// Parameters: $vault (str), $paths (list<str>)
-// Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates)
+// With $incoming, also the link keys by which other notes' facts point at the notes, read in
+// the same round trip: the notes are going, and those links are re-resolved before they go.
+// Parameters: $vault (str), $paths (list<str>), $incoming (bool)
+// Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates),
+//          keys (list<str>, the incoming link keys; empty without $incoming)
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
+CALL (n, path) {
+  WITH n, path WHERE $incoming
+  MATCH (n)<-[r]-()
+  WHERE r.source <> path AND r.extractor IN ['wikilink', 'frontmatter']
+  RETURN collect(DISTINCT r.target) AS keys
+}
 CALL (n, path) {
   MATCH (n)-[r]->(o) WHERE r.source = path
   WITH r, o, elementId(o) AS id,
@@ -22,7 +31,7 @@ CALL (n) {
   WITH h, elementId(e) AS id DELETE h RETURN collect(id) AS mentioned
 }
 // Every note's facts are gone before any count is taken again.
-WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets
+WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets, collect(keys) AS keys
 CALL (targets) {
   UNWIND targets AS some
   UNWIND some AS m
@@ -32,6 +41,5 @@ CALL (targets) {
   SET m.mentioned_by = COUNT { MATCH (x:Note)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention'
                                RETURN DISTINCT x }
 }
-UNWIND lists AS ids
-UNWIND ids AS id
-RETURN collect(DISTINCT id) AS touched
+RETURN COLLECT { UNWIND lists AS ids UNWIND ids AS id RETURN DISTINCT id } AS touched,
+       COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys

@@ -61,10 +61,6 @@ class NamesStampRow(TypedDict):
     tokens: list[str]
 
 
-class NamesStampSetRow(TypedDict):
-    token: str
-
-
 class NoteCaseVariantsRow(TypedDict):
     path: str
 
@@ -73,7 +69,6 @@ NOTES_STATE = Query("notes_state", NotesStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
-NAMES_STAMP_SET = Query("names_stamp_set", NamesStampSetRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
 
 # A batch's transaction (ingest/write.py).
@@ -84,8 +79,9 @@ class NotesFactsRow(TypedDict):
     facts: list[StoredFact]
 
 
-class KeysRow(TypedDict):
-    keys: list[str]
+class FactsDeletedRow(TypedDict):
+    touched: list[str]
+    keys: list[str]  # other notes' link keys to the notes (asked for with ``incoming``)
 
 
 class ChainedRow(TypedDict):
@@ -94,10 +90,6 @@ class ChainedRow(TypedDict):
 
 class PrunedRow(TypedDict):
     pruned: int
-
-
-class NamedRow(TypedDict):
-    named: int
 
 
 class PlaceholdersCountRow(TypedDict):
@@ -112,20 +104,17 @@ class PlaceholdersDeletedRow(TypedDict):
 
 
 NOTES_FACTS = Query("notes_facts", NotesFactsRow)
-NOTES_INCOMING_KEYS = Query("notes_incoming_keys", KeysRow)
 NOTES_UPSERT = Query("notes_upsert", WrittenRow)
 NOTES_DELETE = Query("notes_delete", DeletedRow)
 CHUNKS_WRITE = Query("chunks_write", WrittenRow)
 CHUNKS_PRUNE = Query("chunks_prune", PrunedRow)
 CHUNKS_CHAIN = Query("chunks_chain", ChainedRow)
-FACTS_DELETE = Query("facts_delete", TouchedRow)
+FACTS_DELETE = Query("facts_delete", FactsDeletedRow)
 FACTS_WRITE_LINKS = Query("facts_write_links", TouchedRow)
 FACTS_WRITE_ENTITIES = Query("facts_write_entities", WrittenRow)
 CHUNK_ENTITIES_WRITE = Query("chunk_entities_write", LinkedRow)
 LINKS_RERESOLVE = Query("links_reresolve", TouchedRow)
-ORPHANS_DELETE = Query("orphans_delete", DeletedRow)
-UNRESOLVED_NAMES = Query("unresolved_names", NamedRow)
-REVISIONS_APPEND = Query("revisions_append", WrittenRow)
+BATCH_FINISH = Query("batch_finish", WrittenRow)
 NOTES_PLACEHOLDERS_COUNT = Query("notes_placeholders_count", PlaceholdersCountRow)
 NOTES_PLACEHOLDERS_DELETE = Query("notes_placeholders_delete", PlaceholdersDeletedRow)
 
