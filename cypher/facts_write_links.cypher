@@ -3,7 +3,7 @@
 // vault will have once the batch or sync is applied): each fact comes with `target_path`, the
 // note (created as a placeholder when its own batch comes later in a sync), or null for an
 // (:Unresolved {key}) placeholder that resolves when the note appears. A placeholder's name is
-// set again by batch_finish.cypher after the batch.
+// set again by unresolved_names.cypher after the batch.
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
 //             before), props (map of relationship properties, including source = the
 //             asserting note's path, target = the link key, target_text = the link as

@@ -1,5 +1,5 @@
 // The vault's generation: a token every write transaction that changes its facts or notes
-// renews (batch_finish.cypher); retrieval keeps walks and the note count under it.
+// renews (revisions_append.cypher); retrieval keeps walks and the note count under it.
 // Parameters: $vault (str)
 // Returns: generation (str, or null before any write that sets one)
 OPTIONAL MATCH (s:NameStamp {vault: $vault})

@@ -98,7 +98,7 @@ async def test_a_rehearsal_plans_every_write_of_a_sync_with_its_parameter_types(
     (vault / "Design.md").unlink()  # a sync that adds and deletes, as its last batch does
     await sync_vault(ingestor)
     ran = set(calls)
-    assert {"notes_upsert", "chunks_write", "batch_finish"} <= _names(ran)
+    assert {"notes_upsert", "chunks_write", "revisions_append"} <= _names(ran)
     assert _names(ran - rehearsed) <= AFTER_THE_WRITES
 
 

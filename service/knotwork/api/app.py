@@ -4,7 +4,6 @@ writes the graph has not caught up with (``api.writers``)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,7 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from knotwork import __version__
+from knotwork import __version__, background
 from knotwork.api.body import BodyScreen, validation_error
 from knotwork.api.docs import add_docs
 from knotwork.api.guard import RequestGuard
@@ -74,11 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 yield
             finally:
                 warm_up.cancel()
-                for task in (rehearsal, replaying):
-                    if task:
-                        task.cancel()
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await task
+                await background.stop(rehearsal, replaying)
 
     app = FastAPI(
         title="Knotwork",

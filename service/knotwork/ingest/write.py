@@ -19,7 +19,6 @@ from neo4j import AsyncManagedTransaction
 from knotwork.graph.names import NameIndex, Names, NameView
 from knotwork.graph.queries import Query
 from knotwork.graph.queries.writes import (
-    BATCH_FINISH,
     CHUNK_ENTITIES_WRITE,
     CHUNK_EXTRACTION_WRITE,
     CHUNK_FACTS_DELETE,
@@ -31,12 +30,16 @@ from knotwork.graph.queries.writes import (
     FACTS_WRITE_LINKS,
     LINKS_RERESOLVE,
     MENTIONS_WRITE,
+    NAMES_STAMP_SET,
     NOTE_EMBEDDING_SET,
     NOTES_DELETE,
     NOTES_FACTS,
     NOTES_PLACEHOLDERS_COUNT,
     NOTES_PLACEHOLDERS_DELETE,
     NOTES_UPSERT,
+    ORPHANS_DELETE,
+    REVISIONS_APPEND,
+    UNRESOLVED_NAMES,
     TouchedRow,
 )
 from knotwork.graph.store import GraphStore, run_query
@@ -142,26 +145,6 @@ async def _remove_notes(
     return touched
 
 
-async def _finish(
-    tx: AsyncManagedTransaction,
-    vault: str,
-    touched: list[str],
-    revisions: list[dict[str, Any]],
-    names_token: str | None = None,
-) -> None:
-    """The transaction's last round trip (batch_finish.cypher): orphans deleted, placeholders
-    named, revisions appended, the names' token set; none when there is nothing to do."""
-    if touched or revisions or names_token:
-        await run_query(
-            tx,
-            BATCH_FINISH,
-            ids=sorted(set(touched)),
-            vault=vault,
-            revisions=revisions,
-            token=names_token or "",
-        )
-
-
 def _revision(
     path: str,
     kind: str,
@@ -261,6 +244,10 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
             keys = _key_rows(b.link_keys, b.targets)
             touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
         revisions = await _reverse_mentions(tx, b, found)
+        if touched:
+            await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
+            # A placeholder is named by the links it has now, not by the first one written.
+            await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
         results: dict[str, WriteResult] = {}
         for w in b.writes:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
@@ -277,8 +264,10 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         for d in b.deletes:
             revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
-        # Orphans go; a placeholder is named by the links it has now, not the first written.
-        await _finish(tx, b.vault, touched, revisions, b.names_token)
+        if revisions:
+            await run_query(tx, REVISIONS_APPEND, vault=b.vault, revisions=revisions)
+        if b.names_token:
+            await run_query(tx, NAMES_STAMP_SET, vault=b.vault, token=b.names_token)
         return results
 
     return work
@@ -314,9 +303,12 @@ async def write_extraction(
         if chunk_entities:
             await run_query(tx, CHUNK_ENTITIES_WRITE, vault=vault, rows=chunk_entities)
         touched = deleted[0]["touched"] if deleted else []
+        if touched:
+            await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
         after = (await _facts_of(tx, vault, [path])).get(path, [])
-        revisions = [_revision(path, "extract", before, after)] if before != after else []
-        await _finish(tx, vault, touched, revisions)
+        if before != after:
+            revision = _revision(path, "extract", before, after)
+            await run_query(tx, REVISIONS_APPEND, vault=vault, revisions=[revision])
         return True
 
     return await store.write_transaction(work)
@@ -346,6 +338,7 @@ def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
         touched = list(rows[0]["placeholders"])
         keys = _key_rows(rows[0]["keys"], targets)
         touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
-        await _finish(tx, vault, touched, [])
+        await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
+        await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
 
     return work

@@ -14,14 +14,13 @@ Writes are off by default; with ``allow_writes`` the lifespan also holds the vau
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from mcp.server.mcpserver import MCPServer
 
-from knotwork import __version__
+from knotwork import __version__, background
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
 from knotwork.mcp import answers, reads, writes
@@ -62,9 +61,7 @@ async def _writers(core: Core) -> AsyncIterator[Served]:
     try:
         yield Served(core, writers)
     finally:
-        replaying.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await replaying
+        await background.stop(replaying)
 
 
 def create_mcp_server(

@@ -1,6 +1,6 @@
 """What retrieval keeps between questions: walks from the same seeds, the vault's note count and
 languages, and its dated notes, each under the vault's generation — a token every write
-transaction that changes the vault's notes or facts renews (batch_finish.cypher) — so a
+transaction that changes the vault's notes or facts renews (revisions_append.cypher) — so a
 write makes them stale at once, in this process or any other. A vault without a generation yet
 (no write since this version) keeps nothing but a minute-old note count (search.vault_notes)."""
 

@@ -26,6 +26,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+from knotwork import background
 from knotwork.errors import KnotworkError
 from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
@@ -288,10 +289,7 @@ class VaultWatcher:
                     last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
         finally:
-            if rehearsal:
-                rehearsal.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await rehearsal
+            await background.stop(rehearsal)
             observer.stop()
             observer.join(timeout=5)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)

@@ -61,6 +61,10 @@ class NamesStampRow(TypedDict):
     tokens: list[str]
 
 
+class NamesStampSetRow(TypedDict):
+    token: str
+
+
 class NoteCaseVariantsRow(TypedDict):
     path: str
 
@@ -69,6 +73,7 @@ NOTES_STATE = Query("notes_state", NotesStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
+NAMES_STAMP_SET = Query("names_stamp_set", NamesStampSetRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
 
 # A batch's transaction (ingest/write.py).
@@ -90,6 +95,10 @@ class ChainedRow(TypedDict):
 
 class PrunedRow(TypedDict):
     pruned: int
+
+
+class NamedRow(TypedDict):
+    named: int
 
 
 class PlaceholdersCountRow(TypedDict):
@@ -114,7 +123,9 @@ FACTS_WRITE_LINKS = Query("facts_write_links", TouchedRow)
 FACTS_WRITE_ENTITIES = Query("facts_write_entities", WrittenRow)
 CHUNK_ENTITIES_WRITE = Query("chunk_entities_write", LinkedRow)
 LINKS_RERESOLVE = Query("links_reresolve", TouchedRow)
-BATCH_FINISH = Query("batch_finish", WrittenRow)
+ORPHANS_DELETE = Query("orphans_delete", DeletedRow)
+UNRESOLVED_NAMES = Query("unresolved_names", NamedRow)
+REVISIONS_APPEND = Query("revisions_append", WrittenRow)
 NOTES_PLACEHOLDERS_COUNT = Query("notes_placeholders_count", PlaceholdersCountRow)
 NOTES_PLACEHOLDERS_DELETE = Query("notes_placeholders_delete", PlaceholdersDeletedRow)
 

@@ -1,0 +1,20 @@
+// Append revision records: what an ingest, rename, delete or mention rewrite changed per note,
+// and renew the vault's generation (a fresh token on its NameStamp: what retrieval caches
+// between questions is valid while it stays the same; vault_generation.cypher).
+// Parameters: $vault (str), $revisions (list of maps: path, kind ('upsert' | 'delete' |
+//             'rename' | 'mentions' | 'extract'), old_hash (str or null), new_hash (str or
+//             null), added (list<str>), removed (list<str>), asserted (list<str>, every fact
+//             the note asserts now), renamed_from (str or null))
+// Returns: written (int)
+// Planned once per server: it creates its nodes and reads only the vault's one NameStamp, so
+// no plan is better on a larger graph, and a sync growing the graph does not have it planned
+// again on the way (planning it costs more than running a batch of it).
+CYPHER replan=skip
+UNWIND $revisions AS v
+CREATE (r:Revision {vault: $vault, path: v.path, kind: v.kind, at: datetime(),
+                    old_hash: v.old_hash, new_hash: v.new_hash, added: v.added,
+                    removed: v.removed, asserted: v.asserted, renamed_from: v.renamed_from})
+WITH count(r) AS written
+MERGE (s:NameStamp {vault: $vault})
+SET s.generation = randomUUID()
+RETURN written
