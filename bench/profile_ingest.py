@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
     .venv/bin/python -m bench.profile_ingest --notes 1000 [--folder PATH] [--cprofile out.prof]
-        [--neo4j-pid-file PATH] [--embedder http|inprocess] [--wipe] [--no-rehearsal]
+        [--neo4j-pid-file PATH] [--embedder http|inprocess] [--wipe]
         [--deletes N [--settle S]]
 
 Generates bench/ingest.py's vault (or copies ``--folder``), syncs it once with every named query
@@ -14,8 +14,7 @@ parsed for the vault's final names, the first batch drafted and embedded). Neo4j
 bench/ingest.py (KNOTWORK_NEO4J_URI, else a local server); the embedder is the loopback fake,
 or with ``--embedder inprocess`` the same hashing function in the process (bench/common.py).
 ``--wipe`` deletes every node, constraint and index first (as bench/compare.py does): a first
-sync on a new database, every query planned anew. ``--no-rehearsal``: the sync does not have the
-server plan its writes ahead (ingest/rehearse.py), to measure what the rehearsal saves.
+sync on a new database, every query planned anew.
 ``--deletes N``: after the sync (and ``--settle`` seconds), N notes deleted one at a time, as the
 watcher deletes them, with a second table of the queries of those deletes.
 """
@@ -52,7 +51,6 @@ TIMES: dict[str, list[float]] = defaultdict(list)
 # waits for its first batch (reading, parsing, the final names) and what runs after its last.
 SPANS: list[tuple[float, float]] = []
 BEGAN = [0.0]
-REHEARSALS: list[tuple[float, float]] = []  # the write rehearsal's span (ingest/rehearse.py)
 SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning, running, streaming
 
 
@@ -105,16 +103,6 @@ def _patch() -> None:
         return result
 
     GraphStore.write_transaction = tx  # type: ignore[method-assign]
-    original_rehearsal = GraphStore.rolled_back
-
-    async def rolled_back(self: GraphStore, work: Any) -> None:
-        start = time.perf_counter()
-        try:
-            await original_rehearsal(self, work)
-        finally:
-            REHEARSALS.append((start - BEGAN[0], time.perf_counter() - BEGAN[0]))
-
-    GraphStore.rolled_back = rolled_back  # type: ignore[method-assign]
     original_embed = Ingestor.embed
 
     async def embed(self: Ingestor, *a: Any) -> Any:
@@ -169,7 +157,6 @@ async def run(
     profile: cProfile.Profile | None,
     pid_file: str | None = None,
     source: Path | None = None,
-    rehearsal: bool = True,
     deletes: int = 0,
     settle: float = 0.0,
 ) -> float:
@@ -186,8 +173,6 @@ async def run(
             await core.store.drop_vault(vault)
             TIMES.clear()
             ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
-            if not rehearsal:
-                core.writes_rehearsed = True
             if profile:
                 profile.enable()
             SPANS.clear()
@@ -224,9 +209,6 @@ def main() -> None:
     )
     parser.add_argument("--wipe", action="store_true", help="start from an empty database")
     parser.add_argument(
-        "--no-rehearsal", action="store_true", help="no write rehearsal before the sync"
-    )
-    parser.add_argument(
         "--deletes", type=int, default=0, help="then time this many single deletes, per query"
     )
     parser.add_argument("--settle", type=float, default=10.0, help="seconds before the deletes")
@@ -245,7 +227,6 @@ def main() -> None:
                 profile,
                 args.neo4j_pid_file,
                 args.folder,
-                not args.no_rehearsal,
                 args.deletes,
                 args.settle,
             )
@@ -256,8 +237,6 @@ def main() -> None:
     print(f"whole sync: {whole:.2f} s, {notes} notes, {notes / whole:.0f} notes/s")
     for who, seconds in CPU.items():
         print(f"CPU seconds of {who}: {seconds:.1f}")
-    for a, b in REHEARSALS:
-        print(f"write rehearsal, s after the sync began: {a:.2f}–{b:.2f}")
     if SPANS:
         spans = ", ".join(f"{a:.2f}–{b:.2f}" for a, b in SPANS)
         print(f"write transactions, s after the sync began: {spans}")

@@ -1,7 +1,8 @@
 """The write queries planned before the first edit needs them: a rehearsal, rolled back.
 
 Neo4j plans a query on its first use on a server and keeps the plan for that text and those
-scalar parameter types (the values inside list and map parameters do not count). After a
+scalar parameter types (the values inside list and map parameters do not count, but an empty
+list is a type of its own: bench/RESULTS.md, "Deletes: one round trip less"). After a
 server start the first edit a watcher or the API writes plans a dozen queries on a cold
 server: 1.8 to 2.3 s, where the third edit takes 0.2 s (bench/RESULTS.md, "Writes rehearsed").
 A rehearsal runs the writer's own transaction work (``write.batch_work``,

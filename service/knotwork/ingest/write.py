@@ -104,8 +104,11 @@ class WriteResult:
     mentions: int = 0  # MENTIONS facts the note asserts
 
 
+Touching = TypeVar("Touching", bound=TouchedRow)  # rows that hold at least ``touched``
+
+
 async def _touched(
-    tx: AsyncManagedTransaction, query: Query[TouchedRow], /, **params: Any
+    tx: AsyncManagedTransaction, query: Query[Touching], /, **params: Any
 ) -> list[str]:
     rows = await run_query(tx, query, **params)
     return list(rows[0]["touched"]) if rows else []
@@ -194,8 +197,7 @@ async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
     )
     touched: list[str] = []
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
-        rows = await run_query(tx, FACTS_DELETE, vault=v, paths=known, incoming=False)
-        touched += list(rows[0]["touched"]) if rows else []
+        touched += await _touched(tx, FACTS_DELETE, vault=v, paths=known, incoming=False)
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)

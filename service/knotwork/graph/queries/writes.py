@@ -84,8 +84,7 @@ class NotesFactsRow(TypedDict):
     facts: list[StoredFact]
 
 
-class FactsDeletedRow(TypedDict):
-    touched: list[str]
+class FactsDeletedRow(TouchedRow):
     keys: list[str]  # other notes' link keys to the notes (asked for with ``incoming``)
 
 
