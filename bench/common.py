@@ -7,14 +7,19 @@ import contextlib
 import os
 import platform
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
+from neo4j import AsyncManagedTransaction
 from tests.fakes.ollama import FakeOllama, hash_embedding
 
 from knotwork.core import Core
+from knotwork.graph.queries import Query
+from knotwork.graph.store import GraphStore
+from knotwork.ingest import mentions, write
 from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import Settings
 
@@ -123,3 +128,30 @@ def use_bench_embedder(core: Core) -> None:
             embed_batch_size=core.settings.embed_batch_size,
         )
         core.models._embedder._value = embedder
+
+
+InTransaction = Callable[[AsyncManagedTransaction, Query[Any], dict[str, Any]], Awaitable[Any]]
+Outside = Callable[[Query[Any], dict[str, Any], Awaitable[Any]], Awaitable[Any]]
+
+
+def intercept_queries(in_tx: InTransaction, outside: Outside) -> None:
+    """Route every named query of the ingest path through the bench's hooks, for the rest of
+    the process: those run inside write transactions (the write path's and mentions'
+    ``run_query``) through ``in_tx``, which runs the query itself (so it can read the result's
+    summary); ``GraphStore.read`` and ``write`` through ``outside``, handed the query's
+    coroutine to await."""
+
+    async def run_in_tx(tx: AsyncManagedTransaction, query: Query[Any], /, **params: Any) -> Any:
+        return await in_tx(tx, query, params)
+
+    write.run_query = run_in_tx  # type: ignore[assignment]
+    mentions.run_query = run_in_tx  # type: ignore[assignment]
+    for method in ("read", "write"):
+        original = getattr(GraphStore, method)
+
+        async def hooked(
+            self: GraphStore, query: Query[Any], /, _o: Any = original, **p: Any
+        ) -> Any:
+            return await outside(query, p, _o(self, query, **p))
+
+        setattr(GraphStore, method, hooked)

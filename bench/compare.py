@@ -2,12 +2,16 @@
 
 Usage (from the repository root, after scripts/bootstrap; ``pip install -e '.[bench]'`` for --plot):
     .venv/bin/python -m bench.compare [--notes 1000 10000] [--folder PATH ...] [--rounds 2]
-        [--updates 20] [--plot bench/compare.png] [--record]
+        [--warmup 0] [--updates 20] [--plot bench/compare.png] [--record]
 
 What runs: for every workload (bench/ingest.py's generated vault at each ``--notes`` size, then
-each ``--folder`` of Markdown), ``--rounds`` rounds of Knotwork then LlamaIndex, the database
-wiped in between (every node, constraint and index). Each side runs in its own process (this
-module with ``--side``), so its peak RSS is its own, on a fresh copy of the workload folder:
+each ``--folder`` of Markdown), ``--rounds`` rounds of both sides, the database wiped before
+every run (every node, constraint and index). The sides take turns going first (Knotwork then
+LlamaIndex in the first round, LlamaIndex then Knotwork in the second, …): on a server just
+started, whichever runs first also pays for the JVM compiling the server's code. ``--warmup N``
+runs N unrecorded rounds of both sides' ingest first, so the figures are a warm server's.
+Each side runs in its own process (this module with ``--side``), so its peak RSS is its own,
+on a fresh copy of the workload folder:
 
 - Knotwork: ``Ingestor`` + ``sync_vault`` with model extraction off; an edit is
   ``Ingestor.upsert_path``, a delete ``Ingestor.delete``.
@@ -30,7 +34,11 @@ and then as many deletes (median and p95; ``--settle`` seconds after the ingest,
 edits timed right after a bulk write measure the server's background work, not the edit),
 peak RSS of the side's process (VmHWM), and the stale relations after the script: each edit
 unlinks one ``[[link]]`` of a note (its text stays) and appends a line linking another note;
-each delete removes a note's file. The script is seeded, so both sides get the same one. Then
+each delete removes a note's file. Then ``--questions`` retrievals (median and p95, after three
+untimed ones that plan each side's queries): seeded questions naming a note and three words of
+its text; Knotwork's ``retrieve(mode="retrieve")`` (its whole pipeline, no model), LlamaIndex's
+``VectorContextRetriever`` (its retriever that calls no model; the default adds one that asks
+the LLM for synonyms), top 8 on both. The script is seeded, so both sides get the same one. Then
 the link relations in the graph are compared with those the final folder asserts, by each
 side's own rule: Knotwork's (source note, relation, link key)
 against its parser's link facts; LlamaIndex's ``LINKS_TO`` (note, target) pairs against
@@ -280,6 +288,34 @@ def stale_and_missing(graph: Iterable[Any], expected: Iterable[Any]) -> tuple[in
     return stale, missing
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What each side does after its ingest: ``updates`` edits then as many deletes (seeded by
+    ``seed``, ``settle`` seconds after the ingest), then ``questions`` retrievals."""
+
+    updates: int
+    seed: int
+    settle: float
+    questions: int
+
+
+QUESTIONS_UNTIMED = 3  # asked first on each side, so a query's first planning is not timed
+
+
+def questions(folder: Path, count: int, seed: int) -> list[str]:
+    """Seeded questions about the folder's notes, the same on both sides: a note's name and
+    three longer words of its text, as a user asks after something they half remember."""
+    rng = random.Random(seed)
+    paths = list_notes(folder)
+    out = []
+    for _ in range(count + QUESTIONS_UNTIMED if paths else 0):
+        path = rng.choice(paths)
+        words = sorted({w for w in re.findall(r"[^\W\d_]{5,}", read_text(folder, path))})
+        picked = rng.sample(words, min(3, len(words)))
+        out.append(f"What does {note_name(path)} say about {' '.join(picked)}?".replace("  ", " "))
+    return out
+
+
 # -- one side, in its own process ----------------------------------------------------------------
 
 
@@ -301,12 +337,11 @@ def _summary(times: list[float]) -> dict[str, float]:
     }
 
 
-async def run_knotwork(
-    settings: Settings, folder: Path, updates: int, seed: int, settle: float = 0.0
-) -> dict[str, Any]:
+async def run_knotwork(settings: Settings, folder: Path, plan: Plan) -> dict[str, Any]:
     from knotwork.core import open_core
     from knotwork.ingest.ingestor import Ingestor
     from knotwork.ingest.sync import sync_vault
+    from knotwork.retrieve.pipeline import retrieve
 
     async with open_core(settings) as core:
         use_bench_embedder(core)
@@ -317,19 +352,25 @@ async def run_knotwork(
         seconds = time.perf_counter() - start
         if report.errors:
             raise RuntimeError(f"Knotwork ingest failed: {report.errors[:3]}")
-        if updates and settle:
-            await asyncio.sleep(settle)  # the server's background work after a bulk write
-        script, edits, deletes = Script(folder, seed), [], []
-        for n in range(updates):
+        if (plan.updates or plan.questions) and plan.settle:
+            await asyncio.sleep(plan.settle)  # the server's background work after a bulk write
+        script, edits, deletes, asked = Script(folder, plan.seed), [], [], []
+        for n in range(plan.updates):
             path = script.edit(n)
             start = time.perf_counter()
             await ingestor.upsert_path(path)
             edits.append(time.perf_counter() - start)
-        for _ in range(updates):
+        for _ in range(plan.updates):
             path = script.delete()
             start = time.perf_counter()
             await ingestor.delete(path)
             deletes.append(time.perf_counter() - start)
+        for question in questions(folder, plan.questions, plan.seed):
+            start = time.perf_counter()
+            evidence = await retrieve(core, VAULT, question, top_k=8, mode="retrieve")
+            asked.append(time.perf_counter() - start)
+            if not evidence.hits:
+                raise RuntimeError(f"Knotwork found nothing for {question!r}")
         async with core.driver.session(database=settings.neo4j_database) as session:
             result = await session.run(
                 KNOTWORK_LINKS, vault=VAULT, extractors=list(LINK_EXTRACTORS)
@@ -342,17 +383,19 @@ async def run_knotwork(
         "seconds": seconds,
         "edit": _summary(edits),
         "delete": _summary(deletes),
+        "retrieve": _summary(asked[QUESTIONS_UNTIMED:]),
         "links": len(graph),
         "stale": stale,
         "missing": missing,
     }
 
 
-def run_llamaindex(
-    settings: Settings, folder: Path, updates: int, seed: int, settle: float = 0.0
-) -> dict[str, Any]:
+def run_llamaindex(settings: Settings, folder: Path, plan: Plan) -> dict[str, Any]:
     from llama_index.core import Document, PropertyGraphIndex
-    from llama_index.core.indices.property_graph import ImplicitPathExtractor
+    from llama_index.core.indices.property_graph import (
+        ImplicitPathExtractor,
+        VectorContextRetriever,
+    )
     from llama_index.core.llms import MockLLM
     from llama_index.core.node_parser import SentenceSplitter
     from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
@@ -390,20 +433,35 @@ def run_llamaindex(
         )
         seconds = time.perf_counter() - start
         chunks = len(index.docstore.docs)
-        if updates and settle:
-            time.sleep(settle)
-        script, edits, deletes = Script(folder, seed), [], []
-        for n in range(updates):
+        if (plan.updates or plan.questions) and plan.settle:
+            time.sleep(plan.settle)
+        script, edits, deletes, asked = Script(folder, plan.seed), [], [], []
+        for n in range(plan.updates):
             path = script.edit(n)
             start = time.perf_counter()
             refreshed = index.refresh_ref_docs([document(path)])
             edits.append(time.perf_counter() - start)
             assert refreshed == [True], f"refresh_ref_docs did not see the edit of {path}"
-        for _ in range(updates):
+        for _ in range(plan.updates):
             path = script.delete()
             start = time.perf_counter()
             index.delete_ref_doc(path, delete_from_docstore=True)
             deletes.append(time.perf_counter() - start)
+        # Its retriever that calls no model (the default adds LLMSynonymRetriever): vector
+        # search over the graph's nodes, their neighbours one hop out, with their chunks' text.
+        retriever = index.as_retriever(
+            sub_retrievers=[
+                VectorContextRetriever(
+                    store, embed_model=embed, include_text=True, similarity_top_k=8
+                )
+            ]
+        )
+        for question in questions(folder, plan.questions, plan.seed):
+            start = time.perf_counter()
+            found = retriever.retrieve(question)
+            asked.append(time.perf_counter() - start)
+            if not found:
+                raise RuntimeError(f"LlamaIndex found nothing for {question!r}")
         rows = store.structured_query(LLAMAINDEX_LINKS, param_map={"relation": LINK_RELATION})
         graph = [(r["source"], r["target"]) for r in rows]
     finally:
@@ -415,24 +473,23 @@ def run_llamaindex(
         "seconds": seconds,
         "edit": _summary(edits),
         "delete": _summary(deletes),
+        "retrieve": _summary(asked[QUESTIONS_UNTIMED:]),
         "links": len(graph),
         "stale": stale,
         "missing": missing,
     }
 
 
-def run_side(
-    side: str, workload: Path, updates: int, seed: int, out: Path, settle: float = 0.0
-) -> None:
+def run_side(side: str, workload: Path, plan: Plan, out: Path) -> None:
     """One side on a fresh copy of ``workload``; the figures go to ``out`` as JSON."""
     folder = Path(tempfile.mkdtemp(prefix=f"knotwork-compare-{side}-"))
     try:
         shutil.copytree(workload, folder, dirs_exist_ok=True, symlinks=True)
         with bench_settings() as settings:
             if side == "knotwork":
-                row = asyncio.run(run_knotwork(settings, folder, updates, seed, settle))
+                row = asyncio.run(run_knotwork(settings, folder, plan))
             else:
-                row = run_llamaindex(settings, folder, updates, seed, settle)
+                row = run_llamaindex(settings, folder, plan)
         row["peak_rss_mb"] = peak_rss_mb()
         out.write_text(json.dumps(row), encoding="utf-8")
     finally:
@@ -465,6 +522,12 @@ def wipe(driver: Any, database: str) -> None:
                 driver.execute_query(f"DROP {kind} `{name}` IF EXISTS", database_=database)
 
 
+def sides_in_round(round_: int) -> tuple[str, ...]:
+    """The order the sides run in: each goes first in every other round, since the first run
+    on a server just started also pays for the JVM compiling the server's own code."""
+    return SIDES if round_ % 2 == 0 else SIDES[::-1]
+
+
 def spawn(
     side: str, workload: Workload, args: argparse.Namespace, settings: Settings
 ) -> dict[str, Any]:
@@ -491,6 +554,8 @@ def spawn(
             str(args.seed),
             "--settle",
             str(args.settle),
+            "--questions",
+            str(args.questions),
             "--json",
             str(out),
         ]
@@ -539,6 +604,8 @@ METRICS: list[tuple[str, str, str]] = [
     ("one edit, p95 ms", "edit.p95_ms", "{:.0f}"),
     ("one delete, median ms", "delete.median_ms", "{:.0f}"),
     ("one delete, p95 ms", "delete.p95_ms", "{:.0f}"),
+    ("one retrieval, median ms", "retrieve.median_ms", "{:.0f}"),
+    ("one retrieval, p95 ms", "retrieve.p95_ms", "{:.0f}"),
     ("peak RSS of the side's process, MB", "peak_rss_mb", "{:.0f}"),
     ("link relations after the script", "links", "{:.0f}"),
     ("stale link relations after the script", "stale", "{:.0f}"),
@@ -567,11 +634,12 @@ def cell(rows: list[dict[str, Any]], key: str, fmt: str) -> tuple[str, float]:
     return text, middle
 
 
-def table(workload: Workload, updates: int) -> str:
+def table(workload: Workload, updates: int, questions: int) -> str:
     k, li = workload.rows["knotwork"], workload.rows["llamaindex"]
     lines = [
         f"**{workload.label}**: {k[0]['notes']} notes; {updates} edits then {updates} deletes, "
-        f"{len(k)} round(s) per side, median first, each round in brackets.",
+        f"then {questions} retrievals; {len(k)} round(s) per side, median first, each round in "
+        "brackets.",
         "",
         "| metric | Knotwork | LlamaIndex PGI | Knotwork / LlamaIndex |",
         "|---|---:|---:|---:|",
@@ -589,11 +657,12 @@ def plot(workloads: list[Workload], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
     panels: list[tuple[str, Callable[[dict[str, Any]], float]]] = [
         ("whole-vault ingest, ms per note", lambda r: 1000 * r["seconds"] / r["notes"]),
         ("one edit, median ms", lambda r: r["edit"]["median_ms"]),
         ("one delete, median ms", lambda r: r["delete"]["median_ms"]),
+        ("one retrieval, median ms", lambda r: r["retrieve"]["median_ms"]),
     ]
     styles = {"knotwork": ("Knotwork", "tab:blue"), "llamaindex": ("LlamaIndex PGI", "tab:orange")}
     for ax, (title, get) in zip(axes, panels, strict=True):
@@ -681,13 +750,22 @@ def compare(args: argparse.Namespace) -> str:
                     "--wipe"
                 )
             about = versions(driver, settings.neo4j_database)
+            # A warm-up round runs the ingest alone (no edits, no settling) and is not recorded.
+            warming = argparse.Namespace(
+                **{**vars(args), "updates": 0, "settle": 0.0, "questions": 0}
+            )
             for workload in workloads:
-                for round_ in range(args.rounds):
-                    for side in SIDES:
-                        print(f"-- {workload.label}: {side}, round {round_ + 1}", flush=True)
+                for round_ in range(-args.warmup, args.rounds):
+                    for side in sides_in_round(round_):
+                        what = "warm-up" if round_ < 0 else f"round {round_ + 1}"
+                        print(f"-- {workload.label}: {side}, {what}", flush=True)
                         wipe(driver, settings.neo4j_database)
-                        workload.rows[side].append(spawn(side, workload, args, settings))
-                print(table(workload, args.updates), flush=True)  # kept if a later one fails
+                        if round_ < 0:
+                            spawn(side, workload, warming, settings)
+                        else:
+                            workload.rows[side].append(spawn(side, workload, args, settings))
+                # Printed at once: kept if a later workload fails.
+                print(table(workload, args.updates, args.questions), flush=True)
             wipe(driver, settings.neo4j_database)
         finally:
             driver.close()
@@ -697,14 +775,19 @@ def compare(args: argparse.Namespace) -> str:
             f"Machine: {machine()}. {about}. Load averages (1/5/15 min) before "
             f"{load_before}, after {load()}.",
             f"Both sides: {EMBEDDERS[embedder_kind()]}, "
-            "batch 32; no model calls; database wiped before every run. LlamaIndex: "
+            "batch 32; no model calls; database wiped before every run; the sides take turns "
+            f"going first, round by round; {args.warmup} unrecorded warm-up round(s) before "
+            "each workload. LlamaIndex: "
             "PropertyGraphIndex.from_documents, ImplicitPathExtractor + WikilinkExtractor, "
             "SentenceSplitter at 1,200 characters; an edit is "
             "`index.refresh_ref_docs([doc])`, a delete "
-            "`index.delete_ref_doc(path, delete_from_docstore=True)`. Knotwork: sync_vault, "
-            "extraction off; an edit is `Ingestor.upsert_path`, a delete `Ingestor.delete`. "
+            "`index.delete_ref_doc(path, delete_from_docstore=True)`, a retrieval its "
+            "`VectorContextRetriever` (top 8, text included; no model). Knotwork: sync_vault, "
+            "extraction off; an edit is `Ingestor.upsert_path`, a delete `Ingestor.delete`, a "
+            'retrieval `retrieve(mode="retrieve")` (top 8). Retrievals: seeded questions '
+            f"naming a note and three of its words, {QUESTIONS_UNTIMED} untimed first. "
             "Stale = link relations in the graph that no current note asserts.",
-            *(table(w, args.updates) for w in workloads),
+            *(table(w, args.updates, args.questions) for w in workloads),
         ]
     )
     if args.plot:
@@ -736,8 +819,23 @@ def main() -> None:
         "--folder", action="append", default=[], help="a folder of Markdown notes (repeatable)"
     )
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        help="unrecorded rounds of both sides' ingest before each workload's rounds (the "
+        "server's JIT and caches warm; 0: every figure includes a just-started server's)",
+    )
     parser.add_argument("--updates", type=int, default=20, help="edits, then as many deletes")
-    parser.add_argument("--seed", type=int, default=11, help="seed of the edit/delete script")
+    parser.add_argument(
+        "--questions",
+        type=int,
+        default=20,
+        help=f"retrievals timed after the deletes (after {QUESTIONS_UNTIMED} untimed ones)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=11, help="seed of the edit/delete script and the questions"
+    )
     parser.add_argument(
         "--settle",
         type=float,
@@ -762,9 +860,8 @@ def main() -> None:
     if args.embedder:
         os.environ[EMBEDDER_ENV] = args.embedder  # the spawned sides inherit it
     if args.side:
-        run_side(
-            args.side, Path(args.workload), args.updates, args.seed, Path(args.json), args.settle
-        )
+        plan = Plan(args.updates, args.seed, args.settle, args.questions)
+        run_side(args.side, Path(args.workload), plan, Path(args.json))
     else:
         compare(args)
 

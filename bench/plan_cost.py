@@ -33,18 +33,18 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
 from neo4j import WRITE_ACCESS, AsyncDriver, AsyncManagedTransaction
 
-from bench.common import EMBEDDER_ENV, bench_settings, use_bench_embedder
+from bench.common import EMBEDDER_ENV, bench_settings, intercept_queries, use_bench_embedder
 from bench.profile_ingest import neo4j_cpu_s
 from knotwork.core import open_core
 from knotwork.graph import cypher
 from knotwork.graph.queries import Query
-from knotwork.graph.store import GraphStore, run_query
-from knotwork.ingest import mentions, write
+from knotwork.graph.store import run_query
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
@@ -80,26 +80,20 @@ def _note(name: str, params: dict[str, Any]) -> None:
 
 
 async def _recorded_q(
-    tx: AsyncManagedTransaction, query: Query[Any], /, **params: Any
+    tx: AsyncManagedTransaction, query: Query[Any], params: dict[str, Any]
 ) -> list[Any]:
     _note(query.name, params)
     return await run_query(tx, query, **params)
 
 
+async def _recorded(query: Query[Any], params: dict[str, Any], running: Awaitable[Any]) -> Any:
+    _note(query.name, params)
+    return await running
+
+
 def _patch() -> None:
     """Record every named query a sync runs, inside write transactions and outside."""
-    write.run_query = _recorded_q  # type: ignore[assignment]
-    mentions.run_query = _recorded_q  # type: ignore[assignment]
-    for method in ("read", "write"):
-        original = getattr(GraphStore, method)
-
-        async def recorded(
-            self: GraphStore, query: Query[Any], /, _o: Any = original, **p: Any
-        ) -> Any:
-            _note(query.name, p)
-            return await _o(self, query, **p)
-
-        setattr(GraphStore, method, recorded)
+    intercept_queries(_recorded_q, _recorded)
 
 
 def with_options(text: str, options: str) -> str:

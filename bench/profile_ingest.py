@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import os
 import random
@@ -30,18 +31,18 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from bench.common import EMBEDDER_ENV, bench_settings, use_bench_embedder
+from bench.common import EMBEDDER_ENV, bench_settings, intercept_queries, use_bench_embedder
 from bench.ingest import generate, wipe_database
 from knotwork.core import open_core
 from knotwork.graph import cypher
 from knotwork.graph.queries import Query
 from knotwork.graph.store import GraphStore
-from knotwork.ingest import mentions, write
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
@@ -55,7 +56,7 @@ SERVER: dict[str, list[float]] = defaultdict(list)  # Neo4j's own time: planning
 
 
 async def _timed_q(
-    tx: AsyncManagedTransaction, query: Query[Any], /, **params: Any
+    tx: AsyncManagedTransaction, query: Query[Any], params: dict[str, Any]
 ) -> list[dict[str, Any]]:
     name, start = query.name, time.perf_counter()
     result = await tx.run(cypher.load(name), params)
@@ -67,21 +68,15 @@ async def _timed_q(
     return rows
 
 
+async def _timed(query: Query[Any], params: dict[str, Any], running: Awaitable[Any]) -> Any:
+    start = time.perf_counter()
+    rows = await running
+    TIMES[query.name].append(time.perf_counter() - start)
+    return rows
+
+
 def _patch() -> None:
-    write.run_query = _timed_q  # type: ignore[assignment]
-    mentions.run_query = _timed_q  # type: ignore[assignment]
-    for method in ("read", "write"):
-        original = getattr(GraphStore, method)
-
-        async def timed(
-            self: GraphStore, query: Query[Any], /, _o: Any = original, **p: Any
-        ) -> Any:
-            start = time.perf_counter()
-            rows = await _o(self, query, **p)
-            TIMES[query.name].append(time.perf_counter() - start)
-            return rows
-
-        setattr(GraphStore, method, timed)
+    intercept_queries(_timed_q, _timed)
     original_tx = GraphStore.write_transaction
 
     async def tx(self: GraphStore, work: Any) -> Any:
@@ -128,27 +123,35 @@ DELETES: dict[str, list[float]] = {}  # the per-query times of the single delete
 DELETES_SERVER: dict[str, list[float]] = {}
 
 
+@contextlib.contextmanager
+def _apart(times: dict[str, list[float]], server: dict[str, list[float]]) -> Iterator[None]:
+    """Queries timed inside go to ``times`` and ``server``, not to the sync's tables."""
+    kept = dict(TIMES), dict(SERVER)
+    TIMES.clear()
+    SERVER.clear()
+    try:
+        yield
+    finally:
+        times.update(TIMES)
+        server.update(SERVER)
+        for table, before in zip((TIMES, SERVER), kept, strict=True):
+            table.clear()
+            table.update(before)
+
+
 async def _deletes(ingestor: Ingestor, folder: Path, count: int) -> None:
     """Delete ``count`` notes one at a time (seeded choice), each query timed."""
     paths = await asyncio.to_thread(
         lambda: sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
     )
-    sync_times, sync_server = dict(TIMES), dict(SERVER)
-    TIMES.clear()
-    SERVER.clear()
     walls = []
-    for path in random.Random(7).sample(paths, min(count, len(paths))):
-        await asyncio.to_thread((folder / path).unlink)
-        start = time.perf_counter()
-        await ingestor.delete(path)
-        walls.append(time.perf_counter() - start)
-    DELETES.update(TIMES)
+    with _apart(DELETES, DELETES_SERVER):
+        for path in random.Random(7).sample(paths, min(count, len(paths))):
+            await asyncio.to_thread((folder / path).unlink)
+            start = time.perf_counter()
+            await ingestor.delete(path)
+            walls.append(time.perf_counter() - start)
     DELETES["(one delete, whole)"] = walls
-    DELETES_SERVER.update(SERVER)
-    TIMES.clear()
-    TIMES.update(sync_times)
-    SERVER.clear()
-    SERVER.update(sync_server)
 
 
 async def run(

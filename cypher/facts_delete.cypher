@@ -4,9 +4,13 @@
 // locked first; as in mentions_write.cypher).
 // With $incoming, also the link keys by which other notes' facts point at the notes, read in
 // the same round trip: the notes are going, and those links are re-resolved before they go.
+// The facts deleted come back per note, as notes_facts.cypher gives them: what each note
+// asserted before the write, for its revision, without a round trip of its own.
 // Parameters: $vault (str), $paths (list<str>), $incoming (bool)
 // Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates),
-//          keys (list<str>, the incoming link keys; empty without $incoming)
+//          keys (list<str>, the incoming link keys; empty without $incoming),
+//          facts (list of maps: path, facts (list of maps as notes_facts.cypher returns them);
+//          a note that asserted nothing has an empty list)
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n, path) {
@@ -18,20 +22,28 @@ CALL (n, path) {
 CALL (n, path) {
   MATCH (n)-[r]->(o) WHERE r.source = path
   WITH r, o, elementId(o) AS id,
-       type(r) = 'MENTIONS' AND r.extractor = 'mention' AS mention
-  DELETE r RETURN collect(id) AS own, collect(CASE WHEN mention THEN o END) AS targets
+       type(r) = 'MENTIONS' AND r.extractor = 'mention' AS mention,
+       {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
+        line: r.line, predicate: r.predicate, chunk_id: r.chunk_id} AS fact
+  DELETE r
+  RETURN collect(id) AS own, collect(CASE WHEN mention THEN o END) AS targets,
+         collect(fact) AS own_facts
 }
 CALL (n, path) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.source = path
   WITH DISTINCT r, elementId(s) AS sid, elementId(o) AS oid
-  DELETE r RETURN collect(sid) + collect(oid) AS model
+  WITH r, sid, oid,
+       {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
+        line: r.line, predicate: r.predicate, chunk_id: r.chunk_id} AS fact
+  DELETE r RETURN collect(sid) + collect(oid) AS model, collect(fact) AS model_facts
 }
 CALL (n) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[h:HAS_ENTITY]->(e)
   WITH h, elementId(e) AS id DELETE h RETURN collect(id) AS mentioned
 }
 // Every note's facts are gone before any count is taken again.
-WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets, collect(keys) AS keys
+WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets, collect(keys) AS keys,
+     collect({path: path, facts: own_facts + model_facts}) AS facts
 CALL (targets) {
   UNWIND targets AS some
   UNWIND some AS m
@@ -42,4 +54,5 @@ CALL (targets) {
                                RETURN DISTINCT x }
 }
 RETURN COLLECT { UNWIND lists AS ids UNWIND ids AS id RETURN DISTINCT id } AS touched,
-       COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys
+       COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys,
+       facts

@@ -4,7 +4,10 @@
 // Parameters: $vault (str), $revisions (list of maps: path, kind ('upsert' | 'delete' |
 //             'rename' | 'mentions' | 'extract'), old_hash (str or null), new_hash (str or
 //             null), added (list<str>), removed (list<str>), asserted (list<str>, every fact
-//             the note asserts now), renamed_from (str or null))
+//             the note asserts now), renamed_from (str or null)),
+//             $stamp (map: token (str or null): set when the write changed the vault's note
+//             names, the token other processes' name caches are checked against; a map, so
+//             null and a string are one plan)
 // Returns: written (int)
 // Planned once per server: it creates its nodes and reads only the vault's one NameStamp, so
 // no plan is better on a larger graph, and a sync growing the graph does not have it planned
@@ -16,5 +19,5 @@ CREATE (r:Revision {vault: $vault, path: v.path, kind: v.kind, at: datetime(),
                     removed: v.removed, asserted: v.asserted, renamed_from: v.renamed_from})
 WITH count(r) AS written
 MERGE (s:NameStamp {vault: $vault})
-SET s.generation = randomUUID()
+SET s.generation = randomUUID(), s.token = coalesce($stamp.token, s.token)
 RETURN written

@@ -12,6 +12,7 @@ from bench.compare import (
     knotwork_expected,
     llamaindex_expected,
     note_name,
+    sides_in_round,
     stale_and_missing,
     wikilink_targets,
 )
@@ -104,3 +105,14 @@ def test_knotwork_stale_facts_against_its_own_parse(tmp_path: Path) -> None:
     # A relation held twice but asserted once is one stale relation.
     doubled = [*after.elements(), *after.elements()]
     assert stale_and_missing(doubled, after) == (sum(after.values()), 0)
+
+
+def test_the_sides_take_turns_going_first_warm_up_rounds_included() -> None:
+    orders = [sides_in_round(r) for r in range(-1, 4)]
+    assert orders[0] == ("llamaindex", "knotwork")  # a warm-up round
+    assert orders[1:] == [
+        ("knotwork", "llamaindex"),
+        ("llamaindex", "knotwork"),
+        ("knotwork", "llamaindex"),
+        ("llamaindex", "knotwork"),
+    ]

@@ -30,7 +30,6 @@ from knotwork.graph.queries.writes import (
     FACTS_WRITE_LINKS,
     LINKS_RERESOLVE,
     MENTIONS_WRITE,
-    NAMES_STAMP_SET,
     NOTE_EMBEDDING_SET,
     NOTES_DELETE,
     NOTES_FACTS,
@@ -104,11 +103,8 @@ class WriteResult:
     mentions: int = 0  # MENTIONS facts the note asserts
 
 
-Touching = TypeVar("Touching", bound=TouchedRow)  # rows that hold at least ``touched``
-
-
 async def _touched(
-    tx: AsyncManagedTransaction, query: Query[Touching], /, **params: Any
+    tx: AsyncManagedTransaction, query: Query[TouchedRow], /, **params: Any
 ) -> list[str]:
     rows = await run_query(tx, query, **params)
     return list(rows[0]["touched"]) if rows else []
@@ -132,18 +128,33 @@ async def _facts_of(
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
+Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted (sorted)
+
+
+async def _delete_facts(
+    tx: AsyncManagedTransaction, vault: str, paths: list[str], before: Asserted, *, incoming: bool
+) -> tuple[list[str], list[str]]:
+    """Delete the notes' facts, recording in ``before`` what each asserted (for its revision);
+    (touched, other notes' link keys to them when ``incoming``)."""
+    rows = await run_query(tx, FACTS_DELETE, vault=vault, paths=paths, incoming=incoming)
+    if not rows:
+        return [], []
+    for note in rows[0]["facts"]:
+        before[note["path"]] = sorted({stored_fact_key(f) for f in note["facts"]})
+    return list(rows[0]["touched"]), list(rows[0]["keys"])
+
+
 async def _remove_notes(
-    tx: AsyncManagedTransaction, vault: str, paths: list[str], targets: Names
+    tx: AsyncManagedTransaction, vault: str, paths: list[str], targets: Names, before: Asserted
 ) -> list[str]:
-    """Delete notes' facts, chunks and nodes; re-point other notes' links to them elsewhere
-    (``targets`` no longer holds the notes)."""
+    """Delete notes' facts (recorded in ``before``), chunks and nodes; re-point other notes'
+    links to them elsewhere (``targets`` no longer holds the notes)."""
     if not paths:
         return []
-    rows = await run_query(tx, FACTS_DELETE, vault=vault, paths=paths, incoming=True)
-    touched = list(rows[0]["touched"]) if rows else []
-    if rows and rows[0]["keys"]:
-        keys = _key_rows(rows[0]["keys"], targets)
-        touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
+    touched, keys = await _delete_facts(tx, vault, paths, before, incoming=True)
+    if keys:
+        rows = _key_rows(keys, targets)
+        touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=rows)
     await run_query(tx, NOTES_DELETE, vault=vault, paths=paths)
     return touched
 
@@ -188,20 +199,22 @@ async def _reverse_mentions(
     return revisions
 
 
-async def _write_notes(tx: AsyncManagedTransaction, b: Batch) -> list[str]:
-    """Nodes, chunks and facts of the batch's writes; the nodes whose links changed (orphan
-    candidates, placeholders to name again)."""
+async def _write_notes(tx: AsyncManagedTransaction, b: Batch, before: Asserted) -> list[str]:
+    """Nodes, chunks and facts of the batch's writes (the facts they replace or move recorded
+    in ``before``); the nodes whose links changed (orphan candidates, placeholders to name
+    again)."""
     v, ws = b.vault, b.writes
     await run_query(
         tx, NOTES_UPSERT, vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
     )
     touched: list[str] = []
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
-        touched += await _touched(tx, FACTS_DELETE, vault=v, paths=known, incoming=False)
+        touched += (await _delete_facts(tx, v, known, before, incoming=False))[0]
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)
-    touched += await _remove_notes(tx, v, [w.renamed_from for w in ws if w.renamed_from], b.targets)
+    renamed = [w.renamed_from for w in ws if w.renamed_from]
+    touched += await _remove_notes(tx, v, renamed, b.targets, before)
     if notes := [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]:
         await run_query(tx, CHUNKS_PRUNE, vault=v, notes=notes)
     pairs = [
@@ -237,11 +250,12 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
     async def work(tx: AsyncManagedTransaction) -> dict[str, WriteResult]:
         # First, before anything is written (mentions.text_candidates says why).
         found = await mentions.text_candidates(tx, b.vault, b.reverse_keys, b.names)
-        sources = [w.renamed_from or w.path for w in b.writes if w.renamed_from or not w.is_new]
-        sources += [d.path for d in b.deletes]
-        before = await _facts_of(tx, b.vault, sources)
-        touched = await _write_notes(tx, b) if b.writes else []
-        touched += await _remove_notes(tx, b.vault, [d.path for d in b.deletes], b.targets)
+        # What each note changed, renamed or deleted asserted, as its facts are deleted: no
+        # other write of the batch touches a fact whose source is one of them before that.
+        before: Asserted = {}
+        touched = await _write_notes(tx, b, before) if b.writes else []
+        deleted = [d.path for d in b.deletes]
+        touched += await _remove_notes(tx, b.vault, deleted, b.targets, before)
         if b.link_keys:
             keys = _key_rows(b.link_keys, b.targets)
             touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
@@ -266,10 +280,9 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         for d in b.deletes:
             revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
-        if revisions:
-            await run_query(tx, REVISIONS_APPEND, vault=b.vault, revisions=revisions)
-        if b.names_token:
-            await run_query(tx, NAMES_STAMP_SET, vault=b.vault, token=b.names_token)
+        if revisions or b.names_token:
+            stamp = {"token": b.names_token}  # names changed: other processes' caches go stale
+            await run_query(tx, REVISIONS_APPEND, vault=b.vault, revisions=revisions, stamp=stamp)
         return results
 
     return work
@@ -310,7 +323,9 @@ async def write_extraction(
         after = (await _facts_of(tx, vault, [path])).get(path, [])
         if before != after:
             revision = _revision(path, "extract", before, after)
-            await run_query(tx, REVISIONS_APPEND, vault=vault, revisions=[revision])
+            await run_query(
+                tx, REVISIONS_APPEND, vault=vault, revisions=[revision], stamp={"token": None}
+            )
         return True
 
     return await store.write_transaction(work)

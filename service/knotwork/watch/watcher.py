@@ -289,11 +289,12 @@ class VaultWatcher:
                     last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
         finally:
-            await background.stop(rehearsal)
+            # The observer first: a failure the rehearsal raises must not leave its thread on.
             observer.stop()
             observer.join(timeout=5)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
+            await background.stop(rehearsal)
 
     def stop(self) -> None:
         self._stop.set()

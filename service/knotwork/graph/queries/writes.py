@@ -61,10 +61,6 @@ class NamesStampRow(TypedDict):
     tokens: list[str]
 
 
-class NamesStampSetRow(TypedDict):
-    token: str
-
-
 class NoteCaseVariantsRow(TypedDict):
     path: str
 
@@ -73,7 +69,6 @@ NOTES_STATE = Query("notes_state", NotesStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
-NAMES_STAMP_SET = Query("names_stamp_set", NamesStampSetRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
 
 # A batch's transaction (ingest/write.py).
@@ -86,6 +81,7 @@ class NotesFactsRow(TypedDict):
 
 class FactsDeletedRow(TouchedRow):
     keys: list[str]  # other notes' link keys to the notes (asked for with ``incoming``)
+    facts: list[NotesFactsRow]  # what each note asserted, as deleted
 
 
 class ChainedRow(TypedDict):
