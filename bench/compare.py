@@ -13,8 +13,10 @@ runs N unrecorded rounds of both sides' ingest first, so the figures are a warm 
 Each side runs in its own process (this module with ``--side``), so its peak RSS is its own,
 on a fresh copy of the workload folder:
 
-- Knotwork: ``Ingestor`` + ``sync_vault`` with model extraction off; an edit is
-  ``Ingestor.upsert_path``, a delete ``Ingestor.delete``.
+- Knotwork: ``Ingestor`` + ``sync_vault`` with model extraction off, then (untimed) the write
+  rehearsal the watcher runs once its rescan is done (ingest/rehearse.py: its write queries
+  planned before the first edit); an edit is ``Ingestor.upsert_path``, a delete
+  ``Ingestor.delete``.
 - LlamaIndex: one ``Document`` per note (id = path, metadata ``path``), ``SentenceSplitter`` at
   Knotwork's chunk size in characters and no overlap, ``kg_extractors`` =
   ``ImplicitPathExtractor`` + ``WikilinkExtractor`` (below: one ``LINKS_TO`` relation between
@@ -340,6 +342,7 @@ def _summary(times: list[float]) -> dict[str, float]:
 async def run_knotwork(settings: Settings, folder: Path, plan: Plan) -> dict[str, Any]:
     from knotwork.core import open_core
     from knotwork.ingest.ingestor import Ingestor
+    from knotwork.ingest.rehearse import rehearse
     from knotwork.ingest.sync import sync_vault
     from knotwork.retrieve.pipeline import retrieve
 
@@ -352,6 +355,8 @@ async def run_knotwork(settings: Settings, folder: Path, plan: Plan) -> dict[str
         seconds = time.perf_counter() - start
         if report.errors:
             raise RuntimeError(f"Knotwork ingest failed: {report.errors[:3]}")
+        if plan.updates:
+            await rehearse(core)  # as the watcher does once its rescan is done (untimed)
         if (plan.updates or plan.questions) and plan.settle:
             await asyncio.sleep(plan.settle)  # the server's background work after a bulk write
         script, edits, deletes, asked = Script(folder, plan.seed), [], [], []
@@ -783,7 +788,8 @@ def compare(args: argparse.Namespace) -> str:
             "`index.refresh_ref_docs([doc])`, a delete "
             "`index.delete_ref_doc(path, delete_from_docstore=True)`, a retrieval its "
             "`VectorContextRetriever` (top 8, text included; no model). Knotwork: sync_vault, "
-            "extraction off; an edit is `Ingestor.upsert_path`, a delete `Ingestor.delete`, a "
+            "extraction off, then the write rehearsal the watcher runs after its rescan "
+            "(untimed); an edit is `Ingestor.upsert_path`, a delete `Ingestor.delete`, a "
             'retrieval `retrieve(mode="retrieve")` (top 8). Retrievals: seeded questions '
             f"naming a note and three of its words, {QUESTIONS_UNTIMED} untimed first. "
             "Stale = link relations in the graph that no current note asserts.",
