@@ -11,6 +11,10 @@
 //          keys (list<str>, the incoming link keys; empty without $incoming),
 //          facts (list of maps: path, facts (list of maps as notes_facts.cypher returns them);
 //          a note that asserted nothing has an empty list)
+// Planned once per server: every node it reads is found by a unique key or by expanding
+// from one, so no plan is better on a larger graph; not planned again when the statistics
+// catch up after a bulk write (the first edit or delete after a sync would pay for it).
+CYPHER replan=skip
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n, path) {

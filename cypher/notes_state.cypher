@@ -6,6 +6,10 @@
 //          null: what its language was decided by, language.setting_key), mkeys (list<str> or null),
 //          chunks (list of maps: id, hash, embed_hash, extraction, extraction_model, extraction_state,
 //          extraction_error, has_embedding)
+// Planned once per server: every node it reads is found by a unique key or by expanding
+// from one, so no plan is better on a larger graph; not planned again when the statistics
+// catch up after a bulk write (the first edit or delete after a sync would pay for it).
+CYPHER replan=skip
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 OPTIONAL MATCH (n)-[:HAS_CHUNK]->(c:Chunk)
