@@ -8,6 +8,10 @@
 //             extractor = 'mention', model, confidence, predicate, target = mention key,
 //             subject))
 // Returns: written (int)
+// Planned once per server: every node it reads is found by a unique key or by expanding
+// from one, so no plan is better on a larger graph; not planned again when the statistics
+// catch up after a bulk write (the first edit after a sync would pay for it).
+CYPHER replan=skip
 UNWIND $facts AS f
 MATCH (n:Note {vault: $vault, path: f.props.source})
 MERGE (m:Note {vault: $vault, path: f.target_path})
