@@ -310,7 +310,7 @@ def questions(folder: Path, count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     paths = list_notes(folder)
     out = []
-    for _ in range(count + QUESTIONS_UNTIMED if paths else 0):
+    for _ in range(count + QUESTIONS_UNTIMED if paths and count else 0):
         path = rng.choice(paths)
         words = sorted({w for w in re.findall(r"[^\W\d_]{5,}", read_text(folder, path))})
         picked = rng.sample(words, min(3, len(words)))

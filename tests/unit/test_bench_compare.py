@@ -7,11 +7,13 @@ from pathlib import Path
 
 from bench.compare import (
     LINK_RELATION,
+    QUESTIONS_UNTIMED,
     Script,
     WikilinkExtractor,
     knotwork_expected,
     llamaindex_expected,
     note_name,
+    questions,
     sides_in_round,
     stale_and_missing,
     wikilink_targets,
@@ -116,3 +118,11 @@ def test_the_sides_take_turns_going_first_warm_up_rounds_included() -> None:
         ("knotwork", "llamaindex"),
         ("llamaindex", "knotwork"),
     ]
+
+
+def test_questions_name_a_note_and_none_are_asked_when_none_are_wanted(tmp_path: Path) -> None:
+    (tmp_path / "Alpha note.md").write_text("Lighthouses guard harbours at night.\n", "utf-8")
+    asked = questions(tmp_path, 2, seed=5)
+    assert len(asked) == 2 + QUESTIONS_UNTIMED
+    assert all(q.startswith("What does Alpha note say about ") for q in asked)
+    assert questions(tmp_path, 0, seed=5) == []

@@ -139,8 +139,8 @@ async def _delete_facts(
     rows = await run_query(tx, FACTS_DELETE, vault=vault, paths=paths, incoming=incoming)
     if not rows:
         return [], []
-    for note in rows[0]["facts"]:
-        before[note["path"]] = sorted({stored_fact_key(f) for f in note["facts"]})
+    for note in rows[0]["facts"]:  # the first sighting is what the note asserted before
+        before.setdefault(note["path"], sorted({stored_fact_key(f) for f in note["facts"]}))
     return list(rows[0]["touched"]), list(rows[0]["keys"])
 
 
@@ -251,7 +251,8 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         # First, before anything is written (mentions.text_candidates says why).
         found = await mentions.text_candidates(tx, b.vault, b.reverse_keys, b.names)
         # What each note changed, renamed or deleted asserted, as its facts are deleted: no
-        # other write of the batch touches a fact whose source is one of them before that.
+        # earlier write of the batch changes the key of a fact whose source is one of them
+        # (links re-resolved to a renamed note move with every property the key reads).
         before: Asserted = {}
         touched = await _write_notes(tx, b, before) if b.writes else []
         deleted = [d.path for d in b.deletes]
