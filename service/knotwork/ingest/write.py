@@ -281,9 +281,9 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         for d in b.deletes:
             revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
-        if revisions or b.names_token:
-            stamp = {"token": b.names_token}  # names changed: other processes' caches go stale
-            await run_query(tx, REVISIONS_APPEND, vault=b.vault, revisions=revisions, stamp=stamp)
+        if revisions or b.names_token:  # a token: names changed, other caches go stale
+            appended = {"revisions": revisions, "token": b.names_token}
+            await run_query(tx, REVISIONS_APPEND, vault=b.vault, write=appended)
         return results
 
     return work
@@ -324,9 +324,8 @@ async def write_extraction(
         after = (await _facts_of(tx, vault, [path])).get(path, [])
         if before != after:
             revision = _revision(path, "extract", before, after)
-            await run_query(
-                tx, REVISIONS_APPEND, vault=vault, revisions=[revision], stamp={"token": None}
-            )
+            appended = {"revisions": [revision], "token": None}
+            await run_query(tx, REVISIONS_APPEND, vault=vault, write=appended)
         return True
 
     return await store.write_transaction(work)
