@@ -7,6 +7,10 @@
 //             (the path of the note the key resolves to, or null))
 // Returns: touched (list of element ids of nodes that lost a relationship, and of placeholders
 //          that gained one: orphan candidates, and placeholders to name again)
+// Planned once per server: it finds placeholders by unique key and notes by the note_stem
+// index (a seek whatever the statistics), so it is not planned again when they catch up
+// after a bulk write (the first delete after a sync would pay for it).
+CYPHER replan=skip
 UNWIND $keys AS k
 CALL (k) {
   MATCH (:Unresolved {vault: $vault, key: k.key})<-[r]-() RETURN r

@@ -7,6 +7,10 @@
 //             text holds a key some note bears now), $exclude (list<str>, note paths left
 //             alone: written with the current names already)
 // Returns: path (str), chunks (list of maps: id, text, line_map, fence; in chunk order)
+// Planned once per server: it finds mentions by the mention_target index and notes by
+// unique key (a seek whatever the statistics), so it is not planned again when they catch up
+// after a bulk write (the first delete after a sync would pay for it).
+CYPHER replan=skip
 CALL () {
   UNWIND $found AS path
   RETURN path
