@@ -2,7 +2,8 @@
 
 Usage (from the repository root, after scripts/bootstrap; ``pip install -e '.[bench]'`` for --plot):
     .venv/bin/python -m bench.compare [--notes 1000 10000] [--folder PATH ...] [--rounds 2]
-        [--warmup 0] [--updates 20] [--plot bench/compare.png] [--record]
+        [--warmup 0] [--updates 20] [--max-rss-gb G] [--timeout S] [--plot bench/compare.png]
+        [--record]
 
 What runs: for every workload (bench/ingest.py's generated vault at each ``--notes`` size, then
 each ``--folder`` of Markdown), ``--rounds`` rounds of both sides, the database wiped before
@@ -11,7 +12,11 @@ LlamaIndex in the first round, LlamaIndex then Knotwork in the second, …): on 
 started, whichever runs first also pays for the JVM compiling the server's code. ``--warmup N``
 runs N unrecorded rounds of both sides' ingest first, so the figures are a warm server's.
 Each side runs in its own process (this module with ``--side``), so its peak RSS is its own,
-on a fresh copy of the workload folder:
+on a fresh copy of the workload folder. A side whose process holds more than ``--max-rss-gb``
+(half the machine's memory by default) or runs longer than ``--timeout`` seconds is stopped and
+recorded as not finished, with its memory and time when stopped; the other side and the other
+workloads go on.
+
 
 - Knotwork: ``Ingestor`` + ``sync_vault`` with model extraction off, then (untimed) the write
   rehearsal the watcher runs once its rescan is done (ingest/rehearse.py: its write queries
@@ -564,9 +569,50 @@ def spawn(
             "--json",
             str(out),
         ]
-        subprocess.run(command, cwd=ROOT, env=env, check=True)
+        failed = run_watched(command, env, args.max_rss_gb * 1024, args.timeout)
+        if failed is not None:
+            print(f"   {side} did not finish: {failed}", flush=True)
+            return {"failed": failed}
         row: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
         return row
+
+
+def rss_mb(pid: int) -> float | None:
+    """A live process's resident memory (VmRSS), None once it has gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def run_watched(
+    command: list[str], env: dict[str, str], max_rss_mb: float, timeout: float | None
+) -> str | None:
+    """Run a side's process; stop it when its memory passes ``max_rss_mb`` or it runs longer
+    than ``timeout`` seconds. None when it ended well, else why it did not: a side that does
+    not fit the machine is a result to record, not a reason to lose the other workloads'."""
+    started = time.monotonic()
+    peak = 0.0
+    with subprocess.Popen(command, cwd=ROOT, env=env) as process:
+        while process.poll() is None:
+            elapsed = time.monotonic() - started
+            peak = max(peak, rss_mb(process.pid) or 0.0)
+            reason = None
+            if peak > max_rss_mb:
+                reason = f"stopped at {peak / 1024:.1f} GB resident after {elapsed:.0f} s"
+            elif timeout is not None and elapsed > timeout:
+                reason = f"stopped after {elapsed:.0f} s (--timeout {timeout:.0f})"
+            if reason:
+                process.kill()
+                process.wait()
+                return reason
+            time.sleep(0.2)
+    if process.returncode:
+        return f"exited with status {process.returncode} after {time.monotonic() - started:.0f} s"
+    return None
 
 
 def versions(driver: Any, database: str) -> str:
@@ -629,20 +675,31 @@ def value(row: dict[str, Any], key: str) -> float:
     return float(node)
 
 
-def cell(rows: list[dict[str, Any]], key: str, fmt: str) -> tuple[str, float]:
-    """The median over rounds, each round's figure after it when there are several."""
-    values = [value(r, key) for r in rows]
+def finished(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rounds that ran to the end (a side stopped by its memory or time limit did not)."""
+    return [r for r in rows if "failed" not in r]
+
+
+def cell(rows: list[dict[str, Any]], key: str, fmt: str) -> tuple[str, float | None]:
+    """The median over the finished rounds, each round's figure after it when there are
+    several (a round that did not finish shows as "—")."""
+    if not finished(rows):
+        return "—", None
+    values = [value(r, key) for r in finished(rows)]
     middle = statistics.median(values)
     text = fmt.format(middle)
-    if len(values) > 1:
-        text += " (" + ", ".join(fmt.format(v) for v in values) + ")"
+    if len(rows) > 1:
+        text += " (" + ", ".join("—" if "failed" in r else fmt.format(value(r, key)) for r in rows)
+        text += ")"
     return text, middle
 
 
 def table(workload: Workload, updates: int, questions: int) -> str:
     k, li = workload.rows["knotwork"], workload.rows["llamaindex"]
+    done = finished(k) or finished(li)
+    notes = done[0]["notes"] if done else len(list_notes(workload.folder))
     lines = [
-        f"**{workload.label}**: {k[0]['notes']} notes; {updates} edits then {updates} deletes, "
+        f"**{workload.label}**: {notes} notes; {updates} edits then {updates} deletes, "
         f"then {questions} retrievals; {len(k)} round(s) per side, median first, each round in "
         "brackets.",
         "",
@@ -651,8 +708,13 @@ def table(workload: Workload, updates: int, questions: int) -> str:
     ]
     for label, key, fmt in METRICS:
         (kt, kv), (lt, lv) = cell(k, key, fmt), cell(li, key, fmt)
-        ratio = f"{kv / lv:.2f}×" if lv and key not in ("stale", "missing") else ""
+        both = kv is not None and lv and key not in ("stale", "missing")
+        ratio = f"{kv / lv:.2f}×" if kv is not None and lv and both else ""
         lines.append(f"| {label} | {kt} | {lt} | {ratio} |")
+    for side, name in (("knotwork", "Knotwork"), ("llamaindex", "LlamaIndex")):
+        for round_, row in enumerate(workload.rows[side], 1):
+            if "failed" in row:
+                lines.append(f"\n{name}, round {round_}: did not finish ({row['failed']}).")
     return "\n".join(lines)
 
 
@@ -673,9 +735,9 @@ def plot(workloads: list[Workload], path: Path) -> None:
     for ax, (title, get) in zip(axes, panels, strict=True):
         for side, (name, color) in styles.items():
             generated = sorted(
-                (w.rows[side][0]["notes"], statistics.median(get(r) for r in w.rows[side]))
+                (done[0]["notes"], statistics.median(get(r) for r in done))
                 for w in workloads
-                if w.generated
+                if w.generated and (done := finished(w.rows[side]))
             )
             if generated:
                 ax.plot(
@@ -684,10 +746,11 @@ def plot(workloads: list[Workload], path: Path) -> None:
                     color=color,
                     label=f"{name}, generated vault",
                 )
-            for w in (w for w in workloads if not w.generated):
-                y = statistics.median(get(r) for r in w.rows[side])
-                ax.plot(w.rows[side][0]["notes"], y, "s", color=color, fillstyle="none")
-                ax.annotate(w.label, (w.rows[side][0]["notes"], y), fontsize=7)
+            for w in (w for w in workloads if not w.generated and finished(w.rows[side])):
+                done = finished(w.rows[side])
+                y = statistics.median(get(r) for r in done)
+                ax.plot(done[0]["notes"], y, "s", color=color, fillstyle="none")
+                ax.annotate(w.label, (done[0]["notes"], y), fontsize=7)
         ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel("notes")
@@ -700,6 +763,15 @@ def plot(workloads: list[Workload], path: Path) -> None:
     )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def default_max_rss_gb() -> float:
+    """Half the machine's memory: the other half stays for Neo4j and the system."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024 / 2, 1)
+    return 8.0
 
 
 def machine() -> str:
@@ -782,7 +854,9 @@ def compare(args: argparse.Namespace) -> str:
             f"Both sides: {EMBEDDERS[embedder_kind()]}, "
             "batch 32; no model calls; database wiped before every run; the sides take turns "
             f"going first, round by round; {args.warmup} unrecorded warm-up round(s) before "
-            "each workload. LlamaIndex: "
+            f"each workload; a side stopped above {args.max_rss_gb:g} GB resident"
+            + (f" or after {args.timeout:g} s" if args.timeout else "")
+            + ". LlamaIndex: "
             "PropertyGraphIndex.from_documents, ImplicitPathExtractor + WikilinkExtractor, "
             "SentenceSplitter at 1,200 characters; an edit is "
             "`index.refresh_ref_docs([doc])`, a delete "
@@ -848,6 +922,19 @@ def main() -> None:
         default=60.0,
         help="seconds between each side's ingest and its first timed edit: a bulk write leaves "
         "Neo4j busy in the background for a while, which edits timed at once would measure",
+    )
+    parser.add_argument(
+        "--max-rss-gb",
+        type=float,
+        default=default_max_rss_gb(),
+        help="stop a side whose process holds more memory than this and record it as not "
+        "finished (default: half this machine's memory)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="stop a side's run (ingest, edits, deletes, retrievals) after this many seconds "
+        "and record it as not finished (default: no limit)",
     )
     parser.add_argument("--plot", help="write a PNG of cost against N here")
     parser.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")

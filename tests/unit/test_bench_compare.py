@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
+from typing import Any
 
 from bench.compare import (
     LINK_RELATION,
     QUESTIONS_UNTIMED,
     Script,
     WikilinkExtractor,
+    Workload,
     knotwork_expected,
     llamaindex_expected,
     note_name,
     questions,
+    run_watched,
     sides_in_round,
     stale_and_missing,
+    table,
     wikilink_targets,
 )
 from llama_index.core.graph_stores.types import KG_NODES_KEY, KG_RELATIONS_KEY, Relation
@@ -126,3 +132,50 @@ def test_questions_name_a_note_and_none_are_asked_when_none_are_wanted(tmp_path:
     assert len(asked) == 2 + QUESTIONS_UNTIMED
     assert all(q.startswith("What does Alpha note say about ") for q in asked)
     assert questions(tmp_path, 0, seed=5) == []
+
+
+def test_a_side_past_its_memory_limit_is_stopped_and_recorded_not_finished() -> None:
+    grow = (
+        "import time\nheld = []\nwhile True:\n    held.append(b'x' * 2 * 10**7)\n    time.sleep(0.05)"
+    )
+    failed = run_watched([sys.executable, "-c", grow], dict(os.environ), 150, timeout=60)
+    assert failed is not None and failed.startswith("stopped at ") and "GB resident" in failed
+
+    slow = run_watched(
+        [sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ), 10_000, 0.5
+    )
+    assert slow is not None and "--timeout 0" in slow  # stopped well before its 30 s
+    assert run_watched([sys.executable, "-c", "pass"], dict(os.environ), 10_000, None) is None
+    crashed = run_watched(
+        [sys.executable, "-c", "raise SystemExit(3)"], dict(os.environ), 10_000, None
+    )
+    assert crashed is not None and crashed.startswith("exited with status 3")
+
+
+def test_a_side_that_did_not_finish_shows_as_a_dash_and_a_note(tmp_path: Path) -> None:
+    def row(seconds: float) -> dict[str, Any]:
+        summary = {"median_ms": 10.0, "p95_ms": 20.0}
+        return {
+            "notes": 100,
+            "chunks": 200,
+            "seconds": seconds,
+            "edit": summary,
+            "delete": summary,
+            "retrieve": summary,
+            "peak_rss_mb": 100.0,
+            "links": 5,
+            "stale": 0,
+            "missing": 0,
+        }
+
+    workload = Workload("generated vault, 100 notes", tmp_path, generated=True)
+    workload.rows["knotwork"] = [row(1.0), row(3.0)]
+    workload.rows["llamaindex"] = [{"failed": "stopped at 12.1 GB resident after 300 s"}, row(4.0)]
+    text = table(workload, updates=20, questions=20)
+    assert "| notes/s | 66.7 (100.0, 33.3) | 25.0 (—, 25.0) | 2.67\N{MULTIPLICATION SIGN} |" in text
+    assert "LlamaIndex, round 1: did not finish (stopped at 12.1 GB resident after 300 s)." in text
+
+    workload.rows["llamaindex"] = [{"failed": "stopped after 60 s (--timeout 60)"}]
+    workload.rows["knotwork"] = [row(2.0)]
+    lone = table(workload, updates=20, questions=20)
+    assert "| notes/s | 50.0 | — |  |" in lone
