@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from knotwork.errors import ConfigError
@@ -208,7 +208,21 @@ class Settings(BaseSettings):
             )
 
 
+def read_settings(env_file: str | Path | None = None) -> Settings:
+    """The settings from the environment (and ``env_file``, else ``.env``); a value of the
+    wrong type or out of range raises ConfigError naming each variable, so every entry point
+    reports it as it reports a missing setting (the CLI with exit code 2), not as a traceback."""
+    try:
+        return Settings(_env_file=env_file) if env_file else Settings()
+    except ValidationError as exc:
+        problems = [
+            f"KNOTWORK_{'_'.join(map(str, error['loc'])).upper()}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        ]
+        raise ConfigError("invalid settings: " + "; ".join(problems)) from exc
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read once."""
-    return Settings()
+    """The process-wide settings, read once (``read_settings``)."""
+    return read_settings()

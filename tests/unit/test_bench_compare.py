@@ -136,7 +136,7 @@ def test_questions_name_a_note_and_none_are_asked_when_none_are_wanted(tmp_path:
 
 def test_a_side_past_its_memory_limit_is_stopped_and_recorded_not_finished() -> None:
     grow = (
-        "import time\nheld = []\nwhile True:\n    held.append(b'x' * 2 * 10**7)\n    time.sleep(0.05)"
+        "import time\nheld = []\nwhile True:\n    held.append(b'x' * 20**6)\n    time.sleep(0.05)"
     )
     failed = run_watched([sys.executable, "-c", grow], dict(os.environ), 150, timeout=60)
     assert failed is not None and failed.startswith("stopped at ") and "GB resident" in failed

@@ -18,7 +18,10 @@ app.add_typer(neo4j_app, name="neo4j")
 
 
 def _local() -> LocalNeo4j:
-    return LocalNeo4j(get_settings())
+    try:
+        return LocalNeo4j(get_settings())
+    except KnotworkError as exc:
+        raise fail(exc) from exc
 
 
 @neo4j_app.command("start")

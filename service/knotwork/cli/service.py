@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
 from knotwork import __version__
 from knotwork.check.health import HealthReport, check_health
@@ -16,7 +15,7 @@ from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.settings import Settings, get_settings
+from knotwork.settings import get_settings, read_settings
 
 
 @app.command()
@@ -32,8 +31,8 @@ def serve() -> None:
 
     from knotwork.api import create_app
 
-    settings = get_settings()
     try:
+        settings = get_settings()
         api = create_app(settings)
     except KnotworkError as exc:
         raise fail(exc) from exc
@@ -52,15 +51,6 @@ def _knotwork_error(exc: BaseException) -> KnotworkError | None:
     if isinstance(exc, BaseExceptionGroup):
         return next(filter(None, map(_knotwork_error, exc.exceptions)), None)
     return None
-
-
-def _settings_problems(exc: ValidationError) -> str:
-    """Pydantic's messages, each named by its environment variable."""
-    problems = [
-        f"KNOTWORK_{'_'.join(map(str, error['loc'])).upper()}: {error['msg']}"
-        for error in exc.errors(include_url=False)
-    ]
-    return "ConfigError: invalid settings: " + "; ".join(problems)
 
 
 @app.command("mcp")
@@ -105,12 +95,12 @@ def mcp_server(
 
     try:
         try:
-            settings = Settings(_env_file=env_file) if env_file else get_settings()
-        except ValidationError as exc:
+            settings = read_settings(env_file) if env_file else get_settings()
+        except ConfigError as exc:
             if transport is not Transport.stdio:
-                raise fail(ConfigError(_settings_problems(exc))) from exc
+                raise fail(exc) from exc
             # A desktop agent shows a tool error, not a server that died at its start.
-            failed = create_mcp_server(failure=_settings_problems(exc))
+            failed = create_mcp_server(failure=f"ConfigError: {exc}")
             anyio.run(serve_stdio, failed)
             return
         if transport is Transport.stdio:
