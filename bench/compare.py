@@ -746,6 +746,20 @@ def plot(workloads: list[Workload], path: Path) -> None:
                     color=color,
                     label=f"{name}, generated vault",
                 )
+            for w in workloads:  # a side that did not finish: a dotted line at its N
+                other = finished(w.rows["knotwork"]) or finished(w.rows["llamaindex"])
+                if w.generated and other and not finished(w.rows[side]):
+                    ax.axvline(other[0]["notes"], color=color, linestyle=":", alpha=0.7)
+                    ax.annotate(
+                        f"{name}: did not finish",
+                        (other[0]["notes"], 0),
+                        xytext=(-4, 6),
+                        textcoords="offset points",
+                        rotation=90,
+                        ha="right",
+                        fontsize=7,
+                        color=color,
+                    )
             for w in (w for w in workloads if not w.generated and finished(w.rows[side])):
                 done = finished(w.rows[side])
                 y = statistics.median(get(r) for r in done)
@@ -759,7 +773,7 @@ def plot(workloads: list[Workload], path: Path) -> None:
     axes[0].legend(fontsize=8, loc="best")
     fig.suptitle(
         "Knotwork and LlamaIndex PropertyGraphIndex on one Neo4j: cost against N "
-        "(squares: real folders)"
+        "(squares: real folders; dotted: a side stopped by --max-rss-gb or --timeout)"
     )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
