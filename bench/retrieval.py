@@ -125,7 +125,10 @@ class VaultBuilder:
     def _title(self, kind: str) -> str:
         while True:
             if kind == "Daily":
-                day = FIRST_DAY + timedelta(days=self.rng.randrange(DAYS))
+                # Once every day of the span has its note, the next span's days (a vault past
+                # ~19k notes); until then the same days as ever, so smaller vaults are unchanged.
+                span = DAYS * (1 + len(self.used_days) // DAYS)
+                day = FIRST_DAY + timedelta(days=self.rng.randrange(span))
                 if day in self.used_days:
                     continue
                 self.used_days.add(day)
