@@ -10,6 +10,8 @@ KnotworkError
 │                          or the in-process embedder's worker process died and would not restart
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
+├── VaultUnavailableError  the vault folder is missing, unreadable, or empty while the graph holds
+│                          its notes: a sync that would delete them all stops (exit code 2)
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
 ├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
@@ -67,6 +69,12 @@ class LocalNeo4jError(KnotworkError):
 
 class VaultPathError(KnotworkError, ValueError):
     """A note path is absolute, contains '..', NUL or control characters, or leaves the vault."""
+
+
+class VaultUnavailableError(KnotworkError):
+    """The vault folder is missing, not a folder, unreadable, or empty while the graph holds
+    notes of it (an unmounted drive, a typo in the path): a sync stops before it deletes
+    anything."""
 
 
 class NoteError(KnotworkError):

@@ -30,6 +30,7 @@ from knotwork.errors import (
     ModelUnavailableError,
     NoteError,
     VaultPathError,
+    VaultUnavailableError,
     WriteConflictError,
 )
 from knotwork.ingest import rehearse
@@ -47,6 +48,7 @@ _STATUS = {
     ManifestMismatchError: 409,
     LeaseHeldError: 409,
     VaultPathError: 422,
+    VaultUnavailableError: 503,
     NoteError: 422,
     WriteConflictError: 409,
 }

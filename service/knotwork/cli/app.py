@@ -21,6 +21,7 @@ from knotwork.errors import (
     KnotworkError,
     NoteNotFoundError,
     VaultPathError,
+    VaultUnavailableError,
 )
 from knotwork.graph.lease import Lease, holding
 from knotwork.redact import install_log_redaction, redact
@@ -66,7 +67,9 @@ def fail(exc: KnotworkError) -> typer.Exit:
     # 2: the user can fix the call or the settings; 3: nothing there; 1: the service failed.
     if isinstance(exc, NoteNotFoundError | EmptyVaultError):
         return typer.Exit(NOT_FOUND)
-    return typer.Exit(2 if isinstance(exc, ConfigError | VaultPathError) else 1)
+    return typer.Exit(
+        2 if isinstance(exc, ConfigError | VaultPathError | VaultUnavailableError) else 1
+    )
 
 
 def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> T:

@@ -12,7 +12,6 @@ changed names rewritten, and their links to the keys of new notes re-resolved, o
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import uuid
 from collections import Counter
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from neo4j.exceptions import Neo4jError
 
-from knotwork.errors import GraphUnavailableError, KnotworkError
+from knotwork.errors import GraphUnavailableError, KnotworkError, VaultUnavailableError
 from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.writes import NOTE_HASHES, VAULT_NAMES
 from knotwork.ingest import pipeline, write
@@ -31,7 +30,7 @@ from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
-from knotwork.vault.files import NoteText, read_note, scan_notes
+from knotwork.vault.files import NoteScan, read_group, scan_notes
 
 log = logging.getLogger(__name__)
 READ_GROUP = 64  # files read per trip to a worker thread
@@ -114,23 +113,37 @@ async def _plan(
         )
     }
     scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
+    _check_seen(root, scan, len(stored), ingestor.vault)
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
     hashes: dict[str, str] = {}
+    unread: set[str] = set()  # listed but not readable: the graph keeps what it holds
     for start in range(0, len(paths), READ_GROUP):
         group = paths[start : start + READ_GROUP]
         if progress:
             for i, path in enumerate(group, start):
                 progress(i, len(paths), f"reading {path}")
-        for path, read in await asyncio.to_thread(_read_group, root, group, limit):
+        for path, read in await asyncio.to_thread(read_group, root, group, limit):
             if isinstance(read, KnotworkError):
-                report.errors.append(str(read))
+                kept = "; the graph keeps its last version" if path in stored else ""
+                report.errors.append(f"{read}{kept}")
+                unread.add(path)
                 continue
             note, hashes[path] = read
             report.warnings += note.warnings
             texts[path] = (note.text, note.mtime)
-    gone = {p: h for p, h in stored.items() if p not in texts}
+    for folder, why in sorted(scan.unreadable.items()):
+        held = sum(1 for p in stored if p.startswith(f"{folder}/"))
+        report.errors.append(
+            f"{folder}/: cannot be listed ({why}); the graph keeps the {held} notes it holds "
+            "under it as they were"
+        )
+    # Only what the scan saw to be absent is gone: a note it could not read, or under a folder
+    # it could not list, is kept as the graph holds it.
+    gone = {
+        p: h for p, h in stored.items() if p not in texts and p not in unread and not scan.unseen(p)
+    }
     # A note that vanished while a new one with the same content appeared has moved.
     moved: dict[str, str] = {}
     by_hash: dict[str, list[str]] = {}
@@ -158,20 +171,23 @@ async def _planned(
     return _Plan(upserts, deleted, names, keys if ingestor.settings.mentions else [], link_keys)
 
 
-def _read_group(
-    root: Path, paths: list[str], limit: int
-) -> list[tuple[str, tuple[NoteText, str] | KnotworkError]]:
-    """Each note's text and content hash, or why it cannot be read."""
-    out: list[tuple[str, tuple[NoteText, str] | KnotworkError]] = []
-    for path in paths:
-        try:
-            note = read_note(root, path, limit)
-        except KnotworkError as exc:
-            out.append((path, exc))
-            continue
-        digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
-        out.append((path, (note, digest)))
-    return out
+def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
+    """Stop before a sync deletes what it could not see: the vault folder missing, unreadable,
+    or empty (an unmounted drive's mount point) while the graph holds notes of it."""
+    nothing = "; nothing in the graph was changed"
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise VaultUnavailableError(f"the vault folder {root} {what}{nothing}")
+    if "." in scan.unreadable:
+        raise VaultUnavailableError(
+            f"the vault folder {root} cannot be listed ({scan.unreadable['.']}){nothing}"
+        )
+    if stored and not scan.paths and not any(root.iterdir()):
+        raise VaultUnavailableError(
+            f"the vault folder {root} is empty while the graph holds {stored} notes of vault "
+            f"'{vault}' (an unmounted drive?){nothing}. If the notes are gone for good, put any "
+            "file in the folder (e.g. an empty .keep) and sync again: their notes are deleted."
+        )
 
 
 async def _final_names(

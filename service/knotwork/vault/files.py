@@ -6,13 +6,14 @@ Symbolic links inside the vault are never followed: a linked note or folder is n
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from knotwork.errors import NoteError, VaultPathError
+from knotwork.errors import KnotworkError, NoteError, VaultPathError
 
 # Folders no vault tool should read: Obsidian's config and trash, VCS data, dependencies.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".hg", ".svn", "node_modules"})
@@ -99,6 +100,13 @@ def symlink_on_path(root: Path, rel: str) -> str | None:
 class NoteScan:
     paths: list[str]  # sorted vault-relative paths of the notes
     warnings: list[str] = field(default_factory=list)
+    # Folders that could not be listed (vault-relative, "." for the vault itself), with why:
+    # what the graph holds under them is unknown to the scan, not gone.
+    unreadable: dict[str, str] = field(default_factory=dict)
+
+    def unseen(self, path: str) -> bool:
+        """Whether ``path`` lies under a folder the scan could not list."""
+        return any(folder == "." or path.startswith(f"{folder}/") for folder in self.unreadable)
 
 
 def scan_notes(root: Path) -> NoteScan:
@@ -111,7 +119,13 @@ def scan_notes(root: Path) -> NoteScan:
     """
     base = root.resolve()
     scan = NoteScan([])
-    for current, dirs, files in os.walk(base, followlinks=False):
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename or base)
+        rel = where.relative_to(base).as_posix() if where.is_relative_to(base) else "."
+        scan.unreadable[rel or "."] = exc.strerror or str(exc)
+
+    for current, dirs, files in os.walk(base, onerror=unreadable, followlinks=False):
         kept = []
         for name in sorted(dirs):
             if _ignored_dir(name):
@@ -206,3 +220,19 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
     except OSError as exc:
         raise NoteError(f"{rel}: cannot be read ({exc.strerror or exc})") from exc
     return note
+
+
+def read_group(
+    root: Path, paths: list[str], limit: int
+) -> list[tuple[str, tuple[NoteText, str] | KnotworkError]]:
+    """Each note's text and content hash, or why it cannot be read."""
+    out: list[tuple[str, tuple[NoteText, str] | KnotworkError]] = []
+    for path in paths:
+        try:
+            note = read_note(root, path, limit)
+        except KnotworkError as exc:
+            out.append((path, exc))
+            continue
+        digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
+        out.append((path, (note, digest)))
+    return out

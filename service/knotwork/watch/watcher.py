@@ -9,7 +9,9 @@ kernel's inotify queue overflowing), and every ``watch_rescan_s``, a full sync r
 events were missed. One lease in Neo4j keeps a second writer out (``lease.holding``), so
 ``knotwork retry`` cannot run beside the watcher: every ``RETRY_PENDING_S`` it finishes the chunks
 left pending while a model was down itself. Symbolic links are never followed: a linked note, or
-a note under a linked folder, is treated as absent.
+a note under a linked folder, is treated as absent. A change or rescan that fails on the graph
+(Neo4j down or restarting) waits and is tried again every ``RETRY_GRAPH_S``: none is dropped
+and the watcher goes on. Which paths wait is watch/events.py's part.
 """
 
 from __future__ import annotations
@@ -18,23 +20,21 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
-from pathlib import Path
 
-from watchdog.events import FileSystemEvent
+from neo4j.exceptions import Neo4jError
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
 from knotwork import background
-from knotwork.errors import KnotworkError
+from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.vault.files import is_note, list_notes, symlink_on_path
+from knotwork.vault.files import symlink_on_path
+from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.queue import (
-    IGNORED_EVENTS,
     INOTIFY_LOGGER,
     EventGate,
     OverflowLog,
@@ -44,121 +44,33 @@ from knotwork.watch.queue import (
 log = logging.getLogger(__name__)
 
 RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried again
+# A change or rescan that failed on the graph (Neo4j down or restarting) is tried again after
+# this long; a change Neo4j refuses otherwise, at most MAX_ATTEMPTS times in all.
+RETRY_GRAPH_S = 5.0
+MAX_ATTEMPTS = 3
+RESCAN_FAILED = "rescan failed"
 
 
-@dataclass
-class _Pending:
-    due: float
-    seen: float
-    moved_from: str | None = None
-
-
-class VaultWatcher:
+class VaultWatcher(PathEvents):
     def __init__(self, ingestor: Ingestor, lease: Lease) -> None:
         if ingestor.root is None:
             raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
         self.ingestor, self.lease = ingestor, lease
         self.last_report: SyncReport | None = None  # the last rescan's, for a summary
-        self.root = ingestor.root.resolve()
         settings = ingestor.settings
-        self.debounce = settings.watch_debounce_ms / 1000
-        self.rescan_s = settings.watch_rescan_s
         self.polling = settings.watch_polling
-        self.queue_max = settings.watch_queue_max
+        super().__init__(
+            ingestor.root.resolve(),
+            settings.watch_debounce_ms / 1000,
+            settings.watch_queue_max,
+            WatchStatus(mode="polling" if self.polling else "inotify"),
+        )
+        self.rescan_s = settings.watch_rescan_s
         self.retry_s = RETRY_PENDING_S
-        self.status = WatchStatus(mode="polling" if self.polling else "inotify")
-        self.pending: dict[str, _Pending] = {}
-        self._handler: EventGate | None = None
-        self._dropping = False  # after an overflow, until the rescan starts
         self._rescanning = False
         self._applying = False  # a change taken off ``pending`` is being written
-        self._rescan = asyncio.Event()
+        self._rescan_retry_at: float | None = None  # a failed rescan is tried again then
         self._stop = asyncio.Event()
-
-    # -- events (on the loop) -------------------------------------------------------------
-
-    def _rel(self, raw: bytes | str) -> str | None:
-        path = Path(raw.decode() if isinstance(raw, bytes) else raw)
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return None  # outside the vault
-
-    def _mark(self, rel: str, moved_from: str | None = None) -> None:
-        if self._dropping:
-            return
-        now = time.monotonic()
-        old = self.pending.get(rel)
-        self.pending[rel] = _Pending(
-            now + self.debounce,
-            old.seen if old else now,
-            moved_from or (old.moved_from if old else None),
-        )
-        if len(self.pending) > self.queue_max:
-            self._overflow(f"more than {self.queue_max} paths waiting to be ingested")
-
-    def _overflow(self, reason: str) -> None:
-        """Too many changes to follow one by one: drop them and reconcile the whole vault."""
-        if self._dropping:
-            return
-        dropped = len(self.pending)
-        self.pending.clear()
-        self._dropping = True
-        self.status.overflows += 1
-        self.status.last_overflow = (
-            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}: {reason}; "
-            f"{dropped} pending paths dropped, the whole vault rescanned"
-        )
-        log.warning(
-            "event queue overflow: %s; dropping %d pending paths and rescanning the "
-            "whole vault (KNOTWORK_WATCH_QUEUE_MAX=%d)",
-            reason,
-            dropped,
-            self.queue_max,
-        )
-        self._rescan.set()
-
-    def _resume(self) -> None:
-        """Follow events again; called as a rescan starts, so it sees what was dropped."""
-        self._dropping = False
-        if self._handler is not None:
-            self._handler.resume()
-
-    def queue_length(self) -> int:
-        return len(self.pending) + (self._handler.inflight if self._handler else 0)
-
-    def on_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in IGNORED_EVENTS or self._dropping:
-            return
-        self.status.events += 1
-        self.status.last_event_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        src = self._rel(event.src_path)
-        dest = self._rel(event.dest_path) if event.event_type == "moved" else None
-        if event.is_directory:
-            self._on_directory(event.event_type, src, dest)
-            return
-        if event.event_type == "moved":
-            if dest and is_note(dest):
-                self._mark(dest, src if src and is_note(src) else None)
-            if src and is_note(src):
-                self._mark(src)
-        elif src and is_note(src):
-            self._mark(src)
-
-    def _on_directory(self, kind: str, src: str | None, dest: str | None) -> None:
-        """A folder moved, appeared or vanished: every note below it is looked at."""
-        if kind == "moved" and dest is not None:
-            for rel in list_notes(self.root / dest):
-                new = f"{dest}/{rel}"
-                if is_note(new):
-                    self._mark(new, f"{src}/{rel}" if src else None)
-                    if src:
-                        self._mark(f"{src}/{rel}")
-        elif kind == "created" and src:
-            for rel in list_notes(self.root / src):
-                self._mark(f"{src}/{rel}")
-        if kind in ("deleted", "moved") and src:
-            self._rescan.set()  # which notes lived there is known to the graph, not the disk
 
     # -- processing ---------------------------------------------------------------------------
 
@@ -179,11 +91,31 @@ class VaultWatcher:
                     await self._apply(rel, item, consumed)
                     self.status.processed += 1
                     self.status.lag_ms = (time.monotonic() - item.seen) * 1000
-                except KnotworkError as exc:
+                except GraphUnavailableError as exc:
+                    # Neo4j is down: this change and the rest wait for it, none is dropped.
+                    self._again(rel, item, attempts=item.attempts)
+                    log.warning(
+                        "Neo4j unavailable (%s); %d changes wait, tried again in %.0f s",
+                        exc,
+                        len(self.pending),
+                        RETRY_GRAPH_S,
+                    )
+                    break
+                except Neo4jError as exc:  # refused after the store's own retries
+                    self.status.errors += 1
+                    if item.attempts + 1 < MAX_ATTEMPTS:
+                        self._again(rel, item, attempts=item.attempts + 1)
+                    log.warning("%s: %s (try %d of %d)", rel, exc, item.attempts + 1, MAX_ATTEMPTS)
+                except KnotworkError as exc:  # about the note itself: its next change retries
                     self.status.errors += 1
                     log.warning("%s: %s", rel, exc)
         finally:
             self._applying = False
+
+    def _again(self, rel: str, item: Pending, *, attempts: int) -> None:
+        """Put a change that failed on the graph back, unless a newer one for the path came."""
+        due = time.monotonic() + RETRY_GRAPH_S
+        self.pending.setdefault(rel, Pending(due, item.seen, item.moved_from, attempts))
 
     def _is_note_file(self, rel: str) -> bool:
         """A regular note file, reached without a symbolic link: a link (or a path through a
@@ -194,7 +126,7 @@ class VaultWatcher:
             return False
         return (self.root / rel).is_file()
 
-    async def _apply(self, rel: str, item: _Pending, consumed: set[str]) -> None:
+    async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> None:
         source = item.moved_from
         # The notes' locks: a REST write in this process never interleaves with this one.
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
@@ -218,6 +150,19 @@ class VaultWatcher:
         self.last_report = report
         for error in report.errors:
             log.warning("%s", error)
+
+    async def _rescan_or_retry(self) -> None:
+        """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)
+        is logged and tried again shortly; the watcher goes on."""
+        self._rescan_retry_at = None
+        try:
+            await self.rescan()
+            if self.status.warning and self.status.warning.startswith(RESCAN_FAILED):
+                self.status.warning = None
+        except (KnotworkError, Neo4jError) as exc:
+            self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
+            self.status.warning = f"{RESCAN_FAILED}, tried again in {RETRY_GRAPH_S:.0f} s: {exc}"
+            log.warning("%s", self.status.warning)
 
     async def retry_pending(self) -> None:
         """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
@@ -275,13 +220,17 @@ class VaultWatcher:
                     self.status.warning = "the file observer stopped; restarted after a rescan"
                     observer = self._observer(loop)
                     self._rescan.set()
-                if self._rescan.is_set() or (
-                    self.rescan_s and time.monotonic() - last_rescan > self.rescan_s
+                now = time.monotonic()
+                retry = self._rescan_retry_at is not None and now >= self._rescan_retry_at
+                if (
+                    self._rescan.is_set()
+                    or retry
+                    or (self.rescan_s and now - last_rescan > self.rescan_s)
                 ):
                     self._rescan.clear()
                     await self._process_due()
                     self._resume()
-                    await self.rescan()
+                    await self._rescan_or_retry()
                     last_rescan = time.monotonic()
                 await self._process_due()
                 if time.monotonic() - last_retry > self.retry_s:

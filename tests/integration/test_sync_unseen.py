@@ -1,0 +1,143 @@
+"""A sync deletes only what it saw to be gone: a vault folder that is missing, unreadable or
+an empty mount point, a folder it cannot list and a note it cannot read leave the graph as it
+was, with an error that says so."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knotwork.core import Core
+from knotwork.errors import VaultUnavailableError
+from knotwork.ingest import sync
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.vault.files import NoteScan, scan_notes
+from tests.integration.conftest import put, stored_notes
+
+NOTES = {
+    "Alice.md": "# Alice\nWorks with [[Bob]].\n",
+    "team/Bob.md": "# Bob\nAn engineer.\n",
+    "team/Carol.md": "# Carol\nWorks with [[Alice]].\n",
+}
+
+
+def _empty(folder: Path) -> None:
+    shutil.rmtree(folder)
+    folder.mkdir()
+
+
+async def _synced(vault: Path, ingestor: Ingestor, core: Core) -> dict[str, str | None]:
+    for path, text in NOTES.items():
+        put(vault, path, text)
+    report = await sync_vault(ingestor)
+    assert report.written == 3 and not report.errors
+    held = await stored_notes(core, "t")
+    assert sorted(held) == sorted(NOTES)
+    return held
+
+
+async def test_a_missing_vault_folder_stops_the_sync_and_deletes_nothing(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    held = await _synced(vault, ingestor, core)
+    shutil.rmtree(vault)
+    with pytest.raises(VaultUnavailableError, match="does not exist; nothing in the graph"):
+        await sync_vault(ingestor)
+    put(vault.parent, vault.name, "a file where the folder was")
+    with pytest.raises(VaultUnavailableError, match="is not a folder"):
+        await sync_vault(ingestor)
+    assert await stored_notes(core, "t") == held
+
+
+async def test_an_empty_vault_folder_deletes_nothing_until_a_file_says_it_is_meant(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    held = await _synced(vault, ingestor, core)
+    _empty(vault)  # what an unmounted drive's mount point looks like
+    with pytest.raises(VaultUnavailableError, match="is empty while the graph holds 3 notes"):
+        await sync_vault(ingestor)
+    assert await stored_notes(core, "t") == held
+
+    (vault / ".keep").write_text("")
+    report = await sync_vault(ingestor)
+    assert report.deleted == 3 and await stored_notes(core, "t") == {}
+
+
+async def test_a_folder_the_scan_cannot_list_keeps_its_notes(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing is failed through the scan's own error path (os.walk's ``onerror``): tests
+    run as root, for whom no permission makes a folder unreadable."""
+    held = await _synced(vault, ingestor, core)
+    (vault / "Alice.md").unlink()  # seen gone: deleted as ever
+    real_walk = os.walk
+
+    def walk(top: str, onerror=None, followlinks: bool = False):  # type: ignore[no-untyped-def]
+        for current, dirs, files in real_walk(top, onerror=onerror, followlinks=followlinks):
+            if Path(current).name == "team":
+                assert onerror is not None
+                error = PermissionError(13, "Permission denied")
+                error.filename = current
+                onerror(error)
+                dirs[:], files[:] = [], []
+                continue
+            yield current, dirs, files
+
+    monkeypatch.setattr(os, "walk", walk)
+    scan = scan_notes(vault)
+    assert scan.unreadable == {"team": "Permission denied"} and scan.unseen("team/Bob.md")
+
+    report = await sync_vault(ingestor)
+    assert report.deleted == 1
+    assert "team/: cannot be listed (Permission denied); the graph keeps the 2 notes" in (
+        " ".join(report.errors)
+    )
+    assert await stored_notes(core, "t") == {p: h for p, h in held.items() if p != "Alice.md"}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its permissions")
+async def test_an_unreadable_folder_keeps_its_notes(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    held = await _synced(vault, ingestor, core)
+    (vault / "team").chmod(0)
+    try:
+        report = await sync_vault(ingestor)
+    finally:
+        (vault / "team").chmod(0o755)
+    assert report.deleted == 0 and any("team/: cannot be listed" in e for e in report.errors)
+    assert await stored_notes(core, "t") == held
+
+
+async def test_the_vault_folder_itself_unlistable_stops_the_sync(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = await _synced(vault, ingestor, core)
+
+    def unlistable(root: Path) -> NoteScan:
+        return NoteScan([], unreadable={".": "Input/output error"})
+
+    monkeypatch.setattr(sync, "scan_notes", unlistable)
+    with pytest.raises(VaultUnavailableError, match=r"cannot be listed \(Input/output error\)"):
+        await sync_vault(ingestor)
+    assert await stored_notes(core, "t") == held
+
+
+async def test_a_note_that_cannot_be_read_keeps_its_last_version(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    held = await _synced(vault, ingestor, core)
+    (vault / "team/Bob.md").write_bytes(b"\x00\x01 not a note any more")
+    put(vault, "team/Carol.md", "# Carol\nWorks alone.\n")
+    report = await sync_vault(ingestor)
+    assert report.written == 1 and report.deleted == 0
+    [error] = report.errors
+    assert "team/Bob.md: looks binary" in error and "the graph keeps its last version" in error
+    now = await stored_notes(core, "t")
+    assert (
+        now["team/Bob.md"] == held["team/Bob.md"] and now["team/Carol.md"] != held["team/Carol.md"]
+    )

@@ -1,0 +1,72 @@
+"""The watcher through a Neo4j outage (a TCP proxy cut in front of the real server): the
+changes made while the graph is down wait and reach it once it is back, a rescan that fails
+is tried again, and the watcher never stops."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from knotwork.check.verify import verify_vault
+from knotwork.core import Core, open_core
+from knotwork.graph.lease import Lease
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.settings import Settings
+from knotwork.watch import watcher as watching
+from knotwork.watch.watcher import VaultWatcher
+from tests.integration.conftest import put, stored_notes
+from tests.integration.server import TcpProxy
+
+
+async def _until(condition, limit_s: float = 60) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.1)
+
+
+async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_back(
+    core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.5)
+    put(vault, "Alice.md", "# Alice\n\nAlice works with [[Bob]].\n")
+    put(vault, "Bob.md", "# Bob\n\nAn engineer.\n")
+    through = settings.model_copy(
+        update={
+            "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}",
+            "watch_debounce_ms": 100,
+            "watch_rescan_s": 0,
+            "lease_ttl_s": 30,
+            "neo4j_unavailable_after_s": 0.5,
+        }
+    )
+    async with open_core(through) as proxied:
+        ingestor = Ingestor(proxied, root=vault, vault="w", extract_enabled=False)
+        running = VaultWatcher(ingestor, Lease(proxied.store, "w", 30))
+        ready = asyncio.Event()
+        task = asyncio.create_task(running.run(ready=ready))
+        await asyncio.wait_for(ready.wait(), 60)
+        try:
+            assert sorted(await stored_notes(core, "w")) == ["Alice.md", "Bob.md"]
+            proxy.cut()
+            put(vault, "Carol.md", "# Carol\n\nCarol knows [[Alice]].\n")
+            put(vault, "Bob.md", "# Bob\n\nAn engineer who knows [[Carol]].\n")
+            (vault / "Alice.md").unlink()
+            # Each change is tried, fails on the graph and waits: none is dropped.
+            await _until(lambda: running.status.events >= 3)
+            await asyncio.sleep(2.0)
+            assert not task.done()
+            assert {"Carol.md", "Bob.md", "Alice.md"} <= set(running.pending)
+            running._rescan.set()  # an overflow's rescan, while the graph is down
+            await _until(lambda: (running.status.warning or "").startswith("rescan failed"))
+            assert not task.done()
+
+            proxy.restore()
+            await _until(lambda: not running.pending and running.status.warning is None)
+            assert sorted(await stored_notes(core, "w")) == ["Bob.md", "Carol.md"]
+            assert await verify_vault(ingestor) == []
+        finally:
+            proxy.restore()
+            running.stop()
+            await asyncio.wait_for(task, 30)
