@@ -52,6 +52,7 @@ async def test_queries_planned_once_find_nodes_by_unique_keys_only(core: Core) -
             params: dict[str, Any] = {p: [] for p in set(re.findall(r"\$(\w+)", text))}
             params.update({p: "v" for p in ("vault", "token") if p in params})
             params.update({p: {"revisions": [], "token": None} for p in ("write",) if p in params})
+            params.update({p: {"reverse": [], "links": []} for p in ("owed",) if p in params})
             result = await session.run("EXPLAIN " + text, params)
             plan = (await result.consume()).plan
             assert plan is not None, name

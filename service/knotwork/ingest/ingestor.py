@@ -222,7 +222,13 @@ class Ingestor:
 
     async def _write(self, prepared: Prepared) -> dict[str, write.WriteResult]:
         batch = prepared.batch
-        if batch.writes or batch.deletes or batch.reverse_keys or batch.names_token:
+        if (
+            batch.writes
+            or batch.deletes
+            or batch.reverse_keys
+            or batch.names_token
+            or batch.owed is not None
+        ):
             results = await write.write_batch(self.core.store, batch)
         else:
             results = {}

@@ -89,6 +89,7 @@ async def rehearse(core: Core) -> None:
     batch.reverse_keys = sorted({key for d in drafted.drafts.values() for key in d.names})
     batch.exclude = sorted(drafted.drafts)
     batch.link_keys = new_note_keys(drafted.drafts)
+    batch.owed = {"reverse": [], "links": []}
     works = [write.batch_work(batch), write.placeholders_work(scratch.vault, names)]
     works += [write.batch_work(b) for b in await _edit_and_delete(scratch, unit, names)]
 

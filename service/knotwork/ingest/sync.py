@@ -23,7 +23,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError, VaultUnavailableError
 from knotwork.graph.names import NameIndex
-from knotwork.graph.queries.writes import NOTE_HASHES, VAULT_NAMES
+from knotwork.graph.queries.writes import NOTE_HASHES, SYNC_OWED, VAULT_NAMES
 from knotwork.ingest import pipeline, write
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.draft import parse
@@ -76,6 +76,7 @@ class _Plan:
     names: NameIndex  # the vault's names once the sync is applied
     reverse_keys: list[str]  # mentions to rewrite in the notes the sync does not write
     link_keys: list[str]  # their links to re-resolve: the keys of the notes the sync creates
+    owed: bool = False  # an earlier sync, cut off, left keys to pay (included above)
 
 
 async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
@@ -165,10 +166,13 @@ async def _planned(
     ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
 ) -> _Plan:
     names, keys, others = await _final_names(ingestor, upserts, deleted, stored)
+    [debt] = await ingestor.core.store.read(SYNC_OWED, vault=ingestor.vault)
+    owed = bool(debt["reverse"] or debt["links"])
     if not others:  # nothing the sync does not write: no mentions or links of others to move
-        return _Plan(upserts, deleted, names, [], [])
-    link_keys = new_note_keys(u.path for u in upserts if u.new)
-    return _Plan(upserts, deleted, names, keys if ingestor.settings.mentions else [], link_keys)
+        return _Plan(upserts, deleted, names, [], [], owed)
+    link_keys = sorted({*new_note_keys(u.path for u in upserts if u.new), *debt["links"]})
+    reverse = sorted({*keys, *debt["reverse"]}) if ingestor.settings.mentions else []
+    return _Plan(upserts, deleted, names, reverse, link_keys, owed)
 
 
 def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
@@ -257,12 +261,17 @@ async def _apply(
         while first < len(cut):
             prepared, after = await stages.take(first)
             batch = [change for unit in cut[first:after] for change in unit]
+            owes = bool(plan.reverse_keys or plan.link_keys)
             if after == len(cut):
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
                 prepared.batch.link_keys = plan.link_keys
-                if plan.upserts or plan.deletes:  # names may have changed: caches re-read
+                if owes or plan.owed:  # paid here: the record goes
+                    prepared.batch.owed = {"reverse": [], "links": []}
+                if plan.upserts or plan.deletes or plan.owed:  # caches re-read
                     prepared.batch.names_token = uuid.uuid4().hex
                     ingestor.core.names.pop(ingestor.vault, None)
+            elif first == 0 and owes:  # recorded before anything the last batch settles
+                prepared.batch.owed = {"reverse": plan.reverse_keys, "links": plan.link_keys}
             advance(await _commit(ingestor, report, prepared, batch, prepare))
             first = after
     finally:
@@ -284,8 +293,10 @@ async def _commit(
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
-        final = prepared.batch.reverse_keys or prepared.batch.link_keys
-        if len(batch) <= 1 and not final:
+        # What the batch does besides its notes: the pass over other notes, the sync's record.
+        b = prepared.batch
+        rest = bool(b.reverse_keys or b.link_keys or b.owed is not None)
+        if len(batch) <= 1 and not rest:
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
         log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
@@ -297,7 +308,7 @@ async def _commit(
             raise
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"{change.path}: {exc}")
-    if final:
+    if rest:
         prepared.batch.writes, prepared.batch.deletes = [], []
         try:
             await ingestor.commit(prepared)

@@ -38,6 +38,7 @@ from knotwork.graph.queries.writes import (
     NOTES_UPSERT,
     ORPHANS_DELETE,
     REVISIONS_APPEND,
+    SYNC_OWE,
     UNRESOLVED_NAMES,
     TouchedRow,
 )
@@ -94,6 +95,9 @@ class Batch:
     reverse_keys: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     link_keys: list[str] = field(default_factory=list)  # re-resolve the links to these keys
+    # A sync's first batch records its last batch's keys here, the last clears them (empty
+    # lists): cut off between the two, the next sync pays them (sync_owe.cypher).
+    owed: dict[str, list[str]] | None = None
 
 
 @dataclass
@@ -281,6 +285,8 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         for d in b.deletes:
             revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
+        if b.owed is not None:
+            await run_query(tx, SYNC_OWE, vault=b.vault, owed=b.owed)
         if revisions or b.names_token:  # a token: names changed, other caches go stale
             appended = {"revisions": revisions, "token": b.names_token}
             await run_query(tx, REVISIONS_APPEND, vault=b.vault, write=appended)

@@ -61,6 +61,15 @@ class NamesStampRow(TypedDict):
     tokens: list[str]
 
 
+class SyncOwedRow(TypedDict):
+    reverse: list[str]
+    links: list[str]
+
+
+class OwedRow(TypedDict):
+    owed: int
+
+
 class NoteCaseVariantsRow(TypedDict):
     path: str
 
@@ -70,6 +79,7 @@ NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
+SYNC_OWED = Query("sync_owed", SyncOwedRow)
 
 # A batch's transaction (ingest/write.py).
 
@@ -121,6 +131,7 @@ LINKS_RERESOLVE = Query("links_reresolve", TouchedRow)
 ORPHANS_DELETE = Query("orphans_delete", DeletedRow)
 UNRESOLVED_NAMES = Query("unresolved_names", NamedRow)
 REVISIONS_APPEND = Query("revisions_append", WrittenRow)
+SYNC_OWE = Query("sync_owe", OwedRow)
 NOTES_PLACEHOLDERS_COUNT = Query("notes_placeholders_count", PlaceholdersCountRow)
 NOTES_PLACEHOLDERS_DELETE = Query("notes_placeholders_delete", PlaceholdersDeletedRow)
 

@@ -1,0 +1,67 @@
+"""A sync cut off before its last batch: the links and mentions of the notes it did not write
+are moved by the next sync, which finds them owed in the graph (sync_owe.cypher)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from knotwork.check.verify import verify_vault
+from knotwork.core import Core
+from knotwork.errors import GraphUnavailableError
+from knotwork.graph.queries.writes import SYNC_OWED
+from knotwork.ingest import write
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from tests.integration.conftest import ad_hoc, put
+
+
+async def _targets(core: Core, relation: str) -> list[str]:
+    rows = await ad_hoc(
+        core,
+        "MATCH (:Note {vault: 't', path: 'X.md'})-[r]->(o) WHERE type(r) = $relation "
+        "AND r.source = 'X.md' RETURN coalesce(o.path, 'unresolved ' + o.key) AS target",
+        {"relation": relation},
+        write=False,
+    )
+    return sorted(row["target"] for row in rows)
+
+
+async def test_the_next_sync_moves_what_a_cut_off_sync_owed(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one_by_one = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"ingest_batch": 1})
+    )
+    ingestor = Ingestor(one_by_one, root=vault, vault="t", extract_enabled=False)
+    put(vault, "X.md", "# X\n\nX works with [[Y]] and asks Zed.\n")
+    put(vault, "W.md", "# W\n\nAnother note.\n")
+    await sync_vault(ingestor)
+    assert await _targets(core, "WORKS_WITH") == ["unresolved y"]
+
+    put(vault, "Y.md", "# Y\n\nA new note.\n")
+    put(vault, "Zed.md", "# Zed\n\nAnother new note.\n")
+    real = write.write_batch
+
+    async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+        if batch.link_keys:  # the last batch: Neo4j goes away before it
+            raise GraphUnavailableError("Neo4j went away")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", cut_off)
+    with pytest.raises(GraphUnavailableError):
+        await sync_vault(ingestor)
+    [owed] = await core.store.read(SYNC_OWED, vault="t")
+    assert "y" in owed["links"] and "zed" in owed["reverse"]
+    assert await _targets(core, "WORKS_WITH") == ["unresolved y"]  # the cut-off pass
+    assert await _targets(core, "MENTIONS") == []
+
+    monkeypatch.setattr(write, "write_batch", real)
+    report = await sync_vault(ingestor)
+    assert report.written == 0 and not report.errors  # every note was written before
+    assert await _targets(core, "WORKS_WITH") == ["Y.md"]
+    assert await _targets(core, "MENTIONS") == ["Zed.md"]
+    assert await core.store.read(SYNC_OWED, vault="t") == [{"reverse": [], "links": []}]
+    assert await verify_vault(ingestor) == []
