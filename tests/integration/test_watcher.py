@@ -141,6 +141,32 @@ async def test_rename_and_folder_move_keep_embeddings(
     assert fake_ollama.embedded_texts() == ["Robert > Bob\n\n# Bob\n\nBob knows [[Alice]]."]
 
 
+async def test_a_rename_then_an_edit_of_the_new_name_stays_a_rename(
+    watcher: VaultWatcher, vault: Path, core: Core, fake_ollama: FakeOllama
+) -> None:
+    """The edit delays the new path past the old one's due time: the old path waits for the
+    move instead of being deleted on its own (which made the move a new note)."""
+    watcher.debounce = 1.0
+    fake_ollama.calls.clear()
+    (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
+    await asyncio.sleep(0.3)
+    with (vault / "People/Alicia.md").open("a") as note:
+        note.write("\n## Later\n\nAn edit right after the rename.\n")
+    await settle(watcher, quiet=1.5)
+    await assert_verified(watcher)
+    assert await graph_paths(core) == ["Bob.md", "People/Alicia.md"]
+    kinds = await ad_hoc(
+        core,
+        "MATCH (r:Revision {vault: 'w'}) WHERE r.path IN ['People/Alice.md', 'People/Alicia.md'] "
+        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at",
+        {},
+        write=False,
+    )
+    assert [(k["path"], k["kind"]) for k in kinds][1:] == [("People/Alicia.md", "rename")]
+    # Retitled, so the old section is embedded again with its new title, and the new one.
+    assert len(fake_ollama.embedded_texts()) == 2
+
+
 async def test_move_out_of_the_vault_deletes(
     watcher: VaultWatcher, vault: Path, core: Core, tmp_path: Path
 ) -> None:

@@ -33,6 +33,7 @@ from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.vault.files import symlink_on_path
+from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.queue import (
     INOTIFY_LOGGER,
@@ -76,8 +77,11 @@ class VaultWatcher(PathEvents):
 
     async def _process_due(self) -> None:
         now = time.monotonic()
+        # A move's old path waits for a move not yet due (an edit of the new path delays it):
+        # applied alone it would be a delete, and the move a new note embedded all again.
+        sources = {v.moved_from for v in self.pending.values() if v.moved_from and v.due > now}
         due = sorted(
-            (p for p, v in self.pending.items() if v.due <= now),
+            (p for p, v in self.pending.items() if v.due <= now and p not in sources),
             key=lambda p: self.pending[p].moved_from is None,
         )  # moves first
         consumed: set[str] = set()
@@ -120,18 +124,19 @@ class VaultWatcher(PathEvents):
     def _is_note_file(self, rel: str) -> bool:
         """A regular note file, reached without a symbolic link: a link (or a path through a
         linked folder) counts as absent, so the graph never records a link's name with its
-        target's text — the policy ``scan_notes`` applies to a full sync."""
+        target's text — the policy ``scan_notes`` applies to a full sync. Exactly this name: on
+        a case-insensitive file system ``Foo.md`` renamed ``foo.md`` leaves no ``Foo.md``."""
         if symlink_on_path(self.root, rel) is not None:
             log.info("%s: a symbolic link (or under one); not ingested", rel)
             return False
-        return (self.root / rel).is_file()
+        return exists_exactly(self.root / rel)
 
     async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> None:
         source = item.moved_from
         # The notes' locks: a REST write in this process never interleaves with this one.
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
             exists = self._is_note_file(rel)
-            if exists and source and not (self.root / source).exists():
+            if exists and source and not exists_exactly(self.root / source):
                 consumed.add(source)
                 self.pending.pop(source, None)
                 await self.ingestor.rename(source, rel)
