@@ -283,8 +283,9 @@ class Ingestor:
         keys: set[str] = set()
         for d in drafts:
             old = _mkeys(states.get(d.renamed_from or d.path))
+            replaced = _mkeys(states.get(d.path)) if d.renamed_from else []  # moved over it
             if d.is_new or d.renamed_from or sorted(old) != sorted(d.names):
-                keys |= set(old) | set(d.names)
+                keys |= set(old) | set(d.names) | set(replaced)
         for gone in deletes:
             keys |= set(_mkeys(states.get(gone.path)))
         return sorted(keys)
