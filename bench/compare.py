@@ -326,11 +326,21 @@ def questions(folder: Path, count: int, seed: int) -> list[str]:
 # -- one side, in its own process ----------------------------------------------------------------
 
 
-def peak_rss_mb() -> float:
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+def status_mb(pid: int | str, field: str) -> float | None:
+    """A memory figure of a process from /proc (VmRSS, VmHWM, …), None once it has gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def peak_rss_mb() -> float:
+    peak = status_mb("self", "VmHWM")
+    if peak is not None:
+        return peak
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -577,17 +587,6 @@ def spawn(
         return row
 
 
-def rss_mb(pid: int) -> float | None:
-    """A live process's resident memory (VmRSS), None once it has gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        return None
-    return None
-
-
 def run_watched(
     command: list[str], env: dict[str, str], max_rss_mb: float, timeout: float | None
 ) -> str | None:
@@ -599,7 +598,7 @@ def run_watched(
     with subprocess.Popen(command, cwd=ROOT, env=env) as process:
         while process.poll() is None:
             elapsed = time.monotonic() - started
-            peak = max(peak, rss_mb(process.pid) or 0.0)
+            peak = max(peak, status_mb(process.pid, "VmRSS") or 0.0)
             reason = None
             if peak > max_rss_mb:
                 reason = f"stopped at {peak / 1024:.1f} GB resident after {elapsed:.0f} s"

@@ -49,7 +49,6 @@ RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried ag
 # this long; a change Neo4j refuses otherwise, at most MAX_ATTEMPTS times in all.
 RETRY_GRAPH_S = 5.0
 MAX_ATTEMPTS = 3
-RESCAN_FAILED = "rescan failed"
 
 
 class VaultWatcher(PathEvents):
@@ -71,6 +70,7 @@ class VaultWatcher(PathEvents):
         self._rescanning = False
         self._applying = False  # a change taken off ``pending`` is being written
         self._rescan_retry_at: float | None = None  # a failed rescan is tried again then
+        self._rescan_failed = False  # the status warning is a failed rescan's
         self._stop = asyncio.Event()
 
     # -- processing ---------------------------------------------------------------------------
@@ -162,11 +162,12 @@ class VaultWatcher(PathEvents):
         self._rescan_retry_at = None
         try:
             await self.rescan()
-            if self.status.warning and self.status.warning.startswith(RESCAN_FAILED):
-                self.status.warning = None
+            if self._rescan_failed:  # the warning it left is over
+                self.status.warning, self._rescan_failed = None, False
         except (KnotworkError, Neo4jError) as exc:
             self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
-            self.status.warning = f"{RESCAN_FAILED}, tried again in {RETRY_GRAPH_S:.0f} s: {exc}"
+            self._rescan_failed = True
+            self.status.warning = f"rescan failed, tried again in {RETRY_GRAPH_S:.0f} s: {exc}"
             log.warning("%s", self.status.warning)
 
     async def retry_pending(self) -> None:
