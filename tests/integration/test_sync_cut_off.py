@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
@@ -64,4 +65,41 @@ async def test_the_next_sync_moves_what_a_cut_off_sync_owed(
     assert await _targets(core, "WORKS_WITH") == ["Y.md"]
     assert await _targets(core, "MENTIONS") == ["Zed.md"]
     assert await core.store.read(SYNC_OWED, vault="t") == [{"reverse": [], "links": []}]
+    assert await verify_vault(ingestor) == []
+
+
+async def test_a_deletes_only_sync_written_note_by_note_records_what_it_owes_first(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A sync that only deletes is one batch, its last: nothing recorded its debt before.
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    put(vault, "X.md", "# X\n\nX asks Zed.\n")
+    put(vault, "Zed.md", "# Zed\n\nA note.\n")
+    put(vault, "Other.md", "---\naliases: [Zed]\n---\n# Other\n\nAnother note.\n")
+    await sync_vault(ingestor)
+    assert await _targets(core, "MENTIONS") == ["Zed.md"]
+    (vault / "Zed.md").unlink()  # "Zed" now names Other.md
+    real = write.write_batch
+    calls: list[write.Batch] = []
+
+    async def refused_then_cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+        calls.append(batch)
+        if len(calls) == 1:  # the whole batch: Neo4j refuses it, so the notes go one by one
+            assert batch.deletes and batch.reverse_keys
+            raise ClientError("refused")
+        if batch.reverse_keys and not batch.deletes:  # the pass over other notes, after them
+            raise GraphUnavailableError("Neo4j went away")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", refused_then_cut_off)
+    with pytest.raises(GraphUnavailableError):
+        await sync_vault(ingestor)
+    [owed] = await core.store.read(SYNC_OWED, vault="t")
+    assert "zed" in owed["reverse"]
+    assert await _targets(core, "MENTIONS") == []  # the pass did not run
+
+    monkeypatch.setattr(write, "write_batch", real)
+    report = await sync_vault(ingestor)
+    assert report.deleted == 0 and not report.errors
+    assert await _targets(core, "MENTIONS") == ["Other.md"]
     assert await verify_vault(ingestor) == []

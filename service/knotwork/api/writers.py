@@ -83,7 +83,12 @@ class RestWriters:
         if self.syncing:
             yield Way("queued", {"holder": self.holder, "mode": "rest-sync"})
             return
+        # Counted before the first await: a sync starting while this write waits for the
+        # lease waits for it in turn, rather than reading its plan beside a direct write.
+        self._direct += 1
+        self._no_direct.clear()
         async with contextlib.AsyncExitStack() as stack:
+            stack.callback(self._direct_done)
             try:
                 await stack.enter_async_context(self._held("rest-write"))
             except LeaseLostError:
@@ -93,9 +98,6 @@ class RestWriters:
             except GraphUnavailableError:
                 way = Way("offline")
             else:
-                self._direct += 1
-                self._no_direct.clear()
-                stack.callback(self._direct_done)
                 way = Way("direct", {"holder": self.holder, "mode": "rest-write"})
             yield way
 

@@ -288,18 +288,25 @@ async def _commit(
     prepare: Callable[[list[Change]], Awaitable[Prepared]],
 ) -> list[NoteOutcome]:
     """Write a prepared batch; when it fails, note by note, so one bad note costs itself only."""
+    b = prepared.batch
     try:
         return await ingestor.commit(prepared)
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
         # What the batch does besides its notes: the pass over other notes, the sync's record.
-        b = prepared.batch
         rest = bool(b.reverse_keys or b.link_keys or b.owed is not None)
         if len(batch) <= 1 and not rest:
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
         log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
+    # What the batch owes other notes, recorded before its notes are written one by one: cut
+    # off on the way, the next sync pays it (a single-batch sync has recorded nothing yet). A
+    # last batch moves other notes or clears the record (empty lists); a first one records.
+    last = bool(b.reverse_keys or b.link_keys) or (b.owed is not None and not any(b.owed.values()))
+    owes = {"reverse": b.reverse_keys, "links": b.link_keys} if last else b.owed
+    if owes and any(owes.values()):
+        await write.write_batch(ingestor.core.store, write.Batch(b.vault, b.targets, owed=owes))
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
@@ -308,10 +315,12 @@ async def _commit(
             raise
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"{change.path}: {exc}")
-    if rest:
+    if last:
         prepared.batch.writes, prepared.batch.deletes = [], []
         try:
             await ingestor.commit(prepared)
+        except GraphUnavailableError:
+            raise  # the debt is recorded: the next sync pays it
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"mentions and links of renamed, new or deleted notes: {exc}")
     return outcomes
