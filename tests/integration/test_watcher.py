@@ -23,6 +23,7 @@ from knotwork.errors import LeaseHeldError
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
+from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
 from knotwork.watch.queue import INOTIFY_LOGGER
@@ -165,6 +166,26 @@ async def test_a_rename_then_an_edit_of_the_new_name_stays_a_rename(
     assert [(k["path"], k["kind"]) for k in kinds][1:] == [("People/Alicia.md", "rename")]
     # Retitled, so the old section is embedded again with its new title, and the new one.
     assert len(fake_ollama.embedded_texts()) == 2
+
+
+async def test_a_note_created_at_the_old_path_while_a_rename_is_written_is_ingested(
+    watcher: VaultWatcher, vault: Path, core: Core
+) -> None:
+    """Its event comes while the rename is being written: it waits its own turn instead of
+    being taken for the old path the rename consumed (and left for the next rescan)."""
+    rename = watcher.ingestor.rename
+    wait = 2.5 if watcher.status.mode == "polling" else 0.5  # for the new file's event
+
+    async def slow_rename(old: str, new: str, text: str | None = None) -> NoteOutcome:
+        (vault / old).write_text("# Alice again\n\nA new note where the old one was.\n")
+        await asyncio.sleep(wait)
+        return await rename(old, new, text)
+
+    watcher.ingestor.rename = slow_rename  # type: ignore[method-assign]
+    (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
+    await settle(watcher, quiet=1.5)
+    await assert_verified(watcher)
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md", "People/Alicia.md"]
 
 
 async def test_move_out_of_the_vault_deletes(

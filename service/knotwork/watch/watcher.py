@@ -88,8 +88,10 @@ class VaultWatcher(PathEvents):
         self._applying = True
         try:
             for rel in due:
+                if rel in consumed:  # a rename took it; an event since is a new change
+                    continue
                 item = self.pending.pop(rel, None)
-                if item is None or rel in consumed:
+                if item is None:
                     continue
                 try:
                     await self._apply(rel, item, consumed)
