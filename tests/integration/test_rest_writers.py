@@ -1,14 +1,25 @@
-"""The API's writers of one vault: a whole-vault sync never runs beside a direct note write."""
+"""The API's writers of one vault: a whole-vault sync never runs beside a direct note write, and
+a write that changed its file reaches the graph whatever cuts it off (the journal replays it)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
+import pytest
+from neo4j.exceptions import TransientError
+
+from knotwork.api.note_writes import put_note
 from knotwork.api.writers import RestWriters
+from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
+from knotwork.errors import WriteConflictError
+from knotwork.ingest.changes import NoteOutcome
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal
 from knotwork.settings import Settings
+from tests.integration.conftest import put
 from tests.integration.server import TcpProxy
 
 
@@ -57,3 +68,45 @@ async def test_a_write_that_finds_the_graph_offline_does_not_hold_up_a_sync(
             assert way.kind == "offline"
         assert writers._direct == 0 and writers._no_direct.is_set()
         proxy.restore()
+
+
+@pytest.mark.parametrize("cut", [TransientError("out of retries"), asyncio.CancelledError()])
+async def test_a_direct_write_cut_off_after_its_file_changed_is_replayed(
+    core: Core, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: BaseException
+) -> None:
+    """An error Neo4j raises past the store's retries, or the request cancelled (a client gone,
+    a lease lost), between the file and the graph: the path stays journaled and is replayed."""
+    here = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"vault_path": vault, "extract": False})
+    )
+    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    assert (await put_note(here, writers, "Old.md", "# Old\n\nFirst.\n")).status == "done"
+    assert writers.journal.paths() == []
+
+    async def cut_off(self: Ingestor, *args: object, **kwargs: object) -> NoteOutcome:
+        raise cut
+
+    monkeypatch.setattr(Ingestor, "upsert_text", cut_off)
+    with pytest.raises(type(cut)):
+        await put_note(here, writers, "Old.md", "# Old\n\nSecond.\n")
+    assert (vault / "Old.md").read_text() == "# Old\n\nSecond.\n"
+    assert writers.journal.paths() == ["Old.md"]
+
+    monkeypatch.undo()
+    assert await writers.replay_once() == 1
+    assert writers.journal.paths() == []
+    ingestor = Ingestor(here, root=vault, extract_enabled=False)
+    assert await verify_vault(ingestor) == []
+
+
+async def test_a_write_refused_before_its_file_changed_leaves_no_journal_entry(
+    core: Core, vault: Path, tmp_path: Path
+) -> None:
+    here = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"vault_path": vault})
+    )
+    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    put(vault, "Kite.md", "# Kite\n")
+    with pytest.raises(WriteConflictError):  # a case variant of a note on disk
+        await put_note(here, writers, "kite.md", "# kite\n")
+    assert writers.journal.paths() == [] and not (vault / "kite.md").exists()

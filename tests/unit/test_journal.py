@@ -47,3 +47,19 @@ def test_an_empty_state_dir_setting_means_the_default(tmp_path: Path) -> None:
     env.write_text("KNOTWORK_STATE_DIR=\n")  # as .env.example leaves it
     settings = Settings(_env_file=env)  # type: ignore[call-arg]
     assert settings.state_dir is None, "not the working directory, which may be the vault"
+
+
+def test_two_processes_sharing_the_journal_keep_each_others_entries(tmp_path: Path) -> None:
+    file = tmp_path / "state" / "default-0123456789ab.journal"
+    api, mcp = Journal(file), Journal(file)  # as the API and an MCP server of one vault
+    api.add("Ann.md")
+    mcp.add("Ben.md")
+    api.remove("Ann.md")
+    assert mcp.paths() == ["Ben.md"] and "Ben.md" in api and len(api) == 1
+    assert [p.name for p in file.parent.iterdir()] == [file.name], "no lock file left behind"
+
+
+def test_a_name_with_a_unicode_line_separator_is_one_entry(tmp_path: Path) -> None:
+    file = tmp_path / "default-0123456789ab.journal"
+    Journal(file).add("Notes\u2028and\u0085more.md")
+    assert Journal(file).paths() == ["Notes\u2028and\u0085more.md"]

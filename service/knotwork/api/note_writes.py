@@ -25,7 +25,6 @@ from knotwork.core import Core
 from knotwork.errors import (
     GraphUnavailableError,
     LeaseHeldError,
-    LeaseLostError,
     NoteNotFoundError,
     WriteConflictError,
 )
@@ -119,15 +118,33 @@ def busy(rel: str, holder: dict[str, Any] | None) -> LeaseHeldError:
     )
 
 
-def _later(
-    writers: RestWriters, way: Way, rel: str, done: Literal["saved", "deleted"]
-) -> WriteResult:
-    """The file changed; someone else brings the graph in step with it."""
+def _journal_first(writers: RestWriters, way: Way, rel: str) -> Callable[[], None]:
+    """For a write this process brings to the graph (direct, queued, offline), the path is
+    journaled before the file changes: whatever stops the write after that — a lost lease, a
+    cancelled request, an error from Neo4j, a crash — leaves it for the replay, which reads
+    the disk. Returns what undoes it for a write refused before the file changed."""
+    if way.kind not in ("direct", "queued", "offline") or rel in writers.journal:
+        return lambda: None  # not this process's to bring in step, or pending already
+    writers.journal.add(rel)
+    return lambda: writers.journal.remove(rel)
+
+
+@contextmanager
+def _changing(writers: RestWriters, way: Way, rel: str) -> Iterator[None]:
+    """The block that changes the file, journaled first; a block that raises changed nothing."""
+    undo = _journal_first(writers, way, rel)
+    try:
+        yield
+    except BaseException:
+        undo()
+        raise
+
+
+def _later(way: Way, rel: str, done: Literal["saved", "deleted"]) -> WriteResult:
+    """The file changed; the journal's replay (offline), the running sync (queued) or a
+    watcher of the files brings the graph in step with it."""
     if way.kind == "offline":
-        writers.journal.add(rel)
         return WriteResult(rel, "journaled", done)
-    if way.kind == "queued":
-        writers.journal.add(rel)  # the running sync applies it before it ends
     holder = (way.holder or {}).get("holder")
     return WriteResult(rel, "accepted", done, ingested_by=holder)
 
@@ -138,14 +155,12 @@ async def _ingest(
     done: Literal["saved", "deleted"],
     work: Callable[[], Awaitable[NoteOutcome]],
 ) -> WriteResult:
+    """The direct write's graph step; the path leaves the journal once the graph shows it."""
     try:
         outcome = await work()
     except GraphUnavailableError:
-        writers.journal.add(rel)
         return WriteResult(rel, "journaled", done)
-    except LeaseLostError:
-        writers.journal.add(rel)  # applied once the lease can be had again
-        raise
+    writers.journal.remove(rel)
     return WriteResult(rel, "done", done, outcome=outcome)
 
 
@@ -160,15 +175,16 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     async with core.note_locks.hold(rel), writers.write() as way:
         if way.kind == "busy":
             raise busy(rel, way.holder)
-        if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
-            variants = case_variants_on_disk(root, rel)
-        else:
-            variants = await case_variants(core.store, writers.vault, root, rel)
-        refuse_case_variants(rel, variants)
-        with refused_as_conflict():
-            write_note_file(root, rel, full, data)
+        with _changing(writers, way, rel):
+            if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
+                variants = case_variants_on_disk(root, rel)
+            else:
+                variants = await case_variants(core.store, writers.vault, root, rel)
+            refuse_case_variants(rel, variants)
+            with refused_as_conflict():
+                write_note_file(root, rel, full, data)
         if way.kind != "direct":
-            return _later(writers, way, rel, "saved")
+            return _later(way, rel, "saved")
         mtime = full.stat().st_mtime
         ingestor = Ingestor(core, root=root)
         return await _ingest(writers, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime))
@@ -189,11 +205,12 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
         async with writers.write() as way:
             if way.kind == "busy":
                 raise busy(rel, way.holder)
-            if on_disk:
-                with refused_as_conflict():
-                    delete_note_file(rel, full)
+            with _changing(writers, way, rel):
+                if on_disk:
+                    with refused_as_conflict():
+                        delete_note_file(rel, full)
             if way.kind != "direct":
-                return _later(writers, way, rel, "deleted")
+                return _later(way, rel, "deleted")
             ingestor = Ingestor(core, root=root)
             return await _ingest(writers, rel, "deleted", lambda: ingestor.delete(rel))
 

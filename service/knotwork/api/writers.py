@@ -5,6 +5,8 @@ journal replay and its ``POST /sync`` (each renews it with its own heartbeat, an
 finish gives it back). Which way a write goes:
 
 - **direct** — no one else holds the lease: this process takes it and ingests the note (200);
+  the path is journaled from before the file changes until the graph shows it, so a write cut
+  off in between (a lost lease, a cancelled request, a crash) is replayed, not lost;
 - **queued** — this process's own sync is running: its plan was read before the write, so the
   path is journaled and the sync ingests it from disk before it gives the lease back (202);
 - **watched** — a watcher of another process holds the lease: it sees the file change (202);
@@ -158,4 +160,6 @@ class RestWriters:
                 log.debug("pending REST writes wait for Neo4j: %s", exc)
             except KnotworkError as exc:
                 log.warning("pending REST writes not applied yet: %s", exc)
+            except Exception:  # the task must outlive any one failure, or nothing replays
+                log.exception("pending REST writes not applied yet; tried again shortly")
             await asyncio.sleep(REPLAY_EVERY_S)

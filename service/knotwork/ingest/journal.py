@@ -21,12 +21,19 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from knotwork.errors import GraphUnavailableError, KnotworkError
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.vault.files import symlink_on_path
+from knotwork.vault.files import symlink_on_path, sync_folder
+from knotwork.vault.write import exists_exactly
+
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -46,38 +53,66 @@ def journal_file(settings: Settings) -> Path:
 
 
 class Journal:
-    """The set of pending paths of one vault, mirrored to a file on every change."""
+    """The set of pending paths of one vault, kept in its file alone.
+
+    Every process of the vault (the API, an MCP server with writes) shares the file, so each
+    change re-reads it under an exclusive lock on its folder and writes it back whole: none
+    drops another's entries, and a reader always sees a whole list."""
 
     def __init__(self, file: Path) -> None:
         self.file = file
-        self._paths: set[str] = set()
-        with contextlib.suppress(FileNotFoundError):
-            text = file.read_text(encoding="utf-8", errors="surrogateescape")
-            self._paths = {line for line in text.splitlines() if line}
+
+    def _read(self) -> set[str]:
+        try:
+            text = self.file.read_text(encoding="utf-8", errors="surrogateescape")
+        except FileNotFoundError:
+            return set()
+        return {line for line in text.split("\n") if line}  # not splitlines: U+2028 is a name
 
     def paths(self) -> list[str]:
-        return sorted(self._paths)
+        return sorted(self._read())
 
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self._read())
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._read()
 
     def add(self, rel: str) -> None:
-        if rel not in self._paths:
-            self._paths.add(rel)
-            self._save()
+        with self._locked():
+            paths = self._read()
+            if rel not in paths:
+                self._save(paths | {rel})
 
     def remove(self, rel: str) -> None:
-        if rel in self._paths:
-            self._paths.discard(rel)
-            self._save()
+        with self._locked():
+            paths = self._read()
+            if rel in paths:
+                self._save(paths - {rel})
 
-    def _save(self) -> None:
-        """Replace the file atomically (a crash leaves the old list or the new one)."""
-        self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not self._paths:
-            self.file.unlink(missing_ok=True)
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The folder locked against other processes' changes (an advisory lock on the folder
+        itself, so no lock file is left beside the journal)."""
+        folder = self.file.parent
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if fcntl is None:  # no advisory locks here: one process per vault
+            yield
             return
-        data = "".join(f"{p}\n" for p in sorted(self._paths)).encode("utf-8", "surrogateescape")
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _save(self, paths: set[str]) -> None:
+        """Replace the file atomically (a crash leaves the old list or the new one)."""
+        if not paths:
+            self.file.unlink(missing_ok=True)
+            sync_folder(self.file.parent)
+            return
+        data = "".join(f"{p}\n" for p in sorted(paths)).encode("utf-8", "surrogateescape")
         fd, tmp = tempfile.mkstemp(prefix=".journal-", dir=self.file.parent)
         try:
             with os.fdopen(fd, "wb") as out:
@@ -89,6 +124,7 @@ class Journal:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+        sync_folder(self.file.parent)
 
 
 async def replay(ingestor: Ingestor, journal: Journal) -> int:
@@ -102,7 +138,7 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     done = 0
     for rel in journal.paths():
         async with ingestor.core.note_locks.hold(rel):
-            present = symlink_on_path(root, rel) is None and (root / rel).is_file()
+            present = symlink_on_path(root, rel) is None and exists_exactly(root / rel)
             try:
                 if present:
                     await ingestor.upsert_path(rel)

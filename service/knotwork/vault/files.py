@@ -236,3 +236,19 @@ def read_group(
         digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
         out.append((path, (note, digest)))
     return out
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush a folder's entries to the disk (a file replaced, created or removed in it): the
+    file's own fsync does not keep its new name through a power cut. Skipped where the system
+    cannot open or flush a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -41,6 +41,7 @@ from knotwork.vault.files import (
     note_path_problem,
     resolve_in_vault,
     symlink_on_path,
+    sync_folder,
 )
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
@@ -187,6 +188,7 @@ def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+        sync_folder(full.parent)
 
 
 def delete_note_file(rel: str, full: Path) -> None:
@@ -198,3 +200,4 @@ def delete_note_file(rel: str, full: Path) -> None:
             full.unlink()
         except FileNotFoundError as exc:
             raise NoteNotFoundError(f"no note {rel!r} in the vault") from exc
+        sync_folder(full.parent)
