@@ -103,3 +103,41 @@ async def test_a_deletes_only_sync_written_note_by_note_records_what_it_owes_fir
     assert report.deleted == 0 and not report.errors
     assert await _targets(core, "MENTIONS") == ["Other.md"]
     assert await verify_vault(ingestor) == []
+
+
+async def test_a_note_deleted_by_a_cut_off_sync_and_restored_gets_its_links_and_mentions_back(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # x is rewritten against names without d; the cut comes before d's delete; d is restored.
+    one_by_one = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"ingest_batch": 1})
+    )
+    ingestor = Ingestor(one_by_one, root=vault, vault="t", extract_enabled=False)
+    put(vault, "X.md", "# X\n\nX works with [[D]] and asks Dee.\n")
+    put(vault, "D.md", "---\naliases: [Dee]\n---\n# D\n\nA note.\n")
+    await sync_vault(ingestor)
+    assert await _targets(core, "WORKS_WITH") == ["D.md"]
+    put(vault, "X.md", "# X\n\nX works with [[D]] and asks Dee, again.\n")
+    saved = (vault / "D.md").read_text()
+    (vault / "D.md").unlink()
+    real = write.write_batch
+
+    async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+        if batch.deletes:  # the last batch: Neo4j goes away before it
+            raise GraphUnavailableError("Neo4j went away")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", cut_off)
+    with pytest.raises(GraphUnavailableError):
+        await sync_vault(ingestor)
+    assert await _targets(core, "WORKS_WITH") == ["unresolved d"]
+    [owed] = await core.store.read(SYNC_OWED, vault="t")
+    assert "d" in owed["links"] and "dee" in owed["reverse"]
+
+    monkeypatch.setattr(write, "write_batch", real)
+    put(vault, "D.md", saved)  # restored (an undo, a checkout) before the next sync
+    report = await sync_vault(ingestor)
+    assert report.written == 0 and not report.errors
+    assert await _targets(core, "WORKS_WITH") == ["D.md"]
+    assert await _targets(core, "MENTIONS") == ["D.md"]
+    assert await verify_vault(ingestor) == []

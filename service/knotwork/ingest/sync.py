@@ -76,7 +76,11 @@ class _Plan:
     names: NameIndex  # the vault's names once the sync is applied
     reverse_keys: list[str]  # mentions to rewrite in the notes the sync does not write
     link_keys: list[str]  # their links to re-resolve: the keys of the notes the sync creates
-    owed: bool = False  # an earlier sync, cut off, left keys to pay (included above)
+    owed: bool  # an earlier sync, cut off, left keys to pay (included above)
+    # What the sync owes if it is cut off before its last batch, recorded by its first: the
+    # keys above and those of the notes it deletes or moves away (a note written earlier in
+    # the sync was resolved without them; restored before the next sync, they must move back).
+    record: dict[str, list[str]]
 
 
 async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
@@ -168,11 +172,15 @@ async def _planned(
     names, keys, others = await _final_names(ingestor, upserts, deleted, stored)
     [debt] = await ingestor.core.store.read(SYNC_OWED, vault=ingestor.vault)
     owed = bool(debt["reverse"] or debt["links"])
-    if not others:  # nothing the sync does not write: no mentions or links of others to move
-        return _Plan(upserts, deleted, names, [], [], owed)
     link_keys = sorted({*new_note_keys(u.path for u in upserts if u.new), *debt["links"]})
     reverse = sorted({*keys, *debt["reverse"]}) if ingestor.settings.mentions else []
-    return _Plan(upserts, deleted, names, reverse, link_keys, owed)
+    gone = new_note_keys([*deleted, *(u.renamed_from for u in upserts if u.renamed_from)])
+    record = {"reverse": reverse, "links": sorted({*link_keys, *gone})}
+    if not stored:  # a first sync owes nothing: what it did not write, the next writes as new
+        record = {"reverse": [], "links": []}
+    if not others:  # nothing the sync does not write: no mentions or links of others to move
+        reverse, link_keys = [], []
+    return _Plan(upserts, deleted, names, reverse, link_keys, owed, record)
 
 
 def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
@@ -258,11 +266,12 @@ async def _apply(
     try:
         plan = await planned
         first = 0
+        owes = any(plan.record.values())
         while first < len(cut):
             prepared, after = await stages.take(first)
             batch = [change for unit in cut[first:after] for change in unit]
-            owes = bool(plan.reverse_keys or plan.link_keys)
-            if after == len(cut):
+            last = after == len(cut)
+            if last:
                 prepared.batch.reverse_keys, prepared.batch.exclude = plan.reverse_keys, exclude
                 prepared.batch.link_keys = plan.link_keys
                 if owes or plan.owed:  # paid here: the record goes
@@ -271,8 +280,9 @@ async def _apply(
                     prepared.batch.names_token = uuid.uuid4().hex
                     ingestor.core.names.pop(ingestor.vault, None)
             elif first == 0 and owes:  # recorded before anything the last batch settles
-                prepared.batch.owed = {"reverse": plan.reverse_keys, "links": plan.link_keys}
-            advance(await _commit(ingestor, report, prepared, batch, prepare))
+                prepared.batch.owed = plan.record
+            record = plan.record if owes and (first == 0 or last) else None
+            advance(await _commit(ingestor, report, prepared, batch, prepare, last, record))
             first = after
     finally:
         stages.cancel()
@@ -286,27 +296,26 @@ async def _commit(
     prepared: Prepared,
     batch: list[Change],
     prepare: Callable[[list[Change]], Awaitable[Prepared]],
+    last: bool,
+    record: dict[str, list[str]] | None,
 ) -> list[NoteOutcome]:
-    """Write a prepared batch; when it fails, note by note, so one bad note costs itself only."""
+    """Write a prepared batch; when it fails, note by note, so one bad note costs itself only.
+
+    ``last``: the sync's last batch, which moves other notes' mentions and links, clears the
+    sync's record and stamps the names token after its notes. ``record``: what the sync owes
+    if cut off, written before the notes go one by one (by a first or a last batch)."""
     b = prepared.batch
     try:
         return await ingestor.commit(prepared)
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
-        # What the batch does besides its notes: the pass over other notes, the sync's record.
-        rest = bool(b.reverse_keys or b.link_keys or b.owed is not None)
-        if len(batch) <= 1 and not rest:
+        if len(batch) <= 1 and not (last or record):
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
         log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
-    # What the batch owes other notes, recorded before its notes are written one by one: cut
-    # off on the way, the next sync pays it (a single-batch sync has recorded nothing yet). A
-    # last batch moves other notes or clears the record (empty lists); a first one records.
-    last = bool(b.reverse_keys or b.link_keys) or (b.owed is not None and not any(b.owed.values()))
-    owes = {"reverse": b.reverse_keys, "links": b.link_keys} if last else b.owed
-    if owes and any(owes.values()):
-        await write.write_batch(ingestor.core.store, write.Batch(b.vault, b.targets, owed=owes))
+    if record:  # cut off on the way, the next sync pays it
+        await write.write_batch(ingestor.core.store, write.Batch(b.vault, b.targets, owed=record))
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
@@ -320,7 +329,7 @@ async def _commit(
         try:
             await ingestor.commit(prepared)
         except GraphUnavailableError:
-            raise  # the debt is recorded: the next sync pays it
+            raise  # the record, if any, is written: the next sync pays it
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"mentions and links of renamed, new or deleted notes: {exc}")
     return outcomes
