@@ -12,6 +12,7 @@ from neo4j.exceptions import ClientError
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.errors import GraphUnavailableError
+from knotwork.graph import names as names_cache
 from knotwork.graph.queries.writes import SYNC_OWED
 from knotwork.ingest import write
 from knotwork.ingest.ingestor import Ingestor
@@ -141,3 +142,30 @@ async def test_a_note_deleted_by_a_cut_off_sync_and_restored_gets_its_links_and_
     assert await _targets(core, "WORKS_WITH") == ["D.md"]
     assert await _targets(core, "MENTIONS") == ["D.md"]
     assert await verify_vault(ingestor) == []
+
+
+async def test_names_cached_before_a_cut_off_sync_are_not_trusted_after_it(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    put(vault, "A.md", "# A\n\nA note.\n")
+    put(vault, "B.md", "# B\n\nB links to [[A]].\n")
+    await sync_vault(ingestor)
+    other: names_cache.Cache = {}  # another process's cache of the vault's names
+    token, before = await names_cache.cached(core.store, other, "t")
+    assert "A.md" in before.paths() and token is not None
+    (vault / "A.md").rename(vault / "Renamed.md")
+    put(vault, "C.md", "# C\n\nA new note.\n")
+    real = write.write_batch
+
+    async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+        if batch.reverse_keys:  # the last batch
+            raise GraphUnavailableError("Neo4j went away")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", cut_off)
+    with pytest.raises(GraphUnavailableError):
+        await sync_vault(ingestor)
+    assert "t" not in core.names  # this process re-reads them
+    after_token, after = await names_cache.cached(core.store, other, "t")
+    assert after_token != token and "Renamed.md" in after.paths()

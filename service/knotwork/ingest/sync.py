@@ -169,10 +169,10 @@ async def _plan(
 async def _planned(
     ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
 ) -> _Plan:
-    names, keys, others = await _final_names(ingestor, upserts, deleted, stored)
+    names, keys, others, appearing = await _final_names(ingestor, upserts, deleted, stored)
     [debt] = await ingestor.core.store.read(SYNC_OWED, vault=ingestor.vault)
     owed = bool(debt["reverse"] or debt["links"])
-    link_keys = sorted({*new_note_keys(u.path for u in upserts if u.new), *debt["links"]})
+    link_keys = sorted({*new_note_keys(appearing), *debt["links"]})
     reverse = sorted({*keys, *debt["reverse"]}) if ingestor.settings.mentions else []
     gone = new_note_keys([*deleted, *(u.renamed_from for u in upserts if u.renamed_from)])
     record = {"reverse": reverse, "links": sorted({*link_keys, *gone})}
@@ -204,10 +204,11 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
 
 async def _final_names(
     ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
-) -> tuple[NameIndex, list[str], bool]:
+) -> tuple[NameIndex, list[str], bool, list[str]]:
     """The vault's names once the sync is applied, the names whose mentions in the notes the
-    sync does not write must be rewritten (those of notes that appear, go or move), and
-    whether there are such notes."""
+    sync does not write must be rewritten (those of notes that appear, go or move), whether
+    there are such notes, and the notes that appear (new, or filling a placeholder a sync cut
+    off left: either way other notes' links to their keys may now resolve)."""
     names = NameIndex.from_rows(await ingestor.core.store.read(VAULT_NAMES, vault=ingestor.vault))
     keys: set[str] = set()
 
@@ -219,6 +220,7 @@ async def _final_names(
     for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
         keys |= set(names.keys_of(gone))
         names.remove(gone)
+    appearing = [u.path for u in upserts if u.path not in names]
     for u in upserts:
         assert u.note is not None
         props = note_props(u.note, u.mtime)
@@ -228,7 +230,7 @@ async def _final_names(
         names.put(u.path, props["lpath"], props["mkeys"])
     written = {u.path for u in upserts} | set(deleted)
     others = stored - written - {u.renamed_from for u in upserts}
-    return names, sorted(keys), bool(others)
+    return names, sorted(keys), bool(others), appearing
 
 
 async def _apply(
@@ -261,6 +263,7 @@ async def _apply(
     async def resolve(drafted: Drafted) -> Prepared:
         return await ingestor.resolve(drafted, (await planned).names)
 
+    ingestor.core.names.pop(ingestor.vault, None)  # re-read by whoever edits after the sync
     stages = pipeline.Stages(ingestor, cut, size, resolve, first_after=planned)
     stages.start()  # the first unit is drafted and embedded while the names are worked out
     try:
@@ -281,6 +284,10 @@ async def _apply(
                     ingestor.core.names.pop(ingestor.vault, None)
             elif first == 0 and owes:  # recorded before anything the last batch settles
                 prepared.batch.owed = plan.record
+            if not last and (prepared.batch.writes or prepared.batch.deletes):
+                # Names change with every batch: a sync cut off after it leaves no process
+                # (this one included) trusting the names it cached before.
+                prepared.batch.names_token = uuid.uuid4().hex
             record = plan.record if owes and (first == 0 or last) else None
             advance(await _commit(ingestor, report, prepared, batch, prepare, last, record))
             first = after
