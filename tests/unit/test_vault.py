@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knotwork.errors import NoteError, VaultPathError
+from knotwork.errors import NoteError, VaultPathError, WriteConflictError
 from knotwork.vault.files import (
     clean_relpath,
     decode,
@@ -18,6 +18,7 @@ from knotwork.vault.files import (
     resolve_in_vault,
     scan_notes,
 )
+from knotwork.vault.write import write_note_file
 
 
 @pytest.mark.parametrize(
@@ -133,3 +134,18 @@ def test_case_variants_are_listed_with_a_warning_naming_both(tmp_path: Path) -> 
     [warning] = scan.warnings
     assert "PEOPLE/ALICE.MD and People/Alice.md differ only in letter case" in warning
     assert "resolves to PEOPLE/ALICE.MD" in warning
+
+
+def test_a_note_under_a_folder_spelled_in_other_case_is_refused_naming_the_folder(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "Projects" / "Birds").mkdir(parents=True)
+    for rel, on_disk in (("projects/b.md", "Projects"), ("Projects/birds/b.md", "Projects/Birds")):
+        with pytest.raises(WriteConflictError, match=f"existing folder '{on_disk}'"):
+            write_note_file(tmp_path, rel, tmp_path / rel, b"# B\n")
+    write_note_file(tmp_path, "Projects/Birds/b.md", tmp_path / "Projects/Birds/b.md", b"# B\n")
+    write_note_file(tmp_path, "Other/b.md", tmp_path / "Other/b.md", b"# B\n")  # a new folder
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.md")) == [
+        "Other/b.md",
+        "Projects/Birds/b.md",
+    ]

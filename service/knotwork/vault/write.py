@@ -142,12 +142,26 @@ def _file_errors(rel: str) -> Iterator[None]:
 
 
 def _check_place(root: Path, rel: str) -> None:
+    """Refuse a note under a file, over a folder, or under a folder spelled with other letter
+    case than the one on disk: a case-insensitive file system would put it in that folder
+    while the graph records the path as written."""
     base, parts = root.resolve(), rel.split("/")
     for i in range(1, len(parts)):
-        folder = base.joinpath(*parts[:i])
-        if not folder.exists():
+        parent, name = base.joinpath(*parts[: i - 1]), parts[i - 1]
+        try:
+            names = os.listdir(parent)
+        except OSError:
             break
-        if not folder.is_dir():
+        if name not in names:
+            if spelled := [n for n in names if fold(n) == fold(name)]:
+                on_disk = "/".join([*parts[: i - 1], spelled[0]])
+                folder = "/".join(parts[:i])
+                raise WriteConflictError(
+                    f"the folder {folder!r} differs only in letter case (or Unicode form) from "
+                    f"the existing folder {on_disk!r}; write the note under {on_disk!r}"
+                )
+            break  # a folder to create
+        if not (parent / name).is_dir():
             raise WriteConflictError(
                 f"{'/'.join(parts[:i])!r} is a file, so the note {rel!r} cannot be written under it"
             )
