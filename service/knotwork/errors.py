@@ -15,6 +15,7 @@ KnotworkError
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
 ├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
+├── StorageFullError       the disk holding the vault or the journal has no space left (HTTP 507)
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 │   └── LeaseLostError     a writer's lease was taken over while it wrote (it stops writing)
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
@@ -93,6 +94,11 @@ class WriteConflictError(KnotworkError):
     """A note write or delete that conflicts with what the vault holds, so nothing is done:
     the path goes through a symbolic link, differs only by letter case from an existing note,
     names a folder, or lies under a file. The message names the conflicting path (HTTP 409)."""
+
+
+class StorageFullError(KnotworkError):
+    """A note write found no space left (or the quota spent) on the file system of the vault
+    or of the journal of pending writes: nothing was written (HTTP 507)."""
 
 
 class LeaseHeldError(KnotworkError):

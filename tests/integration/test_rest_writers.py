@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 from pathlib import Path
 
 import pytest
 from neo4j.exceptions import TransientError
 
+from knotwork.api import note_writes
 from knotwork.api.note_writes import put_note
 from knotwork.api.writers import RestWriters
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
-from knotwork.errors import WriteConflictError
+from knotwork.errors import StorageFullError, WriteConflictError
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal
@@ -110,3 +112,26 @@ async def test_a_write_refused_before_its_file_changed_leaves_no_journal_entry(
     with pytest.raises(WriteConflictError):  # a case variant of a note on disk
         await put_note(here, writers, "kite.md", "# kite\n")
     assert writers.journal.paths() == [] and not (vault / "kite.md").exists()
+
+
+async def test_a_full_disk_is_a_clear_refusal_with_nothing_written_or_journaled(
+    core: Core, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"vault_path": vault})
+    )
+    writers = RestWriters(here, Journal(tmp_path / "journal"))
+
+    def full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(note_writes, "write_note_file", full)
+    with pytest.raises(StorageFullError, match="no space left on the vault's file system"):
+        await note_writes.put_note(here, writers, "Kite.md", "# Kite\n")
+    assert writers.journal.paths() == [] and not (vault / "Kite.md").exists()
+    monkeypatch.undo()
+
+    monkeypatch.setattr(Journal, "add", full)
+    with pytest.raises(StorageFullError, match="journal of pending writes"):
+        await note_writes.put_note(here, writers, "Kite.md", "# Kite\n")
+    assert not (vault / "Kite.md").exists()

@@ -29,6 +29,7 @@ from knotwork.errors import (
     ManifestMismatchError,
     ModelUnavailableError,
     NoteError,
+    StorageFullError,
     VaultPathError,
     VaultUnavailableError,
     WriteConflictError,
@@ -51,6 +52,7 @@ _STATUS = {
     VaultUnavailableError: 503,
     NoteError: 422,
     WriteConflictError: 409,
+    StorageFullError: 507,
 }
 
 

@@ -23,9 +23,11 @@ from knotwork.api.note_schemas import Synced, synced
 from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
 from knotwork.errors import (
+    ConfigError,
     GraphUnavailableError,
     LeaseHeldError,
     NoteNotFoundError,
+    StorageFullError,
     WriteConflictError,
 )
 from knotwork.graph.queries.writes import NOTES_STATE
@@ -91,12 +93,20 @@ def writable(core: Core, root: Path) -> None:
         raise _read_only("no write permission on the vault folder")
 
 
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
 @contextmanager
 def refused_as_conflict() -> Iterator[None]:
-    """A write refused by the file system (read-only mount, permissions) is a conflict."""
+    """A write refused by the file system (read-only mount, permissions) is a conflict; one
+    that finds no space left says so."""
     try:
         yield
     except OSError as exc:
+        if exc.errno in _FULL_ERRNOS:
+            raise StorageFullError(
+                f"no space left on the vault's file system ({exc.strerror}); nothing was written"
+            ) from exc
         if exc.errno not in _READ_ONLY_ERRNOS:
             raise
         raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
@@ -125,7 +135,19 @@ def _journal_first(writers: RestWriters, way: Way, rel: str) -> Callable[[], Non
     the disk. Returns what undoes it for a write refused before the file changed."""
     if way.kind not in ("direct", "queued", "offline") or rel in writers.journal:
         return lambda: None  # not this process's to bring in step, or pending already
-    writers.journal.add(rel)
+    try:
+        writers.journal.add(rel)
+    except OSError as exc:
+        where = writers.journal.file
+        if exc.errno in _FULL_ERRNOS:
+            raise StorageFullError(
+                f"no space left for the journal of pending writes at {where} ({exc.strerror}); "
+                "nothing was written"
+            ) from exc
+        raise ConfigError(
+            f"the journal of pending writes at {where} cannot be written ({exc.strerror}); set "
+            "KNOTWORK_STATE_DIR to a writable folder. Nothing was written"
+        ) from exc
     return lambda: writers.journal.remove(rel)
 
 

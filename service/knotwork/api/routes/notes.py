@@ -103,6 +103,7 @@ async def stats(core: CoreDep) -> dict[str, Any]:
         },
         413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
         422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
+        507: {"model": Refusal, "description": "no space left on the disk; nothing is written"},
         503: {
             "model": Journaled | Refusal,
             "description": "Neo4j is down: the file is saved and the graph catches up later "
