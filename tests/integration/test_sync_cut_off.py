@@ -144,9 +144,11 @@ async def test_a_note_deleted_by_a_cut_off_sync_and_restored_gets_its_links_and_
     assert await verify_vault(ingestor) == []
 
 
+@pytest.mark.parametrize("refused", [False, True], ids=["batch", "note-by-note"])
 async def test_names_cached_before_a_cut_off_sync_are_not_trusted_after_it(
-    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, refused: bool
 ) -> None:
+    """``refused``: Neo4j refuses the first batch, whose notes are then written one by one."""
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
     put(vault, "A.md", "# A\n\nA note.\n")
     put(vault, "B.md", "# B\n\nB links to [[A]].\n")
@@ -158,7 +160,12 @@ async def test_names_cached_before_a_cut_off_sync_are_not_trusted_after_it(
     put(vault, "C.md", "# C\n\nA new note.\n")
     real = write.write_batch
 
+    calls: list[write.Batch] = []
+
     async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+        calls.append(batch)
+        if refused and len(calls) == 1:
+            raise ClientError("refused")
         if batch.reverse_keys:  # the last batch
             raise GraphUnavailableError("Neo4j went away")
         return await real(store, batch)

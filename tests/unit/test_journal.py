@@ -15,15 +15,25 @@ from tests.conftest import make_settings
 def test_entries_survive_a_restart_and_the_file_goes_when_empty(tmp_path: Path) -> None:
     file = tmp_path / "state" / "default-0123456789ab.journal"
     journal = Journal(file)
-    journal.add("People/Ann.md")
-    journal.add("Ben.md")
-    journal.add("Ben.md")
-    assert file.read_text() == "Ben.md\nPeople/Ann.md\n"
+    ann = journal.add("People/Ann.md")
+    ben = journal.add("Ben.md")
+    again = journal.add("Ben.md")  # another write of the same note: its own entry
     assert Journal(file).paths() == ["Ben.md", "People/Ann.md"], "read back after a restart"
-    journal.remove("Ben.md")
-    journal.remove("People/Ann.md")
+    journal.discard({ben})
+    assert journal.paths() == ["Ben.md", "People/Ann.md"], "the other write's entry stays"
+    journal.discard({ann, again})
     assert not file.exists() and len(Journal(file)) == 0
-    assert [p.name for p in file.parent.iterdir()] == [], "no temp file left behind"
+    names = sorted(p.name for p in file.parent.iterdir())
+    assert names == [f"{file.name}.lock"], "no temp file left behind"
+
+
+def test_a_line_of_an_older_version_is_read_as_an_entry(tmp_path: Path) -> None:
+    file = tmp_path / "default-0123456789ab.journal"
+    file.write_text("Old.md\n")
+    journal = Journal(file)
+    assert journal.paths() == ["Old.md"] and journal.entries("Old.md") == {("Old.md", "")}
+    journal.discard(journal.entries("Old.md"))
+    assert not file.exists()
 
 
 def test_the_journal_lives_outside_the_vault_one_per_vault_and_database(
@@ -52,11 +62,12 @@ def test_an_empty_state_dir_setting_means_the_default(tmp_path: Path) -> None:
 def test_two_processes_sharing_the_journal_keep_each_others_entries(tmp_path: Path) -> None:
     file = tmp_path / "state" / "default-0123456789ab.journal"
     api, mcp = Journal(file), Journal(file)  # as the API and an MCP server of one vault
-    api.add("Ann.md")
+    ann = api.add("Ann.md")
     mcp.add("Ben.md")
-    api.remove("Ann.md")
-    assert mcp.paths() == ["Ben.md"] and "Ben.md" in api and len(api) == 1
-    assert [p.name for p in file.parent.iterdir()] == [file.name], "no lock file left behind"
+    theirs = mcp.add("Ann.md")  # the MCP server writes Ann.md too
+    api.discard({ann})  # the API's write is done (or refused): the MCP server's stays
+    assert mcp.paths() == ["Ann.md", "Ben.md"] and "Ben.md" in api and len(api) == 2
+    assert api.entries("Ann.md") == {theirs}
 
 
 def test_a_name_with_a_unicode_line_separator_is_one_entry(tmp_path: Path) -> None:

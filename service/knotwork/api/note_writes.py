@@ -12,6 +12,7 @@ goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s poli
 from __future__ import annotations
 
 import errno
+import logging
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ from knotwork.errors import (
 from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal import Entry
 from knotwork.ingest.sync import sync_vault
 from knotwork.vault.files import decode
 from knotwork.vault.write import (
@@ -44,6 +46,8 @@ from knotwork.vault.write import (
     refuse_case_variants,
     write_note_file,
 )
+
+log = logging.getLogger(__name__)
 
 SAVED = (
     "the vault's file is {done}, but Neo4j is not reachable, so the graph does not show it "
@@ -128,15 +132,15 @@ def busy(rel: str, holder: dict[str, Any] | None) -> LeaseHeldError:
     )
 
 
-def _journal_first(writers: RestWriters, way: Way, rel: str) -> Callable[[], None]:
+def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
     """For a write this process brings to the graph (direct, queued, offline), the path is
     journaled before the file changes: whatever stops the write after that — a lost lease, a
     cancelled request, an error from Neo4j, a crash — leaves it for the replay, which reads
-    the disk. Returns what undoes it for a write refused before the file changed."""
-    if way.kind not in ("direct", "queued", "offline") or rel in writers.journal:
-        return lambda: None  # not this process's to bring in step, or pending already
+    the disk. The entry is this write's own, for it to take back."""
+    if way.kind not in ("direct", "queued", "offline"):
+        return None  # a watcher ingests it
     try:
-        writers.journal.add(rel)
+        return writers.journal.add(rel)
     except OSError as exc:
         where = writers.journal.file
         if exc.errno in _FULL_ERRNOS:
@@ -148,17 +152,27 @@ def _journal_first(writers: RestWriters, way: Way, rel: str) -> Callable[[], Non
             f"the journal of pending writes at {where} cannot be written ({exc.strerror}); set "
             "KNOTWORK_STATE_DIR to a writable folder. Nothing was written"
         ) from exc
-    return lambda: writers.journal.remove(rel)
+
+
+def _take_back(writers: RestWriters, entry: Entry | None) -> None:
+    """This write's entry goes (its file unchanged, or the graph showing it); if the journal
+    cannot be rewritten now, the entry stays and costs one replay of a path in step."""
+    if entry is None:
+        return
+    try:
+        writers.journal.discard({entry})
+    except OSError as exc:
+        log.warning("journal entry of %s left for the replay: %s", entry[0], exc)
 
 
 @contextmanager
-def _changing(writers: RestWriters, way: Way, rel: str) -> Iterator[None]:
+def _changing(writers: RestWriters, way: Way, rel: str) -> Iterator[Entry | None]:
     """The block that changes the file, journaled first; a block that raises changed nothing."""
-    undo = _journal_first(writers, way, rel)
+    entry = _journal_first(writers, way, rel)
     try:
-        yield
+        yield entry
     except BaseException:
-        undo()
+        _take_back(writers, entry)
         raise
 
 
@@ -173,16 +187,17 @@ def _later(way: Way, rel: str, done: Literal["saved", "deleted"]) -> WriteResult
 
 async def _ingest(
     writers: RestWriters,
+    entry: Entry | None,
     rel: str,
     done: Literal["saved", "deleted"],
     work: Callable[[], Awaitable[NoteOutcome]],
 ) -> WriteResult:
-    """The direct write's graph step; the path leaves the journal once the graph shows it."""
+    """The direct write's graph step; its journal entry goes once the graph shows it."""
     try:
         outcome = await work()
     except GraphUnavailableError:
         return WriteResult(rel, "journaled", done)
-    writers.journal.remove(rel)
+    _take_back(writers, entry)
     return WriteResult(rel, "done", done, outcome=outcome)
 
 
@@ -197,7 +212,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     async with core.note_locks.hold(rel), writers.write() as way:
         if way.kind == "busy":
             raise busy(rel, way.holder)
-        with _changing(writers, way, rel):
+        with _changing(writers, way, rel) as entry:
             if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
                 variants = case_variants_on_disk(root, rel)
             else:
@@ -209,7 +224,9 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
             return _later(way, rel, "saved")
         mtime = full.stat().st_mtime
         ingestor = Ingestor(core, root=root)
-        return await _ingest(writers, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime))
+        return await _ingest(
+            writers, entry, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime)
+        )
 
 
 async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResult:
@@ -227,14 +244,14 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
         async with writers.write() as way:
             if way.kind == "busy":
                 raise busy(rel, way.holder)
-            with _changing(writers, way, rel):
+            with _changing(writers, way, rel) as entry:
                 if on_disk:
                     with refused_as_conflict():
                         delete_note_file(rel, full)
             if way.kind != "direct":
                 return _later(way, rel, "deleted")
             ingestor = Ingestor(core, root=root)
-            return await _ingest(writers, rel, "deleted", lambda: ingestor.delete(rel))
+            return await _ingest(writers, entry, rel, "deleted", lambda: ingestor.delete(rel))
 
 
 async def sync_all(core: Core, writers: RestWriters) -> Synced:

@@ -21,6 +21,7 @@ import hashlib
 import logging
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,79 +53,111 @@ def journal_file(settings: Settings) -> Path:
     return state_dir(settings) / f"{settings.vault_name}-{digest}.journal"
 
 
+Entry = tuple[str, str]  # (vault-relative path, the token of the write that recorded it)
+
+
 class Journal:
-    """The set of pending paths of one vault, kept in its file alone.
+    """The pending paths of one vault, kept in its file alone.
 
     Every process of the vault (the API, an MCP server with writes) shares the file, so each
-    change re-reads it under an exclusive lock on its folder and writes it back whole: none
-    drops another's entries, and a reader always sees a whole list."""
+    change re-reads it under an exclusive lock and writes it back whole: none drops another's
+    entries, and a reader always sees a whole list. Each write records its own entry (a path
+    and a token, one line each), so a writer that finishes or gives up takes back its own entry
+    only — never one another writer of the same path relies on — and a replay removes only
+    the entries it saw before it applied the path."""
 
     def __init__(self, file: Path) -> None:
         self.file = file
+        self._lock_file = file.with_name(f"{file.name}.lock")
+        self._lock_warned = False
 
-    def _read(self) -> set[str]:
+    def _read(self) -> set[Entry]:
         try:
             text = self.file.read_text(encoding="utf-8", errors="surrogateescape")
         except FileNotFoundError:
             return set()
-        return {line for line in text.split("\n") if line}  # not splitlines: U+2028 is a name
+        entries: set[Entry] = set()
+        for line in text.split("\n"):  # not splitlines: U+2028 and U+0085 may be in a name
+            if line:  # a path holds no tab (no control character); an older line, no token
+                rel, _, token = line.partition("\t")
+                entries.add((rel, token))
+        return entries
 
     def paths(self) -> list[str]:
-        return sorted(self._read())
+        return sorted({rel for rel, _ in self._read()})
+
+    def entries(self, rel: str) -> set[Entry]:
+        return {e for e in self._read() if e[0] == rel}
 
     def __len__(self) -> int:
-        return len(self._read())
+        return len(self.paths())
 
     def __contains__(self, rel: object) -> bool:
-        return rel in self._read()
+        return any(e[0] == rel for e in self._read())
 
-    def add(self, rel: str) -> None:
+    def add(self, rel: str) -> Entry:
+        """Record a write of ``rel``; the entry to take back once it is in the graph."""
+        entry = (rel, uuid.uuid4().hex[:12])
         with self._locked():
-            paths = self._read()
-            if rel not in paths:
-                self._save(paths | {rel})
+            self._save(self._read() | {entry})
+        return entry
 
-    def remove(self, rel: str) -> None:
+    def discard(self, entries: set[Entry]) -> None:
+        """Take back these entries; a later write's of the same path stays. Not flushed to
+        disk: an entry a crash brings back costs one replay of a path already in step."""
+        if not entries:
+            return
         with self._locked():
-            paths = self._read()
-            if rel in paths:
-                self._save(paths - {rel})
+            held = self._read()
+            if held & entries:
+                self._save(held - entries, durable=False)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """The folder locked against other processes' changes (an advisory lock on the folder
-        itself, so no lock file is left beside the journal)."""
-        folder = self.file.parent
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if fcntl is None:  # no advisory locks here: one process per vault
+        """An exclusive advisory lock on the journal's lock file, against other processes.
+        Where the file system has no such locks (some network mounts), it goes on unlocked
+        with a warning: one process per vault is then safe, two may drop an entry."""
+        self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if fcntl is None:
             yield
             return
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(self._lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError as exc:
+                if not self._lock_warned:
+                    self._lock_warned = True
+                    log.warning(
+                        "the journal %s cannot be locked (%s); two processes writing notes of "
+                        "this vault at once may drop a pending write",
+                        self._lock_file,
+                        exc.strerror,
+                    )
             yield
         finally:
             os.close(fd)  # releases the lock
 
-    def _save(self, paths: set[str]) -> None:
+    def _save(self, entries: set[Entry], durable: bool = True) -> None:
         """Replace the file atomically (a crash leaves the old list or the new one)."""
-        if not paths:
+        if not entries:
             self.file.unlink(missing_ok=True)
-            sync_folder(self.file.parent)
             return
-        data = "".join(f"{p}\n" for p in sorted(paths)).encode("utf-8", "surrogateescape")
+        lines = "".join(f"{rel}\t{token}\n" for rel, token in sorted(entries))
         fd, tmp = tempfile.mkstemp(prefix=".journal-", dir=self.file.parent)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
+                out.write(lines.encode("utf-8", "surrogateescape"))
+                if durable:
+                    out.flush()
+                    os.fsync(out.fileno())
             os.replace(tmp, self.file)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        sync_folder(self.file.parent)
+        if durable:
+            sync_folder(self.file.parent)
 
 
 async def replay(ingestor: Ingestor, journal: Journal) -> int:
@@ -138,6 +171,9 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     done = 0
     for rel in journal.paths():
         async with ingestor.core.note_locks.hold(rel):
+            seen = journal.entries(rel)  # a write of this process finished meanwhile took its own
+            if not seen:
+                continue
             present = symlink_on_path(root, rel) is None and exists_exactly(root / rel)
             try:
                 if present:
@@ -148,7 +184,7 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
                 raise
             except KnotworkError as exc:
                 log.warning("pending write of %s not applied: %s", rel, exc)
-            journal.remove(rel)
+            journal.discard(seen)  # a write recorded while this one ran is replayed next
             done += 1
         await asyncio.sleep(0)
     return done

@@ -317,12 +317,18 @@ async def _commit(
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
-        if len(batch) <= 1 and not (last or record):
+        if not batch or (len(batch) == 1 and not (last or record)):
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
         log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
+    store = ingestor.core.store
     if record:  # cut off on the way, the next sync pays it
-        await write.write_batch(ingestor.core.store, write.Batch(b.vault, b.targets, owed=record))
+        try:
+            await write.write_batch(store, write.Batch(b.vault, b.targets, owed=record))
+        except GraphUnavailableError:
+            raise
+        except (KnotworkError, Neo4jError) as exc:
+            report.errors.append(f"the sync's record of what it owes other notes: {exc}")
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
@@ -331,6 +337,8 @@ async def _commit(
             raise
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"{change.path}: {exc}")
+    if not last and b.names_token and outcomes:  # names changed: other caches go stale
+        await write.write_batch(store, write.Batch(b.vault, b.targets, names_token=b.names_token))
     if last:
         prepared.batch.writes, prepared.batch.deletes = [], []
         try:

@@ -29,6 +29,7 @@ import os
 import stat
 import tempfile
 import threading
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,9 +117,13 @@ def refuse_case_variants(rel: str, variants: list[str]) -> None:
 
 def exists_exactly(full: Path) -> bool:
     """A regular file at exactly this name (a case-insensitive file system would also answer
-    for a case variant, which is another note)."""
+    for a case variant, which is another note). Names compare in one Unicode form: HFS+ lists
+    a name decomposed that was written composed."""
     try:
-        return full.is_file() and full.name in os.listdir(full.parent)
+        if not full.is_file():
+            return False
+        name = unicodedata.normalize("NFC", full.name)
+        return any(unicodedata.normalize("NFC", n) == name for n in os.listdir(full.parent))
     except OSError:
         return False
 
