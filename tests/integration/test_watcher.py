@@ -19,17 +19,18 @@ import pytest
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.errors import LeaseHeldError
+from knotwork.errors import LeaseHeldError, NoteError
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
+from knotwork.watch import watcher as watching
 from knotwork.watch.queue import INOTIFY_LOGGER
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import ad_hoc, stored_notes
+from tests.integration.conftest import ad_hoc, put, stored_notes
 
 
 @pytest.fixture
@@ -186,6 +187,67 @@ async def test_a_note_created_at_the_old_path_while_a_rename_is_written_is_inges
     await settle(watcher, quiet=1.5)
     await assert_verified(watcher)
     assert await graph_paths(core) == ["Bob.md", "People/Alice.md", "People/Alicia.md"]
+
+
+async def test_a_rename_given_up_still_deletes_the_old_note(
+    watcher: VaultWatcher, vault: Path, core: Core
+) -> None:
+    """The new path cannot be ingested (say, grown past the size limit): the old note, gone
+    from the disk, still goes from the graph instead of staying as a ghost."""
+
+    async def refused(old: str, new: str, text: str | None = None) -> NoteOutcome:
+        raise NoteError(f"{new}: larger than the limit")
+
+    watcher.ingestor.rename = refused  # type: ignore[method-assign]
+    (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
+    await settle(watcher, quiet=1.5)
+    assert await graph_paths(core) == ["Bob.md"]
+
+
+async def test_an_unexpected_failure_is_tried_again_and_the_watcher_goes_on(
+    watcher: VaultWatcher, vault: Path, core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.3)
+    upsert, failures = watcher.ingestor.upsert_path, [RuntimeError("a bug")]
+
+    async def flaky(rel: str) -> NoteOutcome:
+        if failures:
+            raise failures.pop()
+        return await upsert(rel)
+
+    watcher.ingestor.upsert_path = flaky  # type: ignore[method-assign]
+    put(vault, "Carol.md", "# Carol\n\nCarol knows [[Bob]].\n")
+    await settle(watcher, quiet=1.5)
+    assert not failures and watcher.status.errors >= 1
+    assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
+
+
+async def test_a_file_name_that_is_not_utf8_is_skipped_and_the_watcher_goes_on(
+    watcher: VaultWatcher, vault: Path, core: Core
+) -> None:
+    put(vault, "good.md", "# Bad\n")
+    os.rename(vault / "good.md", os.path.join(os.fsencode(vault), b"bad\xff.md"))
+    put(vault, "Carol.md", "# Carol\n\nA note.\n")
+    await settle(watcher)
+    await watcher.rescan()
+    assert any("not valid UTF-8" in w for w in watcher.last_report.warnings)
+    assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
+
+
+async def test_the_vault_folder_deleted_and_made_again_is_followed(
+    watcher: VaultWatcher, vault: Path, core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.3)
+    saved = {p: (vault / p).read_text() for p in ("Bob.md", "People/Alice.md")}
+    shutil.rmtree(vault)
+    await asyncio.sleep(1.5)
+    for rel, text in saved.items():
+        put(vault, rel, text)  # the folder made again
+    await settle(watcher, quiet=2.5)  # the new folder followed and rescanned
+    before = watcher.status.events
+    put(vault, "Carol.md", "# Carol\n\nA note written once the folder is back.\n")
+    await settle(watcher, since=before)  # its event came: the watcher is not deaf
+    assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
 
 
 async def test_move_out_of_the_vault_deletes(

@@ -174,7 +174,7 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
             seen = journal.entries(rel)  # a write of this process finished meanwhile took its own
             if not seen:
                 continue
-            present = symlink_on_path(root, rel) is None and exists_exactly(root / rel)
+            present = symlink_on_path(root, rel) is None and exists_exactly(root / rel, root)
             try:
                 if present:
                     await ingestor.upsert_path(rel)

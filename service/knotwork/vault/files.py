@@ -66,6 +66,8 @@ def note_path_problem(rel: str) -> str | None:
     parts = PurePosixPath(rel).parts
     if not parts or not parts[-1].lower().endswith(".md"):
         return f"{rel!r} is not a Markdown note: a note's name ends in .md"
+    if not _utf8(rel):
+        return f"{rel!r}: the name is not valid UTF-8, so the graph cannot record it; rename it"
     for part in parts[:-1]:
         if _ignored_dir(part):
             return (
@@ -78,6 +80,16 @@ def note_path_problem(rel: str) -> str | None:
             "which Knotwork ignores"
         )
     return None
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name read from the file system is valid UTF-8 (undecodable bytes come back
+    as lone surrogates, which Neo4j's driver cannot send)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def is_note(rel: str) -> bool:
@@ -143,6 +155,8 @@ def scan_notes(root: Path) -> NoteScan:
             full = Path(current, name)
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
+                if rel.lower().endswith(".md") and not _utf8(rel):
+                    scan.warnings.append(note_path_problem(rel) or rel)
                 continue
             if full.is_symlink():
                 scan.warnings.append(

@@ -115,16 +115,23 @@ def refuse_case_variants(rel: str, variants: list[str]) -> None:
         )
 
 
-def exists_exactly(full: Path) -> bool:
+def exists_exactly(full: Path, root: Path | None = None) -> bool:
     """A regular file at exactly this name (a case-insensitive file system would also answer
-    for a case variant, which is another note). Names compare in one Unicode form: HFS+ lists
-    a name decomposed that was written composed."""
+    for a case variant, which is another note); with ``root``, every folder from it spelled
+    exactly too (``Notes/x.md`` is gone once ``Notes`` was renamed ``notes``). Names compare
+    in one Unicode form: HFS+ lists a name decomposed that was written composed."""
     try:
         if not full.is_file():
             return False
-        name = unicodedata.normalize("NFC", full.name)
-        return any(unicodedata.normalize("NFC", n) == name for n in os.listdir(full.parent))
-    except OSError:
+        parts = full.relative_to(root).parts if root is not None else (full.name,)
+        folder = root if root is not None else full.parent
+        for part in parts:
+            name = unicodedata.normalize("NFC", part)
+            if not any(unicodedata.normalize("NFC", n) == name for n in os.listdir(folder)):
+                return False
+            folder = folder / part
+        return True
+    except (OSError, ValueError):
         return False
 
 

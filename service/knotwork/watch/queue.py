@@ -1,4 +1,5 @@
-"""Between watchdog's thread and the watcher's loop: a bounded hand-over and overflow signals.
+"""Between watchdog's thread and the watcher's loop: the observer, a bounded hand-over and overflow
+signals.
 
 An editor, a sync tool or a ``git checkout`` can fire events faster than notes are ingested. The
 gate keeps at most ``watch_queue_max`` events in flight; beyond that, and whenever the kernel's
@@ -10,12 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+from watchdog.observers.polling import PollingObserver
+
+log = logging.getLogger(__name__)
 
 # watchdog's inotify reader reports IN_Q_OVERFLOW only as a warning on this logger; it rebuilds
 # its watches but hands no event to handlers, so the log record is the one signal there is.
@@ -107,3 +115,42 @@ class OverflowLog(logging.Handler):
                 self.loop.call_soon_threadsafe(
                     self.overflow, "the kernel's inotify queue overflowed (IN_Q_OVERFLOW)"
                 )
+
+
+def start_observer(
+    root: Path, handler: FileSystemEventHandler, polling: bool, status: WatchStatus
+) -> BaseObserver:
+    """watchdog's observer of the vault folder, started: inotify, or polling when asked or
+    when inotify cannot be had (its watch limit reached), said in ``status``."""
+    observer: BaseObserver = PollingObserver(timeout=1) if polling else Observer()
+    observer.schedule(handler, str(root), recursive=True)
+    try:
+        observer.start()
+    except OSError as exc:  # e.g. the inotify watch limit
+        status.mode, status.warning = (
+            "polling",
+            (
+                f"inotify unavailable ({exc}); polling instead, changes show up slower. Raise "
+                "fs.inotify.max_user_watches to fix it."
+            ),
+        )
+        log.warning("%s", status.warning)
+        observer = PollingObserver(timeout=1)
+        observer.schedule(handler, str(root), recursive=True)
+        observer.start()
+    return observer
+
+
+def deaf(observer: BaseObserver) -> bool:
+    """An observer alive whose watch has ended (its folder was deleted)."""
+    return any(not emitter.is_alive() for emitter in observer.emitters)
+
+
+def folder_id(folder: Path) -> tuple[int, int] | None:
+    """A folder's identity (device, inode): another once it was deleted and made again, or
+    replaced; None while it is missing."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

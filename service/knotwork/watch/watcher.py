@@ -11,7 +11,9 @@ events were missed. One lease in Neo4j keeps a second writer out (``lease.holdin
 left pending while a model was down itself. Symbolic links are never followed: a linked note, or
 a note under a linked folder, is treated as absent. A change or rescan that fails on the graph
 (Neo4j down or restarting) waits and is tried again every ``RETRY_GRAPH_S``: none is dropped
-and the watcher goes on. Which paths wait is watch/events.py's part.
+and the watcher goes on; one that fails otherwise is tried ``MAX_ATTEMPTS`` times, then left to
+a rescan. A move given up still deletes its old path. A vault folder deleted and made again (or
+replaced) is followed anew. Which paths wait is watch/events.py's part.
 """
 
 from __future__ import annotations
@@ -22,9 +24,7 @@ import logging
 import time
 
 from neo4j.exceptions import Neo4jError
-from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
-from watchdog.observers.polling import PollingObserver
 
 from knotwork import background
 from knotwork.errors import GraphUnavailableError, KnotworkError
@@ -40,6 +40,9 @@ from knotwork.watch.queue import (
     EventGate,
     OverflowLog,
     WatchStatus,
+    deaf,
+    folder_id,
+    start_observer,
 )
 
 log = logging.getLogger(__name__)
@@ -97,8 +100,11 @@ class VaultWatcher(PathEvents):
                     await self._apply(rel, item, consumed)
                     self.status.processed += 1
                     self.status.lag_ms = (time.monotonic() - item.seen) * 1000
-                except GraphUnavailableError as exc:
-                    # Neo4j is down: this change and the rest wait for it, none is dropped.
+                except (GraphUnavailableError, Neo4jError) as exc:
+                    if isinstance(exc, Neo4jError) and not exc.is_retryable():
+                        self._failed(rel, item, exc)
+                        continue
+                    # Neo4j is down or restarting: this change and the rest wait for it.
                     self._again(rel, item, attempts=item.attempts)
                     log.warning(
                         "Neo4j unavailable (%s); %d changes wait, tried again in %.0f s",
@@ -107,21 +113,30 @@ class VaultWatcher(PathEvents):
                         RETRY_GRAPH_S,
                     )
                     break
-                except Neo4jError as exc:  # refused after the store's own retries
-                    self.status.errors += 1
-                    if item.attempts + 1 < MAX_ATTEMPTS:
-                        self._again(rel, item, attempts=item.attempts + 1)
-                    log.warning("%s: %s (try %d of %d)", rel, exc, item.attempts + 1, MAX_ATTEMPTS)
                 except KnotworkError as exc:  # about the note itself: its next change retries
                     self.status.errors += 1
                     log.warning("%s: %s", rel, exc)
+                except Exception as exc:  # a bug or an odd file: logged, tried again, never fatal
+                    log.exception("%s: unexpected failure", rel)
+                    self._failed(rel, item, exc)
         finally:
             self._applying = False
+
+    def _failed(self, rel: str, item: Pending, exc: BaseException) -> None:
+        """A change Neo4j (or the code) refused: tried again, at most MAX_ATTEMPTS times in
+        all; then a rescan brings whatever it could not do in step."""
+        self.status.errors += 1
+        log.warning("%s: %s (try %d of %d)", rel, exc, item.attempts + 1, MAX_ATTEMPTS)
+        if item.attempts + 1 < MAX_ATTEMPTS:
+            self._again(rel, item, attempts=item.attempts + 1)
+        else:
+            self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
 
     def _again(self, rel: str, item: Pending, *, attempts: int) -> None:
         """Put a change that failed on the graph back, unless a newer one for the path came."""
         due = time.monotonic() + RETRY_GRAPH_S
-        self.pending.setdefault(rel, Pending(due, item.seen, item.moved_from, attempts))
+        newer = self.pending.setdefault(rel, Pending(due, item.seen, item.moved_from, attempts))
+        newer.moved_from = newer.moved_from or item.moved_from  # an edit since keeps the move
 
     def _is_note_file(self, rel: str) -> bool:
         """A regular note file, reached without a symbolic link: a link (or a path through a
@@ -131,17 +146,24 @@ class VaultWatcher(PathEvents):
         if symlink_on_path(self.root, rel) is not None:
             log.info("%s: a symbolic link (or under one); not ingested", rel)
             return False
-        return exists_exactly(self.root / rel)
+        return exists_exactly(self.root / rel, self.root)
 
     async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> None:
         source = item.moved_from
         # The notes' locks: a REST write in this process never interleaves with this one.
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
             exists = self._is_note_file(rel)
-            if exists and source and not exists_exactly(self.root / source):
+            if exists and source and not exists_exactly(self.root / source, self.root):
+                waiting = self.pending.pop(source, None)
+                try:
+                    await self.ingestor.rename(source, rel)
+                except BaseException:
+                    # Not moved: the old path waits again, for the move tried again or, if
+                    # that is given up, its own delete (else the old note stays in the graph).
+                    now = time.monotonic()
+                    self.pending.setdefault(source, waiting or Pending(now, now))
+                    raise
                 consumed.add(source)
-                self.pending.pop(source, None)
-                await self.ingestor.rename(source, rel)
             elif exists:
                 await self.ingestor.upsert_path(rel)
             else:
@@ -166,7 +188,9 @@ class VaultWatcher(PathEvents):
             await self.rescan()
             if self._rescan_failed:  # the warning it left is over
                 self.status.warning, self._rescan_failed = None, False
-        except (KnotworkError, Neo4jError) as exc:
+        except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
+            if not isinstance(exc, (KnotworkError, Neo4jError)):
+                log.exception("rescan failed")
             self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
             self._rescan_failed = True
             self.status.warning = f"rescan failed, tried again in {RETRY_GRAPH_S:.0f} s: {exc}"
@@ -176,7 +200,7 @@ class VaultWatcher(PathEvents):
         """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
         try:
             embedded, extracted = await self.ingestor.retry_pending(ask_again=False)
-        except KnotworkError as exc:
+        except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)
             return
         if embedded or extracted:
@@ -185,23 +209,7 @@ class VaultWatcher(PathEvents):
     def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
         handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
         self._handler = handler
-        observer: BaseObserver = PollingObserver(timeout=1) if self.polling else Observer()
-        observer.schedule(handler, str(self.root), recursive=True)
-        try:
-            observer.start()
-        except OSError as exc:  # e.g. the inotify watch limit
-            self.status.mode, self.status.warning = (
-                "polling",
-                (
-                    f"inotify unavailable ({exc}); polling instead, changes show up slower. Raise "
-                    "fs.inotify.max_user_watches to fix it."
-                ),
-            )
-            log.warning("%s", self.status.warning)
-            observer = PollingObserver(timeout=1)
-            observer.schedule(handler, str(self.root), recursive=True)
-            observer.start()
-        return observer
+        return start_observer(self.root, handler, self.polling, self.status)
 
     async def run(
         self, progress: Progress | None = None, ready: asyncio.Event | None = None
@@ -223,11 +231,23 @@ class VaultWatcher(PathEvents):
             if ready:
                 ready.set()
             last_rescan = last_retry = time.monotonic()
+            watched, looked = folder_id(self.root), time.monotonic()
             while not self._stop.is_set():
                 if not observer.is_alive():
                     self.status.warning = "the file observer stopped; restarted after a rescan"
                     observer = self._observer(loop)
                     self._rescan.set()
+                if time.monotonic() - looked > 1:
+                    looked = time.monotonic()
+                    now_id = folder_id(self.root)
+                    if now_id is not None and (now_id != watched or deaf(observer)):
+                        # The vault folder was deleted and made again, or replaced: the old
+                        # observer watches nothing (or the old folder) from now on.
+                        log.warning("the vault folder was replaced; following the new one")
+                        observer.stop()
+                        observer.join(timeout=5)
+                        observer, watched = self._observer(loop), now_id
+                        self._rescan.set()
                 now = time.monotonic()
                 retry = self._rescan_retry_at is not None and now >= self._rescan_retry_at
                 if (
