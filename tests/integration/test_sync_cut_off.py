@@ -31,13 +31,16 @@ async def _targets(core: Core, relation: str) -> list[str]:
     return sorted(row["target"] for row in rows)
 
 
+def _one_by_one(core: Core, vault: Path) -> Ingestor:
+    """An ingestor of vault "t" whose sync writes a note per batch."""
+    one = dataclasses.replace(core, settings=core.settings.model_copy(update={"ingest_batch": 1}))
+    return Ingestor(one, root=vault, vault="t", extract_enabled=False)
+
+
 async def test_the_next_sync_moves_what_a_cut_off_sync_owed(
     core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one_by_one = dataclasses.replace(
-        core, settings=core.settings.model_copy(update={"ingest_batch": 1})
-    )
-    ingestor = Ingestor(one_by_one, root=vault, vault="t", extract_enabled=False)
+    ingestor = _one_by_one(core, vault)
     put(vault, "X.md", "# X\n\nX works with [[Y]] and asks Zed.\n")
     put(vault, "W.md", "# W\n\nAnother note.\n")
     await sync_vault(ingestor)
@@ -110,10 +113,7 @@ async def test_a_note_deleted_by_a_cut_off_sync_and_restored_gets_its_links_and_
     core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # x is rewritten against names without d; the cut comes before d's delete; d is restored.
-    one_by_one = dataclasses.replace(
-        core, settings=core.settings.model_copy(update={"ingest_batch": 1})
-    )
-    ingestor = Ingestor(one_by_one, root=vault, vault="t", extract_enabled=False)
+    ingestor = _one_by_one(core, vault)
     put(vault, "X.md", "# X\n\nX works with [[D]] and asks Dee.\n")
     put(vault, "D.md", "---\naliases: [Dee]\n---\n# D\n\nA note.\n")
     await sync_vault(ingestor)
