@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
@@ -202,6 +203,34 @@ async def test_a_rename_given_up_still_deletes_the_old_note(
     (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
     await settle(watcher, quiet=1.5)
     assert await graph_paths(core) == ["Bob.md"]
+
+
+async def test_a_rename_refused_once_is_tried_again_as_a_rename(
+    watcher: VaultWatcher, vault: Path, core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old path waits for the move's next try rather than being deleted in the same pass
+    (which made the move a new note, embedded all again)."""
+    monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.3)
+    rename, failures = watcher.ingestor.rename, [ClientError("refused once")]
+
+    async def flaky(old: str, new: str, text: str | None = None) -> NoteOutcome:
+        if failures:
+            raise failures.pop()
+        return await rename(old, new, text)
+
+    watcher.ingestor.rename = flaky  # type: ignore[method-assign]
+    (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
+    await settle(watcher, quiet=1.5)
+    assert not failures
+    assert await graph_paths(core) == ["Bob.md", "People/Alicia.md"]
+    kinds = await ad_hoc(
+        core,
+        "MATCH (r:Revision {vault: 'w'}) WHERE r.path IN ['People/Alice.md', 'People/Alicia.md'] "
+        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at",
+        {},
+        write=False,
+    )
+    assert [(k["path"], k["kind"]) for k in kinds][1:] == [("People/Alicia.md", "rename")]
 
 
 async def test_an_unexpected_failure_is_tried_again_and_the_watcher_goes_on(

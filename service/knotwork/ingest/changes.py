@@ -1,9 +1,10 @@
 """What a batch is made of on its way to the graph: the changes asked for, each note's outcome,
-and the batch between drafting and writing (see ingest/ingestor.py)."""
+and the batch between drafting and writing (see ingest/ingestor.py); a whole sync's report."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from knotwork.graph.names import NameView
@@ -67,3 +68,38 @@ class Drafted:
     outcomes: list[NoteOutcome]
     drafts: dict[str, drafting.Draft]
     deletes: list[write.NoteDelete]
+
+
+Progress = Callable[[int, int, str], None]  # (done, total, what): a progress bar's call
+
+
+@dataclass
+class SyncReport:
+    notes: int = 0  # notes in the vault
+    written: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    deleted: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    extracted: int = 0
+    linked: int = 0  # similarity edges made between new entities
+    facts: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, outcome: NoteOutcome) -> None:
+        match outcome.status:
+            case "written":
+                self.written += 1
+            case "unchanged":
+                self.unchanged += 1
+            case "renamed":
+                self.renamed += 1
+            case "deleted":
+                self.deleted += 1
+        self.chunks += outcome.chunks
+        self.embedded += outcome.embedded
+        self.extracted += outcome.extracted
+        self.facts.update(outcome.facts)
+        self.warnings += outcome.warnings

@@ -103,8 +103,8 @@ class Journal:
         return entry
 
     def discard(self, entries: set[Entry]) -> None:
-        """Take back these entries; a later write's of the same path stays. Not flushed to
-        disk: an entry a crash brings back costs one replay of a path already in step."""
+        """Take back these entries; a later write's of the same path stays. The folder is not
+        flushed: an entry a crash brings back costs one replay of a path already in step."""
         if not entries:
             return
         with self._locked():
@@ -146,11 +146,10 @@ class Journal:
         lines = "".join(f"{rel}\t{token}\n" for rel, token in sorted(entries))
         fd, tmp = tempfile.mkstemp(prefix=".journal-", dir=self.file.parent)
         try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(lines.encode("utf-8", "surrogateescape"))
-                if durable:
-                    out.flush()
-                    os.fsync(out.fileno())
+            with os.fdopen(fd, "wb") as out:  # its data on disk before its name replaces
+                out.write(lines.encode("utf-8", "surrogateescape"))  # the old (XFS and others)
+                out.flush()
+                os.fsync(out.fileno())
             os.replace(tmp, self.file)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import threading
@@ -126,7 +127,9 @@ def start_observer(
     observer.schedule(handler, str(root), recursive=True)
     try:
         observer.start()
-    except OSError as exc:  # e.g. the inotify watch limit
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EMFILE, errno.ENFILE):
+            raise  # the folder itself (gone, unreadable): not inotify's limits
         status.mode, status.warning = (
             "polling",
             (

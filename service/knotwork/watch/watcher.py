@@ -52,6 +52,7 @@ RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried ag
 # this long; a change Neo4j refuses otherwise, at most MAX_ATTEMPTS times in all.
 RETRY_GRAPH_S = 5.0
 MAX_ATTEMPTS = 3
+MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is left to a rescan
 
 
 class VaultWatcher(PathEvents):
@@ -74,6 +75,7 @@ class VaultWatcher(PathEvents):
         self._applying = False  # a change taken off ``pending`` is being written
         self._rescan_retry_at: float | None = None  # a failed rescan is tried again then
         self._rescan_failed = False  # the status warning is a failed rescan's
+        self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
         self._stop = asyncio.Event()
 
     # -- processing ---------------------------------------------------------------------------
@@ -101,9 +103,11 @@ class VaultWatcher(PathEvents):
                     self.status.processed += 1
                     self.status.lag_ms = (time.monotonic() - item.seen) * 1000
                 except (GraphUnavailableError, Neo4jError) as exc:
-                    if isinstance(exc, Neo4jError) and not exc.is_retryable():
-                        self._failed(rel, item, exc)
-                        continue
+                    if isinstance(exc, Neo4jError):  # transient ones count, against a higher cap
+                        if not exc.is_retryable() or item.attempts + 1 >= MAX_TRANSIENT:
+                            self._failed(rel, item, exc)
+                            continue
+                        item.attempts += 1
                     # Neo4j is down or restarting: this change and the rest wait for it.
                     self._again(rel, item, attempts=item.attempts)
                     log.warning(
@@ -126,7 +130,7 @@ class VaultWatcher(PathEvents):
         """A change Neo4j (or the code) refused: tried again, at most MAX_ATTEMPTS times in
         all; then a rescan brings whatever it could not do in step."""
         self.status.errors += 1
-        log.warning("%s: %s (try %d of %d)", rel, exc, item.attempts + 1, MAX_ATTEMPTS)
+        log.warning("%s: %s (try %d)", rel, exc, item.attempts + 1)
         if item.attempts + 1 < MAX_ATTEMPTS:
             self._again(rel, item, attempts=item.attempts + 1)
         else:
@@ -158,10 +162,11 @@ class VaultWatcher(PathEvents):
                 try:
                     await self.ingestor.rename(source, rel)
                 except BaseException:
-                    # Not moved: the old path waits again, for the move tried again or, if
-                    # that is given up, its own delete (else the old note stays in the graph).
+                    # Not moved: the old path waits again (not in this pass), for the move
+                    # tried again or, if that is given up, its own delete.
                     now = time.monotonic()
                     self.pending.setdefault(source, waiting or Pending(now, now))
+                    consumed.add(source)
                     raise
                 consumed.add(source)
             elif exists:
@@ -189,12 +194,17 @@ class VaultWatcher(PathEvents):
             if self._rescan_failed:  # the warning it left is over
                 self.status.warning, self._rescan_failed = None, False
         except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
-            if not isinstance(exc, (KnotworkError, Neo4jError)):
+            wait = RETRY_GRAPH_S
+            if not isinstance(exc, (KnotworkError, Neo4jError)):  # a bug: backs off, to 5 min
                 log.exception("rescan failed")
-            self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
+                self._rescan_bugs += 1
+                wait = min(RETRY_GRAPH_S * 2**self._rescan_bugs, 300.0)
+            self._rescan_retry_at = time.monotonic() + wait
             self._rescan_failed = True
-            self.status.warning = f"rescan failed, tried again in {RETRY_GRAPH_S:.0f} s: {exc}"
+            self.status.warning = f"rescan failed, tried again in {wait:.0f} s: {exc}"
             log.warning("%s", self.status.warning)
+        else:
+            self._rescan_bugs = 0
 
     async def retry_pending(self) -> None:
         """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
@@ -223,6 +233,7 @@ class VaultWatcher(PathEvents):
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
+        watched = folder_id(self.root)  # before the rescan: a folder swapped during it counts
         observer = self._observer(loop)  # before the rescan, so no change slips between
         rehearsal: asyncio.Task[None] | None = None
         try:
@@ -231,7 +242,7 @@ class VaultWatcher(PathEvents):
             if ready:
                 ready.set()
             last_rescan = last_retry = time.monotonic()
-            watched, looked = folder_id(self.root), time.monotonic()
+            looked = time.monotonic()
             while not self._stop.is_set():
                 if not observer.is_alive():
                     self.status.warning = "the file observer stopped; restarted after a rescan"
@@ -243,11 +254,16 @@ class VaultWatcher(PathEvents):
                     if now_id is not None and (now_id != watched or deaf(observer)):
                         # The vault folder was deleted and made again, or replaced: the old
                         # observer watches nothing (or the old folder) from now on.
-                        log.warning("the vault folder was replaced; following the new one")
-                        observer.stop()
-                        observer.join(timeout=5)
-                        observer, watched = self._observer(loop), now_id
-                        self._rescan.set()
+                        try:
+                            renewed = self._observer(loop)
+                        except OSError as exc:  # gone again meanwhile: looked at next second
+                            log.warning("the vault folder cannot be followed yet: %s", exc)
+                        else:
+                            log.warning("the vault folder was replaced; following the new one")
+                            observer.stop()
+                            observer.join(timeout=5)
+                            observer, watched = renewed, now_id
+                            self._rescan.set()
                 now = time.monotonic()
                 retry = self._rescan_retry_at is not None and now >= self._rescan_retry_at
                 if (

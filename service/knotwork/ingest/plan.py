@@ -1,0 +1,172 @@
+"""What a sync will do: the vault folder read against the graph's hashes — notes new, changed,
+moved (same content at a new path) and gone — and, worked out while the first notes are drafted,
+the vault's names once the sync is applied and what it owes the notes it does not write."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from knotwork.errors import KnotworkError, VaultUnavailableError
+from knotwork.graph.names import NameIndex
+from knotwork.graph.queries.writes import NOTE_HASHES, SYNC_OWED, VAULT_NAMES
+from knotwork.ingest.changes import Progress, SyncReport, Upsert
+from knotwork.ingest.draft import parse
+from knotwork.ingest.facts import new_note_keys
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.rows import FACTS_VERSION, note_props
+from knotwork.vault.files import NoteScan, read_group, scan_notes
+
+READ_GROUP = 64  # files read per trip to a worker thread
+
+
+@dataclass
+class Plan:
+    """What a sync does: the notes to write and delete, the names once it is applied, and what
+    it owes the notes it does not write."""
+
+    upserts: list[Upsert]
+    deletes: list[str]
+    names: NameIndex  # the vault's names once the sync is applied
+    reverse_keys: list[str]  # mentions to rewrite in the notes the sync does not write
+    link_keys: list[str]  # their links to re-resolve: the keys of the notes the sync creates
+    owed: bool  # an earlier sync, cut off, left keys to pay (included above)
+    # What the sync owes if it is cut off before its last batch, recorded by its first: the
+    # keys above and those of the notes it deletes or moves away (a note written earlier in
+    # the sync was resolved without them; restored before the next sync, they must move back).
+    record: dict[str, list[str]]
+
+
+async def plan_sync(
+    ingestor: Ingestor, report: SyncReport, progress: Progress | None
+) -> tuple[list[Upsert], list[str], asyncio.Task[Plan]]:
+    """Read the folder and the graph's hashes: what to write, move and delete, and the names
+    once that is done (a task: worked out while the first notes are drafted and embedded).
+    ``progress`` counts the files read, so a bar moves from the first second of a large
+    vault."""
+    assert ingestor.root is not None
+    root, limit = ingestor.root, ingestor.settings.max_note_bytes
+    stored = {
+        row["path"]: row["content_hash"]
+        for row in await ingestor.core.store.read(
+            NOTE_HASHES,
+            vault=ingestor.vault,
+            facts_version=FACTS_VERSION,
+            language_setting=ingestor.language_setting,
+        )
+    }
+    scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
+    _check_seen(root, scan, len(stored), ingestor.vault)
+    paths, report.warnings = scan.paths, scan.warnings
+    report.notes = len(paths)
+    texts: dict[str, tuple[str, float]] = {}
+    hashes: dict[str, str] = {}
+    unread: set[str] = set()  # listed but not readable: the graph keeps what it holds
+    for start in range(0, len(paths), READ_GROUP):
+        group = paths[start : start + READ_GROUP]
+        if progress:
+            for i, path in enumerate(group, start):
+                progress(i, len(paths), f"reading {path}")
+        for path, read in await asyncio.to_thread(read_group, root, group, limit):
+            if isinstance(read, KnotworkError):
+                kept = "; the graph keeps its last version" if path in stored else ""
+                report.errors.append(f"{read}{kept}")
+                unread.add(path)
+                continue
+            note, hashes[path] = read
+            report.warnings += note.warnings
+            texts[path] = (note.text, note.mtime)
+    for folder, why in sorted(scan.unreadable.items()):
+        held = sum(1 for p in stored if p.startswith(f"{folder}/"))
+        report.errors.append(
+            f"{folder}/: cannot be listed ({why}); the graph keeps the {held} notes it holds "
+            "under it as they were"
+        )
+    # Only what the scan saw to be absent is gone: a note it could not read, or under a folder
+    # it could not list, is kept as the graph holds it.
+    gone = {
+        p: h for p, h in stored.items() if p not in texts and p not in unread and not scan.unseen(p)
+    }
+    # A note that vanished while a new one with the same content appeared has moved.
+    moved: dict[str, str] = {}
+    by_hash: dict[str, list[str]] = {}
+    for path, digest in sorted(gone.items()):
+        if digest is not None:
+            by_hash.setdefault(digest, []).append(path)
+    for path, digest in sorted(hashes.items()):
+        if path not in stored and by_hash.get(digest):
+            moved[path] = by_hash[digest].pop(0)
+    deleted = sorted(set(gone) - set(moved.values()))
+    work = [p for p in texts if stored.get(p) != hashes[p]]
+    report.unchanged += len(texts) - len(work)
+    upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
+    planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))
+    return upserts, deleted, planned
+
+
+async def _planned(
+    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+) -> Plan:
+    names, keys, others, appearing = await _final_names(ingestor, upserts, deleted, stored)
+    [debt] = await ingestor.core.store.read(SYNC_OWED, vault=ingestor.vault)
+    owed = bool(debt["reverse"] or debt["links"])
+    link_keys = sorted({*new_note_keys(appearing), *debt["links"]})
+    reverse = sorted({*keys, *debt["reverse"]}) if ingestor.settings.mentions else []
+    gone = new_note_keys([*deleted, *(u.renamed_from for u in upserts if u.renamed_from)])
+    record = {"reverse": reverse, "links": sorted({*link_keys, *gone})}
+    if not stored:  # a first sync owes nothing: what it did not write, the next writes as new
+        record = {"reverse": [], "links": []}
+    if not others:  # nothing the sync does not write: no mentions or links of others to move
+        reverse, link_keys = [], []
+    return Plan(upserts, deleted, names, reverse, link_keys, owed, record)
+
+
+def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
+    """Stop before a sync deletes what it could not see: the vault folder missing, unreadable,
+    or empty (an unmounted drive's mount point) while the graph holds notes of it."""
+    nothing = "; nothing in the graph was changed"
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise VaultUnavailableError(f"the vault folder {root} {what}{nothing}")
+    if "." in scan.unreadable:
+        raise VaultUnavailableError(
+            f"the vault folder {root} cannot be listed ({scan.unreadable['.']}){nothing}"
+        )
+    if stored and not scan.paths and not any(root.iterdir()):
+        raise VaultUnavailableError(
+            f"the vault folder {root} is empty while the graph holds {stored} notes of vault "
+            f"'{vault}' (an unmounted drive?){nothing}. If the notes are gone for good, put any "
+            "file in the folder (e.g. an empty .keep) and sync again: their notes are deleted."
+        )
+
+
+async def _final_names(
+    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+) -> tuple[NameIndex, list[str], bool, list[str]]:
+    """The vault's names once the sync is applied, the names whose mentions in the notes the
+    sync does not write must be rewritten (those of notes that appear, go or move), whether
+    there are such notes, and the notes that appear (new, or filling a placeholder a sync cut
+    off left: either way other notes' links to their keys may now resolve)."""
+    names = NameIndex.from_rows(await ingestor.core.store.read(VAULT_NAMES, vault=ingestor.vault))
+    keys: set[str] = set()
+
+    def parse_all() -> None:
+        for u in upserts:  # the first ones may be parsed by their drafting already
+            u.note = u.note or parse(u.path, u.text)
+
+    await asyncio.to_thread(parse_all)
+    for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
+        keys |= set(names.keys_of(gone))
+        names.remove(gone)
+    appearing = [u.path for u in upserts if u.path not in names]
+    for u in upserts:
+        assert u.note is not None
+        props = note_props(u.note, u.mtime)
+        old = set(names.keys_of(u.path))
+        if u.renamed_from or u.path not in names or old != set(props["mkeys"]):
+            keys |= old | set(props["mkeys"])
+        names.put(u.path, props["lpath"], props["mkeys"])
+    written = {u.path for u in upserts} | set(deleted)
+    others = stored - written - {u.renamed_from for u in upserts}
+    return names, sorted(keys), bool(others), appearing
