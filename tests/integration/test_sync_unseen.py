@@ -12,7 +12,7 @@ import pytest
 
 from knotwork.core import Core
 from knotwork.errors import VaultUnavailableError
-from knotwork.ingest import sync
+from knotwork.ingest import plan
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.vault.files import NoteScan, scan_notes
@@ -121,7 +121,7 @@ async def test_the_vault_folder_itself_unlistable_stops_the_sync(
     def unlistable(root: Path) -> NoteScan:
         return NoteScan([], unreadable={".": "Input/output error"})
 
-    monkeypatch.setattr(sync, "scan_notes", unlistable)
+    monkeypatch.setattr(plan, "scan_notes", unlistable)
     with pytest.raises(VaultUnavailableError, match=r"cannot be listed \(Input/output error\)"):
         await sync_vault(ingestor)
     assert await stored_notes(core, "t") == held
