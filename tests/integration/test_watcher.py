@@ -111,6 +111,18 @@ async def graph_paths(core: Core) -> list[str]:
     return sorted(await stored_notes(core, "w"))
 
 
+async def _alice_revisions(core: Core) -> list[tuple[str, str]]:
+    """(path, kind) of the revisions of Alice's note at either of its names, oldest first."""
+    rows = await ad_hoc(
+        core,
+        "MATCH (r:Revision {vault: 'w'}) WHERE r.path IN ['People/Alice.md', 'People/Alicia.md'] "
+        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at",
+        {},
+        write=False,
+    )
+    return [(r["path"], r["kind"]) for r in rows]
+
+
 async def test_atomic_save_is_one_modification(
     watcher: VaultWatcher, vault: Path, core: Core
 ) -> None:
@@ -158,14 +170,7 @@ async def test_a_rename_then_an_edit_of_the_new_name_stays_a_rename(
     await settle(watcher, quiet=1.5)
     await assert_verified(watcher)
     assert await graph_paths(core) == ["Bob.md", "People/Alicia.md"]
-    kinds = await ad_hoc(
-        core,
-        "MATCH (r:Revision {vault: 'w'}) WHERE r.path IN ['People/Alice.md', 'People/Alicia.md'] "
-        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at",
-        {},
-        write=False,
-    )
-    assert [(k["path"], k["kind"]) for k in kinds][1:] == [("People/Alicia.md", "rename")]
+    assert (await _alice_revisions(core))[1:] == [("People/Alicia.md", "rename")]
     # Retitled, so the old section is embedded again with its new title, and the new one.
     assert len(fake_ollama.embedded_texts()) == 2
 
@@ -223,14 +228,7 @@ async def test_a_rename_refused_once_is_tried_again_as_a_rename(
     await settle(watcher, quiet=1.5)
     assert not failures
     assert await graph_paths(core) == ["Bob.md", "People/Alicia.md"]
-    kinds = await ad_hoc(
-        core,
-        "MATCH (r:Revision {vault: 'w'}) WHERE r.path IN ['People/Alice.md', 'People/Alicia.md'] "
-        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at",
-        {},
-        write=False,
-    )
-    assert [(k["path"], k["kind"]) for k in kinds][1:] == [("People/Alicia.md", "rename")]
+    assert (await _alice_revisions(core))[1:] == [("People/Alicia.md", "rename")]
 
 
 async def test_an_unexpected_failure_is_tried_again_and_the_watcher_goes_on(
