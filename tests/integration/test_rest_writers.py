@@ -135,3 +135,53 @@ async def test_a_full_disk_is_a_clear_refusal_with_nothing_written_or_journaled(
     with pytest.raises(StorageFullError, match="journal of pending writes"):
         await note_writes.put_note(here, writers, "Kite.md", "# Kite\n")
     assert not (vault / "Kite.md").exists()
+
+
+STEAL_LEASE = """
+MATCH (l:Lease {vault: $vault})
+SET l.holder = 'another-writer', l.host = 'elsewhere', l.pid = 1,
+    l.expires_at = datetime() + duration('PT1H')
+"""
+FREE_LEASE = "MATCH (l:Lease {vault: $vault}) SET l.expires_at = datetime() - duration('PT1S')"
+
+
+@pytest.mark.parametrize("op", ["put", "delete"])
+async def test_a_lease_lost_after_the_file_changed_is_accepted_and_replayed_not_refused(
+    core: Core, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, op: str
+) -> None:
+    """The file is not put back when the lease goes mid-write, so the answer is not a
+    refusal: the write is accepted, its journal entry stays, and the replay applies it once
+    the lease can be had again."""
+    # A heartbeat every 0.2 s (the setting's floor is 5 s; model_copy does not validate).
+    here = dataclasses.replace(
+        core,
+        settings=core.settings.model_copy(
+            update={"vault_path": vault, "extract": False, "lease_ttl_s": 0.6}
+        ),
+    )
+    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    assert (await put_note(here, writers, "Old.md", "# Old\n\nFirst.\n")).status == "done"
+    name = "upsert_text" if op == "put" else "delete"
+
+    async def lease_taken(self: Ingestor, *args: object, **kwargs: object) -> NoteOutcome:
+        await here.driver.execute_query(STEAL_LEASE, vault=writers.vault)
+        await asyncio.sleep(5)  # the heartbeat finds the lease gone and cancels the write
+        raise AssertionError("the write went on without its lease")
+
+    monkeypatch.setattr(Ingestor, name, lease_taken)
+    if op == "put":
+        result = await put_note(here, writers, "Old.md", "# Old\n\nSecond.\n")
+        assert (vault / "Old.md").read_text() == "# Old\n\nSecond.\n"
+    else:
+        result = await note_writes.delete_note(here, writers, "Old.md")
+        assert not (vault / "Old.md").exists()
+    assert (result.status, result.ingested_by) == ("accepted", writers.holder)
+    assert writers.journal.paths() == ["Old.md"]
+
+    monkeypatch.undo()
+    assert await writers.replay_once() == 0, "the other writer holds the lease"
+    await here.driver.execute_query(FREE_LEASE, vault=writers.vault)
+    assert await writers.replay_once() == 1
+    assert writers.journal.paths() == []
+    ingestor = Ingestor(here, root=vault, extract_enabled=False)
+    assert await verify_vault(ingestor) == []

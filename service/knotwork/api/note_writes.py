@@ -14,8 +14,8 @@ from __future__ import annotations
 import errno
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +27,7 @@ from knotwork.errors import (
     ConfigError,
     GraphUnavailableError,
     LeaseHeldError,
+    LeaseLostError,
     NoteNotFoundError,
     StorageFullError,
     WriteConflictError,
@@ -100,6 +101,14 @@ def writable(core: Core, root: Path) -> None:
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
+def _raise_if_full(exc: OSError, where: str) -> None:
+    """A write that found no space left (or the quota spent) on ``where``, said so."""
+    if exc.errno in _FULL_ERRNOS:
+        raise StorageFullError(
+            f"no space left {where} ({exc.strerror}); nothing was written"
+        ) from exc
+
+
 @contextmanager
 def refused_as_conflict() -> Iterator[None]:
     """A write refused by the file system (read-only mount, permissions) is a conflict; one
@@ -107,10 +116,7 @@ def refused_as_conflict() -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        if exc.errno in _FULL_ERRNOS:
-            raise StorageFullError(
-                f"no space left on the vault's file system ({exc.strerror}); nothing was written"
-            ) from exc
+        _raise_if_full(exc, "on the vault's file system")
         if exc.errno not in _READ_ONLY_ERRNOS:
             raise
         raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
@@ -143,11 +149,7 @@ def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
         return writers.journal.add(rel)
     except OSError as exc:
         where = writers.journal.file
-        if exc.errno in _FULL_ERRNOS:
-            raise StorageFullError(
-                f"no space left for the journal of pending writes at {where} ({exc.strerror}); "
-                "nothing was written"
-            ) from exc
+        _raise_if_full(exc, f"for the journal of pending writes at {where}")
         raise ConfigError(
             f"the journal of pending writes at {where} cannot be written ({exc.strerror}); set "
             "KNOTWORK_STATE_DIR to a writable folder. Nothing was written"
@@ -185,6 +187,39 @@ def _later(way: Way, rel: str, done: Literal["saved", "deleted"]) -> WriteResult
     return WriteResult(rel, "accepted", done, ingested_by=holder)
 
 
+class _Landing:
+    """How far a direct write got, for a lease lost on the way: before the file changed it
+    is a refusal (409); after, the write is not undone — its journal entry stays for the
+    replay (202, ingested by this process) — and after the graph showed it, it is done."""
+
+    def __init__(self, writers: RestWriters, rel: str, done: Literal["saved", "deleted"]):
+        self.writers, self.rel, self.done = writers, rel, done
+        self.changed = False
+        self.result: WriteResult | None = None
+        self._lost: LeaseLostError | None = None
+
+    @asynccontextmanager
+    async def kept(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except LeaseLostError as exc:
+            if not self.changed:
+                raise
+            self._lost = exc
+
+    def outcome(self) -> WriteResult:
+        if self.result is not None:
+            return self.result
+        assert self._lost is not None, "a direct write ends with its result or a lost lease"
+        log.warning(
+            "%s: the file is %s; the journal's replay brings the graph in step: %s",
+            self.rel,
+            self.done,
+            self._lost,
+        )
+        return WriteResult(self.rel, "accepted", self.done, ingested_by=self.writers.holder)
+
+
 async def _ingest(
     writers: RestWriters,
     entry: Entry | None,
@@ -208,8 +243,9 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     data = body.encode("utf-8")
     decode(data, rel, core.settings.max_note_bytes)
     writable(core, root)
+    landing = _Landing(writers, rel, "saved")
     # From the checks to the graph write: no interleaving with another write of this note.
-    async with core.note_locks.hold(rel), writers.write() as way:
+    async with core.note_locks.hold(rel), landing.kept(), writers.write() as way:
         if way.kind == "busy":
             raise busy(rel, way.holder)
         with _changing(writers, way, rel) as entry:
@@ -220,13 +256,15 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
             refuse_case_variants(rel, variants)
             with refused_as_conflict():
                 write_note_file(root, rel, full, data)
+        landing.changed = True
         if way.kind != "direct":
             return _later(way, rel, "saved")
         mtime = full.stat().st_mtime
         ingestor = Ingestor(core, root=root)
-        return await _ingest(
+        landing.result = await _ingest(
             writers, entry, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime)
         )
+    return landing.outcome()
 
 
 async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResult:
@@ -241,17 +279,22 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
             rows = await core.store.read(NOTES_STATE, vault=writers.vault, paths=[rel])
             if not any(row["content_hash"] is not None for row in rows):
                 raise NoteNotFoundError(f"no note {rel!r} in the vault")
-        async with writers.write() as way:
+        landing = _Landing(writers, rel, "deleted")
+        async with landing.kept(), writers.write() as way:
             if way.kind == "busy":
                 raise busy(rel, way.holder)
             with _changing(writers, way, rel) as entry:
                 if on_disk:
                     with refused_as_conflict():
                         delete_note_file(rel, full)
+            landing.changed = True
             if way.kind != "direct":
                 return _later(way, rel, "deleted")
             ingestor = Ingestor(core, root=root)
-            return await _ingest(writers, entry, rel, "deleted", lambda: ingestor.delete(rel))
+            landing.result = await _ingest(
+                writers, entry, rel, "deleted", lambda: ingestor.delete(rel)
+            )
+        return landing.outcome()
 
 
 async def sync_all(core: Core, writers: RestWriters) -> Synced:

@@ -143,7 +143,7 @@ class RestWriters:
 
     async def replay_once(self) -> int:
         """Apply the pending writes if the lease can be had now; 0 when it cannot."""
-        if not len(self.journal) or self.syncing:
+        if self.syncing or not self.journal.pending():
             return 0
         async with self.write() as way:
             if way.kind != "direct":

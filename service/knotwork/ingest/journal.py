@@ -92,8 +92,10 @@ class Journal:
     def __len__(self) -> int:
         return len(self.paths())
 
-    def __contains__(self, rel: object) -> bool:
-        return any(e[0] == rel for e in self._read())
+    def pending(self) -> bool:
+        """Whether any entry may be waiting: a look at the file's existence, not its content
+        (an empty journal has no file), for a poll that runs every few seconds."""
+        return self.file.exists()
 
     def add(self, rel: str) -> Entry:
         """Record a write of ``rel``; the entry to take back once it is in the graph."""

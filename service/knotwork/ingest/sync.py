@@ -143,12 +143,11 @@ async def _commit(
         log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
     store = ingestor.core.store
     if record:  # cut off on the way, the next sync pays it
-        try:
-            await write.write_batch(store, write.Batch(b.vault, b.targets, owed=record))
-        except GraphUnavailableError:
-            raise
-        except (KnotworkError, Neo4jError) as exc:
-            report.errors.append(f"the sync's record of what it owes other notes: {exc}")
+        await _reported(
+            report,
+            "the sync's record of what it owes other notes",
+            write.write_batch(store, write.Batch(b.vault, b.targets, owed=record)),
+        )
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
@@ -158,20 +157,27 @@ async def _commit(
         except (KnotworkError, Neo4jError) as exc:
             report.errors.append(f"{change.path}: {exc}")
     if not last and b.names_token and outcomes:  # names changed: other caches go stale
-        try:
-            await write.write_batch(
-                store, write.Batch(b.vault, b.targets, names_token=b.names_token)
-            )
-        except GraphUnavailableError:
-            raise
-        except (KnotworkError, Neo4jError) as exc:
-            report.errors.append(f"the names stamp after {len(outcomes)} notes: {exc}")
-    if last:
+        await _reported(
+            report,
+            f"the names stamp after {len(outcomes)} notes",
+            write.write_batch(store, write.Batch(b.vault, b.targets, names_token=b.names_token)),
+        )
+    if last:  # the record, if any, is written: cut off here, the next sync pays it
         prepared.batch.writes, prepared.batch.deletes = [], []
-        try:
-            await ingestor.commit(prepared)
-        except GraphUnavailableError:
-            raise  # the record, if any, is written: the next sync pays it
-        except (KnotworkError, Neo4jError) as exc:
-            report.errors.append(f"mentions and links of renamed, new or deleted notes: {exc}")
+        await _reported(
+            report,
+            "mentions and links of renamed, new or deleted notes",
+            ingestor.commit(prepared),
+        )
     return outcomes
+
+
+async def _reported(report: SyncReport, what: str, work: Awaitable[object]) -> None:
+    """A write beside a batch's notes whose failure is reported, not raised; Neo4j out of
+    reach still stops the sync."""
+    try:
+        await work
+    except GraphUnavailableError:
+        raise
+    except (KnotworkError, Neo4jError) as exc:
+        report.errors.append(f"{what}: {exc}")

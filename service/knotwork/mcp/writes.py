@@ -34,7 +34,8 @@ class NoteWritten(BaseModel):
     path: str = Field(description="the note's vault-relative path")
     status: Literal["done", "accepted", "journaled"] = Field(
         description="`done`: the graph shows it; `accepted`: the file changed and the vault's "
-        "watcher (or this server's running sync) ingests it; `journaled`: the file changed "
+        "watcher (or this server's running sync, or its replay of a write whose lease was lost "
+        "midway) ingests it; `journaled`: the file changed "
         "but Neo4j is down, the graph catches up on its own"
     )
     detail: str

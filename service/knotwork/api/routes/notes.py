@@ -93,7 +93,8 @@ async def stats(core: CoreDep) -> dict[str, Any]:
     responses={
         202: {
             "model": Accepted,
-            "description": "written; the watcher, or this server's running sync, ingests it",
+            "description": "written; the watcher, or this server's running sync, ingests it (or "
+            "this server's journal replay, when the vault's lease was lost midway)",
         },
         409: {
             "description": "no vault, or a read-only one; the path goes through a symbolic "
@@ -125,7 +126,8 @@ async def put_note(
     responses={
         202: {
             "model": Accepted,
-            "description": "deleted; the watcher, or this server's running sync, removes it",
+            "description": "deleted; the watcher, or this server's running sync, removes it (or "
+            "this server's journal replay, when the vault's lease was lost midway)",
         },
         404: {"description": "no note at exactly this path, in the vault or in the graph"},
         409: {
