@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from knotwork.ingest.chunk import chunk_for_line, chunk_note
+from knotwork.ingest.facts import structural_facts
 from knotwork.ingest.parse import parse_note
 from knotwork.text.keys import chunk_grams
 
@@ -88,3 +89,24 @@ def test_a_code_block_split_over_chunks_leaves_its_fence_open_in_the_later_ones(
         if gram == "marco rossi"
     ]
     assert found == [note.text.splitlines().index("Marco Rossi after.") + 1]
+
+
+def test_line_numbers_count_only_line_breaks_a_file_has() -> None:
+    """U+2028, U+2029, U+0085 and form feeds (pasted from the web, Word, Notion) stay inside
+    their line: a chunk's lines and its tags' lines are the file's, as the parser's are."""
+    text = (
+        "# Title\n\nPasted\u2028soft\u2029break\x85and\x0cfeed #pasted.\r\n\r\n"
+        "## Budget\n\nThe budget is 40k. #money\n"
+    )
+    note = parse_note("T.md", text)
+    file = text.replace("\r\n", "\n").split("\n")
+    budget = next(i for i, line in enumerate(file, 1) if line == "## Budget")
+    assert [h.line for h in note.headings] == [1, budget]
+    chunks = chunk_note(note, "v", 1200)
+    assert [(c.heading_path, c.line_start, c.line_end) for c in chunks] == [
+        ("Title", 1, 3),
+        ("Title > Budget", budget, budget + 2),
+    ]
+    assert "soft\u2029break\x85and\x0cfeed" in chunks[0].text
+    tags = {f.object: f.line for f in structural_facts(note, chunks) if f.extractor == "tag"}
+    assert tags == {"#pasted": 3, "#money": budget + 2}

@@ -286,7 +286,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
             with _changing(writers, way, rel) as entry:
                 if on_disk:
                     with refused_as_conflict():
-                        delete_note_file(rel, full)
+                        delete_note_file(root, rel, full)
             landing.changed = True
             if way.kind != "direct":
                 return _later(way, rel, "deleted")

@@ -17,7 +17,8 @@ from knotwork.text import markdown
 
 # 2: one fence rule with the parser; chunks know a fence open at their start.
 # 3: the note's title and aliases are embedded and searched with every chunk (``context``).
-CHUNKER_VERSION = 3
+# 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like.
+CHUNKER_VERSION = 4
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -51,7 +52,7 @@ def _sections(
     open_before: dict[int, str] = {}
     code: set[int] = set()
     fence = ""
-    for offset, line in enumerate(note.body.splitlines()):
+    for offset, line in enumerate(markdown.file_lines(note.body)):
         number = note.body_line + offset
         open_before[number] = fence
         belongs, fence = markdown.step(fence, line)

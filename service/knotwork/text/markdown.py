@@ -13,6 +13,17 @@ import re
 from collections.abc import Iterable, Iterator
 
 _FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def file_lines(text: str) -> list[str]:
+    """The text's lines as a file's line numbers count them: broken at CR LF, CR and LF only.
+    ``str.splitlines`` also breaks at U+2028, U+2029, U+0085, FF, VT and FS/GS/RS, which
+    Markdown and editors keep inside a line: every line number after one would be off."""
+    lines = _BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()  # a final line break ends the last line; it starts none
+    return lines
 
 
 def _marker(line: str) -> tuple[str, str] | None:

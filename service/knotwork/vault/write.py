@@ -217,9 +217,10 @@ def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
         sync_folder(full.parent)
 
 
-def delete_note_file(rel: str, full: Path) -> None:
-    """Remove the note's file; NoteNotFoundError when it is not there (any more)."""
-    if not exists_exactly(full):
+def delete_note_file(root: Path, rel: str, full: Path) -> None:
+    """Remove the note's file; NoteNotFoundError when it is not there (any more), at exactly
+    this path from the vault's root."""
+    if not exists_exactly(full, root.resolve()):
         raise NoteNotFoundError(f"no note {rel!r} in the vault")
     with _file_errors(rel):
         try:
