@@ -127,3 +127,55 @@ def test_strip_citations_finds_labels_that_hold_brackets() -> None:
     text = "First [a [draft].md#Step [1]], then C [C# notes.md#Intro] [Gone.md]. A list [1]."
     labels = ["[a [draft].md#Step [1]]", "[C# notes.md#Intro]"]
     assert strip_citations(text, labels) == "First , then C . A list [1]."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alice works with [[Bob#Projects]] [S1].",
+        "Use [C#] for this [S1].",
+        "She fixed ticket [#4521] [S1].",
+        "See [[Plans#2024]] and [#] [S1].",
+    ],
+)
+def test_words_in_brackets_that_cite_nothing_stay(text: str) -> None:
+    """A wikilink copied from a note, a language's name, a ticket number: words, not
+    citations, so nothing is removed or reported."""
+    checked = check_citations(text, ODD, SOURCES)
+    assert checked.text == text.replace("[S1]", "[C# notes.md#Intro]")
+    assert checked.cited == [ODD[0]] and checked.dropped == []
+
+
+@pytest.mark.parametrize(
+    ("text", "cited", "dropped"),
+    [
+        ("Alpha [S1-S3].", [0, 1, 2], []),
+        ("Alpha [S1–S3].", [0, 1, 2], []),
+        ("Alpha [S2 to S4].", [1, 2, 3], []),
+        ("Alpha [S1 and S2].", [0, 1], []),
+        ("Alpha [S1 & S4].", [0, 3], []),
+        ("Alpha [S1 S2].", [0, 1], []),
+        ("Alpha [Source 2].", [1], []),
+        ("Alpha [Sources 1, 4].", [0, 3], []),
+        ("Alpha [S3-S9].", [2, 3], ["[S5]", "[S6]", "[S7]", "[S8]", "[S9]"]),
+        ("Alpha [S1-S300].", [0], ["[S300]"]),
+    ],
+)
+def test_source_markers_as_models_write_them(
+    text: str, cited: list[int], dropped: list[str]
+) -> None:
+    checked = check_citations(text, ODD, SOURCES)
+    assert checked.cited == [ODD[i] for i in cited] and checked.dropped == dropped
+    assert "[S" not in checked.text and "Source" not in checked.text
+    streamed = CitationStream(ODD, SOURCES)
+    pieces = [streamed.feed(char) for char in text] + [streamed.close()]
+    assert "".join(pieces) == checked.text  # a character at a time, as a slow model sends
+
+
+@pytest.mark.parametrize("raw", ["Alpha [S1-S3] and [Sources 2, 4]. [S1 and S", "[So [Sx] [S1 S"])
+def test_a_streamed_answer_with_any_marker_form_equals_the_whole(raw: str) -> None:
+    whole = check_citations(raw, ODD, SOURCES)
+    for cut in range(len(raw) + 1):
+        stream = CitationStream(ODD, SOURCES)
+        pieces = [stream.feed(raw[:cut]), stream.feed(raw[cut:]), stream.close()]
+        assert "".join(pieces) == whole.text, (cut, pieces)

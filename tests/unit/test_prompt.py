@@ -103,3 +103,40 @@ def test_the_extraction_and_keyword_prompts_keep_their_system_message_fixed() ->
     first, second = keyword_messages("Who is Alice?"), keyword_messages("What is lasagna?")
     assert first[0].content == second[0].content and "Alice" not in str(first[0].content)
     assert "Who is Alice?" in str(first[1].content)
+
+
+def test_a_fact_is_cited_by_the_chunk_that_states_it() -> None:
+    """Not by its note's first block: a note's bio and its work section are different lines."""
+    bio, other, work = (
+        hit("Alice.md", "Bio", line=1),
+        hit("b.md", ""),
+        hit("Alice.md", "Work", line=20),
+    )
+    left_out = hit("Alice.md", "Later", "word " * 3000, line=40)
+    facts = [
+        FactRow("Alice", "WORKS_WITH", "Bob", "Alice.md", "wikilink", 1.0, 22, work.id),
+        FactRow("Alice", "KNOWS", "Cy", "Alice.md", "wikilink", 1.0, 41, left_out.id),
+        FactRow("Alice", "born", "1990", "Alice.md", "frontmatter", 1.0, 2, None),
+        FactRow("Alice", "LIKES", "Dee", "Alice.md", "wikilink", 1.0, 60, "never-retrieved"),
+    ]
+    evidence = Evidence(hits=[bio, other, work, left_out], timings_ms={}, facts=facts)
+    built = build_prompt("Who does Alice work with?", evidence, 2048)
+    user = str(built.messages[1].content)
+    assert built.left_out == 1 and left_out.text not in user
+    assert "Alice | WORKS_WITH | Bob | [S3]\n" in user  # the Work block, not the Bio one
+    assert "Alice | KNOWS | Cy | [S4]\n" in user  # its chunk, numbered though not shown
+    assert "Alice | born | 1990 | [S1]\n" in user  # a fact of no chunk: the note's first block
+    assert "Alice | LIKES | Dee | Alice.md\n" in user  # its chunk was not retrieved
+    assert built.sources == {1: bio, 2: other, 3: work, 4: left_out}
+
+
+def test_a_number_a_fact_line_would_give_is_not_given_when_the_facts_do_not_fit() -> None:
+    first = hit("A.md", "One", "word " * 2000)
+    shown_not = hit("A.md", "Two", "x")
+    facts = [
+        FactRow(f"S{i}", "LINKS_TO", "O" * 200, "A.md", "wikilink", 1.0, 9, shown_not.id)
+        for i in range(40)
+    ]
+    built = build_prompt("q", Evidence(hits=[first, shown_not], timings_ms={}, facts=facts), 2048)
+    assert "facts: subject" not in str(built.messages[1].content)
+    assert built.sources == {1: first}

@@ -22,13 +22,16 @@ from knotwork.retrieve import Hit
 
 INSUFFICIENT = "Your notes do not contain enough to answer this."
 
-# [S3], [S1, S4], [[S2]]: source numbers, and every prefix of one (a citation still arriving).
-_NUMBERS = r"S\s*\d+(?:\s*[,;]\s*S?\s*\d+)*"
+# Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),
+# [Source 2], [[S2]].
+_WORD = r"S(?:ources?)?"
+_DASH = r"\-\u2013\u2014"  # hyphen, en dash, em dash (for a character class)
+_NUMBERS = rf"{_WORD}\s*\d+(?:\s*(?:[,;&]|and|to|[{_DASH}])?\s*(?:{_WORD}\s*)?\d+)*"
 _SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|\[\s*({_NUMBERS})\s*\]", re.I)
-_SOURCES_PREFIX = re.compile(
-    r"\[\[?\s*(?:S\s*(?:\d+(?:\s*[,;]\s*(?:S\s*)?(?:\d+)?)*)?)?\s*\]?\]?", re.I
-)
-_NUMBER = re.compile(r"\d+")
+# What may still become one as a streamed answer arrives: "[", then only the characters of one.
+_SOURCES_PREFIX = re.compile(rf"\[\[?[\s\d,;&{_DASH}sourcandt]*\]?\]?", re.I)
+_NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
+MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
 # [path#heading], [path.md], or the same in double brackets, one level of [] allowed inside;
 # never a Markdown link's [text](url). Used only to remove citations, never to keep one.
 _CITATION = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\](?!\()")
@@ -81,7 +84,23 @@ def match_citation(citation: str, hits: Sequence[Hit]) -> Hit | None:
 
 
 def _is_citation(inner: str) -> bool:
-    return "#" in inner or inner.strip().casefold().endswith(".md")
+    """Written like a citation of a note: ``path.md``, or ``path#heading`` with both parts
+    (``[C#]``, ``[#4521]`` are words)."""
+    text = inner.strip()
+    path, sep, heading = text.partition("#")
+    return text.casefold().endswith(".md") or bool(sep and path.strip() and heading.strip())
+
+
+def _numbers(written: str) -> list[int]:
+    """The source numbers a marker names, ranges spelled out."""
+    numbers: list[int] = []
+    for found in _NUMBER_OR_RANGE.finditer(written):
+        first, last = int(found[1]), int(found[2]) if found[2] else None
+        if last is not None and first < last <= first + MAX_RANGE:
+            numbers += range(first, last + 1)
+        else:
+            numbers += [first] if last is None else [first, last]
+    return numbers
 
 
 @dataclass
@@ -97,6 +116,7 @@ class _Decision:
     kept: list[Hit]  # empty with ``dropped`` set: a citation removed
     dropped: list[str]
     citation: bool = True  # False: an ordinary "[", copied as is
+    verbatim: bool = False  # True: the span up to ``end`` is copied as is (a wikilink)
 
 
 _PLAIN = _Decision(0, [], [], citation=False)
@@ -149,10 +169,10 @@ class CitationScanner:
             return None  # "[S1" may yet be "[S12]"
         if numbers := _SOURCES.match(text, i):
             kept, dropped = [], []
-            for number in _NUMBER.findall(numbers.group(1) or numbers.group(2)):
-                hit = self.sources.get(int(number))
+            for number in _numbers(numbers.group(1) or numbers.group(2)):
+                hit = self.sources.get(number)
                 if hit is None:
-                    dropped.append(source_tag(int(number)))
+                    dropped.append(source_tag(number))
                 elif hit not in kept:
                     kept.append(hit)
             return _Decision(numbers.end(), kept, dropped)
@@ -167,12 +187,17 @@ class CitationScanner:
         if text.startswith("(", end):
             return _PLAIN
         inner = text[i + 1 : end - 1]
-        if inner.startswith("[") and inner.endswith("]"):
+        wikilink = inner.startswith("[") and inner.endswith("]")
+        if wikilink:
             inner = inner[1:-1]
         if not _is_citation(inner):
             return _PLAIN
         hit = match_citation(inner.strip(), self.hits)
-        return _Decision(end, [hit], []) if hit else _Decision(end, [], [text[i:end]])
+        if hit:
+            return _Decision(end, [hit], [])
+        if wikilink:  # [[Bob#Projects]]: a link the model copied from a note, not a citation
+            return _Decision(end, [], [], verbatim=True)
+        return _Decision(end, [], [text[i:end]])
 
     def scan(self, text: str, pos: int, final: bool) -> tuple[str, int]:
         """The rendered text from ``pos`` on, and where the next scan resumes: before the first
@@ -190,6 +215,10 @@ class CitationScanner:
             if not decision.citation:
                 out.append(text[pos : bracket + 1])
                 pos = bracket + 1
+                continue
+            if decision.verbatim:
+                out.append(text[pos : decision.end])
+                pos = decision.end
                 continue
             before = text[pos:bracket]
             out.append(before if decision.kept else before.rstrip(" \t"))
@@ -262,6 +291,31 @@ def _inner(span: str) -> str:
     return span[1:-1] if span.startswith("[") and span.endswith("]") else span
 
 
-def says_insufficient(text: str) -> bool:
-    """The model gave the fixed sentence for a context that does not hold the answer."""
-    return _norm(INSUFFICIENT).rstrip(".") in _norm(text)
+# The fixed sentence's core as models write it, in English ("don't", "enough information")
+# and, though the prompt asks for English, as they translate it for a question in another of
+# the vault languages.
+_REFUSALS = (
+    ("notes", "do", "not", "contain", "enough"),
+    ("note", "non", "contengono"),
+    ("notizen", "enthalten", "nicht"),
+    ("notes", "ne", "contiennent", "pas"),
+    ("notas", "no", "contienen"),
+    ("notas", "não", "contêm"),
+)
+_ALONE_WORDS = 6  # words besides the core that still make a reply the sentence alone
+
+
+def _words(text: str) -> list[str]:
+    text = text.casefold().replace("\u2019", "'").replace("n't", " not")
+    return re.findall(r"\w+", text)
+
+
+def says_insufficient(text: str, alone: bool = False) -> bool:
+    """The model gave the fixed sentence for a context that does not hold the answer: anywhere
+    in the text, or (``alone``) as the whole of it, give or take a few words."""
+    words = _words(text)
+    for core in _REFUSALS:
+        n = len(core)
+        if any(tuple(words[i : i + n]) == core for i in range(len(words) - n + 1)):
+            return not alone or len(words) <= n + _ALONE_WORDS
+    return False

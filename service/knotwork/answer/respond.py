@@ -13,7 +13,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from knotwork.answer.cite import INSUFFICIENT, CitationStream, check_citations, says_insufficient
+from knotwork.answer.cite import (
+    INSUFFICIENT,
+    CitationStream,
+    check_citations,
+    cite_label,
+    says_insufficient,
+    strip_citations,
+)
 from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.core import Core
 from knotwork.llm.providers import chat_server
@@ -153,7 +160,14 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
 def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
     """Check the model's citations against the hits and build the answer."""
     checked = check_citations(raw, evidence.hits, prompt.sources)
-    if not checked.cited and says_insufficient(checked.text):
+    words = strip_citations(checked.text, map(cite_label, checked.cited))
+    if not words:  # nothing, or only citations: no answer at all
+        result = _base(evidence, "model_unavailable", None, evidence.hits)
+        result.warnings.append(
+            f"the chat model's reply held no answer ({raw[:80]!r}); here is the ranked "
+            "evidence without an answer"
+        )
+    elif says_insufficient(words, alone=bool(checked.cited)):
         result = _base(
             evidence, "insufficient_context", INSUFFICIENT, evidence.hits[:PARTIAL_CITATIONS]
         )

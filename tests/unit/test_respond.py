@@ -1,0 +1,59 @@
+"""The model's reply → the answer, without a database or a model: a refusal however the model
+words it, and a reply with no answer in it, are not passed off as answers."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from knotwork.answer.cite import INSUFFICIENT, says_insufficient
+from knotwork.answer.prompt import build_prompt
+from knotwork.answer.respond import finish
+from knotwork.retrieve import Evidence
+from tests.conftest import hit
+
+EVIDENCE = Evidence(hits=[hit("Alice.md", "Work", "Alice works with Bob.")], timings_ms={})
+
+
+def reply(raw: str) -> tuple[str, str | None, list[str]]:
+    prompt = build_prompt("Who does Alice work with?", EVIDENCE, 8192)
+    result = finish(EVIDENCE, raw, time.perf_counter(), prompt)
+    return result.status, result.answer, result.warnings
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        INSUFFICIENT,
+        "Your notes don't contain enough to answer this.",
+        "Your notes don\u2019t contain enough information to answer this question.",
+        "The notes do not contain enough to answer this.",
+        "Your notes do not contain enough to answer this. [S1]",  # a refusal that cites
+        "Le tue note non contengono abbastanza informazioni per rispondere.",
+        "Deine Notizen enthalten nicht genug, um das zu beantworten.",
+        "Vos notes ne contiennent pas assez d'informations pour répondre.",
+        "Tus notas no contienen suficiente información para responder.",
+        "As tuas notas não contêm informação suficiente para responder.",
+    ],
+)
+def test_a_refusal_however_worded_is_insufficient_context(raw: str) -> None:
+    status, answer, _ = reply(raw)
+    assert (status, answer) == ("insufficient_context", INSUFFICIENT)
+
+
+def test_a_cited_answer_that_says_part_is_missing_is_an_answer() -> None:
+    raw = (
+        "Alice works with Bob [S1]. Your notes do not contain enough to say since when, nor "
+        "on which of the projects they share or who leads them."
+    )
+    status, answer, _ = reply(raw)
+    assert status == "ok" and answer is not None and answer.startswith("Alice works with Bob")
+    assert says_insufficient(raw) and not says_insufficient(raw, alone=True)
+
+
+@pytest.mark.parametrize("raw", ["", "   \n", "[S1]", "[S7] [S1]", "[[S1]]"])
+def test_a_reply_without_words_is_no_answer(raw: str) -> None:
+    status, answer, warnings = reply(raw)
+    assert (status, answer) == ("model_unavailable", None)
+    assert any("held no answer" in w for w in warnings)
