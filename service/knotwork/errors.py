@@ -13,6 +13,7 @@ KnotworkError
 ├── VaultUnavailableError  the vault folder is missing, unreadable, or empty while the graph holds
 │                          its notes: a sync that would delete them all stops (exit code 2)
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
+│   └── NoteTooLargeError  larger than KNOTWORK_MAX_NOTE_BYTES (HTTP 413)
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
 ├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
 ├── StorageFullError       the disk holding the vault or the journal has no space left (HTTP 507)
@@ -80,6 +81,10 @@ class VaultUnavailableError(KnotworkError):
 
 class NoteError(KnotworkError):
     """A file cannot be ingested as a note: binary, larger than the limit, or unreadable."""
+
+
+class NoteTooLargeError(NoteError):
+    """A note larger than ``KNOTWORK_MAX_NOTE_BYTES``."""
 
 
 class NoteNotFoundError(KnotworkError, LookupError):

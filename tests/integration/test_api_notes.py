@@ -95,6 +95,15 @@ def test_too_large_is_413(client: TestClient, vault: Path) -> None:
     assert not (vault / "big.md").exists()
 
 
+@pytest.mark.parametrize("path", ["plain.md", "speed-limit.md", "limits.md"])
+def test_a_binary_body_is_422_whatever_the_path_says(
+    client: TestClient, vault: Path, path: str
+) -> None:
+    response = client.put(f"/notes/{path}", content=b"# hi\x00there\n")
+    assert response.status_code == 422 and "binary" in response.json()["detail"]
+    assert not (vault / path).exists()
+
+
 def test_api_key_is_required(client: TestClient) -> None:
     response = client.put("/notes/a.md", content="x", headers={"X-API-Key": "wrong"})
     assert response.status_code == 401

@@ -18,7 +18,7 @@ from knotwork.vault.files import (
     resolve_in_vault,
     scan_notes,
 )
-from knotwork.vault.write import write_note_file
+from knotwork.vault.write import note_target, write_note_file
 
 
 @pytest.mark.parametrize(
@@ -44,8 +44,9 @@ def test_symlink_out_of_the_vault_is_refused_and_not_listed(tmp_path: Path) -> N
     os.symlink(outside / "secret.md", vault / "link.md")
     (vault / "ok.md").write_text("ok")
     assert list_notes(vault) == ["ok.md"]
-    with pytest.raises(VaultPathError, match="outside"):
+    with pytest.raises(VaultPathError, match="outside") as refused:
         resolve_in_vault(vault, "link.md")
+    assert str(outside) not in str(refused.value), "where the link leads stays unsaid"
 
 
 def test_listing_skips_config_trash_hidden_and_non_markdown(tmp_path: Path) -> None:
@@ -149,3 +150,25 @@ def test_a_note_under_a_folder_spelled_in_other_case_is_refused_naming_the_folde
         "Other/b.md",
         "Projects/Birds/b.md",
     ]
+
+
+@pytest.mark.parametrize(
+    ("links", "path", "named"),
+    [
+        ({"loop.md": "loop.md"}, "loop.md", "'loop.md' is a symbolic link"),
+        ({"a": "a"}, "a/x.md", "lies under 'a'"),
+        ({"out": "../../etc"}, "out/x.md", "lies under 'out'"),
+    ],
+)
+def test_a_write_through_a_link_in_a_loop_or_out_of_the_vault_is_refused_naming_it(
+    tmp_path: Path, links: dict[str, str], path: str, named: str
+) -> None:
+    """Named as the link it goes through (a 409), not a crash on the loop or a 422 showing
+    where on the server the link leads."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name, target in links.items():
+        os.symlink(target, vault / name)
+    with pytest.raises(WriteConflictError, match=named) as refused:
+        note_target(vault, path)
+    assert str(tmp_path) not in str(refused.value)

@@ -12,6 +12,7 @@ from knotwork.errors import (
     LeaseLostError,
     NoteError,
     NoteNotFoundError,
+    NoteTooLargeError,
     VaultPathError,
     WriteConflictError,
 )
@@ -28,7 +29,7 @@ def as_http() -> Iterator[None]:
     except VaultPathError as exc:
         raise HTTPException(422, str(exc)) from exc
     except NoteError as exc:
-        raise HTTPException(413 if "limit" in str(exc) else 422, str(exc)) from exc
+        raise HTTPException(413 if isinstance(exc, NoteTooLargeError) else 422, str(exc)) from exc
     except WriteConflictError as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
     except NoteNotFoundError as exc:

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from knotwork.errors import KnotworkError, NoteError, VaultPathError
+from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
 
 # Folders no vault tool should read: Obsidian's config and trash, VCS data, dependencies.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".hg", ".svn", "node_modules"})
@@ -40,9 +40,12 @@ def resolve_in_vault(root: Path, path: str) -> Path:
     """The absolute file for a vault-relative path; refuses anything resolving outside."""
     rel = clean_relpath(path)
     base = root.resolve()
-    full = (base / rel).resolve()
-    if full != base and base not in full.parents:
-        raise VaultPathError(f"note path {path!r} resolves outside the vault ({full})")
+    try:
+        full = (base / rel).resolve()
+    except RuntimeError as exc:  # Python < 3.13 says a loop of symbolic links this way
+        raise VaultPathError(f"note path {path!r} runs into a loop of symbolic links") from exc
+    if full != base and base not in full.parents:  # the server's own paths stay unsaid
+        raise VaultPathError(f"note path {path!r} resolves outside the vault")
     return full
 
 
@@ -200,7 +203,7 @@ class NoteText:
 def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
     """Bytes → text; NoteError for binary or oversized files, a warning for bad UTF-8."""
     if len(data) > max_bytes:
-        raise NoteError(
+        raise NoteTooLargeError(
             f"{rel}: {len(data)} bytes is over the {max_bytes}-byte limit "
             "(KNOTWORK_MAX_NOTE_BYTES); skipped"
         )
@@ -219,13 +222,13 @@ def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
 
 
 def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
-    full = resolve_in_vault(root, rel)
-    if link := symlink_on_path(root, clean_relpath(rel)):
+    if link := symlink_on_path(root, clean_relpath(rel)):  # before resolving: it may loop
         raise NoteError(f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped")
+    full = resolve_in_vault(root, rel)
     try:
         size = full.stat().st_size
         if size > max_bytes:
-            raise NoteError(
+            raise NoteTooLargeError(
                 f"{rel}: {size} bytes is over the {max_bytes}-byte limit "
                 "(KNOTWORK_MAX_NOTE_BYTES); skipped"
             )

@@ -69,15 +69,16 @@ def note_target(root: Path, path: str) -> tuple[str, Path]:
             )
     if problem := note_path_problem(rel):
         raise VaultPathError(problem)
-    with _file_errors(rel):
-        full = resolve_in_vault(root, rel)
+    with _file_errors(rel):  # links first: one pointing outside, or in a loop, is named
         link = symlink_on_path(root, rel)
-    if link:
-        which = "is" if link == rel else f"lies under {link!r}, which is"
-        raise WriteConflictError(
-            f"{rel!r} {which} a symbolic link; Knotwork never writes or deletes through links "
-            "(the change would land on the link's target). Write the target's own path instead"
-        )
+        if link:
+            which = "is" if link == rel else f"lies under {link!r}, which is"
+            raise WriteConflictError(
+                f"{rel!r} {which} a symbolic link; Knotwork never writes or deletes through "
+                "links (the change would land on the link's target). Write the target's own "
+                "path instead"
+            )
+        full = resolve_in_vault(root, rel)
     return rel, full
 
 
