@@ -17,6 +17,7 @@ KnotworkError
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
 ├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
 ├── StorageFullError       the disk holding the vault or the journal has no space left (HTTP 507)
+├── ServerBusyError        every retrieval slot is taken and the queue is full (HTTP 503)
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 │   └── LeaseLostError     a writer's lease was taken over while it wrote (it stops writing)
 └── QueryNotFoundError     a named Cypher query does not exist in cypher/
@@ -104,6 +105,11 @@ class WriteConflictError(KnotworkError):
 class StorageFullError(KnotworkError):
     """A note write found no space left (or the quota spent) on the file system of the vault
     or of the journal of pending writes: nothing was written (HTTP 507)."""
+
+
+class ServerBusyError(KnotworkError):
+    """More retrievals and answers at once than ``KNOTWORK_API_MAX_CONCURRENT`` running plus
+    ``KNOTWORK_API_MAX_WAITING`` waiting: retry shortly."""
 
 
 class LeaseHeldError(KnotworkError):

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     ollama_base_url: str = "http://127.0.0.1:11434"
     # Per model call, whichever server answers it.
     ollama_timeout_s: float = Field(default=120.0, gt=0)
+    # The longest a chat answer may go on, streamed or not: past it the answer so far is kept
+    # with a warning (a model repeating itself never ends on its own).
+    answer_timeout_s: float = Field(default=300.0, gt=0)
     # The chat model (extraction, keywords, answers): Ollama, or a server speaking the OpenAI
     # chat-completions API (llama.cpp's llama-server, vLLM, LM Studio) at llm_base_url.
     llm_provider: Literal["ollama", "openai-like"] = "ollama"

@@ -3,6 +3,7 @@ stale text, fenced context, Server-Sent Events, a model that is down, and bad re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import AsyncIterator, Callable
@@ -359,3 +360,35 @@ async def test_citations_of_notes_whose_names_hold_brackets_and_hashes(
     done = events[-1][1]
     assert (done["answer"], done["dropped_citations"]) == (expected, dropped)
     assert "".join(data["text"] for kind, data in events if kind == "token") == expected
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_a_model_that_runs_on_is_cut_with_a_warning(
+    api: Api, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch, streamed: bool
+) -> None:
+    """A model repeating itself never ends on its own: the answer is cut at MAX_ANSWER_CHARS,
+    or at KNOTWORK_ANSWER_TIMEOUT_S, and says so; its citations are still checked."""
+    from knotwork.answer import respond
+
+    fake_ollama.chat_script = model(
+        lambda p: f"Alice works with Bob {labels(p)['People/Alice.md']}. " + "And again. " * 5_000
+    )
+    question = {"question": "Who does Alice work with?"}
+
+    async def asked() -> dict[str, Any]:
+        if not streamed:
+            return await ask(api, **question)
+        events = await sse_query(api, json={**question, "stream": True})
+        return events[-1][1]
+
+    body = await asked()
+    assert body["status"] == "ok" and body["citations"][0]["path"] == "People/Alice.md"
+    assert len(body["answer"]) < respond.MAX_ANSWER_CHARS + 100
+    assert any(f"cut at {respond.MAX_ANSWER_CHARS} characters" in w for w in body["warnings"])
+
+    core = api.core
+    slow = core.settings.model_copy(update={"answer_timeout_s": 1e-9})
+    monkeypatch.setattr(api.app.state, "core", dataclasses.replace(core, settings=slow))
+    body = await asked()
+    assert body["status"] == "ok" and body["answer"].startswith("Alice works with")
+    assert any("KNOTWORK_ANSWER_TIMEOUT_S" in w for w in body["warnings"])

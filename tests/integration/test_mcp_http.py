@@ -216,3 +216,52 @@ def test_http_beyond_loopback_needs_a_key(settings: Settings) -> None:
     short = exposed.model_copy(update={"api_key": SecretStr("short")})
     with pytest.raises(ConfigError):
         http_app(short)
+
+
+async def test_http_bodies_are_bounded_and_checked_as_rest_bodies_are(
+    mcp_settings: Settings, tmp_path: Path, vault: Path
+) -> None:
+    """KNOTWORK_API_MAX_BODY_BYTES and standard JSON, as for REST; with writes, room for a
+    note of KNOTWORK_MAX_NOTE_BYTES in a tool call's JSON."""
+    accept = {"Accept": "application/json, text/event-stream"}
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + b"x" * 1_000_000 + b'"}'
+    json_body = {"Content-Type": "application/json"}
+    async with (
+        over_http(mcp_settings, tmp_path) as (url, _),
+        httpx.AsyncClient(timeout=10, headers=accept) as raw,
+    ):
+        large = await raw.post(url, content=ping, headers=json_body)
+        nan = await raw.post(
+            url,
+            content=b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": NaN}',
+            headers=json_body,
+        )
+    assert large.status_code == 413 and "KNOTWORK_API_MAX_BODY_BYTES" in large.json()["detail"]
+    assert nan.status_code == 422 and "NaN" in nan.text
+
+    body = "# Big\n\n" + "Ünïcödé words in a long note. " * 4_000  # ~128 kB of JSON
+    async with (
+        over_http(mcp_settings, tmp_path, "--allow-writes", KNOTWORK_VAULT_PATH=str(vault)) as (
+            url,
+            _,
+        ),
+        http_client(url) as client,
+    ):
+        written = await call(client, "upsert_note", path="Big.md", content=body)
+    assert written["status"] == "done"
+
+
+async def test_http_retrievals_at_once_are_bounded_as_rest_ones_are(
+    mcp_settings: Settings, tmp_path: Path
+) -> None:
+    """One running and none waiting: of calls made at once, the ones beyond are told the
+    server is busy (a tool error), not run all together."""
+    limits = {"KNOTWORK_API_MAX_CONCURRENT": "1", "KNOTWORK_API_MAX_WAITING": "0"}
+    async with over_http(mcp_settings, tmp_path, **limits) as (url, _), http_client(url) as client:
+        await call(client, "retrieve", question=GARDEN_QUESTION)  # plans the queries
+        results = await asyncio.gather(
+            *(client.call_tool("retrieve", {"question": GARDEN_QUESTION}) for _ in range(8))
+        )
+    busy = [r for r in results if r.is_error]
+    assert 0 < len(busy) < 8, [r.is_error for r in results]
+    assert all("ServerBusyError" in str(r.content) and "busy" in str(r.content) for r in busy)

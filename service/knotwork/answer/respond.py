@@ -2,11 +2,13 @@
 
 The model is asked only when the evidence is relevant enough; below the threshold, or in
 ``retrieve`` mode, no chat call is made at all. A model that is down or slow never turns into an
-error: the ranked evidence is returned with status ``model_unavailable``.
+error: the ranked evidence is returned with status ``model_unavailable``. The answer is always
+read as a stream, streamed to the client or not, so one that runs on is cut at the same bound.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -31,6 +33,7 @@ log = logging.getLogger(__name__)
 Status = Literal["ok", "insufficient_context", "model_unavailable"]
 SNIPPET_CHARS = 300
 PARTIAL_CITATIONS = 3  # hits shown as the best partial evidence when the context falls short
+MAX_ANSWER_CHARS = 20_000  # "briefly", the prompt says: beyond this a model is repeating itself
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,47 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
     return result
 
 
+async def _from_model(
+    core: Core, evidence: Evidence, prompt: Prompt
+) -> AsyncIterator[TokenEvent | DoneEvent]:
+    """The model's answer as it comes, citations rendered, then the checked answer. A model
+    down or silent ends in ``model_unavailable``; one that goes on past
+    ``KNOTWORK_ANSWER_TIMEOUT_S`` or ``MAX_ANSWER_CHARS`` is cut there with a warning."""
+    started = time.perf_counter()
+    deadline = started + core.settings.answer_timeout_s
+    parts: list[str] = []
+    size, cut = 0, None
+    rendered = CitationStream(evidence.hits, prompt.sources)
+    try:
+        async with contextlib.aclosing(await core.llm.astream_chat(prompt.messages)) as stream:
+            async for chunk in stream:
+                if not chunk.delta:
+                    continue
+                parts.append(chunk.delta)
+                size += len(chunk.delta)
+                if text := rendered.feed(chunk.delta):
+                    yield TokenEvent(text)
+                if size >= MAX_ANSWER_CHARS:
+                    cut = f"the answer was cut at {MAX_ANSWER_CHARS} characters"
+                elif time.perf_counter() > deadline:
+                    cut = (
+                        f"the answer was cut after {core.settings.answer_timeout_s:.0f} s "
+                        "(KNOTWORK_ANSWER_TIMEOUT_S)"
+                    )
+                if cut:
+                    log.warning("chat answer: %s", cut)
+                    break
+    except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"
+        yield DoneEvent(_unavailable(core, evidence, exc, started))
+        return
+    if text := rendered.close():
+        yield TokenEvent(text)
+    result = finish(evidence, "".join(parts), started, prompt)
+    if cut:
+        result.warnings.append(cut)
+    yield DoneEvent(result)
+
+
 async def answer(
     core: Core,
     question: str,
@@ -202,13 +246,11 @@ async def answer(
     early = without_model(core, evidence, mode)
     if early is not None:
         return early
-    started = time.perf_counter()
     prompt = build_prompt(question, evidence, core.settings.llm_context_window)
-    try:
-        response = await core.llm.achat(prompt.messages)
-    except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"
-        return _unavailable(core, evidence, exc, started)
-    return finish(evidence, response.message.content or "", started, prompt)
+    async for event in _from_model(core, evidence, prompt):
+        if isinstance(event, DoneEvent):
+            return event.answer
+    raise AssertionError("the model's events end with the answer")
 
 
 async def answer_stream(
@@ -227,20 +269,6 @@ async def answer_stream(
     if early is not None:
         yield DoneEvent(early)
         return
-    started = time.perf_counter()
     prompt = build_prompt(question, evidence, core.settings.llm_context_window)
-    parts: list[str] = []
-    rendered = CitationStream(evidence.hits, prompt.sources)
-    try:
-        stream = await core.llm.astream_chat(prompt.messages)
-        async for chunk in stream:
-            if chunk.delta:
-                parts.append(chunk.delta)
-                if text := rendered.feed(chunk.delta):
-                    yield TokenEvent(text)
-    except Exception as exc:  # as in answer(): any failure of the client means no answer
-        yield DoneEvent(_unavailable(core, evidence, exc, started))
-        return
-    if text := rendered.close():
-        yield TokenEvent(text)
-    yield DoneEvent(finish(evidence, "".join(parts), started, prompt))
+    async for event in _from_model(core, evidence, prompt):
+        yield event

@@ -29,6 +29,8 @@ from knotwork.errors import (
     ManifestMismatchError,
     ModelUnavailableError,
     NoteError,
+    NoteTooLargeError,
+    ServerBusyError,
     StorageFullError,
     VaultPathError,
     VaultUnavailableError,
@@ -50,9 +52,11 @@ _STATUS = {
     LeaseHeldError: 409,
     VaultPathError: 422,
     VaultUnavailableError: 503,
+    NoteTooLargeError: 413,
     NoteError: 422,
     WriteConflictError: 409,
     StorageFullError: 507,
+    ServerBusyError: 503,
 }
 
 

@@ -114,15 +114,21 @@ def _invalid(message: str) -> JSONResponse:
 class BodyScreen:
     """ASGI middleware: the size limit, then the JSON and UTF-8 checks, then the app."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings, *, notes_in_json: bool = False) -> None:
+        """``notes_in_json``: bodies may carry a whole note as a JSON string (the MCP write
+        tools), so the limit makes room for three times the note limit, what escaping
+        non-ASCII text as ``\\uXXXX`` can make of it."""
         self.app = app
         self.note_limit = settings.max_note_bytes
-        self.limit = settings.api_max_body_bytes
+        self.limit, self.setting = settings.api_max_body_bytes, "KNOTWORK_API_MAX_BODY_BYTES"
+        if notes_in_json:
+            self.limit += 3 * settings.max_note_bytes
+            self.setting += " + 3 * KNOTWORK_MAX_NOTE_BYTES"
 
     def _limit(self, scope: Scope) -> tuple[int, str]:
         if scope["method"] == "PUT" and scope["path"].startswith("/notes/"):
             return self.note_limit, "KNOTWORK_MAX_NOTE_BYTES"
-        return self.limit, "KNOTWORK_API_MAX_BODY_BYTES"
+        return self.limit, self.setting
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

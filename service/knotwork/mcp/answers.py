@@ -35,6 +35,7 @@ from knotwork.mcp.common import (
     core_of,
     filters,
     tool_errors,
+    work_slot,
 )
 from knotwork.redact import redact
 
@@ -123,13 +124,14 @@ def register(server: MCPServer[Served]) -> None:
             body = QueryRequest.model_validate(
                 {"question": question, "mode": mode, "top_k": top_k, "filters": scope}
             )
-            result = await answer(
-                core,
-                body.question,
-                mode=body.mode,
-                top_k=body.top_k,
-                filters=body.filters.to_filters(),
-            )
+            async with work_slot(ctx):
+                result = await answer(
+                    core,
+                    body.question,
+                    mode=body.mode,
+                    top_k=body.top_k,
+                    filters=body.filters.to_filters(),
+                )
         return query_response(result)
 
     async def _evidence(
@@ -143,13 +145,14 @@ def register(server: MCPServer[Served]) -> None:
             body = RetrieveRequest.model_validate(
                 {"question": question, "top_k": top_k, "filters": scope}
             )
-            evidence = await gather(
-                core,
-                body.question,
-                mode="retrieve",
-                top_k=body.top_k,
-                filters=body.filters.to_filters(),
-            )
+            async with work_slot(ctx):
+                evidence = await gather(
+                    core,
+                    body.question,
+                    mode="retrieve",
+                    top_k=body.top_k,
+                    filters=body.filters.to_filters(),
+                )
         return evidence, sufficient(core, evidence)
 
     async def retrieve(

@@ -24,7 +24,10 @@ from knotwork.redact import redact
 from knotwork.retrieve import Mode
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
     from knotwork.api.writers import RestWriters
+    from knotwork.limits import WorkLimiter
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Served:
     core: Core | None = None
     writers: RestWriters | None = None
     failure: str | None = None
+    limiter: WorkLimiter | None = None  # retrievals and answers at once, as REST bounds them
 
 
 ServedContext = Context[Served, Any]
@@ -81,6 +85,14 @@ def served(ctx: ServedContext) -> Served:
     if state.core is None:
         raise ToolError(f"the Knotwork MCP server could not start: {state.failure}")
     return state
+
+
+def work_slot(ctx: ServedContext) -> AbstractAsyncContextManager[None]:
+    """A retrieval or answer's turn: ServerBusyError (a tool error inside ``tool_errors``)
+    when ``KNOTWORK_API_MAX_CONCURRENT`` run and ``KNOTWORK_API_MAX_WAITING`` wait already."""
+    limiter = served(ctx).limiter
+    assert limiter is not None, "the lifespan gives every started server a limiter"
+    return limiter.slot()
 
 
 def core_of(ctx: ServedContext) -> Core:

@@ -34,13 +34,18 @@ class _RequireApiKey:
 
 def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
     """The streamable-HTTP app at ``/mcp``: beyond loopback only with an API key (ConfigError
-    otherwise), the key then required on every request, and Host and Origin checked by the
-    same allow-list (``knotwork.api.guard``)."""
+    otherwise), the key then required on every request, Host and Origin checked by the same
+    allow-list (``knotwork.api.guard``), and bodies bounded and checked as REST's
+    (``knotwork.api.body``)."""
+    from knotwork.api.body import BodyScreen  # fastapi: only for the HTTP transport
+
     settings.check_api_exposure()
     # The SDK's own Host check knows only loopback names at any port; ours replaces it.
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     server = create_mcp_server(settings, allow_writes=allow_writes)
     app: ASGIApp = server.streamable_http_app(host=settings.api_host, transport_security=unchecked)
+    # Bodies bounded and well-formed as REST's are (a write carries a whole note).
+    app = BodyScreen(app, settings, notes_in_json=allow_writes)
     if settings.api_key is not None:
         app = _RequireApiKey(app, settings.api_key)
     return RequestGuard(app, settings, docs=False)

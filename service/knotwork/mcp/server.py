@@ -14,6 +14,7 @@ Writes are off by default; with ``allow_writes`` the lifespan also holds the vau
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -23,6 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from knotwork import __version__, background
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
+from knotwork.limits import WorkLimiter
 from knotwork.mcp import answers, reads, writes
 from knotwork.mcp.common import Served
 from knotwork.redact import redact
@@ -93,6 +95,8 @@ def create_mcp_server(
             state = Served(core)
             if allow_writes:
                 state = await stack.enter_async_context(_writers(core))
+            limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
+            state = dataclasses.replace(state, limiter=limiter)
             uri = redact(settings.neo4j_uri)
             mode = "read-write" if allow_writes else "read-only"
             log.info("knotwork %s MCP server ready (%s) on Neo4j %s", __version__, mode, uri)
