@@ -53,6 +53,8 @@ class ParsedNote:
     content_hash: str  # sha256 hex of the whole text
     aliases: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)  # without '#', nested kept: "a/b"
+    # The file line of each body tag's first use outside code, by its case-folded name.
+    tag_lines: dict[str, int] = field(default_factory=dict)
     frontmatter: dict[str, Any] = field(default_factory=dict)
     frontmatter_values: list[FrontmatterValue] = field(default_factory=list)
     frontmatter_error: str | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from knotwork.ingest.chunk import chunk_for_line, chunk_note
 from knotwork.ingest.facts import structural_facts
 from knotwork.ingest.parse import parse_note
@@ -110,3 +112,22 @@ def test_line_numbers_count_only_line_breaks_a_file_has() -> None:
     assert "soft\u2029break\x85and\x0cfeed" in chunks[0].text
     tags = {f.object: f.line for f in structural_facts(note, chunks) if f.extractor == "tag"}
     assert tags == {"#pasted": 3, "#money": budget + 2}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# Learning C#",
+        "## Closed ##",
+        "  ## Indented sub",
+        "#\u00a0not a heading",
+        "#no space",
+        "# a" + " \t" * 5_000 + "x",  # a regex that trims the closing run itself backtracks here
+        "####### seven",
+    ],
+)
+def test_the_chunker_and_the_parser_read_headings_alike(line: str) -> None:
+    note = parse_note("H.md", f"Intro.\n\n{line}\n\nText.\n")
+    chunks = chunk_note(note, "v", 100_000)
+    paths = [c.heading_path for c in chunks]
+    assert paths == ["", *(h.text for h in note.headings)]

@@ -82,3 +82,14 @@ def test_keys_that_describe_the_note_are_never_facts_nor_relations() -> None:
         assert vocab.frontmatter_relation(key) is None
     assert vocab.describes_note("Tags") and vocab.frontmatter_relation("tags") == "HAS_TAG"
     assert not vocab.describes_note("status")
+
+
+def test_a_tag_fact_points_at_its_use_outside_code_else_at_the_frontmatter() -> None:
+    text = "---\ntags: [python]\n---\n# T\n\n```bash\n#python is a comment\n```\nSee #go.\n"
+    note = parse_note("T.md", text)
+    lines = {
+        f.object: f.line
+        for f in structural_facts(note, chunk_note(note, "v", 1200))
+        if f.extractor == "tag"
+    }
+    assert lines == {"#python": 2, "#go": 9}

@@ -20,6 +20,8 @@ BLOCKS = [
     "just a string",
     "",
     "Straße: naïve\n日本: 語\nemoji: 🙂",
+    "aliases: [NO, Norge]\ntags: [on-hold, off]\nat: 12:30\nn: [007, 0x1F, 1e3, -2.5, true]",
+    "description: pasted\u2028soft\u2029break\x85here\nup: '[[Parent]]'\ntags: [a]",
 ]
 
 
@@ -65,3 +67,28 @@ def test_an_error_is_worded_by_pythons_parser_at_the_line_it_starts() -> None:
         [],
         "invalid YAML at line 3: expected ',' or ']', but got '<stream end>'",
     )
+
+
+def test_plain_words_stay_words_as_in_yaml_1_2_and_obsidian() -> None:
+    """PyYAML's YAML 1.1 made Norway's alias `NO` the boolean False (and so a name key
+    "false"), the tag `off` False and `12:30` the number 750."""
+    loaded, values, error = load_frontmatter(
+        "aliases: [NO, Norge]\ntags: [on-hold, off]\nmeeting: 12:30\nyes: y\ndone: true\nn: 42"
+    )
+    assert error is None
+    assert loaded == {
+        "aliases": ["NO", "Norge"],
+        "tags": ["on-hold", "off"],
+        "meeting": "12:30",
+        "yes": "y",
+        "done": True,
+        "n": 42,
+    }
+    assert ("aliases", "NO", 2) in [(v.key, v.value, v.line) for v in values]
+
+
+def test_a_soft_line_break_inside_a_value_neither_ends_it_nor_shifts_later_lines() -> None:
+    block = "description: pasted\u2028text\nup: '[[Parent]]'\ntags: [a]"
+    loaded, values, error = load_frontmatter(block)
+    assert error is None and loaded["description"] == "pasted text"
+    assert [(v.key, v.line) for v in values] == [("description", 2), ("up", 3), ("tags", 4)]

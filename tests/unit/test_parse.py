@@ -492,3 +492,37 @@ def test_parses_the_sapienza_vault() -> None:
     assert len(notes) > 100
     assert len(wikilinks) > 100
     assert any(note.tags for note in notes)
+
+
+def test_a_fence_opened_on_a_list_item_closes_where_it_should() -> None:
+    """Its indented closing line closes it; it does not open a fence that swallows the rest."""
+    text = (
+        "# Setup\n- install:\n  ```bash\n  pip install [[NotALink]]\n  ```\n"
+        "1. ~~~\n   #notatag\n   ~~~\n\n2. see [[Alice]] and #project\n\n## Later\nMet [[Bob]].\n"
+    )
+    note = parse_note("Setup.md", text)
+    assert [link.target for link in note.links] == ["Alice", "Bob"]
+    assert [(h.text, h.line) for h in note.headings] == [("Setup", 1), ("Later", 12)]
+    assert note.tags == ["project"] and note.tag_lines == {"project": 10}
+
+
+def test_a_tag_is_placed_where_the_text_uses_it_outside_code() -> None:
+    text = "---\ntags: [python]\n---\n# T\n\n```bash\n#python is a comment\n```\n"
+    text += "Use `#rust` and #Go.\n"
+    note = parse_note("T.md", text)
+    assert note.tag_lines == {"go": 9}  # not the fenced #python, not the inline code's #rust
+
+
+def test_relative_markdown_links_start_from_the_linking_notes_folder() -> None:
+    """Obsidian's "relative path" links: ./ and ../ from the note's folder; a bare name is
+    matched by name as before; one climbing out of the vault stays as written."""
+    text = "[A](../People/Alice.md) [B](./Bob.md) [C](Carol.md) [D](<../Team Notes/Dee.md>) "
+    text += "[O](../../Out.md)\n"
+    note = parse_note("Projects/X.md", text)
+    assert [link.target for link in note.links] == [
+        "People/Alice",
+        "Projects/Bob",
+        "Carol",
+        "Team Notes/Dee",
+        "../../Out",
+    ]

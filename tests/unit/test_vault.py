@@ -75,6 +75,10 @@ def test_decode_binary_huge_and_bad_utf8() -> None:
     note = decode(b"caf\xe9 ok", "x.md", 1000)
     assert note.text == "caf\ufffd ok" and "not valid UTF-8" in note.warnings[0]
     assert decode("\ufeffhello".encode(), "x.md", 1000).text == "hello"
+    for encoding in ("utf-16", "utf-16-be"):
+        data = ("\ufeff" if encoding.endswith("be") else "") + "# Notepad note"
+        with pytest.raises(NoteError, match=r"UTF-16 text .* save it as UTF-8"):
+            decode(data.encode(encoding), "x.md", 1000)
 
 
 def test_read_note_reports_size_before_reading(tmp_path: Path) -> None:

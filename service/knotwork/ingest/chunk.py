@@ -17,11 +17,11 @@ from knotwork.text import markdown
 
 # 2: one fence rule with the parser; chunks know a fence open at their start.
 # 3: the note's title and aliases are embedded and searched with every chunk (``context``).
-# 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like.
+# 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like; the
+# parser's heading rule (``text.markdown.atx_heading``); fences opened on a list item.
 CHUNKER_VERSION = 4
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -58,10 +58,10 @@ def _sections(
         belongs, fence = markdown.step(fence, line)
         if belongs:
             code.add(number)
-        match = None if belongs else _HEADING.match(line)
-        if match:
-            level = len(match.group(1))
-            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, match.group(2))]
+        heading = None if belongs else markdown.atx_heading(line)
+        if heading:
+            level = heading[0]
+            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [heading]
             sections.append((" > ".join(t for _, t in stack), [(number, line)]))
         else:
             sections[-1][1].append((number, line))

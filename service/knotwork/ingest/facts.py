@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from knotwork.ingest.chunk import chunk_for_line
 from knotwork.models import Chunk, Fact, Link, ParsedNote
-from knotwork.text import markdown, vocab
+from knotwork.text import vocab
 from knotwork.text.keys import entity_key
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
@@ -117,10 +117,10 @@ def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
 
 
 def _tag_line(note: ParsedNote, tag: str) -> int:
-    pattern = re.compile(rf"(^|\s)#{re.escape(tag)}(?![\w/-])", re.IGNORECASE)
-    for offset, line in enumerate(markdown.file_lines(note.body)):
-        if pattern.search(line):
-            return note.body_line + offset
+    """Where the note uses the tag: its first use in the text (code aside), else the
+    frontmatter's tags line."""
+    if (line := note.tag_lines.get(tag.casefold())) is not None:
+        return line
     keyed = [v.line for v in note.frontmatter_values if v.key.lower() in ("tags", "tag")]
     return keyed[0] if keyed else 1
 

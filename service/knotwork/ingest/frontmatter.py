@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -97,6 +98,38 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 for _cls in {_BoundedLoader, _Loader}:
     _cls.add_constructor(_TIMESTAMP, _Bounded.construct_yaml_timestamp)  # type: ignore[attr-defined]
 
+# Plain scalars read as YAML 1.2 (and Obsidian's properties) read them, not as PyYAML's YAML 1.1:
+# `NO`, `yes`, `on`, `off` are words (a country's alias, a tag), only true/false are booleans,
+# and `12:30` is a time of day, not the number 750.
+_BOOL, _INT, _FLOAT = (f"tag:yaml.org,2002:{kind}" for kind in ("bool", "int", "float"))
+_YAML12 = {
+    _BOOL: (re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
+    _INT: (
+        re.compile(
+            r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"
+        ),
+        "-+0123456789",
+    ),
+    _FLOAT: (
+        re.compile(
+            r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"
+            r"|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        "-+0123456789.",
+    ),
+}
+for _cls in {_BoundedLoader, _Loader}:
+    _cls.yaml_implicit_resolvers = {  # type: ignore[attr-defined]
+        first: [(tag, rx) for tag, rx in rules if tag not in _YAML12]
+        for first, rules in Resolver.yaml_implicit_resolvers.items()
+    }
+    for _tag, (_rx, _first) in _YAML12.items():
+        _cls.add_implicit_resolver(_tag, _rx, list(_first))  # type: ignore[attr-defined]
+
+# PyYAML (YAML 1.1) breaks lines at these as at LF, which YAML 1.2 and editors do not: one
+# inside a value would end it early (an error, or every later line shifted). Read as spaces.
+_SOFT_BREAKS = str.maketrans({"\u2028": " ", "\u2029": " ", "\x85": " "})
+
 
 def _jsonable(obj: Any, depth: int, budget: list[int]) -> Any:
     """A JSON-safe copy of loaded YAML, counting values so expanded aliases stay bounded."""
@@ -159,7 +192,7 @@ def load_frontmatter(source: str) -> tuple[dict[str, Any], list[FrontmatterValue
 def _loaded(
     source: str, loader_class: type
 ) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
-    loader = loader_class(source)
+    loader = loader_class(source.translate(_SOFT_BREAKS))
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None

@@ -7,6 +7,7 @@ Pure and total, so one odd file never stops an ingest: broken or hostile YAML be
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -18,7 +19,6 @@ from knotwork.text.dates import iso_date, text_dates
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
 _TICKS = re.compile(r"`+")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
 _WORDY = re.compile(r"[^\d/-]")  # a tag needs more than digits, dashes and slashes
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]]+)\]\]")
@@ -49,13 +49,6 @@ def _mask_code_spans(line: str) -> str:
     return "".join(chars)
 
 
-def _heading_text(text: str) -> str:
-    """ATX heading text without an optional closing run of '#' (done here, not by regex)."""
-    text = text.strip()
-    bare = text.rstrip("#")
-    return (bare.rstrip() if bare != text and (not bare or bare[-1] in " \t") else text).strip()
-
-
 def _strip_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
@@ -70,7 +63,16 @@ def _wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]:
     return _strip_md(target.strip()), heading, block, (alias.strip() or None) if bar else None
 
 
-def _line_links(raw: str, masked: str, line: int) -> list[Link]:
+def _relative(folder: str, path: str) -> str:
+    """A Markdown link's path as the vault names it: ``./`` and ``../`` (Obsidian's "relative
+    path" links) start from the linking note's folder; one that climbs out stays as written."""
+    if not path.startswith(("./", "../")):
+        return path
+    joined = posixpath.normpath(posixpath.join(folder, path))
+    return path if joined == ".." or joined.startswith("../") else joined
+
+
+def _line_links(raw: str, masked: str, line: int, folder: str = "") -> list[Link]:
     links = []
     for m in _WIKILINK.finditer(masked):
         target, heading, block, alias = _wikilink(raw[m.start(2) : m.end(2)])
@@ -84,6 +86,7 @@ def _line_links(raw: str, masked: str, line: int) -> list[Link]:
         path = unquote(path)
         if _SCHEME.match(path) or not path.lower().endswith(".md"):
             continue
+        path = _relative(folder, path.strip().replace("\\", "/"))
         md_kind: LinkKind = "embed" if m.group(1) else "markdown"
         text = raw[m.start(2) : m.end(2)].strip() or None
         heading = unquote(frag).strip() or None
@@ -148,7 +151,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
     else:  # "2024-03-12 Standup", "Riunione 5 marzo 2024"
         dates.extend(text_dates(stem) if _YEAR.search(stem) else ())
 
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""  # relative Markdown links start here
     headings: list[Heading] = []
+    tag_lines: dict[str, int] = {}  # a body tag's first line outside code, by folded name
     fence = ""  # the opening run of the fenced code block we are in
     for idx in range(first, len(lines)):
         raw = lines[idx]
@@ -156,13 +161,15 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if code:
             continue
         masked = _mask_code_spans(raw)
-        atx = _HEADING.match(masked) if masked.lstrip(" ").startswith("#") else None
-        if atx and (heading_text := _heading_text(raw[atx.start(2) :])):
-            headings.append(Heading(len(atx.group(1)), heading_text, idx + 1))
+        if atx := markdown.atx_heading(raw):
+            headings.append(Heading(atx[0], atx[1], idx + 1))
         if "#" in masked:
-            tags += [tag for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]
+            found = [tag for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]
+            tags += found
+            for tag in found:
+                tag_lines.setdefault(tag.casefold(), idx + 1)
         if "[" in masked:
-            links += _line_links(raw, masked, idx + 1)
+            links += _line_links(raw, masked, idx + 1, folder)
 
     return ParsedNote(
         path=path,
@@ -173,6 +180,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         content_hash=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
         aliases=aliases,
         tags=_unique(tags, fold=True),
+        tag_lines=tag_lines,
         frontmatter=frontmatter,
         frontmatter_values=values,
         frontmatter_error=error,

@@ -69,7 +69,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # words only is never mentioned. 4: a note is dated by its frontmatter and file name only, and
 # keeps how many notes mention it (mentioned_by), so rewriting every note once sets it on a
 # graph written before. 5: a note keeps the key a question names it by loosely (mloose).
-FACTS_RULES = 5
+# 6: ./ and ../ Markdown links resolved from the note's folder; tags placed outside code;
+# frontmatter read as YAML 1.2 reads plain words (`NO` an alias, not False); list-item fences.
+FACTS_RULES = 6
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

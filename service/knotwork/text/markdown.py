@@ -1,4 +1,5 @@
-"""Where a note's fenced code blocks are: one rule for the parser, the chunker and mentions.
+"""Where a note's fenced code blocks and headings are: one rule for the parser, the chunker and
+mentions.
 
 A fence opens with a run of three or more backticks or tildes (after indentation or a
 blockquote's ``>``); a backtick run's info string holds no backtick, else the line is inline
@@ -12,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+# A fence may open on a list item's first line ("- ```bash", "1. ~~~"), as Obsidian renders it.
+_FENCE = re.compile(r"^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -24,6 +27,21 @@ def file_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()  # a final line break ends the last line; it starts none
     return lines
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """An ATX heading's level and text, without a closing run of '#' (``# Learning C#`` keeps
+    its '#': the run must follow a space); None for any other line. The one rule for the parser
+    and the chunker, in linear time (a regex that trims the run itself backtracks on a line of
+    many spaces)."""
+    match = _ATX.match(line)
+    if match is None:
+        return None
+    text = match.group(2).strip()
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        text = bare.strip()
+    return (len(match.group(1)), text) if text else None
 
 
 def _marker(line: str) -> tuple[str, str] | None:

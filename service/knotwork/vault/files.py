@@ -207,6 +207,8 @@ def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
             f"{rel}: {len(data)} bytes is over the {max_bytes}-byte limit "
             "(KNOTWORK_MAX_NOTE_BYTES); skipped"
         )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # Notepad's "Unicode"
+        raise NoteError(f"{rel}: is UTF-16 text (a byte-order mark says so); save it as UTF-8")
     if b"\x00" in data[:8192]:
         raise NoteError(f"{rel}: looks binary (NUL bytes); skipped")
     warnings: list[str] = []
