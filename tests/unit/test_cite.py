@@ -3,6 +3,8 @@ the old ``[path#heading]`` form, names holding ``[``, ``]`` and ``#``, and the s
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from knotwork.answer.cite import CitationStream, check_citations, match_citation, strip_citations
@@ -179,3 +181,22 @@ def test_a_streamed_answer_with_any_marker_form_equals_the_whole(raw: str) -> No
         stream = CitationStream(ODD, SOURCES)
         pieces = [stream.feed(raw[:cut]), stream.feed(raw[cut:]), stream.close()]
         assert "".join(pieces) == whole.text, (cut, pieces)
+
+
+def test_a_stream_cut_anywhere_adds_up_to_the_checked_answer() -> None:
+    """Random answers in random pieces: what is streamed is the checked answer exactly, a
+    dropped citation after a line break included."""
+    stream = CitationStream(ODD, SOURCES)
+    pieces = ["Notes/a\n[", "S", "12]", " "]
+    sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
+    assert sent == check_citations("".join(pieces), ODD, SOURCES).text == "Notes/a"
+    rng = random.Random(7)
+    words = ["Notes/a", "\n", " ", "[", "S", "1", "12", "]", "[[", "]]", "x", ".", "#", "md"]
+    words += ["[S12]", "[S1]", "\n[S9]", " [Gone.md] "]
+    for _ in range(3_000):
+        raw = "".join(rng.choice(words) for _ in range(rng.randint(1, 14)))
+        cuts = sorted(rng.sample(range(len(raw) + 1), min(3, len(raw) + 1)))
+        pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+        stream = CitationStream(ODD, SOURCES)
+        sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
+        assert sent == check_citations(raw, ODD, SOURCES).text, (raw, pieces)

@@ -244,13 +244,17 @@ class CitationStream:
         self._text = ""
         self._pos = 0
         self._started = False
+        self._held = ""  # whitespace sent only once text follows it: the answer is stripped
 
     def _emit(self, final: bool) -> str:
         rendered, self._pos = self._scanner.scan(self._text, self._pos, final)
+        rendered = self._held + rendered
         if not self._started:
             rendered = rendered.lstrip()
             self._started = bool(rendered)
-        return rendered.rstrip() if final else rendered
+        sent = rendered.rstrip()
+        self._held = "" if final else rendered[len(sent) :]
+        return sent
 
     @property
     def checked(self) -> Checked:
