@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from knotwork.answer.cite import INSUFFICIENT
 from knotwork.answer.prompt import SYSTEM_PROMPT
+from knotwork.answer.refusal import INSUFFICIENT
 from knotwork.api import create_app
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor

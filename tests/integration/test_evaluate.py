@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from knotwork.answer.cite import INSUFFICIENT
+from knotwork.answer.refusal import INSUFFICIENT
 from knotwork.cli import app as cli
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError

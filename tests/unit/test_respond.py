@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from knotwork.answer.cite import INSUFFICIENT, says_insufficient
 from knotwork.answer.prompt import build_prompt
+from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.answer.respond import finish
 from knotwork.retrieve import Evidence
 from tests.conftest import hit

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from knotwork.answer.cite import INSUFFICIENT, source_tag
+from knotwork.answer.cite import source_tag
+from knotwork.answer.refusal import INSUFFICIENT
 from knotwork.retrieve import Evidence, Hit
 
 SYSTEM_PROMPT = f"""You answer questions about the user's notes, using only the context in the \

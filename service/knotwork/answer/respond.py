@@ -15,15 +15,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from knotwork.answer.cite import (
-    INSUFFICIENT,
-    CitationStream,
-    check_citations,
-    cite_label,
-    says_insufficient,
-    strip_citations,
-)
+from knotwork.answer.cite import CitationStream, check_citations, cite_label, strip_citations
 from knotwork.answer.prompt import Prompt, build_prompt
+from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.core import Core
 from knotwork.llm.providers import chat_server
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
