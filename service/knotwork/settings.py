@@ -139,9 +139,15 @@ class Settings(BaseSettings):
         allowed = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
         if scheme not in allowed:
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
+        try:
+            urlsplit(value).port  # noqa: B018 - parsing the port is the check
+        except ValueError as exc:
+            raise ValueError(f"the port in {value!r} is not a number from 0 to 65535") from exc
         return value
 
-    @field_validator("state_dir", "llm_base_url", "llm_api_key", mode="before")
+    # An empty line in .env (`KNOTWORK_VAULT_PATH=`, as init-env writes without a path) is
+    # unset, never "the current folder".
+    @field_validator("vault_path", "state_dir", "llm_base_url", "llm_api_key", mode="before")
     @classmethod
     def _empty_is_default(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -156,9 +162,13 @@ class Settings(BaseSettings):
     def password(self) -> str:
         """The Neo4j password, or a ConfigError that says how to set one."""
         if self.neo4j_password is None or not self.neo4j_password.get_secret_value():
+            here = Path.cwd()
+            found = "" if (here / ".env").is_file() else f" (there is no .env in {here})"
             raise ConfigError(
-                "KNOTWORK_NEO4J_PASSWORD is not set. Run `scripts/init-env` to write a .env "
-                "with a generated password, or set the variable yourself."
+                f"KNOTWORK_NEO4J_PASSWORD is not set{found}. Settings are read from the "
+                "environment and from .env in the current folder: run Knotwork from the folder "
+                "holding your .env, run `scripts/init-env` to write one with a generated "
+                "password, or set the variable yourself."
             )
         return self.neo4j_password.get_secret_value()
 

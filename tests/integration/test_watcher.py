@@ -20,7 +20,7 @@ from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.errors import LeaseHeldError, NoteError
+from knotwork.errors import LeaseHeldError, NoteError, VaultUnavailableError
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
@@ -309,6 +309,14 @@ async def test_second_watcher_is_refused_and_told_who_holds_the_lease(
         await second.run()
     status = await lease_status(core.store, "w")
     assert status and status["live"] and status["holder"] == watcher.lease.holder
+
+
+async def test_a_watcher_started_on_a_missing_folder_says_so(core: Core, tmp_path: Path) -> None:
+    """Not a bare errno from the file observer: the vault error `ingest` gives, naming it."""
+    missing = tmp_path / "nowhere"
+    watcher = VaultWatcher(Ingestor(core, root=missing, vault="w"), Lease(core.store, "w", 5))
+    with pytest.raises(VaultUnavailableError, match=f"the vault folder {missing} does not exist"):
+        await watcher.run()
 
 
 def test_sigkill_mid_ingest_then_changes_then_restart(

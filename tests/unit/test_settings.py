@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
-from pydantic import ValidationError
+import re
+from pathlib import Path
 
-from knotwork.errors import ConfigError
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from knotwork.core import open_core
+from knotwork.errors import ConfigError, GraphUnavailableError
 from tests.conftest import make_settings
 
 
@@ -57,3 +61,35 @@ def test_routing_uri_and_port() -> None:
     settings = make_settings(neo4j_uri="neo4j+s://abc.databases.neo4j.io")
     assert settings.bolt_port() == 7687
     assert make_settings(neo4j_uri="bolt://127.0.0.1:17687").bolt_port() == 17687
+
+
+def test_an_empty_vault_path_line_is_unset_not_the_current_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`KNOTWORK_VAULT_PATH=` (as init-env writes without a path) once meant Path("."): an
+    ingest run from the repository ingested the repository."""
+    monkeypatch.setenv("KNOTWORK_VAULT_PATH", "")
+    assert make_settings().vault_path is None
+
+
+def test_a_port_that_is_not_a_number_is_a_settings_error() -> None:
+    with pytest.raises(ValidationError, match=re.escape("the port in 'bolt://127.0.0.1:abc'")):
+        make_settings(neo4j_uri="bolt://127.0.0.1:abc")
+
+
+def test_the_missing_password_names_the_folder_without_a_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=f"there is no .env in {tmp_path}"):
+        make_settings().password()
+
+
+async def test_a_host_name_that_does_not_resolve_is_neo4j_unreachable() -> None:
+    """Not a ValueError traceback: `bolt://neo4j:7687` is compose's address, easy to copy."""
+    settings = make_settings(
+        neo4j_uri="bolt://nohost.invalid:7687", neo4j_password=SecretStr("x" * 12)
+    )
+    async with open_core(settings) as core:
+        with pytest.raises(GraphUnavailableError, match="Check the host in KNOTWORK_NEO4J_URI"):
+            await core.store.server_info()

@@ -11,6 +11,7 @@ import typer
 
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.core import Core
+from knotwork.errors import EmptyVaultError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import SyncReport, sync_vault
@@ -107,7 +108,10 @@ async def _calibrate_once(core: Core, vault: str, summary: _Summary) -> Calibrat
     once every chunk is embedded (probes against half-embedded notes would set it too low)."""
     if summary.stats["pending_embeddings"] or await is_calibrated(core, vault):
         return None
-    return await calibrate_vault(core, vault)
+    try:
+        return await calibrate_vault(core, vault)
+    except EmptyVaultError:  # an empty vault, or notes without text: calibrated once it has some
+        return None
 
 
 def _print_calibration(calibration: Calibration) -> None:

@@ -124,6 +124,13 @@ def _translated_errors() -> Iterator[None]:
         ) from exc
     except (ServiceUnavailable, SessionExpired, OSError) as exc:
         raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
+    except ValueError as exc:  # the driver's word for a host name that does not resolve
+        if "resolve address" not in str(exc):
+            raise
+        raise GraphUnavailableError(
+            f"Neo4j is not reachable: {exc}. Check the host in KNOTWORK_NEO4J_URI (`neo4j` names "
+            "the compose service only inside compose; from this machine use 127.0.0.1)"
+        ) from exc
     except ClientError as exc:
         if "failed to obtain a connection from the pool" not in str(exc):
             raise

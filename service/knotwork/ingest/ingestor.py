@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from knotwork.core import Core
-from knotwork.errors import KnotworkError
+from knotwork.errors import ConfigError
 from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names, NameView
 from knotwork.graph.queries.writes import NOTES_STATE, NotesStateRow
@@ -70,7 +70,7 @@ class Ingestor:
 
     async def upsert_path(self, path: str) -> NoteOutcome:
         if self.root is None:
-            raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH")
+            raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH")
         rel = clean_relpath(path)
         text = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
         outcome = await self.upsert_text(rel, text.text, text.mtime)
@@ -88,7 +88,7 @@ class Ingestor:
         mtime = None
         if text is None:
             if self.root is None:
-                raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH")
+                raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH")
             rel = clean_relpath(new_path)
             read = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
             text, mtime = read.text, read.mtime

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 
 from neo4j.exceptions import Neo4jError
 
-from knotwork.errors import GraphUnavailableError, KnotworkError
+from knotwork.errors import ConfigError, GraphUnavailableError, KnotworkError
 from knotwork.ingest import pipeline, write
 from knotwork.ingest.changes import (
     Change,
@@ -40,7 +40,7 @@ __all__ = ["Progress", "SyncReport", "sync_vault"]  # the report types live in i
 async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
     """Bring the graph in step with the vault folder, a batch of notes per transaction."""
     if ingestor.root is None:
-        raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
+        raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
     upserts, deletes, planned = await plan_sync(ingestor, report, progress)
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True

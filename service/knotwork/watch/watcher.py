@@ -27,7 +27,12 @@ from neo4j.exceptions import Neo4jError
 from watchdog.observers.api import BaseObserver
 
 from knotwork import background
-from knotwork.errors import GraphUnavailableError, KnotworkError
+from knotwork.errors import (
+    ConfigError,
+    GraphUnavailableError,
+    KnotworkError,
+    VaultUnavailableError,
+)
 from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
@@ -58,7 +63,7 @@ MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is lef
 class VaultWatcher(PathEvents):
     def __init__(self, ingestor: Ingestor, lease: Lease) -> None:
         if ingestor.root is None:
-            raise KnotworkError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
+            raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
         self.ingestor, self.lease = ingestor, lease
         self.last_report: SyncReport | None = None  # the last rescan's, for a summary
         settings = ingestor.settings
@@ -230,6 +235,12 @@ class VaultWatcher(PathEvents):
             await self._follow(progress, ready)
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
+        if not self.root.is_dir():  # the observer would fail on it with a bare errno
+            what = "is not a folder" if self.root.exists() else "does not exist"
+            raise VaultUnavailableError(
+                f"the vault folder {self.root} {what}; check KNOTWORK_VAULT_PATH (nothing in the "
+                "graph was changed)"
+            )
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
