@@ -12,7 +12,7 @@ from knotwork.core import Core
 from knotwork.graph.queries.admin import NOTE_MTIMES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
-from knotwork.retrieve.notes import note_detail
+from knotwork.retrieve.notes import note_detail, search_notes
 from tests.integration.conftest import ad_hoc, put
 
 
@@ -123,3 +123,17 @@ async def test_a_renamed_note_keeps_its_files_mtime(
     report = await sync_vault(ingestor)
     assert report.renamed == 1
     assert await mtimes(core) == [("C.md", 1_000_000_000.0)]
+
+
+async def test_note_search_finds_names_and_tags_with_sharp_s_and_final_sigma(
+    core: Core, vault: Path
+) -> None:
+    """The question is folded as Cypher's toLower folds the stored names: Python's casefold
+    made "Straße" "strasse", which no stored name held."""
+    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=False)
+    put(vault, "Straße.md", "---\ntags: [Größe]\n---\n# Straße\n\nA street.\n")
+    put(vault, "Λόγος.md", "# Λόγος\n\nA word.\n")
+    await sync_vault(ingestor)
+    assert [r["path"] for r in await search_notes(core, "straße")] == ["Straße.md"]
+    assert [r["path"] for r in await search_notes(core, "ΛΌΓΟΣ")] == ["Λόγος.md"]
+    assert [r["path"] for r in await search_notes(core, tag="größe")] == ["Straße.md"]

@@ -66,8 +66,10 @@ async def search_notes(
     rows = await core.store.read(
         NOTES_SEARCH,
         vault=core.settings.vault_name,
-        text=text.casefold() if text else None,
-        tag=tag.lstrip("#").casefold() if tag else None,
+        # lower(), not casefold(): the query lowers stored names with Cypher's toLower, which
+        # keeps ß and final ς ("Straße".casefold() is "strasse").
+        text=text.lower() if text else None,
+        tag=tag.lstrip("#").lower() if tag else None,
         folder=clean_relpath(folder).rstrip("/") + "/" if folder else None,
         limit=limit,
     )

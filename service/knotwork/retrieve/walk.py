@@ -120,7 +120,9 @@ async def walk_scored(
     returns for the walk's notes_reached and asserting)."""
     out = Walk(names=dict(seeds), depth=dict.fromkeys(seeds, 0))
     frontier = list(seeds)
-    if similar_first and frontier:
+    # SIMILAR_TO edges are the embedding model's guesses: a walk of chosen extractors
+    # (trust "structural") does not take them.
+    if similar_first and frontier and extractors is None:
         rows = await store.read(ENTITY_SIMILAR, ids=frontier, per_node=SIMILAR_PER_NODE)
         for near in rows:
             out.edges.append(Edge(near["from"], near["to"], float(near["cosine"] or 0.0)))
