@@ -198,3 +198,39 @@ def test_a_date_that_is_no_calendar_date_is_never_near() -> None:
     span = DateRange(date(2024, 2, 1), date(2024, 3, 31))  # "2024-02-30" sorts inside it
     away = (span.middle - date(2024, 2, 1)).days
     assert dated.nearest(span, 10) == [("r#0", 1 / (1 + away)), ("o#0", 1 / (1 + FAR))]
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("What happened between January 2023 and March 2023?", ("2023-01-01", "2023-03-31")),
+        ("tra gennaio 2023 e marzo 2023", ("2023-01-01", "2023-03-31")),
+        ("Notes from March 2023 to May 2023", ("2023-03-01", "2023-05-31")),
+        ("on 5 March 2024 and in April 2024", ("2024-03-05", "2024-04-30")),
+        ("What was planned for 5 March 2024?", ("2024-03-05", "2024-03-05")),
+    ],
+)
+def test_every_month_a_question_names_counts(question: str, span: tuple[str, str]) -> None:
+    """Not the first one only; a month a full date names says no more than that day."""
+    found = question_range(question, TODAY)
+    assert found is not None and (found.start.isoformat(), found.end.isoformat()) == span
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("Was steht hier über Kubernetes?", None),  # German "hier" is "here"
+        ("Qu'est-ce que j'ai fait hier ?", "2026-11-29"),
+        ("hier", "2026-11-29"),
+        ("Was habe ich heute Morgen gemacht?", "2026-11-30"),  # this morning: today
+        ("Was ist morgen geplant?", "2026-12-01"),
+        ("¿Qué hice por la mañana?", None),  # in the morning
+        ("¿Qué tengo mañana?", "2026-12-01"),
+    ],
+)
+def test_a_word_that_is_a_date_only_in_another_language_or_sense_is_not_one(
+    question: str, day: str | None
+) -> None:
+    found = question_range(question, TODAY)
+    assert (found.start.isoformat() if found else None) == day
+    assert found is None or found.start == found.end

@@ -19,6 +19,7 @@ from datetime import date, timedelta
 
 from knotwork.graph.queries.reads import VaultDatesRow
 from knotwork.text.dates import text_dates
+from knotwork.text.language import Language, function_languages
 from knotwork.text.vocab import MONTHS
 
 
@@ -32,48 +33,75 @@ class DateRange:
         return self.start + (self.end - self.start) / 2
 
 
-# Relative phrases, lower case → (unit, offset): day -1 is yesterday, week -1 last week …
-RELATIVE: dict[str, tuple[str, int]] = {
-    # English
-    "today": ("day", 0), "yesterday": ("day", -1), "tomorrow": ("day", 1),
-    "this week": ("week", 0), "last week": ("week", -1), "next week": ("week", 1),
-    "this month": ("month", 0), "last month": ("month", -1), "next month": ("month", 1),
-    "this year": ("year", 0), "last year": ("year", -1), "next year": ("year", 1),
-    # Italian
-    "oggi": ("day", 0), "ieri": ("day", -1), "domani": ("day", 1),
-    "questa settimana": ("week", 0), "settimana scorsa": ("week", -1),
-    "settimana prossima": ("week", 1), "questo mese": ("month", 0), "mese scorso": ("month", -1),
-    "mese prossimo": ("month", 1), "quest'anno": ("year", 0), "anno scorso": ("year", -1),
-    "anno prossimo": ("year", 1),
-    # German
-    "heute": ("day", 0), "gestern": ("day", -1), "morgen": ("day", 1),
-    "diese woche": ("week", 0), "letzte woche": ("week", -1), "nächste woche": ("week", 1),
-    "diesen monat": ("month", 0), "letzten monat": ("month", -1),
-    "nächsten monat": ("month", 1), "dieses jahr": ("year", 0), "letztes jahr": ("year", -1),
-    "nächstes jahr": ("year", 1),
-    # French
-    "aujourd'hui": ("day", 0), "hier": ("day", -1), "demain": ("day", 1),
-    "cette semaine": ("week", 0), "semaine dernière": ("week", -1),
-    "semaine prochaine": ("week", 1), "ce mois-ci": ("month", 0), "mois dernier": ("month", -1),
-    "mois prochain": ("month", 1), "cette année": ("year", 0), "année dernière": ("year", -1),
-    "année prochaine": ("year", 1),
-    # Spanish
-    "hoy": ("day", 0), "ayer": ("day", -1), "mañana": ("day", 1),
-    "esta semana": ("week", 0), "semana pasada": ("week", -1), "semana que viene": ("week", 1),
-    "este mes": ("month", 0), "mes pasado": ("month", -1), "mes que viene": ("month", 1),
-    "este año": ("year", 0), "año pasado": ("year", -1), "año que viene": ("year", 1),
-    # Portuguese
-    "hoje": ("day", 0), "ontem": ("day", -1), "amanhã": ("day", 1),
-    "semana passada": ("week", -1), "próxima semana": ("week", 1),
-    "mês passado": ("month", -1), "este mês": ("month", 0), "próximo mês": ("month", 1),
-    "ano passado": ("year", -1), "este ano": ("year", 0), "próximo ano": ("year", 1),
+# Relative phrases by language, lower case → (unit, offset): day -1 is yesterday, week -1 last
+# week …
+RELATIVE_BY_LANGUAGE: dict[Language, dict[str, tuple[str, int]]] = {
+    "en": {
+        "today": ("day", 0), "yesterday": ("day", -1), "tomorrow": ("day", 1),
+        "this week": ("week", 0), "last week": ("week", -1), "next week": ("week", 1),
+        "this month": ("month", 0), "last month": ("month", -1), "next month": ("month", 1),
+        "this year": ("year", 0), "last year": ("year", -1), "next year": ("year", 1),
+    },
+    "it": {
+        "oggi": ("day", 0), "ieri": ("day", -1), "domani": ("day", 1),
+        "questa settimana": ("week", 0), "settimana scorsa": ("week", -1),
+        "settimana prossima": ("week", 1), "questo mese": ("month", 0),
+        "mese scorso": ("month", -1), "mese prossimo": ("month", 1), "quest'anno": ("year", 0),
+        "anno scorso": ("year", -1), "anno prossimo": ("year", 1),
+    },
+    "de": {
+        "heute": ("day", 0), "gestern": ("day", -1), "morgen": ("day", 1),
+        "diese woche": ("week", 0), "letzte woche": ("week", -1), "nächste woche": ("week", 1),
+        "diesen monat": ("month", 0), "letzten monat": ("month", -1),
+        "nächsten monat": ("month", 1), "dieses jahr": ("year", 0), "letztes jahr": ("year", -1),
+        "nächstes jahr": ("year", 1),
+    },
+    "fr": {
+        "aujourd'hui": ("day", 0), "hier": ("day", -1), "demain": ("day", 1),
+        "cette semaine": ("week", 0), "semaine dernière": ("week", -1),
+        "semaine prochaine": ("week", 1), "ce mois-ci": ("month", 0),
+        "mois dernier": ("month", -1), "mois prochain": ("month", 1), "cette année": ("year", 0),
+        "année dernière": ("year", -1), "année prochaine": ("year", 1),
+    },
+    "es": {
+        "hoy": ("day", 0), "ayer": ("day", -1), "mañana": ("day", 1),
+        "esta semana": ("week", 0), "semana pasada": ("week", -1),
+        "semana que viene": ("week", 1), "este mes": ("month", 0), "mes pasado": ("month", -1),
+        "mes que viene": ("month", 1), "este año": ("year", 0), "año pasado": ("year", -1),
+        "año que viene": ("year", 1),
+    },
+    "pt": {
+        "hoje": ("day", 0), "ontem": ("day", -1), "amanhã": ("day", 1),
+        "semana passada": ("week", -1), "próxima semana": ("week", 1),
+        "mês passado": ("month", -1), "este mês": ("month", 0), "próximo mês": ("month", 1),
+        "ano passado": ("year", -1), "este ano": ("year", 0), "próximo ano": ("year", 1),
+    },
 }  # fmt: skip
-
+RELATIVE: dict[str, tuple[str, int]] = {
+    phrase: value for phrases in RELATIVE_BY_LANGUAGE.values() for phrase, value in phrases.items()
+}
+# A word that is a date in one language and another word elsewhere counts only in a question
+# with no function word of another language, or one of its own: German "hier" is "here".
+_AMBIGUOUS: dict[str, Language] = {"hier": "fr"}
+# "Morgen" and "mañana" are also the morning: "heute Morgen", "am Morgen", "por la mañana".
+_MORNING_BEFORE = re.compile(r"(?<!\w)(?:heute|gestern|am|jeden|guten|la|esta|cada|una)\s+$")
 _RELATIVE = re.compile(
     r"(?<!\w)("
     + "|".join(re.escape(p) for p in sorted(RELATIVE, key=len, reverse=True))
     + r")(?!\w)"
 )
+
+
+def _meant(phrase: str, text: str, at: int) -> bool:
+    """Whether a relative phrase found at ``at`` means the date it names there."""
+    if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(text, 0, at):
+        return False
+    if (language := _AMBIGUOUS.get(phrase)) is not None:
+        hints = function_languages(text)
+        return not hints or language in hints
+    return True
+
+
 _MONTH_YEAR = re.compile(r"(?<!\w)([^\W\d_]+)\.?\s+(?:(?:de|del|of)\s+)?(\d{4})(?!\d)")
 _YEAR = re.compile(r"(?<![\w-])(1[89]\d\d|2[01]\d\d)(?![\w-])")
 # Prepositions of time before a year, six languages (an elided one ends in its apostrophe).
@@ -173,13 +201,17 @@ def question_range(question: str, today: date | None = None) -> DateRange | None
         if iso:
             day = date.fromisoformat(iso)
             ranges.append(DateRange(day, day))
+    days = list(ranges)
     for match in _RELATIVE.finditer(text):
-        ranges.append(_relative(*RELATIVE[match.group(1)], today))
+        if _meant(match.group(1), text, match.start()):
+            ranges.append(_relative(*RELATIVE[match.group(1)], today))
     covered: list[tuple[int, int]] = []
     for match in _MONTH_YEAR.finditer(text):
         month = MONTHS.get(match.group(1))
-        if month and not ranges:  # a full date already names the day
-            year = int(match.group(2))
+        year = int(match.group(2))
+        # Every month named counts ("between January and March 2023"), but one a full date
+        # of it names already ("5 March 2024") says no more than that day.
+        if month and not any((d.start.year, d.start.month) == (year, month) for d in days):
             last = calendar.monthrange(year, month)[1]
             ranges.append(DateRange(date(year, month, 1), date(year, month, last)))
             covered.append(match.span(2))

@@ -61,6 +61,12 @@ MARGIN = 1.25  # the winner's count over the runner-up's
 SAMPLE_CHARS = 20_000  # a note's first characters suffice; a long note costs no more
 
 
+def function_languages(text: str) -> set[Language]:
+    """The languages any function word of ``text`` belongs to (a short question's hint)."""
+    words = _WORD.findall(unicodedata.normalize("NFC", text[:SAMPLE_CHARS]).casefold())
+    return {lang for word in words for lang in _VOCAB.get(word, ())}
+
+
 def detect(text: str) -> Language | None:
     """The language of ``text``, or None when it cannot be told (too short, another
     language, or two languages nearly tied)."""
