@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import Annotated, TypeVar
@@ -33,6 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_LISTED = 30  # warnings and unresolved links printed before "… and N more"
 
@@ -99,11 +101,31 @@ def writing(core: Core, vault: str, mode: str) -> AbstractAsyncContextManager[Le
     return holding(lease, {"mode": mode, "watches": False})
 
 
+PROGRESS_EVERY_S = 10.0
+
+
+def _progress_lines() -> Callable[[int, int, str], None]:
+    started = last = time.monotonic()
+
+    def progress(done: int, total: int, note: str) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= PROGRESS_EVERY_S or (done == total and now - started >= PROGRESS_EVERY_S):
+            last = now
+            log.info("synced %d of %d notes (%.0f s): %s", done, total, now - started, note)
+
+    return progress
+
+
 @contextmanager
 def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
-    """A terminal progress bar for long syncs; yields the callback that moves it."""
+    """A terminal progress bar for long syncs; yields the callback that moves it. Where stderr
+    is no terminal (compose's logs, a file), a log line every ``PROGRESS_EVERY_S`` instead."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if not console().is_terminal:
+        yield _progress_lines()
+        return
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
