@@ -49,3 +49,42 @@ def test_init_env_never_overwrites_an_existing_env(tmp_path: Path) -> None:
     result = init_env(tmp_path)
     assert "leaving it as it is" in result.stdout
     assert (tmp_path / ".env").read_text() == "KNOTWORK_API_KEY=mine-and-long-enough-0000\n"
+
+
+def test_a_vault_path_with_shell_and_env_characters_is_written_as_it_is(tmp_path: Path) -> None:
+    """'&' once wrote a corrupt path (sed's replacement), '|' an empty .env; '#' and '$' mean
+    something to .env readers unless quoted."""
+    vault = tmp_path / "R&D | notes #1 $HOME"
+    vault.mkdir()
+    init_env(tmp_path, str(vault))
+    settings = Settings(_env_file=str(tmp_path / ".env"))  # type: ignore[call-arg]
+    assert settings.vault_path == vault
+    assert stat.S_IMODE((tmp_path / ".env").stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".env",
+        ".env.example",
+        "R&D | notes #1 $HOME",
+        "scripts",
+    ]
+
+
+def test_a_relative_vault_path_is_taken_from_where_the_command_runs(tmp_path: Path) -> None:
+    (tmp_path / "here" / "notes").mkdir(parents=True)
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "init-env", tmp_path / "scripts" / "init-env")
+    shutil.copy(REPO / ".env.example", tmp_path / ".env.example")
+    subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "init-env"), "notes"],
+        cwd=tmp_path / "here",
+        check=True,
+        capture_output=True,
+    )
+    settings = Settings(_env_file=str(tmp_path / ".env"))  # type: ignore[call-arg]
+    assert settings.vault_path == tmp_path / "here" / "notes"
+    missing = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "init-env"), "nowhere"],
+        cwd=tmp_path / "here",
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2 and "'nowhere' does not exist" in missing.stderr
