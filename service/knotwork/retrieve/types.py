@@ -15,7 +15,12 @@ RETRIEVERS = ("vector", "fulltext", "names", "graph", "synonym", "temporal")
 
 @dataclass(frozen=True)
 class Filters:
-    """Narrow every retriever: notes under a folder, with all these tags, dated in a range.
+    """Narrow the evidence: notes under a folder, with all these tags, dated in a range.
+
+    The retrievers rank the whole vault, five times as deep when a filter is set, and their
+    fused ranking keeps only chunks whose note passes (``search.placed``,
+    cypher/filter_chunks.cypher): a filter matching a few notes of a large vault can come back
+    short of ``top_k`` when none of its notes ranks that deep.
 
     ``trust="structural"`` keeps only facts written by the parser (links, frontmatter, aliases,
     tags, mentions), never model-extracted ones, for the graph walks and the facts returned.
@@ -28,7 +33,7 @@ class Filters:
     trust: Trust = "all"
 
     def params(self) -> dict[str, object]:
-        """Query parameters every retriever's Cypher takes (see cypher/filter_notes.cypher)."""
+        """Query parameters of the filtering Cypher (cypher/filter_chunks.cypher) and the walks'."""
         return {
             "folder": self.folder or None,
             "tags": [t.lower().lstrip("#") for t in self.tags],
