@@ -4,6 +4,7 @@ each provider's loopback fake, and extraction's and keywords' robustness on ever
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from knotwork.errors import ConfigError, ModelUnavailableError
 from knotwork.ingest.extract import MAX_TRIPLES, Extraction, extract_chunk
 from knotwork.llm.clients import ModelClients, build_llm
 from knotwork.llm.providers import NO_KEY, chat_server, probe_chat_server
+from knotwork.retrieve import keywords
 from knotwork.retrieve.keywords import propose
 from knotwork.settings import Settings
 from tests.conftest import make_settings
@@ -190,3 +192,20 @@ async def test_keywords_on_every_provider(chat: Chat) -> None:
     chat.script(lambda body: '{"keywords": ["Ann"')
     words, error = await propose(chat.llm, "Who is Ann?")
     assert words == [] and error is not None and "invalid model output (not JSON" in error
+
+
+async def test_keywords_from_a_model_that_does_not_answer_in_time_are_skipped(
+    chat: Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stuck model costs the question KEYWORDS_TIMEOUT_S, not the client's whole timeout."""
+    monkeypatch.setattr(keywords, "KEYWORDS_TIMEOUT_S", 0.2)
+
+    def slow(body: object) -> str:
+        time.sleep(1.0)
+        return json.dumps({"keywords": ["Ann"]})
+
+    chat.script(slow)
+    started = time.perf_counter()
+    words, error = await propose(chat.llm, "Who is Ann?")
+    assert words == [] and error is not None and "did not answer within 0.2 s" in error
+    assert time.perf_counter() - started < 0.9

@@ -3,6 +3,7 @@ question is about, which may be spelled differently in the notes."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from typing import TYPE_CHECKING
@@ -16,6 +17,10 @@ if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.l
 
 log = logging.getLogger(__name__)
 MAX_KEYWORDS = 15
+# Keywords only help the synonym walk: a model that has not answered by then (down, loading,
+# or stuck) leaves the question to the other retrievers rather than hold it up for the client's
+# whole timeout, with the answer's own call still to come.
+KEYWORDS_TIMEOUT_S = 30.0
 
 
 class Keywords(BaseModel):
@@ -43,7 +48,11 @@ def keyword_messages(question: str) -> list[ChatMessage]:
 async def propose(llm: LLM, question: str) -> tuple[list[str], str | None]:
     """(keywords, error): at most MAX_KEYWORDS distinct keywords, or the reason there are none."""
     try:
-        parsed = await structured.predict(llm, Keywords, keyword_messages(question))
+        parsed = await asyncio.wait_for(
+            structured.predict(llm, Keywords, keyword_messages(question)), KEYWORDS_TIMEOUT_S
+        )
+    except TimeoutError:
+        return [], f"keywords skipped: the model did not answer within {KEYWORDS_TIMEOUT_S:g} s"
     except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
         return [], f"keywords ignored: invalid model output ({structured.describe(exc)})"
     except Exception as exc:  # the client raises many kinds; all mean "no keywords"
