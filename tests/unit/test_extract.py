@@ -70,4 +70,12 @@ def test_lucene_query_quotes_every_word() -> None:
     from knotwork.retrieve import lucene_query
 
     assert lucene_query('tomato AND "basil" (x:y)~') == '"tomato" OR "AND" OR "basil" OR "x" OR "y"'
+
+
+def test_lucene_query_makes_each_han_character_a_term_as_the_index_does() -> None:
+    """A run of Chinese or Japanese quoted whole was a phrase only the exact wording matched."""
+    from knotwork.retrieve import lucene_query
+
+    assert lucene_query("什么是机器学习\uff1f") == " OR ".join(f'"{c}"' for c in "什么是机器学习")
+    assert lucene_query("東京タワー café") == '"東" OR "京" OR "タワー" OR "café"'
     assert lucene_query("*?!") == ""

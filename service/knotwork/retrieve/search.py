@@ -31,6 +31,10 @@ from knotwork.text.language import LANGUAGES
 from knotwork.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Han ideographs and hiragana are a term each, as Lucene's tokenizers index them: a run of them
+# quoted whole would be a phrase that only the question's exact wording matches.
+_ONE_CHAR = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"
+_TERM = re.compile(f"[{_ONE_CHAR}]|[^\\W{_ONE_CHAR}]+")
 MAX_NAMED = 10  # notes the question names, longest names first
 NAMED_CHUNKS = 40  # chunks read of each named note, nearest the question first
 FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
@@ -41,7 +45,7 @@ FULLTEXT = [f"chunk_text_{lang}" for lang in LANGUAGES]  # one per language (sch
 
 def lucene_query(question: str) -> str:
     """The question's words, OR-ed and escaped, so no user text is read as Lucene syntax."""
-    words = _WORD.findall(question)[:64]
+    words = _TERM.findall(question)[:64]
     # Quoted, so words such as AND, OR, NOT or TO are terms, never operators.
     return " OR ".join(f'"{w}"' for w in words)
 
