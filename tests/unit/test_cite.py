@@ -200,3 +200,27 @@ def test_a_stream_cut_anywhere_adds_up_to_the_checked_answer() -> None:
         stream = CitationStream(ODD, SOURCES)
         sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
         assert sent == check_citations(raw, ODD, SOURCES).text, (raw, pieces)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order [S" + "1" * 60 + " pending",
+        "[S1" + "  2" * 300 + " x",
+        "[S1 " + "S1 " * 2000 + "x",
+        "[" + " " * 10_000,
+    ],
+)
+def test_a_long_bracket_that_never_closes_as_a_marker_is_read_at_once(text: str) -> None:
+    """An optional separator let a run of digits or spaces split exponentially many ways: 30
+    digits after "[S" held the event loop for minutes."""
+    checked = check_citations(text, ODD, SOURCES)
+    assert checked.text == text.strip() and checked.cited == []
+    stream = CitationStream(ODD, SOURCES)
+    assert "".join([stream.feed(text), stream.close()]) == checked.text
+
+
+def test_a_source_word_split_by_a_line_break_streams_as_the_whole() -> None:
+    stream = CitationStream(ODD, SOURCES)
+    sent = "".join([*(stream.feed(c) for c in "x [\nSource 1]"), stream.close()])
+    assert sent == check_citations("x [\nSource 1]", ODD, SOURCES).text

@@ -22,6 +22,7 @@ BLOCKS = [
     "Straße: naïve\n日本: 語\nemoji: 🙂",
     "aliases: [NO, Norge]\ntags: [on-hold, off]\nat: 12:30\nn: [007, 0x1F, 1e3, -2.5, true]",
     "description: pasted\u2028soft\u2029break\x85here\nup: '[[Parent]]'\ntags: [a]",
+    "sep: ._\nf: .5\ng: 1_000\nh: 0o17\ni: +5\nj: 6.02e+23\nk: -.inf\nl: .NaN\nm: 1.",
 ]
 
 
@@ -92,3 +93,8 @@ def test_a_soft_line_break_inside_a_value_neither_ends_it_nor_shifts_later_lines
     loaded, values, error = load_frontmatter(block)
     assert error is None and loaded["description"] == "pasted text"
     assert [(v.key, v.line) for v in values] == [("description", 2), ("up", 3), ("tags", 4)]
+
+
+def test_a_dot_and_underscores_are_a_word_not_a_float_that_fails() -> None:
+    loaded, _, error = load_frontmatter("title: Note\nsep: ._\nf: .5\ntags: [a]")
+    assert error is None and loaded == {"title": "Note", "sep": "._", "f": 0.5, "tags": ["a"]}

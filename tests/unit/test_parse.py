@@ -526,3 +526,23 @@ def test_relative_markdown_links_start_from_the_linking_notes_folder() -> None:
         "Team Notes/Dee",
         "../../Out",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "headings", "tags"),
+    [
+        # A list item's fence line inside an open fence is code, not its close.
+        (
+            "```markdown\nExample list:\n- ```\n# not a heading\n```\n# Real\n#tag",
+            ["Real"],
+            ["tag"],
+        ),
+        # Struck-through text on a list item opens no fence.
+        ("- ~~~old~~~ new\n# H\n#tag", ["H"], ["tag"]),
+    ],
+)
+def test_a_list_item_line_opens_a_fence_only_as_a_fence(
+    text: str, headings: list[str], tags: list[str]
+) -> None:
+    note = parse_note("L.md", text)
+    assert [h.text for h in note.headings] == headings and note.tags == tags

@@ -49,7 +49,21 @@ def test_a_cited_answer_that_says_part_is_missing_is_an_answer() -> None:
     )
     status, answer, _ = reply(raw)
     assert status == "ok" and answer is not None and answer.startswith("Alice works with Bob")
-    assert says_insufficient(raw) and not says_insufficient(raw, alone=True)
+    assert not says_insufficient(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Bob [S1]. The notes don't contain enough about when.",
+        "Alice works with Bob. Your notes do not contain enough to say since when.",
+        "Las notas no contienen la fecha; fue el lunes [S1].",
+        "Le note non contengono altro: Alice lavora con Bob.",
+    ],
+)
+def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:
+    status, answer, _ = reply(raw)
+    assert status == "ok" and answer is not None and answer != INSUFFICIENT
 
 
 @pytest.mark.parametrize("raw", ["", "   \n", "[S1]", "[S7] [S1]", "[[S1]]"])

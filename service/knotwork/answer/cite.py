@@ -24,10 +24,13 @@ from knotwork.retrieve import Hit
 # [Source 2], [[S2]].
 _WORD = r"S(?:ources?)?"
 _DASH = r"\-\u2013\u2014"  # hyphen, en dash, em dash (for a character class)
-_NUMBERS = rf"{_WORD}\s*\d+(?:\s*(?:[,;&]|and|to|[{_DASH}])?\s*(?:{_WORD}\s*)?\d+)*"
+# Numbers are apart by a separator word or mark, or by spaces alone: never by nothing, so a run
+# of digits or spaces is read one way only (an optional separator made the match exponential).
+_SEP = rf"(?:\s*(?:[,;&]|and|to|[{_DASH}])\s*|\s+)"
+_NUMBERS = rf"{_WORD}\s*\d+(?:{_SEP}(?:{_WORD}\s*)?\d+)*"
 _SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|\[\s*({_NUMBERS})\s*\]", re.I)
 # What may still become one as a streamed answer arrives: "[", then only the characters of one.
-_SOURCES_PREFIX = re.compile(rf"\[\[?[\s\d,;&{_DASH}sourcandt]*\]?\]?", re.I)
+_SOURCES_PREFIX = re.compile(rf"\[\[?[\s\d,;&{_DASH}sourcendat]*\]?\]?", re.I)
 _NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
 MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
 # [path#heading], [path.md], or the same in double brackets, one level of [] allowed inside;

@@ -9,16 +9,43 @@ INSUFFICIENT = "Your notes do not contain enough to answer this."
 
 # The fixed sentence's core as models write it, in English ("don't", "enough information")
 # and, though the prompt asks for English, as they translate it for a question in another of
-# the vault languages.
+# the vault languages. Each core says the notes do not hold *enough*: "the notes do not say
+# when" is an answer.
 _REFUSALS = (
     ("notes", "do", "not", "contain", "enough"),
-    ("note", "non", "contengono"),
-    ("notizen", "enthalten", "nicht"),
-    ("notes", "ne", "contiennent", "pas"),
-    ("notas", "no", "contienen"),
-    ("notas", "não", "contêm"),
+    ("note", "non", "contengono", "abbastanza"),
+    ("note", "non", "contengono", "informazioni", "sufficienti"),
+    ("notizen", "enthalten", "nicht", "genug"),
+    ("notizen", "enthalten", "nicht", "genügend"),
+    ("notes", "ne", "contiennent", "pas", "assez"),
+    ("notas", "no", "contienen", "suficiente"),
+    ("notas", "no", "contienen", "información", "suficiente"),
+    ("notas", "não", "contêm", "informação", "suficiente"),
+    ("notas", "não", "contêm", "o", "suficiente"),
 )
-_ALONE_WORDS = 6  # words besides the core that still make a reply the sentence alone
+# Words a refusal may open with before its core: "Your notes …", "Le tue note …".
+_OPENERS = frozenset(
+    [
+        "your",
+        "the",
+        "le",
+        "tue",
+        "deine",
+        "ihre",
+        "die",
+        "vos",
+        "tes",
+        "les",
+        "tus",
+        "sus",
+        "las",
+        "as",
+        "tuas",
+        "suas",
+        "os",
+    ]
+)
+_AFTER_CORE = 8  # words after the core that still make the reply the sentence alone
 
 
 def _words(text: str) -> list[str]:
@@ -26,12 +53,16 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text)
 
 
-def says_insufficient(text: str, alone: bool = False) -> bool:
-    """The model gave the fixed sentence for a context that does not hold the answer: anywhere
-    in the text, or (``alone``) as the whole of it, give or take a few words."""
+def says_insufficient(text: str) -> bool:
+    """The reply is the fixed sentence for a context that does not hold the answer, however
+    worded: it opens with a refusal's core and says little after it. A reply that answers first
+    and then says what is missing ("Alice works with Bob. Your notes do not contain enough to
+    say since when") is an answer."""
     words = _words(text)
+    start = 0
+    while start < len(words) and words[start] in _OPENERS:
+        start += 1
     for core in _REFUSALS:
-        n = len(core)
-        if any(tuple(words[i : i + n]) == core for i in range(len(words) - n + 1)):
-            return not alone or len(words) <= n + _ALONE_WORDS
+        if tuple(words[start : start + len(core)]) == core:
+            return len(words) - start - len(core) <= _AFTER_CORE
     return False

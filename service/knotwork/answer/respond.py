@@ -164,7 +164,7 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
             f"the chat model's reply held no answer ({raw[:80]!r}); here is the ranked "
             "evidence without an answer"
         )
-    elif says_insufficient(words, alone=bool(checked.cited)):
+    elif says_insufficient(words):
         result = _base(
             evidence, "insufficient_context", INSUFFICIENT, evidence.hits[:PARTIAL_CITATIONS]
         )

@@ -13,8 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-# A fence may open on a list item's first line ("- ```bash", "1. ~~~"), as Obsidian renders it.
-_FENCE = re.compile(r"^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+# A fence may also open on a list item's first line ("- ```bash", "1. ~~~"), as Obsidian renders
+# it; such a line never closes one (inside a fence it is code), and its info string holds no
+# fence character ("- ~~~old~~~ new" is struck-through text).
+_LIST_FENCE = re.compile(r"^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})([^`~]*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -54,6 +57,9 @@ def _marker(line: str) -> tuple[str, str] | None:
 def step(fence: str, line: str) -> tuple[str, str]:
     """(the fence ``line`` belongs to, the fence open after it), given the one open before."""
     marker = _marker(line)
+    if not fence and marker is None and ("``" in line or "~~" in line):
+        listed = _LIST_FENCE.match(line)
+        marker = (listed.group(1), listed.group(2)) if listed else None
     if fence:
         run, rest = marker or ("", "")
         closes = run[:1] == fence[0] and len(run) >= len(fence) and not rest.strip()
