@@ -14,7 +14,6 @@ Writes are off by default; with ``allow_writes`` the lifespan also holds the vau
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -53,7 +52,7 @@ async def _start(stack: AsyncExitStack, settings: Settings) -> Core:
 
 
 @asynccontextmanager
-async def _writers(core: Core) -> AsyncIterator[Served]:
+async def _writers(core: Core, limiter: WorkLimiter) -> AsyncIterator[Served]:
     """The vault's writers, as the REST API's, with the journal replayed in the background."""
     from knotwork.api.writers import RestWriters
     from knotwork.ingest.journal import Journal, journal_file
@@ -61,7 +60,7 @@ async def _writers(core: Core) -> AsyncIterator[Served]:
     writers = RestWriters(core, Journal(journal_file(core.settings)))
     replaying = asyncio.create_task(writers.replay_forever())
     try:
-        yield Served(core, writers)
+        yield Served(core, writers, limiter=limiter)
     finally:
         await background.stop(replaying)
 
@@ -92,11 +91,10 @@ def create_mcp_server(
             # The tools are listed at once; the model clients load meanwhile, for the first call.
             warm_up = core.models.warm_up_in_background()
             stack.callback(warm_up.cancel)
-            state = Served(core)
-            if allow_writes:
-                state = await stack.enter_async_context(_writers(core))
             limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
-            state = dataclasses.replace(state, limiter=limiter)
+            state = Served(core, limiter=limiter)
+            if allow_writes:
+                state = await stack.enter_async_context(_writers(core, limiter))
             uri = redact(settings.neo4j_uri)
             mode = "read-write" if allow_writes else "read-only"
             log.info("knotwork %s MCP server ready (%s) on Neo4j %s", __version__, mode, uri)

@@ -61,20 +61,25 @@ MARGIN = 1.25  # the winner's count over the runner-up's
 SAMPLE_CHARS = 20_000  # a note's first characters suffice; a long note costs no more
 
 
-def function_languages(text: str) -> set[Language]:
-    """The languages any function word of ``text`` belongs to (a short question's hint)."""
-    words = _WORD.findall(unicodedata.normalize("NFC", text[:SAMPLE_CHARS]).casefold())
-    return {lang for word in words for lang in _VOCAB.get(word, ())}
-
-
-def detect(text: str) -> Language | None:
-    """The language of ``text``, or None when it cannot be told (too short, another
-    language, or two languages nearly tied)."""
+def _function_word_counts(text: str) -> Counter[Language]:
+    """How many function words of each language the start of ``text`` holds."""
     sample = unicodedata.normalize("NFC", text[:SAMPLE_CHARS]).casefold()
     counts: Counter[Language] = Counter()
     for word in _WORD.findall(sample):
         for lang in _VOCAB.get(word, ()):
             counts[lang] += 1
+    return counts
+
+
+def function_languages(text: str) -> set[Language]:
+    """The languages any function word of ``text`` belongs to (a short question's hint)."""
+    return set(_function_word_counts(text))
+
+
+def detect(text: str) -> Language | None:
+    """The language of ``text``, or None when it cannot be told (too short, another
+    language, or two languages nearly tied)."""
+    counts = _function_word_counts(text)
     ranked = counts.most_common(2)
     if not ranked or ranked[0][1] < MIN_HITS:
         return None
