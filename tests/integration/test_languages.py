@@ -165,3 +165,25 @@ async def test_language_indexes_merge_by_share_of_their_own_best_whatever_else_i
         put(other, f"queue {i}.md", f"# Queue {i}\n\n{DOCS.split(chr(10) * 2, 1)[1]}")
     await sync_vault(Ingestor(core, root=other, vault="o", extract_enabled=False))
     assert await _order(core, question) == alone
+
+
+async def test_one_languages_index_crowded_by_another_vault_is_asked_again_on_its_own(
+    core: Core, vault: Path
+) -> None:
+    """The Italian index gives enough of the vault's chunks at once; the English index's first
+    page is all another vault's. The vault's English chunk is still found: each index is asked
+    again while it holds fewer than k of the vault's own, whatever the other indexes gave."""
+    put(vault, "porte logiche.md", GATES_IT)
+    put(vault, "circuiti.md", CIRCUITS_IT)
+    put(vault, "universal gates.md", GATES_EN)
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    other = vault.parent / "crowd"
+    for i in range(40):
+        put(other, f"ports {i}.md", f"# Ports {i}\n\nThe porte and the logiche are what we use.\n")
+    await sync_vault(Ingestor(core, root=other, vault="o", extract_enabled=False))
+    view = await cached.vault_view(core.store, "t", core.memo, {})
+    assert view.languages == ("it", "en")
+    english = await search.fulltext(core.store, "o", "porte logiche", 40, ("en",))
+    assert len(english) == 40  # the other vault's English chunks all match, past a first page
+    found = await search.fulltext(core.store, "t", "porte logiche", 2, view.languages)
+    assert await _paths(core, found) == ["porte logiche.md", "universal gates.md"]

@@ -14,6 +14,7 @@ from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import Filters, retrieve
+from knotwork.retrieve.graphrank import entity_seeds
 from tests.fakes.ollama import FakeOllama
 from tests.integration.test_answer import labels
 
@@ -189,3 +190,15 @@ async def test_query_answers_a_two_hop_question_with_both_notes_cited(
         p.nodes == ("note:team/Alice.md", "note:team/Bob.md", "note:team/Carol.md")
         for p in result.paths
     )
+
+
+async def test_a_keyword_finds_its_entity_among_many_notes_of_the_same_name(
+    core: Core, ingestor: Ingestor, vault: Path
+) -> None:
+    """The entity-name index holds notes too: twenty notes named "Schedule …" outscore the
+    entity "Rocket schedule" for the keyword "schedule", and the entity is still a seed."""
+    for i in range(20):
+        (vault / f"Schedule {i}.md").write_text(f"# Schedule {i}\n\nSlot {i}.\n")
+    await sync_vault(ingestor)
+    seeds = await entity_seeds(core, ingestor.vault, "Who keeps it?", ["schedule"])
+    assert "entity:rocket schedule" in seeds.values()

@@ -131,3 +131,14 @@ def test_the_chunker_and_the_parser_read_headings_alike(line: str) -> None:
     chunks = chunk_note(note, "v", 100_000)
     paths = [c.heading_path for c in chunks]
     assert paths == ["", *(h.text for h in note.headings)]
+
+
+def test_a_chunk_after_a_list_items_open_fence_is_read_as_text() -> None:
+    """The chunker and the mention grams agree with the parser: the item's unclosed fence ends
+    with the item, so a later section is a section and its words are text."""
+    text = "# Setup\n\n- ```bash\n  make # not a heading\n\n# Usage\n\nAsk Alice.\n"
+    note = parse_note("S.md", text)
+    chunks = chunk_note(note, "v", 100_000)
+    assert [c.heading_path for c in chunks] == ["Setup", "Usage"]
+    usage = chunks[1]
+    assert "alice" in chunk_grams(usage.text, usage.line_map, fence=usage.fence)

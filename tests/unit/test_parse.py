@@ -546,3 +546,25 @@ def test_a_list_item_line_opens_a_fence_only_as_a_fence(
 ) -> None:
     note = parse_note("L.md", text)
     assert [h.text for h in note.headings] == headings and note.tags == tags
+
+
+@pytest.mark.parametrize(
+    ("text", "links", "tags"),
+    [
+        # Never closed: the fence ends with its list item, at the first line indented less.
+        ("- ```bash\n  echo [[Not a link]] #not\n\nAfter [[Alice]] #kept\n", ["Alice"], ["kept"]),
+        # A blank line inside the item does not end it; a deeper line is still code.
+        ("1. ~~~\n   a [[No]]\n\n   b [[No]]\n2. next [[Bob]]\n", ["Bob"], []),
+        # In a blockquote, the markers count as the indent.
+        ("> - ```\n>   code [[No]]\n> out [[Carol]]\n", ["Carol"], []),
+        # Closed at column 0, as many write it: closed, not a new fence swallowing the rest.
+        ("- ```py\n  x = 1\n```\n[[Dave]] #end\n", ["Dave"], ["end"]),
+        # A fence opened at the top level still runs to the note's end when left open.
+        ("```\n- item\nno [[Link]]\n", [], []),
+    ],
+)
+def test_a_fence_opened_on_a_list_item_ends_with_the_item(
+    text: str, links: list[str], tags: list[str]
+) -> None:
+    note = parse_note("L.md", text)
+    assert [link.target for link in note.links] == links and note.tags == tags

@@ -7,6 +7,8 @@ from datetime import date
 
 import pytest
 
+from knotwork.graph.queries.reads import ScoredId
+from knotwork.retrieve import search
 from knotwork.retrieve.config import FULL
 from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
 from knotwork.retrieve.search import max_mentioned_by, specificity
@@ -234,3 +236,17 @@ def test_a_word_that_is_a_date_only_in_another_language_or_sense_is_not_one(
     found = question_range(question, TODAY)
     assert (found.start.isoformat() if found else None) == day
     assert found is None or found.start == found.end
+
+
+def test_full_text_pages_merge_by_share_of_their_own_best() -> None:
+    """Each index's hits score their share of that index's best; a tie goes to the earlier
+    index, then to the higher BM25 score; an empty page or one of zero scores adds nothing."""
+    italian: list[ScoredId] = [{"id": "a", "score": 8.0}, {"id": "b", "score": 2.0}]
+    english: list[ScoredId] = [{"id": "c", "score": 0.5}, {"id": "d", "score": 0.25}]
+    zero: list[ScoredId] = [{"id": "z", "score": 0.0}]
+    assert search.merged([italian, english, [], zero], 3) == [
+        ("a", 1.0),
+        ("c", 1.0),
+        ("d", 0.5),
+    ]
+    assert search.merged([italian, english], 10)[-1] == ("b", 0.25)

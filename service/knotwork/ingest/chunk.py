@@ -19,7 +19,8 @@ from knotwork.text import markdown
 # 3: the note's title and aliases are embedded and searched with every chunk (``context``).
 # 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like; the
 # parser's heading rule (``text.markdown.atx_heading``); fences opened on a list item.
-CHUNKER_VERSION = 4
+# 5: a fence opened on a list item ends with the item.
+CHUNKER_VERSION = 5
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -71,7 +71,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # graph written before. 5: a note keeps the key a question names it by loosely (mloose).
 # 6: ./ and ../ Markdown links resolved from the note's folder; tags placed outside code;
 # frontmatter read as YAML 1.2 reads plain words (`NO` an alias, not False); list-item fences.
-FACTS_RULES = 6
+# 7: a fence opened on a list item ends with the item (its links and tags after it are read).
+FACTS_RULES = 7
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

@@ -20,6 +20,7 @@ NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question
 STEM = 6  # a question's word matches words starting with its first STEM letters ("director"
 # matches "directed"): a crude stem that serves every language alike
 MAX_STEMS = 16
+SEED_ENTITIES = 15  # entities a synonym walk starts from, best matched first
 # How far the question's own words in a reached chunk lift its similarity: a chunk holding all
 # of those words that few other reached chunks hold counts (1 + LEXICAL) times its cosine.
 LEXICAL = 1.0
@@ -132,7 +133,13 @@ async def entity_seeds(
     mkeys = sorted(chunk_grams(question, (1,)))
     query = " OR ".join(q for q in (search.lucene_query(w) for w in keywords) if q)
     rows = await core.store.read(
-        ENTITIES_MATCHING, vault=vault, keys=keys, mkeys=mkeys, query=query, k=15
+        ENTITIES_MATCHING,
+        vault=vault,
+        keys=keys,
+        mkeys=mkeys,
+        query=query,
+        k=SEED_ENTITIES,
+        candidates=SEED_ENTITIES * 20,  # before notes and other vaults' entities are dropped
     )
     return {row["id"]: row["name"] for row in rows}
 

@@ -3,9 +3,11 @@
 1. Seeds: vector and full-text chunks, notes the question names, dates it names.
 2. Walks: from the seed notes along facts (``graph``), and in normal mode from the entities
    the model's keywords name, through similarity edges first (``synonym``).
-3. Reciprocal-rank fusion of all of them, filters applied, then a personalized PageRank over
-   the subgraph the walks saw, restarting at the fused hits and the notes the question names
-   (HippoRAG's multi-hop ranker); its order joins the fusion as a weighted ranking.
+3. Reciprocal-rank fusion of all of them, filters applied (the index searches of step 1 look
+   only at notes that pass, as deep as they need; the rest are filtered here), then a
+   personalized PageRank over the subgraph the walks saw, restarting at the fused hits and
+   the notes the question names (HippoRAG's multi-hop ranker); its order joins the fusion as
+   a weighted ranking.
 
 The graph's say (the walk's and PageRank's weight) follows the specificity of what the question
 names and how much of the question the names make up: a rare name the question is about leads
@@ -63,11 +65,19 @@ async def retrieve(
     filters = filters or Filters()
     fparams = filters.params()
     extractors: list[str] | None = fparams["extractors"]  # type: ignore[assignment]
-    narrowing = any(fparams[k] for k in ("folder", "tags", "date_from", "date_to"))
-    k = max(4 * top_k, 20) * (5 if narrowing else 1)
+    narrow = _note_filters(fparams)
+    k = max(4 * top_k, 20)
     chosen = retrievers.for_config(config)
     ctx = Context(
-        core, vault, question, k, mode=mode, extractors=extractors, config=config, retrievers=chosen
+        core,
+        vault,
+        question,
+        k,
+        mode=mode,
+        extractors=extractors,
+        config=config,
+        retrievers=chosen,
+        narrow=narrow if any(narrow.values()) else None,
     )
     try:
         rankings: Rankings = dict(await ctx.seeds)
@@ -94,7 +104,7 @@ async def retrieve(
         )
         fused, found = rrf(rankings, weights, config.spaced)
         pool = sorted(fused, key=lambda c: -fused[c])[: max(3 * k, 60)]
-        placed = await search.placed(core.store, vault, pool, _note_filters(fparams))
+        placed = await search.placed(core.store, vault, pool, narrow)
         pool = list(placed)
         scores = {c: fused[c] for c in pool}
         use_ppr = core.settings.ppr if config.ppr is None else config.ppr

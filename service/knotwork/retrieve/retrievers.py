@@ -34,9 +34,11 @@ class Vector:
         start = time.perf_counter()
         store, config = ctx.core.store, ctx.config
         if config.note_share <= 0:
-            chunks = await search.vector(store, ctx.vault, qvec, ctx.k)
+            chunks = await search.vector(store, ctx.vault, qvec, ctx.k, ctx.narrow)
         else:
-            found, floor = await search.vector_notes(store, ctx.vault, qvec, ctx.k, ctx.k)
+            found, floor = await search.vector_notes(
+                store, ctx.vault, qvec, ctx.k, ctx.k, ctx.narrow
+            )
             chunks = note_weighed(found, floor, config.note_share)
         ctx.clock.lap("vector", start)
         return Ranking(chunks)
@@ -73,12 +75,14 @@ class Fulltext:
     async def rank(self, ctx: Context) -> Ranking | None:
         start = time.perf_counter()
         store, languages = ctx.core.store, (await ctx.vault_view()).languages
-        whole = ctx.steps.start(search.fulltext(store, ctx.vault, ctx.question, ctx.k, languages))
+        whole = ctx.steps.start(
+            search.fulltext(store, ctx.vault, ctx.question, ctx.k, languages, ctx.narrow)
+        )
         named = await ctx.named_notes()  # none unless another retriever reads them
         rest = search.beyond_names(ctx.question, [n.key for n in named])
         found = await whole
         if rest is not None:
-            others = await search.fulltext(store, ctx.vault, rest, ctx.k, languages)
+            others = await search.fulltext(store, ctx.vault, rest, ctx.k, languages, ctx.narrow)
             ids = {c for n in named for c in n.chunk_ids}
             found = interleave(
                 [hit for hit in found if hit[0] in ids],

@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any, TypeVar
 
 from knotwork.graph.queries import Query
 from knotwork.graph.queries.reads import (
@@ -22,6 +23,8 @@ from knotwork.graph.queries.reads import (
     VAULT_NOTES,
     CitedChunk,
     HitsRow,
+    ScoredId,
+    VectorNotesRow,
 )
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
@@ -41,6 +44,7 @@ FEW = 2  # a name written out by this many notes or fewer is specific in a vault
 SIZE_TTL_S = 60.0  # how long a vault's note count is reused
 MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own
 FULLTEXT = [f"chunk_text_{lang}" for lang in LANGUAGES]  # one per language (schema.cypher)
+_Page = TypeVar("_Page", HitsRow, VectorNotesRow)  # a page of an index shared by the vaults
 
 
 def lucene_query(question: str) -> str:
@@ -51,42 +55,61 @@ def lucene_query(question: str) -> str:
 
 
 async def _own(
-    store: GraphStore, query: Query[HitsRow], k: int, /, **params: object
-) -> list[tuple[str, float]]:
-    """The vault's best ``k`` from an index shared by every vault: the index is asked for more
-    candidates, doubling, while its page came back full yet held fewer than ``k`` of the
-    vault's own, so another vault in the database never crowds this one out."""
+    store: GraphStore,
+    query: Query[_Page],
+    k: int,
+    narrow: dict[str, object] | None = None,
+    /,
+    **params: object,
+) -> tuple[list[Any], _Page]:
+    """The vault's best ``k`` hits from an index shared by every vault, with the last page's
+    row: the index is asked for more candidates, quadrupling, while its page came back full
+    yet held fewer than ``k`` of the vault's own, so another vault in the database never
+    crowds this one out. With ``narrow`` (note filters: folder, tags, date_from, date_to), the
+    vault's own are only the chunks whose note passes (cypher/filter_chunks.cypher), so a
+    filter matching a few notes of a large vault is searched as deep as they need, up to
+    ``MAX_CANDIDATES``, instead of coming back short."""
     ask = k * 4
     while True:
         [row] = await store.read(query, k=ask, **params)
         hits = row["hits"]
+        if narrow is not None and hits:
+            kept = await placed(store, str(params["vault"]), [h["id"] for h in hits], narrow)
+            hits = [h for h in hits if h["id"] in kept]
         if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
-            return [(h["id"], h["score"]) for h in hits[:k]]
+            return hits[:k], row
         ask *= 4
 
 
 async def vector(
-    store: GraphStore, vault: str, embedding: list[float], k: int
+    store: GraphStore,
+    vault: str,
+    embedding: list[float],
+    k: int,
+    narrow: dict[str, object] | None = None,
 ) -> list[tuple[str, float]]:
-    """Nearest chunks; the score is the index's, (1 + cosine) / 2."""
-    return await _own(store, SEARCH_VECTOR, k, vault=vault, embedding=embedding)
+    """Nearest chunks (of notes passing ``narrow``, see ``_own``); the score is the index's,
+    (1 + cosine) / 2."""
+    hits, _ = await _own(store, SEARCH_VECTOR, k, narrow, vault=vault, embedding=embedding)
+    return [(h["id"], h["score"]) for h in hits]
 
 
 async def vector_notes(
-    store: GraphStore, vault: str, embedding: list[float], k: int, notes: int
+    store: GraphStore,
+    vault: str,
+    embedding: list[float],
+    k: int,
+    notes: int,
+    narrow: dict[str, object] | None = None,
 ) -> tuple[list[tuple[str, float, float | None]], float | None]:
-    """The vault's ``k`` chunks nearest the embedding, best first, each as (chunk id, its own
-    score, its note's score when the note is among the vault's ``notes`` nearest by note
-    vector, else None), and the lowest of those notes' scores (None: no note has a vector)."""
-    ask = k * 4
-    while True:
-        [row] = await store.read(
-            SEARCH_VECTOR_NOTES, vault=vault, embedding=embedding, k=ask, notes=notes
-        )
-        hits = row["hits"]
-        if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
-            return [(h["id"], h["score"], h["note"]) for h in hits[:k]], row["floor"]
-        ask *= 4
+    """The vault's ``k`` chunks nearest the embedding (of notes passing ``narrow``), best
+    first, each as (chunk id, its own score, its note's score when the note is among the
+    vault's ``notes`` nearest by note vector, else None), and the lowest of those notes'
+    scores (None: no note has a vector)."""
+    hits, row = await _own(
+        store, SEARCH_VECTOR_NOTES, k, narrow, vault=vault, embedding=embedding, notes=notes
+    )
+    return [(h["id"], h["score"], h["note"]) for h in hits], row["floor"]
 
 
 async def fulltext(
@@ -95,11 +118,15 @@ async def fulltext(
     question: str,
     k: int,
     languages: Sequence[str] | None = None,
+    narrow: dict[str, object] | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
-    cached.vault_view reads them, the most notes' language first; None: all six), each hit
-    scoring its BM25 score's share of its own index's best for the vault, best first (a tie,
-    such as two indexes' best hits, goes to the earlier language).
+    cached.vault_view reads them, the most notes' language first; None: all six), of the
+    chunks whose note passes ``narrow`` (see ``_own``), each hit scoring its BM25 score's
+    share of its own index's best for the vault, best first (a tie, such as two indexes' best
+    hits, goes to the earlier language). Each index is asked again, with four times the
+    candidates, while its page came back full yet held fewer than ``k`` of the vault's own:
+    another vault crowding one language's index never hides this vault's chunks in it.
 
     BM25 scores of two indexes are not on one scale: each index has its own analyzer and its
     own term statistics, taken over every vault's chunks in that language. A vault's few
@@ -118,7 +145,34 @@ async def fulltext(
     )
     if not words or not indexes:
         return []
-    return await _own(store, SEARCH_FULLTEXT, k, vault=vault, query=words, indexes=indexes)
+    pages: dict[str, list[ScoredId]] = {}
+    limits = dict.fromkeys(indexes, k * 4)
+    while limits:  # each index asked again on its own while another vault crowds it
+        asked = list(limits)
+        rows = await store.read(
+            SEARCH_FULLTEXT, vault=vault, query=words, indexes=asked, limits=list(limits.values())
+        )
+        for row in rows:
+            index, hits, limit = row["index"], row["hits"], limits.pop(row["index"])
+            if narrow is not None and hits:
+                kept = await placed(store, vault, [h["id"] for h in hits], narrow)
+                hits = [h for h in hits if h["id"] in kept]
+            pages[index] = hits
+            if len(hits) < k and row["returned"] >= limit and limit < MAX_CANDIDATES:
+                limits[index] = limit * 4
+    return merged([pages[index] for index in indexes], k)
+
+
+def merged(pages: list[list[ScoredId]], k: int) -> list[tuple[str, float]]:
+    """The best ``k`` of several indexes' pages (each best first), each hit scored by its
+    share of its own page's best, best first; a tie goes to the earlier page, then the higher
+    BM25 score, then the id."""
+    ranked = []
+    for i, page in enumerate(pages):
+        best = max((h["score"] for h in page), default=0.0)
+        ranked += [(h["score"] / best, i, h["score"], h["id"]) for h in page if best > 0]
+    ranked.sort(key=lambda r: (-r[0], r[1], -r[2], r[3]))
+    return [(c, share) for share, _, _, c in ranked[:k]]
 
 
 def beyond_names(question: str, names: list[str]) -> str | None:

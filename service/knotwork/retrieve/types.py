@@ -17,10 +17,10 @@ RETRIEVERS = ("vector", "fulltext", "names", "graph", "synonym", "temporal")
 class Filters:
     """Narrow the evidence: notes under a folder, with all these tags, dated in a range.
 
-    The retrievers rank the whole vault, five times as deep when a filter is set, and their
-    fused ranking keeps only chunks whose note passes (``search.placed``,
-    cypher/filter_chunks.cypher): a filter matching a few notes of a large vault can come back
-    short of ``top_k`` when none of its notes ranks that deep.
+    The vector and full-text searches keep only chunks whose note passes, asking their index
+    for more candidates until they have enough (up to ``search.MAX_CANDIDATES``), so a filter
+    matching a few notes of a large vault still finds them; the other retrievers' chunks are
+    filtered after fusion (``search.placed``, cypher/filter_chunks.cypher).
 
     ``trust="structural"`` keeps only facts written by the parser (links, frontmatter, aliases,
     tags, mentions), never model-extracted ones, for the graph walks and the facts returned.

@@ -4,8 +4,14 @@ mentions.
 A fence opens with a run of three or more backticks or tildes (after indentation or a
 blockquote's ``>``); a backtick run's info string holds no backtick, else the line is inline
 code. It closes at a line holding only a run of the same character at least as long. A fence
-left open runs to the end of the note. Text inside is code: no headings, links, tags, dates or
+left open runs to the end of the note, unless it opened on a list item: then it also ends
+where the item ends, at the first line (not blank) indented less than the item's content, as
+CommonMark ends a container's blocks. Text inside is code: no headings, links, tags, dates or
 mentions are read there.
+
+The state between lines is a string: "" outside a fence, else the opening run, led for a
+fence opened on a list item by as many spaces as the item's content is indented (the chunks
+keep it as ``Chunk.fence``).
 """
 
 from __future__ import annotations
@@ -57,16 +63,25 @@ def _marker(line: str) -> tuple[str, str] | None:
 def step(fence: str, line: str) -> tuple[str, str]:
     """(the fence ``line`` belongs to, the fence open after it), given the one open before."""
     marker = _marker(line)
-    if not fence and marker is None and ("``" in line or "~~" in line):
-        listed = _LIST_FENCE.match(line)
-        marker = (listed.group(1), listed.group(2)) if listed else None
     if fence:
         run, rest = marker or ("", "")
-        closes = run[:1] == fence[0] and len(run) >= len(fence) and not rest.strip()
-        return fence, "" if closes else fence
+        own = fence.lstrip(" ")
+        if run[:1] == own[0] and len(run) >= len(own) and not rest.strip():
+            return fence, ""  # closed, however indented (a list item's fence closed at column 0)
+        if not _item_ended(fence, line):
+            return fence, fence
+    if marker is None and ("``" in line or "~~" in line) and (listed := _LIST_FENCE.match(line)):
+        return listed.group(1), " " * listed.start(1) + listed.group(1)
     if marker and not (marker[0][0] == "`" and "`" in marker[1]):
         return marker[0], marker[0]
     return "", ""
+
+
+def _item_ended(fence: str, line: str) -> bool:
+    """Whether ``line`` ends the list item a fence opened on (``fence`` led by its content's
+    indent): a line, not blank, indented less (blockquote markers count as indent)."""
+    indent = len(fence) - len(fence.lstrip(" "))
+    return indent > 0 and bool(line.strip()) and len(line) - len(line.lstrip(" \t>")) < indent
 
 
 def fences(lines: Iterable[str], open_run: str = "") -> Iterator[tuple[str, str]]:

@@ -24,6 +24,15 @@ class HitsRow(TypedDict):
     hits: list[ScoredId]
 
 
+class IndexPageRow(TypedDict):
+    """One full-text index's page: the candidates it gave (any vault) and this vault's hits
+    with their BM25 scores, best first."""
+
+    index: str
+    returned: int
+    hits: list[ScoredId]
+
+
 class NoteScoredId(TypedDict):
     id: str  # a chunk id
     score: float  # the chunk's own
@@ -85,7 +94,7 @@ class ChunksCitedRow(TypedDict):
 
 SEARCH_VECTOR = Query("search_vector", HitsRow)
 SEARCH_VECTOR_NOTES = Query("search_vector_notes", VectorNotesRow)
-SEARCH_FULLTEXT = Query("search_fulltext", HitsRow)
+SEARCH_FULLTEXT = Query("search_fulltext", IndexPageRow)
 SEARCH_TEMPORAL = Query("search_temporal", ScoredId)
 VAULT_NOTES = Query("vault_notes", VaultNotesRow)
 NOTES_NAMED = Query("notes_named", NotesNamedRow)
