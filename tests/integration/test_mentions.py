@@ -237,7 +237,7 @@ async def test_the_reverse_pass_finds_a_chunk_whose_id_a_moved_link_had(
     of one of those links must still be found. Notes are added until such a pair exists."""
     links = "".join(f"Link {i} goes to [[Zed]].\n\n" for i in range(60))
     shared: set[int] = set()
-    for batch in range(6):
+    for batch in range(20):  # how soon the ids meet depends on what earlier tests freed
         put(vault, f"Links {batch}.md", links)
         for i in range(60):
             put(vault, f"Met/{batch}-{i}.md", f"Zed came by, visit {batch}-{i}.\n")

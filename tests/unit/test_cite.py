@@ -4,6 +4,7 @@ the old ``[path#heading]`` form, names holding ``[``, ``]`` and ``#``, and the s
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -224,3 +225,13 @@ def test_a_source_word_split_by_a_line_break_streams_as_the_whole() -> None:
     stream = CitationStream(ODD, SOURCES)
     sent = "".join([*(stream.feed(c) for c in "x [\nSource 1]"), stream.close()])
     assert sent == check_citations("x [\nSource 1]", ODD, SOURCES).text
+
+
+def test_two_chunks_of_one_section_cited_together_are_named_once_and_both_cited() -> None:
+    first = hit("Long.md", "Setup", "part one", line=1)
+    second = replace(first, id="Long.md#Setup/2", text="part two", line_start=40, line_end=60)
+    checked = check_citations(
+        "Both parts [S1, S2]. Again [S2].", [first, second], {1: first, 2: second}
+    )
+    assert checked.text == "Both parts [Long.md#Setup]. Again [Long.md#Setup]."
+    assert checked.cited == [first, second]

@@ -223,7 +223,8 @@ class CitationScanner:
                 continue
             before = text[pos:bracket]
             out.append(before if decision.kept else before.rstrip(" \t"))
-            out.append(" ".join(cite_label(h) for h in decision.kept))
+            # Two chunks of one section (a long section split) have one label: named once.
+            out.append(" ".join(dict.fromkeys(cite_label(h) for h in decision.kept)))
             self._record(decision)
             pos = decision.end
 
