@@ -6,9 +6,9 @@
 // answers across every vault, and each index is crowded by other vaults on its own.
 // Parameters: $vault (str), $query (str, already escaped), $indexes (list<str>, chunk_text_*
 //             index names), $limits (list<int>, candidates asked of each, in the same order)
-// Returns: per index, in the order of $indexes: index (str), returned (int, the candidates it
-//          gave, any vault), hits (list of maps id, score (float, BM25), best first, this
-//          vault's only)
+// Returns: index (str, one row per index, in the order of $indexes), returned (int, the
+//          candidates it gave, any vault), hits (list of maps id, score (float, BM25), best
+//          first, this vault's only)
 UNWIND range(0, size($indexes) - 1) AS i
 CALL (i) {
   CALL db.index.fulltext.queryNodes($indexes[i], $query, {limit: $limits[i]}) YIELD node, score

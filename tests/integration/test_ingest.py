@@ -8,9 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knotwork.check.verify import snapshot
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
+from knotwork.ingest import modelcalls
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
@@ -325,3 +328,58 @@ async def test_a_note_that_fails_in_a_sync_leaves_the_links_to_it_resolved_elsew
     assert any("|WORKS_WITH|note:Hub.md|note:Carla.md|" in f for f in lines), lines
     assert any("|WORKS_WITH|note:Hub.md|note:Dino.md|" in f for f in lines), lines
     assert not any(n.startswith("unresolved:") for n in (await snapshot(core.store, "t"))["nodes"])
+
+
+async def test_pending_chunks_are_embedded_a_slice_at_a_time_each_kept_as_it_comes(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Embeddings left pending are asked for a few batches at a time and stored as each
+    comes: the model failing part-way keeps what it gave, and the rest waits."""
+    fake_ollama.down = True
+    for i in range(30):
+        put(vault, f"N{i:02d}.md", f"# Note {i}\n\nText of note {i}.\n")
+    small = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"embed_batch_size": 8})
+    )
+    ingestor = Ingestor(small, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    fake_ollama.down = False
+    monkeypatch.setattr(modelcalls, "EMBED_SLICE_BATCHES", 2)
+    slice_size = 16
+    real = ingestor.models.embed
+    asked: list[int] = []
+
+    async def second_fails(texts: list[str]) -> list[list[float]] | None:
+        asked.append(len(texts))
+        return None if len(asked) == 2 else await real(texts)
+
+    monkeypatch.setattr(ingestor.models, "embed", second_fails)
+    embedded, _ = await ingestor.retry_pending()
+    assert asked == [slice_size, 30 - slice_size] and embedded == slice_size
+    monkeypatch.setattr(ingestor.models, "embed", real)
+    embedded, _ = await ingestor.retry_pending()
+    assert embedded == 30 - slice_size
+
+
+async def test_a_new_note_too_short_to_be_mentioned_is_linked_by_the_next_edit(
+    core: Core, vault: Path
+) -> None:
+    """ "AI.md" has no mention key (a name of two letters), yet it is a name links resolve to:
+    the names the next edit resolves against must hold it, and lose it once it moves."""
+    put(vault, "X.md", "# X\n\nNothing yet.\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    put(vault, "AI.md", "# AI\n\nShort.\n")
+    await ingestor.upsert_path("AI.md")
+    put(vault, "X.md", "# X\n\nSee [[AI]].\n")
+    await ingestor.upsert_path("X.md")
+    facts = (await snapshot(core.store, "t"))["facts"]
+    assert any("|note:X.md|note:AI.md|" in f for f in facts), facts
+    (vault / "AI.md").rename(vault / "ML.md")
+    await ingestor.rename("AI.md", "ML.md")
+    put(vault, "Y.md", "# Y\n\nSee [[AI]] and [[ML]].\n")
+    await ingestor.upsert_path("Y.md")
+    facts = (await snapshot(core.store, "t"))["facts"]
+    assert any("|note:Y.md|note:ML.md|" in f for f in facts), facts
+    assert any("|note:Y.md|unresolved:ai|" in f for f in facts), facts
+    assert not any("note:AI.md" in f for f in facts), facts

@@ -479,3 +479,67 @@ async def test_the_watcher_finishes_chunks_left_pending_once_the_model_answers(
     finally:
         running.stop()
         await asyncio.wait_for(task, 30)
+
+
+async def test_a_folder_appearing_inside_an_ignored_one_is_not_ingested(
+    watcher: VaultWatcher, vault: Path, core: Core, tmp_path: Path
+) -> None:
+    """A folder moved into .trash from outside the vault, a package unpacked in node_modules:
+    their notes lie in ignored folders whatever way they came."""
+    (vault / ".trash").mkdir()
+    (vault / "node_modules").mkdir()
+    await settle(watcher)
+    outside = tmp_path / "old"
+    put(outside, "Old.md", "# Old\n\nKept out.\n")
+    unpacked = tmp_path / "pkg"
+    put(unpacked, "README.md", "# Package\n\nKept out too.\n")
+    before = watcher.status.events
+    shutil.move(str(outside), str(vault / ".trash/old"))
+    shutil.move(str(unpacked), str(vault / "node_modules/pkg"))
+    await settle(watcher, since=before)
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+
+
+async def test_a_note_name_with_a_backslash_is_skipped_and_touches_no_other_note(
+    watcher: VaultWatcher, vault: Path, core: Core
+) -> None:
+    """On Linux "People\\Alice.md" is a file of its own; read as a path it would be
+    People/Alice.md, whose note its delete would remove."""
+    before_text = await stored_notes(core, "w")
+    before = watcher.status.events
+    put(vault, "People\\Alice.md", "# Not Alice\n")
+    await settle(watcher, since=before)
+    await watcher.rescan()
+    assert any("backslash" in w for w in watcher.last_report.warnings)
+    before = watcher.status.events
+    (vault / "People\\Alice.md").unlink()
+    await settle(watcher, since=before)
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+    assert await stored_notes(core, "w") == before_text
+
+
+async def test_a_change_still_waiting_when_the_watcher_stops_is_applied(
+    core: Core, vault: Path
+) -> None:
+    slow = dataclasses.replace(
+        core,
+        settings=core.settings.model_copy(
+            update={"watch_debounce_ms": 60_000, "watch_rescan_s": 0, "lease_ttl_s": 5}
+        ),
+    )
+    ingestor = Ingestor(slow, root=vault, vault="w", extract_enabled=False)
+    running = VaultWatcher(ingestor, Lease(slow.store, "w", 5))
+    ready = asyncio.Event()
+    task = asyncio.create_task(running.run(ready=ready))
+    await asyncio.wait_for(ready.wait(), 60)
+    before = running.status.events
+    put(vault, "Carol.md", "# Carol\n\nWritten just before the watcher stops.\n")
+    deadline = time.monotonic() + 30
+    while not running.pending:
+        if time.monotonic() > deadline:
+            raise AssertionError("the write was never seen")
+        await asyncio.sleep(0.05)
+    assert running.status.events > before  # seen, and waiting out its debounce
+    running.stop()
+    await asyncio.wait_for(task, 30)
+    assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from llama_index.core.llms import LLM, ChatMessage
 
 from knotwork.errors import ConfigError, ModelUnavailableError
 from knotwork.ingest.extract import MAX_TRIPLES, Extraction, extract_chunk
+from knotwork.llm import clients
 from knotwork.llm.clients import ModelClients, build_llm
 from knotwork.llm.providers import NO_KEY, chat_server, probe_chat_server
 from knotwork.retrieve import keywords
@@ -147,8 +149,20 @@ async def test_extraction_sends_the_schema_and_reads_the_answer(chat: Chat) -> N
 
 
 async def test_extraction_default_answer_is_an_empty_extraction(chat: Chat) -> None:
+    """The fakes answer the smallest instance of the schema asked for: both lists, empty."""
     result = await extract_chunk(chat.llm, "", "Nothing here.")
-    assert result.extraction == Extraction() and result.error is None
+    assert result.extraction == Extraction(entities=[], triples=[]) and result.error is None
+    schema = structured_schema(chat.chats()[0])
+    assert schema is not None and {"entities", "triples"} <= set(schema.get("required", []))
+
+
+async def test_an_empty_answer_is_no_extraction(chat: Chat) -> None:
+    """ "{}" fits a schema whose lists have defaults; it is no answer, and is retried, then
+    recorded as an error rather than as a chunk with nothing in it."""
+    chat.script(lambda body: "{}")
+    result = await extract_chunk(chat.llm, "", "Ann works with Ben.")
+    assert result.extraction is None and "invalid model output" in (result.error or "")
+    assert len(chat.chats()) == 2
 
 
 @pytest.mark.parametrize(
@@ -209,3 +223,43 @@ async def test_keywords_from_a_model_that_does_not_answer_in_time_are_skipped(
     words, error = await propose(chat.llm, "Who is Ann?")
     assert words == [] and error is not None and "did not answer within 0.2 s" in error
     assert time.perf_counter() - started < 0.9
+
+
+def test_a_client_that_could_not_be_loaded_is_built_again_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model that could not be loaded (a worker killed while loading) is asked again after
+    REBUILD_AFTER_S, not refused until the server restarts; a setting that cannot work is
+    refused for good. The error raised again does not grow a traceback per call."""
+    clock = [0.0]
+    monkeypatch.setattr(clients.time, "monotonic", lambda: clock[0])
+    tries: list[int] = []
+
+    def flaky() -> str:
+        tries.append(1)
+        if len(tries) == 1:
+            raise ModelUnavailableError("the worker was killed while loading the model")
+        return "embedder"
+
+    lazy = clients._Lazy(flaky)
+    depths = []
+    for _ in range(3):
+        with pytest.raises(ModelUnavailableError) as caught:
+            lazy.get()
+        depths.append(len(traceback.extract_tb(caught.value.__traceback__)))
+    assert len(tries) == 1 and depths[1] == depths[2]
+    clock[0] += clients.REBUILD_AFTER_S + 1
+    assert lazy.get() == "embedder" and len(tries) == 2
+
+    refusals: list[int] = []
+
+    def refused() -> str:
+        refusals.append(1)
+        raise ConfigError("KNOTWORK_EMBED_MODEL names no model")
+
+    never = clients._Lazy(refused)
+    for _ in range(2):
+        with pytest.raises(ConfigError):
+            never.get()
+        clock[0] += 10 * clients.REBUILD_AFTER_S
+    assert len(refusals) == 1

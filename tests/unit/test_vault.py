@@ -176,3 +176,18 @@ def test_a_write_through_a_link_in_a_loop_or_out_of_the_vault_is_refused_naming_
     with pytest.raises(WriteConflictError, match=named) as refused:
         note_target(vault, path)
     assert str(tmp_path) not in str(refused.value)
+
+
+def test_a_name_with_a_backslash_on_disk_is_no_note_and_the_scan_says_why(
+    tmp_path: Path,
+) -> None:
+    """A request's backslash is a folder separator (clean_relpath); a file named so on Linux
+    would be read as another note's path, so it is skipped with a warning."""
+    (tmp_path / "People").mkdir()
+    (tmp_path / "People/Alice.md").write_text("# Alice\n")
+    (tmp_path / "People\\Alice.md").write_text("# Not Alice\n")
+    assert not is_note("People\\Alice.md")
+    assert "backslash" in (note_path_problem("People\\Alice.md") or "")
+    scan = scan_notes(tmp_path)
+    assert scan.paths == ["People/Alice.md"]
+    assert [w for w in scan.warnings if "backslash" in w]

@@ -138,7 +138,13 @@ class RestWriters:
         """Apply the queued writes until none is left, then take new writes directly again (no
         await between the last look and the switch, so none is left behind)."""
         while self.journal.paths():
-            await replay(ingestor, self.journal)
+            try:
+                await replay(ingestor, self.journal)
+            except GraphUnavailableError:
+                raise
+            except Exception as exc:  # kept in the journal: the background replay tries again
+                log.warning("pending REST writes left to the background replay: %s", exc)
+                break
         self.syncing = False
 
     async def replay_once(self) -> int:
@@ -152,14 +158,18 @@ class RestWriters:
 
     async def replay_forever(self) -> None:
         """The lifespan's background task: retry the pending writes every few seconds."""
+        said = ""  # the last reason logged: one that stands (a drive unmounted) is said once
         while True:
             try:
                 if done := await self.replay_once():
                     log.info("applied %d pending REST writes to the graph", done)
+                said = ""
             except GraphUnavailableError as exc:
                 log.debug("pending REST writes wait for Neo4j: %s", exc)
             except KnotworkError as exc:
-                log.warning("pending REST writes not applied yet: %s", exc)
+                if str(exc) != said:
+                    log.warning("pending REST writes not applied yet: %s", exc)
+                said = str(exc)
             except Exception:  # the task must outlive any one failure, or nothing replays
                 log.exception("pending REST writes not applied yet; tried again shortly")
             await asyncio.sleep(REPLAY_EVERY_S)

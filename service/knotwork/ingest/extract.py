@@ -41,10 +41,12 @@ class Triple(BaseModel):
 
 
 class Extraction(BaseModel):
-    entities: list[Entity] = Field(default_factory=list, max_length=100)
+    # Both required, in the schema the model is given too: an empty answer ("{}") is no
+    # extraction, and is retried, then recorded as an error, never taken for "nothing here".
+    entities: list[Entity] = Field(max_length=100)
     # The schema the model is given says at most MAX_TRIPLES; a model that gives more has the
     # first kept, as the prompt asks, rather than the whole chunk's answer refused.
-    triples: list[Triple] = Field(default_factory=list, max_length=MAX_TRIPLES)
+    triples: list[Triple] = Field(max_length=MAX_TRIPLES)
 
     @field_validator("triples", mode="before")
     @classmethod
@@ -72,8 +74,9 @@ def build_messages(heading_path: str, text: str) -> list[ChatMessage]:
     from llama_index.core.llms import ChatMessage
 
     marker = f"<<<{secrets.token_hex(8)}>>>"
+    # The heading is the note's text too: inside the markers, never beside the instructions.
     user = (
-        f"Section: {heading_path or '(top of note)'}\n{marker}\n{text}\n{marker}\n"
+        f"{marker}\nSection: {heading_path or '(top of note)'}\n\n{text}\n{marker}\n"
         "Extract entities and triples from the data between the markers."
     )
     return [

@@ -216,7 +216,10 @@ class Ingestor:
             batch.exclude = sorted(drafts)
             # Other notes' links to the keys of notes new here move to them.
             batch.link_keys = new_note_keys(d.path for d in drafts.values() if d.is_new)
-            if batch.reverse_keys or deletes:
+            # Links resolve by path: a note that appears, moves or goes changes the names
+            # even when it has no mention key ("AI.md": too short to be mentioned).
+            moved = any(d.is_new or d.renamed_from for d in drafts.values())
+            if batch.reverse_keys or deletes or moved:
                 batch.names_token = uuid.uuid4().hex
         return Prepared(batch, drafted.outcomes, drafts, view, token)
 

@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from knotwork.errors import GraphUnavailableError, KnotworkError
+from knotwork.errors import GraphUnavailableError, KnotworkError, VaultUnavailableError
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
 from knotwork.vault.files import symlink_on_path, sync_folder
@@ -165,11 +165,22 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     """Bring the graph in step with the disk for every pending path; returns how many were
     applied. The caller holds the vault's lease. GraphUnavailableError stops the replay (the
     rest stays pending); a note the disk holds but that cannot be ingested (binary, too large)
-    is dropped with a warning, as a sync would report and skip it."""
+    is dropped with a warning, as a sync would report and skip it.
+
+    Nothing is taken for gone while it cannot be seen: with the vault folder missing (a drive
+    not mounted) the replay stops with VaultUnavailableError before deleting anything, and a
+    path that could not be read, or failed unexpectedly, stays pending while the others go
+    on; the first such failure is raised once they are done, so a caller that loops until
+    the journal is empty stops."""
     root = ingestor.root
     if root is None:
         return 0
-    done = 0
+    if not root.is_dir():
+        raise VaultUnavailableError(
+            f"the vault folder {root} is missing or not a folder; "
+            f"{len(journal.paths())} pending writes wait for it"
+        )
+    done, failed = 0, None
     for rel in journal.paths():
         async with ingestor.core.note_locks.hold(rel):
             seen = journal.entries(rel)  # a write of this process finished meanwhile took its own
@@ -183,9 +194,16 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
                     await ingestor.delete(rel)
             except GraphUnavailableError:
                 raise
-            except KnotworkError as exc:
-                log.warning("pending write of %s not applied: %s", rel, exc)
+            except Exception as exc:
+                if isinstance(exc, KnotworkError) and not isinstance(exc.__cause__, OSError):
+                    log.warning("pending write of %s not applied: %s", rel, exc)
+                else:  # unreadable for now, or a failure of ours: kept, the others go on
+                    log.warning("pending write of %s kept for a later try: %s", rel, exc)
+                    failed = failed or exc
+                    continue
             journal.discard(seen)  # a write recorded while this one ran is replayed next
             done += 1
         await asyncio.sleep(0)
+    if failed is not None:
+        raise failed
     return done

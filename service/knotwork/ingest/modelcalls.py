@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knotwork.core import Core
+from knotwork.errors import ModelUnavailableError
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import extract, similar, write
 from knotwork.ingest.draft import entity_rows
@@ -24,6 +25,7 @@ from knotwork.models import Chunk, Fact, embed_text
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
+EMBED_SLICE_BATCHES = 4  # embedding batches asked at once when pending chunks are retried
 
 
 @dataclass
@@ -54,8 +56,14 @@ class ModelCalls:
         """Vectors for texts, or None when the embedding model cannot answer."""
         if not self.embed_enabled or self.down:
             return None
-        # Built on first use: a ConfigError building it is a setting to fix, not a model down.
-        embedder = self.core.embedder
+        try:
+            # Built on first use: a ConfigError building it is a setting to fix, not a model
+            # down, and is raised; a model that could not be loaded is one down.
+            embedder = self.core.embedder
+        except ModelUnavailableError as exc:
+            log.warning("embedding model not loaded, chunks left pending: %s", exc)
+            self.down_until = time.monotonic() + MODEL_BACKOFF_S
+            return None
         for attempt in (1, 2):  # one retry: a model being loaded may time out once
             try:
                 vectors = await embedder.aget_text_embedding_batch(texts)
@@ -140,13 +148,19 @@ class ModelCalls:
             return 0, 0
         embedded = extracted = 0
         need = [r for r in rows if r["embedding_state"] == "pending"]
-        if need:
-            texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in need]
+        # A slice at a time, each stored as it comes: one call for thousands of texts sends
+        # all their batches at once (a CPU model times out on the last ones) and a failure
+        # anywhere would lose every vector of the call.
+        size = self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
+        for first in range(0, len(need), size):
+            part = need[first : first + size]
+            texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in part]
             vectors = await self.embed(texts)
-            if vectors is not None:
-                embedded = await self.core.store.set_chunk_embeddings(
-                    [(r["id"], r["embed_hash"], v) for r, v in zip(need, vectors, strict=True)]
-                )
+            if vectors is None:
+                break  # the model is down: the rest stays pending
+            embedded += await self.core.store.set_chunk_embeddings(
+                [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True)]
+            )
         if self.extract_enabled:
             for row in rows:
                 if row["extraction_state"] != "pending":

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -36,6 +38,9 @@ MINILM = "all-MiniLM-L6-v2"
 MINILM_NAMES = {MINILM.lower(), f"sentence-transformers/{MINILM}".lower()}
 # KNOTWORK_EMBED_PROVIDER=use-multilingual (knotwork.llm.embed_use): the name the manifest
 # records for its one model, so a graph embedded with another is re-embedded before use.
+# A client whose build failed for a reason that may pass (an embedder's worker killed while
+# loading its model) is built again after this long; one refused by its settings never is.
+REBUILD_AFTER_S = 30.0
 USE_MODEL = "use-multilingual-v3"
 USE_DIMENSION = 512
 
@@ -160,14 +165,17 @@ def check_embedder(settings: Settings) -> None:
 
 class _Lazy(Generic[T]):
     """A value built once, on first ``get``, by whichever thread asks first. A build refused
-    with a KnotworkError (a setting that cannot work) fails every later ``get`` alike, as the
-    settings do not change; any other failure is tried again by the next ``get``."""
+    with a ConfigError (a setting that cannot work) fails every later ``get`` alike, as the
+    settings do not change; one that failed with another KnotworkError (the model could not be
+    loaded) fails alike for ``REBUILD_AFTER_S``, then is tried again; any other failure is tried
+    again by the next ``get``."""
 
     def __init__(self, build: Callable[[], T]) -> None:
         self._build = build
         self._lock = threading.Lock()
         self._value: T | None = None
         self._error: KnotworkError | None = None
+        self._error_until = 0.0  # monotonic time until which the error stands
 
     @property
     def built(self) -> T | None:
@@ -177,13 +185,20 @@ class _Lazy(Generic[T]):
     def get(self) -> T:
         if self._value is None:
             with self._lock:
-                if self._error is not None:
-                    raise self._error
+                if self._error is not None and time.monotonic() < self._error_until:
+                    # Raised afresh: the same object raised again would keep every earlier
+                    # raise's frames in its traceback.
+                    raise self._error.with_traceback(None)
                 if self._value is None:
                     try:
                         self._value = self._build()
                     except KnotworkError as exc:
                         self._error = exc
+                        self._error_until = (
+                            math.inf
+                            if isinstance(exc, ConfigError)
+                            else time.monotonic() + REBUILD_AFTER_S
+                        )
                         raise
         assert self._value is not None
         return self._value

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from knotwork.core import Core
+from knotwork.errors import ConfigError
 from knotwork.retrieve import cached, relevance, search
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve.config import RetrievalConfig
@@ -139,10 +140,13 @@ class Context:
     async def _embed(self, needs: frozenset[str]) -> list[float] | None:
         if "embedding" not in needs:
             return None
-        # Built on first use: a ConfigError building it is a setting to fix, not a model down.
-        embedder = self.core.embedder
         try:
+            # Built on first use: a ConfigError building it is a setting to fix, not a model
+            # down, and is raised; a model that could not be loaded is one down.
+            embedder = self.core.embedder
             return list(await embedder.aget_query_embedding(self.question))
+        except ConfigError:
+            raise
         except Exception as exc:  # the embedding model may be down: the rest still answers
             self.warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
             return None

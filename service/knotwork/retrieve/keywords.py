@@ -24,7 +24,7 @@ KEYWORDS_TIMEOUT_S = 30.0
 
 
 class Keywords(BaseModel):
-    keywords: list[str] = Field(default_factory=list, max_length=50)
+    keywords: list[str] = Field(max_length=50)  # required: "{}" is no answer
 
 
 _SYSTEM = f"""You help search a person's notes. The question arrives between two lines that hold

@@ -71,6 +71,11 @@ def note_path_problem(rel: str) -> str | None:
         return f"{rel!r} is not a Markdown note: a note's name ends in .md"
     if not _utf8(rel):
         return f"{rel!r}: the name is not valid UTF-8, so the graph cannot record it; rename it"
+    if "\\" in rel:  # only a name read from disk: clean_relpath turns one in a request to '/'
+        return (
+            f"{rel!r}: a backslash in a note's name reads as a folder separator (as Windows and "
+            "Obsidian read it), so the note would be taken for another; rename it"
+        )
     for part in parts[:-1]:
         if _ignored_dir(part):
             return (
@@ -158,7 +163,7 @@ def scan_notes(root: Path) -> NoteScan:
             full = Path(current, name)
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
-                if rel.lower().endswith(".md") and not _utf8(rel):
+                if rel.lower().endswith(".md") and (not _utf8(rel) or "\\" in rel):
                     scan.warnings.append(note_path_problem(rel) or rel)
                 continue
             if full.is_symlink():

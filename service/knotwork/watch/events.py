@@ -17,6 +17,7 @@ from knotwork.vault.files import is_note, list_notes
 from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
 
 log = logging.getLogger(__name__)
+MAX_WAIT_S = 5.0  # the longest a path that keeps changing waits for its turn
 
 
 @dataclass
@@ -49,9 +50,12 @@ class PathEvents:
             return
         now = time.monotonic()
         old = self.pending.get(rel)
+        seen = old.seen if old else now
+        # Each event pushes the path's turn back by the debounce, but never past MAX_WAIT_S
+        # after its first: a note written every 200 ms (a transcript, a log) is still ingested.
         self.pending[rel] = Pending(
-            now + self.debounce,
-            old.seen if old else now,
+            min(now + self.debounce, seen + max(MAX_WAIT_S, self.debounce)),
+            seen,
             moved_from or (old.moved_from if old else None),
         )
         if len(self.pending) > self.queue_max:
@@ -114,8 +118,12 @@ class PathEvents:
                     self._mark(new, f"{src}/{rel}" if src else None)
                     if src:
                         self._mark(f"{src}/{rel}")
-        elif kind == "created" and src:
+        elif kind == "created" and src and not (self.root / src).is_symlink():
+            # A folder may appear inside an ignored one (a package unpacked in node_modules,
+            # a folder moved into .trash from outside the vault): each note's whole path is
+            # checked. A link to a folder is never followed, as a full sync does not.
             for rel in list_notes(self.root / src):
-                self._mark(f"{src}/{rel}")
+                if is_note(new := f"{src}/{rel}"):
+                    self._mark(new)
         if kind in ("deleted", "moved") and src:
             self._rescan.set()  # which notes lived there is known to the graph, not the disk

@@ -174,10 +174,10 @@ class VaultWatcher(PathEvents):
                     consumed.add(source)
                     raise
                 consumed.add(source)
-            elif exists:
-                await self.ingestor.upsert_path(rel)
-            else:
-                await self.ingestor.delete(rel)
+                return
+            outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
+            for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
+                log.warning("%s", warning)
 
     async def rescan(self, progress: Progress | None = None) -> None:
         self.status.rescans += 1
@@ -187,8 +187,8 @@ class VaultWatcher(PathEvents):
         finally:
             self._rescanning = False
         self.last_report = report
-        for error in report.errors:
-            log.warning("%s", error)
+        for said in (*report.warnings, *report.errors):
+            log.warning("%s", said)
 
     async def _rescan_or_retry(self) -> None:
         """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)
@@ -256,9 +256,13 @@ class VaultWatcher(PathEvents):
             looked = time.monotonic()
             while not self._stop.is_set():
                 if not observer.is_alive():
-                    self.status.warning = "the file observer stopped; restarted after a rescan"
-                    observer = self._observer(loop)
-                    self._rescan.set()
+                    try:
+                        observer = self._observer(loop)
+                    except OSError as exc:  # the folder gone at that moment: tried next pass
+                        self.status.warning = f"the file observer stopped; not restarted: {exc}"
+                    else:
+                        self.status.warning = "the file observer stopped; restarted after a rescan"
+                        self._rescan.set()
                 if time.monotonic() - looked > 1:
                     looked = time.monotonic()
                     now_id = folder_id(self.root)
@@ -292,6 +296,11 @@ class VaultWatcher(PathEvents):
                     await self.retry_pending()
                     last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
+            # Stopped: what is waiting out its debounce is applied now, not left to the next
+            # start's rescan (an API write answered "accepted" may be among it).
+            for item in self.pending.values():
+                item.due = 0.0
+            await self._process_due()
         finally:
             # The observer first: a failure the rehearsal raises must not leave its thread on.
             observer.stop()

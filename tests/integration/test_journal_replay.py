@@ -1,0 +1,62 @@
+"""The journal's replay never takes for gone what it cannot see: a missing vault folder stops
+it before any delete, and a note that cannot be read now stays pending while others go on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knotwork.core import Core
+from knotwork.errors import NoteError, VaultUnavailableError
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal import Journal, replay
+from tests.integration.conftest import put, stored_notes
+
+
+def _move(folder: Path, to: Path) -> Path:
+    return folder.rename(to)
+
+
+async def test_a_missing_vault_folder_deletes_nothing_and_keeps_the_writes(
+    core: Core, vault: Path, tmp_path: Path
+) -> None:
+    put(vault, "Alice.md", "# Alice\n\nAlice works with Bob.\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await ingestor.upsert_path("Alice.md")
+    journal = Journal(tmp_path / "t.journal")
+    journal.add("Alice.md")
+    unmounted = _move(vault, tmp_path / "elsewhere")  # a drive unplugged
+    with pytest.raises(VaultUnavailableError, match="missing"):
+        await replay(ingestor, journal)
+    assert "Alice.md" in await stored_notes(core, "t")  # not deleted …
+    assert journal.paths() == ["Alice.md"]  # … and still to replay
+    _move(unmounted, vault)
+    assert await replay(ingestor, journal) == 1 and journal.paths() == []
+    assert "Alice.md" in await stored_notes(core, "t")
+
+
+async def test_a_note_that_cannot_be_read_now_stays_pending_and_the_others_go_on(
+    core: Core, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    put(vault, "A.md", "# A\n\nFirst in order.\n")
+    put(vault, "B.md", "# B\n\nSecond in order.\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    journal = Journal(tmp_path / "t.journal")
+    journal.add("A.md")
+    journal.add("B.md")
+    upsert = ingestor.upsert_path
+
+    async def unreadable_a(path: str) -> object:
+        if path == "A.md":
+            raise NoteError("A.md: cannot be read (Permission denied)") from PermissionError(13)
+        return await upsert(path)
+
+    monkeypatch.setattr(ingestor, "upsert_path", unreadable_a)
+    with pytest.raises(NoteError, match="Permission denied"):
+        await replay(ingestor, journal)
+    assert journal.paths() == ["A.md"]  # kept for a later try …
+    assert set(await stored_notes(core, "t")) == {"B.md"}  # … and B, after it, applied
+    monkeypatch.setattr(ingestor, "upsert_path", upsert)
+    assert await replay(ingestor, journal) == 1
+    assert set(await stored_notes(core, "t")) == {"A.md", "B.md"} and journal.paths() == []
