@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
+from knotwork.ingest import write as write_module
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from tests.integration.conftest import ad_hoc, put
@@ -264,4 +267,31 @@ async def test_the_reverse_pass_finds_a_chunk_whose_id_a_moved_link_had(
         core, "MATCH (n:Note {vault: 't', path: 'Zed.md'}) RETURN n.mentioned_by AS n", {}
     )
     assert zed["n"] == len(written)
+    await assert_fresh(ingestor)
+
+
+async def test_an_alias_added_asks_about_that_alias_only_and_keeps_every_mention_right(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which note a name names depends on the name and the bearers' paths: a note that stays
+    where it is and gains an alias changes the mentions of that alias only, so the notes that
+    write its other names are neither searched for nor rewritten — and all stay right."""
+    put(vault, "Launchpad.md", "# Launchpad\n\nThe project.\n")
+    for i in range(3):
+        put(vault, f"Day {i}.md", f"Worked on the launchpad, day {i}.\n")
+    put(vault, "Memo.md", "The LPX build failed.\n")
+    await sync_vault(ingestor)
+    asked: list[list[str]] = []
+    candidates = write_module.mentions.text_candidates
+
+    async def spy(tx: Any, vault_name: str, keys: list[str], names: Any) -> Any:
+        asked.append(list(keys))
+        return await candidates(tx, vault_name, keys, names)
+
+    monkeypatch.setattr(write_module.mentions, "text_candidates", spy)
+    put(vault, "Launchpad.md", "---\naliases: [LPX]\n---\n# Launchpad\n\nThe project.\n")
+    await ingestor.upsert_path("Launchpad.md")
+    assert asked == [["lpx"]]
+    expected = [(f"Day {i}.md", "Launchpad.md") for i in range(3)] + [("Memo.md", "Launchpad.md")]
+    assert pairs(await mentions(core)) == expected
     await assert_fresh(ingestor)

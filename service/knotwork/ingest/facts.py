@@ -43,6 +43,14 @@ def note_keys(path: str) -> list[str]:
     return ["/".join(parts[i:]) for i in range(len(parts) - 1, -1, -1)]
 
 
+def changed_keys(old: Iterable[str], new: Iterable[str]) -> set[str]:
+    """The mention keys a note that stays at its path gained or lost. Which note a name
+    resolves to depends on the name and the bearers' paths only, so a name the note keeps
+    resolves as before and other notes' mentions by it need no rewrite: adding an alias to a
+    note named "Project" must not rewrite every note that writes "project"."""
+    return set(old) ^ set(new)
+
+
 def new_note_keys(paths: Iterable[str]) -> list[str]:
     """The keys of notes new to the graph: other notes' links to them may now resolve."""
     return sorted({k for path in paths for k in note_keys(path)})

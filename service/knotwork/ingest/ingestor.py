@@ -27,7 +27,7 @@ from knotwork.graph.queries.writes import NOTES_STATE, NotesStateRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
-from knotwork.ingest.facts import new_note_keys
+from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.text.language import note_language, setting_key
@@ -281,14 +281,16 @@ class Ingestor:
         deletes: list[write.NoteDelete],
         states: dict[str, NotesStateRow],
     ) -> list[str]:
-        """Names whose mentions elsewhere may change: those of notes that appear, go, move or
-        change their names (old and new)."""
+        """Names whose mentions elsewhere may change: those of notes that appear, go or move
+        (old and new), and the names a note gains or loses (``changed_keys``)."""
         keys: set[str] = set()
         for d in drafts:
             old = _mkeys(states.get(d.renamed_from or d.path))
             replaced = _mkeys(states.get(d.path)) if d.renamed_from else []  # moved over it
-            if d.is_new or d.renamed_from or sorted(old) != sorted(d.names):
+            if d.is_new or d.renamed_from:
                 keys |= set(old) | set(d.names) | set(replaced)
+            else:
+                keys |= changed_keys(old, d.names)
         for gone in deletes:
             keys |= set(_mkeys(states.get(gone.path)))
         return sorted(keys)

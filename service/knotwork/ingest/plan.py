@@ -13,7 +13,7 @@ from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.writes import NOTE_HASHES, SYNC_OWED, VAULT_NAMES
 from knotwork.ingest.changes import Progress, SyncReport, Upsert
 from knotwork.ingest.draft import parse
-from knotwork.ingest.facts import new_note_keys
+from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.vault.files import NoteScan, read_group, scan_notes
@@ -164,8 +164,10 @@ async def _final_names(
         assert u.note is not None
         props = note_props(u.note, u.mtime)
         old = set(names.keys_of(u.path))
-        if u.renamed_from or u.path not in names or old != set(props["mkeys"]):
+        if u.renamed_from or u.path not in names:
             keys |= old | set(props["mkeys"])
+        else:
+            keys |= changed_keys(old, props["mkeys"])
         names.put(u.path, props["lpath"], props["mkeys"])
     written = {u.path for u in upserts} | set(deleted)
     others = stored - written - {u.renamed_from for u in upserts}
