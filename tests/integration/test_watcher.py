@@ -75,6 +75,20 @@ async def watcher(
     await asyncio.wait_for(task, 30)
 
 
+async def started(
+    core: Core, vault: Path, **settings: object
+) -> tuple[VaultWatcher, asyncio.Task[None]]:
+    """A watcher of vault "w" under these settings, run until it finished its start-up
+    reconcile; the caller stops it and awaits the task."""
+    tuned = dataclasses.replace(core, settings=core.settings.model_copy(update=settings))
+    ingestor = Ingestor(tuned, root=vault, vault="w", extract_enabled=False)
+    running = VaultWatcher(ingestor, Lease(tuned.store, "w", 5))
+    ready = asyncio.Event()
+    task = asyncio.create_task(running.run(ready=ready))
+    await asyncio.wait_for(ready.wait(), 60)
+    return running, task
+
+
 async def settle(
     watcher: VaultWatcher, quiet: float = 0.6, limit_s: float = 60, since: int | None = None
 ) -> None:
@@ -377,17 +391,9 @@ async def test_queue_overflow_drops_events_and_rescans(core: Core, vault: Path) 
     """With a bound of 20, both overflows happen — events piling up unread while the loop is
     busy, and paths piling up behind the debounce — and each time the pending work is dropped,
     the whole vault is rescanned, and the graph ends equal to the vault."""
-    small = dataclasses.replace(
-        core,
-        settings=core.settings.model_copy(
-            update={"watch_debounce_ms": 2000, "watch_rescan_s": 0, "watch_queue_max": 20}
-        ),
+    running, task = await started(
+        core, vault, watch_debounce_ms=2000, watch_rescan_s=0, watch_queue_max=20
     )
-    ingestor = Ingestor(small, root=vault, vault="w", extract_enabled=False)
-    running = VaultWatcher(ingestor, Lease(small.store, "w", 5))
-    ready = asyncio.Event()
-    task = asyncio.create_task(running.run(ready=ready))
-    await asyncio.wait_for(ready.wait(), 60)
     try:
         for i in range(60):
             (vault / f"flood{i:02d}.md").write_text(f"# Flood {i}\n\nSee [[flood{i + 1:02d}]].\n")
@@ -521,17 +527,9 @@ async def test_a_note_name_with_a_backslash_is_skipped_and_touches_no_other_note
 async def test_a_change_still_waiting_when_the_watcher_stops_is_applied(
     core: Core, vault: Path
 ) -> None:
-    slow = dataclasses.replace(
-        core,
-        settings=core.settings.model_copy(
-            update={"watch_debounce_ms": 60_000, "watch_rescan_s": 0, "lease_ttl_s": 5}
-        ),
+    running, task = await started(
+        core, vault, watch_debounce_ms=60_000, watch_rescan_s=0, lease_ttl_s=5
     )
-    ingestor = Ingestor(slow, root=vault, vault="w", extract_enabled=False)
-    running = VaultWatcher(ingestor, Lease(slow.store, "w", 5))
-    ready = asyncio.Event()
-    task = asyncio.create_task(running.run(ready=ready))
-    await asyncio.wait_for(ready.wait(), 60)
     before = running.status.events
     put(vault, "Carol.md", "# Carol\n\nWritten just before the watcher stops.\n")
     deadline = time.monotonic() + 30
