@@ -13,7 +13,7 @@ import pytest
 from knotwork.check.verify import snapshot
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
-from knotwork.ingest import modelcalls
+from knotwork.ingest import extract, modelcalls
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
@@ -383,3 +383,43 @@ async def test_a_new_note_too_short_to_be_mentioned_is_linked_by_the_next_edit(
     assert any("|note:Y.md|note:ML.md|" in f for f in facts), facts
     assert any("|note:Y.md|unresolved:ai|" in f for f in facts), facts
     assert not any("note:AI.md" in f for f in facts), facts
+
+
+async def test_a_chunk_the_model_never_finishes_holds_back_no_other_and_ends_an_error(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk whose every call times out (too long for a CPU model) is tried again after the
+    others, and after MAX_EXTRACTION_TRIES retries is recorded as an error; before, it came
+    first in every retry and its failure postponed every chunk after it, for ever."""
+    fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
+    for name in ("A long one", "Bee", "Cee"):
+        put(vault, f"{name}.md", f"# {name}\n\nText of {name}.\n")
+    real = extract.extract_chunk
+
+    async def times_out_on_a(llm: Any, heading: str, text: str) -> extract.ExtractionResult:
+        if "A long one" in text:
+            return extract.ExtractionResult(None, "model call failed: ReadTimeout: timed out")
+        return await real(llm, heading, text)
+
+    monkeypatch.setattr(extract, "extract_chunk", times_out_on_a)
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    report = await sync_vault(ingestor)
+    assert any("postponed" in w for w in report.warnings)
+
+    async def states() -> dict[str, str]:
+        rows = await ad_hoc(
+            core,
+            "MATCH (c:Chunk {vault: 't'}) RETURN c.note_path AS path, c.extraction_state AS s",
+            {},
+            write=False,
+        )
+        return {r["path"]: r["s"] for r in rows}
+
+    assert (await states())["A long one.md"] == "pending"
+    _, extracted = await ingestor.retry_pending()  # the others first: A failed once already
+    assert extracted == 2 and (await states())["A long one.md"] == "pending"  # tried twice
+    for _ in range(modelcalls.MAX_EXTRACTION_TRIES - 3):
+        await ingestor.retry_pending()
+    assert (await states())["A long one.md"] == "pending"
+    await ingestor.retry_pending()
+    assert await states() == {"A long one.md": "error", "Bee.md": "done", "Cee.md": "done"}

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import httpx
+import openai
 import pytest
+from ollama import ResponseError
 
 from knotwork.ingest.extract import (
     MAX_TRIPLES,
@@ -13,6 +16,7 @@ from knotwork.ingest.extract import (
     entity_names,
     llm_facts,
     parse_answer,
+    unreachable,
 )
 from knotwork.text.vocab import RELATIONS
 
@@ -81,3 +85,33 @@ def test_lucene_query_makes_each_han_character_a_term_as_the_index_does() -> Non
     assert lucene_query("什么是机器学习\uff1f") == " OR ".join(f'"{c}"' for c in "什么是机器学习")
     assert lucene_query("東京タワー café") == '"東" OR "京" OR "タワー" OR "café"'
     assert lucene_query("*?!") == ""
+
+
+def _chained(outer: BaseException, inner: BaseException) -> BaseException:
+    try:
+        try:
+            raise inner
+        except BaseException:
+            raise outer from None  # as clients re-raise: the cause hidden, the context kept
+    except BaseException as exc:
+        return exc
+
+
+@pytest.mark.parametrize(
+    ("exc", "down"),
+    [
+        (httpx.ConnectError("connection refused"), True),
+        (_chained(ConnectionError("Failed to connect to Ollama"), httpx.ConnectError("x")), True),
+        (ResponseError("model is loading", 503), True),
+        (openai.APIConnectionError(request=httpx.Request("POST", "http://x")), True),
+        # About the request, perhaps the chunk's own: counted against the chunk.
+        (httpx.ReadTimeout("timed out"), False),
+        (openai.APITimeoutError(request=httpx.Request("POST", "http://x")), False),
+        (ResponseError("the prompt is longer than the context", 400), False),
+        (RuntimeError("anything else"), False),
+    ],
+)
+def test_a_failed_call_tells_a_model_out_of_reach_from_a_failure_about_the_request(
+    exc: BaseException, down: bool
+) -> None:
+    assert unreachable(exc) is down

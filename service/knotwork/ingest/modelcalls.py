@@ -17,7 +17,7 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
-from knotwork.graph.queries.writes import CHUNKS_PENDING
+from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED, CHUNKS_PENDING
 from knotwork.ingest import extract, similar, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
@@ -25,6 +25,9 @@ from knotwork.models import Chunk, Fact, embed_text
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
+# Failed calls about one chunk (not the model out of reach), each a retry apart, before its
+# extraction is recorded as an error (cypher/chunk_extraction_tried.cypher).
+MAX_EXTRACTION_TRIES = 3
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once when pending chunks are retried
 
 
@@ -93,9 +96,24 @@ class ModelCalls:
                 break
             result = await extract.extract_chunk(self.core.llm, chunk.heading_path, chunk.text)
             if result.extraction is None and (result.error or "").startswith("model call failed"):
-                out.warnings.append(f"{path}: extraction postponed: {result.error}")
+                # The model is let be for a while either way (one that is slow for this chunk
+                # is slow for the next); the chunk stays pending, `knotwork retry` asks again.
                 self.down_until = time.monotonic() + MODEL_BACKOFF_S
-                continue  # stays pending; `knotwork retry` asks again
+                out.warnings.append(f"{path}: extraction postponed: {result.error}")
+                if not result.unreachable:  # perhaps the chunk's own failure: one try counted
+                    tried = await self.core.store.write(
+                        CHUNK_EXTRACTION_TRIED,
+                        id=chunk.id,
+                        hash=chunk.hash,
+                        error=result.error,
+                        max=MAX_EXTRACTION_TRIES,
+                    )
+                    if tried and tried[0]["state"] == "error":
+                        out.warnings[-1] = (
+                            f"{path}: extraction failed for a chunk, {tried[0]['tries']} tries "
+                            f"apart: {result.error}"
+                        )
+                continue
             facts: list[Fact] = []
             rows: list[dict[str, Any]] = []
             if result.extraction is not None:
