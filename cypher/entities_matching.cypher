@@ -4,7 +4,7 @@
 // $candidates hits and only then narrowed to this vault's entities and cut to $k.
 // Parameters: $vault (str), $keys (list<str>, entity keys), $mkeys (list<str>, mention keys),
 //             $query (str, Lucene built from escaped, quoted words; '' for none), $k (int),
-//             $candidates (int, hits asked of the full-text index)
+//             $candidates (int, hits asked of the full-text index; one, unread, for no $query)
 // Returns: id (element id), name (str: entity:<key>), score (float)
 CALL () {
   MATCH (e:Entity {vault: $vault}) WHERE e.key IN $keys
@@ -14,7 +14,8 @@ CALL () {
   RETURN e, 5.0 AS score
   UNION
   CALL db.index.fulltext.queryNodes('entity_names', CASE WHEN $query = '' THEN 'x' ELSE $query END,
-                                    {limit: $candidates}) YIELD node, score
+                                    {limit: CASE WHEN $query = '' THEN 1 ELSE $candidates END})
+  YIELD node, score
   WITH node, score WHERE $query <> '' AND node:Entity AND node.vault = $vault
   RETURN node AS e, score
 }

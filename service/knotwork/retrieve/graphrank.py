@@ -139,7 +139,7 @@ async def entity_seeds(
         mkeys=mkeys,
         query=query,
         k=SEED_ENTITIES,
-        candidates=SEED_ENTITIES * 20,  # before notes and other vaults' entities are dropped
+        candidates=SEED_ENTITIES * 5,  # before notes and other vaults' entities are dropped
     )
     return {row["id"]: row["name"] for row in rows}
 
