@@ -8,6 +8,7 @@ RETURN c.id AS id, c.hash AS hash, coalesce(c.embed_hash, c.hash) AS embed_hash,
        c.context AS context,
        c.text AS text, c.line_start AS line_start, c.embedding_state AS embedding_state,
        c.extraction_state AS extraction_state
-// The least-tried first (chunk_extraction_tried.cypher): a chunk that keeps failing goes last.
-ORDER BY CASE WHEN c.extraction_tried = c.hash THEN c.extraction_tries ELSE 0 END, c.note_path, c.ord
+// Never tried first, then the longest-waiting (chunk_extraction_tried.cypher): a chunk that
+// keeps failing goes behind the others, each in its turn.
+ORDER BY coalesce(c.extraction_tried_at, 0), c.note_path, c.ord
 LIMIT $limit

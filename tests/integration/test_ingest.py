@@ -385,23 +385,27 @@ async def test_a_new_note_too_short_to_be_mentioned_is_linked_by_the_next_edit(
     assert not any("note:AI.md" in f for f in facts), facts
 
 
-async def test_a_chunk_the_model_never_finishes_holds_back_no_other_and_ends_an_error(
+async def test_a_chunk_the_model_never_finishes_holds_back_no_other(
     core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A chunk whose every call times out (too long for a CPU model) is tried again after the
-    others, and after MAX_EXTRACTION_TRIES retries is recorded as an error; before, it came
-    first in every retry and its failure postponed every chunk after it, for ever."""
+    """A chunk whose every call times out (too long for a CPU model) goes behind the others;
+    one the model refuses (a prompt too long for its context) is recorded as an error after
+    MAX_EXTRACTION_TRIES retries. Before, the first failing chunk came first in every retry
+    and its failure postponed every chunk after it, for ever."""
     fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
-    for name in ("A long one", "Bee", "Cee"):
+    for name in ("A slow one", "B refused", "Cee", "Dee"):
         put(vault, f"{name}.md", f"# {name}\n\nText of {name}.\n")
     real = extract.extract_chunk
 
-    async def times_out_on_a(llm: Any, heading: str, text: str) -> extract.ExtractionResult:
-        if "A long one" in text:
+    async def failing(llm: Any, heading: str, text: str) -> extract.ExtractionResult:
+        if "A slow one" in text:
             return extract.ExtractionResult(None, "model call failed: ReadTimeout: timed out")
+        if "B refused" in text:
+            error = "model call failed: ResponseError: prompt too long (status code: 400)"
+            return extract.ExtractionResult(None, error, refused=True)
         return await real(llm, heading, text)
 
-    monkeypatch.setattr(extract, "extract_chunk", times_out_on_a)
+    monkeypatch.setattr(extract, "extract_chunk", failing)
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
     report = await sync_vault(ingestor)
     assert any("postponed" in w for w in report.warnings)
@@ -415,11 +419,12 @@ async def test_a_chunk_the_model_never_finishes_holds_back_no_other_and_ends_an_
         )
         return {r["path"]: r["s"] for r in rows}
 
-    assert (await states())["A long one.md"] == "pending"
-    _, extracted = await ingestor.retry_pending()  # the others first: A failed once already
-    assert extracted == 2 and (await states())["A long one.md"] == "pending"  # tried twice
-    for _ in range(modelcalls.MAX_EXTRACTION_TRIES - 3):
+    assert (await states())["A slow one.md"] == "pending"
+    for _ in range(2 * modelcalls.MAX_EXTRACTION_TRIES):
         await ingestor.retry_pending()
-    assert (await states())["A long one.md"] == "pending"
-    await ingestor.retry_pending()
-    assert await states() == {"A long one.md": "error", "Bee.md": "done", "Cee.md": "done"}
+    assert await states() == {
+        "A slow one.md": "pending",  # the model's time-out: never the chunk's error
+        "B refused.md": "error",
+        "Cee.md": "done",
+        "Dee.md": "done",
+    }

@@ -142,3 +142,15 @@ def test_a_chunk_after_a_list_items_open_fence_is_read_as_text() -> None:
     assert [c.heading_path for c in chunks] == ["Setup", "Usage"]
     usage = chunks[1]
     assert "alice" in chunk_grams(usage.text, usage.line_map, fence=usage.fence)
+
+
+def test_a_long_line_cut_inside_a_list_items_fence_stays_code() -> None:
+    """A line longer than a chunk is cut into pieces without its indent; a piece is part of
+    its line, so it does not end the list item whose fence holds it."""
+    code = "  " + " ".join(f"step{i}. Alice Smith runs it." for i in range(8))
+    note = parse_note("C.md", f"# Run\n\n- ```text\n{code}\n\nAfter.\n")
+    chunks = chunk_note(note, "v", 60)
+    assert len(chunks) > 2  # the code line was cut
+    for chunk in chunks:
+        grams = chunk_grams(chunk.text, chunk.line_map, fence=chunk.fence)
+        assert "alice smith" not in grams, chunk.text

@@ -16,7 +16,7 @@ from knotwork.ingest.extract import (
     entity_names,
     llm_facts,
     parse_answer,
-    unreachable,
+    refused,
 )
 from knotwork.text.vocab import RELATIONS
 
@@ -98,20 +98,23 @@ def _chained(outer: BaseException, inner: BaseException) -> BaseException:
 
 
 @pytest.mark.parametrize(
-    ("exc", "down"),
+    ("exc", "own"),
     [
-        (httpx.ConnectError("connection refused"), True),
-        (_chained(ConnectionError("Failed to connect to Ollama"), httpx.ConnectError("x")), True),
-        (ResponseError("model is loading", 503), True),
-        (openai.APIConnectionError(request=httpx.Request("POST", "http://x")), True),
-        # About the request, perhaps the chunk's own: counted against the chunk.
+        # The request itself refused (a prompt longer than the context): the chunk's own.
+        (ResponseError("the prompt is longer than the context", 400), True),
+        (_chained(RuntimeError("wrapped"), ResponseError("too large", 413)), True),
+        # The model's state, whatever the chunk: counted against no chunk.
+        (httpx.ConnectError("connection refused"), False),
+        (_chained(ConnectionError("Failed to connect to Ollama"), httpx.ConnectError("x")), False),
+        (ResponseError("model 'llama3' not found, try pulling it first", 404), False),
+        (ResponseError("model runner has unexpectedly stopped", 500), False),
+        (ResponseError("model is loading", 503), False),
         (httpx.ReadTimeout("timed out"), False),
         (openai.APITimeoutError(request=httpx.Request("POST", "http://x")), False),
-        (ResponseError("the prompt is longer than the context", 400), False),
         (RuntimeError("anything else"), False),
     ],
 )
-def test_a_failed_call_tells_a_model_out_of_reach_from_a_failure_about_the_request(
-    exc: BaseException, down: bool
+def test_a_failed_call_is_the_chunks_own_only_when_the_request_itself_is_refused(
+    exc: BaseException, own: bool
 ) -> None:
-    assert unreachable(exc) is down
+    assert refused(exc) is own

@@ -559,6 +559,9 @@ def test_a_list_item_line_opens_a_fence_only_as_a_fence(
         ("> - ```\n>   code [[No]]\n> out [[Carol]]\n", ["Carol"], []),
         # Closed at column 0, as many write it: closed, not a new fence swallowing the rest.
         ("- ```py\n  x = 1\n```\n[[Dave]] #end\n", ["Dave"], ["end"]),
+        # Tabs indent to the next multiple of four columns, as Obsidian indents list items.
+        ("- ```js\n\tlog('[[No]]')\n\t```\nAfter [[Alice]] #kept\n", ["Alice"], ["kept"]),
+        ("- item\n\t- ```js\n\t\tcode [[No]]\nOut [[Bob]]\n", ["Bob"], []),
         # A fence opened at the top level still runs to the note's end when left open.
         ("```\n- item\nno [[Link]]\n", [], []),
     ],

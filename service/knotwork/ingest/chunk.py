@@ -19,7 +19,7 @@ from knotwork.text import markdown
 # 3: the note's title and aliases are embedded and searched with every chunk (``context``).
 # 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like; the
 # parser's heading rule (``text.markdown.atx_heading``); fences opened on a list item.
-# 5: a fence opened on a list item ends with the item.
+# 5: a fence opened on a list item ends with the item; the pieces of a long line keep its indent.
 CHUNKER_VERSION = 5
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
@@ -89,8 +89,15 @@ def _split_long(block: list[tuple[int, str]], size: int) -> list[list[tuple[int,
         if len(text) <= size:
             pieces.append((number, text))
             continue
-        for sentence in _SENTENCE.split(text):
-            pieces += [(number, sentence[i : i + size]) for i in range(0, len(sentence), size)]
+        # Each piece after the first keeps the line's indent: inside a list item's code fence
+        # an unindented piece would read as the item's end (text.markdown).
+        lead = text[: len(text) - len(text.lstrip(" \t>"))]
+        cut = [
+            sentence[i : i + size]
+            for sentence in _SENTENCE.split(text)
+            for i in range(0, len(sentence), size)
+        ]
+        pieces += [(number, piece if j == 0 else lead + piece) for j, piece in enumerate(cut)]
     out: list[list[tuple[int, str]]] = [[]]
     length = 0
     for number, text in pieces:

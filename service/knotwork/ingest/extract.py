@@ -68,24 +68,23 @@ short ("works with", "located in", "part of"). Use only facts the text states.""
 class ExtractionResult:
     extraction: Extraction | None
     error: str | None
-    unreachable: bool = False  # no answer because the model could not be reached at all
+    refused: bool = False  # the model refused this request itself (a prompt too long)
 
 
-# A model out of reach, as the clients say it: nothing about the chunk asked. A time-out or an
-# error status about the request (a prompt too long) may be the chunk's own.
-_UNREACHABLE = {"ConnectError", "ConnectTimeout", "APIConnectionError", "ConnectionError"}
-_UNAVAILABLE_STATUS = {502, 503, 504}
+# Statuses that say the request itself cannot be served, whatever the model's state: a prompt
+# longer than the context, a body too large. Any other failure (out of reach, a model not
+# pulled, a key refused, a time-out, a crash) may be the model's and counts against no chunk.
+_REFUSED_STATUS = {400, 413, 422}
 
 
-def unreachable(exc: BaseException) -> bool:
-    """Whether a failed model call means the model is out of reach (not answering at all, or
-    answering that it is unavailable), through the chain of causes the clients wrap."""
+def refused(exc: BaseException) -> bool:
+    """Whether a failed model call says the request itself cannot be served, through the
+    chain of causes the clients wrap."""
     seen: BaseException | None = exc
     for _ in range(10):  # a chain is short; a cycle is not followed for ever
         if seen is None:
             return False
-        name, status = type(seen).__name__, getattr(seen, "status_code", None)
-        if name in _UNREACHABLE or status in _UNAVAILABLE_STATUS:
+        if getattr(seen, "status_code", None) in _REFUSED_STATUS:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
@@ -116,18 +115,17 @@ def parse_answer(content: str) -> Extraction:
 
 async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionResult:
     """Ask the model twice at most; the result or the reason it failed."""
-    error, down = "no attempt", False
+    error, own = "no attempt", False
     for attempt in (1, 2):
         try:
             messages = build_messages(heading_path, text)
             return ExtractionResult(await structured.predict(llm, Extraction, messages), None)
         except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
-            error, down = f"invalid model output: {structured.describe(exc)}", False
+            error, own = f"invalid model output: {structured.describe(exc)}", False
         except Exception as exc:  # the client raises many kinds; all mean "no answer"
-            error = f"model call failed: {type(exc).__name__}: {exc}"
-            down = unreachable(exc)
+            error, own = f"model call failed: {type(exc).__name__}: {exc}", refused(exc)
         log.debug("extraction attempt %d failed: %s", attempt, error)
-    return ExtractionResult(None, error[:500], down)
+    return ExtractionResult(None, error[:500], own)
 
 
 def llm_facts(extraction: Extraction, chunk_id: str, line: int, model: str) -> list[Fact]:

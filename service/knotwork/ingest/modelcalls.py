@@ -25,8 +25,8 @@ from knotwork.models import Chunk, Fact, embed_text
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
-# Failed calls about one chunk (not the model out of reach), each a retry apart, before its
-# extraction is recorded as an error (cypher/chunk_extraction_tried.cypher).
+# Calls about one chunk refused for the request itself (a prompt too long), each a retry
+# apart, before its extraction is recorded as an error (cypher/chunk_extraction_tried.cypher).
 MAX_EXTRACTION_TRIES = 3
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once when pending chunks are retried
 
@@ -100,19 +100,19 @@ class ModelCalls:
                 # is slow for the next); the chunk stays pending, `knotwork retry` asks again.
                 self.down_until = time.monotonic() + MODEL_BACKOFF_S
                 out.warnings.append(f"{path}: extraction postponed: {result.error}")
-                if not result.unreachable:  # perhaps the chunk's own failure: one try counted
-                    tried = await self.core.store.write(
-                        CHUNK_EXTRACTION_TRIED,
-                        id=chunk.id,
-                        hash=chunk.hash,
-                        error=result.error,
-                        max=MAX_EXTRACTION_TRIES,
+                tried = await self.core.store.write(
+                    CHUNK_EXTRACTION_TRIED,
+                    id=chunk.id,
+                    hash=chunk.hash,
+                    error=result.error,
+                    counted=result.refused,
+                    max=MAX_EXTRACTION_TRIES,
+                )
+                if tried and tried[0]["state"] == "error":
+                    out.warnings[-1] = (
+                        f"{path}: extraction failed for a chunk, refused {tried[0]['tries']} "
+                        f"times: {result.error}"
                     )
-                    if tried and tried[0]["state"] == "error":
-                        out.warnings[-1] = (
-                            f"{path}: extraction failed for a chunk, {tried[0]['tries']} tries "
-                            f"apart: {result.error}"
-                        )
                 continue
             facts: list[Fact] = []
             rows: list[dict[str, Any]] = []

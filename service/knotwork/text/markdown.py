@@ -71,7 +71,7 @@ def step(fence: str, line: str) -> tuple[str, str]:
         if not _item_ended(fence, line):
             return fence, fence
     if marker is None and ("``" in line or "~~" in line) and (listed := _LIST_FENCE.match(line)):
-        return listed.group(1), " " * listed.start(1) + listed.group(1)
+        return listed.group(1), " " * _columns(line[: listed.start(1)]) + listed.group(1)
     if marker and not (marker[0][0] == "`" and "`" in marker[1]):
         return marker[0], marker[0]
     return "", ""
@@ -81,7 +81,18 @@ def _item_ended(fence: str, line: str) -> bool:
     """Whether ``line`` ends the list item a fence opened on (``fence`` led by its content's
     indent): a line, not blank, indented less (blockquote markers count as indent)."""
     indent = len(fence) - len(fence.lstrip(" "))
-    return indent > 0 and bool(line.strip()) and len(line) - len(line.lstrip(" \t>")) < indent
+    if indent == 0 or not line.strip():
+        return False
+    return _columns(line[: len(line) - len(line.lstrip(" \t>"))]) < indent
+
+
+def _columns(lead: str) -> int:
+    """How many columns a line's leading characters take: a tab runs to the next multiple of
+    four, as CommonMark counts it (Obsidian indents list items with tabs)."""
+    column = 0
+    for char in lead:
+        column = column + 4 - column % 4 if char == "\t" else column + 1
+    return column
 
 
 def fences(lines: Iterable[str], open_run: str = "") -> Iterator[tuple[str, str]]:
