@@ -68,6 +68,10 @@ class Core:
         """Ollama's client or the in-process sentence-transformers one."""
         return self.models.embedder
 
+    async def load_embedder(self) -> BaseEmbedding:
+        """The embedder, built off the event loop when it is not built yet."""
+        return await self.models.load_embedder()
+
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""
         return await schema.ensure_ready(self.store, self.settings)

@@ -18,6 +18,13 @@ def _move(folder: Path, to: Path) -> Path:
     return folder.rename(to)
 
 
+def _mount_point(folder: Path, present: bool) -> None:
+    if present:
+        folder.mkdir()
+    else:
+        folder.rmdir()
+
+
 async def test_a_missing_vault_folder_deletes_nothing_and_keeps_the_writes(
     core: Core, vault: Path, tmp_path: Path
 ) -> None:
@@ -31,6 +38,11 @@ async def test_a_missing_vault_folder_deletes_nothing_and_keeps_the_writes(
         await replay(ingestor, journal)
     assert "Alice.md" in await stored_notes(core, "t")  # not deleted …
     assert journal.paths() == ["Alice.md"]  # … and still to replay
+    _mount_point(vault, True)  # the mount point, empty, while the drive is away
+    with pytest.raises(VaultUnavailableError, match="empty"):
+        await replay(ingestor, journal)
+    assert "Alice.md" in await stored_notes(core, "t") and journal.paths() == ["Alice.md"]
+    _mount_point(vault, False)
     _move(unmounted, vault)
     assert await replay(ingestor, journal) == 1 and journal.paths() == []
     assert "Alice.md" in await stored_notes(core, "t")

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
@@ -31,7 +34,7 @@ def _fill(vault: Path) -> None:
 
 
 async def test_a_filter_finds_its_notes_however_far_down_the_whole_vault_ranks_them(
-    core: Core, vault: Path
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _fill(vault)
     ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name)
@@ -57,6 +60,19 @@ async def test_a_filter_finds_its_notes_however_far_down_the_whole_vault_ranks_t
         assert {"vector", "fulltext"} <= set(found.hits[0].retrievers), filters
     nowhere = await retrieve(core, name, QUESTION, filters=Filters(folder="nowhere/"))
     assert nowhere.hits == []
+    # A filter that no chunk passes asks each index once, not ever deeper.
+    asked: list[str] = []
+    read = core.store.read
+
+    async def counting(query: Any, /, **params: Any) -> Any:
+        asked.append(query.name)
+        return await read(query, **params)
+
+    monkeypatch.setattr(core.store, "read", counting)
+    empty = {**_NONE, "folder": "nowhere/"}
+    assert await search.vector(core.store, name, qvec, 2, empty) == []
+    assert await search.fulltext(core.store, name, QUESTION, 2, None, empty) == []
+    assert asked.count("search_vector") == 1 and asked.count("search_fulltext") == 1
 
 
 _NONE: dict[str, object] = {"folder": None, "tags": [], "date_from": None, "date_to": None}

@@ -175,9 +175,11 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     root = ingestor.root
     if root is None:
         return 0
-    if not root.is_dir():
+    # An empty folder is a drive not mounted as well (its mount point stays): written notes
+    # are what the journal holds, so the vault cannot be empty of them all.
+    if not root.is_dir() or next(root.iterdir(), None) is None:
         raise VaultUnavailableError(
-            f"the vault folder {root} is missing or not a folder; "
+            f"the vault folder {root} is missing, not a folder or empty (a drive not mounted?); "
             f"{len(journal.paths())} pending writes wait for it"
         )
     done, failed = 0, None

@@ -62,7 +62,7 @@ class ModelCalls:
         try:
             # Built on first use: a ConfigError building it is a setting to fix, not a model
             # down, and is raised; a model that could not be loaded is one down.
-            embedder = self.core.embedder
+            embedder = await self.core.load_embedder()
         except ModelUnavailableError as exc:
             log.warning("embedding model not loaded, chunks left pending: %s", exc)
             self.down_until = time.monotonic() + MODEL_BACKOFF_S

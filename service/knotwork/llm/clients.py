@@ -10,6 +10,7 @@ asked for, or in a background thread the servers start (``warm_up_in_background`
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import logging
 import math
@@ -220,6 +221,12 @@ class ModelClients:
     @property
     def embedder(self) -> BaseEmbedding:
         return self._embedder.get()
+
+    async def load_embedder(self) -> BaseEmbedding:
+        """The embedder, built in a thread when it is not yet: loading a model (or trying
+        again after it failed) takes seconds to minutes, and the event loop serves meanwhile."""
+        built = self._embedder.built
+        return built if built is not None else await asyncio.to_thread(self._embedder.get)
 
     def close(self) -> None:
         """Stop what the clients run besides this process (the in-process embedder's worker).

@@ -143,7 +143,7 @@ class Context:
         try:
             # Built on first use: a ConfigError building it is a setting to fix, not a model
             # down, and is raised; a model that could not be loaded is one down.
-            embedder = self.core.embedder
+            embedder = await self.core.load_embedder()
             return list(await embedder.aget_query_embedding(self.question))
         except ConfigError:
             raise

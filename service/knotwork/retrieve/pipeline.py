@@ -66,7 +66,10 @@ async def retrieve(
     fparams = filters.params()
     extractors: list[str] | None = fparams["extractors"]  # type: ignore[assignment]
     narrow = _note_filters(fparams)
-    k = max(4 * top_k, 20)
+    narrowing = any(narrow.values())
+    # Deeper when a filter is set: the searches look only at notes that pass, the walks and
+    # the named notes are filtered after ranking.
+    k = max(4 * top_k, 20) * (5 if narrowing else 1)
     chosen = retrievers.for_config(config)
     ctx = Context(
         core,
@@ -77,7 +80,7 @@ async def retrieve(
         extractors=extractors,
         config=config,
         retrievers=chosen,
-        narrow=narrow if any(narrow.values()) else None,
+        narrow=narrow if narrowing else None,
     )
     try:
         rankings: Rankings = dict(await ctx.seeds)

@@ -15,6 +15,7 @@ from knotwork.graph.queries import Query
 from knotwork.graph.queries.reads import (
     CHUNKS_CITED,
     FILTER_CHUNKS,
+    FILTER_COUNT,
     NOTES_NAMED,
     SEARCH_FULLTEXT,
     SEARCH_TEMPORAL,
@@ -69,7 +70,7 @@ async def _own(
     vault's own are only the chunks whose note passes (cypher/filter_chunks.cypher), so a
     filter matching a few notes of a large vault is searched as deep as they need, up to
     ``MAX_CANDIDATES``, instead of coming back short."""
-    ask = k * 4
+    ask, passing = k * 4, None
     while True:
         [row] = await store.read(query, k=ask, **params)
         hits = row["hits"]
@@ -78,7 +79,21 @@ async def _own(
             hits = [h for h in hits if h["id"] in kept]
         if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
             return hits[:k], row
+        if narrow is not None:  # a narrow filter: no deeper than its chunks need
+            passing = await filtered(store, str(params["vault"]), narrow, passing)
+            if len(hits) >= passing:
+                return hits[:k], row
         ask *= 4
+
+
+async def filtered(
+    store: GraphStore, vault: str, narrow: dict[str, object], known: int | None = None
+) -> int:
+    """How many chunks of the vault pass the note filters ``narrow`` (``known``, if counted)."""
+    if known is not None:
+        return known
+    [row] = await store.read(FILTER_COUNT, vault=vault, **narrow)
+    return int(row["chunks"])
 
 
 async def vector(
@@ -146,8 +161,12 @@ async def fulltext(
     if not words or not indexes:
         return []
     pages: dict[str, list[ScoredId]] = {}
-    limits = dict.fromkeys(indexes, k * 4)
+    limits, passing = dict.fromkeys(indexes, k * 4), None
     while limits:  # each index asked again on its own while another vault crowds it
+        if pages and narrow is not None:  # a narrow filter: no deeper than its chunks need
+            passing = await filtered(store, vault, narrow, passing)
+            if sum(map(len, pages.values())) >= passing:
+                break
         asked = list(limits)
         rows = await store.read(
             SEARCH_FULLTEXT, vault=vault, query=words, indexes=asked, limits=list(limits.values())

@@ -57,6 +57,7 @@ RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried ag
 # this long; a change Neo4j refuses otherwise, at most MAX_ATTEMPTS times in all.
 RETRY_GRAPH_S = 5.0
 MAX_ATTEMPTS = 3
+STOP_FLUSH_S = 30.0  # the longest a stop waits for the changes still waiting to be applied
 MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is left to a rescan
 
 
@@ -297,10 +298,18 @@ class VaultWatcher(PathEvents):
                     last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
             # Stopped: what is waiting out its debounce is applied now, not left to the next
-            # start's rescan (an API write answered "accepted" may be among it).
+            # start's rescan (an API write answered "accepted" may be among it), for at most
+            # STOP_FLUSH_S: a model extracting facts on a slow machine must not hold a stop.
             for item in self.pending.values():
                 item.due = 0.0
-            await self._process_due()
+            try:
+                await asyncio.wait_for(self._process_due(), STOP_FLUSH_S)
+            except TimeoutError:
+                log.warning(
+                    "stopped before every change was applied (%d waiting); the next start's "
+                    "rescan applies them",
+                    len(self.pending),
+                )
         finally:
             # The observer first: a failure the rehearsal raises must not leave its thread on.
             observer.stop()

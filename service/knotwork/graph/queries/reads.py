@@ -48,6 +48,10 @@ class VectorNotesRow(TypedDict):
     hits: list[NoteScoredId]
 
 
+class FilterCountRow(TypedDict):
+    chunks: int
+
+
 class VaultNotesRow(TypedDict):
     notes: int
 
@@ -95,6 +99,7 @@ class ChunksCitedRow(TypedDict):
 SEARCH_VECTOR = Query("search_vector", HitsRow)
 SEARCH_VECTOR_NOTES = Query("search_vector_notes", VectorNotesRow)
 SEARCH_FULLTEXT = Query("search_fulltext", IndexPageRow)
+FILTER_COUNT = Query("filter_count", FilterCountRow)
 SEARCH_TEMPORAL = Query("search_temporal", ScoredId)
 VAULT_NOTES = Query("vault_notes", VaultNotesRow)
 NOTES_NAMED = Query("notes_named", NotesNamedRow)
