@@ -13,5 +13,6 @@ WITH c, CASE WHEN c.extraction_tried = $hash THEN coalesce(c.extraction_tries, 0
         + CASE WHEN $counted THEN 1 ELSE 0 END AS tries
 SET c.extraction_tried = $hash, c.extraction_tries = tries, c.extraction_tried_at = timestamp(),
     c.extraction_error = $error,
-    c.extraction_state = CASE WHEN tries >= $max THEN 'error' ELSE c.extraction_state END
+    c.extraction_state = CASE WHEN $counted AND tries >= $max THEN 'error'
+                              ELSE c.extraction_state END
 RETURN tries, c.extraction_state AS state

@@ -4,5 +4,5 @@
 // Returns: note_path (str; no row when the chunk is gone or changed)
 MATCH (c:Chunk {id: $id, hash: $hash})
 SET c.extraction = $extraction, c.extraction_model = $model, c.extraction_state = $state,
-    c.extraction_error = $error
+    c.extraction_error = $error, c.extraction_tries = null  // an answer: refusals start over
 RETURN c.note_path AS note_path

@@ -420,7 +420,7 @@ async def test_a_chunk_the_model_never_finishes_holds_back_no_other(
         return {r["path"]: r["s"] for r in rows}
 
     assert (await states())["A slow one.md"] == "pending"
-    for _ in range(2 * modelcalls.MAX_EXTRACTION_TRIES):
+    for _ in range(4 * modelcalls.MAX_EXTRACTION_TRIES):  # A and B take turns at the back
         await ingestor.retry_pending()
     assert await states() == {
         "A slow one.md": "pending",  # the model's time-out: never the chunk's error
@@ -428,3 +428,26 @@ async def test_a_chunk_the_model_never_finishes_holds_back_no_other(
         "Cee.md": "done",
         "Dee.md": "done",
     }
+
+
+async def test_a_model_that_refuses_every_request_makes_no_chunk_an_error(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 400 for every request (a model that cannot chat, a schema it cannot take) is a
+    setting to fix: no chunk is blamed, all stay pending for `knotwork retry`."""
+    for name in ("One", "Two"):
+        put(vault, f"{name}.md", f"# {name}\n\nText of {name}.\n")
+
+    async def refusing(llm: Any, heading: str, text: str) -> extract.ExtractionResult:
+        error = "model call failed: ResponseError: does not support chat (status code: 400)"
+        return extract.ExtractionResult(None, error, refused=True)
+
+    monkeypatch.setattr(extract, "extract_chunk", refusing)
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    await sync_vault(ingestor)
+    for _ in range(3 * modelcalls.MAX_EXTRACTION_TRIES):
+        await ingestor.retry_pending()
+    rows = await ad_hoc(
+        core, "MATCH (c:Chunk {vault: 't'}) RETURN c.extraction_state AS s", {}, write=False
+    )
+    assert [r["s"] for r in rows] == ["pending", "pending"]

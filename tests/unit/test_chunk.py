@@ -154,3 +154,10 @@ def test_a_long_line_cut_inside_a_list_items_fence_stays_code() -> None:
     for chunk in chunks:
         grams = chunk_grams(chunk.text, chunk.line_map, fence=chunk.fence)
         assert "alice smith" not in grams, chunk.text
+
+
+def test_a_line_of_only_indent_cut_into_pieces_stays_within_the_chunk_size() -> None:
+    """A long run of '>' or spaces is no indent to repeat on every piece of the line."""
+    note = parse_note("Q.md", "> " * 10 + ">" * 20_000 + "\n")
+    chunks = chunk_note(note, "v", 1000)
+    assert sum(len(c.text) for c in chunks) < 25_000

@@ -92,6 +92,7 @@ def _split_long(block: list[tuple[int, str]], size: int) -> list[list[tuple[int,
         # Each piece after the first keeps the line's indent: inside a list item's code fence
         # an unindented piece would read as the item's end (text.markdown).
         lead = text[: len(text) - len(text.lstrip(" \t>"))]
+        lead = lead if len(lead) < size // 2 else ""  # a line of spaces or '>' is no indent
         cut = [
             sentence[i : i + size]
             for sentence in _SENTENCE.split(text)

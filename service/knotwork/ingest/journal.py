@@ -177,10 +177,17 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
         return 0
     # An empty folder is a drive not mounted as well (its mount point stays): written notes
     # are what the journal holds, so the vault cannot be empty of them all.
-    if not root.is_dir() or next(root.iterdir(), None) is None:
+    try:
+        unseen = not root.is_dir() or next(root.iterdir(), None) is None
+    except OSError as exc:  # not readable: as good as missing
+        unseen, why = True, f" ({exc.strerror or exc})"
+    else:
+        why = ""
+    if unseen:
         raise VaultUnavailableError(
-            f"the vault folder {root} is missing, not a folder or empty (a drive not mounted?); "
-            f"{len(journal.paths())} pending writes wait for it"
+            f"the vault folder {root} is missing, not a folder, unreadable or empty (a drive "
+            f"not mounted?){why}; {len(journal.paths())} pending writes wait for it. A vault "
+            "meant to be empty keeps a file that is no note, such as .keep"
         )
     done, failed = 0, None
     for rel in journal.paths():

@@ -50,6 +50,7 @@ class ModelCalls:
     embed_enabled: bool
     model_tag: str  # the chat model and extractor version an extraction is recorded under
     down_until: float = 0.0  # monotonic time before which the models are not asked again
+    answered: bool = False  # the chat model has given an extraction since this process began
 
     @property
     def down(self) -> bool:
@@ -105,7 +106,10 @@ class ModelCalls:
                     id=chunk.id,
                     hash=chunk.hash,
                     error=result.error,
-                    counted=result.refused,
+                    # A refusal is the chunk's own only if the model answers others: one that
+                    # refuses every request (a wrong model, a schema it cannot take) is a
+                    # setting to fix, and counts against no chunk.
+                    counted=result.refused and self.answered,
                     max=MAX_EXTRACTION_TRIES,
                 )
                 if tried and tried[0]["state"] == "error":
@@ -117,6 +121,7 @@ class ModelCalls:
             facts: list[Fact] = []
             rows: list[dict[str, Any]] = []
             if result.extraction is not None:
+                self.answered = True
                 facts = extract.llm_facts(result.extraction, chunk.id, chunk.line_start, llm_model)
                 rows = entity_rows(chunk.id, result.extraction)
             else:
