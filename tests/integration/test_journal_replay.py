@@ -29,8 +29,10 @@ async def test_a_missing_vault_folder_deletes_nothing_and_keeps_the_writes(
     core: Core, vault: Path, tmp_path: Path
 ) -> None:
     put(vault, "Alice.md", "# Alice\n\nAlice works with Bob.\n")
+    put(vault, "Bob.md", "# Bob\n")
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
     await ingestor.upsert_path("Alice.md")
+    await ingestor.upsert_path("Bob.md")
     journal = Journal(tmp_path / "t.journal")
     journal.add("Alice.md")
     unmounted = _move(vault, tmp_path / "elsewhere")  # a drive unplugged
@@ -72,3 +74,22 @@ async def test_a_note_that_cannot_be_read_now_stays_pending_and_the_others_go_on
     monkeypatch.setattr(ingestor, "upsert_path", upsert)
     assert await replay(ingestor, journal) == 1
     assert set(await stored_notes(core, "t")) == {"A.md", "B.md"} and journal.paths() == []
+
+
+async def test_the_last_note_deleted_leaves_an_empty_vault_that_the_replay_applies(
+    core: Core, vault: Path, tmp_path: Path
+) -> None:
+    """An empty folder is a vault whose last notes went when the journal holds every note the
+    graph has: their deletes are applied, not refused as a drive not mounted."""
+    put(vault, "Only.md", "# Only\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await ingestor.upsert_path("Only.md")
+    journal = Journal(tmp_path / "t.journal")
+    journal.add("Only.md")
+    _remove(vault / "Only.md")
+    assert await replay(ingestor, journal) == 1
+    assert await stored_notes(core, "t") == {} and journal.paths() == []
+
+
+def _remove(file: Path) -> None:
+    file.unlink()

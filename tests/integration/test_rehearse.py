@@ -110,13 +110,14 @@ async def test_a_rehearsal_of_edits_plans_a_single_edit_and_delete(
     await rehearse.rehearse(core)
     rehearsed = set(calls)
     calls.clear()
-    put(vault, "Bob.md", "# Bob\n\nNow only [[Alice]] and Al.\n")
+    put(vault, "Bob.md", "# Bob\n\nNow only [[Alice]]: Alice, Ally to some.\n")
     await ingestor.upsert_path("Bob.md")  # what the watcher and a REST write run
     await ingestor.upsert_text("Zed.md", "# Zed\n\nMentions Bob, links [[Design]].\n")
     await ingestor.rename("Zed.md", "Zoe.md", "# Zed\n\nMentions Bob, links [[Design]].\n")
     await ingestor.delete("Design.md")
     put(vault, "People/Alice.md", "---\naliases: [Al, Ally]\n---\n# Alice\n")
-    await ingestor.upsert_path("People/Alice.md")  # a new name: Bob's mentions rewritten
+    # A new name Bob writes: his mentions are rewritten (to the same fact: he names her already)
+    await ingestor.upsert_path("People/Alice.md")
     await ingestor.delete("Bob.md")  # mentioned by Zoe: the mention goes with it
     ran = set(calls)
     assert {"facts_delete", "chunks_prune", "notes_delete", "links_reresolve"} <= _names(ran)

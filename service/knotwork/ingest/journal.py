@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from knotwork.errors import GraphUnavailableError, KnotworkError, VaultUnavailableError
+from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
 from knotwork.vault.files import symlink_on_path, sync_folder
@@ -178,16 +179,21 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     # An empty folder is a drive not mounted as well (its mount point stays): written notes
     # are what the journal holds, so the vault cannot be empty of them all.
     try:
-        unseen = not root.is_dir() or next(root.iterdir(), None) is None
+        unseen = not root.is_dir()
+        empty = not unseen and next(root.iterdir(), None) is None
     except OSError as exc:  # not readable: as good as missing
-        unseen, why = True, f" ({exc.strerror or exc})"
+        unseen, empty, why = True, False, f" ({exc.strerror or exc})"
     else:
         why = ""
+    if empty:  # a drive's mount point, or the last notes deleted: the graph tells them apart
+        [row] = await ingestor.core.store.read(VAULT_NOTES, vault=ingestor.vault)
+        unseen = int(row["notes"]) > len(journal.paths())
+        why = f" (empty, while the graph holds {row['notes']} of its notes)"
     if unseen:
         raise VaultUnavailableError(
-            f"the vault folder {root} is missing, not a folder, unreadable or empty (a drive "
-            f"not mounted?){why}; {len(journal.paths())} pending writes wait for it. A vault "
-            "meant to be empty keeps a file that is no note, such as .keep"
+            f"the vault folder {root} is missing, not a folder or unreadable, or empty while "
+            f"the graph holds notes the journal does not (a drive not mounted?){why}; "
+            f"{len(journal.paths())} pending writes wait for it"
         )
     done, failed = 0, None
     for rel in journal.paths():
