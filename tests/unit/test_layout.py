@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit import source_calls
+
 PACKAGE = Path(__file__).resolve().parents[2] / "service" / "knotwork"
 
 # Stage of each top-level name under knotwork/, in flow order. Modules that every stage uses
@@ -49,7 +51,7 @@ def _is_module(name: str) -> bool:
 def _imports(path: Path) -> set[str]:
     """Every ``knotwork…`` module a file imports, at module level or inside functions."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(source_calls.tree(path)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "knotwork":  # a module of the package, or a name in its __init__
                 found.update(
