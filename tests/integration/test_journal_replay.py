@@ -26,17 +26,16 @@ def _mount_point(folder: Path, present: bool) -> None:
 
 
 async def test_a_missing_vault_folder_deletes_nothing_and_keeps_the_writes(
-    core: Core, vault: Path, tmp_path: Path
+    core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
 ) -> None:
     put(vault, "Alice.md", "# Alice\n\nAlice works with Bob.\n")
     put(vault, "Bob.md", "# Bob\n")
-    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
     await ingestor.upsert_path("Alice.md")
     await ingestor.upsert_path("Bob.md")
     journal = Journal(tmp_path / "t.journal")
     journal.add("Alice.md")
     unmounted = _move(vault, tmp_path / "elsewhere")  # a drive unplugged
-    with pytest.raises(VaultUnavailableError, match="missing"):
+    with pytest.raises(VaultUnavailableError, match="does not exist"):
         await replay(ingestor, journal)
     assert "Alice.md" in await stored_notes(core, "t")  # not deleted …
     assert journal.paths() == ["Alice.md"]  # … and still to replay
@@ -51,11 +50,14 @@ async def test_a_missing_vault_folder_deletes_nothing_and_keeps_the_writes(
 
 
 async def test_a_note_that_cannot_be_read_now_stays_pending_and_the_others_go_on(
-    core: Core, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    core: Core,
+    vault: Path,
+    ingestor: Ingestor,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     put(vault, "A.md", "# A\n\nFirst in order.\n")
     put(vault, "B.md", "# B\n\nSecond in order.\n")
-    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
     journal = Journal(tmp_path / "t.journal")
     journal.add("A.md")
     journal.add("B.md")
@@ -77,12 +79,11 @@ async def test_a_note_that_cannot_be_read_now_stays_pending_and_the_others_go_on
 
 
 async def test_the_last_note_deleted_leaves_an_empty_vault_that_the_replay_applies(
-    core: Core, vault: Path, tmp_path: Path
+    core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
 ) -> None:
     """An empty folder is a vault whose last notes went when the journal holds every note the
     graph has: their deletes are applied, not refused as a drive not mounted."""
     put(vault, "Only.md", "# Only\n")
-    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
     await ingestor.upsert_path("Only.md")
     journal = Journal(tmp_path / "t.journal")
     journal.add("Only.md")

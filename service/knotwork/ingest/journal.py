@@ -29,7 +29,7 @@ from knotwork.errors import GraphUnavailableError, KnotworkError, VaultUnavailab
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.vault.files import symlink_on_path, sync_folder
+from knotwork.vault.files import EMPTY, folder_unseen, symlink_on_path, sync_folder
 from knotwork.vault.write import exists_exactly
 
 try:
@@ -176,23 +176,18 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     root = ingestor.root
     if root is None:
         return 0
-    # An empty folder is a drive not mounted as well (its mount point stays): written notes
-    # are what the journal holds, so the vault cannot be empty of them all.
-    try:
-        unseen = not root.is_dir()
-        empty = not unseen and next(root.iterdir(), None) is None
-    except OSError as exc:  # not readable: as good as missing
-        unseen, empty, why = True, False, f" ({exc.strerror or exc})"
-    else:
-        why = ""
-    if empty:  # a drive's mount point, or the last notes deleted: the graph tells them apart
+    unseen = folder_unseen(root)
+    if unseen == EMPTY:  # a drive's mount point, or the last notes deleted: the graph tells
         [row] = await ingestor.core.store.read(VAULT_NOTES, vault=ingestor.vault)
-        unseen = int(row["notes"]) > len(journal.paths())
-        why = f" (empty, while the graph holds {row['notes']} of its notes)"
+        held = int(row["notes"])  # written notes are in the journal: not all of them gone
+        unseen = (
+            f"is empty while the graph holds {held} of its notes"
+            if held > len(journal.paths())
+            else None
+        )
     if unseen:
         raise VaultUnavailableError(
-            f"the vault folder {root} is missing, not a folder or unreadable, or empty while "
-            f"the graph holds notes the journal does not (a drive not mounted?){why}; "
+            f"the vault folder {root} {unseen} (a drive not mounted?); "
             f"{len(journal.paths())} pending writes wait for it"
         )
     done, failed = 0, None

@@ -16,7 +16,7 @@ from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
-from knotwork.vault.files import NoteScan, read_group, scan_notes
+from knotwork.vault.files import EMPTY, NoteScan, folder_unseen, read_group, scan_notes
 
 READ_GROUP = 64  # files read per trip to a worker thread
 
@@ -126,19 +126,19 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
     """Stop before a sync deletes what it could not see: the vault folder missing, unreadable,
     or empty (an unmounted drive's mount point) while the graph holds notes of it."""
     nothing = "; nothing in the graph was changed"
-    if not root.is_dir():
-        what = "is not a folder" if root.exists() else "does not exist"
-        raise VaultUnavailableError(f"the vault folder {root} {what}{nothing}")
-    if "." in scan.unreadable:
-        raise VaultUnavailableError(
-            f"the vault folder {root} cannot be listed ({scan.unreadable['.']}){nothing}"
-        )
-    if stored and not scan.paths and not any(root.iterdir()):
-        raise VaultUnavailableError(
-            f"the vault folder {root} is empty while the graph holds {stored} notes of vault "
-            f"'{vault}' (an unmounted drive?){nothing}. If the notes are gone for good, put any "
-            "file in the folder (e.g. an empty .keep) and sync again: their notes are deleted."
-        )
+    unseen = folder_unseen(root)
+    if unseen in (None, EMPTY) and "." in scan.unreadable:  # as the scan found it
+        unseen = f"cannot be listed ({scan.unreadable['.']})"
+    if unseen == EMPTY:
+        if stored and not scan.paths:
+            raise VaultUnavailableError(
+                f"the vault folder {root} is empty while the graph holds {stored} notes of "
+                f"vault '{vault}' (an unmounted drive?){nothing}. If the notes are gone for "
+                "good, put any file in the folder (e.g. an empty .keep) and sync again: their "
+                "notes are deleted."
+            )
+    elif unseen:
+        raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
 
 
 async def _final_names(

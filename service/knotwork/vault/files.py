@@ -116,6 +116,22 @@ def symlink_on_path(root: Path, rel: str) -> str | None:
     return None
 
 
+EMPTY = "is empty"
+
+
+def folder_unseen(root: Path) -> str | None:
+    """Why the vault folder shows nothing: "does not exist", "is not a folder", "cannot be
+    listed (…)", or ``EMPTY``; None when it holds something. An empty folder is a drive's
+    mount point with the drive away, or a vault whose last note was deleted: the caller
+    tells them apart by what the graph holds. Either way nothing is taken for gone on it."""
+    try:
+        if not root.is_dir():
+            return "is not a folder" if root.exists() else "does not exist"
+        return EMPTY if next(root.iterdir(), None) is None else None
+    except OSError as exc:
+        return f"cannot be listed ({exc.strerror or exc})"
+
+
 @dataclass
 class NoteScan:
     paths: list[str]  # sorted vault-relative paths of the notes
