@@ -69,7 +69,7 @@ async def test_a_filter_finds_its_notes_however_far_down_the_whole_vault_ranks_t
         return await read(query, **params)
 
     monkeypatch.setattr(core.store, "read", counting)
-    empty = {**_NONE, "folder": "nowhere/"}
+    empty = search.Narrow(core.store, name, {**_NONE, "folder": "nowhere/"})
     assert await search.vector(core.store, name, qvec, 2, empty) == []
     assert await search.fulltext(core.store, name, QUESTION, 2, None, empty) == []
     assert asked.count("search_vector") == 1 and asked.count("search_fulltext") == 1

@@ -75,12 +75,12 @@ class Context:
         extractors: list[str] | None,
         config: RetrievalConfig,
         retrievers: Sequence[Retriever],
-        narrow: dict[str, object] | None = None,
+        narrow: search.Narrow | None = None,
     ) -> None:
         self.core, self.vault, self.question, self.k = core, vault, question, k
         self.mode, self.extractors, self.config = mode, extractors, config
         # The note filters (folder, tags, dates) when one is set: the index searches keep only
-        # chunks of notes that pass, searching deeper for them (search._own).
+        # chunks of notes that pass, searching deeper for them (search.Narrow).
         self.narrow = narrow
         self.clock, self.warnings, self.steps = Clock(), list[str](), Steps()
         self.ranked: dict[str, asyncio.Task[Ranking | None]] = {}

@@ -80,7 +80,7 @@ async def retrieve(
         extractors=extractors,
         config=config,
         retrievers=chosen,
-        narrow=narrow if narrowing else None,
+        narrow=search.Narrow(core.store, vault, narrow) if narrowing else None,
     )
     try:
         rankings: Rankings = dict(await ctx.seeds)

@@ -3,10 +3,11 @@ names), notes the question names, and dates. Each returns chunk ids best first w
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
@@ -24,6 +25,8 @@ from knotwork.graph.queries.reads import (
     VAULT_NOTES,
     CitedChunk,
     HitsRow,
+    IndexPageRow,
+    NoteScoredId,
     ScoredId,
     VectorNotesRow,
 )
@@ -45,7 +48,8 @@ FEW = 2  # a name written out by this many notes or fewer is specific in a vault
 SIZE_TTL_S = 60.0  # how long a vault's note count is reused
 MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own
 FULLTEXT = [f"chunk_text_{lang}" for lang in LANGUAGES]  # one per language (schema.cypher)
-_Page = TypeVar("_Page", HitsRow, VectorNotesRow)  # a page of an index shared by the vaults
+_Page = TypeVar("_Page", HitsRow, VectorNotesRow, IndexPageRow)  # an index's page, any vault
+_Hit = TypeVar("_Hit", ScoredId, NoteScoredId)
 
 
 def lucene_query(question: str) -> str:
@@ -55,45 +59,72 @@ def lucene_query(question: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-async def _own(
-    store: GraphStore,
-    query: Query[_Page],
+class Narrow:
+    """A question's note filters (folder, tags, date_from, date_to) as its index searches use
+    them: a hit is the vault's own only when its note passes (cypher/filter_chunks.cypher),
+    and how many of the vault's chunks pass is counted once, when a search first needs it,
+    for every search of the question."""
+
+    def __init__(self, store: GraphStore, vault: str, filters: dict[str, object]) -> None:
+        self.store, self.vault, self.filters = store, vault, filters
+        self._passing: int | None = None
+        self._counting = asyncio.Lock()  # the searches run at once: one count between them
+
+    async def kept(self, hits: list[_Hit]) -> list[_Hit]:
+        """``hits`` whose note passes, in their order."""
+        if not hits:
+            return hits
+        kept = await placed(self.store, self.vault, [h["id"] for h in hits], self.filters)
+        return [h for h in hits if h["id"] in kept]
+
+    async def all_found(self, found: int) -> bool:
+        """Whether ``found`` hits are every chunk that passes: then no search asks deeper."""
+        async with self._counting:
+            if self._passing is None:
+                [row] = await self.store.read(FILTER_COUNT, vault=self.vault, **self.filters)
+                self._passing = int(row["chunks"])
+        return found >= self._passing
+
+
+async def _deepened(
+    ask: Callable[[dict[str, int]], Awaitable[list[tuple[str, _Page]]]],
+    indexes: list[str],
     k: int,
-    narrow: dict[str, object] | None = None,
-    /,
-    **params: object,
+    narrow: Narrow | None,
+) -> dict[str, tuple[list[Any], _Page]]:
+    """Each index's page (the vault's own hits, and its row) from indexes shared by every
+    vault: ``ask`` (index → how many candidates) reads a page of each, and an index whose
+    page came back full yet held fewer than ``k`` of the vault's own is asked again with four
+    times the candidates, up to ``MAX_CANDIDATES``, so another vault in the database never
+    crowds this one out. With ``narrow``, the vault's own are only the chunks of notes that
+    pass, and no index is asked again once every passing chunk is found: a filter matching a
+    few notes of a large vault is searched as deep as they need, no deeper."""
+    limits, pages = dict.fromkeys(indexes, k * 4), dict[str, tuple[list[Any], _Page]]()
+    while limits:
+        found = sum(len(hits) for hits, _ in pages.values())
+        if pages and narrow is not None and await narrow.all_found(found):
+            break
+        asked, limits = limits, {}
+        for index, row in await ask(asked):
+            hits = row["hits"] if narrow is None else await narrow.kept(row["hits"])
+            pages[index] = (hits, row)
+            limit = asked[index]
+            if len(hits) < k and row["returned"] >= limit and limit < MAX_CANDIDATES:
+                limits[index] = limit * 4
+    return pages
+
+
+async def _own(
+    store: GraphStore, query: Query[_Page], k: int, narrow: Narrow | None, /, **params: object
 ) -> tuple[list[Any], _Page]:
-    """The vault's best ``k`` hits from an index shared by every vault, with the last page's
-    row: the index is asked for more candidates, quadrupling, while its page came back full
-    yet held fewer than ``k`` of the vault's own, so another vault in the database never
-    crowds this one out. With ``narrow`` (note filters: folder, tags, date_from, date_to), the
-    vault's own are only the chunks whose note passes (cypher/filter_chunks.cypher), so a
-    filter matching a few notes of a large vault is searched as deep as they need, up to
-    ``MAX_CANDIDATES``, instead of coming back short."""
-    ask, passing = k * 4, None
-    while True:
-        [row] = await store.read(query, k=ask, **params)
-        hits = row["hits"]
-        if narrow is not None and hits:
-            kept = await placed(store, str(params["vault"]), [h["id"] for h in hits], narrow)
-            hits = [h for h in hits if h["id"] in kept]
-        if len(hits) >= k or row["returned"] < ask or ask >= MAX_CANDIDATES:
-            return hits[:k], row
-        if narrow is not None:  # a narrow filter: no deeper than its chunks need
-            passing = await filtered(store, str(params["vault"]), narrow, passing)
-            if len(hits) >= passing:
-                return hits[:k], row
-        ask *= 4
+    """The vault's best ``k`` hits from one index (see ``_deepened``), with its last row."""
 
+    async def ask(limits: dict[str, int]) -> list[tuple[str, _Page]]:
+        [row] = await store.read(query, k=limits[query.name], **params)
+        return [(query.name, row)]
 
-async def filtered(
-    store: GraphStore, vault: str, narrow: dict[str, object], known: int | None = None
-) -> int:
-    """How many chunks of the vault pass the note filters ``narrow`` (``known``, if counted)."""
-    if known is not None:
-        return known
-    [row] = await store.read(FILTER_COUNT, vault=vault, **narrow)
-    return int(row["chunks"])
+    hits, row = (await _deepened(ask, [query.name], k, narrow))[query.name]
+    return hits[:k], row
 
 
 async def vector(
@@ -101,7 +132,7 @@ async def vector(
     vault: str,
     embedding: list[float],
     k: int,
-    narrow: dict[str, object] | None = None,
+    narrow: Narrow | None = None,
 ) -> list[tuple[str, float]]:
     """Nearest chunks (of notes passing ``narrow``, see ``_own``); the score is the index's,
     (1 + cosine) / 2."""
@@ -115,7 +146,7 @@ async def vector_notes(
     embedding: list[float],
     k: int,
     notes: int,
-    narrow: dict[str, object] | None = None,
+    narrow: Narrow | None = None,
 ) -> tuple[list[tuple[str, float, float | None]], float | None]:
     """The vault's ``k`` chunks nearest the embedding (of notes passing ``narrow``), best
     first, each as (chunk id, its own score, its note's score when the note is among the
@@ -133,7 +164,7 @@ async def fulltext(
     question: str,
     k: int,
     languages: Sequence[str] | None = None,
-    narrow: dict[str, object] | None = None,
+    narrow: Narrow | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
     cached.vault_view reads them, the most notes' language first; None: all six), of the
@@ -160,26 +191,19 @@ async def fulltext(
     )
     if not words or not indexes:
         return []
-    pages: dict[str, list[ScoredId]] = {}
-    limits, passing = dict.fromkeys(indexes, k * 4), None
-    while limits:  # each index asked again on its own while another vault crowds it
-        if pages and narrow is not None:  # a narrow filter: no deeper than its chunks need
-            passing = await filtered(store, vault, narrow, passing)
-            if sum(map(len, pages.values())) >= passing:
-                break
-        asked = list(limits)
+
+    async def ask(limits: dict[str, int]) -> list[tuple[str, IndexPageRow]]:
         rows = await store.read(
-            SEARCH_FULLTEXT, vault=vault, query=words, indexes=asked, limits=list(limits.values())
+            SEARCH_FULLTEXT,
+            vault=vault,
+            query=words,
+            indexes=list(limits),
+            limits=[*limits.values()],
         )
-        for row in rows:
-            index, hits, limit = row["index"], row["hits"], limits.pop(row["index"])
-            if narrow is not None and hits:
-                kept = await placed(store, vault, [h["id"] for h in hits], narrow)
-                hits = [h for h in hits if h["id"] in kept]
-            pages[index] = hits
-            if len(hits) < k and row["returned"] >= limit and limit < MAX_CANDIDATES:
-                limits[index] = limit * 4
-    return merged([pages[index] for index in indexes], k)
+        return [(row["index"], row) for row in rows]
+
+    pages = await _deepened(ask, indexes, k, narrow)
+    return merged([pages[index][0] for index in indexes if index in pages], k)
 
 
 def merged(pages: list[list[ScoredId]], k: int) -> list[tuple[str, float]]:
