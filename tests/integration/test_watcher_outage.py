@@ -5,6 +5,7 @@ is tried again, and the watcher never stops."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
@@ -27,9 +28,10 @@ async def _until(condition, limit_s: float = 60) -> None:  # type: ignore[no-unt
 
 
 async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_back(
-    core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch
+    core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch, caplog
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.5)
+    caplog.set_level(logging.INFO, logger="knotwork.watch.watcher")
     put(vault, "Alice.md", "# Alice\n\nAlice works with [[Bob]].\n")
     put(vault, "Bob.md", "# Bob\n\nAn engineer.\n")
     through = settings.model_copy(
@@ -65,12 +67,18 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
             running._rescan.set()  # an overflow's rescan, while the graph is down
             await _until(lambda: (running.status.warning or "").startswith("rescan failed"))
             assert not task.done()
+            # Said once, not once a try (the changes and the rescan were tried many times).
+            said = [r for r in caplog.records if "unavailable" in r.getMessage()]
+            assert len(said) == 1 and said[0].levelno == logging.WARNING, said
+            assert said[0].getMessage().startswith("Neo4j unavailable (")
 
             proxy.restore()
             cut = False
             await _until(lambda: not running.pending and running.status.warning is None)
             assert sorted(await stored_notes(core, "w")) == ["Bob.md", "Carol.md"]
             assert await verify_vault(ingestor) == []
+            back = [r.getMessage() for r in caplog.records if "reachable again" in r.getMessage()]
+            assert len(back) == 1 and back[0].startswith("Neo4j reachable again after"), back
         finally:
             if cut:
                 proxy.restore()

@@ -40,6 +40,7 @@ from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.vault.files import symlink_on_path
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import PathEvents, Pending
+from knotwork.watch.outage import Outage
 from knotwork.watch.queue import (
     INOTIFY_LOGGER,
     EventGate,
@@ -82,6 +83,7 @@ class VaultWatcher(PathEvents):
         self._rescan_retry_at: float | None = None  # a failed rescan is tried again then
         self._rescan_failed = False  # the status warning is a failed rescan's
         self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
+        self.outage = Outage("Neo4j")  # said once, not once a try
         self._stop = asyncio.Event()
 
     # -- processing ---------------------------------------------------------------------------
@@ -106,6 +108,7 @@ class VaultWatcher(PathEvents):
                     continue
                 try:
                     await self._apply(rel, item, consumed)
+                    self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
                     self.status.processed += 1
                     self.status.lag_ms = (time.monotonic() - item.seen) * 1000
                 except (GraphUnavailableError, Neo4jError) as exc:
@@ -116,12 +119,11 @@ class VaultWatcher(PathEvents):
                         item.attempts += 1
                     # Neo4j is down or restarting: this change and the rest wait for it.
                     self._again(rel, item, attempts=item.attempts)
-                    log.warning(
-                        "Neo4j unavailable (%s); %d changes wait, tried again in %.0f s",
-                        exc,
-                        len(self.pending),
-                        RETRY_GRAPH_S,
-                    )
+                    waiting = f"{len(self.pending)} changes wait"
+                    if isinstance(exc, GraphUnavailableError):
+                        self.outage.failed(exc, waiting)
+                    else:  # a transient error of a server that answers: said each time
+                        log.warning("%s (transient); %s, tried again shortly", exc, waiting)
                     break
                 except KnotworkError as exc:  # about the note itself: its next change retries
                     self.status.errors += 1
@@ -197,6 +199,7 @@ class VaultWatcher(PathEvents):
         self._rescan_retry_at = None
         try:
             await self.rescan()
+            self.outage.ended()
             if self._rescan_failed:  # the warning it left is over
                 self.status.warning, self._rescan_failed = None, False
         except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
@@ -208,7 +211,10 @@ class VaultWatcher(PathEvents):
             self._rescan_retry_at = time.monotonic() + wait
             self._rescan_failed = True
             self.status.warning = f"rescan failed, tried again in {wait:.0f} s: {exc}"
-            log.warning("%s", self.status.warning)
+            if isinstance(exc, GraphUnavailableError):
+                self.outage.failed(exc, "a rescan waits")
+            else:
+                log.warning("%s", self.status.warning)
         else:
             self._rescan_bugs = 0
 
@@ -216,6 +222,9 @@ class VaultWatcher(PathEvents):
         """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
         try:
             embedded, extracted = await self.ingestor.retry_pending(ask_again=False)
+        except GraphUnavailableError as exc:
+            self.outage.failed(exc, "the chunks a model left pending wait")
+            return
         except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)
             return
