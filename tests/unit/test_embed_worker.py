@@ -18,7 +18,13 @@ import pytest
 from knotwork.core import open_core
 from knotwork.errors import ConfigError, ModelUnavailableError
 from knotwork.llm.clients import USE_DIMENSION, USE_MODEL, build_embedder
-from knotwork.llm.embed_process import EncoderProcess, worker_env
+from knotwork.llm.embed_process import (
+    BATCH_TEXTS,
+    PER_TEXT_S,
+    REQUEST_TIMEOUT_S,
+    EncoderProcess,
+    worker_env,
+)
 from knotwork.llm.embed_use import UseEmbedding
 from knotwork.llm.embed_worker import pack_texts, read_frame, unpack_texts, write_frame
 from knotwork.llm.encoders import EncoderSpec
@@ -197,6 +203,16 @@ def test_a_worker_that_hangs_is_stopped_and_reported_and_the_next_request_starts
         np.testing.assert_allclose(after, before, rtol=0, atol=1e-6)
     finally:
         process.close()
+
+
+def test_a_large_batch_has_longer_to_be_answered_than_a_small_one() -> None:
+    """A batch size raised far above the default on a slow CPU is not a hung worker."""
+    process = EncoderProcess(EncoderSpec("use-multilingual", USE_MODEL))  # not started
+    assert process.answer_within(1) == process.answer_within(BATCH_TEXTS) == REQUEST_TIMEOUT_S
+    assert process.answer_within(1024) == REQUEST_TIMEOUT_S + PER_TEXT_S * (1024 - BATCH_TEXTS)
+    process.request_timeout_s = 0.5  # the floor, as the hung-worker test sets it
+    assert process.answer_within(1) == 0.5
+    assert process.pid is None
 
 
 def test_a_worker_that_never_finishes_loading_is_reported() -> None:

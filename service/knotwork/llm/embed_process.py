@@ -31,9 +31,13 @@ log = logging.getLogger(__name__)
 STDERR_TAIL = 2000  # characters of the worker's stderr an error message quotes
 STOP_WAIT_S = 5.0
 # How long the worker may take to load its model (a first load may read large weights), and to
-# answer one batch, before it is taken for hung, stopped, and the request fails.
+# answer one batch, before it is taken for hung, stopped, and the request fails: a batch of up
+# to BATCH_TEXTS texts has REQUEST_TIMEOUT_S, and PER_TEXT_S more for each text beyond them (a
+# large KNOTWORK_EMBED_BATCH_SIZE on a slow CPU is not a hung worker).
 LOAD_TIMEOUT_S = 600.0
 REQUEST_TIMEOUT_S = 300.0
+BATCH_TEXTS = 128
+PER_TEXT_S = 2.0
 
 
 class WorkerDiedError(Exception):
@@ -211,7 +215,7 @@ class EncoderProcess:
             write_frame(child.proc.stdin, pack_texts(texts))
         except (BrokenPipeError, ValueError, OSError) as exc:
             raise WorkerDiedError(f"could not send it texts ({exc}); {child.why()}") from exc
-        status, payload = self._answer(child, self.request_timeout_s, "embedding a batch")
+        status, payload = self._answer(child, self.answer_within(len(texts)), "embedding a batch")
         if status != OK:
             raise ModelUnavailableError(
                 f"the {self.spec.model} embedding worker failed on a batch: "
@@ -225,6 +229,10 @@ class EncoderProcess:
             )
         vectors: Vectors = np.frombuffer(payload, dtype="<f4", offset=SHAPE.size)
         return vectors.reshape(rows, dimension)
+
+    def answer_within(self, texts: int) -> float:
+        """Seconds the worker has to answer a batch of ``texts`` texts before it is hung."""
+        return self.request_timeout_s + PER_TEXT_S * max(0, texts - BATCH_TEXTS)
 
     def _answer(self, child: _Child, timeout: float, doing: str) -> tuple[int, bytes]:
         """The status and whole frame of the worker's next answer; WorkerDiedError when its
