@@ -3,6 +3,7 @@ stop or corrupt the rest."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -89,3 +90,32 @@ def test_the_summary_counts_the_graph_and_names_the_work_left(
     assert "facts in the graph by extractor: mention 1" in result.output
     assert "pending: 1 chunk waits for its embedding" in result.output
     assert "`knotwork retry` finishes them" in result.output
+
+
+def test_extraction_failed_for_good_is_named_and_retried_on_request(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """A chunk whose extraction failed for good (garbage answered twice) is counted in the
+    summary; `retry` leaves it, `retry --errors` tries it again with the model now sane."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
+    fake_ollama.chat_script = lambda body: "this is not json {"
+    result = CliRunner().invoke(cli, ["ingest", str(vault)])
+    assert result.exit_code == 0, result.output
+    assert "model extraction failed for good on 1 chunks" in result.output
+    assert "`knotwork retry --errors`" in result.output
+    fake_ollama.chat_script = lambda body: json.dumps(
+        {
+            "entities": [{"name": "Ann", "type": "person"}, {"name": "Ben", "type": "person"}],
+            "triples": [{"subject": "Ann", "predicate": "works with", "object": "Ben"}],
+        }
+    )
+    plain = CliRunner().invoke(cli, ["retry"])
+    assert plain.exit_code == 0 and "extracted 0" in plain.output, plain.output
+    again = CliRunner().invoke(cli, ["retry", "--errors"])
+    assert again.exit_code == 0, again.output
+    assert "1 chunks whose extraction had failed are pending again" in again.output
+    assert "extracted 1" in again.output
+    summary = CliRunner().invoke(cli, ["ingest", str(vault)])
+    assert "failed for good" not in summary.output and "llm 1" in summary.output, summary.output

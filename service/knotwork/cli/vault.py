@@ -68,6 +68,13 @@ def _print_sync(summary: _Summary, finisher: str = RETRY_HINT) -> None:
             f"pending: {', '.join(pending)} (the model was not available); {finisher}",
             fg=typer.colors.YELLOW,
         )
+    if failed := stats["extraction_errors"]:
+        typer.secho(
+            f"model extraction failed for good on {failed} chunks (the model's answers could "
+            "not be read, or it refused the text); after changing the model or its context, "
+            "`knotwork retry --errors` tries them again",
+            fg=typer.colors.YELLOW,
+        )
     for warning in report.warnings[:MAX_LISTED]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
     if len(report.warnings) > MAX_LISTED:
@@ -137,19 +144,29 @@ def calibrate() -> None:
 
 
 @app.command()
-def retry() -> None:
+def retry(
+    errors: Annotated[
+        bool,
+        typer.Option(
+            "--errors",
+            help="first put back the chunks whose extraction failed for good (garbage "
+            "answered, a prompt refused as too long), after changing the model or its context",
+        ),
+    ] = False,
+) -> None:
     """Embed and extract the chunks left pending while a model was unavailable."""
 
     from knotwork.errors import LeaseHeldError
     from knotwork.graph.lease import lease_status, watches
     from knotwork.watch.watcher import RETRY_PENDING_S
 
-    async def work(core: Core) -> tuple[int, int]:
+    async def work(core: Core) -> tuple[int, int, int]:
         await core.ensure_ready()
         ingestor = Ingestor(core)
         try:
             async with writing(core, ingestor.vault, "cli-retry"):
-                return await ingestor.retry_pending()
+                back = await ingestor.models.errors_pending() if errors else 0
+                return back, *await ingestor.retry_pending()
         except LeaseHeldError as exc:
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):
@@ -159,7 +176,9 @@ def retry() -> None:
                 f"{RETRY_PENDING_S:.0f} s once the model answers, so there is nothing to do here."
             ) from exc
 
-    embedded, extracted = with_core(work, models=True)
+    back, embedded, extracted = with_core(work, models=True)
+    if errors:
+        typer.echo(f"{back} chunks whose extraction had failed are pending again")
     typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
 
 

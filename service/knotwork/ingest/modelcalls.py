@@ -17,7 +17,11 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
-from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED, CHUNKS_PENDING
+from knotwork.graph.queries.writes import (
+    CHUNK_EXTRACTION_TRIED,
+    CHUNKS_ERRORS_PENDING,
+    CHUNKS_PENDING,
+)
 from knotwork.ingest import extract, similar, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
@@ -154,6 +158,12 @@ class ModelCalls:
         return await similar.link_new_entities(
             self.core.store, self.core.settings, self.vault, self.embed
         )
+
+    async def errors_pending(self) -> int:
+        """Put the chunks whose extraction is recorded as an error back to pending, tries
+        counted from none (a model or context since changed may do them); how many."""
+        [row] = await self.core.store.write(CHUNKS_ERRORS_PENDING, vault=self.vault)
+        return int(row["updated"])
 
     async def retry_pending(
         self, limit: int = 10_000, *, ask_again: bool = True

@@ -190,6 +190,7 @@ class EntitiesPendingRow(TypedDict):
 CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
 CHUNK_EXTRACTION_TRIED = Query("chunk_extraction_tried", ExtractionTriedRow)
+CHUNKS_ERRORS_PENDING = Query("chunks_errors_pending", UpdatedRow)
 CHUNK_FACTS_DELETE = Query("chunk_facts_delete", TouchedRow)
 ENTITIES_PENDING = Query("entities_pending", EntitiesPendingRow)
 ENTITY_EMBEDDING_SET = Query("entity_embedding_set", UpdatedRow)
