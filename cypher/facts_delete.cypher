@@ -3,12 +3,17 @@
 // but the notes they mentioned count again the notes that mention them (Note.mentioned_by,
 // locked first; as in mentions_write.cypher).
 // With $incoming, also the link keys by which other notes' facts point at the notes, read in
-// the same round trip: the notes are going, and those links are re-resolved before they go.
+// the same round trip: the notes are going, and those links are re-resolved before they go;
+// and the other notes' mentions of them (notes not in $paths) are deleted, each returned with
+// the note that asserted it: that note's revision records it removed (a mention has nowhere
+// else to go, and left to the notes' DETACH DELETE it would vanish from no revision).
 // The facts deleted come back per note, as notes_facts.cypher gives them: what each note
 // asserted before the write, for its revision, without a round trip of its own.
 // Parameters: $vault (str), $paths (list<str>), $incoming (bool)
 // Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates),
 //          keys (list<str>, the incoming link keys; empty without $incoming),
+//          lost (list of maps: path (the mentioning note), fact (as in facts); empty without
+//          $incoming),
 //          facts (list of maps: path, facts (list of maps as notes_facts.cypher returns them);
 //          a note that asserted nothing has an empty list)
 // Planned once per server: every node it reads is found by a unique key or by expanding
@@ -22,6 +27,17 @@ CALL (n, path) {
   MATCH (n)<-[r]-()
   WHERE r.source <> path AND r.extractor IN ['wikilink', 'frontmatter']
   RETURN collect(DISTINCT r.target) AS keys
+}
+CALL (n, path) {
+  WITH n, path WHERE $incoming
+  MATCH (n)<-[r:MENTIONS]-(:Note)
+  WHERE r.extractor = 'mention' AND NOT r.source IN $paths
+  WITH r, {path: r.source,
+           fact: {relation: type(r), subject: r.subject, target: r.target,
+                  extractor: r.extractor, line: r.line, predicate: r.predicate,
+                  chunk_id: r.chunk_id}} AS lost
+  DELETE r
+  RETURN collect(lost) AS lost
 }
 CALL (n, path) {
   MATCH (n)-[r]->(o) WHERE r.source = path
@@ -47,7 +63,7 @@ CALL (n) {
 }
 // Every note's facts are gone before any count is taken again.
 WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets, collect(keys) AS keys,
-     collect({path: path, facts: own_facts + model_facts}) AS facts
+     collect({path: path, facts: own_facts + model_facts}) AS facts, collect(lost) AS lost
 CALL (targets) {
   UNWIND targets AS some
   UNWIND some AS m
@@ -59,4 +75,4 @@ CALL (targets) {
 }
 RETURN COLLECT { UNWIND lists AS ids UNWIND ids AS id RETURN DISTINCT id } AS touched,
        COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys,
-       facts
+       facts, COLLECT { UNWIND lost AS some UNWIND some AS l RETURN l } AS lost

@@ -21,10 +21,11 @@ import pytest
 from neo4j import AsyncGraphDatabase, RoutingControl
 
 from knotwork.core import Core, open_core
-from knotwork.graph.queries.writes import NOTE_HASHES
+from knotwork.graph.queries.writes import NOTE_HASHES, NOTES_FACTS
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.local_neo4j.server import LocalNeo4j
+from knotwork.models import stored_fact_key
 from knotwork.settings import Settings, get_settings
 from knotwork.text.language import setting_key
 from tests.conftest import REPO, make_settings
@@ -210,6 +211,26 @@ async def stored_notes(core: Core, vault: str = "default") -> dict[str, str | No
         NOTE_HASHES, vault=vault, facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
     )
     return {row["path"]: row["content_hash"] for row in rows}
+
+
+async def stale_revisions(core: Core, vault: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Notes whose latest revision does not list exactly the facts they assert in the graph:
+    path → (the revision's list, the graph's)."""
+    notes = sorted(await stored_notes(core, vault))
+    rows = await core.store.read(NOTES_FACTS, vault=vault, paths=notes)
+    graph = {r["path"]: sorted({stored_fact_key(f) for f in r["facts"]}) for r in rows}
+    latest = await ad_hoc(
+        core,
+        "MATCH (r:Revision {vault: $vault}) WITH r ORDER BY r.at DESC "
+        "RETURN r.path AS path, collect(r.asserted)[0] AS listed",
+        {"vault": vault},
+    )
+    listed = {r["path"]: sorted(r["listed"]) for r in latest}
+    return {
+        p: (listed.get(p, []), graph.get(p, []))
+        for p in notes
+        if listed.get(p, []) != graph.get(p, [])
+    }
 
 
 async def ad_hoc(

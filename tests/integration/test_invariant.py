@@ -29,7 +29,7 @@ from knotwork.graph.queries.admin import NOTE_MTIMES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from tests.integration.conftest import Neo4jTarget, ad_hoc, stored_notes
+from tests.integration.conftest import Neo4jTarget, ad_hoc, stale_revisions, stored_notes
 from tests.integration.test_note_vectors import stale_note_vectors
 
 T = TypeVar("T")
@@ -185,6 +185,8 @@ class VaultMachine(RuleBasedStateMachine):
             rebuilt = self.run(snapshot(self.core.store, "fresh"))
             for part in incremental:
                 assert incremental[part] == rebuilt[part], f"{part} differ"
+            # Each note's latest revision lists what it asserts now (its history is true).
+            assert self.run(stale_revisions(self.core, "inc")) == {}
             # The notes part holds each note's mentioned_by; on both sides it is the count.
             assert self.run(self.miscounted("inc")) == []
             # Placeholder names are in the nodes part; mtimes (also of renamed notes) here.

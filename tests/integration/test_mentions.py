@@ -12,7 +12,7 @@ from knotwork.core import Core
 from knotwork.ingest import write as write_module
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
-from tests.integration.conftest import ad_hoc, put
+from tests.integration.conftest import ad_hoc, put, stale_revisions
 
 
 async def mentions(core: Core) -> list[dict[str, Any]]:
@@ -55,6 +55,53 @@ async def test_mention_found_from_either_end(core: Core, vault: Path, ingestor: 
         write=False,
     )
     assert [a.split("|")[:4] for a in rev["added"]] == [["MENTIONS", "", "marco rossi", "mention"]]
+
+
+async def test_a_deleted_note_leaves_the_revisions_of_the_notes_that_mentioned_it_true(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """The notes that mentioned a deleted note lose those mentions, and their history says
+    so: a revision removing them, by a sync's delete or a single one. Before, the delete took
+    the mentions with the note and no revision recorded it."""
+    put(vault, "Alice.md", "# Alice\n\nAlice often meets Bob Stone at work.\n")
+    put(vault, "Bob Stone.md", "# Bob Stone\n\nAn engineer.\n")
+    put(vault, "Carol.md", "# Carol\n\nCarol knows Bob Stone and Alice.\n")
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [
+        ("Alice.md", "Bob Stone.md"),
+        ("Carol.md", "Alice.md"),
+        ("Carol.md", "Bob Stone.md"),
+    ]
+    assert await stale_revisions(core, "t") == {}
+
+    async def removed(path: str) -> list[list[str]]:
+        rows = await ad_hoc(
+            core,
+            "MATCH (v:Revision {vault: 't', path: $path, kind: 'mentions'}) "
+            "RETURN v.removed AS removed ORDER BY v.at",
+            {"path": path},
+        )
+        return [[f.split("|")[2] for f in r["removed"]] for r in rows]
+
+    (vault / "Bob Stone.md").unlink()
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [("Carol.md", "Alice.md")]
+    assert await removed("Alice.md") == [["bob stone"]]
+    assert await removed("Carol.md") == [["bob stone"]]
+    assert await stale_revisions(core, "t") == {}
+    # The same through a single delete, and a note deleted with one it mentions.
+    put(vault, "Bob Stone.md", "# Bob Stone\n\nAn engineer.\n")
+    await ingestor.upsert_path("Bob Stone.md")
+    (vault / "Bob Stone.md").unlink()
+    await ingestor.delete("Bob Stone.md")
+    assert await removed("Alice.md") == [["bob stone"], [], ["bob stone"]]  # [] when it came
+    assert await stale_revisions(core, "t") == {}
+    (vault / "Alice.md").unlink()
+    (vault / "Carol.md").unlink()
+    put(vault, "Keep.md", "# Keep\n")
+    await sync_vault(ingestor)
+    assert await mentions(core) == [] and await stale_revisions(core, "t") == {}
+    await assert_fresh(ingestor)
 
 
 async def test_rename_alias_and_delete(core: Core, vault: Path, ingestor: Ingestor) -> None:

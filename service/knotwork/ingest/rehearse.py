@@ -6,9 +6,9 @@ list is a type of its own: bench/RESULTS.md, "Deletes: one round trip less"). Af
 server start the first edit a watcher or the API writes plans a dozen queries on a cold
 server: 1.8 to 2.3 s, where the third edit takes 0.2 s (bench/RESULTS.md, "Writes rehearsed").
 A rehearsal runs the writer's own transaction work (``write.batch_work``,
-``write.placeholders_work``: the same query texts with the same parameter types) over two
+``write.placeholders_work``: the same query texts with the same parameter types) over three
 made-up notes of a scratch vault — new notes as a sync's last batch writes them, then a single
-edit of one and the other's delete — in one transaction that is always rolled back: nothing of
+edit of one and another's delete — in one transaction that is always rolled back: nothing of
 it is committed or seen by another transaction. The services start it when they are up. It
 holds the write turn, so a write arriving meanwhile waits for plans it needs rather than making
 them a second time beside it, and it is only an optimisation: one that fails or is cut short
@@ -35,9 +35,10 @@ from knotwork.ingest.ingestor import Ingestor
 
 log = logging.getLogger(__name__)
 
-# Two notes that reach every query of a sync's last batch: frontmatter entities and aliases,
-# two sections (a chunk chain), links both ways and to a missing note (a placeholder), and
-# unlinked mentions of each other's titles.
+# Notes that reach every query of a sync's last batch: frontmatter entities and aliases, two
+# sections (a chunk chain), links both ways and to a missing note (a placeholder), and
+# unlinked mentions of each other's titles; the third only mentions the second (whose delete
+# then takes a mention no rewrite brings back).
 _NOTES = {
     "rehearsal/a.md": (
         "---\naliases: [Rehearsal alpha]\ntags: [rehearsal]\nstatus: draft\n---\n"
@@ -48,6 +49,7 @@ _NOTES = {
         "---\naliases: [Rehearsal beta]\n---\n# Rehearsal beta\n\n"
         "Links back to [[a]] and mentions Rehearsal alpha.\n\n## More\n\nText.\n"
     ),
+    "rehearsal/c.md": "# Rehearsal gamma\n\nMentions Rehearsal beta only.\n",
 }
 
 
@@ -107,9 +109,10 @@ async def _edit_and_delete(
     scratch: Ingestor, unit: list[float], names: NameIndex
 ) -> list[write.Batch]:
     """A single edit's batch of the first note written before (so not new), then the second
-    note's delete, each as ``Ingestor.apply`` builds it; the first note mentions the second,
-    so the delete rewrites its mentions."""
-    first, second = list(_NOTES)
+    note's delete, each as ``Ingestor.apply`` builds it. The first note mentions the second,
+    so the delete rewrites its mentions; the third mentions it too, as the sync's batch wrote
+    it, so the delete takes that mention and records it in the third note's revision."""
+    first, second, _ = list(_NOTES)
     drafted = await scratch.draft([Upsert(first, _NOTES[first] + "\nEdited.\n", 0.0)])
     for d in drafted.drafts.values():
         d.vectors = {c.id: unit for c in d.chunks}

@@ -136,26 +136,41 @@ Asserted = dict[str, list[str]]  # note path → the keys of the facts it assert
 
 
 async def _delete_facts(
-    tx: AsyncManagedTransaction, vault: str, paths: list[str], before: Asserted, *, incoming: bool
+    tx: AsyncManagedTransaction,
+    vault: str,
+    paths: list[str],
+    before: Asserted,
+    lost: Asserted | None = None,
 ) -> tuple[list[str], list[str]]:
     """Delete the notes' facts, recording in ``before`` what each asserted (for its revision);
-    (touched, other notes' link keys to them when ``incoming``)."""
+    with ``lost`` (the notes are going), other notes' mentions of them too, recorded there by
+    the note that made them. (touched, other notes' link keys to them when ``lost``)."""
+    incoming = lost is not None
     rows = await run_query(tx, FACTS_DELETE, vault=vault, paths=paths, incoming=incoming)
     if not rows:
         return [], []
     for note in rows[0]["facts"]:  # the first sighting is what the note asserted before
         before.setdefault(note["path"], sorted({stored_fact_key(f) for f in note["facts"]}))
+    if lost is not None:
+        for gone in rows[0]["lost"]:
+            lost.setdefault(gone["path"], []).append(stored_fact_key(gone["fact"]))
     return list(rows[0]["touched"]), list(rows[0]["keys"])
 
 
 async def _remove_notes(
-    tx: AsyncManagedTransaction, vault: str, paths: list[str], targets: Names, before: Asserted
+    tx: AsyncManagedTransaction,
+    vault: str,
+    paths: list[str],
+    targets: Names,
+    before: Asserted,
+    lost: Asserted,
 ) -> list[str]:
-    """Delete notes' facts (recorded in ``before``), chunks and nodes; re-point other notes'
-    links to them elsewhere (``targets`` no longer holds the notes)."""
+    """Delete notes' facts (recorded in ``before``), chunks and nodes, and other notes'
+    mentions of them (recorded in ``lost``); re-point other notes' links to them elsewhere
+    (``targets`` no longer holds the notes)."""
     if not paths:
         return []
-    touched, keys = await _delete_facts(tx, vault, paths, before, incoming=True)
+    touched, keys = await _delete_facts(tx, vault, paths, before, lost)
     if keys:
         rows = _key_rows(keys, targets)
         touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=rows)
@@ -185,40 +200,46 @@ def _revision(
 
 
 async def _reverse_mentions(
-    tx: AsyncManagedTransaction, b: Batch, found: list[str]
+    tx: AsyncManagedTransaction, b: Batch, found: list[str], lost: Asserted
 ) -> list[dict[str, Any]]:
     """Rewrite other notes' mentions of the batch's changed names (``found``: the notes whose
     text holds one, ``mentions.text_candidates``); a revision for each note whose mentions
-    changed."""
-    if b.names is None or not b.reverse_keys:
-        return []
-    keys = sorted(set(b.reverse_keys))
-    changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
-    after = await _facts_of(tx, b.vault, sorted(changes))
+    changed, this way or by losing mentions of notes removed (``lost``: a fact lost and
+    written again, to a renamed note, is no change)."""
+    changes: dict[str, tuple[list[str], list[str]]] = {}
+    if b.names is not None and b.reverse_keys:
+        keys = sorted(set(b.reverse_keys))
+        changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
+    paths = sorted(set(changes) | set(lost))
+    after = await _facts_of(tx, b.vault, paths)
     revisions = []
-    for path, (removed, added) in sorted(changes.items()):
+    for path in paths:
+        removed, added = changes.get(path, ([], []))
         now = after.get(path, [])
-        before = sorted((set(now) - set(added)) | set(removed))
-        revisions.append(_revision(path, "mentions", before, now))
+        before = sorted((set(now) - set(added)) | set(removed) | set(lost.get(path, [])))
+        if before != now:
+            revisions.append(_revision(path, "mentions", before, now))
     return revisions
 
 
-async def _write_notes(tx: AsyncManagedTransaction, b: Batch, before: Asserted) -> list[str]:
+async def _write_notes(
+    tx: AsyncManagedTransaction, b: Batch, before: Asserted, lost: Asserted
+) -> list[str]:
     """Nodes, chunks and facts of the batch's writes (the facts they replace or move recorded
-    in ``before``); the nodes whose links changed (orphan candidates, placeholders to name
-    again)."""
+    in ``before``, other notes' mentions of a renamed note's old path in ``lost``); the nodes
+    whose links changed (orphan candidates, placeholders to name again)."""
     v, ws = b.vault, b.writes
     await run_query(
         tx, NOTES_UPSERT, vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
     )
     touched: list[str] = []
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
-        touched += (await _delete_facts(tx, v, known, before, incoming=False))[0]
+        touched += (await _delete_facts(tx, v, known, before))[0]
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)
     renamed = [w.renamed_from for w in ws if w.renamed_from]
-    touched += await _remove_notes(tx, v, renamed, b.targets, before)
+    touched += await _remove_notes(tx, v, renamed, b.targets, before, lost)
     if notes := [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]:
         await run_query(tx, CHUNKS_PRUNE, vault=v, notes=notes)
     pairs = [
@@ -258,13 +279,14 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         # earlier write of the batch changes the key of a fact whose source is one of them
         # (links re-resolved to a renamed note move with every property the key reads).
         before: Asserted = {}
-        touched = await _write_notes(tx, b, before) if b.writes else []
+        lost: Asserted = {}  # other notes' mentions of notes removed, by the mentioning note
+        touched = await _write_notes(tx, b, before, lost) if b.writes else []
         deleted = [d.path for d in b.deletes]
-        touched += await _remove_notes(tx, b.vault, deleted, b.targets, before)
+        touched += await _remove_notes(tx, b.vault, deleted, b.targets, before, lost)
         if b.link_keys:
             keys = _key_rows(b.link_keys, b.targets)
             touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
-        revisions = await _reverse_mentions(tx, b, found)
+        revisions = await _reverse_mentions(tx, b, found, lost)
         if touched:
             await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
             # A placeholder is named by the links it has now, not by the first one written.

@@ -89,9 +89,15 @@ class NotesFactsRow(TypedDict):
     facts: list[StoredFact]
 
 
+class LostMention(TypedDict):
+    path: str  # the note that asserted it
+    fact: StoredFact
+
+
 class FactsDeletedRow(TouchedRow):
     keys: list[str]  # other notes' link keys to the notes (asked for with ``incoming``)
     facts: list[NotesFactsRow]  # what each note asserted, as deleted
+    lost: list[LostMention]  # other notes' mentions of the notes, deleted (with ``incoming``)
 
 
 class ChainedRow(TypedDict):
