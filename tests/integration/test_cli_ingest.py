@@ -3,6 +3,7 @@ stop or corrupt the rest."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -11,6 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
+from knotwork.core import open_core
+from knotwork.graph.lease import Lease
+from knotwork.graph.queries.writes import CHUNKS_PENDING
+from knotwork.settings import get_settings
 from tests.conftest import REPO
 from tests.fakes.ollama import FakeOllama
 
@@ -119,3 +124,27 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     assert "extracted 1" in again.output
     summary = CliRunner().invoke(cli, ["ingest", str(vault)])
     assert "failed for good" not in summary.output and "llm 1" in summary.output, summary.output
+    # While a watcher holds the vault, --errors puts them back for the watcher's own retry.
+    fake_ollama.chat_script = lambda body: "this is not json {"
+    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Cy.\n")
+    assert "failed for good on 1" in CliRunner().invoke(cli, ["ingest", str(vault)]).output
+    lease = asyncio.run(_hold({"mode": "inotify", "watches": True}))
+    held = CliRunner().invoke(cli, ["retry", "--errors"])
+    assert held.exit_code == 0, held.output
+    assert "1 chunks whose extraction had failed are pending again" in held.output
+    assert "a watcher holds the vault" in held.output and lease.holder in held.output
+    states = asyncio.run(_extraction_states())
+    assert states == ["pending"], states
+
+
+async def _hold(status: dict[str, object]) -> Lease:
+    async with open_core(get_settings()) as core:
+        lease = Lease(core.store, core.settings.vault_name, 60)
+        await lease.acquire(status)
+        return lease
+
+
+async def _extraction_states() -> list[str]:
+    async with open_core(get_settings()) as core:
+        rows = await core.store.read(CHUNKS_PENDING, vault=core.settings.vault_name, limit=10)
+        return [r["extraction_state"] for r in rows]

@@ -104,6 +104,28 @@ async def test_a_deleted_note_leaves_the_revisions_of_the_notes_that_mentioned_i
     await assert_fresh(ingestor)
 
 
+async def test_a_note_deleted_beside_a_rename_of_one_it_mentions_lists_that_mention_gone(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """One sync renames Bob Stone and deletes Alice, who mentioned him: her history says the
+    mention went, once (the rename's batch takes it, then her delete goes)."""
+    put(vault, "Alice.md", "# Alice\n\nAlice often meets Bob Stone at work.\n")
+    put(vault, "Bob Stone.md", "# Bob Stone\n\nAn engineer.\n")
+    await sync_vault(ingestor)
+    (vault / "Bob Stone.md").rename(vault / "Robert Stone.md")
+    (vault / "Alice.md").unlink()
+    await sync_vault(ingestor)
+    rows = await ad_hoc(
+        core,
+        "MATCH (v:Revision {vault: 't', path: 'Alice.md'}) RETURN v.kind AS kind, "
+        "v.removed AS removed, v.asserted AS asserted ORDER BY v.at",
+    )
+    gone = [f.split("|")[2] for r in rows for f in r["removed"] if f.startswith("MENTIONS")]
+    assert gone == ["bob stone"], rows
+    assert rows[-1]["kind"] == "delete" and rows[-1]["asserted"] == []
+    assert await stale_revisions(core, "t") == {}
+
+
 async def test_rename_alias_and_delete(core: Core, vault: Path, ingestor: Ingestor) -> None:
     put(vault, "Marco Rossi.md", "# Marco\n")
     put(vault, "Journal.md", "Lunch with Marco Rossi, then Il Rossi again.\n")

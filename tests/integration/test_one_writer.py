@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -115,6 +116,50 @@ def test_a_write_no_one_would_ingest_is_refused_and_changes_nothing(
     assert new.status_code == 409 and not (vault / "New.md").exists()
     gone = client.delete("/notes/Kept.md")
     assert gone.status_code == 409 and (vault / "Kept.md").exists()
+
+
+def test_a_write_is_left_only_to_a_watcher_of_this_vault_folder(
+    client: TestClient, vault: Path, settings: Settings, tmp_path: Path
+) -> None:
+    """A watcher under the same vault name following another folder would never see the
+    write: refused (409) before the file changes. Its own folder, by path or by identity (a
+    container's mount point elsewhere), is accepted (202)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = os.stat(elsewhere)
+    lease = asyncio.run(
+        _hold(
+            settings,
+            {
+                "mode": "inotify",
+                "watches": True,
+                "folder": str(elsewhere),
+                "folder_id": f"{other.st_dev}:{other.st_ino}",
+            },
+        )
+    )
+    put = client.put("/notes/Lost.md", content="# Lost\n")
+    assert put.status_code == 409, put.text
+    detail = " ".join(put.json()["detail"].split())
+    assert lease.holder in detail and f"a watcher of {elsewhere}" in detail
+    assert "the same KNOTWORK_VAULT_PATH" in detail and not (vault / "Lost.md").exists()
+    here = os.stat(vault)
+    for status in (
+        {"folder": str(vault.resolve()), "folder_id": None},
+        {"folder": "/vault", "folder_id": f"{here.st_dev}:{here.st_ino}"},  # mounted elsewhere
+    ):
+        asyncio.run(
+            _hold_as(settings, lease.holder, {"mode": "inotify", "watches": True, **status})
+        )
+        taken = client.put("/notes/Seen.md", content="# Seen\n")
+        assert taken.status_code == 202, (status, taken.text)
+        assert (vault / "Seen.md").read_text() == "# Seen\n"
+
+
+async def _hold_as(settings: Settings, holder: str, status: dict[str, Any]) -> None:
+    """Renew ``holder``'s lease with another status, as its next heartbeat would."""
+    async with open_core(settings) as core:
+        await Lease(core.store, "default", 60, holder).acquire(status)
 
 
 def test_a_long_sync_keeps_its_lease_and_ingests_writes_made_meanwhile(

@@ -9,9 +9,10 @@ import logging
 import time
 from pathlib import Path
 
+from knotwork.api.writers import follows
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
-from knotwork.graph.lease import Lease
+from knotwork.graph.lease import Lease, lease_status
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
 from knotwork.watch import watcher as watching
@@ -52,6 +53,11 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
         cut = False
         try:
             assert sorted(await stored_notes(core, "w")) == ["Alice.md", "Bob.md"]
+            # Its lease says which folder it follows: REST writes are left to it only there.
+            held = await lease_status(core.store, "w")
+            resolved = await asyncio.to_thread(vault.resolve)
+            assert held and held["folder"] == str(resolved) and follows(held, vault)
+            assert not follows(held, vault.parent)
             proxy.cut()
             cut = True
             put(vault, "Carol.md", "# Carol\n\nCarol knows [[Alice]].\n")

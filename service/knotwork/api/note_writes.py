@@ -32,6 +32,7 @@ from knotwork.errors import (
     StorageFullError,
     WriteConflictError,
 )
+from knotwork.graph.lease import watches
 from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
@@ -130,6 +131,13 @@ def busy(rel: str, holder: dict[str, Any] | None) -> LeaseHeldError:
         if holder
         else "another writer"
     )
+    if holder and watches(holder):  # a watcher, of another folder (RestWriters._other_holder)
+        return LeaseHeldError(
+            f"nothing was written to {rel!r}: vault writes are held by {who}, a watcher of "
+            f"{holder.get('folder')}, not of this server's vault folder, so this write would "
+            "never reach the graph. Give the two the same KNOTWORK_VAULT_PATH, or different "
+            "KNOTWORK_VAULT_NAMEs"
+        )
     return LeaseHeldError(
         f"nothing was written to {rel!r}: vault writes are held by {who}, which does not "
         "watch the vault's files, so this write would never reach the graph. Retry once it "

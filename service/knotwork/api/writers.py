@@ -11,7 +11,8 @@ finish gives it back). Which way a write goes:
   path is journaled and the sync ingests it from disk before it gives the lease back (202);
 - **watched** — a watcher of another process holds the lease: it sees the file change (202);
 - **busy** — another writer that does not watch the files holds it (a CLI ingest, another
-  API's sync): nothing would ingest the write, so it is refused (409) before the file changes;
+  API's sync), or a watcher of another folder under the same vault name: nothing would ingest
+  the write, so it is refused (409) before the file changes;
 - **offline** — Neo4j does not answer: the file changes, the path is journaled (503), and the
   replay task brings the graph in step once Neo4j is back.
 """
@@ -21,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from knotwork.core import Core
@@ -30,12 +32,24 @@ from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError
 from knotwork.graph.lease import Lease, holding, lease_status, new_holder_id, watches
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
+from knotwork.vault.files import folder_id
 
 log = logging.getLogger(__name__)
 
 REPLAY_EVERY_S = 2.0  # how often pending writes are retried while there are any
 
 Kind = Literal["direct", "queued", "watched", "busy", "offline"]
+
+
+def follows(row: Mapping[str, Any], root: Path) -> bool:
+    """Whether a watching holder follows the vault folder ``root``: the same path, or the same
+    folder (device and inode) mounted at another path, as in another container. A holder that
+    does not say which folder (from before watchers said it) is trusted."""
+    folder, ident = row.get("folder"), row.get("folder_id")
+    if folder is None and ident is None:
+        return True
+    here = folder_id(root)
+    return folder == str(root.resolve()) or (here is not None and ident == f"{here[0]}:{here[1]}")
 
 
 @dataclass(frozen=True)
@@ -115,7 +129,10 @@ class RestWriters:
             return Way("offline")
         if row is None or not row["live"]:
             return Way("busy", row)  # it was given back just now: the client may simply retry
-        return Way("watched" if watches(row) else "busy", row)
+        root = self.core.settings.vault_path
+        if watches(row) and (root is None or follows(row, root)):
+            return Way("watched", row)
+        return Way("busy", row)  # no watcher, or one of another folder: none would ingest it
 
     @contextlib.asynccontextmanager
     async def sync(self) -> AsyncIterator[None]:

@@ -171,6 +171,13 @@ def retry(
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):
                 raise
+            if errors:  # a flag the watcher's own retry reads: no write of notes to share
+                back = await ingestor.models.errors_pending()
+                typer.echo(
+                    f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
+                    f"chunks put back within {RETRY_PENDING_S:.0f} s once the model answers"
+                )
+                return back, 0, 0
             raise LeaseHeldError(
                 f"{exc} That writer is a watcher: it finishes the pending chunks itself, every "
                 f"{RETRY_PENDING_S:.0f} s once the model answers, so there is nothing to do here."

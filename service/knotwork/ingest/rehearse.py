@@ -109,9 +109,10 @@ async def _edit_and_delete(
     scratch: Ingestor, unit: list[float], names: NameIndex
 ) -> list[write.Batch]:
     """A single edit's batch of the first note written before (so not new), then the second
-    note's delete, each as ``Ingestor.apply`` builds it. The first note mentions the second,
-    so the delete rewrites its mentions; the third mentions it too, as the sync's batch wrote
-    it, so the delete takes that mention and records it in the third note's revision."""
+    note's delete, each as ``Ingestor.apply`` builds it. The edit rewrites the mentions of
+    the second note, which names the first; the third note mentions the second, as the
+    sync's batch wrote it, so the delete takes that mention and records it in the third
+    note's revision, and its reverse pass looks for the second note's names."""
     first, second, _ = list(_NOTES)
     drafted = await scratch.draft([Upsert(first, _NOTES[first] + "\nEdited.\n", 0.0)])
     for d in drafted.drafts.values():

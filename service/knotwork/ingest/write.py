@@ -132,7 +132,7 @@ async def _facts_of(
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
-Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted (sorted)
+Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted
 
 
 async def _delete_facts(
@@ -204,8 +204,10 @@ async def _reverse_mentions(
 ) -> list[dict[str, Any]]:
     """Rewrite other notes' mentions of the batch's changed names (``found``: the notes whose
     text holds one, ``mentions.text_candidates``); a revision for each note whose mentions
-    changed, this way or by losing mentions of notes removed (``lost``: a fact lost and
-    written again, to a renamed note, is no change)."""
+    changed, this way or by losing mentions of notes removed (``lost``). A mention lost to a
+    rename and written again in the same transaction is no change; in a sync whose rename was
+    in an earlier batch, the note's history shows it going, then coming back, as the graph
+    had it in between."""
     changes: dict[str, tuple[list[str], list[str]]] = {}
     if b.names is not None and b.reverse_keys:
         keys = sorted(set(b.reverse_keys))
@@ -283,6 +285,9 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         touched = await _write_notes(tx, b, before, lost) if b.writes else []
         deleted = [d.path for d in b.deletes]
         touched += await _remove_notes(tx, b.vault, deleted, b.targets, before, lost)
+        for path in deleted:  # a mention a renamed note took from a deleted one: its delete's
+            if path in lost:
+                before[path] = sorted(set(before.get(path, [])) | set(lost.pop(path)))
         if b.link_keys:
             keys = _key_rows(b.link_keys, b.targets)
             touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)

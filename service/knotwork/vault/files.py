@@ -116,6 +116,16 @@ def symlink_on_path(root: Path, rel: str) -> str | None:
     return None
 
 
+def folder_id(folder: Path) -> tuple[int, int] | None:
+    """A folder's identity (device, inode): another once it was deleted and made again, or
+    replaced; None while it is missing."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 EMPTY = "is empty"
 
 

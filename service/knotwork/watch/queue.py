@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import errno
 import logging
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,11 +44,17 @@ class WatchStatus:
     overflows: int = 0
     last_overflow: str | None = None  # when and why events were dropped for a rescan
     warning: str | None = None
+    # The folder followed, by path and by (device, inode): a REST write is left to this
+    # watcher only by a server whose vault folder is this one (graph/lease.py ``follows``).
+    folder: str | None = None
+    folder_id: str | None = None
 
     def report(self, queue: int) -> dict[str, Any]:
         return {
             "mode": self.mode,
             "watches": True,  # REST writes made meanwhile are left to this watcher (202)
+            "folder": self.folder,
+            "folder_id": self.folder_id,
             "events": self.events,
             "last_event_at": self.last_event_at,
             "lag_ms": round(self.lag_ms, 1),
@@ -147,13 +152,3 @@ def start_observer(
 def deaf(observer: BaseObserver) -> bool:
     """An observer alive whose watch has ended (its folder was deleted)."""
     return any(not emitter.is_alive() for emitter in observer.emitters)
-
-
-def folder_id(folder: Path) -> tuple[int, int] | None:
-    """A folder's identity (device, inode): another once it was deleted and made again, or
-    replaced; None while it is missing."""
-    try:
-        st = os.stat(folder)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino

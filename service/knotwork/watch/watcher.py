@@ -37,7 +37,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.vault.files import symlink_on_path
+from knotwork.vault.files import folder_id, symlink_on_path
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.outage import Outage
@@ -47,7 +47,6 @@ from knotwork.watch.queue import (
     OverflowLog,
     WatchStatus,
     deaf,
-    folder_id,
     start_observer,
 )
 
@@ -70,11 +69,17 @@ class VaultWatcher(PathEvents):
         self.last_report: SyncReport | None = None  # the last rescan's, for a summary
         settings = ingestor.settings
         self.polling = settings.watch_polling
+        root = ingestor.root.resolve()
+        ident = folder_id(root)
         super().__init__(
-            ingestor.root.resolve(),
+            root,
             settings.watch_debounce_ms / 1000,
             settings.watch_queue_max,
-            WatchStatus(mode="polling" if self.polling else "inotify"),
+            WatchStatus(
+                mode="polling" if self.polling else "inotify",
+                folder=str(root),
+                folder_id=f"{ident[0]}:{ident[1]}" if ident else None,
+            ),
         )
         self.rescan_s = settings.watch_rescan_s
         self.retry_s = RETRY_PENDING_S
@@ -228,6 +233,8 @@ class VaultWatcher(PathEvents):
         except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)
             return
+        if not self.ingestor.models.down:  # the pending chunks were read: Neo4j answers
+            self.outage.ended()
         if embedded or extracted:
             log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
 
