@@ -20,7 +20,7 @@ from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve.notes import vault_stats
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import ad_hoc, put
+from tests.integration.conftest import ad_hoc, put, stale_revisions, stored_notes
 
 
 async def facts(core: Core, vault: str = "t") -> list[str]:
@@ -328,6 +328,34 @@ async def test_a_note_that_fails_in_a_sync_leaves_the_links_to_it_resolved_elsew
     assert any("|WORKS_WITH|note:Hub.md|note:Carla.md|" in f for f in lines), lines
     assert any("|WORKS_WITH|note:Hub.md|note:Dino.md|" in f for f in lines), lines
     assert not any(n.startswith("unresolved:") for n in (await snapshot(core.store, "t"))["nodes"])
+
+
+async def test_a_note_that_fails_in_a_sync_leaves_the_history_of_notes_mentioning_it_true(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: Any
+) -> None:
+    """A note mentioned by another written earlier in the sync (through its placeholder)
+    fails: the mention goes with the placeholder, and the mentioning note's revision says so;
+    the next sync brings both back."""
+    put(vault, "Hub.md", "# Hub\n\nLunch with Dino Ferri today.\n")
+    put(vault, "Dino Ferri.md", "# Dino Ferri\n")
+    original = Ingestor.commit
+
+    async def commit(self: Ingestor, prepared: Any) -> Any:
+        if any(w.path == "Dino Ferri.md" for w in prepared.batch.writes):
+            raise KnotworkError("refused for the test")
+        return await original(self, prepared)
+
+    monkeypatch.setattr(Ingestor, "commit", commit)
+    ingestor.settings = ingestor.settings.model_copy(update={"ingest_batch": 1})
+    report = await sync_vault(ingestor)
+    assert len(report.errors) == 1, report.errors
+    assert list(await stored_notes(core, "t")) == ["Hub.md"]
+    assert not any("MENTIONS" in f for f in await facts(core))
+    assert await stale_revisions(core, "t") == {}
+    monkeypatch.setattr(Ingestor, "commit", original)
+    await sync_vault(ingestor)
+    assert any("|MENTIONS|note:Hub.md|note:Dino Ferri.md|" in f for f in await facts(core))
+    assert await stale_revisions(core, "t") == {}
 
 
 async def test_pending_chunks_are_embedded_a_slice_at_a_time_each_kept_as_it_comes(

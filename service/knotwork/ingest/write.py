@@ -212,8 +212,20 @@ async def _reverse_mentions(
     if b.names is not None and b.reverse_keys:
         keys = sorted(set(b.reverse_keys))
         changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
+    return await _lost_revisions(tx, b.vault, lost, changes)
+
+
+async def _lost_revisions(
+    tx: AsyncManagedTransaction,
+    vault: str,
+    lost: Asserted,
+    changes: dict[str, tuple[list[str], list[str]]] | None = None,
+) -> list[dict[str, Any]]:
+    """A 'mentions' revision for each note that lost mentions (``lost``) or had them rewritten
+    (``changes``: removed, added), read against what it asserts now."""
+    changes = changes or {}
     paths = sorted(set(changes) | set(lost))
-    after = await _facts_of(tx, b.vault, paths)
+    after = await _facts_of(tx, vault, paths)
     revisions = []
     for path in paths:
         removed, added = changes.get(path, ([], []))
@@ -367,7 +379,7 @@ async def write_extraction(
 async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> None:
     """Delete the note placeholders a sync left unwritten (their notes failed): the links to
     them re-resolve (to another note of ``names``, the sync's, or an Unresolved
-    placeholder), mentions of them go."""
+    placeholder), mentions of them go, in a revision of each note that made them."""
     await store.write_transaction(placeholders_work(vault, names))
 
 
@@ -380,7 +392,15 @@ def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
         if not counted[0]["placeholders"]:
             return
         rows = await run_query(tx, NOTES_PLACEHOLDERS_DELETE, vault=vault)
-        if not rows or not rows[0]["keys"]:
+        if not rows:
+            return
+        lost: Asserted = {}
+        for gone in rows[0]["lost"]:
+            lost.setdefault(gone["path"], []).append(stored_fact_key(gone["fact"]))
+        if revisions := await _lost_revisions(tx, vault, lost):
+            appended = {"revisions": revisions, "token": None}
+            await run_query(tx, REVISIONS_APPEND, vault=vault, write=appended)
+        if not rows[0]["keys"]:
             return
         targets = NameView(names)
         for path in rows[0]["paths"]:

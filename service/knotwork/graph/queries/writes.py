@@ -121,6 +121,7 @@ class PlaceholdersDeletedRow(TypedDict):
     paths: list[str]
     keys: list[str]
     placeholders: list[str]
+    lost: list[LostMention]  # other notes' mentions of the placeholders, deleted
 
 
 NOTES_FACTS = Query("notes_facts", NotesFactsRow)
