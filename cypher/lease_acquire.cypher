@@ -2,7 +2,9 @@
 // Parameters: $vault (str), $holder (str, unique per writer; the API's writers share one),
 //             $host (str), $pid (int), $ttl_s (int, seconds until the lease lapses without
 //             renewal), $status (map: mode, watches (bool: the holder follows the files), and a
-//             watcher's queue, lag_ms, last_event_at (str or null), events, …)
+//             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
+//             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
+//             events, …)
 // Returns: ok (bool), holder, host, pid, heartbeat_at (of whoever holds it)
 MERGE (l:Lease {vault: $vault})
 ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')

@@ -143,6 +143,20 @@ def test_a_write_is_left_only_to_a_watcher_of_this_vault_folder(
     detail = " ".join(put.json()["detail"].split())
     assert lease.holder in detail and f"a watcher of {elsewhere}" in detail
     assert "the same KNOTWORK_VAULT_PATH" in detail and not (vault / "Lost.md").exists()
+    # The same path is not enough where both say their folder: two containers' /vault.
+    asyncio.run(
+        _hold_as(
+            settings,
+            lease.holder,
+            {
+                "mode": "inotify",
+                "watches": True,
+                "folder": str(vault.resolve()),
+                "folder_id": f"{other.st_dev}:{other.st_ino}",
+            },
+        )
+    )
+    assert client.put("/notes/Lost.md", content="# Lost\n").status_code == 409
     here = os.stat(vault)
     for status in (
         {"folder": str(vault.resolve()), "folder_id": None},

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from knotwork.api.note_schemas import Synced, synced
 from knotwork.api.writers import RestWriters, Way
@@ -32,7 +32,6 @@ from knotwork.errors import (
     StorageFullError,
     WriteConflictError,
 )
-from knotwork.graph.lease import watches
 from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
@@ -123,15 +122,16 @@ def refused_as_conflict() -> Iterator[None]:
         raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
 
 
-def busy(rel: str, holder: dict[str, Any] | None) -> LeaseHeldError:
+def busy(rel: str, way: Way) -> LeaseHeldError:
     """A write refused before the file changes: the lease's holder would not ingest it."""
+    holder = way.holder
     who = (
         f"{holder.get('holder')} (mode {holder.get('mode') or 'unknown'}, host "
         f"{holder.get('host')}, pid {holder.get('pid')})"
         if holder
         else "another writer"
     )
-    if holder and watches(holder):  # a watcher, of another folder (RestWriters._other_holder)
+    if holder and way.elsewhere:  # a watcher of another folder (RestWriters._other_holder)
         return LeaseHeldError(
             f"nothing was written to {rel!r}: vault writes are held by {who}, a watcher of "
             f"{holder.get('folder')}, not of this server's vault folder, so this write would "
@@ -255,7 +255,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     # From the checks to the graph write: no interleaving with another write of this note.
     async with core.note_locks.hold(rel), landing.kept(), writers.write() as way:
         if way.kind == "busy":
-            raise busy(rel, way.holder)
+            raise busy(rel, way)
         with _changing(writers, way, rel) as entry:
             if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
                 variants = case_variants_on_disk(root, rel)
@@ -290,7 +290,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
         landing = _Landing(writers, rel, "deleted")
         async with landing.kept(), writers.write() as way:
             if way.kind == "busy":
-                raise busy(rel, way.holder)
+                raise busy(rel, way)
             with _changing(writers, way, rel) as entry:
                 if on_disk:
                     with refused_as_conflict():

@@ -42,20 +42,24 @@ Kind = Literal["direct", "queued", "watched", "busy", "offline"]
 
 
 def follows(row: Mapping[str, Any], root: Path) -> bool:
-    """Whether a watching holder follows the vault folder ``root``: the same path, or the same
-    folder (device and inode) mounted at another path, as in another container. A holder that
-    does not say which folder (from before watchers said it) is trusted."""
+    """Whether a watching holder follows the vault folder ``root``: the same folder (device
+    and inode), wherever it is mounted (containers mount theirs at /vault), or, when either
+    side cannot say its identity, the same path. A holder that does not say which folder
+    (from before watchers said it) is trusted."""
     folder, ident = row.get("folder"), row.get("folder_id")
     if folder is None and ident is None:
         return True
     here = folder_id(root)
-    return folder == str(root.resolve()) or (here is not None and ident == f"{here[0]}:{here[1]}")
+    if ident is not None and here is not None:  # two containers' /vault may be two folders
+        return bool(ident == f"{here[0]}:{here[1]}")
+    return bool(folder == str(root.resolve()))
 
 
 @dataclass(frozen=True)
 class Way:
     kind: Kind
     holder: dict[str, Any] | None = None  # the lease's holder, for watched and busy
+    elsewhere: bool = False  # busy: the holder is a live watcher of another folder
 
 
 class RestWriters:
@@ -129,10 +133,12 @@ class RestWriters:
             return Way("offline")
         if row is None or not row["live"]:
             return Way("busy", row)  # it was given back just now: the client may simply retry
+        if not watches(row):
+            return Way("busy", row)
         root = self.core.settings.vault_path
-        if watches(row) and (root is None or follows(row, root)):
+        if root is None or await asyncio.to_thread(follows, row, root):
             return Way("watched", row)
-        return Way("busy", row)  # no watcher, or one of another folder: none would ingest it
+        return Way("busy", row, elsewhere=True)  # it would never see the write
 
     @contextlib.asynccontextmanager
     async def sync(self) -> AsyncIterator[None]:

@@ -261,7 +261,7 @@ class VaultWatcher(PathEvents):
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
-        watched = folder_id(self.root)  # before the rescan: a folder swapped during it counts
+        watched = self._followed(folder_id(self.root))  # before the rescan: a swap counts
         observer = self._observer(loop)  # before the rescan, so no change slips between
         rehearsal: asyncio.Task[None] | None = None
         try:
@@ -294,7 +294,7 @@ class VaultWatcher(PathEvents):
                             log.warning("the vault folder was replaced; following the new one")
                             observer.stop()
                             observer.join(timeout=5)
-                            observer, watched = renewed, now_id
+                            observer, watched = renewed, self._followed(now_id)
                             self._rescan.set()
                 now = time.monotonic()
                 retry = self._rescan_retry_at is not None and now >= self._rescan_retry_at
@@ -333,6 +333,12 @@ class VaultWatcher(PathEvents):
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
             await background.stop(rehearsal)
+
+    def _followed(self, ident: tuple[int, int] | None) -> tuple[int, int] | None:
+        """The folder now followed, said in the status the lease carries (api/writers.py
+        ``follows``: a REST write is left to this watcher only by its folder)."""
+        self.status.folder_id = f"{ident[0]}:{ident[1]}" if ident else None
+        return ident
 
     def stop(self) -> None:
         self._stop.set()
