@@ -306,10 +306,11 @@ async def test_move_out_of_the_vault_deletes(
 
 
 async def test_burst_of_500_writes(watcher: VaultWatcher, vault: Path, core: Core) -> None:
-    start = time.monotonic()
+    """500 writes to 100 notes as fast as the disk takes them (no wall-clock bound here: a
+    busy machine writes slower, and speed is the benchmarks' to measure): every note lands
+    once, in its last version."""
     for i in range(500):
         (vault / f"burst{i % 100}.md").write_text(f"# Burst {i}\n\nLinks to [[burst{i % 7}]].\n")
-    assert time.monotonic() - start < 1.5
     await settle(watcher, limit_s=180)
     await assert_verified(watcher)
     assert len(await graph_paths(core)) == 102
