@@ -32,7 +32,7 @@ from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError
 from knotwork.graph.lease import Lease, holding, lease_status, new_holder_id, watches
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
-from knotwork.vault.files import folder_id
+from knotwork.vault.files import folder_key
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +49,9 @@ def follows(row: Mapping[str, Any], root: Path) -> bool:
     folder, ident = row.get("folder"), row.get("folder_id")
     if folder is None and ident is None:
         return True
-    here = folder_id(root)
+    here = folder_key(root)
     if ident is not None and here is not None:  # two containers' /vault may be two folders
-        return bool(ident == f"{here[0]}:{here[1]}")
+        return bool(ident == here)
     return bool(folder == str(root.resolve()))
 
 

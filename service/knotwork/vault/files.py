@@ -126,6 +126,13 @@ def folder_id(folder: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def folder_key(folder: Path) -> str | None:
+    """``folder_id`` as text ("device:inode"), as a watcher's lease records the folder it
+    follows; None while the folder is missing."""
+    ident = folder_id(folder)
+    return f"{ident[0]}:{ident[1]}" if ident else None
+
+
 EMPTY = "is empty"
 
 

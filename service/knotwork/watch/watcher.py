@@ -37,7 +37,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.vault.files import folder_id, symlink_on_path
+from knotwork.vault.files import folder_id, folder_key, symlink_on_path
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.outage import Outage
@@ -70,7 +70,6 @@ class VaultWatcher(PathEvents):
         settings = ingestor.settings
         self.polling = settings.watch_polling
         root = ingestor.root.resolve()
-        ident = folder_id(root)
         super().__init__(
             root,
             settings.watch_debounce_ms / 1000,
@@ -78,7 +77,7 @@ class VaultWatcher(PathEvents):
             WatchStatus(
                 mode="polling" if self.polling else "inotify",
                 folder=str(root),
-                folder_id=f"{ident[0]}:{ident[1]}" if ident else None,
+                folder_id=folder_key(root),  # the lease's first status, before _follow
             ),
         )
         self.rescan_s = settings.watch_rescan_s
@@ -337,7 +336,7 @@ class VaultWatcher(PathEvents):
     def _followed(self, ident: tuple[int, int] | None) -> tuple[int, int] | None:
         """The folder now followed, said in the status the lease carries (api/writers.py
         ``follows``: a REST write is left to this watcher only by its folder)."""
-        self.status.folder_id = f"{ident[0]}:{ident[1]}" if ident else None
+        self.status.folder_id = folder_key(self.root)
         return ident
 
     def stop(self) -> None:
