@@ -1,7 +1,8 @@
 // Delete every fact the given notes assert (structural and model-extracted) and their chunks'
 // entity links, so the notes can be written anew. Nothing another note asserts is touched,
-// but the notes they mentioned count again the notes that mention them (Note.mentioned_by,
-// locked first; as in mentions_write.cypher).
+// but each note they mentioned is mentioned by one note fewer per note here that mentioned it
+// (Note.mentioned_by, kept by what changed, the target locked first; as in
+// mentions_write.cypher).
 // With $incoming, also the link keys by which other notes' facts point at the notes, read in
 // the same round trip: the notes are going, and those links are re-resolved before they go;
 // and the other notes' mentions of them (notes not in $paths) are deleted, each returned with
@@ -46,7 +47,7 @@ CALL (n, path) {
        {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
         line: r.line, predicate: r.predicate, chunk_id: r.chunk_id} AS fact
   DELETE r
-  RETURN collect(id) AS own, collect(CASE WHEN mention THEN o END) AS targets,
+  RETURN collect(id) AS own, collect(DISTINCT CASE WHEN mention THEN o END) AS targets,
          collect(fact) AS own_facts
 }
 CALL (n, path) {
@@ -61,17 +62,17 @@ CALL (n) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[h:HAS_ENTITY]->(e)
   WITH h, elementId(e) AS id DELETE h RETURN collect(id) AS mentioned
 }
-// Every note's facts are gone before any count is taken again.
+// Every note's facts are gone before any count changes.
 WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets, collect(keys) AS keys,
      collect({path: path, facts: own_facts + model_facts}) AS facts, collect(lost) AS lost
 CALL (targets) {
   UNWIND targets AS some
   UNWIND some AS m
-  WITH DISTINCT m
-  SET m.mentioned_by = coalesce(m.mentioned_by, 0)
-  WITH m
-  SET m.mentioned_by = COUNT { MATCH (x:Note)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention'
-                               RETURN DISTINCT x }
+  WITH m, count(*) AS fewer
+  SET m._lock = true
+  WITH m, fewer
+  SET m.mentioned_by = coalesce(m.mentioned_by, 0) - fewer
+  REMOVE m._lock
 }
 RETURN COLLECT { UNWIND lists AS ids UNWIND ids AS id RETURN DISTINCT id } AS touched,
        COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys,

@@ -6,7 +6,9 @@
 // Parameters: $vault (str), $keys (list of maps: key, stem (the key's last segment), target
 //             (the path of the note the key resolves to, or null))
 // Returns: touched (list of element ids of nodes that lost a relationship, and of placeholders
-//          that gained one: orphan candidates, and placeholders to name again)
+//          that gained one: orphan candidates, and placeholders to name again), spelled (list
+//          of maps: id, spelling (a link a placeholder gained, as written), for
+//          unresolved_names.cypher)
 // Planned once per server: it finds placeholders by unique key and notes by the note_stem
 // index (a seek whatever the statistics), so it is not planned again when they catch up
 // after a bulk write (the first delete after a sync would pay for it).
@@ -37,8 +39,9 @@ WITH r, dest, startNode(r) AS src, endNode(r) AS old
 WHERE old <> dest
 CREATE (src)-[moved:$(type(r))]->(dest)
 SET moved = properties(r)
-WITH r, elementId(old) AS oid, CASE WHEN dest:Unresolved THEN elementId(dest) END AS did
+WITH r, elementId(old) AS oid, CASE WHEN dest:Unresolved THEN elementId(dest) END AS did,
+     CASE WHEN dest:Unresolved AND r.target_text IS NOT NULL
+          THEN {id: elementId(dest), spelling: r.target_text} END AS spelled
 DELETE r
-WITH collect(oid) + collect(did) AS ids
-UNWIND ids AS id
-RETURN collect(DISTINCT id) AS touched
+WITH collect(oid) + collect(did) AS ids, collect(DISTINCT spelled) AS spelled
+RETURN COLLECT { UNWIND ids AS id RETURN DISTINCT id } AS touched, spelled

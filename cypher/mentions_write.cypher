@@ -1,8 +1,11 @@
 // Write notes' mentions of other notes: one MENTIONS fact per (chunk, note named). A note
 // named but not written yet (later in the same sync) gets a placeholder its write fills.
 // Keeps each target's count of the notes that mention it (Note.mentioned_by, which the walk
-// reads; facts_delete and mentions_delete keep it too): the target is locked first, so a
-// concurrent writer's mentions are counted once it commits.
+// reads; facts_delete and mentions_delete keep it too) by what changed, not by counting its
+// mentions again: a note that mentions a popular note would otherwise pay for every other
+// note that mentions it. A (note, target) pair counts once, whatever its chunks, and only if
+// the note did not mention the target already. The target is locked (a property set and
+// removed) before its count is read, so a concurrent writer's change is read once it commits.
 // Parameters: $vault (str), $facts (list of maps: target_path, props (map of relationship
 //             properties: source = the mentioning note's path, chunk_id, line,
 //             extractor = 'mention', model, confidence, predicate, target = mention key,
@@ -13,16 +16,23 @@
 // catch up after a bulk write (the first edit after a sync would pay for it).
 CYPHER replan=skip
 UNWIND $facts AS f
-MATCH (n:Note {vault: $vault, path: f.props.source})
-MERGE (m:Note {vault: $vault, path: f.target_path})
-CREATE (n)-[r:MENTIONS]->(m)
-SET r = f.props, r.recorded_at = datetime()
-WITH collect(DISTINCT m) AS targets, count(r) AS written
-CALL (targets) {
-  UNWIND targets AS m
-  SET m.mentioned_by = coalesce(m.mentioned_by, 0)
-  WITH m
-  SET m.mentioned_by = COUNT { MATCH (x:Note)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention'
-                               RETURN DISTINCT x }
+WITH f.props.source AS source, f.target_path AS target_path, collect(f) AS pair
+MATCH (n:Note {vault: $vault, path: source})
+MERGE (m:Note {vault: $vault, path: target_path})
+WITH n, m, pair,
+     EXISTS { MATCH (n)-[r:MENTIONS]->(m) WHERE r.extractor = 'mention' } AS counted
+CALL (n, m, pair) {
+  UNWIND pair AS f
+  CREATE (n)-[r:MENTIONS]->(m)
+  SET r = f.props, r.recorded_at = datetime()
+  RETURN count(r) AS created
 }
-RETURN written
+WITH m, sum(created) AS created, sum(CASE WHEN counted THEN 0 ELSE 1 END) AS added
+CALL (m, added) {
+  WITH m, added WHERE added > 0
+  SET m._lock = true
+  WITH m, added
+  SET m.mentioned_by = coalesce(m.mentioned_by, 0) + added
+  REMOVE m._lock
+}
+RETURN sum(created) AS written

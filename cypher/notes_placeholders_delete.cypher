@@ -6,7 +6,8 @@
 // Parameters: $vault (str)
 // Returns: deleted (int), paths (list<str>, the placeholders' paths), keys (list<str>, link
 //          keys moved), placeholders (list<str>, element ids of the Unresolved placeholders
-//          that gained links: to name again), lost (list of maps: path (the mentioning
+//          that gained links: to name again), spelled (list of maps: id, spelling, the
+//          links they gained as written), lost (list of maps: path (the mentioning
 //          note), fact (as notes_facts.cypher gives a fact))
 MATCH (n:Note {vault: $vault}) WHERE n.content_hash IS NULL
 CALL (n) {
@@ -14,9 +15,12 @@ CALL (n) {
   MERGE (u:Unresolved {vault: $vault, key: r.target}) ON CREATE SET u.name = r.target
   CREATE (s)-[moved:$(type(r))]->(u)
   SET moved = properties(r)
-  WITH r, u, r.target AS key
+  WITH r, u, r.target AS key,
+       CASE WHEN r.target_text IS NOT NULL
+            THEN {id: elementId(u), spelling: r.target_text} END AS spelled
   DELETE r
-  RETURN collect(DISTINCT key) AS keys, collect(DISTINCT elementId(u)) AS ids
+  RETURN collect(DISTINCT key) AS keys, collect(DISTINCT elementId(u)) AS ids,
+         collect(DISTINCT spelled) AS spelled
 }
 CALL (n) {
   MATCH (:Note)-[r:MENTIONS]->(n) WHERE r.extractor = 'mention'
@@ -27,10 +31,11 @@ CALL (n) {
   DELETE r
   RETURN collect(lost) AS lost
 }
-WITH n, n.path AS path, keys, ids, lost
+WITH n, n.path AS path, keys, ids, spelled, lost
 DETACH DELETE n
 WITH count(*) AS deleted, collect(path) AS paths, collect(keys) AS keys, collect(ids) AS ids,
-     collect(lost) AS lost
+     collect(spelled) AS spelled, collect(lost) AS lost
 RETURN deleted, paths, reduce(acc = [], k IN keys | acc + k) AS keys,
        reduce(acc = [], i IN ids | acc + i) AS placeholders,
+       reduce(acc = [], s IN spelled | acc + s) AS spelled,
        reduce(acc = [], l IN lost | acc + l) AS lost

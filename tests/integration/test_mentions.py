@@ -364,3 +364,45 @@ async def test_an_alias_added_asks_about_that_alias_only_and_keeps_every_mention
     expected = [(f"Day {i}.md", "Launchpad.md") for i in range(3)] + [("Memo.md", "Launchpad.md")]
     assert pairs(await mentions(core)) == expected
     await assert_fresh(ingestor)
+
+
+async def test_a_note_mentioning_one_note_from_two_chunks_counts_once(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """Note.mentioned_by is kept by what each write changes (a popular note is not counted
+    again on every edit of a note that mentions it): a note is one mentioner however many of
+    its chunks name the note, through writes, edits, a mention dropped and a delete."""
+
+    async def kept() -> int:
+        [row] = await ad_hoc(
+            core,
+            "MATCH (n:Note {vault: 't', path: 'Marco Rossi.md'}) "
+            "RETURN n.mentioned_by AS kept, COUNT { MATCH (x:Note)-[r:MENTIONS]->(n) "
+            "WHERE r.extractor = 'mention' RETURN DISTINCT x } AS counted",
+            {},
+        )
+        assert row["kept"] == row["counted"]
+        return int(row["kept"])
+
+    filler = "Plain words about the weather and the garden. " * 40
+    put(vault, "Marco Rossi.md", "# Marco Rossi\n")
+    twice = f"# A\n\nLunch with Marco Rossi.\n\n## Later\n\n{filler}\n\nMarco Rossi again.\n"
+    put(vault, "A.md", twice)
+    put(vault, "B.md", "# B\n\nCall Marco Rossi.\n")
+    await sync_vault(ingestor)
+    chunks = {r["chunk_id"] for r in await mentions(core) if r["source"] == "A.md"}
+    assert len(chunks) == 2  # the case under test: one note, two chunks naming the note
+    assert await kept() == 2
+    put(vault, "A.md", twice + "\nAnd once more, Marco Rossi.\n")
+    await ingestor.upsert_path("A.md")
+    assert await kept() == 2
+    put(vault, "B.md", "# B\n\nCall nobody.\n")
+    await ingestor.upsert_path("B.md")
+    assert await kept() == 1
+    (vault / "A.md").unlink()
+    await ingestor.delete("A.md")
+    assert await kept() == 0
+    put(vault, "B.md", "# B\n\nCall Marco Rossi, twice: Marco Rossi.\n")
+    await sync_vault(ingestor)
+    assert await kept() == 1
+    await assert_fresh(ingestor)

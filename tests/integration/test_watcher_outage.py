@@ -32,7 +32,7 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
     core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch, caplog
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.5)
-    caplog.set_level(logging.INFO, logger="knotwork.watch.watcher")
+    caplog.set_level(logging.INFO, logger="knotwork.watch")
     put(vault, "Alice.md", "# Alice\n\nAlice works with [[Bob]].\n")
     put(vault, "Bob.md", "# Bob\n\nAn engineer.\n")
     through = settings.model_copy(

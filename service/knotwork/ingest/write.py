@@ -40,7 +40,8 @@ from knotwork.graph.queries.writes import (
     REVISIONS_APPEND,
     SYNC_OWE,
     UNRESOLVED_NAMES,
-    TouchedRow,
+    RelinkedRow,
+    Spelled,
 )
 from knotwork.graph.store import GraphStore, run_query
 from knotwork.ingest import mentions
@@ -107,11 +108,35 @@ class WriteResult:
     mentions: int = 0  # MENTIONS facts the note asserts
 
 
-async def _touched(
-    tx: AsyncManagedTransaction, query: Query[TouchedRow], /, **params: Any
-) -> list[str]:
-    rows = await run_query(tx, query, **params)
-    return list(rows[0]["touched"]) if rows else []
+@dataclass
+class Touched:
+    """The nodes a transaction changed the relationships of: orphan candidates, and
+    placeholders to name again, with the spellings of the links they gained."""
+
+    ids: list[str] = field(default_factory=list)
+    spelled: list[Spelled] = field(default_factory=list)
+
+    async def relink(
+        self, tx: AsyncManagedTransaction, query: Query[RelinkedRow], /, **params: Any
+    ) -> None:
+        """Run a query that writes or moves links, and keep what it touched."""
+        rows = await run_query(tx, query, **params)
+        if rows:
+            self.ids += rows[0]["touched"]
+            self.spelled += rows[0]["spelled"]
+
+    async def settle(self, tx: AsyncManagedTransaction) -> None:
+        """Delete the orphans left, and name the placeholders again by their links."""
+        if not self.ids:
+            return
+        ids = sorted(set(self.ids))
+        await run_query(tx, ORPHANS_DELETE, ids=ids)
+        added: dict[str, set[str]] = {}
+        for s in self.spelled:
+            added.setdefault(s["id"], set()).add(s["spelling"])
+        placeholders = [{"id": i, "added": sorted(added.get(i, ()))} for i in ids]
+        # A placeholder is named by the links it has now, not by the first one written.
+        await run_query(tx, UNRESOLVED_NAMES, placeholders=placeholders)
 
 
 def _key_rows(keys: Iterable[str], targets: Names) -> list[dict[str, str | None]]:
@@ -164,18 +189,19 @@ async def _remove_notes(
     targets: Names,
     before: Asserted,
     lost: Asserted,
-) -> list[str]:
+    touched: Touched,
+) -> None:
     """Delete notes' facts (recorded in ``before``), chunks and nodes, and other notes'
     mentions of them (recorded in ``lost``); re-point other notes' links to them elsewhere
     (``targets`` no longer holds the notes)."""
     if not paths:
-        return []
-    touched, keys = await _delete_facts(tx, vault, paths, before, lost)
+        return
+    ids, keys = await _delete_facts(tx, vault, paths, before, lost)
+    touched.ids += ids
     if keys:
         rows = _key_rows(keys, targets)
-        touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=rows)
+        await touched.relink(tx, LINKS_RERESOLVE, vault=vault, keys=rows)
     await run_query(tx, NOTES_DELETE, vault=vault, paths=paths)
-    return touched
 
 
 def _revision(
@@ -237,23 +263,22 @@ async def _lost_revisions(
 
 
 async def _write_notes(
-    tx: AsyncManagedTransaction, b: Batch, before: Asserted, lost: Asserted
-) -> list[str]:
+    tx: AsyncManagedTransaction, b: Batch, before: Asserted, lost: Asserted, touched: Touched
+) -> None:
     """Nodes, chunks and facts of the batch's writes (the facts they replace or move recorded
-    in ``before``, other notes' mentions of a renamed note's old path in ``lost``); the nodes
-    whose links changed (orphan candidates, placeholders to name again)."""
+    in ``before``, other notes' mentions of a renamed note's old path in ``lost``; the nodes
+    whose links changed in ``touched``)."""
     v, ws = b.vault, b.writes
     await run_query(
         tx, NOTES_UPSERT, vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
     )
-    touched: list[str] = []
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
-        touched += (await _delete_facts(tx, v, known, before))[0]
+        touched.ids += (await _delete_facts(tx, v, known, before))[0]
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)
     renamed = [w.renamed_from for w in ws if w.renamed_from]
-    touched += await _remove_notes(tx, v, renamed, b.targets, before, lost)
+    await _remove_notes(tx, v, renamed, b.targets, before, lost, touched)
     if notes := [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]:
         await run_query(tx, CHUNKS_PRUNE, vault=v, notes=notes)
     pairs = [
@@ -265,7 +290,7 @@ async def _write_notes(
         await run_query(tx, CHUNKS_CHAIN, pairs=pairs)
     if links := [f for w in ws for f in w.link_facts]:
         links = [{**f, "target_path": b.targets.link_target(f["props"]["target"])} for f in links]
-        touched += await _touched(tx, FACTS_WRITE_LINKS, vault=v, facts=links)
+        await touched.relink(tx, FACTS_WRITE_LINKS, vault=v, facts=links)
     if entities := [f for w in ws for f in w.entity_facts]:
         await run_query(tx, FACTS_WRITE_ENTITIES, vault=v, facts=entities)
     if entity_rows := [r for w in ws for r in w.chunk_entities]:
@@ -274,7 +299,6 @@ async def _write_notes(
         await run_query(tx, MENTIONS_WRITE, vault=v, facts=facts)
     # Each note's vector is the mean of its chunks' (new, copied or pruned just now).
     await run_query(tx, NOTE_EMBEDDING_SET, vault=v, paths=[w.path for w in ws])
-    return touched
 
 
 async def write_batch(store: GraphStore, b: Batch) -> dict[str, WriteResult]:
@@ -294,20 +318,19 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         # (links re-resolved to a renamed note move with every property the key reads).
         before: Asserted = {}
         lost: Asserted = {}  # other notes' mentions of notes removed, by the mentioning note
-        touched = await _write_notes(tx, b, before, lost) if b.writes else []
+        touched = Touched()
+        if b.writes:
+            await _write_notes(tx, b, before, lost, touched)
         deleted = [d.path for d in b.deletes]
-        touched += await _remove_notes(tx, b.vault, deleted, b.targets, before, lost)
+        await _remove_notes(tx, b.vault, deleted, b.targets, before, lost, touched)
         for path in deleted:  # a mention a renamed note took from a deleted one: its delete's
             if path in lost:
                 before[path] = sorted(set(before.get(path, [])) | set(lost.pop(path)))
         if b.link_keys:
             keys = _key_rows(b.link_keys, b.targets)
-            touched += await _touched(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
+            await touched.relink(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
         revisions = await _reverse_mentions(tx, b, found, lost)
-        if touched:
-            await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
-            # A placeholder is named by the links it has now, not by the first one written.
-            await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
+        await touched.settle(tx)
         results: dict[str, WriteResult] = {}
         for w in b.writes:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
@@ -405,10 +428,9 @@ def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
         targets = NameView(names)
         for path in rows[0]["paths"]:
             targets.remove(path)
-        touched = list(rows[0]["placeholders"])
+        touched = Touched(list(rows[0]["placeholders"]), list(rows[0]["spelled"]))
         keys = _key_rows(rows[0]["keys"], targets)
-        touched += await _touched(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
-        await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
-        await run_query(tx, UNRESOLVED_NAMES, ids=sorted(set(touched)))
+        await touched.relink(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
+        await touched.settle(tx)
 
     return work

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import time
 
-log = logging.getLogger("knotwork.watch.watcher")
+log = logging.getLogger(__name__)
 
 REMIND_S = 60.0  # while an outage lasts, it is said again this often
 

@@ -34,6 +34,19 @@ class TouchedRow(TypedDict):
     touched: list[str]
 
 
+class Spelled(TypedDict):
+    """A link an Unresolved placeholder gained, as written (unresolved_names.cypher)."""
+
+    id: str
+    spelling: str
+
+
+class RelinkedRow(TouchedRow):
+    """A write of links: also the spellings of the links placeholders gained."""
+
+    spelled: list[Spelled]
+
+
 # What a write is planned from.
 
 
@@ -121,6 +134,7 @@ class PlaceholdersDeletedRow(TypedDict):
     paths: list[str]
     keys: list[str]
     placeholders: list[str]
+    spelled: list[Spelled]
     lost: list[LostMention]  # other notes' mentions of the placeholders, deleted
 
 
@@ -131,10 +145,10 @@ CHUNKS_WRITE = Query("chunks_write", WrittenRow)
 CHUNKS_PRUNE = Query("chunks_prune", PrunedRow)
 CHUNKS_CHAIN = Query("chunks_chain", ChainedRow)
 FACTS_DELETE = Query("facts_delete", FactsDeletedRow)
-FACTS_WRITE_LINKS = Query("facts_write_links", TouchedRow)
+FACTS_WRITE_LINKS = Query("facts_write_links", RelinkedRow)
 FACTS_WRITE_ENTITIES = Query("facts_write_entities", WrittenRow)
 CHUNK_ENTITIES_WRITE = Query("chunk_entities_write", LinkedRow)
-LINKS_RERESOLVE = Query("links_reresolve", TouchedRow)
+LINKS_RERESOLVE = Query("links_reresolve", RelinkedRow)
 ORPHANS_DELETE = Query("orphans_delete", DeletedRow)
 UNRESOLVED_NAMES = Query("unresolved_names", NamedRow)
 REVISIONS_APPEND = Query("revisions_append", WrittenRow)
