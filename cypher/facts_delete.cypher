@@ -71,7 +71,11 @@ CALL (targets) {
   WITH m, count(*) AS fewer
   SET m._lock = true
   WITH m, fewer
-  SET m.mentioned_by = coalesce(m.mentioned_by, 0) - fewer
+  // A note never counted (a graph written before the count was kept) is counted whole.
+  SET m.mentioned_by = CASE WHEN m.mentioned_by IS NULL
+                            THEN COUNT { MATCH (x:Note)-[r:MENTIONS]->(m)
+                                         WHERE r.extractor = 'mention' RETURN DISTINCT x }
+                            ELSE m.mentioned_by - fewer END
   REMOVE m._lock
 }
 RETURN COLLECT { UNWIND lists AS ids UNWIND ids AS id RETURN DISTINCT id } AS touched,

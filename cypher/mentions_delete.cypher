@@ -17,7 +17,11 @@ CALL (targets) {
   UNWIND targets AS m
   SET m._lock = true
   WITH m
-  SET m.mentioned_by = coalesce(m.mentioned_by, 0) - 1
+  // A note never counted (a graph written before the count was kept) is counted whole.
+  SET m.mentioned_by = CASE WHEN m.mentioned_by IS NULL
+                            THEN COUNT { MATCH (x:Note)-[r:MENTIONS]->(m)
+                                         WHERE r.extractor = 'mention' RETURN DISTINCT x }
+                            ELSE m.mentioned_by - 1 END
   REMOVE m._lock
 }
 RETURN path, facts

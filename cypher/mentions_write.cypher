@@ -4,8 +4,9 @@
 // reads; facts_delete and mentions_delete keep it too) by what changed, not by counting its
 // mentions again: a note that mentions a popular note would otherwise pay for every other
 // note that mentions it. A (note, target) pair counts once, whatever its chunks, and only if
-// the note did not mention the target already. The target is locked (a property set and
-// removed) before its count is read, so a concurrent writer's change is read once it commits.
+// the note did not mention the target already (one writer per vault, by its lease, writes a
+// note's mentions). The target is locked (a property set and removed) before its count is
+// read, so a change to it that another transaction commits meanwhile is not lost.
 // Parameters: $vault (str), $facts (list of maps: target_path, props (map of relationship
 //             properties: source = the mentioning note's path, chunk_id, line,
 //             extractor = 'mention', model, confidence, predicate, target = mention key,
@@ -32,7 +33,11 @@ CALL (m, added) {
   WITH m, added WHERE added > 0
   SET m._lock = true
   WITH m, added
-  SET m.mentioned_by = coalesce(m.mentioned_by, 0) + added
+  // A note never counted (a graph written before the count was kept) is counted whole.
+  SET m.mentioned_by = CASE WHEN m.mentioned_by IS NULL
+                            THEN COUNT { MATCH (x:Note)-[r:MENTIONS]->(m)
+                                         WHERE r.extractor = 'mention' RETURN DISTINCT x }
+                            ELSE m.mentioned_by + added END
   REMOVE m._lock
 }
 RETURN sum(created) AS written

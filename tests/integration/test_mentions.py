@@ -393,6 +393,13 @@ async def test_a_note_mentioning_one_note_from_two_chunks_counts_once(
     chunks = {r["chunk_id"] for r in await mentions(core) if r["source"] == "A.md"}
     assert len(chunks) == 2  # the case under test: one note, two chunks naming the note
     assert await kept() == 2
+    # A graph written before the count was kept has none: the next write counts it whole.
+    await ad_hoc(
+        core,
+        "MATCH (n:Note {vault: 't', path: 'Marco Rossi.md'}) REMOVE n.mentioned_by",
+        {},
+        write=True,
+    )
     put(vault, "A.md", twice + "\nAnd once more, Marco Rossi.\n")
     await ingestor.upsert_path("A.md")
     assert await kept() == 2

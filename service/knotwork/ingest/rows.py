@@ -67,8 +67,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # Bump when the facts derived from unchanged text change (new extractor, new rule). 3: link
 # facts keep their spelling (target_text) and placeholders are named from it; a name of stop
 # words only is never mentioned. 4: a note is dated by its frontmatter and file name only, and
-# keeps how many notes mention it (mentioned_by), so rewriting every note once sets it on a
-# graph written before. 5: a note keeps the key a question names it by loosely (mloose).
+# keeps how many notes mention it (mentioned_by; a note without one, on a graph written before,
+# is counted whole when a mention of it is next written or deleted). 5: a note keeps the key
+# a question names it by loosely (mloose).
 # 6: ./ and ../ Markdown links resolved from the note's folder; tags placed outside code;
 # frontmatter read as YAML 1.2 reads plain words (`NO` an alias, not False); list-item fences.
 # 7: a fence opened on a list item ends with the item (its links and tags after it are read).
