@@ -15,6 +15,7 @@ from knotwork.errors import GraphUnavailableError
 from knotwork.graph import names as names_cache
 from knotwork.graph.queries.writes import SYNC_OWED
 from knotwork.ingest import write
+from knotwork.ingest.batch import Batch
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from tests.integration.conftest import ad_hoc, put
@@ -50,7 +51,7 @@ async def test_the_next_sync_moves_what_a_cut_off_sync_owed(
     put(vault, "Zed.md", "# Zed\n\nAnother new note.\n")
     real = write.write_batch
 
-    async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+    async def cut_off(store, batch: Batch):  # type: ignore[no-untyped-def]
         if batch.link_keys:  # the last batch: Neo4j goes away before it
             raise GraphUnavailableError("Neo4j went away")
         return await real(store, batch)
@@ -84,9 +85,9 @@ async def test_a_deletes_only_sync_written_note_by_note_records_what_it_owes_fir
     assert await _targets(core, "MENTIONS") == ["Zed.md"]
     (vault / "Zed.md").unlink()  # "Zed" now names Other.md
     real = write.write_batch
-    calls: list[write.Batch] = []
+    calls: list[Batch] = []
 
-    async def refused_then_cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+    async def refused_then_cut_off(store, batch: Batch):  # type: ignore[no-untyped-def]
         calls.append(batch)
         if len(calls) == 1:  # the whole batch: Neo4j refuses it, so the notes go one by one
             assert batch.deletes and batch.reverse_keys
@@ -123,7 +124,7 @@ async def test_a_note_deleted_by_a_cut_off_sync_and_restored_gets_its_links_and_
     (vault / "D.md").unlink()
     real = write.write_batch
 
-    async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+    async def cut_off(store, batch: Batch):  # type: ignore[no-untyped-def]
         if batch.deletes:  # the last batch: Neo4j goes away before it
             raise GraphUnavailableError("Neo4j went away")
         return await real(store, batch)
@@ -160,9 +161,9 @@ async def test_names_cached_before_a_cut_off_sync_are_not_trusted_after_it(
     put(vault, "C.md", "# C\n\nA new note.\n")
     real = write.write_batch
 
-    calls: list[write.Batch] = []
+    calls: list[Batch] = []
 
-    async def cut_off(store, batch: write.Batch):  # type: ignore[no-untyped-def]
+    async def cut_off(store, batch: Batch):  # type: ignore[no-untyped-def]
         calls.append(batch)
         if refused and len(calls) == 1:
             raise ClientError("refused")

@@ -11,7 +11,8 @@ from typing import Any, cast
 import pytest
 
 from knotwork.graph.names import NameIndex
-from knotwork.ingest import pipeline, write
+from knotwork.ingest import pipeline
+from knotwork.ingest.batch import Batch
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.ingestor import Ingestor
 
@@ -51,7 +52,7 @@ class Steps:
 
 
 async def resolve(drafted: Drafted) -> Prepared:
-    batch = write.Batch("v", NameIndex())
+    batch = Batch("v", NameIndex())
     return Prepared(batch, drafted.outcomes, drafted.drafts)
 
 
@@ -126,7 +127,7 @@ def test_merged_keeps_the_units_in_order() -> None:
     parts: list[Any] = []
     for unit in pipeline.units(notes(40), 16):
         outcomes = [NoteOutcome(c.path, "written") for c in unit]
-        parts.append(Prepared(write.Batch("v", NameIndex()), outcomes, {}))
+        parts.append(Prepared(Batch("v", NameIndex()), outcomes, {}))
     merged = pipeline.merged(parts)
     assert [o.path for o in merged.outcomes] == [c.path for c in notes(40)]
 

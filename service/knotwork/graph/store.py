@@ -52,6 +52,7 @@ from knotwork.graph.queries.writes import NOTE_EMBEDDING_FOLLOW
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+Work = Callable[[AsyncManagedTransaction], Awaitable[T]]  # a transaction's work
 # Under read-committed isolation a write can meet a node that a concurrent write (of another
 # process: this one writes in turns) deleted meanwhile: Neo4j answers EntityNotFound, a client
 # error the driver does not retry. The transaction is then run again as a whole.

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from knotwork.graph.names import NameView
 from knotwork.graph.queries.writes import NotesStateRow
 from knotwork.ingest import draft as drafting
-from knotwork.ingest import write
+from knotwork.ingest.batch import Batch, NoteDelete
 from knotwork.models import ParsedNote
 
 
@@ -53,7 +53,7 @@ Change = Upsert | Delete
 class Prepared:
     """A batch ready to write: the writer's batch, and an outcome per change in order."""
 
-    batch: write.Batch
+    batch: Batch
     outcomes: list[NoteOutcome]
     drafts: dict[str, drafting.Draft]
     view: NameView | None = None  # the batch's names, over the cached ones
@@ -67,7 +67,7 @@ class Drafted:
     states: dict[str, NotesStateRow]
     outcomes: list[NoteOutcome]
     drafts: dict[str, drafting.Draft]
-    deletes: list[write.NoteDelete]
+    deletes: list[NoteDelete]
 
 
 Progress = Callable[[int, int, str], None]  # (done, total, what): a progress bar's call

@@ -15,11 +15,11 @@ from typing import Any
 from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import NotesStateRow
 from knotwork.ingest import extract, mentions
+from knotwork.ingest.batch import NoteWrite
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.facts import MAX_FACT_KEY_CHARS, split_oversized, structural_facts
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import canonical, fact_rows, note_props
-from knotwork.ingest.write import NoteWrite
 from knotwork.models import Chunk, Fact, ParsedNote, embed_text
 from knotwork.text.keys import entity_key
 from knotwork.text.language import Language

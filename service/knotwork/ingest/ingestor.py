@@ -26,6 +26,7 @@ from knotwork.graph.names import Names, NameView
 from knotwork.graph.queries.writes import NOTES_STATE, NotesStateRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write
+from knotwork.ingest.batch import Batch, NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
@@ -135,7 +136,7 @@ class Ingestor:
         states = {r["path"]: r for r in rows if r["content_hash"] is not None}
         outcomes: list[NoteOutcome] = []
         drafts: dict[str, drafting.Draft] = {}
-        deletes: list[write.NoteDelete] = []
+        deletes: list[NoteDelete] = []
         upserts = [c for c in changes if isinstance(c, Upsert)]
         made_all = iter(  # one trip to a worker thread for the batch
             await asyncio.to_thread(lambda: [self._draft(u, states) for u in upserts])
@@ -147,7 +148,7 @@ class Ingestor:
                 state = states.get(change.path)
                 outcomes.append(NoteOutcome(change.path, "deleted" if state else "missing"))
                 if state:
-                    deletes.append(write.NoteDelete(change.path, state["content_hash"]))
+                    deletes.append(NoteDelete(change.path, state["content_hash"]))
                 continue
             outcome, made = next(made_all)
             outcomes.append(outcome)
@@ -210,7 +211,7 @@ class Ingestor:
                 for d in drafts.values()
             ]
         )
-        batch = write.Batch(self.vault, names, writes, deletes, mentioned)
+        batch = Batch(self.vault, names, writes, deletes, mentioned)
         if standalone:
             batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
             batch.exclude = sorted(drafts)
@@ -223,7 +224,7 @@ class Ingestor:
                 batch.names_token = uuid.uuid4().hex
         return Prepared(batch, drafted.outcomes, drafts, view, token)
 
-    async def _write(self, prepared: Prepared) -> dict[str, write.WriteResult]:
+    async def _write(self, prepared: Prepared) -> dict[str, WriteResult]:
         batch = prepared.batch
         if (
             batch.writes
@@ -242,7 +243,7 @@ class Ingestor:
         return results
 
     async def _finish(
-        self, prepared: Prepared, results: dict[str, write.WriteResult]
+        self, prepared: Prepared, results: dict[str, WriteResult]
     ) -> list[NoteOutcome]:
         """Outcomes from the write's results; extraction of new chunks; new entities linked."""
         batch = prepared.batch
@@ -278,7 +279,7 @@ class Ingestor:
     @staticmethod
     def changed_names(
         drafts: Iterable[drafting.Draft],
-        deletes: list[write.NoteDelete],
+        deletes: list[NoteDelete],
         states: dict[str, NotesStateRow],
     ) -> list[str]:
         """Names whose mentions elsewhere may change: those of notes that appear, go or move

@@ -6,7 +6,7 @@ list is a type of its own: bench/RESULTS.md, "Deletes: one round trip less"). Af
 server start the first edit a watcher or the API writes plans a dozen queries on a cold
 server: 1.8 to 2.3 s, where the third edit takes 0.2 s (bench/RESULTS.md, "Writes rehearsed").
 A rehearsal runs the writer's own transaction work (``write.batch_work``,
-``write.placeholders_work``: the same query texts with the same parameter types) over three
+``settle.placeholders_work``: the same query texts with the same parameter types) over three
 made-up notes of a scratch vault — new notes as a sync's last batch writes them, then a single
 edit of one and another's delete — in one transaction that is always rolled back: nothing of
 it is committed or seen by another transaction. The services start it when they are up. It
@@ -28,7 +28,8 @@ from neo4j import AsyncManagedTransaction
 
 from knotwork.core import Core
 from knotwork.graph.names import NameIndex
-from knotwork.ingest import write
+from knotwork.ingest import settle, write
+from knotwork.ingest.batch import Batch, NoteDelete
 from knotwork.ingest.changes import Change, Upsert
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
@@ -92,7 +93,7 @@ async def rehearse(core: Core) -> None:
     batch.exclude = sorted(drafted.drafts)
     batch.link_keys = new_note_keys(drafted.drafts)
     batch.owed = {"reverse": [], "links": []}
-    works = [write.batch_work(batch), write.placeholders_work(scratch.vault, names)]
+    works = [write.batch_work(batch), settle.placeholders_work(scratch.vault, names)]
     works += [write.batch_work(b) for b in await _edit_and_delete(scratch, unit, names)]
 
     async def work(tx: AsyncManagedTransaction) -> None:
@@ -105,9 +106,7 @@ async def rehearse(core: Core) -> None:
         core.names.pop(scratch.vault, None)
 
 
-async def _edit_and_delete(
-    scratch: Ingestor, unit: list[float], names: NameIndex
-) -> list[write.Batch]:
+async def _edit_and_delete(scratch: Ingestor, unit: list[float], names: NameIndex) -> list[Batch]:
     """A single edit's batch of the first note written before (so not new), then the second
     note's delete, each as ``Ingestor.apply`` builds it. The edit rewrites the mentions of
     the second note, which names the first; the third note mentions the second, as the
@@ -121,6 +120,6 @@ async def _edit_and_delete(
     edit = (await scratch.resolve(drafted)).batch
     keys = sorted(names.keys_of(second))
     names.remove(second)
-    delete = write.Batch(scratch.vault, names, [], [write.NoteDelete(second, "rehearsed")], names)
+    delete = Batch(scratch.vault, names, [], [NoteDelete(second, "rehearsed")], names)
     delete.reverse_keys, delete.names_token = keys, uuid.uuid4().hex
     return [edit, delete]

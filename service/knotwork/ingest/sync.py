@@ -19,7 +19,8 @@ from collections.abc import Awaitable, Callable
 from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import ConfigError, GraphUnavailableError, KnotworkError
-from knotwork.ingest import pipeline, write
+from knotwork.ingest import pipeline, settle, write
+from knotwork.ingest.batch import Batch
 from knotwork.ingest.changes import (
     Change,
     Delete,
@@ -48,7 +49,7 @@ async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> Sy
         plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
     finally:
         ingestor.defer_entity_links = deferred
-    await write.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
+    await settle.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
     report.linked = await ingestor.link_entities()
     return report
 
@@ -146,7 +147,7 @@ async def _commit(
         await _reported(
             report,
             "the sync's record of what it owes other notes",
-            write.write_batch(store, write.Batch(b.vault, b.targets, owed=record)),
+            write.write_batch(store, Batch(b.vault, b.targets, owed=record)),
         )
     outcomes: list[NoteOutcome] = []
     for change in batch:
@@ -160,7 +161,7 @@ async def _commit(
         await _reported(
             report,
             f"the names stamp after {len(outcomes)} notes",
-            write.write_batch(store, write.Batch(b.vault, b.targets, names_token=b.names_token)),
+            write.write_batch(store, Batch(b.vault, b.targets, names_token=b.names_token)),
         )
     if last:  # the record, if any, is written: cut off here, the next sync pays it
         prepared.batch.writes, prepared.batch.deletes = [], []

@@ -10,14 +10,11 @@ touches another note's facts.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from knotwork.graph.names import NameIndex, Names, NameView
-from knotwork.graph.queries import Query
+from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import (
     CHUNK_ENTITIES_WRITE,
     CHUNK_EXTRACTION_WRITE,
@@ -32,132 +29,17 @@ from knotwork.graph.queries.writes import (
     MENTIONS_WRITE,
     NOTE_EMBEDDING_SET,
     NOTES_DELETE,
-    NOTES_FACTS,
-    NOTES_PLACEHOLDERS_COUNT,
-    NOTES_PLACEHOLDERS_DELETE,
     NOTES_UPSERT,
     ORPHANS_DELETE,
     REVISIONS_APPEND,
     SYNC_OWE,
-    UNRESOLVED_NAMES,
-    RelinkedRow,
-    Spelled,
 )
-from knotwork.graph.store import GraphStore, run_query
+from knotwork.graph.store import GraphStore, Work, run_query
 from knotwork.ingest import mentions
+from knotwork.ingest.batch import Batch, WriteResult
+from knotwork.ingest.revisions import Asserted, facts_of, lost_revisions, revision
+from knotwork.ingest.settle import Touched, key_rows
 from knotwork.models import stored_fact_key
-
-T = TypeVar("T")
-Work = Callable[[AsyncManagedTransaction], Awaitable[T]]  # a transaction's work
-
-
-@dataclass
-class NoteWrite:
-    """Everything the writer needs for one note, computed before the transaction."""
-
-    path: str
-    props: dict[str, Any]
-    chunks: list[dict[str, Any]]
-    link_facts: list[dict[str, Any]]
-    entity_facts: list[dict[str, Any]]
-    chunk_entities: list[dict[str, Any]]
-    asserted: list[str]  # the key of every fact (models.fact_key)
-    mention_facts: list[dict[str, Any]]  # rows for mentions_write, resolved in memory
-    old_hash: str | None
-    is_new: bool
-    renamed_from: str | None = None
-
-
-@dataclass
-class NoteDelete:
-    path: str
-    old_hash: str | None
-
-
-@dataclass
-class Batch:
-    """Notes to write and delete in one transaction, and the reverse mention pass to run.
-
-    ``reverse_keys``: names whose mentions in other notes must be rewritten (notes that
-    appeared, went or were renamed); ``exclude``: notes the reverse pass leaves alone because
-    they were (or will be, in the same sync) written against ``names`` already.
-    """
-
-    vault: str
-    # The vault's names once the batch (or, in a sync, the whole sync) is applied: every link
-    # written or moved goes to the note its key names there (a note written later in the
-    # sync is a placeholder its batch fills), so nothing written is moved again.
-    targets: Names
-    writes: list[NoteWrite] = field(default_factory=list)
-    deletes: list[NoteDelete] = field(default_factory=list)
-    names: Names | None = None  # for mentions; None: mentions are off
-    # Set when the batch changes the vault's note names: recorded for other processes' caches.
-    names_token: str | None = None
-    reverse_keys: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
-    link_keys: list[str] = field(default_factory=list)  # re-resolve the links to these keys
-    # A sync's first batch records its last batch's keys here, the last clears them (empty
-    # lists): cut off between the two, the next sync pays them (sync_owe.cypher).
-    owed: dict[str, list[str]] | None = None
-
-
-@dataclass
-class WriteResult:
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    mentions: int = 0  # MENTIONS facts the note asserts
-
-
-@dataclass
-class Touched:
-    """The nodes a transaction changed the relationships of: orphan candidates, and
-    placeholders to name again, with the spellings of the links they gained."""
-
-    ids: list[str] = field(default_factory=list)
-    spelled: list[Spelled] = field(default_factory=list)
-
-    async def relink(
-        self, tx: AsyncManagedTransaction, query: Query[RelinkedRow], /, **params: Any
-    ) -> None:
-        """Run a query that writes or moves links, and keep what it touched."""
-        rows = await run_query(tx, query, **params)
-        if rows:
-            self.ids += rows[0]["touched"]
-            self.spelled += rows[0]["spelled"]
-
-    async def settle(self, tx: AsyncManagedTransaction) -> None:
-        """Delete the orphans left, and name the placeholders again by their links."""
-        if not self.ids:
-            return
-        ids = sorted(set(self.ids))
-        await run_query(tx, ORPHANS_DELETE, ids=ids)
-        added: dict[str, set[str]] = {}
-        for s in self.spelled:
-            added.setdefault(s["id"], set()).add(s["spelling"])
-        placeholders = [{"id": i, "added": sorted(added.get(i, ()))} for i in ids]
-        # A placeholder is named by the links it has now, not by the first one written.
-        await run_query(tx, UNRESOLVED_NAMES, placeholders=placeholders)
-
-
-def _key_rows(keys: Iterable[str], targets: Names) -> list[dict[str, str | None]]:
-    """links_reresolve rows: each key with the note it names now (or None)."""
-    return [
-        {"key": k, "stem": k.rsplit("/", 1)[-1], "target": targets.link_target(k)}
-        for k in sorted(set(keys))
-        if k
-    ]
-
-
-async def _facts_of(
-    tx: AsyncManagedTransaction, vault: str, paths: list[str]
-) -> dict[str, list[str]]:
-    if not paths:
-        return {}
-    rows = await run_query(tx, NOTES_FACTS, vault=vault, paths=paths)
-    return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
-
-
-Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted
 
 
 async def _delete_facts(
@@ -199,30 +81,9 @@ async def _remove_notes(
     ids, keys = await _delete_facts(tx, vault, paths, before, lost)
     touched.ids += ids
     if keys:
-        rows = _key_rows(keys, targets)
+        rows = key_rows(keys, targets)
         await touched.relink(tx, LINKS_RERESOLVE, vault=vault, keys=rows)
     await run_query(tx, NOTES_DELETE, vault=vault, paths=paths)
-
-
-def _revision(
-    path: str,
-    kind: str,
-    before: list[str],
-    after: list[str],
-    old_hash: str | None = None,
-    new_hash: str | None = None,
-    renamed_from: str | None = None,
-) -> dict[str, Any]:
-    return {
-        "path": path,
-        "kind": kind,
-        "old_hash": old_hash,
-        "new_hash": new_hash,
-        "added": sorted(set(after) - set(before)),
-        "removed": sorted(set(before) - set(after)),
-        "asserted": sorted(after),
-        "renamed_from": renamed_from,
-    }
 
 
 async def _reverse_mentions(
@@ -238,28 +99,7 @@ async def _reverse_mentions(
     if b.names is not None and b.reverse_keys:
         keys = sorted(set(b.reverse_keys))
         changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
-    return await _lost_revisions(tx, b.vault, lost, changes)
-
-
-async def _lost_revisions(
-    tx: AsyncManagedTransaction,
-    vault: str,
-    lost: Asserted,
-    changes: dict[str, tuple[list[str], list[str]]] | None = None,
-) -> list[dict[str, Any]]:
-    """A 'mentions' revision for each note that lost mentions (``lost``) or had them rewritten
-    (``changes``: removed, added), read against what it asserts now."""
-    changes = changes or {}
-    paths = sorted(set(changes) | set(lost))
-    after = await _facts_of(tx, vault, paths)
-    revisions = []
-    for path in paths:
-        removed, added = changes.get(path, ([], []))
-        now = after.get(path, [])
-        before = sorted((set(now) - set(added)) | set(removed) | set(lost.get(path, [])))
-        if before != now:
-            revisions.append(_revision(path, "mentions", before, now))
-    return revisions
+    return await lost_revisions(tx, b.vault, lost, changes)
 
 
 async def _write_notes(
@@ -327,7 +167,7 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
             if path in lost:
                 before[path] = sorted(set(before.get(path, [])) | set(lost.pop(path)))
         if b.link_keys:
-            keys = _key_rows(b.link_keys, b.targets)
+            keys = key_rows(b.link_keys, b.targets)
             await touched.relink(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
         revisions = await _reverse_mentions(tx, b, found, lost)
         await touched.settle(tx)
@@ -337,7 +177,7 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
             old = before.get(w.renamed_from or w.path, [])
             kind = "rename" if w.renamed_from else "upsert"
             revisions.append(
-                _revision(
+                revision(
                     w.path, kind, old, asserted, w.old_hash, w.props["content_hash"], w.renamed_from
                 )
             )
@@ -345,7 +185,7 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
                 revisions[-1]["added"], revisions[-1]["removed"], len(w.mention_facts)
             )
         for d in b.deletes:
-            revisions.append(_revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
+            revisions.append(revision(d.path, "delete", before.get(d.path, []), [], d.old_hash))
             results[d.path] = WriteResult([], revisions[-1]["removed"])
         if b.owed is not None:
             await run_query(tx, SYNC_OWE, vault=b.vault, owed=b.owed)
@@ -380,7 +220,7 @@ async def write_extraction(
         if not rows:
             return False
         path = rows[0]["note_path"]
-        before = (await _facts_of(tx, vault, [path])).get(path, [])
+        before = (await facts_of(tx, vault, [path])).get(path, [])
         deleted = await run_query(tx, CHUNK_FACTS_DELETE, id=chunk["id"])
         if entity_facts:
             await run_query(tx, FACTS_WRITE_ENTITIES, vault=vault, facts=entity_facts)
@@ -389,48 +229,10 @@ async def write_extraction(
         touched = deleted[0]["touched"] if deleted else []
         if touched:
             await run_query(tx, ORPHANS_DELETE, ids=sorted(set(touched)))
-        after = (await _facts_of(tx, vault, [path])).get(path, [])
+        after = (await facts_of(tx, vault, [path])).get(path, [])
         if before != after:
-            revision = _revision(path, "extract", before, after)
-            appended = {"revisions": [revision], "token": None}
+            appended = {"revisions": [revision(path, "extract", before, after)], "token": None}
             await run_query(tx, REVISIONS_APPEND, vault=vault, write=appended)
         return True
 
     return await store.write_transaction(work)
-
-
-async def drop_placeholders(store: GraphStore, vault: str, names: NameIndex) -> None:
-    """Delete the note placeholders a sync left unwritten (their notes failed): the links to
-    them re-resolve (to another note of ``names``, the sync's, or an Unresolved
-    placeholder), mentions of them go, in a revision of each note that made them."""
-    await store.write_transaction(placeholders_work(vault, names))
-
-
-def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
-    """``drop_placeholders``'s transaction work."""
-
-    async def work(tx: AsyncManagedTransaction) -> None:
-        # Counted first: the delete is the costlier query to plan, and most syncs leave none.
-        counted = await run_query(tx, NOTES_PLACEHOLDERS_COUNT, vault=vault)
-        if not counted[0]["placeholders"]:
-            return
-        rows = await run_query(tx, NOTES_PLACEHOLDERS_DELETE, vault=vault)
-        if not rows:
-            return
-        lost: Asserted = {}
-        for gone in rows[0]["lost"]:
-            lost.setdefault(gone["path"], []).append(stored_fact_key(gone["fact"]))
-        if revisions := await _lost_revisions(tx, vault, lost):
-            appended = {"revisions": revisions, "token": None}
-            await run_query(tx, REVISIONS_APPEND, vault=vault, write=appended)
-        if not rows[0]["keys"]:
-            return
-        targets = NameView(names)
-        for path in rows[0]["paths"]:
-            targets.remove(path)
-        touched = Touched(list(rows[0]["placeholders"]), list(rows[0]["spelled"]))
-        keys = _key_rows(rows[0]["keys"], targets)
-        await touched.relink(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
-        await touched.settle(tx)
-
-    return work

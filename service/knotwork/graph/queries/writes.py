@@ -1,5 +1,5 @@
-"""The ingest write path's queries (ingest/write.py, mentions, model calls, similarity) and what
-it reads to plan a write: notes' stored state, hashes and names."""
+"""The ingest write path's queries (ingest/write.py and settle.py, mentions, model calls,
+similarity) and what it reads to plan a write: notes' stored state, hashes and names."""
 
 from __future__ import annotations
 
