@@ -90,3 +90,53 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
                 proxy.restore()
             running.stop()
             await asyncio.wait_for(task, 30)
+
+
+async def test_the_periodic_retry_alone_says_an_outage_began_and_ended(
+    settings: Settings, vault: Path, proxy: TcpProxy, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    """With nothing changed in the folder, the retry of pending model work is the watcher's
+    only use of the graph: it says the outage once and its end once."""
+    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    put(vault, "Alice.md", "# Alice\n\nAn engineer.\n")
+    through = settings.model_copy(
+        update={
+            "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}",
+            "watch_rescan_s": 0,
+            "lease_ttl_s": 30,
+            "neo4j_unavailable_after_s": 0.5,
+        }
+    )
+    async with open_core(through) as proxied:
+        ingestor = Ingestor(proxied, root=vault, vault="w", extract_enabled=False)
+        running = VaultWatcher(ingestor, Lease(proxied.store, "w", 30))
+        running.retry_s = 0.2
+        ready = asyncio.Event()
+        task = asyncio.create_task(running.run(ready=ready))
+        await asyncio.wait_for(ready.wait(), 60)
+        cut = False
+
+        def said(words: str) -> list[logging.LogRecord]:
+            return [r for r in caplog.records if words in r.getMessage()]
+
+        try:
+            proxy.cut()
+            cut = True
+            await _until(lambda: bool(said("unavailable")))
+            await asyncio.sleep(1.5)  # several more tries, each failing
+            assert len(said("unavailable")) == 1, said("unavailable")
+            assert said("unavailable")[0].getMessage().startswith("Neo4j unavailable (")
+            assert "the chunks a model left pending wait" in said("unavailable")[0].getMessage()
+            assert not said("reachable again") and not task.done()
+            proxy.restore()
+            cut = False
+            await _until(lambda: bool(said("reachable again")))
+            await asyncio.sleep(0.6)  # more tries, each succeeding: the end said once
+            back = said("reachable again")
+            assert len(back) == 1 and back[0].getMessage().startswith("Neo4j reachable again")
+            assert running.outage.since is None
+        finally:
+            if cut:
+                proxy.restore()
+            running.stop()
+            await asyncio.wait_for(task, 30)
