@@ -163,16 +163,17 @@ def retry(
     async def work(core: Core) -> tuple[int, int, int]:
         await core.ensure_ready()
         ingestor = Ingestor(core)
+        # Putting failed chunks back sets a flag that any retry reads, the watcher's too: no
+        # write of notes, so it needs no lease.
+        back = await ingestor.models.errors_pending() if errors else 0
         try:
             async with writing(core, ingestor.vault, "cli-retry"):
-                back = await ingestor.models.errors_pending() if errors else 0
                 return back, *await ingestor.retry_pending()
         except LeaseHeldError as exc:
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):
                 raise
-            if errors:  # a flag the watcher's own retry reads: no write of notes to share
-                back = await ingestor.models.errors_pending()
+            if errors:
                 typer.echo(
                     f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
                     f"chunks put back within {RETRY_PENDING_S:.0f} s once the model answers"
