@@ -1,13 +1,12 @@
-// Every chunk of a vault as a canonical line: position, lines, hash, states, order, entities.
+// Every chunk of a vault, the fields of its canonical line (check/verify.py joins them):
+// position, heading path, lines, hash, states, the next chunk's position, entities.
 // Parameters: $vault (str)
-// Returns: line (str), parsed (str: the part a fresh parse determines, as JSON: position,
-//          heading path, lines, hash; verify compares it without splitting the line)
+// Returns: path (str, its note's), ord (int), heading_path (str), line_start, line_end (int),
+//          hash, embedding_state, extraction_state (str), next (list<int>: the position of the
+//          chunk after it, if any), entities (list<str>: the keys of its entities, sorted)
 MATCH (n:Note {vault: $vault})-[:HAS_CHUNK]->(c:Chunk)
-RETURN n.path + '#' + toString(c.ord) + '|' + c.heading_path + '|' + toString(c.line_start)
-       + '-' + toString(c.line_end) + '|' + c.hash + '|' + c.embedding_state + '|'
-       + c.extraction_state + '|'
-       + apoc.convert.toJson([[(c)-[:NEXT]->(x) | x.ord],
-                              apoc.coll.sort([(c)-[:HAS_ENTITY]->(e) | e.key])]) AS line,
-       apoc.convert.toJson([n.path + '#' + toString(c.ord), c.heading_path, c.line_start,
-                            c.line_end, c.hash]) AS parsed
-ORDER BY line
+RETURN n.path AS path, c.ord AS ord, c.heading_path AS heading_path,
+       c.line_start AS line_start, c.line_end AS line_end, c.hash AS hash,
+       c.embedding_state AS embedding_state, c.extraction_state AS extraction_state,
+       [(c)-[:NEXT]->(x) | x.ord] AS next,
+       COLLECT { MATCH (c)-[:HAS_ENTITY]->(e) RETURN e.key ORDER BY e.key } AS entities

@@ -1,9 +1,9 @@
-// Every note of a vault as a canonical line (for verification and equality checks), with
+// Every note of a vault, the fields of its canonical line (check/verify.py joins them), with
 // the count of notes that mention it (kept by the writes, so it must equal a fresh ingest's).
 // Parameters: $vault (str)
-// Returns: line (str)
+// Returns: path, title, stem, lpath, content_hash (str), aliases, tags, dates (list<str> or
+//          null), frontmatter_error (str or null), mentioned_by (int)
 MATCH (n:Note {vault: $vault})
-RETURN n.path + '|' + n.title + '|' + n.stem + '|' + n.lpath + '|' + n.content_hash + '|'
-       + apoc.convert.toJson([n.aliases, n.tags, n.dates, n.frontmatter_error]) + '|'
-       + toString(coalesce(n.mentioned_by, 0)) AS line
-ORDER BY line
+RETURN n.path AS path, n.title AS title, n.stem AS stem, n.lpath AS lpath,
+       n.content_hash AS content_hash, n.aliases AS aliases, n.tags AS tags, n.dates AS dates,
+       n.frontmatter_error AS frontmatter_error, coalesce(n.mentioned_by, 0) AS mentioned_by

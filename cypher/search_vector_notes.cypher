@@ -23,12 +23,13 @@ CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $k, $embedding) YIELD node, score
   RETURN collect({chunk: node, score: score}) AS found
 }
-WITH scores, apoc.map.fromLists(near, scores) AS by_note, found
-CALL (by_note, found) {
+CALL (near, scores, found) {
   UNWIND found AS f
   WITH f.chunk AS c, f.score AS score WHERE c.vault = $vault
   MATCH (n:Note)-[:HAS_CHUNK]->(c)
-  WITH c, score, by_note[elementId(n)] AS note
+  // The note's score by its place among the nearest (plain Cypher: no APOC needed).
+  WITH c, score, [i IN range(0, size(near) - 1) WHERE near[i] = elementId(n) | scores[i]][0]
+       AS note
   ORDER BY score DESC
   RETURN collect({id: c.id, score: score, note: note}) AS hits
 }

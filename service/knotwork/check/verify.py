@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
@@ -11,9 +12,11 @@ from knotwork.graph.queries.admin import (
     DUMP_FACTS,
     DUMP_NODES,
     DUMP_NOTES,
+    DumpChunkFieldsRow,
     DumpChunksRow,
     DumpFactsRow,
     DumpLineRow,
+    DumpNoteFieldsRow,
 )
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
@@ -38,10 +41,35 @@ PARTS: tuple[Literal["notes", "chunks", "facts", "nodes"], ...] = (
 )
 
 
+def _text(value: object) -> str:
+    """A field of a canonical line (a node a write left half made shows its nulls as "")."""
+    return "" if value is None else str(value)
+
+
+def _note_line(n: DumpNoteFieldsRow) -> DumpLineRow:
+    lists = json.dumps([n["aliases"], n["tags"], n["dates"], n["frontmatter_error"]])
+    fields = [n["path"], n["title"], n["stem"], n["lpath"], n["content_hash"], lists]
+    return DumpLineRow(line="|".join(map(_text, [*fields, n["mentioned_by"]])))
+
+
+def _chunk_line(c: DumpChunkFieldsRow) -> DumpChunksRow:
+    at = f"{c['path']}#{c['ord']}"
+    lines = f"{c['line_start']}-{c['line_end']}"
+    states = [c["hash"], c["embedding_state"], c["extraction_state"]]
+    order = json.dumps([sorted(c["next"]), c["entities"]])
+    parsed = json.dumps([at, c["heading_path"], c["line_start"], c["line_end"], c["hash"]])
+    line = "|".join(map(_text, [at, c["heading_path"], lines, *states, order]))
+    return DumpChunksRow(line=line, parsed=parsed)
+
+
 async def dump(store: GraphStore, vault: str) -> Dump:
+    """Built in Python rather than Cypher: plain Cypher has no JSON of a list (APOC's
+    ``apoc.convert.toJson`` would make verification need the plugin)."""
+    notes = [_note_line(n) for n in await store.read(DUMP_NOTES, vault=vault)]
+    chunks = [_chunk_line(c) for c in await store.read(DUMP_CHUNKS, vault=vault)]
     return Dump(
-        notes=await store.read(DUMP_NOTES, vault=vault),
-        chunks=await store.read(DUMP_CHUNKS, vault=vault),
+        notes=sorted(notes, key=lambda r: r["line"]),
+        chunks=sorted(chunks, key=lambda r: r["line"]),
         facts=await store.read(DUMP_FACTS, vault=vault),
         nodes=await store.read(DUMP_NODES, vault=vault),
     )

@@ -123,13 +123,39 @@ class DumpChunksRow(TypedDict):
     parsed: str
 
 
+class DumpNoteFieldsRow(TypedDict):
+    path: str
+    title: str
+    stem: str
+    lpath: str
+    content_hash: str
+    aliases: list[str] | None
+    tags: list[str] | None
+    dates: list[str] | None
+    frontmatter_error: str | None
+    mentioned_by: int
+
+
+class DumpChunkFieldsRow(TypedDict):
+    path: str
+    ord: int
+    heading_path: str
+    line_start: int
+    line_end: int
+    hash: str
+    embedding_state: str
+    extraction_state: str
+    next: list[int]
+    entities: list[str]
+
+
 class DumpFactsRow(TypedDict):
     line: str
     extractor: str
 
 
-DUMP_NOTES = Query("dump_notes", DumpLineRow)
-DUMP_CHUNKS = Query("dump_chunks", DumpChunksRow)
+DUMP_NOTES = Query("dump_notes", DumpNoteFieldsRow)
+DUMP_CHUNKS = Query("dump_chunks", DumpChunkFieldsRow)
 DUMP_FACTS = Query("dump_facts", DumpFactsRow)
 DUMP_NODES = Query("dump_nodes", DumpLineRow)
 
