@@ -160,6 +160,10 @@ class BodyScreen:
                 return
             if not message.get("more_body", False):
                 break
+        if trailing is not None and trailing["type"] == "http.disconnect":
+            # The client went before its body was whole: a note cut short must never be
+            # written as if it were the note (there is no one left to answer).
+            return
         kind = headers.get("content-type", "").partition(";")[0].strip().lower()
         try:
             if kind == "application/json" and body:
