@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import re
 
-# scheme://userinfo@ — userinfo stops at the first '/', '?', '#', '@' or whitespace.
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#@\s]+)@")
+# scheme://userinfo@ — userinfo runs to the authority's last "@" (as urlsplit reads it: a raw
+# "@" in a password), never past "/", "?", "#" or whitespace.
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]+)@")
 MASK = "***"
 
 

@@ -211,13 +211,20 @@ class Settings(BaseSettings):
                 "spaces or control characters); use letters, digits and ASCII punctuation. "
                 "`scripts/init-env` generates one."
             )
-        if not self.api_is_loopback() and (
-            self.api_key is None or len(self.api_key.get_secret_value()) < 16
-        ):
+        keyless = self.api_key is None or len(self.api_key.get_secret_value()) < 16
+        if keyless and not self.api_is_loopback():
             raise ConfigError(
                 f"KNOTWORK_API_HOST={self.api_host} is reachable beyond this machine, so "
                 "KNOTWORK_API_KEY must be set (at least 16 characters). `scripts/init-env` "
                 "generates one."
+            )
+        if keyless and "*" in (h.strip() for h in self.api_allowed_hosts):
+            # No Host check: a web page whose name was re-pointed at this machine (DNS
+            # rebinding) would reach a keyless API even on loopback.
+            raise ConfigError(
+                "KNOTWORK_API_ALLOWED_HOSTS=* checks no Host name, so KNOTWORK_API_KEY must be "
+                "set (at least 16 characters); or list the names the API answers to. "
+                "`scripts/init-env` generates a key."
             )
 
 

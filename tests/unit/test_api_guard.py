@@ -29,6 +29,8 @@ from tests.conftest import make_settings
         ),
         ("http://127.0.0.1:11434/api/chat", "http://127.0.0.1:11434/api/chat"),
         ("mail alice@example.org", "mail alice@example.org"),
+        ("http://user:p@ss@host:11434/api", "http://user:***@host:11434/api"),  # a raw "@"
+        ("https://tok@en@h/x and http://h2/y@z", "https://***@h/x and http://h2/y@z"),
     ],
 )
 def test_redact_masks_url_credentials(text: str, shown: str) -> None:
@@ -72,6 +74,15 @@ def test_host_rule_on_loopback() -> None:
     assert rule.allows_origin("https://notes.example", "127.0.0.1:8123")
     for origin in ("null", "http://localhost:3000", "file://", "http://u@localhost:8123"):
         assert not rule.allows_origin(origin, "localhost:8123"), origin
+    for broken in ("http://[::1", "http://a]b", "https://[x"):  # refused (403), never a 500
+        assert not rule.allows_origin(broken, "localhost:8123"), broken
+
+
+def test_no_host_check_needs_a_key_even_on_loopback() -> None:
+    with pytest.raises(ConfigError, match=r"ALLOWED_HOSTS=\* checks no Host name"):
+        make_settings(api_allowed_hosts="*").check_api_exposure()
+    make_settings(api_allowed_hosts="*", api_key=SecretStr("k" * 16)).check_api_exposure()
+    make_settings(api_allowed_hosts="notes.example").check_api_exposure()  # names are checked
 
 
 def test_host_rule_bound_everywhere() -> None:

@@ -95,7 +95,10 @@ class HostRule:
         return bool(name) and port.isdigit() and not host.endswith("]") and name in self.names
 
     def allows_origin(self, origin: str, host: str) -> bool:
-        parts = urlsplit(origin.strip())
+        try:
+            parts = urlsplit(origin.strip())
+        except ValueError:  # "http://[::1" and the like: no origin this server answers to
+            return False
         if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
             return False
         netloc = parts.netloc.lower()

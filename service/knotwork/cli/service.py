@@ -15,6 +15,7 @@ from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.redact import redact
 from knotwork.settings import get_settings, read_settings
 
 
@@ -100,7 +101,7 @@ def mcp_server(
             if transport is not Transport.stdio:
                 raise fail(exc) from exc
             # A desktop agent shows a tool error, not a server that died at its start.
-            failed = create_mcp_server(failure=f"ConfigError: {exc}")
+            failed = create_mcp_server(failure=f"ConfigError: {redact(str(exc))}")
             anyio.run(serve_stdio, failed)
             return
         if transport is Transport.stdio:

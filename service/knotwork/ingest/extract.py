@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from knotwork.llm import structured
 from knotwork.models import Fact
+from knotwork.redact import redact
 from knotwork.text import vocab
 from knotwork.text.keys import entity_key
 
@@ -123,7 +124,8 @@ async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionRes
         except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
             error, own = f"invalid model output: {structured.describe(exc)}", False
         except Exception as exc:  # the client raises many kinds; all mean "no answer"
-            error, own = f"model call failed: {type(exc).__name__}: {exc}", refused(exc)
+            error = f"model call failed: {type(exc).__name__}: {redact(str(exc))}"
+            own = refused(exc)
         log.debug("extraction attempt %d failed: %s", attempt, error)
     return ExtractionResult(None, error[:500], own)
 
