@@ -3,10 +3,10 @@
 // Parameters: $vault (str)
 // Returns: path (str, its note's), ord (int), heading_path (str), line_start, line_end (int),
 //          hash, embedding_state, extraction_state (str), next (list<int>: the position of the
-//          chunk after it, if any), entities (list<str>: the keys of its entities, sorted)
+//          chunk after it, if any), entities (list<str>: the keys of its entities)
 MATCH (n:Note {vault: $vault})-[:HAS_CHUNK]->(c:Chunk)
 RETURN n.path AS path, c.ord AS ord, c.heading_path AS heading_path,
        c.line_start AS line_start, c.line_end AS line_end, c.hash AS hash,
        c.embedding_state AS embedding_state, c.extraction_state AS extraction_state,
        [(c)-[:NEXT]->(x) | x.ord] AS next,
-       COLLECT { MATCH (c)-[:HAS_ENTITY]->(e) RETURN e.key ORDER BY e.key } AS entities
+       [(c)-[:HAS_ENTITY]->(e) | e.key] AS entities

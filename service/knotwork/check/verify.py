@@ -56,7 +56,7 @@ def _chunk_line(c: DumpChunkFieldsRow) -> DumpChunksRow:
     at = f"{c['path']}#{c['ord']}"
     lines = f"{c['line_start']}-{c['line_end']}"
     states = [c["hash"], c["embedding_state"], c["extraction_state"]]
-    order = json.dumps([sorted(c["next"]), c["entities"]])
+    order = json.dumps([sorted(c["next"]), sorted(c["entities"])])
     parsed = json.dumps([at, c["heading_path"], c["line_start"], c["line_end"], c["hash"]])
     line = "|".join(map(_text, [at, c["heading_path"], lines, *states, order]))
     return DumpChunksRow(line=line, parsed=parsed)
