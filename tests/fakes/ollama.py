@@ -131,6 +131,7 @@ class FakeOllama:
     )
     chat_script: ChatScript | None = None
     down: bool = False  # answer every request with HTTP 503
+    thinking: int = 0  # streamed chats open with this many thinking chunks (no content)
     version: str = "0.12.3"
     calls: list[Call] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
@@ -155,7 +156,7 @@ class FakeOllama:
     def reset(self) -> None:
         with self._lock:
             self.calls.clear()
-        self.chat_script, self.down = None, False
+        self.chat_script, self.down, self.thinking = None, False, 0
         self.models = {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
 
     def resolve(self, name: str) -> str | None:
@@ -293,5 +294,8 @@ class _Handler(JsonHandler):
             )
             for p in pieces
         ]
+        thought = {"role": "assistant", "content": "", "thinking": "Let me think. "}
+        opening = {"model": model, "created_at": now, "done": False, "message": thought}
+        lines[:0] = [json.dumps(opening)] * self.state.thinking
         lines.append(json.dumps({**final, "message": {"role": "assistant", "content": ""}}))
         self._send(200, ("\n".join(lines) + "\n").encode(), "application/x-ndjson")

@@ -392,3 +392,8 @@ async def test_a_model_that_runs_on_is_cut_with_a_warning(
     body = await asked()
     assert body["status"] == "ok" and body["answer"].startswith("Alice works with")
     assert any("KNOTWORK_ANSWER_TIMEOUT_S" in w for w in body["warnings"])
+    # A reasoning model thinking past the time allowed is cut before it writes a word.
+    fake_ollama.thinking = 50
+    body = await asked()
+    assert not (body["answer"] or "").startswith("Alice works with"), body
+    assert any("KNOTWORK_ANSWER_TIMEOUT_S" in w for w in body["warnings"]), body

@@ -250,3 +250,11 @@ def test_full_text_pages_merge_by_share_of_their_own_best() -> None:
         ("d", 0.5),
     ]
     assert search.merged([italian, english], 10)[-1] == ("b", 0.25)
+
+
+@pytest.mark.parametrize(
+    "question", ["What happened in March 0000?", "on 5 March 0000", "notes of 0000-03-05"]
+)
+def test_a_year_no_calendar_holds_is_no_date(question: str) -> None:
+    """Year 0 names no date: no temporal retrieval (it raised, a 500 for the question)."""
+    assert question_range(question, TODAY) is None

@@ -200,12 +200,12 @@ async def _from_model(
     try:
         async with contextlib.aclosing(await core.llm.astream_chat(prompt.messages)) as stream:
             async for chunk in stream:
-                if not chunk.delta:
-                    continue
-                parts.append(chunk.delta)
-                size += len(chunk.delta)
-                if text := rendered.feed(chunk.delta):
-                    yield TokenEvent(text)
+                # A chunk without text (a reasoning model's thinking) still counts its time.
+                if chunk.delta:
+                    parts.append(chunk.delta)
+                    size += len(chunk.delta)
+                    if text := rendered.feed(chunk.delta):
+                        yield TokenEvent(text)
                 if size >= MAX_ANSWER_CHARS:
                     cut = f"the answer was cut at {MAX_ANSWER_CHARS} characters"
                 elif time.perf_counter() > deadline:

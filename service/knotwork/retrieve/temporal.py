@@ -211,7 +211,9 @@ def question_range(question: str, today: date | None = None) -> DateRange | None
         year = int(match.group(2))
         # Every month named counts ("between January and March 2023"), but one a full date
         # of it names already ("5 March 2024") says no more than that day.
-        if month and not any((d.start.year, d.start.month) == (year, month) for d in days):
+        if not (month and date.min.year <= year):  # "march 0000" names no date
+            continue
+        if not any((d.start.year, d.start.month) == (year, month) for d in days):
             last = calendar.monthrange(year, month)[1]
             ranges.append(DateRange(date(year, month, 1), date(year, month, last)))
             covered.append(match.span(2))
