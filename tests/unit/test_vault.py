@@ -7,13 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from knotwork.errors import NoteError, VaultPathError, WriteConflictError
+from knotwork.errors import (
+    KnotworkError,
+    NoteError,
+    NoteTooLargeError,
+    VaultPathError,
+    WriteConflictError,
+)
 from knotwork.vault.files import (
     clean_relpath,
     decode,
     is_note,
     list_notes,
     note_path_problem,
+    read_group,
     read_note,
     resolve_in_vault,
     scan_notes,
@@ -191,3 +198,21 @@ def test_a_name_with_a_backslash_on_disk_is_no_note_and_the_scan_says_why(
     scan = scan_notes(tmp_path)
     assert scan.paths == ["People/Alice.md"]
     assert [w for w in scan.warnings if "backslash" in w]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_named_like_a_note_is_refused_without_waiting(tmp_path: Path) -> None:
+    """Reading a pipe would wait for a writer forever, and every sync behind it."""
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "Real.md").write_text("# Real\n", encoding="utf-8")
+    assert scan_notes(tmp_path).paths == ["Real.md", "pipe.md"]
+    read = dict(read_group(tmp_path, ["pipe.md", "Real.md"], 1000))
+    assert isinstance(read["pipe.md"], NoteError)
+    assert "not a regular file" in str(read["pipe.md"])
+    assert not isinstance(read["Real.md"], KnotworkError)
+
+
+def test_a_note_grown_past_the_limit_while_read_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "Big.md").write_bytes(b"x" * 101)
+    with pytest.raises(NoteTooLargeError, match="over the 100-byte limit"):
+        read_note(tmp_path, "Big.md", 100)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -266,14 +267,21 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
         raise NoteError(f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped")
     full = resolve_in_vault(root, rel)
     try:
-        size = full.stat().st_size
-        if size > max_bytes:
-            raise NoteTooLargeError(
-                f"{rel}: {size} bytes is over the {max_bytes}-byte limit "
-                "(KNOTWORK_MAX_NOTE_BYTES); skipped"
-            )
-        note = decode(full.read_bytes(), rel, max_bytes)
-        note.mtime = full.stat().st_mtime
+        # Opened without blocking and checked before reading: a pipe named like a note would
+        # hold the read (and every sync behind it) until something wrote to it.
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb", closefd=True) as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped")
+            if info.st_size > max_bytes:
+                raise NoteTooLargeError(
+                    f"{rel}: {info.st_size} bytes is over the {max_bytes}-byte limit "
+                    "(KNOTWORK_MAX_NOTE_BYTES); skipped"
+                )
+            data = file.read(max_bytes + 1)  # a file grown since its size was read: refused
+            note = decode(data, rel, max_bytes)
+            note.mtime = os.fstat(file.fileno()).st_mtime
     except OSError as exc:
         raise NoteError(f"{rel}: cannot be read ({exc.strerror or exc})") from exc
     return note
