@@ -26,8 +26,10 @@ from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from knotwork.watch import watcher as watching
+from knotwork.watch.events import Pending
 from knotwork.watch.queue import INOTIFY_LOGGER
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
@@ -542,3 +544,30 @@ async def test_a_change_still_waiting_when_the_watcher_stops_is_applied(
     running.stop()
     await asyncio.wait_for(task, 30)
     assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
+
+
+async def test_a_note_missing_while_the_folder_is_away_waits_and_is_not_deleted(
+    core: Core, vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A drive unmounted or a folder moved away: the notes it no longer shows are not known
+    to be gone, so their changes wait for it (said once) and apply once it is back."""
+    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
+    await sync_vault(ingestor)
+    running = VaultWatcher(ingestor, Lease(core.store, "w", 5))
+    away = vault.with_name("away")
+    os.rename(vault, away)
+    for _ in range(2):  # tried twice: said once
+        now = time.monotonic()
+        running.pending.setdefault("Bob.md", Pending(now, now)).due = now
+        await running._process_due()
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+    assert "Bob.md" in running.pending
+    said = [r.getMessage() for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("the vault folder unavailable (does not exist)")
+    os.rename(away, vault)
+    os.unlink(vault / "Bob.md")  # now it is gone, in a folder that shows
+    running.pending["Bob.md"].due = time.monotonic()
+    await running._process_due()
+    assert await graph_paths(core) == ["People/Alice.md"] and not running.pending
+    assert any("the vault folder reachable again" in r.getMessage() for r in caplog.records)

@@ -37,7 +37,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.vault.files import folder_id, folder_key, symlink_on_path
+from knotwork.vault.files import EMPTY, folder_id, folder_key, folder_unseen, symlink_on_path
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.outage import Outage
@@ -59,6 +59,11 @@ RETRY_GRAPH_S = 5.0
 MAX_ATTEMPTS = 3
 STOP_FLUSH_S = 30.0  # the longest a stop waits for the changes still waiting to be applied
 MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is left to a rescan
+
+
+class _FolderUnseen(Exception):
+    """The vault folder cannot be seen (unmounted, removed, unreadable): a note missing from
+    it is not known to be deleted, so its change waits for the folder."""
 
 
 class VaultWatcher(PathEvents):
@@ -88,6 +93,7 @@ class VaultWatcher(PathEvents):
         self._rescan_failed = False  # the status warning is a failed rescan's
         self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
         self.outage = Outage("Neo4j")  # said once, not once a try
+        self.folder_outage = Outage("the vault folder")
         self._stop = asyncio.Event()
 
     # -- processing ---------------------------------------------------------------------------
@@ -112,6 +118,7 @@ class VaultWatcher(PathEvents):
                     continue
                 try:
                     await self._apply(rel, item, consumed)
+                    self.folder_outage.ended()
                     self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
                     self.status.processed += 1
                     self.status.lag_ms = (time.monotonic() - item.seen) * 1000
@@ -128,6 +135,10 @@ class VaultWatcher(PathEvents):
                         self.outage.failed(exc, waiting)
                     else:  # a transient error of a server that answers: said each time
                         log.warning("%s (transient); %s, tried again shortly", exc, waiting)
+                    break
+                except _FolderUnseen as exc:  # the folder away: every change waits for it
+                    self._again(rel, item, attempts=item.attempts)
+                    self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
                     break
                 except KnotworkError as exc:  # about the note itself: its next change retries
                     self.status.errors += 1
@@ -169,6 +180,10 @@ class VaultWatcher(PathEvents):
         # The notes' locks: a REST write in this process never interleaves with this one.
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
             exists = self._is_note_file(rel)
+            # An empty folder is a vault whose last note went (or a drive away: a rescan's
+            # guard weighs that against the graph); one that is not there says nothing.
+            if not exists and (unseen := folder_unseen(self.root)) not in (None, EMPTY):
+                raise _FolderUnseen(unseen)
             if exists and source and not exists_exactly(self.root / source, self.root):
                 waiting = self.pending.pop(source, None)
                 try:
