@@ -70,6 +70,7 @@ class RestWriters:
         self.vault = core.settings.vault_name
         self.holder = new_holder_id()
         self.syncing = False
+        self._sync_turn: object | None = None  # the sync that set ``syncing``
         self._users = 0  # blocks inside the lease: direct writes, replays, the sync
         self._direct = 0
         self._no_direct = asyncio.Event()
@@ -150,12 +151,16 @@ class RestWriters:
                 "wait for it to finish"
             )
         self.syncing = True
+        mine = self._sync_turn = object()
         try:
             await self._no_direct.wait()  # writes already under way finish first
             async with self._held("rest-sync"):
                 yield
         finally:
-            self.syncing = False
+            # Only while no later sync has begun: once this one's drain let writes go direct,
+            # another may start before this one has left the lease, and it owns the flag.
+            if self._sync_turn is mine:
+                self.syncing = False
 
     async def drain(self, ingestor: Ingestor) -> None:
         """Apply the queued writes until none is left, then take new writes directly again (no
