@@ -17,6 +17,7 @@ from knotwork.api.writers import RestWriters
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
 from knotwork.errors import StorageFullError, WriteConflictError
+from knotwork.graph.lease import Lease
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal
@@ -89,8 +90,12 @@ async def test_a_direct_write_cut_off_after_its_file_changed_is_replayed(
         raise cut
 
     monkeypatch.setattr(Ingestor, "upsert_text", cut_off)
-    with pytest.raises(type(cut)):
-        await put_note(here, writers, "Old.md", "# Old\n\nSecond.\n")
+    if isinstance(cut, asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError):
+            await put_note(here, writers, "Old.md", "# Old\n\nSecond.\n")
+    else:  # the file is saved: said so (503 "journaled"), never a bare 500
+        result = await put_note(here, writers, "Old.md", "# Old\n\nSecond.\n")
+        assert result.status == "journaled"
     assert (vault / "Old.md").read_text() == "# Old\n\nSecond.\n"
     assert writers.journal.paths() == ["Old.md"]
 
@@ -185,3 +190,43 @@ async def test_a_lease_lost_after_the_file_changed_is_accepted_and_replayed_not_
     assert writers.journal.paths() == []
     ingestor = Ingestor(here, root=vault, extract_enabled=False)
     assert await verify_vault(ingestor) == []
+
+
+async def test_a_write_left_to_a_watcher_is_journaled_for_when_it_is_gone(
+    core: Core, vault: Path, tmp_path: Path
+) -> None:
+    """A watcher stopping (or failing) before it sees a REST write would leave the graph
+    stale: the path waits in the journal, one entry however often it is written, and this
+    server's replay applies it once the watcher has gone."""
+    here = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"vault_path": vault, "extract": False})
+    )
+    vault_name = here.settings.vault_name
+    watcher = Lease(here.store, vault_name, 30)
+    folder = str(await asyncio.to_thread(vault.resolve))
+    await watcher.acquire({"mode": "inotify", "watches": True, "folder": folder})
+    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    for text in ("# New\n\nFirst.\n", "# New\n\nSecond.\n"):
+        result = await put_note(here, writers, "New.md", text)
+        assert (result.status, result.ingested_by) == ("accepted", watcher.holder)
+    assert len(writers.journal.entries("New.md")) == 1
+    assert await writers.replay_once() == 0  # the watcher holds the vault
+    await watcher.release()  # gone without having applied it
+    assert await writers.replay_once() == 1
+    assert writers.journal.paths() == []
+    assert await verify_vault(Ingestor(here, root=vault, extract_enabled=False)) == []
+
+
+async def test_a_note_sent_with_a_byte_order_mark_is_ingested_as_its_file_reads(
+    core: Core, vault: Path, tmp_path: Path
+) -> None:
+    """The file keeps the mark; the graph holds what any read of the file gives (else every
+    later sync would find the note changed and embed it again)."""
+    here = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"vault_path": vault, "extract": False})
+    )
+    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    result = await put_note(here, writers, "Bom.md", "\ufeff# Bom\n\nText.\n")
+    assert result.status == "done"
+    assert (vault / "Bom.md").read_bytes().startswith(b"\xef\xbb\xbf# Bom")
+    assert await verify_vault(Ingestor(here, root=vault, extract_enabled=False)) == []

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from neo4j.exceptions import Neo4jError
+
 from knotwork.api.note_schemas import Synced, synced
 from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
@@ -146,14 +148,23 @@ def busy(rel: str, way: Way) -> LeaseHeldError:
     )
 
 
+WATCHED = "watched"  # the journal token of writes left to a watcher
+
+
 def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
     """For a write this process brings to the graph (direct, queued, offline), the path is
     journaled before the file changes: whatever stops the write after that — a lost lease, a
     cancelled request, an error from Neo4j, a crash — leaves it for the replay, which reads
     the disk. The entry is this write's own, for it to take back."""
-    if way.kind not in ("direct", "queued", "offline"):
-        return None  # a watcher ingests it
     try:
+        if way.kind == "watched":
+            # A watcher ingests it, unless it stops or fails before it sees the change: the
+            # entry waits for a replay once the watcher is gone (a no-op for what it applied).
+            # One shared entry per path, never taken back: a watcher may run for months.
+            writers.journal.add(rel, WATCHED)
+            return None
+        if way.kind not in ("direct", "queued", "offline"):
+            return None
         return writers.journal.add(rel)
     except OSError as exc:
         where = writers.journal.file
@@ -240,6 +251,11 @@ async def _ingest(
         outcome = await work()
     except GraphUnavailableError:
         return WriteResult(rel, "journaled", done)
+    except Neo4jError as exc:  # past the store's retries: the file changed, the journal has it
+        log.warning(
+            "%s: the file is %s; the graph write failed (%s), left to the replay", rel, done, exc
+        )
+        return WriteResult(rel, "journaled", done)
     _take_back(writers, entry)
     return WriteResult(rel, "done", done, outcome=outcome)
 
@@ -249,7 +265,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     root = vault_root(core)
     rel, full = note_target(root, path)
     data = body.encode("utf-8")
-    decode(data, rel, core.settings.max_note_bytes)
+    body = decode(data, rel, core.settings.max_note_bytes).text  # as a read of the file gives it
     writable(core, root)
     landing = _Landing(writers, rel, "saved")
     # From the checks to the graph write: no interleaving with another write of this note.
