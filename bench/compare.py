@@ -105,9 +105,10 @@ from bench.common import (
 )
 from bench.ingest import generate
 from knotwork.ingest.chunk import chunk_note
-from knotwork.ingest.facts import link_key, split_oversized, structural_facts
+from knotwork.ingest.facts import split_oversized, structural_facts
 from knotwork.ingest.parse import parse_note
 from knotwork.settings import Settings
+from knotwork.text.keys import link_key
 from knotwork.vault.files import list_notes, read_note
 
 SIDES = ("knotwork", "llamaindex")

@@ -268,6 +268,10 @@ def test_a_case_variant_of_an_existing_note_is_409_naming_it(
     assert sorted(p.name for p in vault.iterdir()) == ["Bob.md", "People"]
     assert [p.name for p in (vault / "People").iterdir()] == ["Alice.md"]
     assert snapshot_of(settings) == before, "Bob's link still goes to People/Alice.md"
+    # Spaces around a name: its links cannot tell it apart either.
+    response = client.put("/notes/%20bob.md", content="# Impostor\n")
+    assert response.status_code == 409 and "'Bob.md'" in response.json()["detail"]
+    assert snapshot_of(settings) == before
     # Only in the graph (the file went without a sync): still a conflict, named.
     (vault / "People/Alice.md").unlink()
     response = client.put("/notes/people/ALICE.md", content="# Impostor\n")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from knotwork.ingest.chunk import chunk_note
-from knotwork.ingest.facts import link_key, note_keys, structural_facts
+from knotwork.ingest.facts import note_keys, structural_facts
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import fact_rows
 from knotwork.models import Fact
+from knotwork.text.keys import link_key
 
 
 def facts_of(text: str, path: str = "N.md") -> list[Fact]:

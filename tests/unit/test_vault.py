@@ -30,7 +30,19 @@ from knotwork.vault.write import note_target, write_note_file
 
 @pytest.mark.parametrize(
     "bad",
-    ["/etc/passwd", "../x.md", "a/../../x.md", "C:\\x.md", "", "a\x00b.md", "a\nb.md", "..", "./"],
+    [
+        "/etc/passwd",
+        "../x.md",
+        "a/../../x.md",
+        "C:\\x.md",
+        "c:/x.md",
+        "C:",
+        "",
+        "a\x00b.md",
+        "a\nb.md",
+        "..",
+        "./",
+    ],
 )
 def test_bad_paths_are_refused(bad: str) -> None:
     with pytest.raises(VaultPathError):
@@ -41,6 +53,9 @@ def test_paths_are_normalised() -> None:
     assert clean_relpath("./People//Alice.md") == "People/Alice.md"
     assert clean_relpath("People\\Alice.md") == "People/Alice.md"
     assert clean_relpath("Ünïcödé and spaces.md") == "Ünïcödé and spaces.md"
+    # A name opening with a letter and a colon is a name, not a drive.
+    assert clean_relpath("Q: why.md") == "Q: why.md"
+    assert clean_relpath("Notes/A:B.md") == "Notes/A:B.md"
 
 
 def test_symlink_out_of_the_vault_is_refused_and_not_listed(tmp_path: Path) -> None:

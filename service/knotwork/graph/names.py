@@ -52,7 +52,7 @@ class Names(Protocol):
         ...
 
     def link_target(self, key: str) -> str | None:
-        """The note a link key (``facts.link_key``) resolves to, or None: unresolved."""
+        """The note a link key (``text.keys.link_key``) resolves to, or None: unresolved."""
         ...
 
 
@@ -120,7 +120,7 @@ class NameIndex:
         return None
 
     def link_target(self, key: str) -> str | None:
-        """The note a link key (facts.link_key) resolves to, as Obsidian resolves it: the
+        """The note a link key (text.keys.link_key) resolves to, as Obsidian resolves it: the
         lower-cased path equal to the key or ending in '/' + key, shortest path first, then
         the lower-cased path, then the path; None when no note matches. The one rule: every
         link written or moved (facts_write_links.cypher, links_reresolve.cypher) is given

@@ -8,14 +8,13 @@ keeps an unresolved placeholder when no note matches.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
 from knotwork.ingest.chunk import chunk_for_line
 from knotwork.models import Chunk, Fact, Link, ParsedNote
 from knotwork.text import vocab
-from knotwork.text.keys import entity_key
+from knotwork.text.keys import entity_key, link_key
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 # Links to these are attachments, not notes: kept as facts about a file entity.
@@ -27,14 +26,6 @@ ATTACHMENT = re.compile(
 MAX_VALUE_CHARS = 200
 # Link and entity keys are index keys, which Neo4j limits in size (8 KB for a range index).
 MAX_FACT_KEY_CHARS = 500
-
-
-def link_key(target: str) -> str:
-    """How a link target is matched: case-insensitive, no ``.md``, POSIX, no leading ``./``."""
-    key = unicodedata.normalize("NFC", target).strip().replace("\\", "/").lower()
-    key = re.sub(r"^(\./|/)+", "", key)
-    key = re.sub(r"/{2,}", "/", key)
-    return key[:-3] if key.endswith(".md") else key
 
 
 def note_keys(path: str) -> list[str]:

@@ -6,9 +6,8 @@ import json
 from typing import Any
 
 from knotwork.ingest.chunk import CHUNKER_VERSION
-from knotwork.ingest.facts import link_key
 from knotwork.models import Fact, ParsedNote, fact_key
-from knotwork.text.keys import entity_key, loose_key, name_key, note_name_keys
+from knotwork.text.keys import entity_key, link_key, loose_key, name_key, note_name_keys
 
 
 def canonical(fact: Fact) -> str:

@@ -22,6 +22,15 @@ _PARENTHETICAL = re.compile(r"\([^()]*\)")
 _MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
 
 
+def link_key(target: str) -> str:
+    """How a link target is matched: case-insensitive, no ``.md``, POSIX, no leading ``./``.
+    A note's path keyed so (its ``lpath``) is what its links match."""
+    key = unicodedata.normalize("NFC", target).strip().replace("\\", "/").lower()
+    key = re.sub(r"^(\./|/)+", "", key)
+    key = re.sub(r"/{2,}", "/", key)
+    return key[:-3] if key.endswith(".md") else key
+
+
 def entity_key(name: str) -> str:
     """Entities are matched by their case-folded, space-collapsed name."""
     return " ".join(unicodedata.normalize("NFC", name).casefold().split())

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
+from knotwork.text.keys import link_key
 
 # Folders no vault tool should read: Obsidian's config and trash, VCS data, dependencies.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".hg", ".svn", "node_modules"})
@@ -27,7 +28,8 @@ def clean_relpath(path: str) -> str:
         raise VaultPathError(f"note path {path!r} is empty or holds control characters")
     posix = path.replace("\\", "/")
     pure = PurePosixPath(posix)
-    if pure.is_absolute() or re.match(r"^[A-Za-z]:", posix):
+    # A drive ("C:/notes", "C:"), not a name that opens with a letter and a colon ("Q: why.md").
+    if pure.is_absolute() or re.match(r"^[A-Za-z]:(?:/|$)", posix):
         raise VaultPathError(f"note path {path!r} is absolute; give it relative to the vault")
     if any(part == ".." for part in pure.parts):
         raise VaultPathError(f"note path {path!r} climbs out of the vault with '..'")
@@ -210,7 +212,7 @@ def scan_notes(root: Path) -> NoteScan:
     scan.paths.sort()
     groups: dict[str, list[str]] = {}
     for rel in scan.paths:
-        groups.setdefault(fold(rel), []).append(rel)
+        groups.setdefault(link_key(rel), []).append(rel)  # what links cannot tell apart
     for group in groups.values():
         if len(group) > 1:
             scan.warnings.append(

@@ -36,6 +36,7 @@ from pathlib import Path
 from knotwork.errors import NoteNotFoundError, VaultPathError, WriteConflictError
 from knotwork.graph.queries.writes import NOTE_CASE_VARIANTS
 from knotwork.graph.store import GraphStore
+from knotwork.text.keys import link_key
 from knotwork.vault.files import (
     clean_relpath,
     fold,
@@ -98,9 +99,9 @@ def case_variants_on_disk(root: Path, rel: str) -> list[str]:
 
 
 async def case_variants(store: GraphStore, vault: str, root: Path, rel: str) -> list[str]:
-    """Notes on disk or in the graph whose path differs from ``rel`` only by letter case."""
-    lpath = fold(rel)
-    lpath = lpath[:-3] if lpath.endswith(".md") else lpath
+    """Notes on disk or in the graph whose path differs from ``rel`` only by letter case (in
+    the graph: or by anything else its links cannot tell apart, as whitespace around it)."""
+    lpath = link_key(rel)  # as the graph keys notes: " foo.md" and "Foo.md" share links
     rows = await store.read(
         NOTE_CASE_VARIANTS, vault=vault, stem=lpath.rsplit("/", 1)[-1], lpath=lpath, path=rel
     )
@@ -110,7 +111,7 @@ async def case_variants(store: GraphStore, vault: str, root: Path, rel: str) -> 
 def refuse_case_variants(rel: str, variants: list[str]) -> None:
     if variants:
         raise WriteConflictError(
-            f"{rel!r} differs only in letter case from the existing note "
+            f"{rel!r} differs only in letter case (or spaces around it) from the existing note "
             f"{' and '.join(repr(v) for v in variants)}; links resolve without case, so it would "
             "take over that note's links. Write to the existing path, or pick another name"
         )
