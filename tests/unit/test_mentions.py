@@ -40,6 +40,15 @@ def test_grams_skip_links_code_and_urls_and_keep_lines() -> None:
         assert hidden not in grams
     assert "and" in grams and "later" in grams and grams["later"] == 9
     assert all(1 <= len(g.split()) <= 6 and len(g) >= 3 for g in grams)
+    masked = [
+        "``Marco Rossi`` in double backticks",
+        "www.example.com/marco-rossi and HTTPS://x.example/marco-rossi",
+        "write to marco.rossi@example.com",
+        "[m](Marco%20(Rossi).md) links",
+    ]
+    grams = chunk_grams("\n".join(masked), (1, 2, 3, 4))
+    assert not [g for g in grams if "marco" in g or "rossi" in g], grams
+    assert {"double backticks", "write", "links"} <= set(grams)
 
 
 def test_mtext_holds_every_gram() -> None:

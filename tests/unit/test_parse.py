@@ -107,6 +107,12 @@ def test_empty_frontmatter_and_dot_terminator() -> None:
     )
     note = parse_note("x.md", "---\na: 1\n...\nbody")
     assert note.frontmatter == {"a": 1} and note.body == "body"
+    # "..." closes only a mapping, and only when no "---" line does.
+    note = parse_note("x.md", "---\nDear diary, met [[Marco]] #journal\n...\nMore")
+    assert note.frontmatter == {} and note.body.startswith("---\nDear diary")
+    assert [link.target for link in note.links] == ["Marco"] and note.tags == ["journal"]
+    note = parse_note("x.md", "---\ntitle: T\n---\nA line.\n...\nbody")  # "---" first
+    assert note.title == "T" and note.body == "A line.\n...\nbody"
     note = parse_note("x.md", "\ufeff---\r\na: 1\r\n---")  # closing fence on the last line
     assert (note.frontmatter, note.body, note.body_line) == ({"a": 1}, "", 4)
 
@@ -280,6 +286,8 @@ def test_headings() -> None:
         ("[t](<My Note.md>)", ("My Note", "markdown", None, None, "t")),
         ('[t](Note.md "a title")', ("Note", "markdown", None, None, "t")),
         ("![t](Note.md)", ("Note", "embed", None, None, "t")),
+        ("[m](Meeting%20(2024).md)", ("Meeting (2024)", "markdown", None, None, "m")),
+        ("[a](Q&A%20(draft).md#Part%20one)", ("Q&A (draft)", "markdown", "Part one", None, "a")),
     ],
 )
 def test_link_forms(
@@ -305,10 +313,20 @@ def test_link_forms(
         "`[[Inline]]`",
         "``code [[Inline]] ``",
         "`[x](Inline.md)`",
+        "\\[[Escaped]]",
     ],
 )
 def test_not_links(text: str) -> None:
     assert parse_note("x.md", f"a {text} b").links == []
+
+
+def test_an_escaped_embed_is_a_link() -> None:
+    link = _only("a \\![[Shown As Link]] b")
+    assert (link.target, link.kind, link.context[link.col : link.end_col]) == (
+        "Shown As Link",
+        "wikilink",
+        "[[Shown As Link]]",
+    )
 
 
 def test_links_in_fenced_code_are_ignored() -> None:

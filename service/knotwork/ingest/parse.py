@@ -18,35 +18,19 @@ from knotwork.text import markdown
 from knotwork.text.dates import iso_date, text_dates
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
-_TICKS = re.compile(r"`+")
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
 _WORDY = re.compile(r"[^\d/-]")  # a tag needs more than digits, dashes and slashes
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]]+)\]\]")
+# Not after a backslash: "\[[x]]" is text, "\![[x]]" a link (its "!" escaped), as in CommonMark.
+_WIKILINK = re.compile(r"(?<!\\)(!?)(?<!\\)\[\[([^\[\]]+)\]\]")
+# [text](dest "title"): the destination in <>, or without spaces, one level of balanced
+# parentheses allowed ("Meeting%20(2024).md", as Obsidian writes a file "Meeting (2024).md").
 _MDLINK = re.compile(
-    r"(!?)\[([^\[\]]*)\]\(\s*(<[^<>\n]*>|[^\s()<>]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+    r"(!?)\[([^\[\]]*)\]\(\s*(<[^<>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
 )
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _DAILY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _YEAR = re.compile(r"\d{4}")
-
-
-def _mask_code_spans(line: str) -> str:
-    """Blank inline code spans (same length, so offsets hold) in linear time."""
-    if "`" not in line:
-        return line
-    runs = [m.span() for m in _TICKS.finditer(line)]
-    # run length -> starts of the runs of that length not yet passed, nearest last
-    later: dict[int, list[int]] = {}
-    for start, end in reversed(runs):
-        later.setdefault(end - start, []).append(start)
-    chars, pos = list(line), 0
-    for start, end in runs:
-        same = later[end - start]
-        same.pop()  # this run itself
-        if start >= pos and same:  # a backtick run is closed by the next run of the same length
-            pos = same[-1] + end - start
-            chars[start:pos] = "\x00" * (pos - start)
-    return "".join(chars)
 
 
 def _strip_md(target: str) -> str:
@@ -112,6 +96,11 @@ def _fm_list(frontmatter: dict[str, Any], names: tuple[str, ...], split: bool = 
     return [str(v).strip() for v in items if v is not None and not isinstance(v, dict | list)]
 
 
+def _closing(lines: list[str], fence: str) -> int:
+    """The index of the first line after the first that is ``fence``; 0 when there is none."""
+    return next((i for i in range(1, len(lines)) if lines[i].rstrip() == fence), 0)
+
+
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse one note's text; ``path`` is vault-relative POSIX and only names the note."""
     parts = _NEWLINE.split(text)
@@ -119,13 +108,18 @@ def parse_note(path: str, text: str) -> ParsedNote:
     bom = 1 if lines[0].startswith("\ufeff") else 0
     lines[0] = lines[0][bom:]
     fenced = lines[0].rstrip() == "---"
-    ends = (i for i in range(1, len(lines) if fenced else 0) if lines[i].rstrip() in ("---", "..."))
-    close = next(ends, 0)  # the closing fence's index, 0 when there is none
+    close = _closing(lines, "---") if fenced else 0  # the closing fence's index, 0: none
     frontmatter, values, error = (
         load_frontmatter("\n".join(lines[1:close]))
         if close
         else ({}, [], "unterminated frontmatter: no closing '---' line" if fenced else None)
     )
+    # YAML's own end marker "..." (Pandoc's) closes it only when no "---" does and what it
+    # closes is a mapping: "...", a line of a note's text, must not swallow the lines above.
+    if fenced and not close and (dots := _closing(lines, "...")):
+        loaded = load_frontmatter("\n".join(lines[1:dots]))
+        if loaded[2] is None:
+            close, (frontmatter, values, error) = dots, loaded
     first = close + 1 if close else 0  # index of the first body line
     offset = sum(map(len, parts[: 2 * first])) if first else bom
     stem = path.rsplit("/", 1)[-1]
@@ -160,7 +154,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         code, fence = markdown.step(fence, raw)
         if code:
             continue
-        masked = _mask_code_spans(raw)
+        masked = markdown.mask_code_spans(raw)
         if atx := markdown.atx_heading(raw):
             headings.append(Heading(atx[0], atx[1], idx + 1))
         if "#" in masked:

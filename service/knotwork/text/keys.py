@@ -19,7 +19,12 @@ MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_NAME_CHARS = 200  # longer names are never matched either
 _WORD = re.compile(r"\w+")
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
-_MASKED = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|`[^`]*`|(?<!\w)[a-z][a-z+.-]*://\S+")
+# Never a mention: links (a Markdown link's destination may hold balanced parentheses), URLs
+# (any scheme's letter case, "www." hosts) and e-mail addresses. Code spans are blanked first.
+_MASKED = re.compile(
+    r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\((?:[^()\n]|\([^()\n]*\))*\)"
+    r"|(?<!\w)(?i:[a-z][a-z0-9+.-]*://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+)
 
 
 def link_key(target: str) -> str:
@@ -101,7 +106,7 @@ def chunk_grams(
         if code:
             continue
         number = line_map[offset] if offset < len(line_map) else line_map[-1]
-        for segment in _MASKED.split(line):
+        for segment in _MASKED.split(markdown.mask_code_spans(line)):
             words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
             for i, word in enumerate(words):
                 if starts is not None and not starts(word):
