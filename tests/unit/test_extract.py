@@ -40,6 +40,21 @@ def test_parse_answer_accepts_valid_and_truncates_long_lists() -> None:
     assert len(parsed.triples) == MAX_TRIPLES
 
 
+def test_one_bad_item_costs_itself_not_the_answer() -> None:
+    entities = [{"name": f"E{i}", "type": "person"} for i in range(120)]
+    entities[1:4] = [{"name": "No type", "type": None}, {"name": ""}, {"type": "x" * 60}]
+    triples = [
+        {"subject": "A", "predicate": "knows", "object": ""},
+        {"subject": "A", "predicate": "p" * 101, "object": "B"},
+        "not an object",
+        {"subject": "A", "predicate": "knows", "object": "B"},
+    ]
+    parsed = parse_answer(json.dumps({"entities": entities, "triples": triples}))
+    assert len(parsed.entities) == 100 and parsed.entities[1].name == "No type"
+    assert parsed.entities[1].type == "thing" and parsed.entities[2].name == "E4"
+    assert [(t.subject, t.predicate, t.object) for t in parsed.triples] == [("A", "knows", "B")]
+
+
 @pytest.mark.parametrize(
     "bad, why",
     [

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 EXTRACTOR_VERSION = "1"
 MAX_TRIPLES = 20
+MAX_ENTITIES = 100
 
 
 class Entity(BaseModel):
@@ -41,18 +43,54 @@ class Triple(BaseModel):
     object: str = Field(min_length=1, max_length=200)
 
 
+def _text(value: object, longest: int) -> bool:
+    return isinstance(value, str) and len(value.strip()) > 0 and len(value) <= longest
+
+
+Keep = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+
+def _usable(items: list[object], keep: Keep) -> list[object]:
+    """The items ``keep`` accepts (as it returns them); all of them when it accepts none, so an
+    answer that is garbage throughout still fails validation (and is retried) rather than
+    passing for "nothing here"."""
+    kept: list[object] = [
+        k for item in items if isinstance(item, dict) and (k := keep(item)) is not None
+    ]
+    return kept if kept or not items else items
+
+
+def _entity(item: dict[str, Any]) -> dict[str, Any] | None:
+    if not _text(item.get("name"), 200):
+        return None
+    kind = item.get("type")
+    return {"name": item["name"], "type": kind if _text(kind, 50) else "thing"}
+
+
+def _triple(item: dict[str, Any]) -> dict[str, Any] | None:
+    limits = {"subject": 200, "predicate": 100, "object": 200}
+    return item if all(_text(item.get(k), n) for k, n in limits.items()) else None
+
+
 class Extraction(BaseModel):
     # Both required, in the schema the model is given too: an empty answer ("{}") is no
     # extraction, and is retried, then recorded as an error, never taken for "nothing here".
-    entities: list[Entity] = Field(max_length=100)
+    entities: list[Entity] = Field(max_length=MAX_ENTITIES)
     # The schema the model is given says at most MAX_TRIPLES; a model that gives more has the
     # first kept, as the prompt asks, rather than the whole chunk's answer refused.
     triples: list[Triple] = Field(max_length=MAX_TRIPLES)
 
+    # One bad item (an empty object, a name too long, a type of null) costs itself, not the
+    # chunk's whole answer: the good ones are kept, the first of them up to the limits.
+    @field_validator("entities", mode="before")
+    @classmethod
+    def _good_entities(cls, value: object) -> object:
+        return _usable(value, _entity)[:MAX_ENTITIES] if isinstance(value, list) else value
+
     @field_validator("triples", mode="before")
     @classmethod
-    def _first_triples(cls, value: object) -> object:
-        return value[:MAX_TRIPLES] if isinstance(value, list) else value
+    def _good_triples(cls, value: object) -> object:
+        return _usable(value, _triple)[:MAX_TRIPLES] if isinstance(value, list) else value
 
 
 _SYSTEM = """You extract a small knowledge graph from one section of a personal note.
