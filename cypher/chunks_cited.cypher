@@ -6,7 +6,8 @@
 //             $limit (int, facts)
 // Returns: one row: chunks (list of maps id, path, title, heading_path, line_start, line_end,
 //          text), facts (list of maps subject, predicate, object, source, extractor,
-//          confidence, line, chunk_id; by source, line, predicate; at most $limit)
+//          confidence, line, chunk_id; by source, line, predicate; at most $limit, those of
+//          the best-ranked $ids first)
 CALL () {
   UNWIND $ids AS id
   MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk {id: id})
@@ -14,22 +15,26 @@ CALL () {
                   line_start: c.line_start, line_end: c.line_end, text: c.text}) AS chunks
 }
 CALL () {
-  UNWIND $ids AS id
+  UNWIND range(0, size($ids) - 1) AS rank
+  WITH rank, $ids[rank] AS id
   MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk {id: id})
   CALL (n, c, id) {
     MATCH (n)-[r]->(o) WHERE r.chunk_id = id RETURN n AS s, r, o
     UNION
     MATCH (c)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.chunk_id = id RETURN s, r, o
   }
-  WITH s, r, o WHERE r.source IS NOT NULL
+  WITH rank, s, r, o WHERE r.source IS NOT NULL
     AND ($extractors IS NULL OR r.extractor IN $extractors)
   WITH coalesce(s.title, s.name, s.key) AS subject, coalesce(r.predicate, type(r)) AS predicate,
        CASE WHEN o:Unresolved THEN coalesce(r.target_text, o.name)
             ELSE coalesce(o.title, o.name, o.key) END AS object, r.source AS source,
        r.extractor AS extractor, r.confidence AS confidence, r.line AS line,
-       r.chunk_id AS chunk_id
-  ORDER BY source, line, predicate
+       r.chunk_id AS chunk_id, rank
+  // The best hits' facts first when there are more than $limit, then shown by note and line.
+  ORDER BY rank, line, predicate
   LIMIT $limit
+  WITH subject, predicate, object, source, extractor, confidence, line, chunk_id
+  ORDER BY source, line, predicate
   RETURN collect({subject: subject, predicate: predicate, object: object, source: source,
                   extractor: extractor, confidence: confidence, line: line,
                   chunk_id: chunk_id}) AS facts

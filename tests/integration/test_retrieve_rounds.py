@@ -19,7 +19,7 @@ from knotwork.retrieve.context import Context, Rankings
 from knotwork.retrieve.graphrank import question_stems, walk_ranking
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import walk, walk_scored
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
 
 NOTES = {
     "team/Alice.md": "# Alice\n\nAlice reports to [[Bob]] since spring.\n",
@@ -197,6 +197,26 @@ async def test_reads_return_plain_nested_values(core: Core, vault: Path) -> None
         row["chunks"][0]["path"] == "team/Alice.md" and "Alice reports" in row["chunks"][0]["text"]
     )
     assert [(f["subject"], f["object"]) for f in row["facts"]] == [("Alice", "Bob")]
+
+
+async def test_the_best_hits_facts_come_first_when_facts_are_cut(core: Core, vault: Path) -> None:
+    """With more facts than the limit, the top hit's are kept, whatever its note's path."""
+    many = " ".join(f"[[Linked {i}]]" for i in range(8))
+    put(vault, "a/Many.md", f"# Many\n\nIt links {many}.\n")
+    put(vault, "z/Top.md", "# Top\n\nTop works with [[Partner]].\n")
+    await _ingest(core, vault)
+    rows = await ad_hoc(
+        core,
+        "MATCH (n:Note {vault: 't'})-[:HAS_CHUNK]->(c:Chunk) RETURN n.path AS path, c.id AS id",
+        {},
+        write=False,
+    )
+    ids = {r["path"]: r["id"] for r in rows}
+    order = [ids["z/Top.md"], ids["a/Many.md"]]  # Top ranked first
+    [row] = await core.store.read(CHUNKS_CITED, ids=order, extractors=None, limit=4)
+    facts = [(f["source"], f["object"]) for f in row["facts"]]
+    assert ("z/Top.md", "Partner") in facts and len(facts) == 4
+    assert facts == sorted(facts, key=lambda f: f[0])  # shown by note
 
 
 FILM = {
