@@ -95,6 +95,21 @@ def test_hits_beyond_the_context_window_are_left_out() -> None:
     assert f"N{10 - built.left_out}.md" not in str(built.messages[1].content)
 
 
+@pytest.mark.parametrize("window", [2048, 4096])
+def test_the_prompt_leaves_room_for_the_answer_whatever_the_question_and_hits(window: int) -> None:
+    """The rules and the question count against the window too, and a best hit larger than
+    what is left is cut, not sent whole past the window."""
+    question = "Why " + "and why " * 249  # 2,000 characters
+    small = [hit(f"N{i}.md", "H", "w " * 400) for i in range(8)]
+    hits = [hit("Big.md", "H", "word " * 1600), *small]
+    built = build_prompt(question, Evidence(hits=hits, timings_ms={}), window)
+    sent = sum(len(str(m.content)) for m in built.messages)
+    assert sent <= (window - 512) * 3 or (window == 2048 and sent <= 2048 * 3 - 1024)
+    user = str(built.messages[1].content)
+    assert "word word" in user and "[…]" in user and built.sources[1] is hits[0]
+    assert question in user
+
+
 def test_the_extraction_and_keyword_prompts_keep_their_system_message_fixed() -> None:
     one = extract.build_messages("Alice > Work", "Alice works with Bob.")
     two = extract.build_messages("Recipes", "Lasagna has layers.")

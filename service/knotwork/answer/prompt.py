@@ -44,7 +44,10 @@ FENCE_LINE = "Fence token: "
 
 # A prompt's characters per token of context window, kept low so non-English text still fits.
 _CHARS_PER_TOKEN = 3
-_RESERVED_TOKENS = 1024  # the system prompt, the question and the answer
+_ANSWER_TOKENS = 512  # the window's room kept for the answer
+_FRAME_CHARS = 200  # the user message's own lines: the fence token, "Context:", "Question:"
+_MIN_CONTEXT_CHARS = 768  # a window too small for the rest still gets this much context
+CUT = " […]"  # ends a block whose text was cut to fit the window
 
 
 @dataclass(frozen=True)
@@ -117,14 +120,22 @@ def build_prompt(question: str, evidence: Evidence, context_window: int) -> Prom
     """The fixed rules; then the fence token, the numbered fenced chunks (best first, as many as
     fit) and facts, and the question."""
     hits = evidence.hits
-    budget = max(context_window - _RESERVED_TOKENS, 256) * _CHARS_PER_TOKEN
+    # What the window holds besides the context: the rules, the question, the answer.
+    window = (context_window - _ANSWER_TOKENS) * _CHARS_PER_TOKEN
+    budget = max(window - len(SYSTEM_PROMPT) - len(question) - _FRAME_CHARS, _MIN_CONTEXT_CHARS)
     sources: dict[int, Hit] = {}
+    texts: dict[int, str] = {}
     for hit in hits:
-        size = len(block_header(len(sources) + 1, hit)) + len(hit.text) + 60
-        if sources and budget - size < 0:
-            break
-        budget -= size
-        sources[len(sources) + 1] = hit
+        number = len(sources) + 1
+        frame = len(block_header(number, hit)) + 60
+        text = hit.text
+        if budget - frame - len(text) < 0:
+            if sources:
+                break
+            # The best hit alone is larger than the window: its start, marked as cut.
+            text = hit.text[: max(budget - frame - len(CUT), 0)] + CUT
+        budget -= frame + len(text)
+        sources[number], texts[number] = hit, text
     included = len(sources)
     numbers, extra = _fact_sources(evidence, sources)
     facts = [
@@ -135,8 +146,7 @@ def build_prompt(question: str, evidence: Evidence, context_window: int) -> Prom
     headers = [block_header(n, h) for n, h in sources.items() if n <= included]
     fence = new_fence([question, *facts, *headers, *(h.text for h in hits)])
     blocks = [
-        f"{fence.begin(header)}\n{sources[n].text}\n{fence.end()}"
-        for n, header in enumerate(headers, 1)
+        f"{fence.begin(header)}\n{texts[n]}\n{fence.end()}" for n, header in enumerate(headers, 1)
     ]
     if facts:
         block = f"{fence.begin('facts: subject | predicate | object | source')}\n"
