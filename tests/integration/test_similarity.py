@@ -11,6 +11,7 @@ from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve import cached
 from knotwork.text.keys import entity_key
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import ad_hoc
@@ -107,3 +108,26 @@ async def test_entities_wait_while_the_embedder_is_down(
     await ingestor.retry_pending()
     rows = await similar(core)
     assert len(rows) == 2 and all(math.isfinite(float(str(r["cosine"]))) for r in rows)
+
+
+async def test_new_similarity_edges_renew_the_vaults_generation(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """What retrieval keeps between questions (walks through synonyms) is kept per generation:
+    edges made after the notes' write must renew it, or a walk kept before them is served on."""
+    write_vault(vault)
+    ingestor = ingestor_for(core, vault)
+    await sync_vault(ingestor)
+    await ad_hoc(
+        core,
+        "MATCH (e:Entity {vault: 't'}) OPTIONAL MATCH (e)-[s:SIMILAR_TO]-() DELETE s "
+        "SET e.embedding_state = 'pending'",
+        {},
+        write=True,
+    )
+    before = await cached.generation(core.store, "t")
+    assert await ingestor.link_entities() == 2
+    after = await cached.generation(core.store, "t")
+    assert before is not None and after != before
+    assert await ingestor.link_entities() == 0  # nothing new: the generation stays
+    assert await cached.generation(core.store, "t") == after

@@ -88,9 +88,10 @@ def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
         lost: Asserted = {}
         for gone in rows[0]["lost"]:
             lost.setdefault(gone["path"], []).append(stored_fact_key(gone["fact"]))
-        if revisions := await lost_revisions(tx, vault, lost):
-            appended = {"revisions": revisions, "token": None}
-            await run_query(tx, REVISIONS_APPEND, vault=vault, write=appended)
+        # Appended even without a revision: it renews the vault's generation, and what
+        # retrieval kept (a walk through a placeholder gone) is stale.
+        appended = {"revisions": await lost_revisions(tx, vault, lost), "token": None}
+        await run_query(tx, REVISIONS_APPEND, vault=vault, write=appended)
         if not rows[0]["keys"]:
             return
         targets = NameView(names)
