@@ -59,6 +59,8 @@ def test_a_cited_answer_that_says_part_is_missing_is_an_answer() -> None:
         "Alice works with Bob. Your notes do not contain enough to say since when.",
         "Las notas no contienen la fecha; fue el lunes [S1].",
         "Le note non contengono altro: Alice lavora con Bob.",
+        "The notes do not contain enough detail, but Alice joined Acme in 2020.",
+        "Le note non contengono abbastanza dettagli, ma Alice è entrata in Acme nel 2020.",
     ],
 )
 def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:

@@ -46,6 +46,11 @@ _OPENERS = frozenset(
     ]
 )
 _AFTER_CORE = 8  # words after the core that still make the reply the sentence alone
+# "…not enough detail, but Alice joined Acme in 2020": what follows such a word is an answer.
+_CONTRAST = frozenset(
+    {"but", "however", "though", "although", "yet", "ma", "però", "tuttavia", "aber", "jedoch",
+     "mais", "cependant", "pero", "sin", "embargo", "mas", "porém", "contudo"}
+)  # fmt: skip
 
 
 def _words(text: str) -> list[str]:
@@ -64,5 +69,6 @@ def says_insufficient(text: str) -> bool:
         start += 1
     for core in _REFUSALS:
         if tuple(words[start : start + len(core)]) == core:
-            return len(words) - start - len(core) <= _AFTER_CORE
+            after = words[start + len(core) :]
+            return len(after) <= _AFTER_CORE and not _CONTRAST.intersection(after)
     return False
