@@ -133,12 +133,21 @@ async def retrieve(
             timings_ms=ctx.clock.timings,
             warnings=ctx.warnings,
             facts=facts,
-            paths=[paths[c] for c in best if c in paths],
+            paths=_shown(hits, [paths[c] for c in best if c in paths], narrowing),
             keywords=keywords,
             relevance=score,
         )
     finally:
         ctx.steps.stop()
+
+
+def _shown(hits: list[Hit], paths: list[HopPath], narrowing: bool) -> list[HopPath]:
+    """The walk's paths to the hits; under a note filter, only those through notes known to
+    pass it (the hits' own): a path must not show a note the filter leaves out."""
+    if not narrowing:
+        return paths
+    passing = {f"note:{h.path}" for h in hits}
+    return [p for p in paths if all(n in passing for n in p.nodes if n.startswith("note:"))]
 
 
 def _note_filters(params: dict[str, object]) -> dict[str, object]:
