@@ -589,3 +589,12 @@ def test_a_fence_opened_on_a_list_item_ends_with_the_item(
 ) -> None:
     note = parse_note("L.md", text)
     assert [link.target for link in note.links] == links and note.tags == tags
+
+
+def test_a_name_written_as_a_number_keeps_its_spelling() -> None:
+    """`title: 1984` names the note "1984" (it fell back to the file name), and an alias
+    `0123` stays 0123 (YAML read it as 83)."""
+    note = parse_note("book.md", "---\ntitle: 1984\naliases: [0123, 3.10, Big Brother]\n---\nx")
+    assert (note.title, note.aliases) == ("1984", ["0123", "3.10", "Big Brother"])
+    note = parse_note("book.md", "---\ntitle: Orwell\naliases: Eric Blair\n---\nx")
+    assert (note.title, note.aliases) == ("Orwell", ["Eric Blair"])

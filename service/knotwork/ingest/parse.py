@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from knotwork.ingest.frontmatter import load_frontmatter
-from knotwork.models import Heading, Link, LinkKind, ParsedNote
+from knotwork.models import FrontmatterValue, Heading, Link, LinkKind, ParsedNote
 from knotwork.text import markdown
 from knotwork.text.dates import iso_date, text_dates
 
@@ -96,6 +96,18 @@ def _fm_list(frontmatter: dict[str, Any], names: tuple[str, ...], split: bool = 
     return [str(v).strip() for v in items if v is not None and not isinstance(v, dict | list)]
 
 
+def _numbers_as_written(
+    frontmatter: dict[str, Any], values: list[FrontmatterValue], names: tuple[str, ...]
+) -> list[str] | None:
+    """A name key's items as the file writes them when YAML read one as a number (`1984`,
+    `0123`, `3.10` are names here, not 1984, 83 and 3.1); None when none is a number."""
+    value = next((v for k, v in frontmatter.items() if k.lower() in names), None)
+    items = value if isinstance(value, list) else [value]
+    if not any(isinstance(i, int | float) and not isinstance(i, bool) for i in items):
+        return None
+    return [v.value for v in values if v.key.lower() in names]
+
+
 def _closing(lines: list[str], fence: str) -> int:
     """The index of the first line after the first that is ``fence``; 0 when there is none."""
     return next((i for i in range(1, len(lines)) if lines[i].rstrip() == fence), 0)
@@ -124,8 +136,12 @@ def parse_note(path: str, text: str) -> ParsedNote:
     offset = sum(map(len, parts[: 2 * first])) if first else bom
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.lower().endswith(".md") else stem
-    title = frontmatter.get("title")
-    aliases = _unique(_fm_list(frontmatter, ("aliases", "alias")))
+    written = _numbers_as_written(frontmatter, values, ("title",))
+    title = written[0] if written else frontmatter.get("title")
+    alias_keys = ("aliases", "alias")
+    aliases = _unique(
+        _numbers_as_written(frontmatter, values, alias_keys) or _fm_list(frontmatter, alias_keys)
+    )
     tags = [t.lstrip("#").strip() for t in _fm_list(frontmatter, ("tags", "tag"), split=True)]
 
     links: list[Link] = []
