@@ -234,6 +234,25 @@ async def sse_query(api: Api, **request: Any) -> list[tuple[str, Any]]:
     return parse_sse(text)
 
 
+async def test_a_streamed_answer_holds_its_slot_until_the_answer_ends(
+    api: Api, fake_ollama: FakeOllama
+) -> None:
+    """The bound on answers at once counts streamed ones through the model's tokens too, and
+    gives the slot back when the stream ends."""
+    limiter = api.app.state.limiter
+    free: list[int] = []
+
+    def answering(prompt: str) -> str:
+        free.append(limiter._slots._value)  # read while the model is answering
+        return f"Alice works with Bob {labels(prompt)['People/Alice.md']}."
+
+    fake_ollama.chat_script = model(answering)
+    events = await sse_query(api, json={"question": "Who works with Bob?", "stream": True})
+    assert events[-1][0] == "done" and events[-1][1]["status"] == "ok"
+    assert free == [limiter.running - 1]
+    assert limiter._slots._value == limiter.running
+
+
 async def test_streamed_answer_sends_evidence_tokens_then_checked_answer(
     api: Api, fake_ollama: FakeOllama
 ) -> None:

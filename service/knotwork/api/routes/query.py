@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated, Any
@@ -104,10 +105,17 @@ def _encode(item: AnswerEvent) -> bytes:
     return _sse("token", {"text": item.text})
 
 
-async def _events(first: AnswerEvent, rest: AsyncIterator[AnswerEvent]) -> AsyncIterator[bytes]:
-    yield _encode(first)
-    async for item in rest:
-        yield _encode(item)
+async def _events(
+    first: AnswerEvent, rest: AsyncIterator[AnswerEvent], held: contextlib.AsyncExitStack
+) -> AsyncIterator[bytes]:
+    """The stream's events; the request's slot is given back when the answer ends or the
+    client goes, so streamed answers count against the limit as whole ones do."""
+    try:
+        yield _encode(first)
+        async for item in rest:
+            yield _encode(item)
+    finally:
+        await held.aclose()
 
 
 @router.post(
@@ -137,11 +145,16 @@ async def query(
             core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
         )
         # Retrieval runs here, so its errors (Neo4j down) get their status before the stream;
-        # the slot bounds retrieval, not the model's tokens.
-        async with limiter.slot():
+        # the slot is held on through the model's tokens (released by _events).
+        held = contextlib.AsyncExitStack()
+        await held.enter_async_context(limiter.slot())
+        try:
             first = await anext(events)
+        except BaseException:
+            await held.aclose()
+            raise
         return StreamingResponse(
-            _events(first, events),
+            _events(first, events, held),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
