@@ -74,8 +74,9 @@ _RETRIEVE_EXAMPLES: dict[str, Example] = {
 _SSE_DOC = (
     "With `stream: true` or `Accept: text/event-stream`: an `evidence` event (ranked hits, "
     'facts, paths), `token` events (`{"text": …}`, the answer as it comes, citations rendered '
-    "and checked; together they make up `answer`), and a last `done` event carrying this same "
-    "body."
+    "and checked; with status `ok` together they make up `answer`), and a last `done` event "
+    "carrying this same body, which has the last word: with another status (a refusal in the "
+    "model's words, a model failing midway) the tokens sent are not the answer."
 )
 
 
