@@ -63,6 +63,11 @@ FOR (u:Unresolved) REQUIRE (u.vault, u.key) IS UNIQUE;
 CREATE INDEX note_stem IF NOT EXISTS
 FOR (n:Note) ON (n.vault, n.stem);
 
+// A vault's notes alone (its counts, hashes, filters): the composite indexes above serve only
+// with their second property in the predicate too, else every vault's notes are scanned.
+CREATE INDEX note_vault IF NOT EXISTS
+FOR (n:Note) ON (n.vault);
+
 CREATE INDEX revision_path IF NOT EXISTS
 FOR (v:Revision) ON (v.vault, v.path);
 

@@ -86,6 +86,7 @@ EXPECTED_INDEXES = (
     "note_mkey",
     "note_mtitle",
     "note_mloose",
+    "note_vault",
     "note_stem",
     "revision_path",
     "unresolved_key",
