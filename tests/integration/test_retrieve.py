@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from neo4j.exceptions import ClientError
 
 from knotwork.api import create_app
 from knotwork.core import Core
@@ -116,3 +117,21 @@ async def test_a_second_vault_does_not_crowd_out_the_vault_asked(
     assert set(crowded[1]) == set(alone[1])
     evidence = await retrieve(core, "t", question, top_k=3)
     assert evidence.hits and evidence.hits[0].path == "Alice.md"
+
+
+async def test_a_search_neo4j_refuses_costs_that_search_not_the_question(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query Neo4j refuses in one retriever (here full text) leaves the others' evidence and
+    says which was skipped; Neo4j itself away still fails the question (tested elsewhere)."""
+    (vault / "Alice.md").write_text("# Alice\n\nAlice works with Bob on the graph database.\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+
+    async def refused(*args: object, **kwargs: object) -> object:
+        raise ClientError("Neo.ClientError.Procedure.ProcedureCallFailed", "analyzer failed")
+
+    monkeypatch.setattr(search, "fulltext", refused)
+    evidence = await retrieve(core, "t", "Who works with Bob?")
+    assert [h.path for h in evidence.hits][:1] == ["Alice.md"]
+    assert any(w.startswith("fulltext retrieval skipped") for w in evidence.warnings)

@@ -10,9 +10,12 @@ named notes (or on the seed rankings when no note is named), the synonym walk on
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
+
+from neo4j.exceptions import Neo4jError
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError
@@ -22,6 +25,8 @@ from knotwork.retrieve.config import RetrievalConfig
 from knotwork.retrieve.steps import Clock, Steps
 from knotwork.retrieve.types import HopPath, Mode
 from knotwork.retrieve.walk import Walk
+
+log = logging.getLogger(__name__)
 
 Rankings = dict[str, list[tuple[str, float]]]
 # What a retriever may await of the context (its ``needs``); the context starts the model
@@ -112,7 +117,7 @@ class Context:
         self.embedding = self.steps.start(self.clock.timed("embed", self._embed(needs)))
         self.named = self.steps.start(self._named()) if "named" in needs else None
         for retriever in retrievers:
-            self.ranked[retriever.name] = self.steps.start(retriever.rank(self))
+            self.ranked[retriever.name] = self.steps.start(self._rank(retriever))
         seeds = [r.name for r in retrievers if r.seed]
         self.named_first = self.steps.start(self._named_first())
         self.seeds = self.steps.start(self._seed_rankings(seeds))
@@ -186,6 +191,16 @@ class Context:
                 order = [note.lead] + [c for c in order if c != note.lead]
             out.append(replace(note, chunk_ids=tuple(order[:keep])))
         return out
+
+    async def _rank(self, retriever: Retriever) -> Ranking | None:
+        """One retriever's ranking; a query of it that Neo4j refuses (not Neo4j away: that
+        fails the question, 503) costs that retriever, with a warning, not the question."""
+        try:
+            return await retriever.rank(self)
+        except Neo4jError as exc:
+            log.warning("%s retrieval failed: %s", retriever.name, exc)
+            self.warnings.append(f"{retriever.name} retrieval skipped: {exc.code}")
+            return None
 
     async def _seed_rankings(self, seeds: list[str]) -> Rankings:
         """The seed searches' rankings, in the fusion's order."""
