@@ -16,6 +16,7 @@ DROP INDEX chunk_text_pt IF EXISTS;
 DROP INDEX entity_names IF EXISTS;
 DROP CONSTRAINT unresolved_key IF EXISTS;
 DROP INDEX note_stem IF EXISTS;
+DROP INDEX note_vault IF EXISTS;
 DROP INDEX revision_path IF EXISTS;
 DROP INDEX chunk_pending IF EXISTS;
 DROP INDEX chunk_embedding_state IF EXISTS;

@@ -115,8 +115,12 @@ def sufficient(core: Core, evidence: Evidence) -> bool:
     """Whether the evidence is worth a model call.
 
     ``min_relevance`` is calibrated by bench/relevance.py against questions the vault does and
-    does not answer (bench/RESULTS.md).
+    does not answer (bench/RESULTS.md). With the embedder down the gate does not refuse: the
+    word overlap left would turn a paraphrased question away, so the model judges (its own
+    refusal is still recognised).
     """
+    if evidence.hits and evidence.dense_down:  # words alone cannot judge: the model does
+        return True
     return bool(evidence.hits) and evidence.relevance >= core.settings.min_relevance
 
 

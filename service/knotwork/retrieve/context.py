@@ -89,6 +89,7 @@ class Context:
         self.narrow = narrow
         self.clock, self.warnings, self.steps = Clock(), list[str](), Steps()
         self.ranked: dict[str, asyncio.Task[Ranking | None]] = {}
+        self.dense_down = False  # the question's embedding failed
         try:
             self._start(retrievers)
         except BaseException:
@@ -154,6 +155,7 @@ class Context:
             raise
         except Exception as exc:  # the embedding model may be down: the rest still answers
             self.warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
+            self.dense_down = True
             return None
 
     async def _named(self) -> list[search.NamedNote]:

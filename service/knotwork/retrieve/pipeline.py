@@ -136,6 +136,7 @@ async def retrieve(
             paths=_shown(hits, [paths[c] for c in best if c in paths], narrowing),
             keywords=keywords,
             relevance=score,
+            dense_down=ctx.dense_down,
         )
     finally:
         ctx.steps.stop()

@@ -116,6 +116,9 @@ class Evidence:
     # How well the best evidence matches the question, 0..1 (see retrieve.relevance); below
     # KNOTWORK_MIN_RELEVANCE the answer is "insufficient_context" without a model call.
     relevance: float = 0.0
+    # The question's embedding failed (the embedder down): ``relevance`` then rests on words
+    # alone and cannot tell a paraphrase from an unanswerable question.
+    dense_down: bool = False
 
     def facts_of(self, hit: Hit) -> list[int]:
         """Indexes into ``facts`` of those the hit's chunk states: by chunk, or for a fact
