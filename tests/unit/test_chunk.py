@@ -61,6 +61,16 @@ def test_long_sections_are_split_under_the_size() -> None:
     )
 
 
+def test_a_long_line_is_cut_at_spaces_and_never_inside_a_link() -> None:
+    line = "x" * 95 + " [[Target Note]] " + "y " * 150 + "[see](Other%20(2).md) and [[Last|shown]]"
+    chunks = chunk_note(parse_note("W.md", line), "v", 100)
+    texts = [c.text for c in chunks]
+    assert all(len(t) <= 100 for t in texts), [len(t) for t in texts]
+    for link in ("[[Target Note]]", "[see](Other%20(2).md)", "[[Last|shown]]"):
+        assert any(link in t for t in texts), link  # whole in one chunk
+    assert all(not t.startswith("y") or t.startswith("y ") for t in texts)  # cut at spaces
+
+
 def test_one_fence_rule_for_parser_chunker_and_mentions() -> None:
     # An inline code line that starts with three backticks is no fence; a four-backtick fence
     # is not closed by three; tildes hold backticks. Old chunker rules disagreed on each.

@@ -9,6 +9,7 @@ text (what extraction reads), so an unchanged chunk keeps its extraction whereve
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 
@@ -20,10 +21,14 @@ from knotwork.text import markdown
 # 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like; the
 # parser's heading rule (``text.markdown.atx_heading``); fences opened on a list item.
 # 5: a fence opened on a list item ends with the item; the pieces of a long line keep its indent.
-CHUNKER_VERSION = 5
+# 6: a long sentence is cut at a space, never inside a link.
+CHUNKER_VERSION = 6
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# What a cut must not split: a wikilink or embed, a Markdown link (a model reading a chunk and
+# the mention masking both need it whole).
+_LINKISH = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\((?:[^()\n]|\([^()\n]*\))*\)")
 
 
 def _sha(text: str) -> str:
@@ -82,6 +87,26 @@ def _paragraphs(lines: list[tuple[int, str]], code: set[int]) -> list[list[tuple
     return [b for b in blocks if b]
 
 
+def _cuts(text: str, size: int) -> list[str]:
+    """``text`` in pieces of about ``size``: each cut at the last space in its second half,
+    moved before a link it would split (after one that alone is longer than the piece, unless
+    that is past four pieces' length: then it is cut where it falls)."""
+    spans = [m.span() for m in _LINKISH.finditer(text)] if "[" in text else []
+    starts = [first for first, _ in spans]  # sorted: the links do not overlap
+    pieces, start = [], 0
+    while len(text) - start > size:
+        end = start + size
+        space = text.rfind(" ", start + size // 2, end)
+        end = space + 1 if space > start else end
+        at = bisect.bisect_left(starts, end) - 1  # the last link opening before the cut
+        if at >= 0 and end < spans[at][1]:
+            first, last = spans[at]
+            end = first if first > start else (last if last - start <= 4 * size else end)
+        pieces.append(text[start:end])
+        start = end
+    return [*pieces, text[start:]] if start < len(text) else pieces
+
+
 def _split_long(block: list[tuple[int, str]], size: int) -> list[list[tuple[int, str]]]:
     """Cut a block larger than ``size`` at lines, then sentences, then hard offsets."""
     pieces: list[tuple[int, str]] = []
@@ -93,11 +118,7 @@ def _split_long(block: list[tuple[int, str]], size: int) -> list[list[tuple[int,
         # an unindented piece would read as the item's end (text.markdown).
         lead = text[: len(text) - len(text.lstrip(" \t>"))]
         lead = lead if len(lead) < size // 2 else ""  # a line of spaces or '>' is no indent
-        cut = [
-            sentence[i : i + size]
-            for sentence in _SENTENCE.split(text)
-            for i in range(0, len(sentence), size)
-        ]
+        cut = [piece for sentence in _SENTENCE.split(text) for piece in _cuts(sentence, size)]
         pieces += [(number, piece if j == 0 else lead + piece) for j, piece in enumerate(cut)]
     out: list[list[tuple[int, str]]] = [[]]
     length = 0
