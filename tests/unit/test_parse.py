@@ -598,3 +598,14 @@ def test_a_name_written_as_a_number_keeps_its_spelling() -> None:
     assert (note.title, note.aliases) == ("1984", ["0123", "3.10", "Big Brother"])
     note = parse_note("book.md", "---\ntitle: Orwell\naliases: Eric Blair\n---\nx")
     assert (note.title, note.aliases) == ("Orwell", ["Eric Blair"])
+
+
+def test_a_fence_opened_in_a_blockquote_ends_with_the_quote() -> None:
+    """An unclosed fence in a callout no longer swallows the rest of the note."""
+    note = parse_note(
+        "x.md", "> [!tip]\n> ```bash\n> npm i [[Inside]]\n\n## Next\nSee [[Setup]] #todo\n"
+    )
+    assert [link.target for link in note.links] == ["Setup"] and note.tags == ["todo"]
+    assert [h.text for h in note.headings] == ["Next"]
+    note = parse_note("x.md", "> > ```\n> > [[Code]]\n> [[Quoted]]\n> ```\n[[After]]\n")
+    assert [link.target for link in note.links] == ["Quoted", "After"]

@@ -21,7 +21,8 @@ from knotwork.text import markdown
 # 4: lines broken only where the file's are (CR LF, CR, LF), not at U+2028 and the like; the
 # parser's heading rule (``text.markdown.atx_heading``); fences opened on a list item.
 # 5: a fence opened on a list item ends with the item; the pieces of a long line keep its indent.
-# 6: a long sentence is cut at a space, never inside a link.
+# 6: a long sentence is cut at a space, never inside a link; a fence opened in a blockquote ends
+# with the quote.
 CHUNKER_VERSION = 6
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text

@@ -74,7 +74,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 7: a fence opened on a list item ends with the item (its links and tags after it are read).
 # 8: Markdown links whose destination holds parentheses; "\[[x]]" no link; frontmatter closed by
 # "---" (or a mapping's "..."); no mentions inside double-backtick code, URLs of any case, "www."
-# or e-mail; a title or alias written as a number keeps its spelling.
+# or e-mail; a title or alias written as a number keeps its spelling; a fence opened in a
+# blockquote ends with the quote.
 FACTS_RULES = 8
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.

@@ -10,8 +10,9 @@ CommonMark ends a container's blocks. Text inside is code: no headings, links, t
 mentions are read there.
 
 The state between lines is a string: "" outside a fence, else the opening run, led for a
-fence opened on a list item by as many spaces as the item's content is indented (the chunks
-keep it as ``Chunk.fence``).
+fence opened on a list item by as many spaces as the item's content is indented, for one opened
+in a blockquote or callout by a '>' per level (it ends where the quote does); the chunks keep it
+as ``Chunk.fence``.
 """
 
 from __future__ import annotations
@@ -66,16 +67,29 @@ def step(fence: str, line: str) -> tuple[str, str]:
     marker = _marker(line)
     if fence:
         run, rest = marker or ("", "")
-        own = fence.lstrip(" ")
+        own = fence.lstrip(" >")
         if run[:1] == own[0] and len(run) >= len(own) and not rest.strip():
             return fence, ""  # closed, however indented (a list item's fence closed at column 0)
-        if not _item_ended(fence, line):
+        if not _item_ended(fence, line) and not _quote_ended(fence, line):
             return fence, fence
     if marker is None and ("``" in line or "~~" in line) and (listed := _LIST_FENCE.match(line)):
         return listed.group(1), " " * _columns(line[: listed.start(1)]) + listed.group(1)
     if marker and not (marker[0][0] == "`" and "`" in marker[1]):
-        return marker[0], marker[0]
+        depth = _quotes(line)  # opened in a blockquote or callout: it ends with the quote
+        return marker[0], ">" * depth + marker[0]
     return "", ""
+
+
+def _quotes(line: str) -> int:
+    """How many blockquote markers ('>') lead the line."""
+    return line[: len(line) - len(line.lstrip(" \t>"))].count(">")
+
+
+def _quote_ended(fence: str, line: str) -> bool:
+    """Whether ``line`` ends the blockquote a fence opened in (``fence`` led by a '>' per
+    level): a line with fewer markers, blank or not, as CommonMark ends the quote's blocks."""
+    depth = len(fence) - len(fence.lstrip(">"))
+    return depth > 0 and _quotes(line) < depth
 
 
 def _item_ended(fence: str, line: str) -> bool:
