@@ -266,11 +266,11 @@ class VaultWatcher(PathEvents):
             await self._follow(progress, ready)
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        if not self.root.is_dir():  # the observer would fail on it with a bare errno
-            what = "is not a folder" if self.root.exists() else "does not exist"
+        unseen = folder_unseen(self.root)
+        if unseen not in (None, EMPTY):  # the observer would fail on it with a bare errno
             raise VaultUnavailableError(
-                f"the vault folder {self.root} {what}; check KNOTWORK_VAULT_PATH (nothing in the "
-                "graph was changed)"
+                f"the vault folder {self.root} {unseen}; check KNOTWORK_VAULT_PATH (nothing in "
+                "the graph was changed)"
             )
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
