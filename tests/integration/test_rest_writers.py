@@ -16,12 +16,13 @@ from knotwork.api.note_writes import put_note
 from knotwork.api.writers import RestWriters
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
-from knotwork.errors import StorageFullError, WriteConflictError
+from knotwork.errors import LeaseHeldError, StorageFullError, WriteConflictError
 from knotwork.graph.lease import Lease
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal
 from knotwork.settings import Settings
+from knotwork.watch.queue import WatchStatus
 from tests.integration.conftest import put
 from tests.integration.server import TcpProxy
 
@@ -192,29 +193,26 @@ async def test_a_lease_lost_after_the_file_changed_is_accepted_and_replayed_not_
     assert await verify_vault(ingestor) == []
 
 
-async def test_a_write_left_to_a_watcher_is_journaled_for_when_it_is_gone(
+async def test_a_watcher_that_is_stopping_takes_no_more_rest_writes(
     core: Core, vault: Path, tmp_path: Path
 ) -> None:
-    """A watcher stopping (or failing) before it sees a REST write would leave the graph
-    stale: the path waits in the journal, one entry however often it is written, and this
-    server's replay applies it once the watcher has gone."""
+    """A write left to a watcher that stops before it sees it would leave the graph stale: once
+    the watcher's lease says it stops, a write is refused (409) with nothing written."""
     here = dataclasses.replace(
         core, settings=core.settings.model_copy(update={"vault_path": vault, "extract": False})
     )
-    vault_name = here.settings.vault_name
-    watcher = Lease(here.store, vault_name, 30)
-    folder = str(await asyncio.to_thread(vault.resolve))
-    await watcher.acquire({"mode": "inotify", "watches": True, "folder": folder})
+    watcher = Lease(here.store, here.settings.vault_name, 30)
+    status = WatchStatus(folder=str(await asyncio.to_thread(vault.resolve)))
+    await watcher.acquire(status.report(0))
     writers = RestWriters(here, Journal(tmp_path / "journal"))
-    for text in ("# New\n\nFirst.\n", "# New\n\nSecond.\n"):
-        result = await put_note(here, writers, "New.md", text)
-        assert (result.status, result.ingested_by) == ("accepted", watcher.holder)
-    assert len(writers.journal.entries("New.md")) == 1
-    assert await writers.replay_once() == 0  # the watcher holds the vault
-    await watcher.release()  # gone without having applied it
-    assert await writers.replay_once() == 1
-    assert writers.journal.paths() == []
-    assert await verify_vault(Ingestor(here, root=vault, extract_enabled=False)) == []
+    result = await put_note(here, writers, "New.md", "# New\n")
+    assert (result.status, result.ingested_by) == ("accepted", watcher.holder)
+    status.stopping = True
+    await watcher.renew(status.report(0))
+    with pytest.raises(LeaseHeldError):
+        await put_note(here, writers, "Later.md", "# Later\n")
+    assert not (vault / "Later.md").exists() and writers.journal.paths() == []
+    await watcher.release()
 
 
 async def test_a_note_sent_with_a_byte_order_mark_is_ingested_as_its_file_reads(

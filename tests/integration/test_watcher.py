@@ -571,3 +571,25 @@ async def test_a_note_missing_while_the_folder_is_away_waits_and_is_not_deleted(
     await running._process_due()
     assert await graph_paths(core) == ["People/Alice.md"] and not running.pending
     assert any("the vault folder reachable again" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_stopping_watcher_says_so_before_its_last_flush(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From its stop on, the lease no longer says it watches: REST writes are refused, not left
+    to a watcher that may not see them."""
+    running, task = await started(
+        core, vault, watch_debounce_ms=100, watch_rescan_s=0, lease_ttl_s=5
+    )
+    assert (await lease_status(core.store, "w") or {})["watches"] is True
+    seen: list[dict[str, object] | None] = []
+    flush = running._flush
+
+    async def spying() -> None:
+        seen.append(await lease_status(core.store, "w"))
+        await flush()
+
+    monkeypatch.setattr(running, "_flush", spying)
+    running.stop()
+    await asyncio.wait_for(task, 30)
+    assert seen and seen[0] is not None and seen[0]["watches"] is False

@@ -148,23 +148,14 @@ def busy(rel: str, way: Way) -> LeaseHeldError:
     )
 
 
-WATCHED = "watched"  # the journal token of writes left to a watcher
-
-
 def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
     """For a write this process brings to the graph (direct, queued, offline), the path is
     journaled before the file changes: whatever stops the write after that — a lost lease, a
     cancelled request, an error from Neo4j, a crash — leaves it for the replay, which reads
     the disk. The entry is this write's own, for it to take back."""
+    if way.kind not in ("direct", "queued", "offline"):
+        return None  # a watcher ingests it (a stopping one refuses it first: watch/watcher.py)
     try:
-        if way.kind == "watched":
-            # A watcher ingests it, unless it stops or fails before it sees the change: the
-            # entry waits for a replay once the watcher is gone (a no-op for what it applied).
-            # One shared entry per path, never taken back: a watcher may run for months.
-            writers.journal.add(rel, WATCHED)
-            return None
-        if way.kind not in ("direct", "queued", "offline"):
-            return None
         return writers.journal.add(rel)
     except OSError as exc:
         where = writers.journal.file
@@ -251,7 +242,9 @@ async def _ingest(
         outcome = await work()
     except GraphUnavailableError:
         return WriteResult(rel, "journaled", done)
-    except Neo4jError as exc:  # past the store's retries: the file changed, the journal has it
+    except Neo4jError as exc:  # a transient one past the store's retries: the replay's turn
+        if not exc.is_retryable():
+            raise
         log.warning(
             "%s: the file is %s; the graph write failed (%s), left to the replay", rel, done, exc
         )

@@ -2,8 +2,7 @@
 
 A REST write changes the file first and the graph second. When the second step cannot happen
 now — Neo4j is unreachable, or this process's own ``POST /sync`` is running and will ingest it
-before it ends, or a watcher holds the vault and may stop or fail before it sees the change —
-the note's vault-relative path is recorded here, and ``replay`` later brings
+before it ends — the note's vault-relative path is recorded here, and ``replay`` later brings
 the graph in step with what is then on disk (present → upsert, absent → delete), removing each
 entry only once its graph write succeeded. So an API without a watcher converges on its own.
 
@@ -99,10 +98,9 @@ class Journal:
         (an empty journal has no file), for a poll that runs every few seconds."""
         return self.file.exists()
 
-    def add(self, rel: str, token: str | None = None) -> Entry:
-        """Record a write of ``rel``; the entry to take back once it is in the graph. A given
-        ``token`` is shared by every write that records it (one entry per path)."""
-        entry = (rel, token or uuid.uuid4().hex[:12])
+    def add(self, rel: str) -> Entry:
+        """Record a write of ``rel``; the entry to take back once it is in the graph."""
+        entry = (rel, uuid.uuid4().hex[:12])
         with self._locked():
             self._save(self._read() | {entry})
         return entry

@@ -48,11 +48,13 @@ class WatchStatus:
     # watcher only by a server whose vault folder is this one (api/writers.py ``follows``).
     folder: str | None = None
     folder_id: str | None = None
+    stopping: bool = False  # from then on it takes no REST write: it may not see one
 
     def report(self, queue: int) -> dict[str, Any]:
         return {
             "mode": self.mode,
-            "watches": True,  # REST writes made meanwhile are left to this watcher (202)
+            # REST writes made meanwhile are left to this watcher (202), until it stops.
+            "watches": not self.stopping,
             "folder": self.folder,
             "folder_id": self.folder_id,
             "events": self.events,

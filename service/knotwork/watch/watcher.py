@@ -201,6 +201,24 @@ class VaultWatcher(PathEvents):
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
 
+    async def _say_stopping(self) -> None:
+        self.status.stopping = True
+        try:
+            await self.lease.renew(self.status.report(self.queue_length()))
+        except (KnotworkError, Neo4jError) as exc:  # the lease lapses on its own meanwhile
+            log.debug("the lease could not say the watcher stops: %s", exc)
+
+    async def _flush(self) -> None:
+        """Apply every change waiting, and those whose events arrive meanwhile (a REST write
+        answered before the lease said this watcher stops): until a pass finds none new."""
+        tried: set[str] = set()  # each path once: one that failed on the graph is left
+        while fresh := [p for p in self.pending if p not in tried]:
+            for path in fresh:
+                self.pending[path].due = 0.0
+            tried.update(fresh)
+            await self._process_due()
+            await asyncio.sleep(min(self.debounce, 1.0))  # the last writes' events, if any
+
     async def rescan(self, progress: Progress | None = None) -> None:
         self.status.rescans += 1
         self._rescanning = True
@@ -327,13 +345,14 @@ class VaultWatcher(PathEvents):
                     await self.retry_pending()
                     last_retry = time.monotonic()
                 await _sleep_or(self._stop, 0.05)
-            # Stopped: what is waiting out its debounce is applied now, not left to the next
-            # start's rescan (an API write answered "accepted" may be among it), for at most
-            # STOP_FLUSH_S: a model extracting facts on a slow machine must not hold a stop.
-            for item in self.pending.values():
-                item.due = 0.0
+            # Stopped: first the lease says so, and an API refuses writes (409) rather than
+            # leave them to a watcher that may not see them. What is waiting out its debounce,
+            # or arrives meanwhile, is applied now, not left to the next start's rescan (an
+            # API write answered "accepted" may be among it), for at most STOP_FLUSH_S: a model
+            # extracting facts on a slow machine must not hold a stop.
+            await self._say_stopping()
             try:
-                await asyncio.wait_for(self._process_due(), STOP_FLUSH_S)
+                await asyncio.wait_for(self._flush(), STOP_FLUSH_S)
             except TimeoutError:
                 log.warning(
                     "stopped before every change was applied (%d waiting); the next start's "
