@@ -53,6 +53,10 @@ def test_one_bad_item_costs_itself_not_the_answer() -> None:
     assert len(parsed.entities) == 100 and parsed.entities[1].name == "No type"
     assert parsed.entities[1].type == "thing" and parsed.entities[2].name == "E4"
     assert [(t.subject, t.predicate, t.object) for t in parsed.triples] == [("A", "knows", "B")]
+    # The common one-triple answer whose triple is bad keeps its entities.
+    bad = {"subject": "Alice", "predicate": "works at", "object": None}
+    parsed = parse_answer(json.dumps({"entities": [{"name": "Alice"}], "triples": [bad]}))
+    assert [e.name for e in parsed.entities] == ["Alice"] and parsed.triples == []
 
 
 @pytest.mark.parametrize(

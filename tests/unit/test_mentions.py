@@ -49,6 +49,9 @@ def test_grams_skip_links_code_and_urls_and_keep_lines() -> None:
     grams = chunk_grams("\n".join(masked), (1, 2, 3, 4))
     assert not [g for g in grams if "marco" in g or "rossi" in g], grams
     assert {"double backticks", "write", "links"} <= set(grams)
+    # Code between two words keeps them apart: "Marco `x` Rossi" names no Marco Rossi.
+    grams = chunk_grams("Marco `x` Rossi came and a" + "a" * 20000 + " marco@x.example", (1,))
+    assert "marco rossi" not in grams and "marco" in grams and "rossi came" in grams
 
 
 def test_mtext_holds_every_gram() -> None:

@@ -113,6 +113,8 @@ def test_empty_frontmatter_and_dot_terminator() -> None:
     assert [link.target for link in note.links] == ["Marco"] and note.tags == ["journal"]
     note = parse_note("x.md", "---\ntitle: T\n---\nA line.\n...\nbody")  # "---" first
     assert note.title == "T" and note.body == "A line.\n...\nbody"
+    note = parse_note("x.md", "---\ntitle: T\n...\nBody [[Link]]\n\n---\n\nMore #tag")
+    assert (note.title, note.tags, [x.target for x in note.links]) == ("T", ["tag"], ["Link"])
     note = parse_note("x.md", "\ufeff---\r\na: 1\r\n---")  # closing fence on the last line
     assert (note.frontmatter, note.body, note.body_line) == ({"a": 1}, "", 4)
 
@@ -318,6 +320,10 @@ def test_link_forms(
 )
 def test_not_links(text: str) -> None:
     assert parse_note("x.md", f"a {text} b").links == []
+
+
+def test_a_link_after_an_escaped_backslash_is_a_link() -> None:
+    assert [x.target for x in parse_note("x.md", "a \\\\[[A]] b").links] == ["A"]
 
 
 def test_an_escaped_embed_is_a_link() -> None:
@@ -598,6 +604,8 @@ def test_a_name_written_as_a_number_keeps_its_spelling() -> None:
     assert (note.title, note.aliases) == ("1984", ["0123", "3.10", "Big Brother"])
     note = parse_note("book.md", "---\ntitle: Orwell\naliases: Eric Blair\n---\nx")
     assert (note.title, note.aliases) == ("Orwell", ["Eric Blair"])
+    note = parse_note("book.md", "---\naliases: [0123, [[Marco]], Big]\n---\nx")
+    assert "[[Marco]]" not in note.aliases  # nested values: as loaded, links left out
 
 
 def test_a_fence_opened_in_a_blockquote_ends_with_the_quote() -> None:

@@ -30,6 +30,10 @@ def reply(raw: str) -> tuple[str, str | None, list[str]]:
         "Your notes don\u2019t contain enough information to answer this question.",
         "The notes do not contain enough to answer this.",
         "Your notes do not contain enough to answer this. [S1]",  # a refusal that cites
+        "Your notes do not contain enough to answer this yet.",
+        "Your notes do not contain enough to answer this, but you could add one.",
+        "Tus notas no contienen suficiente información, sin fechas.",
+        "As notas não contêm informação suficiente; adicione mais notas.",
         "Le tue note non contengono abbastanza informazioni per rispondere.",
         "Deine Notizen enthalten nicht genug, um das zu beantworten.",
         "Vos notes ne contiennent pas assez d'informations pour répondre.",
@@ -59,8 +63,8 @@ def test_a_cited_answer_that_says_part_is_missing_is_an_answer() -> None:
         "Alice works with Bob. Your notes do not contain enough to say since when.",
         "Las notas no contienen la fecha; fue el lunes [S1].",
         "Le note non contengono altro: Alice lavora con Bob.",
-        "The notes do not contain enough detail, but Alice joined Acme in 2020.",
-        "Le note non contengono abbastanza dettagli, ma Alice è entrata in Acme nel 2020.",
+        "The notes do not contain enough detail, but Alice joined Acme in 2020 [S1].",
+        "Le note non contengono abbastanza dettagli, ma Alice è entrata in Acme nel 2020 [S1].",
     ],
 )
 def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:

@@ -48,8 +48,8 @@ _OPENERS = frozenset(
 _AFTER_CORE = 8  # words after the core that still make the reply the sentence alone
 # "…not enough detail, but Alice joined Acme in 2020": what follows such a word is an answer.
 _CONTRAST = frozenset(
-    {"but", "however", "though", "although", "yet", "ma", "però", "tuttavia", "aber", "jedoch",
-     "mais", "cependant", "pero", "sin", "embargo", "mas", "porém", "contudo"}
+    {"but", "however", "though", "although", "ma", "però", "tuttavia", "aber", "jedoch",
+     "cependant", "pero", "embargo", "porém", "contudo"}
 )  # fmt: skip
 
 
@@ -58,7 +58,7 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text)
 
 
-def says_insufficient(text: str) -> bool:
+def says_insufficient(text: str, cited: bool = False) -> bool:
     """The reply is the fixed sentence for a context that does not hold the answer, however
     worded: it opens with a refusal's core and says little after it. A reply that answers first
     and then says what is missing ("Alice works with Bob. Your notes do not contain enough to
@@ -70,5 +70,6 @@ def says_insufficient(text: str) -> bool:
     for core in _REFUSALS:
         if tuple(words[start : start + len(core)]) == core:
             after = words[start + len(core) :]
-            return len(after) <= _AFTER_CORE and not _CONTRAST.intersection(after)
+            # "…, but Alice joined Acme [S1]": an answer after a contrast, if it cites.
+            return len(after) <= _AFTER_CORE and not (cited and _CONTRAST.intersection(after))
     return False

@@ -115,12 +115,8 @@ def sufficient(core: Core, evidence: Evidence) -> bool:
     """Whether the evidence is worth a model call.
 
     ``min_relevance`` is calibrated by bench/relevance.py against questions the vault does and
-    does not answer (bench/RESULTS.md). With the embedder down the gate does not refuse: the
-    word overlap left would turn a paraphrased question away, so the model judges (its own
-    refusal is still recognised).
+    does not answer (bench/RESULTS.md).
     """
-    if evidence.hits and evidence.dense_down:  # words alone cannot judge: the model does
-        return True
     return bool(evidence.hits) and evidence.relevance >= core.settings.min_relevance
 
 
@@ -137,8 +133,11 @@ def _base(evidence: Evidence, status: Status, text: str | None, hits: list[Hit])
 
 
 def without_model(core: Core, evidence: Evidence, mode: Mode) -> Answer | None:
-    """The answer when no chat call is due: too little evidence, or ``retrieve`` mode."""
-    if not sufficient(core, evidence):
+    """The answer when no chat call is due: too little evidence, or ``retrieve`` mode. With the
+    embedder down a question with evidence goes to the model whatever its relevance: word
+    overlap alone would turn a paraphrase away (the model's own refusal is still recognised)."""
+    judged = mode != "retrieve" and evidence.dense_down and bool(evidence.hits)
+    if not judged and not sufficient(core, evidence):
         partial = evidence.hits[:PARTIAL_CITATIONS]
         return _base(evidence, "insufficient_context", INSUFFICIENT, partial)
     if mode == "retrieve":
@@ -169,7 +168,7 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
             f"the chat model's reply held no answer ({raw[:80]!r}); here is the ranked "
             "evidence without an answer"
         )
-    elif says_insufficient(words):
+    elif says_insufficient(words, cited=bool(checked.cited)):
         result = _base(
             evidence, "insufficient_context", INSUFFICIENT, evidence.hits[:PARTIAL_CITATIONS]
         )

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from knotwork.llm import structured
 from knotwork.models import Fact
@@ -47,19 +46,6 @@ def _text(value: object, longest: int) -> bool:
     return isinstance(value, str) and len(value.strip()) > 0 and len(value) <= longest
 
 
-Keep = Callable[[dict[str, Any]], dict[str, Any] | None]
-
-
-def _usable(items: list[object], keep: Keep) -> list[object]:
-    """The items ``keep`` accepts (as it returns them); all of them when it accepts none, so an
-    answer that is garbage throughout still fails validation (and is retried) rather than
-    passing for "nothing here"."""
-    kept: list[object] = [
-        k for item in items if isinstance(item, dict) and (k := keep(item)) is not None
-    ]
-    return kept if kept or not items else items
-
-
 def _entity(item: dict[str, Any]) -> dict[str, Any] | None:
     if not _text(item.get("name"), 200):
         return None
@@ -81,16 +67,27 @@ class Extraction(BaseModel):
     triples: list[Triple] = Field(max_length=MAX_TRIPLES)
 
     # One bad item (an empty object, a name too long, a type of null) costs itself, not the
-    # chunk's whole answer: the good ones are kept, the first of them up to the limits.
-    @field_validator("entities", mode="before")
+    # chunk's whole answer: the good ones are kept, the first of them up to the limits. An
+    # answer with nothing usable in either list is left as it came, to fail and be retried.
+    @model_validator(mode="before")
     @classmethod
-    def _good_entities(cls, value: object) -> object:
-        return _usable(value, _entity)[:MAX_ENTITIES] if isinstance(value, list) else value
-
-    @field_validator("triples", mode="before")
-    @classmethod
-    def _good_triples(cls, value: object) -> object:
-        return _usable(value, _triple)[:MAX_TRIPLES] if isinstance(value, list) else value
+    def _good_items(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        entities, triples = data.get("entities"), data.get("triples")
+        if not isinstance(entities, list) or not isinstance(triples, list):
+            return data
+        entities = [i.model_dump() if isinstance(i, BaseModel) else i for i in entities]
+        triples = [i.model_dump() if isinstance(i, BaseModel) else i for i in triples]
+        good_entities = [k for i in entities if isinstance(i, dict) and (k := _entity(i))]
+        good_triples = [k for i in triples if isinstance(i, dict) and (k := _triple(i))]
+        if (entities or triples) and not (good_entities or good_triples):
+            return data
+        return {
+            **data,
+            "entities": good_entities[:MAX_ENTITIES],
+            "triples": good_triples[:MAX_TRIPLES],
+        }
 
 
 _SYSTEM = """You extract a small knowledge graph from one section of a personal note.

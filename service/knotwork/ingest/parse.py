@@ -20,8 +20,9 @@ from knotwork.text.dates import iso_date, text_dates
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
 _WORDY = re.compile(r"[^\d/-]")  # a tag needs more than digits, dashes and slashes
-# Not after a backslash: "\[[x]]" is text, "\![[x]]" a link (its "!" escaped), as in CommonMark.
-_WIKILINK = re.compile(r"(?<!\\)(!?)(?<!\\)\[\[([^\[\]]+)\]\]")
+# Not after a backslash (but after an escaped one): "\[[x]]" is text, "\![[x]]" a link (its
+# "!" escaped), "\\[[x]]" a link after a backslash, as in CommonMark.
+_WIKILINK = re.compile(r"(?:(?<!\\)|(?<=\\\\))(!?)(?:(?<!\\)|(?<=\\\\))\[\[([^\[\]]+)\]\]")
 # [text](dest "title"): the destination in <>, or without spaces, one level of balanced
 # parentheses allowed ("Meeting%20(2024).md", as Obsidian writes a file "Meeting (2024).md").
 _MDLINK = re.compile(
@@ -101,11 +102,22 @@ def _numbers_as_written(
 ) -> list[str] | None:
     """A name key's items as the file writes them when YAML read one as a number (`1984`,
     `0123`, `3.10` are names here, not 1984, 83 and 3.1); None when none is a number."""
-    value = next((v for k, v in frontmatter.items() if k.lower() in names), None)
-    items = value if isinstance(value, list) else [value]
-    if not any(isinstance(i, int | float) and not isinstance(i, bool) for i in items):
+    key = next((k for k in frontmatter if k.lower() in names), None)
+    if key is None:
         return None
-    return [v.value for v in values if v.key.lower() in names]
+    value = frontmatter[key]
+    items = value if isinstance(value, list) else [value]
+    if not any(_number(i) for i in items) or any(isinstance(i, list | dict) for i in items):
+        return None  # nested values: the loaded ones stand (their spellings do not line up)
+    kept = [i for i in items if i is not None and str(i).strip()]
+    written = [v.value for v in values if v.key == key]  # a scalar each, null and "" left out
+    if len(written) != len(kept):
+        return None
+    return [w if _number(i) else str(i) for i, w in zip(kept, written, strict=True)]
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _closing(lines: list[str], fence: str) -> int:
@@ -126,9 +138,10 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if close
         else ({}, [], "unterminated frontmatter: no closing '---' line" if fenced else None)
     )
-    # YAML's own end marker "..." (Pandoc's) closes it only when no "---" does and what it
-    # closes is a mapping: "...", a line of a note's text, must not swallow the lines above.
-    if fenced and not close and (dots := _closing(lines, "...")):
+    # YAML's own end marker "..." (Pandoc's) closes it when it comes first and what it closes
+    # is a mapping: "...", a line of a note's text, must not swallow the lines above.
+    dots = _closing(lines, "...") if fenced else 0
+    if dots and (not close or dots < close):
         loaded = load_frontmatter("\n".join(lines[1:dots]))
         if loaded[2] is None:
             close, (frontmatter, values, error) = dots, loaded
@@ -136,8 +149,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
     offset = sum(map(len, parts[: 2 * first])) if first else bom
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.lower().endswith(".md") else stem
-    written = _numbers_as_written(frontmatter, values, ("title",))
-    title = written[0] if written else frontmatter.get("title")
+    title = frontmatter.get("title")
+    if _number(title):  # `title: 1984`
+        title = (_numbers_as_written(frontmatter, values, ("title",)) or [str(title)])[0]
     alias_keys = ("aliases", "alias")
     aliases = _unique(
         _numbers_as_written(frontmatter, values, alias_keys) or _fm_list(frontmatter, alias_keys)

@@ -200,6 +200,8 @@ class Context:
         try:
             return await retriever.rank(self)
         except Neo4jError as exc:
+            if exc.is_retryable():  # the database starting or stopping: the question's 503
+                raise
             log.warning("%s retrieval failed: %s", retriever.name, exc)
             self.warnings.append(f"{retriever.name} retrieval skipped: {exc.code}")
             return None
