@@ -19,7 +19,7 @@ from tests.fakes.ollama import FakeOllama, hash_embedding
 from knotwork.core import Core
 from knotwork.graph.queries import Query
 from knotwork.graph.store import GraphStore
-from knotwork.ingest import mentions, write
+from knotwork.ingest import mentions, revisions, settle, write
 from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import Settings
 
@@ -144,8 +144,8 @@ def intercept_queries(in_tx: InTransaction, outside: Outside) -> None:
     async def run_in_tx(tx: AsyncManagedTransaction, query: Query[Any], /, **params: Any) -> Any:
         return await in_tx(tx, query, params)
 
-    write.run_query = run_in_tx  # type: ignore[assignment]
-    mentions.run_query = run_in_tx  # type: ignore[assignment]
+    for module in (write, settle, revisions, mentions):  # every module of the write path
+        module.run_query = run_in_tx  # type: ignore[attr-defined]
     for method in ("read", "write"):
         original = getattr(GraphStore, method)
 

@@ -172,6 +172,8 @@ def retry(
         except LeaseHeldError as exc:
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):
+                if errors:  # done without the lease: said before the refusal
+                    typer.echo(f"{back} chunks whose extraction had failed are pending again")
                 raise
             if errors:
                 typer.echo(

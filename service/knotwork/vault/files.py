@@ -269,13 +269,12 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
         raise NoteError(f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped")
     full = resolve_in_vault(root, rel)
     try:
-        # Opened without blocking and checked before reading: a pipe named like a note would
-        # hold the read (and every sync behind it) until something wrote to it.
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with open(fd, "rb", closefd=True) as file:
+        # A regular file only, checked before it is opened: opening a pipe named like a note
+        # would wait (and every sync behind it) until something wrote to it.
+        if not stat.S_ISREG(os.stat(full).st_mode):
+            raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped")
+        with open(full, "rb") as file:
             info = os.fstat(file.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped")
             if info.st_size > max_bytes:
                 raise NoteTooLargeError(
                     f"{rel}: {info.st_size} bytes is over the {max_bytes}-byte limit "
