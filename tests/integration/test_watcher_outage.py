@@ -28,6 +28,32 @@ async def _until(condition, limit_s: float = 60) -> None:  # type: ignore[no-unt
         await asyncio.sleep(0.1)
 
 
+def _through(settings: Settings, proxy: TcpProxy) -> Settings:
+    """Settings reaching Neo4j through the proxy, quick to call an outage one."""
+    update = {
+        "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}",
+        "watch_debounce_ms": 100,
+        "watch_rescan_s": 0,
+        "lease_ttl_s": 30,
+        "neo4j_unavailable_after_s": 0.5,
+    }
+    return settings.model_copy(update=update)
+
+
+async def _started(
+    core: Core, vault: Path, retry_s: float | None = None
+) -> tuple[VaultWatcher, asyncio.Task[None]]:
+    """A watcher of vault "w" run until its start-up reconcile is done."""
+    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
+    running = VaultWatcher(ingestor, Lease(core.store, "w", 30))
+    if retry_s is not None:
+        running.retry_s = retry_s
+    ready = asyncio.Event()
+    task = asyncio.create_task(running.run(ready=ready))
+    await asyncio.wait_for(ready.wait(), 60)
+    return running, task
+
+
 async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_back(
     core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch, caplog
 ) -> None:  # type: ignore[no-untyped-def]
@@ -35,21 +61,8 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
     caplog.set_level(logging.INFO, logger="knotwork.watch")
     put(vault, "Alice.md", "# Alice\n\nAlice works with [[Bob]].\n")
     put(vault, "Bob.md", "# Bob\n\nAn engineer.\n")
-    through = settings.model_copy(
-        update={
-            "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}",
-            "watch_debounce_ms": 100,
-            "watch_rescan_s": 0,
-            "lease_ttl_s": 30,
-            "neo4j_unavailable_after_s": 0.5,
-        }
-    )
-    async with open_core(through) as proxied:
-        ingestor = Ingestor(proxied, root=vault, vault="w", extract_enabled=False)
-        running = VaultWatcher(ingestor, Lease(proxied.store, "w", 30))
-        ready = asyncio.Event()
-        task = asyncio.create_task(running.run(ready=ready))
-        await asyncio.wait_for(ready.wait(), 60)
+    async with open_core(_through(settings, proxy)) as proxied:
+        running, task = await _started(proxied, vault)
         cut = False
         try:
             assert sorted(await stored_notes(core, "w")) == ["Alice.md", "Bob.md"]
@@ -82,7 +95,7 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
             cut = False
             await _until(lambda: not running.pending and running.status.warning is None)
             assert sorted(await stored_notes(core, "w")) == ["Bob.md", "Carol.md"]
-            assert await verify_vault(ingestor) == []
+            assert await verify_vault(running.ingestor) == []
             back = [r.getMessage() for r in caplog.records if "reachable again" in r.getMessage()]
             assert len(back) == 1 and back[0].startswith("Neo4j reachable again after"), back
         finally:
@@ -99,21 +112,8 @@ async def test_the_periodic_retry_alone_says_an_outage_began_and_ended(
     only use of the graph: it says the outage once and its end once."""
     caplog.set_level(logging.INFO, logger="knotwork.watch")
     put(vault, "Alice.md", "# Alice\n\nAn engineer.\n")
-    through = settings.model_copy(
-        update={
-            "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}",
-            "watch_rescan_s": 0,
-            "lease_ttl_s": 30,
-            "neo4j_unavailable_after_s": 0.5,
-        }
-    )
-    async with open_core(through) as proxied:
-        ingestor = Ingestor(proxied, root=vault, vault="w", extract_enabled=False)
-        running = VaultWatcher(ingestor, Lease(proxied.store, "w", 30))
-        running.retry_s = 0.2
-        ready = asyncio.Event()
-        task = asyncio.create_task(running.run(ready=ready))
-        await asyncio.wait_for(ready.wait(), 60)
+    async with open_core(_through(settings, proxy)) as proxied:
+        running, task = await _started(proxied, vault, retry_s=0.2)
         cut = False
 
         def said(words: str) -> list[logging.LogRecord]:
