@@ -26,6 +26,12 @@ def redact(text: str) -> str:
     return _USERINFO.sub(_masked, text) if "@" in text else text
 
 
+def described(exc: BaseException, limit: int | None = None) -> str:
+    """An error as messages show it: its type and its text, credentials masked before the text
+    is cut to ``limit`` characters (a cut could leave a URL's "@" out of reach of the mask)."""
+    return f"{type(exc).__name__}: {redact(str(exc))[:limit]}"
+
+
 class RedactingFilter(logging.Filter):
     """Masks URL credentials in a record's message (its arguments rendered first)."""
 

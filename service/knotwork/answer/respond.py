@@ -20,7 +20,7 @@ from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.core import Core
 from knotwork.llm.providers import chat_server
-from knotwork.redact import redact
+from knotwork.redact import described
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
     result.warnings.append(
         f"the chat model {core.settings.llm_model!r} did not answer "
-        f"({type(exc).__name__}: {redact(str(exc))[:300]}); here is the ranked evidence without an "
+        f"({described(exc, 300)}); here is the ranked evidence without an "
         f"answer. Is {chat_server(core.settings)} running, with the model available? "
         "`knotwork doctor` checks both."
     )

@@ -27,9 +27,8 @@ CHUNKER_VERSION = 6
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-# What a cut must not split: a wikilink or embed, a Markdown link (a model reading a chunk and
-# the mention masking both need it whole).
-_LINKISH = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\((?:[^()\n]|\([^()\n]*\))*\)")
+# What a cut must not split (a model reading a chunk and the mention masking need it whole).
+_LINK = re.compile(markdown.LINK)
 
 
 def _sha(text: str) -> str:
@@ -92,7 +91,7 @@ def _cuts(text: str, size: int) -> list[str]:
     """``text`` in pieces of about ``size``: each cut at the last space in its second half,
     moved before a link it would split (after one that alone is longer than the piece, unless
     that is past four pieces' length: then it is cut where it falls)."""
-    spans = [m.span() for m in _LINKISH.finditer(text)] if "[" in text else []
+    spans = [m.span() for m in _LINK.finditer(text)] if "[" in text else []
     starts = [first for first, _ in spans]  # sorted: the links do not overlap
     pieces, start = [], 0
     while len(text) - start > size:

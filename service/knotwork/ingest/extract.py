@@ -11,13 +11,20 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from knotwork.llm import structured
 from knotwork.models import Fact
-from knotwork.redact import redact
+from knotwork.redact import described
 from knotwork.text import vocab
 from knotwork.text.keys import entity_key
 
@@ -35,6 +42,15 @@ class Entity(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     type: str = Field(default="thing", max_length=50)
 
+    @field_validator("type", mode="wrap")
+    @classmethod
+    def _thing_when_unusable(cls, value: object, handler: ValidatorFunctionWrapHandler) -> str:
+        """A type of null or too long does not cost the entity: it is a "thing"."""
+        try:
+            return str(handler(value))
+        except ValidationError:
+            return "thing"
+
 
 class Triple(BaseModel):
     subject: str = Field(min_length=1, max_length=200)
@@ -42,20 +58,15 @@ class Triple(BaseModel):
     object: str = Field(min_length=1, max_length=200)
 
 
-def _text(value: object, longest: int) -> bool:
-    return isinstance(value, str) and len(value.strip()) > 0 and len(value) <= longest
-
-
-def _entity(item: dict[str, Any]) -> dict[str, Any] | None:
-    if not _text(item.get("name"), 200):
-        return None
-    kind = item.get("type")
-    return {"name": item["name"], "type": kind if _text(kind, 50) else "thing"}
-
-
-def _triple(item: dict[str, Any]) -> dict[str, Any] | None:
-    limits = {"subject": 200, "predicate": 100, "object": 200}
-    return item if all(_text(item.get(k), n) for k, n in limits.items()) else None
+def _valid(model: type[BaseModel], items: list[object]) -> list[BaseModel]:
+    """The items ``model`` accepts, each by its own rules."""
+    kept = []
+    for item in items:
+        try:
+            kept.append(model.model_validate(item))
+        except ValidationError:
+            continue
+    return kept
 
 
 class Extraction(BaseModel):
@@ -77,10 +88,7 @@ class Extraction(BaseModel):
         entities, triples = data.get("entities"), data.get("triples")
         if not isinstance(entities, list) or not isinstance(triples, list):
             return data
-        entities = [i.model_dump() if isinstance(i, BaseModel) else i for i in entities]
-        triples = [i.model_dump() if isinstance(i, BaseModel) else i for i in triples]
-        good_entities = [k for i in entities if isinstance(i, dict) and (k := _entity(i))]
-        good_triples = [k for i in triples if isinstance(i, dict) and (k := _triple(i))]
+        good_entities, good_triples = _valid(Entity, entities), _valid(Triple, triples)
         if (entities or triples) and not (good_entities or good_triples):
             return data
         return {
@@ -159,7 +167,7 @@ async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionRes
         except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
             error, own = f"invalid model output: {structured.describe(exc)}", False
         except Exception as exc:  # the client raises many kinds; all mean "no answer"
-            error = f"model call failed: {type(exc).__name__}: {redact(str(exc))}"
+            error = f"model call failed: {described(exc)}"
             own = refused(exc)
         log.debug("extraction attempt %d failed: %s", attempt, error)
     return ExtractionResult(None, error[:500], own)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from knotwork.errors import KnotworkError, ModelUnavailableError
-from knotwork.redact import redact
+from knotwork.redact import described, redact
 from knotwork.settings import Settings
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ async def probe_chat_server(
     except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
         raise ModelUnavailableError(
             f"the OpenAI-compatible server at {redact(url)} did not answer GET /models "
-            f"({type(exc).__name__}: {redact(str(exc))[:300]})"
+            f"({described(exc, 300)})"
         ) from exc
 
 

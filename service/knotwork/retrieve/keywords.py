@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from knotwork.llm import structured
-from knotwork.redact import redact
+from knotwork.redact import described
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM, ChatMessage
@@ -57,7 +57,7 @@ async def propose(llm: LLM, question: str) -> tuple[list[str], str | None]:
     except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
         return [], f"keywords ignored: invalid model output ({structured.describe(exc)})"
     except Exception as exc:  # the client raises many kinds; all mean "no keywords"
-        return [], f"keywords skipped: model call failed: {type(exc).__name__}: {redact(str(exc))}"
+        return [], f"keywords skipped: model call failed: {described(exc)}"
     seen: dict[str, str] = {}
     for word in parsed.keywords:
         cleaned = " ".join(word.split())[:100]

@@ -22,8 +22,8 @@ _PARENTHETICAL = re.compile(r"\([^()]*\)")
 # Never a mention: links (a Markdown link's destination may hold balanced parentheses), URLs
 # (any scheme's letter case, "www." hosts) and e-mail addresses. Code spans are blanked first.
 _MASKED = re.compile(
-    r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\((?:[^()\n]|\([^()\n]*\))*\)"
-    r"|(?<![\w+.-])(?i:[a-z][a-z0-9+.-]*://|www\.)\S+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    markdown.LINK
+    + r"|(?<![\w+.-])(?i:[a-z][a-z0-9+.-]*://|www\.)\S+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     r"|\x00+"  # a code span blanked (text.markdown.mask_code_spans): words on either side are apart
 )
 

@@ -28,6 +28,10 @@ _LIST_FENCE = re.compile(r"^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})([^`~
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _BREAK = re.compile(r"\r\n|\r|\n")
 _TICKS = re.compile(r"`+")
+# A link as a span of a line: a wikilink or embed, or a Markdown link whose destination may hold
+# one level of parentheses. What mentions mask (text.keys) and what a chunk's cut must not
+# split (ingest.chunk). No '[' inside, as the parser reads links: linear on a run of brackets.
+LINK = r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\((?:[^()\n]|\([^()\n]*\))*\)"
 
 
 def file_lines(text: str) -> list[str]:

@@ -61,11 +61,6 @@ STOP_FLUSH_S = 30.0  # the longest a stop waits for the changes still waiting to
 MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is left to a rescan
 
 
-class _FolderUnseen(Exception):
-    """The vault folder cannot be seen (unmounted, removed, unreadable): a note missing from
-    it is not known to be deleted, so its change waits for the folder."""
-
-
 class VaultWatcher(PathEvents):
     def __init__(self, ingestor: Ingestor, lease: Lease) -> None:
         if ingestor.root is None:
@@ -136,7 +131,7 @@ class VaultWatcher(PathEvents):
                     else:  # a transient error of a server that answers: said each time
                         log.warning("%s (transient); %s, tried again shortly", exc, waiting)
                     break
-                except _FolderUnseen as exc:  # the folder away: every change waits for it
+                except VaultUnavailableError as exc:  # the folder away: every change waits
                     self._again(rel, item, attempts=item.attempts)
                     self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
                     break
@@ -180,10 +175,9 @@ class VaultWatcher(PathEvents):
         # The notes' locks: a REST write in this process never interleaves with this one.
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
             exists = self._is_note_file(rel)
-            # An empty folder is a vault whose last note went (or a drive away: a rescan's
-            # guard weighs that against the graph); one that is not there says nothing.
-            if not exists and (unseen := folder_unseen(self.root)) not in (None, EMPTY):
-                raise _FolderUnseen(unseen)
+            # A note missing from a folder that is not there is not known to be deleted.
+            if not exists and (away := self._folder_away()):
+                raise VaultUnavailableError(away)  # said as "the vault folder unavailable (…)"
             if exists and source and not exists_exactly(self.root / source, self.root):
                 waiting = self.pending.pop(source, None)
                 try:
@@ -200,6 +194,13 @@ class VaultWatcher(PathEvents):
             outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
+
+    def _folder_away(self) -> str | None:
+        """Why the vault folder cannot be seen at all, or None. An empty one is seen: a vault
+        whose last note went (a drive away leaving its mount point is weighed against the
+        graph by a rescan's guard)."""
+        unseen = folder_unseen(self.root)
+        return None if unseen == EMPTY else unseen
 
     async def _say_stopping(self) -> None:
         self.status.stopping = True
@@ -284,10 +285,9 @@ class VaultWatcher(PathEvents):
             await self._follow(progress, ready)
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        unseen = folder_unseen(self.root)
-        if unseen not in (None, EMPTY):  # the observer would fail on it with a bare errno
+        if away := self._folder_away():  # the observer would fail on it with a bare errno
             raise VaultUnavailableError(
-                f"the vault folder {self.root} {unseen}; check KNOTWORK_VAULT_PATH (nothing in "
+                f"the vault folder {self.root} {away}; check KNOTWORK_VAULT_PATH (nothing in "
                 "the graph was changed)"
             )
         loop = asyncio.get_running_loop()
