@@ -573,6 +573,34 @@ async def test_a_note_missing_while_the_folder_is_away_waits_and_is_not_deleted(
     assert any("the vault folder reachable again" in r.getMessage() for r in caplog.records)
 
 
+async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_otherwise(
+    core: Core, vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A drive unmounted under its mount point leaves the folder empty, and a polling observer
+    then reports every note deleted: the deletes wait, as a sync refuses them, until the
+    folder shows anything again (the drive back, or a file saying the notes are gone)."""
+    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
+    await sync_vault(ingestor)
+    running = VaultWatcher(ingestor, Lease(core.store, "w", 5))
+    hidden = vault.with_name("drive")
+    shutil.move(vault, hidden)
+    os.mkdir(vault)  # the mount point, the drive away
+    now = time.monotonic()
+    for rel in ("Bob.md", "People/Alice.md"):
+        running.pending[rel] = Pending(now, now)
+    await running._process_due()
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+    assert set(running.pending) == {"Bob.md", "People/Alice.md"}
+    said = [r.getMessage() for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(said) == 1 and "is empty while the graph holds 2 notes of vault 'w'" in said[0]
+    (vault / ".keep").write_text("")  # the notes are gone for good
+    for item in running.pending.values():
+        item.due = time.monotonic()
+    await running._process_due()
+    assert await graph_paths(core) == [] and not running.pending
+
+
 async def test_a_stopping_watcher_says_so_before_its_last_flush(
     core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,13 +3,16 @@ a header can carry, the Host and Origin allow-list and the accepted body types."
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from typing import Any
 
 import pytest
 from pydantic import SecretStr
 from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
 
-from knotwork.api.guard import HostRule, body_type_problem, key_matches
+from knotwork.api.guard import HostRule, RequestGuard, body_type_problem, key_matches
 from knotwork.errors import ConfigError
 from knotwork.redact import RedactingFilter, redact
 from tests.conftest import make_settings
@@ -113,3 +116,42 @@ def test_host_rule_bound_everywhere() -> None:
 def test_body_types(declared: str | None, ok: bool) -> None:
     headers = Headers({"content-type": declared} if declared else {})
     assert (body_type_problem(headers) is None) is ok
+
+
+def _guarded(headers: list[tuple[bytes, bytes]], *, keyed: bool = False) -> tuple[int, bool]:
+    """The status a guarded app answers a PUT with, and whether anything read its body."""
+    read: list[bool] = []
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await JSONResponse({}, status_code=200)(scope, receive, send)
+
+    async def receive() -> dict[str, Any]:
+        read.append(True)
+        return {"type": "http.request", "body": b"# Ann\n", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    settings = make_settings(api_key=SecretStr("sesame"))
+    scope = {
+        "type": "http",
+        "method": "PUT",
+        "path": "/notes/Ann.md",
+        "headers": [(b"host", b"127.0.0.1:8000"), *headers],
+    }
+    asyncio.run(RequestGuard(app, settings, keyed=keyed)(scope, receive, send))
+    return sent[0]["status"], bool(read)
+
+
+def test_a_body_is_not_read_for_a_caller_without_the_key() -> None:
+    markdown = [(b"content-type", b"text/markdown"), (b"content-length", b"6")]
+    assert _guarded(markdown) == (401, False)
+    assert _guarded([*markdown, (b"x-api-key", b"wrong")]) == (401, False)
+    assert _guarded([(b"transfer-encoding", b"chunked"), (b"content-type", b"text/plain")]) == (
+        401,
+        False,
+    )  # the key is asked before the body's type is judged
+    assert _guarded([*markdown, (b"x-api-key", b"sesame")])[0] == 200
+    assert _guarded([(b"x-api-key", b"sesame")], keyed=True)[0] == 200  # MCP: every request
+    assert _guarded([], keyed=True) == (401, False)

@@ -13,9 +13,12 @@ is a POST whose type is ``text/plain``, a form type, or none. So:
   is allowed); 403 otherwise (``null`` included).
 * A request with a body (any method) must declare it ``application/json`` or
   ``text/markdown`` (UTF-8); 415 otherwise.
-* Bound beyond loopback, ``/docs``, ``/redoc`` and ``/openapi.json`` need the API key too. On
-  loopback they are open, so a browser (which cannot send the header) shows them; the Host and
-  Origin rules above still keep other sites out.
+* With an API key configured, a request with a body needs it before the body is read, so a
+  caller without it cannot make the server take in a note-sized body first (the routes check it
+  again for every request). Bound beyond loopback, ``/docs``, ``/redoc`` and ``/openapi.json``
+  need it too. On loopback they are open, so a browser (which cannot send the header) shows
+  them; the Host and Origin rules above still keep other sites out. The MCP transport
+  (``keyed``) needs it on every request: it has no routes of its own to check it.
 """
 
 from __future__ import annotations
@@ -134,13 +137,18 @@ def body_type_problem(headers: Headers) -> str | None:
 
 
 class RequestGuard:
-    """ASGI middleware: Host, Origin, the body's type, and the key on the API's docs."""
+    """ASGI middleware: Host, Origin, the API key (on bodies, the docs, or with ``keyed`` on
+    every request), then the body's type."""
 
-    def __init__(self, app: ASGIApp, settings: Settings, *, docs: bool = True) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: Settings, *, docs: bool = True, keyed: bool = False
+    ) -> None:
         self.app = app
         self.rule = HostRule.of(settings)
+        self.key = settings.api_key
         self.docs_key = None if settings.api_is_loopback() else settings.api_key
         self.docs = docs
+        self.keyed = keyed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and (refused := self.check(scope)) is not None:
@@ -164,15 +172,19 @@ class RequestGuard:
                 f"cross-site requests are refused (Origin {origin[:100]!r}); add the origin's "
                 "host to KNOTWORK_API_ALLOWED_HOSTS if it is yours",
             )
-        if _has_body(headers) and (problem := body_type_problem(headers)) is not None:
-            return _refusal(
-                415, f"{problem}; send application/json, or text/markdown for a note's body"
-            )
-        docs = self.docs and scope["path"] in DOC_PATHS
-        if docs and not key_matches(self.docs_key, headers.get("x-api-key")):
+        body = _has_body(headers)
+        if self.keyed or body:
+            needed = self.key
+        else:
+            needed = self.docs_key if self.docs and scope["path"] in DOC_PATHS else None
+        if not key_matches(needed, headers.get("x-api-key")):
             return JSONResponse(
                 {"detail": "missing or wrong X-API-Key header"},
                 status_code=401,
                 headers={"WWW-Authenticate": "APIKey"},
+            )
+        if body and (problem := body_type_problem(headers)) is not None:
+            return _refusal(
+                415, f"{problem}; send application/json, or text/markdown for a note's body"
             )
         return None

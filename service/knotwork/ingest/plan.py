@@ -131,14 +131,19 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
         unseen = f"cannot be listed ({scan.unreadable['.']})"
     if unseen == EMPTY:
         if stored and not scan.paths:
-            raise VaultUnavailableError(
-                f"the vault folder {root} is empty while the graph holds {stored} notes of "
-                f"vault '{vault}' (an unmounted drive?){nothing}. If the notes are gone for "
-                "good, put any file in the folder (e.g. an empty .keep) and sync again: their "
-                "notes are deleted."
-            )
+            raise VaultUnavailableError(f"the vault folder {root} {empty_held(stored, vault)}")
     elif unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
+
+
+def empty_held(held: int, vault: str) -> str:
+    """What is said of an empty vault folder while the graph holds ``held`` notes of it: the
+    sync and the watcher both refuse to take them for deleted, and say how to confirm it."""
+    return (
+        f"is empty while the graph holds {held} notes of vault '{vault}' (an unmounted "
+        "drive?); nothing in the graph was changed. If the notes are gone for good, put any "
+        "file in the folder (e.g. an empty .keep): their notes are then deleted."
+    )
 
 
 async def _final_names(

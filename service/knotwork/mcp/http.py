@@ -3,33 +3,11 @@
 from __future__ import annotations
 
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import SecretStr
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from knotwork.api.guard import RequestGuard, key_matches
+from knotwork.api.guard import RequestGuard
 from knotwork.mcp.server import create_mcp_server
 from knotwork.settings import Settings
-
-
-class _RequireApiKey:
-    """With an API key configured, every HTTP request needs it in ``X-API-Key``, as in REST."""
-
-    def __init__(self, app: ASGIApp, key: SecretStr) -> None:
-        self.app, self.key = app, key
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope["headers"]).get(b"x-api-key")
-            if not key_matches(self.key, given):
-                refused = JSONResponse(
-                    {"detail": "missing or wrong X-API-Key header"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "APIKey"},
-                )
-                await refused(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
@@ -46,6 +24,4 @@ def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
     app: ASGIApp = server.streamable_http_app(host=settings.api_host, transport_security=unchecked)
     # Bodies bounded and well-formed as REST's are (a write carries a whole note).
     app = BodyScreen(app, settings, notes_in_json=allow_writes)
-    if settings.api_key is not None:
-        app = _RequireApiKey(app, settings.api_key)
-    return RequestGuard(app, settings, docs=False)
+    return RequestGuard(app, settings, docs=False, keyed=True)

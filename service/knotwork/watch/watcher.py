@@ -34,8 +34,10 @@ from knotwork.errors import (
     VaultUnavailableError,
 )
 from knotwork.graph.lease import Lease, holding
+from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.plan import empty_held
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.vault.files import EMPTY, folder_id, folder_key, folder_unseen, symlink_on_path
 from knotwork.vault.write import exists_exactly
@@ -176,7 +178,7 @@ class VaultWatcher(PathEvents):
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
             exists = self._is_note_file(rel)
             # A note missing from a folder that is not there is not known to be deleted.
-            if not exists and (away := self._folder_away()):
+            if not exists and (away := await self._folder_away()):
                 raise VaultUnavailableError(away)  # said as "the vault folder unavailable (…)"
             if exists and source and not exists_exactly(self.root / source, self.root):
                 waiting = self.pending.pop(source, None)
@@ -195,12 +197,17 @@ class VaultWatcher(PathEvents):
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
 
-    def _folder_away(self) -> str | None:
-        """Why the vault folder cannot be seen at all, or None. An empty one is seen: a vault
-        whose last note went (a drive away leaving its mount point is weighed against the
-        graph by a rescan's guard)."""
+    async def _folder_away(self) -> str | None:
+        """Why a note the folder no longer shows is not known to be gone, or None: the folder
+        cannot be seen, or it is empty while the graph holds notes of it — a drive's mount
+        point with the drive away, which a polling observer reports as every note deleted.
+        A sync refuses the same (ingest.plan), and says how to confirm a vault emptied."""
         unseen = folder_unseen(self.root)
-        return None if unseen == EMPTY else unseen
+        if unseen != EMPTY:
+            return unseen
+        [row] = await self.ingestor.core.store.read(VAULT_NOTES, vault=self.ingestor.vault)
+        held = int(row["notes"])
+        return empty_held(held, self.ingestor.vault) if held else None
 
     async def _say_stopping(self) -> None:
         self.status.stopping = True
@@ -285,7 +292,8 @@ class VaultWatcher(PathEvents):
             await self._follow(progress, ready)
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        if away := self._folder_away():  # the observer would fail on it with a bare errno
+        away = folder_unseen(self.root)
+        if away and away != EMPTY:  # the observer would fail on it with a bare errno
             raise VaultUnavailableError(
                 f"the vault folder {self.root} {away}; check KNOTWORK_VAULT_PATH (nothing in "
                 "the graph was changed)"
