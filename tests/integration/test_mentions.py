@@ -413,3 +413,24 @@ async def test_a_note_mentioning_one_note_from_two_chunks_counts_once(
     await sync_vault(ingestor)
     assert await kept() == 1
     await assert_fresh(ingestor)
+
+
+async def test_a_chinese_name_inside_a_run_of_characters_is_found_from_either_end(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """Chinese runs its words together: "北京" inside "我在北京大学工作" is a mention, found
+    forward when the mentioning note is written and backward (through the stored words) when
+    the named note appears; and gone with the text."""
+    put(vault, "日记.md", "# 日记\n\n今天我在北京大学工作。\n")
+    put(vault, "北京.md", "# 北京\n\n中国的首都。\n")
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [("日记.md", "北京.md")]
+    put(vault, "大学.md", "# 大学\n\n高等教育。\n")
+    await ingestor.upsert_path("大学.md")  # the reverse pass finds the diary
+    rows = await mentions(core)
+    assert pairs(rows) == [("日记.md", "北京.md"), ("日记.md", "大学.md")]
+    assert {r["key"] for r in rows} == {"北 京", "大 学"} and {r["line"] for r in rows} == {3}
+    put(vault, "日记.md", "# 日记\n\n今天我在家。\n")
+    await ingestor.upsert_path("日记.md")
+    assert await mentions(core) == []
+    await assert_fresh(ingestor)

@@ -13,11 +13,13 @@ from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.errors import GraphUnavailableError
 from knotwork.graph import names as names_cache
+from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.writes import SYNC_OWED
-from knotwork.ingest import write
+from knotwork.ingest import settle, write
 from knotwork.ingest.batch import Batch
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve import cached
 from tests.integration.conftest import ad_hoc, put
 
 
@@ -177,3 +179,47 @@ async def test_names_cached_before_a_cut_off_sync_are_not_trusted_after_it(
     assert "t" not in core.names  # this process re-reads them
     after_token, after = await names_cache.cached(core.store, other, "t")
     assert after_token != token and "Renamed.md" in after.paths()
+
+
+async def test_placeholders_dropped_by_a_sync_renew_the_vaults_generation(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """Retrieval keeps walks per generation: the end of a sync, deleting a note placeholder
+    its cut-off predecessor left (and moving the links to it), must renew the generation, or a
+    walk kept through the placeholder is served on. A sync with nothing to do keeps it."""
+    put(vault, "A.md", "# A\n\nSee [[Ghost]].\n")
+    await sync_vault(ingestor)
+    before = await cached.generation(core.store, "t")
+    await sync_vault(ingestor)
+    assert await cached.generation(core.store, "t") == before  # nothing done, nothing renewed
+    linked = await ad_hoc(  # what a sync cut off before Ghost.md's batch leaves: a placeholder
+        core,
+        "MATCH (a:Note {vault: 't', path: 'A.md'})-[r]->(u:Unresolved) "
+        "CREATE (g:Note {vault: 't', path: 'Ghost.md', lpath: 'ghost', name: 'Ghost'}) "
+        "CREATE (a)-[moved:$(type(r))]->(g) SET moved = properties(r) DELETE r "
+        "RETURN type(r) AS relation",
+        {},
+        write=True,
+    )
+    assert linked == [{"relation": "SEE_ALSO"}]  # "See [[Ghost]]"
+    names = NameIndex()
+    names.put("A.md", "a", ["a"])  # the names the sync worked out: Ghost.md is not among them
+    await settle.drop_placeholders(core.store, "t", names)  # what a sync's end does
+    after = await cached.generation(core.store, "t")
+    assert await ad_hoc(
+        core, "MATCH (n:Note {vault: 't', path: 'Ghost.md'}) RETURN n", {}, write=False
+    ) == []
+    assert await _targets_of_a(core) == ["unresolved ghost"]
+    assert before is not None and after != before
+    assert await verify_vault(ingestor) == []
+
+
+async def _targets_of_a(core: Core) -> list[str]:
+    rows = await ad_hoc(
+        core,
+        "MATCH (:Note {vault: 't', path: 'A.md'})-[r:SEE_ALSO]->(o) "
+        "RETURN coalesce(o.path, 'unresolved ' + o.key) AS target",
+        {},
+        write=False,
+    )
+    return [row["target"] for row in rows]

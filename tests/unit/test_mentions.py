@@ -59,3 +59,25 @@ def test_mtext_holds_every_gram() -> None:
     padded = chunk_mtext(text)
     for gram in chunk_grams(text, (1, 2)):
         assert f" {gram} " in padded
+
+
+def test_spaceless_scripts_are_matched_a_character_at_a_time() -> None:
+    """Chinese and Japanese run words together: a name is found inside a run, up to twelve of
+    its characters (each counts half a word), and one character alone names nothing."""
+    assert mention_key("北京大学") == "北 京 大 学"
+    assert name_key("北京") == "北 京" and name_key("猫") is None
+    assert name_key("東京スカイツリー") == "東 京 ス カ イ ツ リ ー"  # eight characters
+    assert name_key("一二三四五六七八九十一二三") is None  # thirteen: past the longest gram
+    grams = chunk_grams("我昨天去了北京大学。\n東京スカイツリーに行った。", (4, 5))
+    assert grams["北 京"] == 4 and grams["北 京 大 学"] == 4
+    assert grams["東 京 ス カ イ ツ リ ー"] == 5
+    assert all(len(g) >= 3 for g in grams)  # no one-character gram
+
+
+def test_words_keep_their_combining_marks() -> None:
+    """``\\w`` alone cuts Devanagari at its vowel signs and Hebrew at its points: "हिन्दी"
+    would be the gram "ह न द", which other words share."""
+    assert mention_key("हिन्दी भाषा") == "हिन्दी भाषा"
+    assert mention_key("שָׁלוֹם עולם") == "שָׁלוֹם עולם"
+    assert name_key("नमस्ते दुनिया") == "नमस्ते दुनिया"
+    assert "नमस्ते दुनिया" in chunk_grams("मैंने कहा नमस्ते दुनिया!", (1,))

@@ -139,3 +139,15 @@ def test_text_words_count_in_full_when_the_mean_or_the_cosine_is_not_known() -> 
     # No top hit came with a cosine (found by full text and the graph only).
     lexical = Hit("c", "n.md", "n", "", 1, 1, text, 0.1, {"fulltext": 3.0})
     assert relevance(question, [lexical], USE_IT, 0.29) == 0.5
+
+
+def test_spaceless_text_counts_by_pairs_of_characters() -> None:
+    """A Chinese question and a passage that answers it share words only as characters: each
+    neighbouring pair is a term, as a CJK full-text analyzer indexes them."""
+    from knotwork.retrieve.rank import terms
+
+    asked = set(terms("北京大学在哪里"))
+    held = set(terms("北京大学位于海淀区。"))
+    assert {"北京", "京大", "大学"} <= asked & held
+    assert "在哪" in asked and "在哪" not in held
+    assert set(terms("Node.js 北")) == {"node", "js"}  # one character alone is no term

@@ -215,6 +215,23 @@ def test_a_name_with_a_backslash_on_disk_is_no_note_and_the_scan_says_why(
     assert [w for w in scan.warnings if "backslash" in w]
 
 
+def test_a_name_with_a_control_character_is_no_note_and_the_scan_says_why(
+    tmp_path: Path,
+) -> None:
+    """A name with a newline or a tab is listed by the file system but refused as a path
+    (clean_relpath): it is skipped at the scan, with a warning, not listed then failed."""
+    (tmp_path / "Alice.md").write_text("# Alice\n")
+    (tmp_path / "Two\nlines.md").write_text("# Odd\n")
+    (tmp_path / "Tab\there.md").write_text("# Odd\n")
+    assert not is_note("Two\nlines.md")
+    scan = scan_notes(tmp_path)
+    assert scan.paths == ["Alice.md"]
+    assert sorted(w for w in scan.warnings if "control character" in w) == [
+        "'Tab\\there.md': the name holds a control character (a tab, a newline); rename it",
+        "'Two\\nlines.md': the name holds a control character (a tab, a newline); rename it",
+    ]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_pipe_named_like_a_note_is_refused_without_waiting(tmp_path: Path) -> None:
     """Reading a pipe would wait for a writer forever, and every sync behind it."""

@@ -76,7 +76,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # "---" (or a mapping's "..."); no mentions inside double-backtick code, URLs of any case, "www."
 # or e-mail; a title or alias written as a number keeps its spelling; a fence opened in a
 # blockquote ends with the quote.
-FACTS_RULES = 8
+# 9: Han, kana and Hangul matched a character at a time (a name inside a run of them is a
+# mention); words keep their combining marks (Devanagari, Hebrew points).
+FACTS_RULES = 9
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

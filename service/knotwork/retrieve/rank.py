@@ -3,21 +3,22 @@ relevance score that decides whether the notes hold enough to answer."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Collection, Iterable
+from itertools import pairwise
 
+from knotwork.text.keys import spaceless, words
 from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
-_WORD = re.compile(r"\w+")
 
 
 def terms(text: str) -> list[str]:
-    """Content words, case-folded, without stop words; what relevance is measured on."""
-    words = _WORD.findall(unicodedata.normalize("NFC", text).casefold())
-    return [w for w in words if len(w) > 1 and w not in STOPWORDS]
+    """Content words, case-folded, without stop words; what relevance is measured on. Han,
+    kana and Hangul count by pairs of neighbouring characters (one alone says little)."""
+    found = words(text)
+    pairs = [a + b for a, b in pairwise(found) if spaceless(a) and spaceless(b)]
+    return [w for w in found if len(w) > 1 and w not in STOPWORDS] + pairs
 
 
 def rrf(

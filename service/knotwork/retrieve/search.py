@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
 
+import regex
+
 from knotwork.graph.queries import Query
 from knotwork.graph.queries.reads import (
     CHUNKS_CITED,
@@ -37,7 +39,9 @@ from knotwork.text.keys import chunk_grams, content_words, loose_grams, mention_
 from knotwork.text.language import LANGUAGES
 from knotwork.text.stopwords import STOPWORDS
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+# A word with its combining marks; a run of Han or kana stays whole here, as the full-text
+# query (lucene_query) splits it the way the index does.
+_WORD = regex.compile(r"[\w\p{M}]+", regex.V1)
 # Han ideographs and hiragana are a term each, as Lucene's tokenizers index them: a run of them
 # quoted whole would be a phrase that only the question's exact wording matches.
 _ONE_CHAR = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"

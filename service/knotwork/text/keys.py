@@ -1,23 +1,31 @@
 """How names and passages are compared, by ingest and retrieval alike; pure.
 
 Names and text are compared as sequences of case-folded words, so "marco  Rossi's" matches
-"Marco Rossi" and "Node.js" matches "node-js". Text inside links, inline code, code fences and
-URLs is never a mention.
+"Marco Rossi" and "Node.js" matches "node-js". Han, kana and Hangul are written without spaces
+between words, so each of their characters is a word of its own and a name is found inside a
+run of them ("北京" in "我在北京大学"), as a search in the editor finds it. Text inside links,
+inline code, code fences and URLs is never a mention.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import regex
 
 from knotwork.text import markdown
 from knotwork.text.stopwords import STOPWORDS
 
-MAX_WORDS = 6  # names longer than this are never matched
+MAX_WORDS = 6  # names longer than this are never matched (a spaceless character counts half)
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_NAME_CHARS = 200  # longer names are never matched either
-_WORD = re.compile(r"\w+")
+_SPACELESS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
+# A word: one spaceless character, or a run of word characters with their combining marks
+# (``\w`` alone cuts Devanagari at its vowel signs and Hebrew at its points).
+_WORD = regex.compile(rf"[{_SPACELESS}]|[[\w\p{{M}}]--[{_SPACELESS}]]+", regex.V1)
+_ONE_SPACELESS = regex.compile(rf"[{_SPACELESS}]", regex.V1)
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
 # Never a mention: links (a Markdown link's destination may hold balanced parentheses), URLs
 # (any scheme's letter case, "www." hosts) and e-mail addresses. Code spans are blanked first.
@@ -42,16 +50,50 @@ def entity_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
+def words(text: str) -> list[str]:
+    """``text``'s case-folded words (NFC), each spaceless character one word."""
+    found: list[str] = _WORD.findall(unicodedata.normalize("NFC", text).casefold())
+    return found
+
+
+def spaceless(word: str) -> bool:
+    """Whether ``word`` is one character of a script written without spaces (Han, kana,
+    Hangul)."""
+    return len(word) == 1 and _ONE_SPACELESS.match(word) is not None
+
+
+def _weight(word: str) -> float:
+    return 0.5 if spaceless(word) else 1.0
+
+
+def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> Iterator[str]:
+    """Every run of ``items`` of at most MAX_WORDS words (a spaceless character counts half:
+    names of up to twelve of them), joined by spaces; with ``first``, only runs whose first
+    word it accepts."""
+    weights = [_weight(item) for item in items]
+    for i, item in enumerate(items):
+        if first is not None and not first(item):
+            continue
+        total = 0.0
+        for j in range(i, len(items)):
+            total += weights[j]
+            if total > MAX_WORDS:
+                break
+            yield " ".join(items[i : j + 1])
+
+
 def mention_key(text: str) -> str:
     """A name or passage as case-folded words joined by single spaces."""
-    return " ".join(_WORD.findall(unicodedata.normalize("NFC", text).casefold()))
+    return " ".join(words(text))
 
 
 def name_key(name: str) -> str | None:
     """The key a name is matched by, or None when it is too short or too long to match, or
     made of stop words only: a note named "Tra" ("between") would be mentioned by every note."""
     key = mention_key(name)
-    if len(key) < MIN_CHARS or len(key) > MAX_NAME_CHARS or key.count(" ") >= MAX_WORDS:
+    if len(key) < MIN_CHARS or len(key) > MAX_NAME_CHARS:
+        return None
+    if sum(_weight(word) for word in key.split()) > MAX_WORDS:
         return None
     if all(word in STOPWORDS for word in key.split()):
         return None
@@ -64,23 +106,20 @@ def loose_key(name: str) -> str | None:
     tipi di relazioni" by "le proprietà e i tipi di relazioni". None when that leaves fewer
     than two words, unless the name is one word besides its parentheses: "Il teorema" must not
     be named by every "teorema"."""
-    words = mention_key(_PARENTHETICAL.sub(" ", name)).split()
-    content = [word for word in words if word not in STOPWORDS]
+    all_words = words(_PARENTHETICAL.sub(" ", name))
+    content = [word for word in all_words if word not in STOPWORDS]
     key = " ".join(content)
-    if len(key) < MIN_CHARS or len(content) > MAX_WORDS or len(key) > MAX_NAME_CHARS:
+    if len(key) < MIN_CHARS or len(key) > MAX_NAME_CHARS:
         return None
-    return key if len(content) >= 2 or len(words) == 1 else None
+    if sum(_weight(word) for word in content) > MAX_WORDS:
+        return None
+    return key if len(content) >= 2 or len(all_words) == 1 else None
 
 
 def loose_grams(text: str) -> set[str]:
     """Every run of 1..MAX_WORDS content words of ``text`` (stop words skipped): the keys a
     question names notes by loosely (``loose_key``)."""
-    words = [w for w in mention_key(text).split() if w not in STOPWORDS]
-    return {
-        " ".join(words[i:j])
-        for i in range(len(words))
-        for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1)
-    }
+    return set(_runs([w for w in words(text) if w not in STOPWORDS]))
 
 
 def content_words(key: str) -> str:
@@ -108,12 +147,7 @@ def chunk_grams(
             continue
         number = line_map[offset] if offset < len(line_map) else line_map[-1]
         for segment in _MASKED.split(markdown.mask_code_spans(line)):
-            words = _WORD.findall(unicodedata.normalize("NFC", segment).casefold())
-            for i, word in enumerate(words):
-                if starts is not None and not starts(word):
-                    continue
-                for j in range(i + 1, min(i + MAX_WORDS, len(words)) + 1):
-                    gram = " ".join(words[i:j])
-                    if MIN_CHARS <= len(gram) <= MAX_NAME_CHARS:
-                        grams.setdefault(gram, number)
+            for gram in _runs(words(segment), starts):
+                if MIN_CHARS <= len(gram) <= MAX_NAME_CHARS:
+                    grams.setdefault(gram, number)
     return grams

@@ -72,13 +72,8 @@ def note_path_problem(rel: str) -> str | None:
     parts = PurePosixPath(rel).parts
     if not parts or not parts[-1].lower().endswith(".md"):
         return f"{rel!r} is not a Markdown note: a note's name ends in .md"
-    if not _utf8(rel):
-        return f"{rel!r}: the name is not valid UTF-8, so the graph cannot record it; rename it"
-    if "\\" in rel:  # only a name read from disk: clean_relpath turns one in a request to '/'
-        return (
-            f"{rel!r}: a backslash in a note's name reads as a folder separator (as Windows and "
-            "Obsidian read it), so the note would be taken for another; rename it"
-        )
+    if (problem := _bad_name(rel)) is not None:
+        return problem
     for part in parts[:-1]:
         if _ignored_dir(part):
             return (
@@ -90,6 +85,21 @@ def note_path_problem(rel: str) -> str | None:
             f"{rel!r} is a hidden or temporary file name (it starts with '.' or '~'), "
             "which Knotwork ignores"
         )
+    return None
+
+
+def _bad_name(rel: str) -> str | None:
+    """Why a Markdown file's name, as read from disk, cannot be a note's path: said to the
+    user (a scan's warning), since only renaming the file helps."""
+    if not _utf8(rel):
+        return f"{rel!r}: the name is not valid UTF-8, so the graph cannot record it; rename it"
+    if "\\" in rel:  # only a name read from disk: clean_relpath turns one in a request to '/'
+        return (
+            f"{rel!r}: a backslash in a note's name reads as a folder separator (as Windows and "
+            "Obsidian read it), so the note would be taken for another; rename it"
+        )
+    if _CONTROL.search(rel):  # a tab or a newline: no link, request or log line can name it
+        return f"{rel!r}: the name holds a control character (a tab, a newline); rename it"
     return None
 
 
@@ -199,8 +209,8 @@ def scan_notes(root: Path) -> NoteScan:
             full = Path(current, name)
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
-                if rel.lower().endswith(".md") and (not _utf8(rel) or "\\" in rel):
-                    scan.warnings.append(note_path_problem(rel) or rel)
+                if rel.lower().endswith(".md") and (problem := _bad_name(rel)):
+                    scan.warnings.append(problem)
                 continue
             if full.is_symlink():
                 scan.warnings.append(
