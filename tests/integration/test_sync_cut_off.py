@@ -206,9 +206,12 @@ async def test_placeholders_dropped_by_a_sync_renew_the_vaults_generation(
     names.put("A.md", "a", ["a"])  # the names the sync worked out: Ghost.md is not among them
     await settle.drop_placeholders(core.store, "t", names)  # what a sync's end does
     after = await cached.generation(core.store, "t")
-    assert await ad_hoc(
-        core, "MATCH (n:Note {vault: 't', path: 'Ghost.md'}) RETURN n", {}, write=False
-    ) == []
+    assert (
+        await ad_hoc(
+            core, "MATCH (n:Note {vault: 't', path: 'Ghost.md'}) RETURN n", {}, write=False
+        )
+        == []
+    )
     assert await _targets_of_a(core) == ["unresolved ghost"]
     assert before is not None and after != before
     assert await verify_vault(ingestor) == []
