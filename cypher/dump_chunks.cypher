@@ -4,7 +4,7 @@
 // Returns: path (str, its note's), ord (int), heading_path (str), line_start, line_end (int),
 //          hash, embedding_state, extraction_state (str), next (list<int>: the position of the
 //          chunk after it, if any), entities (list<str>: the keys of its entities)
-MATCH (n:Note {vault: $vault})-[:HAS_CHUNK]->(c:Chunk)
+MATCH (n:Note {vault: $vault})-[:HAS_CHUNK]->(c:Chunk) WHERE n.path IS NOT NULL
 RETURN n.path AS path, c.ord AS ord, c.heading_path AS heading_path,
        c.line_start AS line_start, c.line_end AS line_end, c.hash AS hash,
        c.embedding_state AS embedding_state, c.extraction_state AS extraction_state,

@@ -5,7 +5,7 @@
 //             str or null)
 // Returns: chunks (int)
 MATCH (n:Note {vault: $vault})
-WHERE ($folder IS NULL OR n.path STARTS WITH $folder)
+WHERE n.path IS NOT NULL AND ($folder IS NULL OR n.path STARTS WITH $folder)
   AND all(t IN $tags WHERE any(x IN coalesce(n.tags, []) WHERE toLower(x) = t
                                                           OR toLower(x) STARTS WITH t + '/'))
   AND (($date_from IS NULL AND $date_to IS NULL)

@@ -3,6 +3,6 @@
 // Parameters: $vault (str)
 // Returns: path (str), mentions (int), notes (int, distinct mentioning notes)
 MATCH (n:Note {vault: $vault})-[r:MENTIONS]->(m:Note)
-WHERE r.extractor = 'mention'
+WHERE n.path IS NOT NULL AND r.extractor = 'mention'
 RETURN m.path AS path, count(r) AS mentions, count(DISTINCT n) AS notes
 ORDER BY mentions DESC, path

@@ -4,5 +4,5 @@
 // "Planning a first sync").
 // Parameters: $vault (str)
 // Returns: placeholders (int)
-MATCH (n:Note {vault: $vault}) WHERE n.content_hash IS NULL
+MATCH (n:Note {vault: $vault}) WHERE n.path IS NOT NULL AND n.content_hash IS NULL
 RETURN count(n) AS placeholders

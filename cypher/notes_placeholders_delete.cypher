@@ -9,7 +9,7 @@
 //          that gained links: to name again), spelled (list of maps: id, spelling, the
 //          links they gained as written), lost (list of maps: path (the mentioning
 //          note), fact (as notes_facts.cypher gives a fact))
-MATCH (n:Note {vault: $vault}) WHERE n.content_hash IS NULL
+MATCH (n:Note {vault: $vault}) WHERE n.path IS NOT NULL AND n.content_hash IS NULL
 CALL (n) {
   MATCH (s)-[r]->(n) WHERE r.extractor IN ['wikilink', 'frontmatter']
   MERGE (u:Unresolved {vault: $vault, key: r.target}) ON CREATE SET u.name = r.target

@@ -4,7 +4,7 @@
 //             $folder (str prefix or null), $limit (int)
 // Returns: path, title, aliases (list<str>), tags (list<str>), chunks (int)
 MATCH (n:Note {vault: $vault})
-WHERE ($folder IS NULL OR n.path STARTS WITH $folder)
+WHERE n.path IS NOT NULL AND ($folder IS NULL OR n.path STARTS WITH $folder)
   AND ($tag IS NULL OR any(x IN coalesce(n.tags, []) WHERE toLower(x) = $tag
                                                        OR toLower(x) STARTS WITH $tag + '/'))
   AND ($text IS NULL OR toLower(n.stem) CONTAINS $text OR toLower(n.title) CONTAINS $text

@@ -1,6 +1,11 @@
 // Constraints and indexes of the Knotwork graph; every statement is idempotent.
 // Parameters: $embedding_dimension (int, the vector size of Chunk.embedding)
 // Returns: nothing. Index names are fixed; graph/store.py lists them in EXPECTED_INDEXES.
+// Also a vault's notes alone: a query reading them says `n.path IS NOT NULL` (always true), and a
+// composite index serves a seek on its first property when the rest is asked to exist. No index
+// on the vault alone: planned on an empty database, a note looked up by vault and path seeks the
+// whole vault by it and filters the path, and the plan is kept as the vault grows (a sync of 1k
+// notes 2.6x slower, bench/RESULTS.md).
 CREATE CONSTRAINT note_key IF NOT EXISTS
 FOR (n:Note) REQUIRE (n.vault, n.path) IS UNIQUE;
 
@@ -62,11 +67,6 @@ FOR (u:Unresolved) REQUIRE (u.vault, u.key) IS UNIQUE;
 
 CREATE INDEX note_stem IF NOT EXISTS
 FOR (n:Note) ON (n.vault, n.stem);
-
-// A vault's notes alone (its counts, hashes, filters): the composite indexes above serve only
-// with their second property in the predicate too, else every vault's notes are scanned.
-CREATE INDEX note_vault IF NOT EXISTS
-FOR (n:Note) ON (n.vault);
 
 CREATE INDEX revision_path IF NOT EXISTS
 FOR (v:Revision) ON (v.vault, v.path);

@@ -5,4 +5,8 @@
 DROP INDEX chunk_text IF EXISTS;
 
 // chunk_mtext: a trigram text index for the reverse mention pass, replaced by chunk_words.
-DROP INDEX chunk_mtext IF EXISTS
+DROP INDEX chunk_mtext IF EXISTS;
+
+// note_vault: a note's vault alone; lookups by vault and path were planned through it (see
+// note_key in schema.cypher).
+DROP INDEX note_vault IF EXISTS

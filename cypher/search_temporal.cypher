@@ -4,7 +4,7 @@
 //             date str), $k (int)
 // Returns: id (chunk id), score (float, 1 / (1 + days from the middle))
 MATCH (n:Note {vault: $vault})
-WHERE any(d IN coalesce(n.dates, []) WHERE d >= $date_from AND d <= $date_to)
+WHERE n.path IS NOT NULL AND any(d IN coalesce(n.dates, []) WHERE d >= $date_from AND d <= $date_to)
 WITH n, reduce(best = 100000, d IN [x IN n.dates WHERE x >= $date_from AND x <= $date_to] |
        CASE WHEN abs(duration.inDays(date(d), date($middle)).days) < best
             THEN abs(duration.inDays(date(d), date($middle)).days) ELSE best END) AS days

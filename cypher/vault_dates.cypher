@@ -6,7 +6,7 @@
 //          (list<str>, each note's first chunk by ord; '' for a note without chunks); all in
 //          the same order
 MATCH (n:Note {vault: $vault})
-WHERE size(coalesce(n.dates, [])) > 0
+WHERE n.path IS NOT NULL AND size(coalesce(n.dates, [])) > 0
 CALL (n) {
   OPTIONAL MATCH (n)-[:HAS_CHUNK]->(c:Chunk)
   WITH c ORDER BY c.ord LIMIT 1

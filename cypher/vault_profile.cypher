@@ -6,12 +6,12 @@
 //          text breaks a tie between two indexes' hits by this order), unknown (int, notes
 //          with chunks but no language, written before notes had one: their chunks may be in
 //          any index)
-MATCH (n:Note {vault: $vault})
+MATCH (n:Note {vault: $vault}) WHERE n.path IS NOT NULL
 WITH count(n) AS notes,
      count(CASE WHEN n.language IS NULL AND EXISTS { (n)-[:HAS_CHUNK]->() } THEN 1 END)
        AS unknown
 CALL () {
-  MATCH (m:Note {vault: $vault}) WHERE m.language IS NOT NULL
+  MATCH (m:Note {vault: $vault}) WHERE m.path IS NOT NULL AND m.language IS NOT NULL
   WITH m.language AS language, count(*) AS held
   ORDER BY held DESC, language
   RETURN collect(language) AS languages

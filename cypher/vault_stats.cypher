@@ -2,7 +2,7 @@
 // Parameters: $vault (str)
 // Returns: notes, chunks, entities, unresolved, pending_embeddings, pending_extractions,
 //          extraction_errors, facts (list of [extractor, count] pairs)
-CALL () { MATCH (n:Note {vault: $vault}) RETURN count(n) AS notes }
+CALL () { MATCH (n:Note {vault: $vault}) WHERE n.path IS NOT NULL RETURN count(n) AS notes }
 CALL () {
   MATCH (c:Chunk) WHERE c.vault = $vault
   RETURN count(c) AS chunks,

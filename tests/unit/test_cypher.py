@@ -41,9 +41,9 @@ def test_load_and_statements() -> None:
     assert len(schema) == len(EXPECTED_INDEXES) and all(s.startswith("CREATE") for s in schema)
     # Indexes earlier versions made are dropped, idempotently, and never expected.
     retired = cypher.statements("schema_retired")
-    assert [s.split()[2] for s in retired] == ["chunk_text", "chunk_mtext"]
+    assert [s.split()[2] for s in retired] == ["chunk_text", "chunk_mtext", "note_vault"]
     assert all(s.startswith("DROP INDEX") and s.endswith("IF EXISTS") for s in retired)
-    assert not {"chunk_text", "chunk_mtext"} & set(EXPECTED_INDEXES)
+    assert not {"chunk_text", "chunk_mtext", "note_vault"} & set(EXPECTED_INDEXES)
     with pytest.raises(QueryNotFoundError, match="statements"):
         cypher.load("schema")
 
@@ -164,3 +164,22 @@ def test_no_query_needs_the_apoc_plugin(path: Path) -> None:
     body = "\n".join(line for line in path.read_text().splitlines() if not line.startswith("//"))
     if path.stem != "apoc_installed":
         assert "apoc." not in body.casefold()
+
+
+# Queries whose notes are reached otherwise: from a chunk found by its id, or by a name index.
+REACHED_OTHERWISE = {"filter_chunks", "notes_named"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_a_vaults_notes_are_read_through_the_note_key_index(path: Path) -> None:
+    """Notes matched by their vault alone say ``path IS NOT NULL`` (always true), so the
+    composite note_key index finds them by its first property instead of a scan of every
+    vault's notes; there is no index on the vault alone (schema.cypher, note_key)."""
+    if path.stem in REACHED_OTHERWISE:
+        return
+    body = "\n".join(line for line in path.read_text().splitlines() if not line.startswith("//"))
+    for match in re.finditer(r"\((\w+):Note \{vault: \$vault\}\)", body):
+        rest = body[match.end() : match.end() + 200]
+        if "MATCH" not in body[max(0, match.start() - 80) : match.start()]:
+            continue  # a MERGE or a pattern inside EXISTS, not a read of the vault's notes
+        assert f"{match.group(1)}.path IS NOT NULL" in rest, (path.stem, rest[:80])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knotwork.ingest.mentions import chunk_mtext
-from knotwork.text.keys import chunk_grams, mention_key, name_key, note_name_keys
+from knotwork.text.keys import chunk_grams, mention_key, name_key, note_name_keys, words
 
 
 def test_keys_are_casefolded_words() -> None:
@@ -81,3 +81,12 @@ def test_words_keep_their_combining_marks() -> None:
     assert mention_key("שָׁלוֹם עולם") == "שָׁלוֹם עולם"
     assert name_key("नमस्ते दुनिया") == "नमस्ते दुनिया"
     assert "नमस्ते दुनिया" in chunk_grams("मैंने कहा नमस्ते दुनिया!", (1,))
+
+
+def test_a_text_splits_into_the_same_words_whatever_else_it_holds() -> None:
+    """Latin text takes a faster path than text with marks or spaceless scripts: both must
+    cut it alike, or a name would match in one note and not in another."""
+    latin = "E=mc² and ½ cup, naïve café_au_lait Ⅻ"
+    assert words(latin) == ["e", "mc²", "and", "½", "cup", "naïve", "café_au_lait", "ⅻ"]
+    assert words(latin + " 北") == [*words(latin), "北"]
+    assert words(latin + " हिन्दी") == [*words(latin), "हिन्दी"]

@@ -86,7 +86,6 @@ EXPECTED_INDEXES = (
     "note_mkey",
     "note_mtitle",
     "note_mloose",
-    "note_vault",
     "note_stem",
     "revision_path",
     "unresolved_key",

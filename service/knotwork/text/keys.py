@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import regex
 
@@ -24,8 +24,11 @@ MAX_NAME_CHARS = 200  # longer names are never matched either
 _SPACELESS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 # A word: one spaceless character, or a run of word characters with their combining marks
 # (``\w`` alone cuts Devanagari at its vowel signs and Hebrew at its points).
-_WORD = regex.compile(rf"[{_SPACELESS}]|[[\w\p{{M}}]--[{_SPACELESS}]]+", regex.V1)
+_WORD = regex.compile(rf"[{_SPACELESS}]|[[\p{{L}}\p{{N}}_\p{{M}}]--[{_SPACELESS}]]+", regex.V1)
 _ONE_SPACELESS = regex.compile(rf"[{_SPACELESS}]", regex.V1)
+# Below U+0300 (Latin, IPA) there is no mark and no spaceless script: ``\w`` alone, faster.
+_BEYOND_LATIN = re.compile(r"[^\x00-\u02ff]")
+_LATIN_WORD = re.compile(r"\w+")
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
 # Never a mention: links (a Markdown link's destination may hold balanced parentheses), URLs
 # (any scheme's letter case, "www." hosts) and e-mail addresses. Code spans are blanked first.
@@ -52,7 +55,10 @@ def entity_key(name: str) -> str:
 
 def words(text: str) -> list[str]:
     """``text``'s case-folded words (NFC), each spaceless character one word."""
-    found: list[str] = _WORD.findall(unicodedata.normalize("NFC", text).casefold())
+    folded = unicodedata.normalize("NFC", text).casefold()
+    if _BEYOND_LATIN.search(folded) is None:  # no mark, no spaceless script: ``\w`` is the rule
+        return _LATIN_WORD.findall(folded)
+    found: list[str] = _WORD.findall(folded)
     return found
 
 
@@ -66,10 +72,18 @@ def _weight(word: str) -> float:
     return 0.5 if spaceless(word) else 1.0
 
 
-def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> Iterator[str]:
+def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[str]:
     """Every run of ``items`` of at most MAX_WORDS words (a spaceless character counts half:
     names of up to twelve of them), joined by spaces; with ``first``, only runs whose first
-    word it accepts."""
+    word it accepts. (Two loops: ingest runs this on every line, mostly without a spaceless
+    character.)"""
+    runs: list[str] = []
+    if not any(len(item) == 1 and spaceless(item) for item in items):
+        for i, item in enumerate(items):
+            if first is None or first(item):
+                end = min(i + MAX_WORDS, len(items))
+                runs += [" ".join(items[i:j]) for j in range(i + 1, end + 1)]
+        return runs
     weights = [_weight(item) for item in items]
     for i, item in enumerate(items):
         if first is not None and not first(item):
@@ -79,7 +93,8 @@ def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> Itera
             total += weights[j]
             if total > MAX_WORDS:
                 break
-            yield " ".join(items[i : j + 1])
+            runs.append(" ".join(items[i : j + 1]))
+    return runs
 
 
 def mention_key(text: str) -> str:
