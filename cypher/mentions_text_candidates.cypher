@@ -1,6 +1,7 @@
 // Notes whose text holds one of $named (the keys some note bears after a change): a phrase
 // query on the whitespace full-text index chunk_words over Chunk.mtext, a key's words in a
-// row (keys are \w+ words joined by single spaces, so the quoted key needs no escaping).
+// row (keys are words, or text.keys.BREAK, joined by single spaces: the quoted key needs no
+// escaping).
 // Run first in a write transaction, before it writes anything: Neo4j 5 filters a full-text
 // query's committed hits by the ids of the entities the transaction changed, and counts a
 // deleted *relationship*'s id there too, so after the transaction deleted relationship 42

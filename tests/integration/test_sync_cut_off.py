@@ -23,12 +23,12 @@ from knotwork.retrieve import cached
 from tests.integration.conftest import ad_hoc, put
 
 
-async def _targets(core: Core, relation: str) -> list[str]:
+async def _targets(core: Core, relation: str, path: str = "X.md") -> list[str]:
     rows = await ad_hoc(
         core,
-        "MATCH (:Note {vault: 't', path: 'X.md'})-[r]->(o) WHERE type(r) = $relation "
-        "AND r.source = 'X.md' RETURN coalesce(o.path, 'unresolved ' + o.key) AS target",
-        {"relation": relation},
+        "MATCH (:Note {vault: 't', path: $path})-[r]->(o) WHERE type(r) = $relation "
+        "AND r.source = $path RETURN coalesce(o.path, 'unresolved ' + o.key) AS target",
+        {"relation": relation, "path": path},
         write=False,
     )
     return sorted(row["target"] for row in rows)
@@ -212,17 +212,6 @@ async def test_placeholders_dropped_by_a_sync_renew_the_vaults_generation(
         )
         == []
     )
-    assert await _targets_of_a(core) == ["unresolved ghost"]
+    assert await _targets(core, "SEE_ALSO", "A.md") == ["unresolved ghost"]
     assert before is not None and after != before
     assert await verify_vault(ingestor) == []
-
-
-async def _targets_of_a(core: Core) -> list[str]:
-    rows = await ad_hoc(
-        core,
-        "MATCH (:Note {vault: 't', path: 'A.md'})-[r:SEE_ALSO]->(o) "
-        "RETURN coalesce(o.path, 'unresolved ' + o.key) AS target",
-        {},
-        write=False,
-    )
-    return [row["target"] for row in rows]

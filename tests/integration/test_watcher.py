@@ -28,6 +28,7 @@ from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
+from knotwork.vault.files import folder_id
 from knotwork.watch import watcher as watching
 from knotwork.watch.events import Pending
 from knotwork.watch.queue import INOTIFY_LOGGER
@@ -546,15 +547,20 @@ async def test_a_change_still_waiting_when_the_watcher_stops_is_applied(
     assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
 
 
+async def synced_not_running(core: Core, vault: Path) -> VaultWatcher:
+    """A watcher of vault "w", synced and not started: a test feeds its changes by hand."""
+    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
+    await sync_vault(ingestor)
+    return VaultWatcher(ingestor, Lease(core.store, "w", 5))
+
+
 async def test_a_note_missing_while_the_folder_is_away_waits_and_is_not_deleted(
     core: Core, vault: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A drive unmounted or a folder moved away: the notes it no longer shows are not known
     to be gone, so their changes wait for it (said once) and apply once it is back."""
     caplog.set_level(logging.INFO, logger="knotwork.watch")
-    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
-    await sync_vault(ingestor)
-    running = VaultWatcher(ingestor, Lease(core.store, "w", 5))
+    running = await synced_not_running(core, vault)
     away = vault.with_name("away")
     os.rename(vault, away)
     for _ in range(2):  # tried twice: said once
@@ -576,13 +582,12 @@ async def test_a_note_missing_while_the_folder_is_away_waits_and_is_not_deleted(
 async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_otherwise(
     core: Core, vault: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A drive unmounted under its mount point leaves the folder empty, and a polling observer
-    then reports every note deleted: the deletes wait, as a sync refuses them, until the
-    folder shows anything again (the drive back, or a file saying the notes are gone)."""
+    """A drive unmounted leaves its mount point, another and empty folder, and a polling
+    observer then reports every note deleted: the deletes wait, as a sync refuses them, until
+    the folder shows anything again (the drive back, or a file saying the notes are gone)."""
     caplog.set_level(logging.INFO, logger="knotwork.watch")
-    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
-    await sync_vault(ingestor)
-    running = VaultWatcher(ingestor, Lease(core.store, "w", 5))
+    running = await synced_not_running(core, vault)
+    running._followed(folder_id(vault))  # as a started watcher follows it
     hidden = vault.with_name("drive")
     shutil.move(vault, hidden)
     os.mkdir(vault)  # the mount point, the drive away
@@ -597,6 +602,23 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     (vault / ".keep").write_text("")  # the notes are gone for good
     for item in running.pending.values():
         item.due = time.monotonic()
+    await running._process_due()
+    assert await graph_paths(core) == [] and not running.pending
+
+
+async def test_the_followed_folder_emptied_of_its_notes_deletes_them(
+    core: Core, vault: Path
+) -> None:
+    """The last notes deleted (through the API, or by hand) leave the followed folder itself
+    empty: that is no drive away, and their deletes apply."""
+    running = await synced_not_running(core, vault)
+    running._followed(folder_id(vault))
+    for rel in ("Bob.md", "People/Alice.md"):
+        os.unlink(vault / rel)
+    os.rmdir(vault / "People")
+    now = time.monotonic()
+    for rel in ("Bob.md", "People/Alice.md"):
+        running.pending[rel] = Pending(now, now)
     await running._process_due()
     assert await graph_paths(core) == [] and not running.pending
 

@@ -90,3 +90,13 @@ def test_a_text_splits_into_the_same_words_whatever_else_it_holds() -> None:
     assert words(latin) == ["e", "mc²", "and", "½", "cup", "naïve", "café_au_lait", "ⅻ"]
     assert words(latin + " 北") == [*words(latin), "北"]
     assert words(latin + " हिन्दी") == [*words(latin), "हिन्दी"]
+
+
+def test_no_name_runs_across_a_space_or_punctuation_between_spaceless_characters() -> None:
+    """Korean puts spaces between words: "회사 과장님" (company, section chief) does not
+    mention 사과 (apple); "東、京都" does not name 東京; the long vowel mark is katakana."""
+    assert "사 과" not in chunk_grams("회사 과장님", (1,))
+    assert "서 울" in chunk_grams("서울에서 만나요", (1,))  # a particle joined to the name
+    assert "東 京" not in chunk_grams("東、京都", (1,)) and "京 都" in chunk_grams("東、京都", (1,))
+    assert words("スーパー") == ["ス", "ー", "パ", "ー"]
+    assert name_key("スーパーマーケット") == "ス ー パ ー マ ー ケ ッ ト"

@@ -60,9 +60,28 @@ def test_the_question_beyond_the_names_it_writes_out() -> None:
     from knotwork.retrieve.search import beyond_names
 
     question = "Who wrote the music of Film X?"
-    assert beyond_names(question, ["film x"]) == "Who wrote the music of"
+    assert beyond_names(question, ["film x"]) == "who wrote the music of"  # for full text
     assert beyond_names(question, []) is None  # names nothing: the whole question
     assert beyond_names("What is Film X?", ["film x"]) is None  # only stop words left
+    # A spaceless name goes where it is written whole; the characters left stay runs.
+    assert beyond_names("東京タワーと京都の距離", ["東 京 タ ワ ー"]) == "と京都の距離"
+    assert beyond_names("서울 인구는?", ["서 울"]) == "인구는"
+
+
+def test_a_spaceless_question_counts_its_characters() -> None:
+    """A Chinese or Korean question is about the note it names by its characters: each one
+    is a word of the question, and the walk's stems are its pairs of neighbours."""
+    from knotwork.retrieve.graphrank import question_stems
+    from knotwork.retrieve.search import NamedNote, named_share
+
+    assert named_share("서울 인구", [NamedNote("서 울", "서울.md", "x", ())]) == 0.5
+    assert question_stems("北京大学的校长", ["note:北京.md"]) == (
+        "京 大",
+        "大 学",
+        "学 的",
+        "的 校",
+        "校 长",
+    )
 
 
 def test_two_rankings_interleave_by_rank_keeping_their_scores() -> None:

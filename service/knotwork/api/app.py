@@ -106,8 +106,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     app.add_exception_handler(RequestValidationError, validation_error)
-    # The last added runs first: a request meets RequestGuard (Host, Origin, body type, the
-    # docs' key), then BodyScreen (size, then well-formed JSON or UTF-8), then the routes.
+    # The last added runs first: a request meets RequestGuard (Host, Origin, the key for a
+    # body or the docs, body type), then BodyScreen (size, then well-formed JSON or UTF-8),
+    # then the routes.
     app.add_middleware(BodyScreen, settings=settings)
     app.add_middleware(RequestGuard, settings=settings)
 

@@ -31,7 +31,9 @@ from knotwork.graph.store import run_query
 from knotwork.models import fact_key, stored_fact_key
 from knotwork.text.keys import chunk_grams, mention_key
 
-MTEXT_MAX_BYTES = 32_000  # a bound on a chunk's stored words (the chunk size keeps it far below)
+# A bound on a chunk's stored words. The chunk size keeps it out of reach: a character makes at
+# most five bytes of them (a Han character beyond the BMP, four bytes, then a space).
+MTEXT_MAX_BYTES = 48_000
 
 
 def chunk_mtext(text: str) -> str:

@@ -131,7 +131,9 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
         unseen = f"cannot be listed ({scan.unreadable['.']})"
     if unseen == EMPTY:
         if stored and not scan.paths:
-            raise VaultUnavailableError(f"the vault folder {root} {empty_held(stored, vault)}")
+            raise VaultUnavailableError(
+                f"the vault folder {root} {empty_held(stored, vault)} Then sync again."
+            )
     elif unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
 

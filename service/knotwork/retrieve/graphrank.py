@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import pairwise
 
 from knotwork.core import Core
 from knotwork.graph.queries.reads import ENTITIES_MATCHING, WALK_SCORES, ReachedChunk
@@ -13,7 +14,7 @@ from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Scores, Walk
-from knotwork.text.keys import chunk_grams, entity_key, mention_key
+from knotwork.text.keys import chunk_grams, entity_key, mention_key, spaceless, words
 from knotwork.text.stopwords import STOPWORDS
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
@@ -37,9 +38,15 @@ def question_stems(question: str, seeds: Iterable[str]) -> tuple[str, ...]:
             name = name.rsplit("/", 1)[-1].removesuffix(".md")
         named.update(mention_key(name).split())
     stems: dict[str, None] = {}
-    for word in mention_key(question).split():
+    asked = words(question)
+    for word in asked:
         if len(word) >= 3 and word not in STOPWORDS and word not in named:
             stems.setdefault(word[:STEM])
+    # Han, kana and Hangul by pairs of neighbouring characters, written as the chunks' word
+    # text writes them (walk_scores.cypher matches " a b" in it).
+    for a, b in pairwise(asked):
+        if spaceless(a) and spaceless(b) and not (a in named and b in named):
+            stems.setdefault(f"{a} {b}")
     return tuple(stems)[:MAX_STEMS]
 
 
@@ -49,8 +56,8 @@ def lexical(chunks: list[ReachedChunk]) -> dict[str, float]:
     reached: a word every neighbour holds, "born" among people, tells none apart)."""
     held = {c["id"]: set(c["held"]) for c in chunks}
     freq: dict[int, int] = {}
-    for words in held.values():
-        for word in words:
+    for indexes in held.values():
+        for word in indexes:
             freq[word] = freq.get(word, 0) + 1
     weight = {w: math.log1p(len(held) / n) for w, n in freq.items()}
     total = sum(weight.values())

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
 
-import regex
-
 from knotwork.graph.queries import Query
 from knotwork.graph.queries.reads import (
     CHUNKS_CITED,
@@ -35,13 +33,17 @@ from knotwork.graph.queries.reads import (
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.types import FactRow
-from knotwork.text.keys import chunk_grams, content_words, loose_grams, mention_key
+from knotwork.text.keys import (
+    BREAK,
+    chunk_grams,
+    content_words,
+    loose_grams,
+    spaceless,
+    words,
+)
 from knotwork.text.language import LANGUAGES
 from knotwork.text.stopwords import STOPWORDS
 
-# A word with its combining marks; a run of Han or kana stays whole here, as the full-text
-# query (lucene_query) splits it the way the index does.
-_WORD = regex.compile(r"[\w\p{M}]+", regex.V1)
 # Han ideographs and hiragana are a term each, as Lucene's tokenizers index them: a run of them
 # quoted whole would be a phrase that only the question's exact wording matches.
 _ONE_CHAR = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"
@@ -224,14 +226,30 @@ def merged(pages: list[list[ScoredId]], k: int) -> list[tuple[str, float]]:
 
 def beyond_names(question: str, names: list[str]) -> str | None:
     """The question without the words of ``names`` (mention keys of the notes it names), or
-    None when it names nothing or nothing but stop words would be left."""
+    None when it names nothing or nothing but stop words would be left. A name in Han, kana
+    or Hangul goes where it is written whole; the characters left next to each other stay a
+    run, as the full-text index has them (lucene_query splits Han and hiragana again)."""
     if not names:
         return None
-    drop = {word for name in names for word in name.split()}
-    kept = [w for w in _WORD.findall(question) if w.casefold() not in drop]
-    if all(w.casefold() in STOPWORDS for w in kept):
+    asked = words(question)
+    drop = {w for n in names for w in n.split() if not spaceless(w)}
+    gone = [w in drop for w in asked]
+    for name in (n.split() for n in names if any(spaceless(w) for w in n.split())):
+        for i in range(len(asked) - len(name) + 1):
+            if asked[i : i + len(name)] == name:
+                gone[i : i + len(name)] = [True] * len(name)
+    pieces: list[str] = []
+    for i, word in enumerate(asked):
+        if gone[i] or word == BREAK:
+            continue
+        joined = i > 0 and not gone[i - 1] and spaceless(word) and spaceless(asked[i - 1])
+        if joined:
+            pieces[-1] += word
+        else:
+            pieces.append(word)
+    if all(w in STOPWORDS for w in pieces):
         return None
-    return " ".join(kept)
+    return " ".join(pieces)
 
 
 @dataclass(frozen=True)
@@ -257,13 +275,13 @@ def named_share(question: str, named: list[NamedNote]) -> float:
     """The share of the question's content words (stop words aside) that the named notes'
     names hold: how much the question is about what it names, not merely mentions. Letters
     split off by an apostrophe ("Claude's", "c'è") are no words."""
-    words = [
+    asked = [
         w
-        for w in mention_key(question).split()
-        if w not in STOPWORDS and (len(w) > 1 or w.isdigit())
+        for w in words(question)
+        if w not in STOPWORDS and (len(w) > 1 or w.isdigit() or spaceless(w))
     ]
     names = {w for n in named for w in n.key.split()}
-    return sum(w in names for w in words) / len(words) if words else 0.0
+    return sum(w in names for w in asked) / len(asked) if asked else 0.0
 
 
 def specificity(mentioned_by: int, notes: int) -> float:

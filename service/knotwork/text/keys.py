@@ -21,11 +21,17 @@ from knotwork.text.stopwords import STOPWORDS
 MAX_WORDS = 6  # names longer than this are never matched (a spaceless character counts half)
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
 MAX_NAME_CHARS = 200  # longer names are never matched either
-_SPACELESS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
+# By script extensions, so that marks the scripts share count too (the long vowel mark "ー",
+# half-width sound marks, "々").
+_SPACELESS = r"\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}"
+_ONE = rf"[[{_SPACELESS}]&&[\p{{L}}\p{{N}}\p{{M}}]]"
 # A word: one spaceless character, or a run of word characters with their combining marks
 # (``\w`` alone cuts Devanagari at its vowel signs and Hebrew at its points).
-_WORD = regex.compile(rf"[{_SPACELESS}]|[[\p{{L}}\p{{N}}_\p{{M}}]--[{_SPACELESS}]]+", regex.V1)
-_ONE_SPACELESS = regex.compile(rf"[{_SPACELESS}]", regex.V1)
+_WORD = regex.compile(rf"{_ONE}|[[\p{{L}}\p{{N}}_\p{{M}}]--[{_SPACELESS}]]+", regex.V1)
+_ONE_SPACELESS = regex.compile(_ONE, regex.V1)
+# Between two spaceless characters that a space or punctuation keeps apart in the text (Korean
+# puts spaces between words; "東、京都" does not name "東京"): no name runs across it.
+BREAK = "|"
 # Below U+0300 (Latin, IPA) there is no mark and no spaceless script: ``\w`` alone, faster.
 _BEYOND_LATIN = re.compile(r"[^\x00-\u02ff]")
 _LATIN_WORD = re.compile(r"\w+")
@@ -54,11 +60,19 @@ def entity_key(name: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """``text``'s case-folded words (NFC), each spaceless character one word."""
+    """``text``'s case-folded words (NFC), each spaceless character one word, and BREAK
+    between two of those apart in the text."""
     folded = unicodedata.normalize("NFC", text).casefold()
     if _BEYOND_LATIN.search(folded) is None:  # no mark, no spaceless script: ``\w`` is the rule
         return _LATIN_WORD.findall(folded)
-    found: list[str] = _WORD.findall(folded)
+    found: list[str] = []
+    end = -1
+    for match in _WORD.finditer(folded):
+        word = match.group()
+        if match.start() != end and spaceless(word) and found and spaceless(found[-1]):
+            found.append(BREAK)
+        found.append(word)
+        end = match.end()
     return found
 
 
@@ -86,12 +100,12 @@ def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[
         return runs
     weights = [_weight(item) for item in items]
     for i, item in enumerate(items):
-        if first is not None and not first(item):
+        if item == BREAK or (first is not None and not first(item)):
             continue
         total = 0.0
         for j in range(i, len(items)):
             total += weights[j]
-            if total > MAX_WORDS:
+            if total > MAX_WORDS or items[j] == BREAK:
                 break
             runs.append(" ".join(items[i : j + 1]))
     return runs

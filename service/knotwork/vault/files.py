@@ -72,8 +72,6 @@ def note_path_problem(rel: str) -> str | None:
     parts = PurePosixPath(rel).parts
     if not parts or not parts[-1].lower().endswith(".md"):
         return f"{rel!r} is not a Markdown note: a note's name ends in .md"
-    if (problem := _bad_name(rel)) is not None:
-        return problem
     for part in parts[:-1]:
         if _ignored_dir(part):
             return (
@@ -85,7 +83,7 @@ def note_path_problem(rel: str) -> str | None:
             f"{rel!r} is a hidden or temporary file name (it starts with '.' or '~'), "
             "which Knotwork ignores"
         )
-    return None
+    return _bad_name(rel)  # after the places ignored anyway: only a note's name is worth a word
 
 
 def _bad_name(rel: str) -> str | None:
@@ -209,7 +207,8 @@ def scan_notes(root: Path) -> NoteScan:
             full = Path(current, name)
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
-                if rel.lower().endswith(".md") and (problem := _bad_name(rel)):
+                hidden = name.startswith((".", "~"))  # ignored whatever its name holds
+                if rel.lower().endswith(".md") and not hidden and (problem := _bad_name(rel)):
                     scan.warnings.append(problem)
                 continue
             if full.is_symlink():

@@ -199,12 +199,17 @@ class VaultWatcher(PathEvents):
 
     async def _folder_away(self) -> str | None:
         """Why a note the folder no longer shows is not known to be gone, or None: the folder
-        cannot be seen, or it is empty while the graph holds notes of it — a drive's mount
-        point with the drive away, which a polling observer reports as every note deleted.
-        A sync refuses the same (ingest.plan), and says how to confirm a vault emptied."""
+        cannot be seen, or it is empty, is no longer the folder followed (device and inode)
+        and the graph holds notes of it — a drive's mount point with the drive away, which a
+        polling observer reports as every note deleted (a sync refuses the same, ingest.plan).
+        The followed folder emptied by deleting its notes (the last one through the API) is
+        seen: its deletes apply."""
         unseen = folder_unseen(self.root)
         if unseen != EMPTY:
             return unseen
+        followed = self.status.folder_id
+        if followed is not None and folder_key(self.root) == followed:
+            return None
         [row] = await self.ingestor.core.store.read(VAULT_NOTES, vault=self.ingestor.vault)
         held = int(row["notes"])
         return empty_held(held, self.ingestor.vault) if held else None
