@@ -179,3 +179,18 @@ async def test_the_walk_does_not_vote_again_for_the_named_notes_linking_sections
     for hit in own:  # … but the walk votes only for those it started from, the named ones
         assert ("graph" in hit.retrievers) == ("names" in hit.retrievers), hit.heading
     assert any("graph" in h.retrievers for h in evidence.hits if h.path.startswith("Latch"))
+
+
+async def test_a_chinese_question_names_its_note_inside_a_run_of_characters(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A Chinese question writes its words together: the note it names is found by its
+    characters, and the names retriever brings it first."""
+    put(vault, "北京大学.md", "# 北京大学\n\n北京大学位于海淀区，成立于1898年。\n")
+    put(vault, "上海.md", "# 上海\n\n上海是中国的经济中心。\n")
+    put(vault, "日记.md", "# 日记\n\n今天去了上海。\n")
+    await sync_vault(ingestor)
+    named = await search.named_notes(core.store, "t", "北京大学在哪里？", 3)
+    assert [n.path for n in named] == ["北京大学.md"]
+    evidence = await retrieve(core, "t", "北京大学在哪里？", top_k=3)
+    assert evidence.hits[0].path == "北京大学.md" and "names" in evidence.hits[0].retrievers
