@@ -186,11 +186,12 @@ async def test_a_chinese_question_names_its_note_inside_a_run_of_characters(
 ) -> None:
     """A Chinese question writes its words together: the note it names is found by its
     characters, and the names retriever brings it first."""
-    put(vault, "北京大学.md", "# 北京大学\n\n北京大学位于海淀区，成立于1898年。\n")
+    put(vault, "北京大学.md", "# 北京大学\n\n北京大学位于海淀区，成立于1898年。\n")  # noqa: RUF001
     put(vault, "上海.md", "# 上海\n\n上海是中国的经济中心。\n")
     put(vault, "日记.md", "# 日记\n\n今天去了上海。\n")
     await sync_vault(ingestor)
-    named = await search.named_notes(core.store, "t", "北京大学在哪里？", 3)
+    question = "北京大学在哪里？"  # noqa: RUF001 (a Chinese question mark)
+    named = await search.named_notes(core.store, "t", question, 3)
     assert [n.path for n in named] == ["北京大学.md"]
-    evidence = await retrieve(core, "t", "北京大学在哪里？", top_k=3)
+    evidence = await retrieve(core, "t", question, top_k=3)
     assert evidence.hits[0].path == "北京大学.md" and "names" in evidence.hits[0].retrievers

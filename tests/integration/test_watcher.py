@@ -28,7 +28,7 @@ from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.vault.files import folder_id
+from knotwork.vault.files import folder_id, folder_key
 from knotwork.watch import watcher as watching
 from knotwork.watch.events import Pending
 from knotwork.watch.queue import INOTIFY_LOGGER
@@ -587,10 +587,11 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     the folder shows anything again (the drive back, or a file saying the notes are gone)."""
     caplog.set_level(logging.INFO, logger="knotwork.watch")
     running = await synced_not_running(core, vault)
-    running._followed(folder_id(vault))  # as a started watcher follows it
     hidden = vault.with_name("drive")
     shutil.move(vault, hidden)
     os.mkdir(vault)  # the mount point, the drive away
+    running._followed(folder_id(vault))  # the watcher follows the new folder within a second
+    running._remember_full()  # and looks at it every second: empty, so not remembered
     now = time.monotonic()
     for rel in ("Bob.md", "People/Alice.md"):
         running.pending[rel] = Pending(now, now)
@@ -606,13 +607,39 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     assert await graph_paths(core) == [] and not running.pending
 
 
+async def test_a_polling_watcher_keeps_the_notes_of_a_drive_unmounted(
+    core: Core, vault: Path
+) -> None:
+    """End to end: the polling observer sees every note gone and the watcher follows the empty
+    mount point, yet no note is deleted; a file in the folder says they are gone."""
+    running, task = await started(
+        core, vault, watch_debounce_ms=100, watch_rescan_s=0, lease_ttl_s=5, watch_polling=True
+    )
+    try:
+        before = running.status.events
+        shutil.move(vault, vault.with_name("drive"))
+        os.mkdir(vault)  # the mount point, the drive away
+        deadline = time.monotonic() + 30
+        while running.status.events == before or running.status.folder_id != folder_key(vault):
+            assert time.monotonic() < deadline, "the unmount was not seen"
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(watching.RETRY_GRAPH_S + 2)  # a try, and its retry once followed
+        assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+        (vault / ".keep").write_text("")
+        while await graph_paths(core):
+            assert time.monotonic() < deadline + 30, "the deletes never applied"
+            await asyncio.sleep(0.5)
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)
+
+
 async def test_the_followed_folder_emptied_of_its_notes_deletes_them(
     core: Core, vault: Path
 ) -> None:
     """The last notes deleted (through the API, or by hand) leave the followed folder itself
     empty: that is no drive away, and their deletes apply."""
     running = await synced_not_running(core, vault)
-    running._followed(folder_id(vault))
     for rel in ("Bob.md", "People/Alice.md"):
         os.unlink(vault / rel)
     os.rmdir(vault / "People")

@@ -92,6 +92,8 @@ class VaultWatcher(PathEvents):
         self.outage = Outage("Neo4j")  # said once, not once a try
         self.folder_outage = Outage("the vault folder")
         self._stop = asyncio.Event()
+        self._full_id: str | None = None  # the folder (device:inode) last seen holding anything
+        self._remember_full()
 
     # -- processing ---------------------------------------------------------------------------
 
@@ -197,18 +199,23 @@ class VaultWatcher(PathEvents):
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
 
+    def _remember_full(self) -> None:
+        """Note the folder's identity while it holds anything (at start, then every second)."""
+        if folder_unseen(self.root) is None:
+            self._full_id = folder_key(self.root)
+
     async def _folder_away(self) -> str | None:
         """Why a note the folder no longer shows is not known to be gone, or None: the folder
-        cannot be seen, or it is empty, is no longer the folder followed (device and inode)
-        and the graph holds notes of it — a drive's mount point with the drive away, which a
-        polling observer reports as every note deleted (a sync refuses the same, ingest.plan).
-        The followed folder emptied by deleting its notes (the last one through the API) is
-        seen: its deletes apply."""
+        cannot be seen, or it is empty, is not the folder last seen holding anything (device
+        and inode) and the graph holds notes of it — a drive's mount point with the drive
+        away, which a polling observer reports as every note deleted (a sync refuses the same,
+        ingest.plan). The watcher follows the empty mount point within a second, so the folder
+        followed would not tell. A folder emptied by deleting its notes (the last one through
+        the API) is the one last seen full: its deletes apply."""
         unseen = folder_unseen(self.root)
         if unseen != EMPTY:
             return unseen
-        followed = self.status.folder_id
-        if followed is not None and folder_key(self.root) == followed:
+        if self._full_id is not None and folder_key(self.root) == self._full_id:
             return None
         [row] = await self.ingestor.core.store.read(VAULT_NOTES, vault=self.ingestor.vault)
         held = int(row["notes"])
@@ -327,6 +334,7 @@ class VaultWatcher(PathEvents):
                         self._rescan.set()
                 if time.monotonic() - looked > 1:
                     looked = time.monotonic()
+                    self._remember_full()
                     now_id = folder_id(self.root)
                     if now_id is not None and (now_id != watched or deaf(observer)):
                         # The vault folder was deleted and made again, or replaced: the old
