@@ -591,7 +591,7 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     shutil.move(vault, hidden)
     os.mkdir(vault)  # the mount point, the drive away
     running._followed(folder_id(vault))  # the watcher follows the new folder within a second
-    running._remember_full()  # and looks at it every second: empty, so not remembered
+    running._remember_full(folder_id(vault))  # looked at every second: empty, not kept
     now = time.monotonic()
     for rel in ("Bob.md", "People/Alice.md"):
         running.pending[rel] = Pending(now, now)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from itertools import pairwise
 
 from knotwork.core import Core
 from knotwork.graph.queries.reads import ENTITIES_MATCHING, WALK_SCORES, ReachedChunk
@@ -14,7 +13,7 @@ from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Scores, Walk
-from knotwork.text.keys import chunk_grams, entity_key, mention_key, spaceless, words
+from knotwork.text.keys import chunk_grams, entity_key, mention_key, spaceless_pairs, words
 from knotwork.text.stopwords import STOPWORDS
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
@@ -44,8 +43,8 @@ def question_stems(question: str, seeds: Iterable[str]) -> tuple[str, ...]:
             stems.setdefault(word[:STEM])
     # Han, kana and Hangul by pairs of neighbouring characters, written as the chunks' word
     # text writes them (walk_scores.cypher matches " a b" in it).
-    for a, b in pairwise(asked):
-        if spaceless(a) and spaceless(b) and not (a in named and b in named):
+    for a, b in spaceless_pairs(asked):
+        if not (a in named and b in named):
             stems.setdefault(f"{a} {b}")
     return tuple(stems)[:MAX_STEMS]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Iterable
-from itertools import pairwise
 
-from knotwork.text.keys import spaceless, words
+from knotwork.text.keys import spaceless_pairs, words
 from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
@@ -17,7 +16,7 @@ def terms(text: str) -> list[str]:
     """Content words, case-folded, without stop words; what relevance is measured on. Han,
     kana and Hangul count by pairs of neighbouring characters (one alone says little)."""
     found = words(text)
-    pairs = [a + b for a, b in pairwise(found) if spaceless(a) and spaceless(b)]
+    pairs = [a + b for a, b in spaceless_pairs(found)]
     return [w for w in found if len(w) > 1 and w not in STOPWORDS] + pairs
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from itertools import pairwise
 
 import regex
 
@@ -66,13 +67,14 @@ def words(text: str) -> list[str]:
     if _BEYOND_LATIN.search(folded) is None:  # no mark, no spaceless script: ``\w`` is the rule
         return _LATIN_WORD.findall(folded)
     found: list[str] = []
-    end = -1
+    end, after_spaceless = -1, False
     for match in _WORD.finditer(folded):
         word = match.group()
-        if match.start() != end and spaceless(word) and found and spaceless(found[-1]):
+        one = spaceless(word)
+        if one and after_spaceless and match.start() != end:
             found.append(BREAK)
         found.append(word)
-        end = match.end()
+        end, after_spaceless = match.end(), one
     return found
 
 
@@ -80,6 +82,12 @@ def spaceless(word: str) -> bool:
     """Whether ``word`` is one character of a script written without spaces (Han, kana,
     Hangul)."""
     return len(word) == 1 and _ONE_SPACELESS.match(word) is not None
+
+
+def spaceless_pairs(items: list[str]) -> list[tuple[str, str]]:
+    """Neighbouring spaceless characters of ``words``' output (none across a BREAK): what a
+    question in Han, kana or Hangul is compared by, one character alone saying little."""
+    return [(a, b) for a, b in pairwise(items) if spaceless(a) and spaceless(b)]
 
 
 def _weight(word: str) -> float:
@@ -92,7 +100,7 @@ def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[
     word it accepts. (Two loops: ingest runs this on every line, mostly without a spaceless
     character.)"""
     runs: list[str] = []
-    if not any(len(item) == 1 and spaceless(item) for item in items):
+    if not any(map(spaceless, items)):
         for i, item in enumerate(items):
             if first is None or first(item):
                 end = min(i + MAX_WORDS, len(items))

@@ -92,8 +92,8 @@ class VaultWatcher(PathEvents):
         self.outage = Outage("Neo4j")  # said once, not once a try
         self.folder_outage = Outage("the vault folder")
         self._stop = asyncio.Event()
-        self._full_id: str | None = None  # the folder (device:inode) last seen holding anything
-        self._remember_full()
+        self._full_id: tuple[int, int] | None = None  # the folder last seen holding anything
+        self._remember_full(folder_id(root))
 
     # -- processing ---------------------------------------------------------------------------
 
@@ -199,10 +199,11 @@ class VaultWatcher(PathEvents):
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
 
-    def _remember_full(self) -> None:
-        """Note the folder's identity while it holds anything (at start, then every second)."""
-        if folder_unseen(self.root) is None:
-            self._full_id = folder_key(self.root)
+    def _remember_full(self, ident: tuple[int, int] | None) -> None:
+        """Note the folder's identity (``folder_id``) while it holds anything (at start, then
+        every second)."""
+        if ident is not None and folder_unseen(self.root) is None:
+            self._full_id = ident
 
     async def _folder_away(self) -> str | None:
         """Why a note the folder no longer shows is not known to be gone, or None: the folder
@@ -215,7 +216,7 @@ class VaultWatcher(PathEvents):
         unseen = folder_unseen(self.root)
         if unseen != EMPTY:
             return unseen
-        if self._full_id is not None and folder_key(self.root) == self._full_id:
+        if self._full_id is not None and folder_id(self.root) == self._full_id:
             return None
         [row] = await self.ingestor.core.store.read(VAULT_NOTES, vault=self.ingestor.vault)
         held = int(row["notes"])
@@ -334,8 +335,8 @@ class VaultWatcher(PathEvents):
                         self._rescan.set()
                 if time.monotonic() - looked > 1:
                     looked = time.monotonic()
-                    self._remember_full()
                     now_id = folder_id(self.root)
+                    self._remember_full(now_id)
                     if now_id is not None and (now_id != watched or deaf(observer)):
                         # The vault folder was deleted and made again, or replaced: the old
                         # observer watches nothing (or the old folder) from now on.
