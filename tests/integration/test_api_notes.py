@@ -346,3 +346,40 @@ def test_paths_in_the_way_and_overlong_names_are_4xx(client: TestClient, vault: 
     deep = client.put(f"/notes/{'/'.join(['d' * 200] * 30)}/x.md", content="x")
     assert deep.status_code == 422, deep.text
     assert (vault / "Top.md").read_text() == "# Top\n" and (vault / "folder.md").is_dir()
+
+
+def test_a_name_in_another_unicode_form_reaches_the_note_the_disk_holds(
+    client: TestClient, vault: Path, settings: Settings
+) -> None:
+    """'Café' composed and decomposed are one name to a user and to macOS, two to Linux and to
+    the graph: a request in either form writes and deletes the file the folder lists, and the
+    graph note ingested from it, never a second note beside it nor a stale one."""
+    composed, decomposed = "Caf\u00e9/Cr\u00e8me.md", "Cafe\u0301/Cre\u0300me.md"
+    (vault / "Cafe\u0301").mkdir()
+    (vault / decomposed).write_text("Crème goes with [[Ann]].\n", encoding="utf-8")
+    assert client.post("/sync").status_code == 200
+
+    def notes() -> list[str]:
+        return [line.split("|")[0] for line in snapshot_of(settings)["notes"]]
+
+    assert decomposed in notes()
+    put = client.put(f"/notes/{composed}", content="Crème goes with [[Ben]].\n")
+    assert put.status_code == 200, put.text
+    assert os.listdir(vault / "Cafe\u0301") == ["Cre\u0300me.md"], "the same file, rewritten"
+    assert (vault / decomposed).read_text(encoding="utf-8") == "Crème goes with [[Ben]].\n"
+    assert [n for n in notes() if n.startswith("Caf")] == [decomposed]
+    [link] = [f for f in facts(settings) if f.startswith(decomposed)]
+    assert link.split("|")[1:4] == ["LINKS_TO", f"note:{decomposed}", "unresolved:ben"]
+
+    gone = client.delete(f"/notes/{composed}")
+    assert gone.status_code == 200, gone.text
+    assert not (vault / decomposed).exists()
+    assert not [n for n in notes() if n.startswith("Caf")], "no stale note left"
+
+    # Gone from the disk before the delete (no sync since): the graph's note is still found.
+    (vault / decomposed).write_text("Again.\n", encoding="utf-8")
+    assert client.post("/sync").status_code == 200
+    (vault / decomposed).unlink()
+    assert client.delete(f"/notes/{composed}").status_code == 200
+    assert not [n for n in notes() if n.startswith("Caf")]
+    assert client.delete(f"/notes/{composed}").status_code == 404

@@ -47,6 +47,7 @@ from knotwork.vault.write import (
     exists_exactly,
     note_target,
     refuse_case_variants,
+    unicode_forms,
     write_note_file,
 )
 
@@ -293,9 +294,12 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
         if on_disk:
             writable(core, root)
         else:  # gone from the disk (say, by an earlier delete while Neo4j was down)
-            rows = await core.store.read(NOTES_STATE, vault=writers.vault, paths=[rel])
-            if not any(row["content_hash"] is not None for row in rows):
+            forms = unicode_forms(rel)  # as the disk listed it then, which is no longer known
+            rows = await core.store.read(NOTES_STATE, vault=writers.vault, paths=forms)
+            held = {row["path"] for row in rows if row["content_hash"] is not None}
+            if not held:
                 raise NoteNotFoundError(f"no note {rel!r} in the vault")
+            rel = next(form for form in forms if form in held)
         landing = _Landing(writers, rel, "deleted")
         async with landing.kept(), writers.write() as way:
             if way.kind == "busy":

@@ -11,6 +11,9 @@ What a write may touch, and how:
 - **Case variants**: a note whose path differs only by letter case from one on disk or in the
   graph is refused (``WriteConflictError`` naming it), because links resolve without case and
   the new note would take over the old one's links.
+- **Unicode forms**: a name the vault holds in another Unicode form ("Café" decomposed, as
+  macOS lists it, asked for composed) is the same note: the request is spelled as the disk
+  lists it (``spelled_on_disk``), so it rewrites or deletes that file and its graph note.
 - **Folders and files in the way**: a note onto a folder, or under a file, is refused
   (``WriteConflictError``); a name longer than 255 bytes is refused (``VaultPathError``).
 - **File metadata**: the file is replaced atomically (a temp file in the same folder, fsync,
@@ -70,6 +73,7 @@ def note_target(root: Path, path: str) -> tuple[str, Path]:
             )
     if problem := note_path_problem(rel):
         raise VaultPathError(problem)
+    rel = spelled_on_disk(root, rel)
     with _file_errors(rel):  # links first: one pointing outside, or in a loop, is named
         link = symlink_on_path(root, rel)
         if link:
@@ -81,6 +85,33 @@ def note_target(root: Path, path: str) -> tuple[str, Path]:
             )
         full = resolve_in_vault(root, rel)
     return rel, full
+
+
+def spelled_on_disk(root: Path, rel: str) -> str:
+    """``rel`` with each name the vault already holds in another Unicode form spelled as the
+    disk lists it. "Café" composed and decomposed are one name to a user and to macOS (whose
+    HFS+ lists decomposed a name written composed, and whose APFS keeps either), but two to
+    the graph and to Linux: a request in the other form must reach the file, and the graph
+    note, that the folder's own listing named. A name held exactly, missing, or matching
+    several names only by form is kept as given."""
+    folder, spelled = root, []
+    for part in rel.split("/"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            names = []
+        if part not in names:
+            want = unicodedata.normalize("NFC", part)
+            same = [n for n in names if unicodedata.normalize("NFC", n) == want]
+            part = same[0] if len(same) == 1 else part
+        spelled.append(part)
+        folder = folder / part
+    return "/".join(spelled)
+
+
+def unicode_forms(rel: str) -> list[str]:
+    """``rel`` and the same text composed and decomposed: the paths the graph may hold it by."""
+    return list(dict.fromkeys([rel, *(unicodedata.normalize(f, rel) for f in ("NFC", "NFD"))]))
 
 
 def case_variants_on_disk(root: Path, rel: str) -> list[str]:
