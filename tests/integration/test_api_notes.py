@@ -227,6 +227,54 @@ def test_a_write_the_file_system_refuses_is_409_not_500(
     assert snapshot_of(settings) == before
 
 
+@pytest.mark.parametrize(
+    ("code", "status", "words"),
+    [
+        (errno.EIO, 503, "file system failed"),
+        (errno.ENOTCONN, 503, "file system failed"),
+        (errno.ELOOP, 409, "symbolic link"),
+    ],
+)
+def test_a_disk_or_mount_failing_under_a_write_is_said_not_500(
+    client: TestClient,
+    vault: Path,
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    code: int,
+    status: int,
+    words: str,
+) -> None:
+    """A failing disk, a network or FUSE mount gone (EIO, ENOTCONN), a link appearing on the
+    path after its check (ELOOP): a clear status naming the note, nothing written or lost."""
+    assert client.put("/notes/Ann.md", content="Ann works with [[Ben]].\n").status_code == 200
+    before = snapshot_of(settings)
+    real_replace, real_unlink = os.replace, Path.unlink
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst).is_relative_to(vault):
+            raise OSError(code, os.strerror(code), str(dst))
+        real_replace(src, dst)
+
+    def unlink(self: Path, missing_ok: bool = False) -> None:
+        if self.is_relative_to(vault) and self.suffix == ".md":
+            raise OSError(code, os.strerror(code), str(self))
+        real_unlink(self, missing_ok)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(Path, "unlink", unlink)
+    put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
+    gone = client.delete("/notes/Ann.md")
+    monkeypatch.undo()
+    for response, done in ((put, "saved"), (gone, "deleted")):
+        assert response.status_code == status, response.text
+        detail = response.json()["detail"]
+        assert words in detail and "'Ann.md'" in detail and f"not {done}" in detail
+    assert (vault / "Ann.md").read_text() == "Ann works with [[Ben]].\n"
+    assert sorted(p.name for p in vault.iterdir()) == ["Ann.md"], "no temp file left behind"
+    assert snapshot_of(settings) == before
+    assert client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n").status_code == 200
+
+
 def test_no_write_or_delete_through_a_symlink(
     client: TestClient, vault: Path, settings: Settings
 ) -> None:

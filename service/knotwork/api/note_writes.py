@@ -32,6 +32,7 @@ from knotwork.errors import (
     LeaseLostError,
     NoteNotFoundError,
     StorageFullError,
+    VaultUnavailableError,
     WriteConflictError,
 )
 from knotwork.graph.queries.writes import NOTES_STATE
@@ -112,14 +113,32 @@ def _raise_if_full(exc: OSError, where: str) -> None:
         ) from exc
 
 
+# The vault's disk or mount failing under the write (a failing disk, a network or FUSE mount
+# gone), not the request: a 503, as for a vault folder that is not there.
+_FAILING_ERRNOS = frozenset(
+    {errno.EIO, errno.ENXIO, errno.ENODEV, errno.ESTALE, errno.ENOTCONN, errno.ETIMEDOUT}
+)
+
+
 @contextmanager
-def refused_as_conflict() -> Iterator[None]:
+def refused_as_conflict(rel: str, done: Literal["saved", "deleted"]) -> Iterator[None]:
     """A write refused by the file system (read-only mount, permissions) is a conflict; one
-    that finds no space left says so."""
+    that finds no space left says so, and so does one the disk or its mount fails; a symbolic
+    link that appeared on the path since it was checked is a conflict too."""
     try:
         yield
     except OSError as exc:
         _raise_if_full(exc, "on the vault's file system")
+        if exc.errno in _FAILING_ERRNOS:
+            raise VaultUnavailableError(
+                f"the vault's file system failed under the write of {rel!r} ({exc.strerror}); "
+                f"the note was not {done}. Check the disk or the mount, then try again"
+            ) from exc
+        if exc.errno == errno.ELOOP:
+            raise WriteConflictError(
+                f"{rel!r} now runs through a symbolic link (or a loop of them); Knotwork never "
+                f"writes or deletes through links, so the note was not {done}"
+            ) from exc
         if exc.errno not in _READ_ONLY_ERRNOS:
             raise
         raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
@@ -272,7 +291,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
             else:
                 variants = await case_variants(core.store, writers.vault, root, rel)
             refuse_case_variants(rel, variants)
-            with refused_as_conflict():
+            with refused_as_conflict(rel, "saved"):
                 write_note_file(root, rel, full, data)
         landing.changed = True
         if way.kind != "direct":
@@ -306,7 +325,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
                 raise busy(rel, way)
             with _changing(writers, way, rel) as entry:
                 if on_disk:
-                    with refused_as_conflict():
+                    with refused_as_conflict(rel, "deleted"):
                         delete_note_file(root, rel, full)
             landing.changed = True
             if way.kind != "direct":
