@@ -31,13 +31,16 @@ def serve() -> None:
     import uvicorn
 
     from knotwork.api import create_app
+    from knotwork.api.send_timeout import SendTimeout
 
     try:
         settings = get_settings()
         api = create_app(settings)
     except KnotworkError as exc:
         raise fail(exc) from exc
-    uvicorn.run(api, host=settings.api_host, port=settings.api_port, log_config=None)
+    # Outermost, so a client that stops reading is cut off whatever it asked (send_timeout.py).
+    served = SendTimeout(api, settings.api_send_timeout_s)
+    uvicorn.run(served, host=settings.api_host, port=settings.api_port, log_config=None)
 
 
 class Transport(enum.StrEnum):

@@ -16,6 +16,7 @@ def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
     allow-list (``knotwork.api.guard``), and bodies bounded and checked as REST's
     (``knotwork.api.body``)."""
     from knotwork.api.body import BodyScreen  # fastapi: only for the HTTP transport
+    from knotwork.api.send_timeout import SendTimeout
 
     settings.check_api_exposure()
     # The SDK's own Host check knows only loopback names at any port; ours replaces it.
@@ -24,4 +25,6 @@ def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
     app: ASGIApp = server.streamable_http_app(host=settings.api_host, transport_security=unchecked)
     # Bodies bounded and well-formed as REST's are (a write carries a whole note).
     app = BodyScreen(app, settings, notes_in_json=allow_writes)
-    return RequestGuard(app, settings, docs=False, keyed=True)
+    app = RequestGuard(app, settings, docs=False, keyed=True)
+    # Outermost: a client that stops reading its replies is cut off (api/send_timeout.py).
+    return SendTimeout(app, settings.api_send_timeout_s)

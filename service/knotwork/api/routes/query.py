@@ -22,6 +22,7 @@ from knotwork.api.schemas import (
     query_response,
     retrieve_response,
 )
+from knotwork.api.send_timeout import ClosingStreamingResponse
 from knotwork.llm.clients import LLAMA_IMPORT
 
 # knotwork.answer imports LlamaIndex: the first query imports it (under LLAMA_IMPORT, as the
@@ -154,7 +155,7 @@ async def query(
         except BaseException:
             await held.aclose()
             raise
-        return StreamingResponse(
+        return ClosingStreamingResponse(
             _events(first, events, held),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
