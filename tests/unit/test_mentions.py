@@ -21,6 +21,11 @@ def test_keys_are_casefolded_words() -> None:
     ]
 
 
+def test_an_escaped_backtick_hides_no_name_and_shows_none_in_code() -> None:
+    shown = chunk_grams(r"\`Marco Rossi` and \`x` Anna Bianchi `y`", (1,))
+    assert "marco rossi" in shown and "anna bianchi" not in shown
+
+
 def test_grams_skip_links_code_and_urls_and_keep_lines() -> None:
     text = "\n".join(
         [

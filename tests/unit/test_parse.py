@@ -354,6 +354,25 @@ def test_links_in_fenced_code_are_ignored() -> None:
     assert note.dates == []
 
 
+@pytest.mark.parametrize(
+    ("line", "links", "tags"),
+    [
+        (r"\`not code\` [[Link]] #out", ["Link"], ["out"]),  # escaped: no span at all
+        (r"`a\` [[Link]] `b` #out", ["Link"], ["out"]),  # no escapes inside a span
+        (r"``x\`` [[Y]]", ["Y"], []),
+        (r"\`x` [[Link]] #in `y` #out", [], ["out"]),  # the second backtick opens
+        (r"\`not [[A]] code` [[B]]", ["A", "B"], []),  # one real backtick: never closed
+        (r"\\`code [[A]]` [[B]]", ["B"], []),  # an escaped backslash escapes nothing
+    ],
+)
+def test_a_backslash_before_a_backtick_is_read_as_commonmark_reads_it(
+    line: str, links: list[str], tags: list[str]
+) -> None:
+    note = parse_note("x.md", line + "\n")
+    assert [link.target for link in note.links] == links
+    assert note.tags == tags
+
+
 def test_links_are_ordered_with_columns() -> None:
     line = "See [md](B.md), [[A]] and ![[C]]"
     links = parse_note("x.md", f"first\n{line}").links

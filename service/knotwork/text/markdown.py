@@ -125,7 +125,9 @@ def fences(lines: Iterable[str], open_run: str = "") -> Iterator[tuple[str, str]
 
 
 def mask_code_spans(line: str) -> str:
-    """Blank inline code spans (same length, so offsets hold) in linear time."""
+    """Blank inline code spans (same length, so offsets hold) in linear time. Outside a span a
+    backslash makes the backtick after it literal (CommonMark): ``\\`x`` opens nothing, and
+    the rest of its run may; inside one backslashes are text, so they never stop a closer."""
     if "`" not in line:
         return line
     runs = [m.span() for m in _TICKS.finditer(line)]
@@ -135,9 +137,15 @@ def mask_code_spans(line: str) -> str:
         later.setdefault(end - start, []).append(start)
     chars, pos = list(line), 0
     for start, end in runs:
-        same = later[end - start]
-        same.pop()  # this run itself
-        if start >= pos and same:  # a backtick run is closed by the next run of the same length
-            pos = same[-1] + end - start
-            chars[start:pos] = "\x00" * (pos - start)
+        later[end - start].pop()  # this run itself
+        if start < pos:
+            continue  # inside a span: it cannot open one
+        lead = start
+        while lead > pos and line[lead - 1] == "\\":
+            lead -= 1
+        opener = start + (start - lead) % 2  # an odd run of backslashes escapes one backtick
+        size = end - opener
+        if size and (same := later.get(size)):  # closed by the next run of exactly that length
+            pos = same[-1] + size
+            chars[opener:pos] = "\x00" * (pos - opener)
     return "".join(chars)
