@@ -126,6 +126,41 @@ async def test_a_note_deleted_beside_a_rename_of_one_it_mentions_lists_that_ment
     assert await stale_revisions(core, "t") == {}
 
 
+
+@pytest.mark.parametrize("batch", [1, 500])
+async def test_a_sync_moving_a_note_leaves_the_notes_mentioning_it_unchanged(
+    core: Core, vault: Path, ingestor: Ingestor, batch: int
+) -> None:
+    """A note moved to another folder keeps its name: the notes that mention it mention it
+    still, with the same facts, and their histories gain nothing. A sync writes the move in
+    one of its batches and rewrites other notes' mentions in its last; the move's batch now
+    writes those mentions again itself, so no batch leaves them missing and no history shows
+    them going and coming back."""
+    ingestor.settings = ingestor.settings.model_copy(update={"ingest_batch": batch})
+    put(vault, "Bob Stone.md", "# Bob Stone\n\nAn engineer.\n")
+    put(vault, "Alice.md", "# Alice\n\nAlice often meets Bob Stone at work.\n")
+    for i in range(3):  # more notes than a batch: the move is not in the sync's last batch
+        put(vault, f"Extra {i}.md", f"# Extra {i}\n")
+    await sync_vault(ingestor)
+    [before] = await mentions(core)
+    history = "MATCH (v:Revision {vault: 't', path: $path}) RETURN v.kind AS kind ORDER BY v.at"
+    alice = await ad_hoc(core, history, {"path": "Alice.md"}, write=False)
+
+    (vault / "People").mkdir()
+    (vault / "Bob Stone.md").rename(vault / "People/Bob Stone.md")
+    for i in range(3):
+        put(vault, f"New {i}.md", f"# New {i}\n")
+    report = await sync_vault(ingestor)
+    assert report.renamed == 1
+    [after] = await mentions(core)
+    assert after["target"] == "People/Bob Stone.md"
+    assert {**after, "target": before["target"]} == before, "the same fact, pointing on"
+    assert await ad_hoc(core, history, {"path": "Alice.md"}, write=False) == alice
+    moved = await ad_hoc(core, history, {"path": "People/Bob Stone.md"}, write=False)
+    assert [r["kind"] for r in moved] == ["rename"]
+    assert await stale_revisions(core, "t") == {}
+    await assert_fresh(ingestor)
+
 async def test_rename_alias_and_delete(core: Core, vault: Path, ingestor: Ingestor) -> None:
     put(vault, "Marco Rossi.md", "# Marco\n")
     put(vault, "Journal.md", "Lunch with Marco Rossi, then Il Rossi again.\n")

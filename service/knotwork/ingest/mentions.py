@@ -148,7 +148,7 @@ async def rewrite_mentions_of(
     note named) keeps the first name found, which may be another of that note's names.
     Returns, per note whose mentions changed, (removed, added) canonical facts.
     """
-    if not keys:
+    if not keys and not found:
         return {}
     rows = await run_query(
         tx, MENTIONS_CANDIDATES, vault=vault, keys=keys, found=found, exclude=exclude

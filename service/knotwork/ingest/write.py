@@ -86,24 +86,43 @@ async def _remove_notes(
     await run_query(tx, NOTES_DELETE, vault=vault, paths=paths)
 
 
+Changes = dict[str, tuple[list[str], list[str]]]  # note -> mentions (removed, added)
+
+
 async def _reverse_mentions(
-    tx: AsyncManagedTransaction, b: Batch, found: list[str], lost: Asserted
+    tx: AsyncManagedTransaction, b: Batch, found: list[str], lost: Asserted, changes: Changes
 ) -> list[dict[str, Any]]:
     """Rewrite other notes' mentions of the batch's changed names (``found``: the notes whose
     text holds one, ``mentions.text_candidates``); a revision for each note whose mentions
-    changed, this way or by losing mentions of notes removed (``lost``). A mention lost to a
-    rename and written again in the same transaction is no change; in a sync whose rename was
-    in an earlier batch, the note's history shows it going, then coming back, as the graph
-    had it in between."""
-    changes: dict[str, tuple[list[str], list[str]]] = {}
+    changed, this way, by a rename's (``changes``) or by losing mentions of notes removed
+    (``lost``). A mention lost to a rename and written again in the same transaction is no
+    change."""
     if b.names is not None and b.reverse_keys:
         keys = sorted(set(b.reverse_keys))
-        changes = await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
+        changes |= await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
     return await lost_revisions(tx, b.vault, lost, changes)
 
 
+async def _remention(
+    tx: AsyncManagedTransaction, b: Batch, lost: Asserted, changes: Changes
+) -> None:
+    """Write again, in the rename's transaction, the mentions other notes lost with a renamed
+    note's old node, when this batch runs no reverse pass that would (a sync's earlier
+    batches: its last one runs it). Between the two, the graph would lack them and those
+    notes' histories would show each going and coming back."""
+    if b.names is None or b.reverse_keys:
+        return
+    if mentioners := sorted(set(lost) - set(b.exclude) - {w.path for w in b.writes}):
+        changes |= await mentions.rewrite_mentions_of(tx, b.vault, [], mentioners, [], b.names)
+
+
 async def _write_notes(
-    tx: AsyncManagedTransaction, b: Batch, before: Asserted, lost: Asserted, touched: Touched
+    tx: AsyncManagedTransaction,
+    b: Batch,
+    before: Asserted,
+    lost: Asserted,
+    touched: Touched,
+    changes: Changes,
 ) -> None:
     """Nodes, chunks and facts of the batch's writes (the facts they replace or move recorded
     in ``before``, other notes' mentions of a renamed note's old path in ``lost``; the nodes
@@ -119,6 +138,8 @@ async def _write_notes(
         await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)
     renamed = [w.renamed_from for w in ws if w.renamed_from]
     await _remove_notes(tx, v, renamed, b.targets, before, lost, touched)
+    if renamed:
+        await _remention(tx, b, lost, changes)
     if notes := [{"path": w.path, "ids": [c["id"] for c in w.chunks]} for w in ws if not w.is_new]:
         await run_query(tx, CHUNKS_PRUNE, vault=v, notes=notes)
     pairs = [
@@ -159,8 +180,9 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         before: Asserted = {}
         lost: Asserted = {}  # other notes' mentions of notes removed, by the mentioning note
         touched = Touched()
+        changes: Changes = {}  # other notes' mentions rewritten for a rename
         if b.writes:
-            await _write_notes(tx, b, before, lost, touched)
+            await _write_notes(tx, b, before, lost, touched, changes)
         deleted = [d.path for d in b.deletes]
         await _remove_notes(tx, b.vault, deleted, b.targets, before, lost, touched)
         for path in deleted:  # a mention a renamed note took from a deleted one: its delete's
@@ -169,7 +191,7 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
         if b.link_keys:
             keys = key_rows(b.link_keys, b.targets)
             await touched.relink(tx, LINKS_RERESOLVE, vault=b.vault, keys=keys)
-        revisions = await _reverse_mentions(tx, b, found, lost)
+        revisions = await _reverse_mentions(tx, b, found, lost, changes)
         await touched.settle(tx)
         results: dict[str, WriteResult] = {}
         for w in b.writes:
