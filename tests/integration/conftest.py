@@ -210,7 +210,7 @@ async def stored_notes(core: Core, vault: str = "default") -> dict[str, str | No
     rows = await core.store.read(
         NOTE_HASHES, vault=vault, facts_version=FACTS_VERSION, language_setting=LANGUAGE_SETTING
     )
-    return {row["path"]: row["content_hash"] for row in rows}
+    return {row["path"]: row["content_hash"] if row["current"] else None for row in rows}
 
 
 async def stale_revisions(core: Core, vault: str) -> dict[str, tuple[list[str], list[str]]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from knotwork.check.verify import snapshot
+from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
 from knotwork.ingest import extract, modelcalls
@@ -278,6 +278,38 @@ async def test_a_new_chunker_rewrites_unchanged_notes_once(
     assert (report.written, report.unchanged) == (1, 0)
     again = await sync_vault(ingestor)
     assert (again.written, again.unchanged) == (0, 1)
+
+
+async def test_a_note_moved_while_its_facts_are_outdated_is_still_a_move(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A note moved by the user in the same sync that rewrites every note for new rules (a
+    new FACTS_VERSION after an upgrade) is found by its hash as before: a rename, its
+    embeddings kept and its history carried on, not a new note beside a deleted one."""
+    put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]].\n")
+    put(vault, "Ben.md", "# Ben\n\nBen knows Ann.\n")
+    await sync_vault(ingestor)
+    await ad_hoc(
+        core,
+        "MATCH (n:Note {vault: 't'}) SET n.facts_version = $old",
+        {"old": FACTS_VERSION - 1},
+        write=True,
+    )
+    (vault / "People").mkdir()
+    (vault / "Ann.md").rename(vault / "People/Ann.md")
+    report = await sync_vault(ingestor)
+    assert (report.renamed, report.written, report.deleted, report.embedded) == (1, 1, 0, 0)
+    kinds = await ad_hoc(
+        core,
+        "MATCH (v:Revision {vault: 't'}) WHERE v.path IN ['Ann.md', 'People/Ann.md'] "
+        "RETURN v.path AS path, v.kind AS kind, v.renamed_from AS source ORDER BY v.at",
+    )
+    assert kinds == [
+        {"path": "Ann.md", "kind": "upsert", "source": None},
+        {"path": "People/Ann.md", "kind": "rename", "source": "Ann.md"},
+    ]
+    assert set(await stored_notes(core, "t")) == {"Ben.md", "People/Ann.md"}
+    assert await verify_vault(ingestor) == []
 
 
 async def test_progress_counts_the_files_read_before_the_writes(

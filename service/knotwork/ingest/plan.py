@@ -47,15 +47,15 @@ async def plan_sync(
     vault."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
-    stored = {
-        row["path"]: row["content_hash"]
-        for row in await ingestor.core.store.read(
-            NOTE_HASHES,
-            vault=ingestor.vault,
-            facts_version=FACTS_VERSION,
-            language_setting=ingestor.language_setting,
-        )
-    }
+    rows = await ingestor.core.store.read(
+        NOTE_HASHES,
+        vault=ingestor.vault,
+        facts_version=FACTS_VERSION,
+        language_setting=ingestor.language_setting,
+    )
+    stored = {row["path"]: row["content_hash"] for row in rows}
+    # Derived under older rules or another language setting: rewritten even when unchanged.
+    outdated = {row["path"] for row in rows if not row["current"]}
     scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
     _check_seen(root, scan, len(stored), ingestor.vault)
     paths, report.warnings = scan.paths, scan.warnings
@@ -98,7 +98,7 @@ async def plan_sync(
         if path not in stored and by_hash.get(digest):
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
-    work = [p for p in texts if stored.get(p) != hashes[p]]
+    work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)
     upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
     planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))

@@ -62,6 +62,7 @@ class NotesStateRow(TypedDict):
 class NoteHashesRow(TypedDict):
     path: str
     content_hash: str | None
+    current: bool
 
 
 class VaultNamesRow(TypedDict):
