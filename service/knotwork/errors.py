@@ -4,6 +4,7 @@ KnotworkError
 ├── ConfigError            a setting is missing or unsafe (exit code 2 in the CLI)
 ├── GraphUnavailableError  Neo4j cannot be reached, refuses the credentials, or is too old
 │   └── GraphBusyError     every pooled connection is in use and none came free in time
+├── QueryTimeoutError      Neo4j stopped a query that ran past its time limit (HTTP 504)
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension
 ├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model,
@@ -40,6 +41,12 @@ class GraphUnavailableError(KnotworkError):
 
 class GraphBusyError(GraphUnavailableError):
     """Every connection of the driver's pool is in use and none came free in time."""
+
+
+class QueryTimeoutError(KnotworkError):
+    """Neo4j stopped a query that ran past its time limit: a read past
+    ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S``, or any transaction past the server's own
+    ``db.transaction.timeout``."""
 
 
 class SchemaError(KnotworkError):

@@ -126,7 +126,6 @@ async def test_a_note_deleted_beside_a_rename_of_one_it_mentions_lists_that_ment
     assert await stale_revisions(core, "t") == {}
 
 
-
 @pytest.mark.parametrize("batch", [1, 500])
 async def test_a_sync_moving_a_note_leaves_the_notes_mentioning_it_unchanged(
     core: Core, vault: Path, ingestor: Ingestor, batch: int
@@ -160,6 +159,7 @@ async def test_a_sync_moving_a_note_leaves_the_notes_mentioning_it_unchanged(
     assert [r["kind"] for r in moved] == ["rename"]
     assert await stale_revisions(core, "t") == {}
     await assert_fresh(ingestor)
+
 
 async def test_rename_alias_and_delete(core: Core, vault: Path, ingestor: Ingestor) -> None:
     put(vault, "Marco Rossi.md", "# Marco\n")

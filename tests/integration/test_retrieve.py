@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
+from time import monotonic
 
 import pytest
 from fastapi.testclient import TestClient
@@ -11,6 +13,7 @@ from neo4j.exceptions import ClientError
 
 from knotwork.api import create_app
 from knotwork.core import Core
+from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve, search
@@ -143,3 +146,28 @@ async def test_a_search_neo4j_refuses_costs_that_search_not_the_question(
     evidence = await retrieve(core, "t", "Who works with Bob?")
     assert [h.path for h in evidence.hits][:1] == ["Alice.md"]
     assert any(w.startswith("fulltext retrieval skipped") for w in evidence.warnings)
+
+
+async def test_a_search_past_the_read_timeout_costs_that_search_not_the_question(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neo4j stops a read that runs past KNOTWORK_NEO4J_QUERY_TIMEOUT_S (here 0.5 s): the search
+    it ran in is skipped with a warning saying why, the others answer, and nothing waits for
+    the runaway query to end on its own."""
+    (vault / "Alice.md").write_text("# Alice\n\nAlice works with Bob on the graph database.\n")
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    store = GraphStore(core.driver, core.settings.neo4j_database, read_timeout_s=0.5)
+    timed = dataclasses.replace(core, store=store)
+    runaway = "UNWIND range(1, 100000000000) AS x WITH x WHERE x % 7 = 0 RETURN count(x) AS n"
+
+    async def endless(*args: object, **kwargs: object) -> object:
+        return await store._run(runaway, {}, write=False)
+
+    monkeypatch.setattr(search, "fulltext", endless)
+    started = monotonic()
+    evidence = await retrieve(timed, "t", "Who works with Bob?")
+    assert monotonic() - started < 20
+    assert [h.path for h in evidence.hits][:1] == ["Alice.md"]
+    assert "fulltext retrieval skipped: it ran past KNOTWORK_NEO4J_QUERY_TIMEOUT_S" in (
+        evidence.warnings
+    )

@@ -30,6 +30,7 @@ from knotwork.errors import (
     ModelUnavailableError,
     NoteError,
     NoteTooLargeError,
+    QueryTimeoutError,
     ServerBusyError,
     StorageFullError,
     VaultPathError,
@@ -47,6 +48,7 @@ log = logging.getLogger(__name__)
 _STATUS = {
     ConfigError: 500,
     GraphUnavailableError: 503,
+    QueryTimeoutError: 504,
     ModelUnavailableError: 503,
     ManifestMismatchError: 409,
     LeaseHeldError: 409,

@@ -21,6 +21,7 @@ from neo4j import (
     AsyncResult,
     AsyncSession,
 )
+from neo4j import Query as Statement
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -30,7 +31,12 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from knotwork.errors import GraphBusyError, GraphUnavailableError, SchemaError
+from knotwork.errors import (
+    GraphBusyError,
+    GraphUnavailableError,
+    QueryTimeoutError,
+    SchemaError,
+)
 from knotwork.graph import cypher
 from knotwork.graph.queries import Query, R
 from knotwork.graph.queries.admin import (
@@ -58,6 +64,13 @@ Work = Callable[[AsyncManagedTransaction], Awaitable[T]]  # a transaction's work
 # error the driver does not retry. The transaction is then run again as a whole.
 RERUN_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"})
 RERUNS = 5
+# A transaction past its time limit: the client's (a read's timeout) or the server's own.
+TIMED_OUT = frozenset(
+    {
+        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+        "Neo.ClientError.Transaction.TransactionTimedOut",
+    }
+)
 
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
@@ -133,6 +146,12 @@ def _translated_errors() -> Iterator[None]:
             "the compose service only inside compose; from this machine use 127.0.0.1)"
         ) from exc
     except ClientError as exc:
+        if exc.code in TIMED_OUT:
+            raise QueryTimeoutError(
+                "Neo4j stopped a query that ran past its time limit "
+                "(KNOTWORK_NEO4J_QUERY_TIMEOUT_S for reads, or the server's "
+                f"db.transaction.timeout): {exc.message}"
+            ) from exc
         if "failed to obtain a connection from the pool" not in str(exc):
             raise
         raise GraphBusyError(
@@ -205,8 +224,10 @@ class GraphStore:
         *,
         unavailable_after_s: float = 1.5,
         retry_s: float = 30.0,
+        read_timeout_s: float | None = None,
     ) -> None:
         self._driver = driver
+        self._read_timeout_s = read_timeout_s  # the server stops a read past it
         self._database = database
         # One write transaction at a time in this process. Under read-committed isolation two
         # notes' transactions that meet (a link, a mention, a shared placeholder or entity) can
@@ -252,15 +273,18 @@ class GraphStore:
         return await self._attempts(call, write=True)
 
     async def _run(
-        self, query: str, params: dict[str, Any], *, write: bool
+        self, query: str, params: dict[str, Any], *, write: bool, timeout_s: float | None = None
     ) -> list[dict[str, Any]]:
+        """One statement; a read is given ``timeout_s``, by default the store's read timeout."""
         params = unlogged(params)
 
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
             return await result_rows(await tx.run(query, params))
 
+        timed = Statement(query, timeout=timeout_s or self._read_timeout_s)
+
         async def autocommit(session: AsyncSession) -> list[dict[str, Any]]:
-            return await result_rows(await session.run(query, params))
+            return await result_rows(await session.run(timed, params))
 
         with _translated_errors():
             if write:
@@ -325,8 +349,13 @@ class GraphStore:
                 ) from exc
 
     async def await_indexes(self, timeout_s: float) -> None:
-        try:
-            await self.read(AWAIT_INDEXES, timeout_s=int(timeout_s))
+        try:  # the read's own time limit is the wait's, and some more for the answer
+            await self._run(
+                cypher.load(AWAIT_INDEXES.name),
+                {"timeout_s": int(timeout_s)},
+                write=False,
+                timeout_s=timeout_s + 30,
+            )
         except Neo4jError as exc:
             states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
             raise SchemaError(

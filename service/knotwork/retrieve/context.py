@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 from neo4j.exceptions import Neo4jError
 
 from knotwork.core import Core
-from knotwork.errors import ConfigError
+from knotwork.errors import ConfigError, QueryTimeoutError
 from knotwork.retrieve import cached, relevance, search
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve.config import RetrievalConfig
@@ -204,6 +204,12 @@ class Context:
                 raise
             log.warning("%s retrieval failed: %s", retriever.name, exc)
             self.warnings.append(f"{retriever.name} retrieval skipped: {exc.code}")
+            return None
+        except QueryTimeoutError as exc:
+            log.warning("%s retrieval stopped: %s", retriever.name, exc)
+            self.warnings.append(
+                f"{retriever.name} retrieval skipped: it ran past KNOTWORK_NEO4J_QUERY_TIMEOUT_S"
+            )
             return None
 
     async def _seed_rankings(self, seeds: list[str]) -> Rankings:
