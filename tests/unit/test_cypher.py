@@ -113,7 +113,7 @@ def _named_calls() -> list[Call]:
     some of its parameters."""
     found = []
     for source, node, attr in source_calls.calls():
-        position = {"read": 0, "write": 0, "run_query": 1}.get(attr)
+        position = {"read": 0, "write": 0, "run_query": 1, "read_within": 1}.get(attr)
         named = [(i, q) for i, a in enumerate(node.args) if (q := _constant(a))]
         if not named:
             continue

@@ -326,6 +326,11 @@ class GraphStore:
     async def read(self, query: Query[R], /, **params: Any) -> list[R]:
         return _typed(query, await self._run(cypher.load(query.name), params, write=False))
 
+    async def read_within(self, timeout_s: float, query: Query[R], /, **params: Any) -> list[R]:
+        """``read`` with its own time limit instead of the store's read timeout."""
+        text = cypher.load(query.name)
+        return _typed(query, await self._run(text, params, write=False, timeout_s=timeout_s))
+
     async def write(self, query: Query[R], /, **params: Any) -> list[R]:
         return _typed(query, await self._run(cypher.load(query.name), params, write=True))
 
@@ -350,12 +355,7 @@ class GraphStore:
 
     async def await_indexes(self, timeout_s: float) -> None:
         try:  # the read's own time limit is the wait's, and some more for the answer
-            await self._run(
-                cypher.load(AWAIT_INDEXES.name),
-                {"timeout_s": int(timeout_s)},
-                write=False,
-                timeout_s=timeout_s + 30,
-            )
+            await self.read_within(timeout_s + 30, AWAIT_INDEXES, timeout_s=int(timeout_s))
         except Neo4jError as exc:
             states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
             raise SchemaError(
