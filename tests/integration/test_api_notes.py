@@ -265,14 +265,39 @@ def test_a_disk_or_mount_failing_under_a_write_is_said_not_500(
     put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
     gone = client.delete("/notes/Ann.md")
     monkeypatch.undo()
-    for response, done in ((put, "saved"), (gone, "deleted")):
+    for response in (put, gone):
         assert response.status_code == status, response.text
         detail = response.json()["detail"]
-        assert words in detail and "'Ann.md'" in detail and f"not {done}" in detail
+        assert words in detail and "'Ann.md'" in detail and "nothing was changed" in detail
     assert (vault / "Ann.md").read_text() == "Ann works with [[Ben]].\n"
     assert sorted(p.name for p in vault.iterdir()) == ["Ann.md"], "no temp file left behind"
     assert snapshot_of(settings) == before
     assert client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n").status_code == 200
+
+
+def test_a_mount_gone_before_the_write_is_503_not_500(
+    client: TestClient, vault: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FUSE or network mount whose server went away answers every look at it with ENOTCONN
+    or ESTALE, the folder's own included: a 503 saying so, before anything is touched."""
+    assert client.put("/notes/Ann.md", content="Ann works with [[Ben]].\n").status_code == 200
+    before = snapshot_of(settings)
+    real_is_dir = Path.is_dir
+
+    def is_dir(self: Path) -> bool:
+        if self == vault or self.is_relative_to(vault):
+            raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN), str(self))
+        return real_is_dir(self)
+
+    monkeypatch.setattr(Path, "is_dir", is_dir)
+    put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
+    gone = client.delete("/notes/Ann.md")
+    monkeypatch.undo()
+    for response in (put, gone):
+        assert response.status_code == 503, response.text
+        assert "file system failed" in response.json()["detail"]
+    assert (vault / "Ann.md").read_text() == "Ann works with [[Ben]].\n"
+    assert snapshot_of(settings) == before
 
 
 def test_no_write_or_delete_through_a_symlink(

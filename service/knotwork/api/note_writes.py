@@ -32,7 +32,6 @@ from knotwork.errors import (
     LeaseLostError,
     NoteNotFoundError,
     StorageFullError,
-    VaultUnavailableError,
     WriteConflictError,
 )
 from knotwork.graph.queries.writes import NOTES_STATE
@@ -46,6 +45,7 @@ from knotwork.vault.write import (
     case_variants_on_disk,
     delete_note_file,
     exists_exactly,
+    failing_disk,
     note_target,
     refuse_case_variants,
     unicode_forms,
@@ -78,7 +78,13 @@ class WriteResult:
 
 def vault_root(core: Core) -> Path:
     root = core.settings.vault_path
-    if root is None or not root.is_dir():
+    try:
+        there = root is not None and root.is_dir()
+    except OSError as exc:  # a network or FUSE mount gone answers this way
+        if failed := failing_disk(exc, str(root)):
+            raise failed from exc
+        raise
+    if root is None or not there:
         raise WriteConflictError("no vault folder is configured (KNOTWORK_VAULT_PATH)")
     return root
 
@@ -113,32 +119,14 @@ def _raise_if_full(exc: OSError, where: str) -> None:
         ) from exc
 
 
-# The vault's disk or mount failing under the write (a failing disk, a network or FUSE mount
-# gone), not the request: a 503, as for a vault folder that is not there.
-_FAILING_ERRNOS = frozenset(
-    {errno.EIO, errno.ENXIO, errno.ENODEV, errno.ESTALE, errno.ENOTCONN, errno.ETIMEDOUT}
-)
-
-
 @contextmanager
-def refused_as_conflict(rel: str, done: Literal["saved", "deleted"]) -> Iterator[None]:
+def refused_as_conflict() -> Iterator[None]:
     """A write refused by the file system (read-only mount, permissions) is a conflict; one
-    that finds no space left says so, and so does one the disk or its mount fails; a symbolic
-    link that appeared on the path since it was checked is a conflict too."""
+    that finds no space left says so (a failing disk is ``vault.write``'s to say)."""
     try:
         yield
     except OSError as exc:
         _raise_if_full(exc, "on the vault's file system")
-        if exc.errno in _FAILING_ERRNOS:
-            raise VaultUnavailableError(
-                f"the vault's file system failed under the write of {rel!r} ({exc.strerror}); "
-                f"the note was not {done}. Check the disk or the mount, then try again"
-            ) from exc
-        if exc.errno == errno.ELOOP:
-            raise WriteConflictError(
-                f"{rel!r} now runs through a symbolic link (or a loop of them); Knotwork never "
-                f"writes or deletes through links, so the note was not {done}"
-            ) from exc
         if exc.errno not in _READ_ONLY_ERRNOS:
             raise
         raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
@@ -291,12 +279,15 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
             else:
                 variants = await case_variants(core.store, writers.vault, root, rel)
             refuse_case_variants(rel, variants)
-            with refused_as_conflict(rel, "saved"):
+            with refused_as_conflict():
                 write_note_file(root, rel, full, data)
         landing.changed = True
         if way.kind != "direct":
             return _later(way, rel, "saved")
-        mtime = full.stat().st_mtime
+        try:
+            mtime: float | None = full.stat().st_mtime
+        except OSError:  # written and flushed: the ingest takes the text it was given
+            mtime = None
         ingestor = Ingestor(core, root=root)
         landing.result = await _ingest(
             writers, entry, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime)
@@ -325,7 +316,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
                 raise busy(rel, way)
             with _changing(writers, way, rel) as entry:
                 if on_disk:
-                    with refused_as_conflict(rel, "deleted"):
+                    with refused_as_conflict():
                         delete_note_file(root, rel, full)
             landing.changed = True
             if way.kind != "direct":

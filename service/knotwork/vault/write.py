@@ -36,7 +36,12 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from knotwork.errors import NoteNotFoundError, VaultPathError, WriteConflictError
+from knotwork.errors import (
+    NoteNotFoundError,
+    VaultPathError,
+    VaultUnavailableError,
+    WriteConflictError,
+)
 from knotwork.graph.queries.writes import NOTE_CASE_VARIANTS
 from knotwork.graph.store import GraphStore
 from knotwork.text.keys import link_key
@@ -168,13 +173,38 @@ def exists_exactly(full: Path, root: Path | None = None) -> bool:
         return False
 
 
+# The vault's disk or mount failing (a failing disk, a network or FUSE mount gone), not the
+# request: a 503, as for a vault folder that is not there.
+FAILING_ERRNOS = frozenset(
+    {errno.EIO, errno.ENXIO, errno.ENODEV, errno.ESTALE, errno.ENOTCONN, errno.ETIMEDOUT}
+)
+
+
+def failing_disk(exc: OSError, where: str) -> VaultUnavailableError | None:
+    """The error to raise for ``exc`` when the disk or the mount under ``where`` failed."""
+    if exc.errno not in FAILING_ERRNOS:
+        return None
+    return VaultUnavailableError(
+        f"the vault's file system failed at {where} ({exc.strerror}); nothing was changed. "
+        "Check the disk or the mount, then try again"
+    )
+
+
 @contextlib.contextmanager
 def _file_errors(rel: str) -> Iterator[None]:
-    """What the file system says about the path itself becomes a 4xx error; the rest (a
-    read-only mount, permissions, a full disk) is the caller's to map."""
+    """What the file system says about the path itself becomes a 4xx error, and a disk or
+    mount that fails a 503; the rest (a read-only mount, permissions, a full disk) is the
+    caller's to map."""
     try:
         yield
     except OSError as exc:
+        if failed := failing_disk(exc, repr(rel)):
+            raise failed from exc
+        if exc.errno == errno.ELOOP:  # a link that appeared on the path since its check
+            raise WriteConflictError(
+                f"{rel!r} runs through a symbolic link (or a loop of them); Knotwork never "
+                "writes or deletes through links, so nothing was changed"
+            ) from exc
         if exc.errno == errno.ENAMETOOLONG:
             raise VaultPathError(f"note path {rel!r} is too long for the file system") from exc
         if exc.errno in (errno.ENOTDIR, errno.EEXIST):
@@ -228,8 +258,8 @@ def umask() -> int:
 
 def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
     """Replace (or create) the note's file atomically, keeping its permission bits."""
-    _check_place(root, rel)
     with _file_errors(rel):
+        _check_place(root, rel)
         try:
             mode = stat.S_IMODE(os.lstat(full).st_mode)
         except FileNotFoundError:
