@@ -102,7 +102,6 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
                 driver,
                 settings.neo4j_database,
                 unavailable_after_s=settings.neo4j_unavailable_after_s,
-                read_timeout_s=settings.neo4j_query_timeout_s,
             ),
             models=models,
         )

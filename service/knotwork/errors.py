@@ -44,9 +44,9 @@ class GraphBusyError(GraphUnavailableError):
 
 
 class QueryTimeoutError(KnotworkError):
-    """Neo4j stopped a query that ran past its time limit: a read past
-    ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S``, or any transaction past the server's own
-    ``db.transaction.timeout``."""
+    """Neo4j stopped a query that ran past its time limit: a question's read past
+    ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S`` (``graph.store.reads_within``), or any transaction past
+    the server's own ``db.transaction.timeout``."""
 
 
 class SchemaError(KnotworkError):

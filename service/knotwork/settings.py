@@ -32,9 +32,9 @@ class Settings(BaseSettings):
     # unavailable (503), rather than after the driver's 30 s of retries; raise it for a far
     # server. Transient errors (deadlocks) are still retried for 30 s.
     neo4j_unavailable_after_s: float = Field(default=1.5, gt=0, le=60)
-    # A read Neo4j has not finished in this long is stopped by the server: a retrieval query
-    # that runs away costs its retriever (with a warning), not a worker and a Neo4j thread
-    # held until it ends. Writes are not bounded: a sync's batch takes what it takes.
+    # A question's read Neo4j has not finished in this long is stopped by the server: a search
+    # that runs away costs that search (with a warning), not a worker and a Neo4j thread held
+    # until it ends. Whole-vault work (syncs, verify, exports) is not bounded.
     neo4j_query_timeout_s: float = Field(default=60.0, gt=0)
 
     # Ollama

@@ -13,7 +13,6 @@ from neo4j.exceptions import ClientError
 
 from knotwork.api import create_app
 from knotwork.core import Core
-from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve, search
@@ -156,12 +155,13 @@ async def test_a_search_past_the_read_timeout_costs_that_search_not_the_question
     the runaway query to end on its own."""
     (vault / "Alice.md").write_text("# Alice\n\nAlice works with Bob on the graph database.\n")
     await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
-    store = GraphStore(core.driver, core.settings.neo4j_database, read_timeout_s=0.5)
-    timed = dataclasses.replace(core, store=store)
+    timed = dataclasses.replace(
+        core, settings=core.settings.model_copy(update={"neo4j_query_timeout_s": 0.5})
+    )
     runaway = "UNWIND range(1, 100000000000) AS x WITH x WHERE x % 7 = 0 RETURN count(x) AS n"
 
     async def endless(*args: object, **kwargs: object) -> object:
-        return await store._run(runaway, {}, write=False)
+        return await core.store._run(runaway, {}, write=False)
 
     monkeypatch.setattr(search, "fulltext", endless)
     started = monotonic()

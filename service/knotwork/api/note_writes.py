@@ -31,6 +31,7 @@ from knotwork.errors import (
     LeaseHeldError,
     LeaseLostError,
     NoteNotFoundError,
+    QueryTimeoutError,
     StorageFullError,
     WriteConflictError,
 )
@@ -248,7 +249,7 @@ async def _ingest(
     """The direct write's graph step; its journal entry goes once the graph shows it."""
     try:
         outcome = await work()
-    except GraphUnavailableError:
+    except (GraphUnavailableError, QueryTimeoutError):  # the journal's replay applies it
         return WriteResult(rel, "journaled", done)
     except Neo4jError as exc:  # a transient one past the store's retries: the replay's turn
         if not exc.is_retryable():

@@ -9,6 +9,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from time import monotonic
 from typing import Any, TypeVar, cast
@@ -159,6 +160,22 @@ def _translated_errors() -> Iterator[None]:
         ) from exc
 
 
+# The time limit of the reads made in this context and the tasks it starts (``reads_within``).
+_READ_LIMIT: ContextVar[float | None] = ContextVar("knotwork_read_limit", default=None)
+
+
+@contextmanager
+def reads_within(seconds: float) -> Iterator[None]:
+    """Reads made in this context, and in the tasks started from it, are stopped by Neo4j
+    after ``seconds`` (``QueryTimeoutError``): a question's, whose searches must not run
+    away and hold a worker. Whole-vault work (a sync, verify, an export) is not bounded."""
+    token = _READ_LIMIT.set(seconds)
+    try:
+        yield
+    finally:
+        _READ_LIMIT.reset(token)
+
+
 class _RolledBack(Exception):
     """Raised at the end of ``GraphStore.rolled_back``'s work: the driver rolls back."""
 
@@ -224,10 +241,8 @@ class GraphStore:
         *,
         unavailable_after_s: float = 1.5,
         retry_s: float = 30.0,
-        read_timeout_s: float | None = None,
     ) -> None:
         self._driver = driver
-        self._read_timeout_s = read_timeout_s  # the server stops a read past it
         self._database = database
         # One write transaction at a time in this process. Under read-committed isolation two
         # notes' transactions that meet (a link, a mention, a shared placeholder or entity) can
@@ -275,13 +290,14 @@ class GraphStore:
     async def _run(
         self, query: str, params: dict[str, Any], *, write: bool, timeout_s: float | None = None
     ) -> list[dict[str, Any]]:
-        """One statement; a read is given ``timeout_s``, by default the store's read timeout."""
+        """One statement; a read is given ``timeout_s``, by default the limit of the reads
+        made in its context (``reads_within``), else none."""
         params = unlogged(params)
 
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
             return await result_rows(await tx.run(query, params))
 
-        timed = Statement(query, timeout=timeout_s or self._read_timeout_s)
+        timed = Statement(query, timeout=timeout_s or _READ_LIMIT.get())
 
         async def autocommit(session: AsyncSession) -> list[dict[str, Any]]:
             return await result_rows(await session.run(timed, params))
@@ -356,10 +372,11 @@ class GraphStore:
     async def await_indexes(self, timeout_s: float) -> None:
         try:  # the read's own time limit is the wait's, and some more for the answer
             await self.read_within(timeout_s + 30, AWAIT_INDEXES, timeout_s=int(timeout_s))
-        except Neo4jError as exc:
+        except (Neo4jError, QueryTimeoutError) as exc:
             states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
+            why = exc.message if isinstance(exc, Neo4jError) else str(exc)
             raise SchemaError(
-                f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): {exc.message}"
+                f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): {why}"
             ) from exc
 
     async def index_states(self) -> list[IndexState]:

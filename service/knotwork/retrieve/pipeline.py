@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from knotwork.core import Core
 from knotwork.graph.queries.reads import CitedChunk
+from knotwork.graph.store import reads_within
 from knotwork.retrieve import relevance, retrievers, search
 from knotwork.retrieve.config import DEFAULT, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
@@ -55,8 +56,24 @@ async def retrieve(
     override its retrievers and its ranker.
 
     Only ``mode="normal"`` calls the chat model (for keywords); no mode writes anything.
-    Every step starts at once and awaits only its inputs (context.py).
+    Every step starts at once and awaits only its inputs (context.py). Neo4j stops any of its
+    reads past ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S``: a search that runs away costs that search.
     """
+    with reads_within(core.settings.neo4j_query_timeout_s):
+        return await _retrieve(core, vault, question, top_k, mode, filters, config, use, ppr)
+
+
+async def _retrieve(
+    core: Core,
+    vault: str,
+    question: str,
+    top_k: int,
+    mode: Mode,
+    filters: Filters | None,
+    config: RetrievalConfig | None,
+    use: frozenset[str] | None,
+    ppr: bool | None,
+) -> Evidence:
     config = config or DEFAULT
     if use is not None:
         config = replace(config, retrievers=use)

@@ -31,6 +31,7 @@ from knotwork.errors import (
     ConfigError,
     GraphUnavailableError,
     KnotworkError,
+    QueryTimeoutError,
     VaultUnavailableError,
 )
 from knotwork.graph.lease import Lease, holding
@@ -139,6 +140,8 @@ class VaultWatcher(PathEvents):
                     self._again(rel, item, attempts=item.attempts)
                     self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
                     break
+                except QueryTimeoutError as exc:  # the server's transaction limit: tried again
+                    self._failed(rel, item, exc)
                 except KnotworkError as exc:  # about the note itself: its next change retries
                     self.status.errors += 1
                     log.warning("%s: %s", rel, exc)
