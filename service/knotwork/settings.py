@@ -128,8 +128,9 @@ class Settings(BaseSettings):
     # Retrievals and answers running at once, and how many more may wait; beyond, 503.
     api_max_concurrent: int = Field(default=8, ge=1, le=1_000)
     api_max_waiting: int = Field(default=64, ge=0, le=100_000)
-    # A client that reads nothing of a response for this long is cut off and its slot given
-    # back (a streamed answer's too); a slow model does not count, only a client not reading.
+    # A send to a client that waits this long (the client reads nothing, or under ~2 KB/s, and
+    # the socket's buffers are full) cuts it off and gives its slot back; a slow model does not
+    # count, only a client not reading.
     api_send_timeout_s: float = Field(default=30.0, gt=0)
 
     # Local Neo4j started by `knotwork neo4j start` (no Docker)

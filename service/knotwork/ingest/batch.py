@@ -38,7 +38,9 @@ class Batch:
 
     ``reverse_keys``: names whose mentions in other notes must be rewritten (notes that
     appeared, went or were renamed); ``exclude``: notes the reverse pass leaves alone because
-    they were (or will be, in the same sync) written against ``names`` already.
+    they were (or will be, in the same sync) written against ``names`` already — in a sync's
+    earlier batches, the notes its last deletes, whose mentions a rename's batch leaves
+    (``write._remention``).
     """
 
     vault: str

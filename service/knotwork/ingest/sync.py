@@ -103,8 +103,10 @@ async def _apply(
                 if plan.upserts or plan.deletes or plan.owed:  # caches re-read
                     prepared.batch.names_token = uuid.uuid4().hex
                     ingestor.core.names.pop(ingestor.vault, None)
-            elif first == 0 and owes:  # recorded before anything the last batch settles
-                prepared.batch.owed = plan.record
+            else:  # a rename's batch leaves the mentions of notes going to their delete
+                prepared.batch.exclude = deleted
+                if first == 0 and owes:  # recorded before anything the last batch settles
+                    prepared.batch.owed = plan.record
             if not last and (prepared.batch.writes or prepared.batch.deletes):
                 # Names change with every batch: a sync cut off after it leaves no process
                 # (this one included) trusting the names it cached before.

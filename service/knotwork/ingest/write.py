@@ -112,7 +112,10 @@ async def _remention(
     notes' histories would show each going and coming back."""
     if b.names is None or b.reverse_keys:
         return
-    if mentioners := sorted(set(lost) - set(b.exclude) - {w.path for w in b.writes}):
+    # Not the batch's own notes (their mentions are written after this), nor notes going (in
+    # a sync, ``exclude`` holds those of its later batches): their revision lists the loss.
+    going = {*b.exclude, *(w.path for w in b.writes), *(d.path for d in b.deletes)}
+    if mentioners := sorted(set(lost) - going):
         changes |= await mentions.rewrite_mentions_of(tx, b.vault, [], mentioners, [], b.names)
 
 
