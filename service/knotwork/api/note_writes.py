@@ -49,6 +49,7 @@ from knotwork.vault.write import (
     failing_disk,
     note_target,
     refuse_case_variants,
+    spelled_on_disk,
     unicode_forms,
     write_note_file,
 )
@@ -289,6 +290,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
             mtime: float | None = full.stat().st_mtime
         except OSError:  # written and flushed: the ingest takes the text it was given
             mtime = None
+        rel = spelled_on_disk(root, rel)  # HFS+ stores a new name decomposed: as the watcher's
         ingestor = Ingestor(core, root=root)
         landing.result = await _ingest(
             writers, entry, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime)
