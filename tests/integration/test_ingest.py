@@ -18,7 +18,7 @@ from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
-from knotwork.retrieve.notes import vault_stats
+from knotwork.retrieve.notes import note_history, vault_stats
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put, stale_revisions, stored_notes
 
@@ -310,6 +310,36 @@ async def test_a_note_moved_while_its_facts_are_outdated_is_still_a_move(
     ]
     assert set(await stored_notes(core, "t")) == {"Ben.md", "People/Ann.md"}
     assert await verify_vault(ingestor) == []
+
+
+async def test_a_notes_history_follows_it_through_its_renames(core: Core, vault: Path) -> None:
+    """History of a note moved twice, edited between: its revisions at each path it had, newest
+    first, each saying the path; not the revisions of another note that held an old path
+    after it."""
+    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=False)
+    put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]].\n")
+    await sync_vault(ingestor)
+    (vault / "Ann.md").rename(vault / "Anna.md")
+    await sync_vault(ingestor)
+    put(vault, "Anna.md", "# Ann\n\nAnn works with [[Cy]].\n")
+    await sync_vault(ingestor)
+    (vault / "People").mkdir()
+    (vault / "Anna.md").rename(vault / "People/Anna.md")
+    put(vault, "Ann.md", "# Another Ann\n")  # a new note at the first path
+    await sync_vault(ingestor)
+    rows = await note_history(core, "People/Anna.md")
+    assert [(r["path"], r["kind"], r["renamed_from"]) for r in rows] == [
+        ("People/Anna.md", "rename", "Anna.md"),
+        ("Anna.md", "upsert", None),
+        ("Anna.md", "rename", "Ann.md"),
+        ("Ann.md", "upsert", None),
+    ]
+    assert [r["path"] for r in await note_history(core, "People/Anna.md", limit=2)] == [
+        "People/Anna.md",
+        "Anna.md",
+    ]
+    [another] = await note_history(core, "Ann.md")  # the old path's own, since
+    assert another["kind"] == "upsert" and another["renamed_from"] is None
 
 
 async def test_progress_counts_the_files_read_before_the_writes(

@@ -225,7 +225,8 @@ def history(
         return
     for r in rows:
         moved = f" (from {r['renamed_from']})" if r.get("renamed_from") else ""
-        typer.echo(f"{r['at']}  {r['kind']}{moved}  +{len(r['added'])} -{len(r['removed'])}")
+        then = f"  [{r['path']}]" if r["path"] != rows[0]["path"] else ""  # before a rename
+        typer.echo(f"{r['at']}  {r['kind']}{moved}{then}  +{len(r['added'])} -{len(r['removed'])}")
         for fact in r["added"]:
             typer.secho(f"    + {revision_fact(fact)}", fg=typer.colors.GREEN)
         for fact in r["removed"]:

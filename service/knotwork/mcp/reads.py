@@ -43,6 +43,7 @@ class NoteSearch(BaseModel):
 
 
 class Revision(BaseModel):
+    path: str = Field(description="the note's path then: an older one before a rename")
     at: str = Field(description="when, ISO 8601")
     kind: str = Field(description="what happened: an ingest, rename, delete, extraction…")
     old_hash: str | None
@@ -82,8 +83,9 @@ def register(server: MCPServer[Served]) -> None:
         return NoteSearch(notes=[NoteFound.model_validate(row) for row in rows])
 
     async def note_history_(path: NotePath, ctx: ServedContext, limit: Limit = 20) -> NoteHistory:
-        """A note's revisions, newest first, also after it was deleted or renamed away: when,
-        what kind of change, and the facts each revision added and removed."""
+        """A note's revisions, newest first, also after it was deleted or renamed away, and
+        through its renames (each revision says the path it had then): when, what kind of
+        change, and the facts each revision added and removed."""
         core = core_of(ctx)
         with tool_errors():
             rows = await note_history(core, path, limit=limit)

@@ -9,7 +9,12 @@ from typing import Any
 from knotwork.core import Core
 from knotwork.errors import NoteNotFoundError
 from knotwork.graph.queries.admin import VAULT_STATS
-from knotwork.graph.queries.reads import NOTE_DETAIL, NOTE_HISTORY, NOTES_SEARCH
+from knotwork.graph.queries.reads import (
+    NOTE_DETAIL,
+    NOTE_HISTORY,
+    NOTES_SEARCH,
+    NoteHistoryRow,
+)
 from knotwork.vault.files import clean_relpath
 
 
@@ -40,14 +45,30 @@ async def vault_stats(core: Core) -> dict[str, Any]:
 
 
 async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str, Any]]:
-    """A note's revisions, newest first (also after it was deleted or renamed away).
+    """A note's revisions, newest first (also after it was deleted or renamed away), followed
+    through its renames: past a rename, the revisions it had at its older path (each row
+    says its ``path``).
 
     Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
     of it."""
     rel = clean_relpath(path)
-    rows = await core.store.read(
-        NOTE_HISTORY, vault=core.settings.vault_name, path=rel, limit=limit
-    )
+    rows: list[NoteHistoryRow] = []
+    at, before = rel, None
+    while len(rows) < limit:
+        found = await core.store.read(
+            NOTE_HISTORY,
+            vault=core.settings.vault_name,
+            path=at,
+            before=before,
+            limit=limit - len(rows),
+        )
+        for row in found:
+            rows.append(row)
+            if row["kind"] == "rename" and row["renamed_from"]:
+                at, before = row["renamed_from"], row["at"]  # what it was before the move
+                break
+        else:
+            break
     if not rows:
         raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
     return [{**row, "at": row["at"].iso_format()} for row in rows]

@@ -205,6 +205,7 @@ class NoteDetailRow(TypedDict):
 
 
 class NoteHistoryRow(TypedDict):
+    path: str
     at: DateTime
     kind: str
     old_hash: str | None
