@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from httpx import Response
 from pydantic import SecretStr
 
 from knotwork.api import create_app
@@ -196,22 +197,25 @@ def test_read_only_setting_refuses_writes_with_409(
     assert snapshot_of(settings) == before
 
 
-def test_a_write_the_file_system_refuses_is_409_not_500(
-    client: TestClient, vault: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The vault looks writable, but the write fails as on a read-only mount (EROFS, EACCES)."""
-    assert client.put("/notes/Ann.md", content="Ann works with [[Ben]].\n").status_code == 200
-    before = snapshot_of(settings)
+def _refused(
+    client: TestClient,
+    vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    on_replace: OSError,
+    on_unlink: OSError,
+) -> tuple[Response, Response]:
+    """A PUT and a DELETE of Ann.md while the file system fails the write's rename over the
+    note with ``on_replace`` and the delete's unlink with ``on_unlink``."""
     real_replace, real_unlink = os.replace, Path.unlink
 
     def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         if Path(dst).is_relative_to(vault):
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+            raise on_replace
         real_replace(src, dst)
 
     def unlink(self: Path, missing_ok: bool = False) -> None:
         if self.is_relative_to(vault) and self.suffix == ".md":
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+            raise on_unlink
         real_unlink(self, missing_ok)
 
     monkeypatch.setattr(os, "replace", replace)
@@ -219,6 +223,22 @@ def test_a_write_the_file_system_refuses_is_409_not_500(
     put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
     gone = client.delete("/notes/Ann.md")
     monkeypatch.undo()
+    return put, gone
+
+
+def test_a_write_the_file_system_refuses_is_409_not_500(
+    client: TestClient, vault: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vault looks writable, but the write fails as on a read-only mount (EROFS, EACCES)."""
+    assert client.put("/notes/Ann.md", content="Ann works with [[Ben]].\n").status_code == 200
+    before = snapshot_of(settings)
+    put, gone = _refused(
+        client,
+        vault,
+        monkeypatch,
+        OSError(errno.EROFS, os.strerror(errno.EROFS)),
+        PermissionError(errno.EACCES, os.strerror(errno.EACCES)),
+    )
     for response, reason in ((put, "Read-only file system"), (gone, "Permission denied")):
         assert response.status_code == 409, response.text
         assert "read-only" in response.json()["detail"] and reason in response.json()["detail"]
@@ -248,23 +268,8 @@ def test_a_disk_or_mount_failing_under_a_write_is_said_not_500(
     path after its check (ELOOP): a clear status naming the note, nothing written or lost."""
     assert client.put("/notes/Ann.md", content="Ann works with [[Ben]].\n").status_code == 200
     before = snapshot_of(settings)
-    real_replace, real_unlink = os.replace, Path.unlink
-
-    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        if Path(dst).is_relative_to(vault):
-            raise OSError(code, os.strerror(code), str(dst))
-        real_replace(src, dst)
-
-    def unlink(self: Path, missing_ok: bool = False) -> None:
-        if self.is_relative_to(vault) and self.suffix == ".md":
-            raise OSError(code, os.strerror(code), str(self))
-        real_unlink(self, missing_ok)
-
-    monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(Path, "unlink", unlink)
-    put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
-    gone = client.delete("/notes/Ann.md")
-    monkeypatch.undo()
+    error = OSError(code, os.strerror(code))
+    put, gone = _refused(client, vault, monkeypatch, error, error)
     for response in (put, gone):
         assert response.status_code == status, response.text
         detail = response.json()["detail"]
