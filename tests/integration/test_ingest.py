@@ -344,6 +344,19 @@ async def test_a_notes_history_follows_it_through_its_renames(core: Core, vault:
         ("Ann.md", "upsert"),
         ("Ann.md", "upsert"),
     ]
+    # A note the older path held before, since deleted, is no part of it.
+    put(vault, "Draft.md", "# Draft one\n")
+    await sync_vault(ingestor)
+    (vault / "Draft.md").unlink()
+    await sync_vault(ingestor)
+    put(vault, "Draft.md", "# Draft two\n")
+    await sync_vault(ingestor)
+    (vault / "Draft.md").rename(vault / "Ideas.md")
+    await sync_vault(ingestor)
+    assert [(r["path"], r["kind"]) for r in await note_history(core, "Ideas.md")] == [
+        ("Ideas.md", "rename"),
+        ("Draft.md", "upsert"),
+    ]
 
 
 async def test_progress_counts_the_files_read_before_the_writes(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knotwork.core import Core
-from knotwork.errors import NoteError, VaultUnavailableError
+from knotwork.errors import NoteError, QueryTimeoutError, VaultUnavailableError
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
 from tests.integration.conftest import put, stored_notes
@@ -94,3 +94,29 @@ async def test_the_last_note_deleted_leaves_an_empty_vault_that_the_replay_appli
 
 def _remove(file: Path) -> None:
     file.unlink()
+
+
+async def test_a_write_neo4j_stopped_for_its_time_stays_pending(
+    core: Core,
+    vault: Path,
+    ingestor: Ingestor,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replayed write the server stops past its transaction time limit (QueryTimeoutError)
+    is kept for the next replay, as a REST write journaled for the same reason expects."""
+    put(vault, "A.md", "# A\n\nA note.\n")
+    journal = Journal(tmp_path / "t.journal")
+    journal.add("A.md")
+    upsert = ingestor.upsert_path
+
+    async def stopped(path: str) -> object:
+        raise QueryTimeoutError("Neo4j stopped a query that ran past its time limit")
+
+    monkeypatch.setattr(ingestor, "upsert_path", stopped)
+    with pytest.raises(QueryTimeoutError):
+        await replay(ingestor, journal)
+    assert journal.paths() == ["A.md"]
+    monkeypatch.setattr(ingestor, "upsert_path", upsert)
+    assert await replay(ingestor, journal) == 1
+    assert set(await stored_notes(core, "t")) == {"A.md"} and journal.paths() == []

@@ -303,7 +303,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
     root = vault_root(core)
     rel, full = note_target(root, path)
     async with core.note_locks.hold(rel):
-        on_disk = exists_exactly(full, root.resolve())
+        on_disk = exists_exactly(full, root.resolve(), strict=True)
         if on_disk:
             writable(core, root)
         else:  # gone from the disk (say, by an earlier delete while Neo4j was down)

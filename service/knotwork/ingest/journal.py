@@ -25,12 +25,17 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from knotwork.errors import GraphUnavailableError, KnotworkError, VaultUnavailableError
+from knotwork.errors import (
+    GraphUnavailableError,
+    KnotworkError,
+    QueryTimeoutError,
+    VaultUnavailableError,
+)
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
 from knotwork.vault.files import EMPTY, folder_unseen, symlink_on_path, sync_folder
-from knotwork.vault.write import exists_exactly
+from knotwork.vault.write import exists_exactly, spelled_on_disk
 
 try:
     import fcntl
@@ -197,17 +202,20 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
             if not seen:
                 continue
             present = symlink_on_path(root, rel) is None and exists_exactly(root / rel, root)
+            # As the disk spells it (HFS+ stores a new name decomposed), as the watcher sees it.
+            spelled = spelled_on_disk(root, rel) if present else rel
             try:
                 if present:
-                    await ingestor.upsert_path(rel)
+                    await ingestor.upsert_path(spelled)
                 else:
                     await ingestor.delete(rel)
             except GraphUnavailableError:
                 raise
             except Exception as exc:
-                if isinstance(exc, KnotworkError) and not isinstance(exc.__cause__, OSError):
+                kept = isinstance(exc, QueryTimeoutError) or isinstance(exc.__cause__, OSError)
+                if isinstance(exc, KnotworkError) and not kept:
                     log.warning("pending write of %s not applied: %s", rel, exc)
-                else:  # unreadable for now, or a failure of ours: kept, the others go on
+                else:  # unreadable or too slow for now, or a failure of ours: kept
                     log.warning("pending write of %s kept for a later try: %s", rel, exc)
                     failed = failed or exc
                     continue

@@ -47,7 +47,8 @@ async def vault_stats(core: Core) -> dict[str, Any]:
 async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str, Any]]:
     """A note's revisions, newest first (also after it was deleted or renamed away), followed
     through its renames: past a rename, the revisions it had at its older path (each row
-    says its ``path``).
+    says its ``path``), back to its first there; not those of a note the older path held
+    before.
 
     Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
     of it."""
@@ -63,14 +64,22 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
             limit=limit - len(rows),
         )
         for row in found:
+            if before is not None and row["kind"] == "delete":
+                return _iso(rows)  # an earlier note deleted at the older path: not this one
             rows.append(row)
             if row["kind"] == "rename" and row["renamed_from"]:
                 at, before = row["renamed_from"], row["at"]  # what it was before the move
                 break
+            if before is not None and row["kind"] == "upsert" and row["old_hash"] is None:
+                return _iso(rows)  # the note's first revision there: before it, another's
         else:
             break
     if not rows:
         raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
+    return _iso(rows)
+
+
+def _iso(rows: list[NoteHistoryRow]) -> list[dict[str, Any]]:
     return [{**row, "at": row["at"].iso_format()} for row in rows]
 
 

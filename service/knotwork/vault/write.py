@@ -153,11 +153,13 @@ def refuse_case_variants(rel: str, variants: list[str]) -> None:
         )
 
 
-def exists_exactly(full: Path, root: Path | None = None) -> bool:
+def exists_exactly(full: Path, root: Path | None = None, *, strict: bool = False) -> bool:
     """A regular file at exactly this name (a case-insensitive file system would also answer
     for a case variant, which is another note); with ``root``, every folder from it spelled
     exactly too (``Notes/x.md`` is gone once ``Notes`` was renamed ``notes``). Names compare
-    in one Unicode form: HFS+ lists a name decomposed that was written composed."""
+    in one Unicode form: HFS+ lists a name decomposed that was written composed. ``strict``:
+    a disk or mount that fails is VaultUnavailableError, not an absent file (a delete must
+    not take a note from the graph whose file it could not see)."""
     try:
         if not full.is_file():
             return False
@@ -169,7 +171,11 @@ def exists_exactly(full: Path, root: Path | None = None) -> bool:
                 return False
             folder = folder / part
         return True
-    except (OSError, ValueError):
+    except OSError as exc:
+        if strict and (failed := failing_disk(exc, str(full))):
+            raise failed from exc
+        return False
+    except ValueError:
         return False
 
 
@@ -283,7 +289,7 @@ def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
 def delete_note_file(root: Path, rel: str, full: Path) -> None:
     """Remove the note's file; NoteNotFoundError when it is not there (any more), at exactly
     this path from the vault's root."""
-    if not exists_exactly(full, root.resolve()):
+    if not exists_exactly(full, root.resolve(), strict=True):
         raise NoteNotFoundError(f"no note {rel!r} in the vault")
     with _file_errors(rel):
         try:
