@@ -54,8 +54,9 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
     of it."""
     rel = clean_relpath(path)
     rows: list[NoteHistoryRow] = []
-    at, before = rel, None
-    while len(rows) < limit:
+    at: str | None = rel
+    before = None
+    while at is not None and len(rows) < limit:
         found = await core.store.read(
             NOTE_HISTORY,
             vault=core.settings.vault_name,
@@ -63,23 +64,18 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
             before=before,
             limit=limit - len(rows),
         )
+        at = None  # unless a rename leads on
         for row in found:
             if before is not None and row["kind"] == "delete":
-                return _iso(rows)  # an earlier note deleted at the older path: not this one
+                break  # an earlier note deleted at the older path: not this one
             rows.append(row)
             if row["kind"] == "rename" and row["renamed_from"]:
                 at, before = row["renamed_from"], row["at"]  # what it was before the move
                 break
             if before is not None and row["kind"] == "upsert" and row["old_hash"] is None:
-                return _iso(rows)  # the note's first revision there: before it, another's
-        else:
-            break
+                break  # the note's first revision there: before it, another's
     if not rows:
         raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
-    return _iso(rows)
-
-
-def _iso(rows: list[NoteHistoryRow]) -> list[dict[str, Any]]:
     return [{**row, "at": row["at"].iso_format()} for row in rows]
 
 

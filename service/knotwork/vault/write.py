@@ -101,17 +101,21 @@ def spelled_on_disk(root: Path, rel: str) -> str:
     several names only by form is kept as given."""
     folder, spelled = root, []
     for part in rel.split("/"):
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            names = []
-        if part not in names:
-            want = unicodedata.normalize("NFC", part)
-            same = [n for n in names if unicodedata.normalize("NFC", n) == want]
-            part = same[0] if len(same) == 1 else part
+        with contextlib.suppress(OSError):  # a folder not there (yet): kept as given
+            part = _listed_as(os.listdir(folder), part) or part
         spelled.append(part)
         folder = folder / part
     return "/".join(spelled)
+
+
+def _listed_as(names: list[str], part: str) -> str | None:
+    """The name of a folder's listing ``names`` that ``part`` names: itself, or else the one
+    name that is the same text in another Unicode form; None when none (or several) is."""
+    if part in names:
+        return part
+    want = unicodedata.normalize("NFC", part)
+    same = [n for n in names if unicodedata.normalize("NFC", n) == want]
+    return same[0] if len(same) == 1 else None
 
 
 def unicode_forms(rel: str) -> list[str]:
@@ -166,8 +170,7 @@ def exists_exactly(full: Path, root: Path | None = None, *, strict: bool = False
         parts = full.relative_to(root).parts if root is not None else (full.name,)
         folder = root if root is not None else full.parent
         for part in parts:
-            name = unicodedata.normalize("NFC", part)
-            if not any(unicodedata.normalize("NFC", n) == name for n in os.listdir(folder)):
+            if _listed_as(os.listdir(folder), part) is None:
                 return False
             folder = folder / part
         return True
