@@ -469,3 +469,25 @@ async def test_a_chinese_name_inside_a_run_of_characters_is_found_from_either_en
     await ingestor.upsert_path("日记.md")
     assert await mentions(core) == []
     await assert_fresh(ingestor)
+
+
+async def test_a_thai_name_inside_a_run_of_letters_is_found_from_either_end(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """Thai runs its words together and hangs marks on its letters: "เชียงใหม่" inside
+    "เมื่อวานฉันไปเชียงใหม่กับเพื่อน" is a mention, found forward when the mentioning note is
+    written and backward (through the stored words) when the named note appears."""
+    put(vault, "บันทึก.md", "# บันทึก\n\nเมื่อวานฉันไปเชียงใหม่กับเพื่อน\n")
+    put(vault, "เชียงใหม่.md", "# เชียงใหม่\n\nเมืองทางภาคเหนือ\n")
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [("บันทึก.md", "เชียงใหม่.md")]
+    put(vault, "เพื่อน.md", "# เพื่อน\n\nคนที่เรารัก\n")
+    await ingestor.upsert_path("เพื่อน.md")  # the reverse pass finds the diary
+    assert sorted(pairs(await mentions(core))) == [
+        ("บันทึก.md", "เชียงใหม่.md"),
+        ("บันทึก.md", "เพื่อน.md"),
+    ]
+    put(vault, "บันทึก.md", "# บันทึก\n\nวันนี้อยู่บ้าน\n")
+    await ingestor.upsert_path("บันทึก.md")
+    assert await mentions(core) == []
+    await assert_fresh(ingestor)

@@ -195,3 +195,19 @@ async def test_a_chinese_question_names_its_note_inside_a_run_of_characters(
     assert [n.path for n in named] == ["北京大学.md"]
     evidence = await retrieve(core, "t", question, top_k=3)
     assert evidence.hits[0].path == "北京大学.md" and "names" in evidence.hits[0].retrievers
+
+
+async def test_a_thai_question_names_its_note_inside_a_run_of_letters(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """Thai writes its words together too, its letters carrying vowel signs and tone marks:
+    the note a Thai question names is found by its letters, and brought first."""
+    put(vault, "เชียงใหม่.md", "# เชียงใหม่\n\nเชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย\n")
+    put(vault, "ภูเก็ต.md", "# ภูเก็ต\n\nภูเก็ตเป็นเกาะทางภาคใต้\n")
+    put(vault, "บันทึก.md", "# บันทึก\n\nวันนี้ไปภูเก็ตมา\n")
+    await sync_vault(ingestor)
+    question = "เชียงใหม่อยู่ที่ไหน"
+    named = await search.named_notes(core.store, "t", question, 3)
+    assert [n.path for n in named] == ["เชียงใหม่.md"]
+    evidence = await retrieve(core, "t", question, top_k=3)
+    assert evidence.hits[0].path == "เชียงใหม่.md" and "names" in evidence.hits[0].retrievers

@@ -79,6 +79,25 @@ def test_spaceless_scripts_are_matched_a_character_at_a_time() -> None:
     assert all(len(g) >= 3 for g in grams)  # no one-character gram
 
 
+def test_thai_lao_khmer_and_myanmar_are_matched_a_letter_at_a_time() -> None:
+    """Thai, Lao, Khmer and Myanmar run their words together as Chinese does, but a letter
+    carries its vowel signs and tone marks: a name is found inside a run, a letter with its
+    marks at a time, up to 24 letters; two letters name nothing."""
+    assert mention_key("เชียงใหม่") == "เ ชี ย ง ใ ห ม่"  # Chiang Mai: marks kept on letters
+    grams = chunk_grams("ฉันไปเชียงใหม่เมื่อวาน\nມາຈາກວຽງຈັນ\nទៅភ្នំពេញ\nမြန်မာနိုင်ငံ", (7, 8, 9, 10))
+    assert grams[name_key("เชียงใหม่") or ""] == 7
+    assert grams[name_key("ວຽງຈັນ") or ""] == 8  # Vientiane, Lao
+    assert grams[name_key("ភ្នំពេញ") or ""] == 9  # Phnom Penh, Khmer
+    assert grams[name_key("မြန်မာ") or ""] == 10  # Myanmar
+    assert name_key("ชีย") is None and name_key("ไทย") == "ไ ท ย"
+    assert name_key("มหาวิทยาลัยเชียงใหม่") == "ม ห า วิ ท ย า ลั ย เ ชี ย ง ใ ห ม่"  # 16
+    assert name_key("ก" * 25) is None  # past the longest gram
+    # A space between two Thai phrases keeps a name from running across it.
+    assert name_key("ไปเชียง") not in chunk_grams("ไป เชียงใหม่", (1,))
+    # A sign the Thai script shares with Latin (U+02BC) stays in the Latin word it is in.
+    assert words("a\u02bcb ไทย") == ["a\u02bcb", "ไ", "ท", "ย"]
+
+
 def test_words_keep_their_combining_marks() -> None:
     """``\\w`` alone cuts Devanagari at its vowel signs and Hebrew at its points: "हिन्दी"
     would be the gram "ह न द", which other words share."""

@@ -13,7 +13,14 @@ from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Scores, Walk
-from knotwork.text.keys import chunk_grams, entity_key, mention_key, spaceless_pairs, words
+from knotwork.text.keys import (
+    chunk_grams,
+    entity_key,
+    mention_key,
+    spaceless,
+    spaceless_pairs,
+    words,
+)
 from knotwork.text.stopwords import STOPWORDS
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
@@ -39,10 +46,10 @@ def question_stems(question: str, seeds: Iterable[str]) -> tuple[str, ...]:
     stems: dict[str, None] = {}
     asked = words(question)
     for word in asked:
-        if len(word) >= 3 and word not in STOPWORDS and word not in named:
+        if len(word) >= 3 and not spaceless(word) and word not in STOPWORDS and word not in named:
             stems.setdefault(word[:STEM])
-    # Han, kana and Hangul by pairs of neighbouring characters, written as the chunks' word
-    # text writes them (walk_scores.cypher matches " a b" in it).
+    # Spaceless scripts (Han, kana, Hangul, Thai …) by pairs of neighbouring characters,
+    # written as the chunks' word text writes them (walk_scores.cypher matches " a b" in it).
     for a, b in spaceless_pairs(asked):
         if not (a in named and b in named):
             stems.setdefault(f"{a} {b}")

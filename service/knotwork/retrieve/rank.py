@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 
-from knotwork.text.keys import spaceless_pairs, words
+from knotwork.text.keys import spaceless, spaceless_pairs, words
 from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
@@ -14,10 +14,11 @@ RRF_K = 60  # the usual reciprocal-rank-fusion constant
 
 def terms(text: str) -> list[str]:
     """Content words, case-folded, without stop words; what relevance is measured on. Han,
-    kana and Hangul count by pairs of neighbouring characters (one alone says little)."""
+    kana, Hangul, Thai and the like count by pairs of neighbouring characters (one alone says
+    little)."""
     found = words(text)
     pairs = [a + b for a, b in spaceless_pairs(found)]
-    return [w for w in found if len(w) > 1 and w not in STOPWORDS] + pairs
+    return [w for w in found if len(w) > 1 and not spaceless(w) and w not in STOPWORDS] + pairs
 
 
 def rrf(

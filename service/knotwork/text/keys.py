@@ -3,8 +3,10 @@
 Names and text are compared as sequences of case-folded words, so "marco  Rossi's" matches
 "Marco Rossi" and "Node.js" matches "node-js". Han, kana and Hangul are written without spaces
 between words, so each of their characters is a word of its own and a name is found inside a
-run of them ("北京" in "我在北京大学"), as a search in the editor finds it. Text inside links,
-inline code, code fences and URLs is never a mention.
+run of them ("北京" in "我在北京大学"), as a search in the editor finds it. Thai, Lao, Khmer and
+Myanmar run their words together too: each letter with its marks (vowel signs, tone marks) is
+a word of its own there ("เชียงใหม่" in "ฉันไปเชียงใหม่"). Text inside links, inline code, code
+fences and URLs is never a mention.
 """
 
 from __future__ import annotations
@@ -19,17 +21,29 @@ import regex
 from knotwork.text import markdown
 from knotwork.text.stopwords import STOPWORDS
 
-MAX_WORDS = 6  # names longer than this are never matched (a spaceless character counts half)
+MAX_WORDS = 6  # names longer than this are never matched (a spaceless word counts less)
 MIN_CHARS = 3  # shorter names ("AI", "Q3") would match everywhere
+MIN_WEIGHT = 0.75  # nor names lighter than this: one Thai letter or two name nothing
 MAX_NAME_CHARS = 200  # longer names are never matched either
 # By script extensions, so that marks the scripts share count too (the long vowel mark "ー",
 # half-width sound marks, "々").
 _SPACELESS = r"\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}"
+# Scripts without spaces whose letters carry marks: a word there is a letter with its marks.
+# A letter says less than a Han character, so it weighs a quarter (names of up to 24 letters).
+# Letters by script, marks by script extensions (marks shared with other scripts count too).
+_LETTER = r"[[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]&&[\p{L}\p{N}]]"
+_MARK = r"[[\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]&&\p{M}]"
+_CLUSTER = rf"{_LETTER}{_MARK}*"
 _ONE = rf"[[{_SPACELESS}]&&[\p{{L}}\p{{N}}\p{{M}}]]"
-# A word: one spaceless character, or a run of word characters with their combining marks
-# (``\w`` alone cuts Devanagari at its vowel signs and Hebrew at its points).
-_WORD = regex.compile(rf"{_ONE}|[[\p{{L}}\p{{N}}_\p{{M}}]--[{_SPACELESS}]]+", regex.V1)
-_ONE_SPACELESS = regex.compile(_ONE, regex.V1)
+# A word: one spaceless character or letter with its marks, or a run of word characters with
+# their combining marks (``\w`` alone cuts Devanagari at its vowel signs and Hebrew at its
+# points).
+_WORD = regex.compile(
+    rf"{_ONE}|{_CLUSTER}|[[\p{{L}}\p{{N}}_\p{{M}}]--[{_SPACELESS}]--{_LETTER}]+", regex.V1
+)
+_ONE_SPACELESS = regex.compile(rf"{_ONE}|{_CLUSTER}", regex.V1)
+_ONE_CLUSTER = regex.compile(_CLUSTER, regex.V1)
+_LONGEST_CLUSTER = 8  # a letter with more marks than this is no word a name is made of
 # Between two spaceless characters that a space or punctuation keeps apart in the text (Korean
 # puts spaces between words; "東、京都" does not name "東京"): no name runs across it.
 BREAK = "|"
@@ -80,18 +94,22 @@ def words(text: str) -> list[str]:
 
 def spaceless(word: str) -> bool:
     """Whether ``word`` is one character of a script written without spaces (Han, kana,
-    Hangul)."""
-    return len(word) == 1 and _ONE_SPACELESS.match(word) is not None
+    Hangul), or one letter with its marks of another (Thai, Lao, Khmer, Myanmar)."""
+    if word.isascii() or len(word) > _LONGEST_CLUSTER:  # most words: no regex
+        return False
+    return _ONE_SPACELESS.fullmatch(word) is not None
 
 
 def spaceless_pairs(items: list[str]) -> list[tuple[str, str]]:
-    """Neighbouring spaceless characters of ``words``' output (none across a BREAK): what a
-    question in Han, kana or Hangul is compared by, one character alone saying little."""
+    """Neighbouring spaceless words of ``words``' output (none across a BREAK): what a
+    question in Han, kana, Hangul, Thai and the like is compared by, one alone saying little."""
     return [(a, b) for a, b in pairwise(items) if spaceless(a) and spaceless(b)]
 
 
 def _weight(word: str) -> float:
-    return 0.5 if spaceless(word) else 1.0
+    if not spaceless(word):
+        return 1.0
+    return 0.25 if _ONE_CLUSTER.fullmatch(word) else 0.5
 
 
 def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[str]:
@@ -130,7 +148,7 @@ def name_key(name: str) -> str | None:
     key = mention_key(name)
     if len(key) < MIN_CHARS or len(key) > MAX_NAME_CHARS:
         return None
-    if sum(_weight(word) for word in key.split()) > MAX_WORDS:
+    if not MIN_WEIGHT <= sum(_weight(word) for word in key.split()) <= MAX_WORDS:
         return None
     if all(word in STOPWORDS for word in key.split()):
         return None
@@ -148,7 +166,7 @@ def loose_key(name: str) -> str | None:
     key = " ".join(content)
     if len(key) < MIN_CHARS or len(key) > MAX_NAME_CHARS:
         return None
-    if sum(_weight(word) for word in content) > MAX_WORDS:
+    if not MIN_WEIGHT <= sum(_weight(word) for word in content) <= MAX_WORDS:
         return None
     return key if len(content) >= 2 or len(all_words) == 1 else None
 
