@@ -13,6 +13,8 @@ KnotworkError
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── VaultUnavailableError  the vault folder is missing, unreadable, or empty while the graph holds
 │                          its notes: a sync that would delete them all stops (exit code 2)
+├── VaultFolderError       the vault name's notes were synced from another folder: a sync of
+│                          this one would delete them, so it stops (exit code 2, HTTP 409)
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
 │   └── NoteTooLargeError  larger than KNOTWORK_MAX_NOTE_BYTES (HTTP 413)
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
@@ -85,6 +87,12 @@ class VaultUnavailableError(KnotworkError):
     """The vault folder is missing, not a folder, unreadable, or empty while the graph holds
     notes of it (an unmounted drive, a typo in the path): a sync stops before it deletes
     anything."""
+
+
+class VaultFolderError(KnotworkError):
+    """A sync of a folder other than the one the vault's notes were synced from (another
+    folder, or a subfolder, under the same vault name): it would delete every note the folder
+    lacks, so it stops before it changes anything. The message names both folders."""
 
 
 class NoteError(KnotworkError):

@@ -1,6 +1,6 @@
 """A sync deletes only what it saw to be gone: a vault folder that is missing, unreadable or
-an empty mount point, a folder it cannot list and a note it cannot read leave the graph as it
-was, with an error that says so."""
+an empty mount point, a folder it cannot list, a note it cannot read and another folder under
+the vault's name leave the graph as it was, with an error that says so."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from knotwork.core import Core
-from knotwork.errors import VaultUnavailableError
+from knotwork.errors import VaultFolderError, VaultUnavailableError
 from knotwork.ingest import plan
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
@@ -141,3 +141,46 @@ async def test_a_note_that_cannot_be_read_keeps_its_last_version(
     assert (
         now["team/Bob.md"] == held["team/Bob.md"] and now["team/Carol.md"] != held["team/Carol.md"]
     )
+
+
+async def test_another_folder_under_the_vaults_name_deletes_nothing_unless_it_is_meant(
+    core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
+) -> None:
+    """A second vault synced under the default name, or a subfolder of the vault, would take
+    every note it lacks for deleted: the sync stops and names both folders; with
+    ``new_folder`` (``knotwork ingest PATH --new-folder``) the folder becomes the vault's."""
+    held = await _synced(vault, ingestor, core)
+    other = tmp_path / "other"
+    put(other, "Dave.md", "# Dave\n")
+    for folder in (other, vault / "team"):
+        elsewhere = Ingestor(core, root=folder, vault="t", extract_enabled=False)
+        with pytest.raises(VaultFolderError, match=f"holds 3 notes synced from {vault}"):
+            await sync_vault(elsewhere)
+        assert await stored_notes(core, "t") == held
+    moved = Ingestor(core, root=other, vault="t", extract_enabled=False)
+    report = await sync_vault(moved, new_folder=True)
+    assert report.deleted == 3 and sorted(await stored_notes(core, "t")) == ["Dave.md"]
+    with pytest.raises(VaultFolderError, match=f"synced from {other}"):
+        await sync_vault(ingestor)  # the old folder is now the other one
+    assert sorted(await stored_notes(core, "t")) == ["Dave.md"]
+
+
+async def test_the_vault_folder_moved_or_made_again_is_still_the_vaults(
+    core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
+) -> None:
+    """The same folder at a new path (moved: its identity kept) or a folder made again at the
+    same path is the vault's folder: synced as ever, and recorded where it is now."""
+    held = await _synced(vault, ingestor, core)
+    renamed = tmp_path / "renamed"
+    os.rename(vault, renamed)
+    report = await sync_vault(Ingestor(core, root=renamed, vault="t", extract_enabled=False))
+    assert report.deleted == 0 and await stored_notes(core, "t") == held
+    shutil.copytree(renamed, vault)  # a new folder at the first path: another identity
+    shutil.rmtree(renamed)
+    with pytest.raises(VaultFolderError, match=f"synced from {renamed}"):
+        await sync_vault(ingestor)  # neither the path nor the identity of the last sync's
+    report = await sync_vault(ingestor, new_folder=True)
+    assert report.deleted == 0 and await stored_notes(core, "t") == held
+    _empty(vault)  # made again at the same path: still the vault's folder
+    (vault / ".keep").write_text("")
+    assert (await sync_vault(ingestor)).deleted == 3

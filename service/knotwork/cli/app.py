@@ -21,6 +21,7 @@ from knotwork.errors import (
     EmptyVaultError,
     KnotworkError,
     NoteNotFoundError,
+    VaultFolderError,
     VaultPathError,
     VaultUnavailableError,
 )
@@ -69,9 +70,8 @@ def fail(exc: KnotworkError) -> typer.Exit:
     # 2: the user can fix the call or the settings; 3: nothing there; 1: the service failed.
     if isinstance(exc, NoteNotFoundError | EmptyVaultError):
         return typer.Exit(NOT_FOUND)
-    return typer.Exit(
-        2 if isinstance(exc, ConfigError | VaultPathError | VaultUnavailableError) else 1
-    )
+    usage = ConfigError | VaultPathError | VaultUnavailableError | VaultFolderError
+    return typer.Exit(2 if isinstance(exc, usage) else 1)
 
 
 def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> T:

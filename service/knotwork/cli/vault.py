@@ -91,6 +91,14 @@ def ingest(
         Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
     ] = None,
     no_extract: Annotated[bool, typer.Option("--no-extract", help="structural facts only")] = False,
+    new_folder: Annotated[
+        bool,
+        typer.Option(
+            "--new-folder",
+            help="PATH now holds the vault (moved, or mounted elsewhere): sync it although "
+            "the vault's notes came from another folder, deleting the notes PATH lacks",
+        ),
+    ] = False,
 ) -> None:
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
 
@@ -99,7 +107,7 @@ def ingest(
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         async with writing(core, ingestor.vault, "cli-ingest"):
             with progress_bar() as progress:
-                report = await sync_vault(ingestor, progress)
+                report = await sync_vault(ingestor, progress, new_folder=new_folder)
         summary = await _summary(core, report, ingestor.vault)
         return summary, await _calibrate_once(core, ingestor.vault, summary)
 

@@ -8,15 +8,28 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from knotwork.errors import KnotworkError, VaultUnavailableError
+from knotwork.errors import KnotworkError, VaultFolderError, VaultUnavailableError
 from knotwork.graph.names import NameIndex
-from knotwork.graph.queries.writes import NOTE_HASHES, SYNC_OWED, VAULT_NAMES
+from knotwork.graph.queries.writes import (
+    NOTE_HASHES,
+    SYNC_OWED,
+    VAULT_FOLDER,
+    VAULT_FOLDER_SET,
+    VAULT_NAMES,
+)
 from knotwork.ingest.changes import Progress, SyncReport, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
-from knotwork.vault.files import EMPTY, NoteScan, folder_unseen, read_group, scan_notes
+from knotwork.vault.files import (
+    EMPTY,
+    NoteScan,
+    folder_key,
+    folder_unseen,
+    read_group,
+    scan_notes,
+)
 
 READ_GROUP = 64  # files read per trip to a worker thread
 
@@ -39,12 +52,13 @@ class Plan:
 
 
 async def plan_sync(
-    ingestor: Ingestor, report: SyncReport, progress: Progress | None
+    ingestor: Ingestor, report: SyncReport, progress: Progress | None, new_folder: bool = False
 ) -> tuple[list[Upsert], list[str], asyncio.Task[Plan]]:
     """Read the folder and the graph's hashes: what to write, move and delete, and the names
     once that is done (a task: worked out while the first notes are drafted and embedded).
     ``progress`` counts the files read, so a bar moves from the first second of a large
-    vault."""
+    vault. ``new_folder``: the folder replaces the one the vault was synced from (its notes
+    the folder lacks are deleted); else a sync of another folder stops (VaultFolderError)."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
     rows = await ingestor.core.store.read(
@@ -58,6 +72,7 @@ async def plan_sync(
     outdated = {row["path"] for row in rows if not row["current"]}
     scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
     _check_seen(root, scan, len(stored), ingestor.vault)
+    await _own_folder(ingestor, root, len(stored), new_folder)
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
@@ -136,6 +151,29 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
             )
     elif unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
+
+
+async def _own_folder(ingestor: Ingestor, root: Path, stored: int, new_folder: bool) -> None:
+    """Stop before a sync takes the notes of another folder for deleted: the vault's notes
+    were synced from one folder (by its path, or by its identity where it is mounted at
+    another path) and this is not it — a second vault under the default name, a subfolder, a
+    typo. Record this folder as the vault's otherwise (first sync, a graph written before
+    folders were recorded, ``new_folder``, or the same folder at a new path)."""
+    store, vault = ingestor.core.store, ingestor.vault
+    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
+    [was] = await store.read(VAULT_FOLDER, vault=vault)
+    if (was["folder"], was["folder_id"]) == (path, ident):
+        return
+    same = was["folder"] == path or (ident is not None and was["folder_id"] == ident)
+    if stored and was["folder"] is not None and not same and not new_folder:
+        raise VaultFolderError(
+            f"vault '{vault}' holds {stored} notes synced from {was['folder']}, not from "
+            f"{path}; a sync of this folder would delete every note it lacks, so nothing "
+            "was changed. For a second vault, set another KNOTWORK_VAULT_NAME; if this "
+            f"folder now holds vault '{vault}' (moved, or mounted elsewhere), run `knotwork "
+            f"ingest {path} --new-folder` once."
+        )
+    await store.write(VAULT_FOLDER_SET, vault=vault, folder=path, folder_id=ident)
 
 
 def empty_held(held: int, vault: str) -> str:

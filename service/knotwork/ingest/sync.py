@@ -38,12 +38,15 @@ log = logging.getLogger(__name__)
 __all__ = ["Progress", "SyncReport", "sync_vault"]  # the report types live in ingest/changes.py
 
 
-async def sync_vault(ingestor: Ingestor, progress: Progress | None = None) -> SyncReport:
-    """Bring the graph in step with the vault folder, a batch of notes per transaction."""
+async def sync_vault(
+    ingestor: Ingestor, progress: Progress | None = None, *, new_folder: bool = False
+) -> SyncReport:
+    """Bring the graph in step with the vault folder, a batch of notes per transaction.
+    ``new_folder``: the folder replaces the one the vault was synced from (plan_sync)."""
     if ingestor.root is None:
         raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
-    upserts, deletes, planned = await plan_sync(ingestor, report, progress)
+    upserts, deletes, planned = await plan_sync(ingestor, report, progress, new_folder)
     deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
     try:
         plan = await _apply(ingestor, report, upserts, deletes, planned, progress)

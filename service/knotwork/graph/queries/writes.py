@@ -88,12 +88,19 @@ class NoteCaseVariantsRow(TypedDict):
     path: str
 
 
+class VaultFolderRow(TypedDict):
+    folder: str | None
+    folder_id: str | None
+
+
 NOTES_STATE = Query("notes_state", NotesStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
 SYNC_OWED = Query("sync_owed", SyncOwedRow)
+VAULT_FOLDER = Query("vault_folder", VaultFolderRow)
+VAULT_FOLDER_SET = Query("vault_folder_set", VaultFolderRow)
 
 # A batch's transaction (ingest/write.py).
 
