@@ -147,8 +147,9 @@ async def test_a_search_neo4j_refuses_costs_that_search_not_the_question(
     assert any(w.startswith("fulltext retrieval skipped") for w in evidence.warnings)
 
 
+@pytest.mark.parametrize(("query", "name"), [("fulltext", "fulltext"), ("named_notes", "names")])
 async def test_a_search_past_the_read_timeout_costs_that_search_not_the_question(
-    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, query: str, name: str
 ) -> None:
     """Neo4j stops a read that runs past KNOTWORK_NEO4J_QUERY_TIMEOUT_S (here 0.5 s): the search
     it ran in is skipped with a warning saying why, the others answer, and nothing waits for
@@ -163,11 +164,11 @@ async def test_a_search_past_the_read_timeout_costs_that_search_not_the_question
     async def endless(*args: object, **kwargs: object) -> object:
         return await core.store._run(runaway, {}, write=False)
 
-    monkeypatch.setattr(search, "fulltext", endless)
+    monkeypatch.setattr(search, query, endless)
     started = monotonic()
     evidence = await retrieve(timed, "t", "Who works with Bob?")
     assert monotonic() - started < 20
     assert [h.path for h in evidence.hits][:1] == ["Alice.md"]
-    assert "fulltext retrieval skipped: it ran past KNOTWORK_NEO4J_QUERY_TIMEOUT_S" in (
+    assert f"{name} retrieval skipped: it ran past KNOTWORK_NEO4J_QUERY_TIMEOUT_S" in (
         evidence.warnings
     )

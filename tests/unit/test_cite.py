@@ -235,3 +235,25 @@ def test_two_chunks_of_one_section_cited_together_are_named_once_and_both_cited(
     )
     assert checked.text == "Both parts [Long.md#Setup]. Again [Long.md#Setup]."
     assert checked.cited == [first, second]
+
+
+def test_a_hit_left_out_of_the_prompt_cannot_be_cited_by_its_label_either() -> None:
+    """Only the blocks the prompt showed are citable: a hit that did not fit the context window
+    is text the model never saw, whether written as a label, the old form or a wikilink."""
+    shown = {1: HITS[0]}
+    text = "Work [S1]. Secret [Recipes.md#Lasagna]. Also [[Recipes#Lasagna]]. [People/Alice.md]."
+    checked = check_citations(text, HITS, shown)
+    assert checked.cited == [HITS[0]]
+    assert checked.dropped == ["[Recipes.md#Lasagna]"]
+    assert "[[Recipes#Lasagna]]" in checked.text  # a link copied from a note, kept as text
+    assert checked.text.endswith("[People/Alice.md#Alice > Work].")
+
+
+def test_an_open_bracket_then_a_long_paragraph_streams_without_waiting_for_the_end() -> None:
+    """"[0, 1)" never closes as a citation: the text after it is sent as it comes, not held
+    until a line break (and not scanned again from the bracket at every piece)."""
+    raw = "The interval [0, 1) " + "holds every point. " * 500
+    stream = CitationStream(ODD, SOURCES)
+    sent = "".join(stream.feed(raw[i : i + 7]) for i in range(0, len(raw), 7))
+    assert len(sent) > len(raw) - 400
+    assert sent + stream.close() == check_citations(raw, ODD, SOURCES).text

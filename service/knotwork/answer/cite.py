@@ -52,6 +52,15 @@ def source_tag(number: int) -> str:
     return f"[S{number}]"
 
 
+def inert(text: str) -> str:
+    """Note text as a prompt shows it: a source marker written in a note ("[S2]") cannot pass
+    for the number of a block, its brackets turned fullwidth ("\uff3bS2\uff3d")."""
+    return _SOURCES.sub(lambda m: m.group(0).translate(_FULLWIDTH), text)
+
+
+_FULLWIDTH = str.maketrans({"[": "\uff3b", "]": "\uff3d"})
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -124,13 +133,19 @@ _PLAIN = _Decision(0, [], [], citation=False)
 
 
 class CitationScanner:
-    """Renders one request's answer text: the hits retrieved and the numbers the prompt gave."""
+    """Renders one request's answer text: the hits retrieved and the numbers the prompt gave.
+    With ``sources``, only the hits the prompt showed can be cited, by number or by label: a
+    hit left out of the context window is text the model never saw."""
 
     def __init__(self, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None) -> None:
-        self.hits = list(hits)
         self.sources = dict(sources or {})
+        shown = {hit.id for hit in self.sources.values()}
+        self.hits = [h for h in hits if h.id in shown] if sources else list(hits)
         labels = {cite_label(h): h for h in reversed(self.hits) if "\n" not in cite_label(h)}
         self._labels = {**{f"[{k}]": h for k, h in labels.items()}, **labels}
+        # An old-form citation is no longer than a label, give or take its spacing and ".md":
+        # a "[" left open longer than that is text, not a citation still arriving.
+        self._longest = 2 * max(map(len, self._labels), default=0) + 64
         self.checked = Checked(text="")
         self._seen: set[str] = set()
 
@@ -150,16 +165,17 @@ class CitationScanner:
 
     def _span_end(self, text: str, i: int) -> int | None:
         """The end of a bracketed span at ``i`` (one level of nesting), -1 if the text ends
-        first, None if there is none."""
+        first, None if there is none (a newline, or longer than any citation: "[0, 1)" then a
+        paragraph is neither held back nor scanned again at every piece of a stream)."""
         depth = 0
-        for k in range(i, len(text)):
+        for k in range(i, min(len(text), i + self._longest + 1)):
             char = text[k]
             if char == "\n" or (char == "[" and depth == 2):
                 return None
             depth += {"[": 1, "]": -1}.get(char, 0)
             if depth == 0:
                 return k + 1
-        return -1
+        return -1 if len(text) <= i + self._longest else None
 
     def _decide(self, text: str, i: int, final: bool) -> _Decision | None:
         """What the ``[`` at ``i`` starts; None when the text so far does not settle it."""

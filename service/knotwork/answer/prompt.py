@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from knotwork.answer.cite import source_tag
+from knotwork.answer.cite import inert, source_tag
 from knotwork.answer.refusal import INSUFFICIENT
 from knotwork.retrieve import Evidence, Hit
 
@@ -82,9 +82,16 @@ class Prompt:
 
 def block_header(number: int, hit: Hit) -> str:
     """What the model reads at the top of a block: its source number, note, section and lines."""
-    section = f", section {hit.heading}" if hit.heading else ""
+    section = f", section {_field(hit.heading)}" if hit.heading else ""
     lines = f"lines {hit.line_start}-{hit.line_end}"
-    return f"{source_tag(number)} note {hit.path}{section}, {lines}"
+    return f"{source_tag(number)} note {_field(hit.path)}{section}, {lines}"
+
+
+def _field(value: object) -> str:
+    """A name or fact field on one line of the prompt: on one line, without the facts' column
+    mark and without a source marker of its own (a frontmatter title holding a line break,
+    "|" and "[S2]" would otherwise forge a fact line citing another block)."""
+    return inert(" ".join(str(value).split()).replace("|", "/"))
 
 
 def _fact_sources(
@@ -135,12 +142,12 @@ def build_prompt(question: str, evidence: Evidence, context_window: int) -> Prom
             # The best hit alone is larger than the window: its start, marked as cut.
             text = hit.text[: max(budget - frame - len(CUT), 0)] + CUT
         budget -= frame + len(text)
-        sources[number], texts[number] = hit, text
+        sources[number], texts[number] = hit, inert(text)
     included = len(sources)
     numbers, extra = _fact_sources(evidence, sources)
     facts = [
-        f"{f.subject} | {f.predicate} | {f.object} | "
-        + (source_tag(number) if number is not None else f.source)
+        f"{_field(f.subject)} | {_field(f.predicate)} | {_field(f.object)} | "
+        + (source_tag(number) if number is not None else _field(f.source))
         for f, number in zip(evidence.facts, numbers, strict=True)
     ]
     headers = [block_header(n, h) for n, h in sources.items() if n <= included]

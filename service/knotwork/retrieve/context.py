@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from neo4j.exceptions import Neo4jError
 
@@ -27,6 +27,7 @@ from knotwork.retrieve.types import HopPath, Mode
 from knotwork.retrieve.walk import Walk
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Rankings = dict[str, list[tuple[str, float]]]
 # What a retriever may await of the context (its ``needs``); the context starts the model
@@ -161,9 +162,10 @@ class Context:
     async def _named(self) -> list[search.NamedNote]:
         qvec = await self.embedding  # the vault's size is awaited once the query is back
         notes = self.steps.start(cached.notes(self.vault_view()))
-        found = await self.clock.timed(
-            "names", search.named_notes(self.core.store, self.vault, self.question, notes, qvec)
-        )
+        named = search.named_notes(self.core.store, self.vault, self.question, notes, qvec)
+        found = await self._or_skipped("names", self.clock.timed("names", named))
+        if found is None:
+            return []
         least = self.config.min_specificity
         return sorted((n for n in found if n.specificity >= least), key=lambda n: -n.specificity)
 
@@ -195,20 +197,24 @@ class Context:
         return out
 
     async def _rank(self, retriever: Retriever) -> Ranking | None:
-        """One retriever's ranking; a query of it that Neo4j refuses (not Neo4j away: that
-        fails the question, 503) costs that retriever, with a warning, not the question."""
+        return await self._or_skipped(retriever.name, retriever.rank(self))
+
+    async def _or_skipped(self, name: str, work: Awaitable[T]) -> T | None:
+        """A search's result; a query of it that Neo4j refuses or stops for its time (not
+        Neo4j away: that fails the question, 503) costs that search, with a warning, not the
+        question."""
         try:
-            return await retriever.rank(self)
+            return await work
         except Neo4jError as exc:
             if exc.is_retryable():  # the database starting or stopping: the question's 503
                 raise
-            log.warning("%s retrieval failed: %s", retriever.name, exc)
-            self.warnings.append(f"{retriever.name} retrieval skipped: {exc.code}")
+            log.warning("%s retrieval failed: %s", name, exc)
+            self.warnings.append(f"{name} retrieval skipped: {exc.code}")
             return None
         except QueryTimeoutError as exc:
-            log.warning("%s retrieval stopped: %s", retriever.name, exc)
+            log.warning("%s retrieval stopped: %s", name, exc)
             self.warnings.append(
-                f"{retriever.name} retrieval skipped: it ran past KNOTWORK_NEO4J_QUERY_TIMEOUT_S"
+                f"{name} retrieval skipped: it ran past KNOTWORK_NEO4J_QUERY_TIMEOUT_S"
             )
             return None
 
