@@ -52,6 +52,7 @@ async def test_a_filter_finds_its_notes_however_far_down_the_whole_vault_ranks_t
     # … yet each filter finds it.
     for filters in (
         Filters(folder="garden/"),
+        Filters(folder="garden"),  # a prefix all the same: never "garden-archive/"
         Filters(tags=("garden",)),
         Filters(date_from=date(2021, 7, 1), date_to=date(2021, 7, 31)),
     ):

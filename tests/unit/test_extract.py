@@ -106,6 +106,16 @@ def test_lucene_query_makes_each_han_character_a_term_as_the_index_does() -> Non
     assert lucene_query("*?!") == ""
 
 
+def test_lucene_query_keeps_a_words_combining_marks_as_the_index_does() -> None:
+    """``\\w`` alone cut "हिन्दी" at its vowel signs into letters no chunk holds alone, and a
+    question typed decomposed (NFD) into "nai" and "ve"."""
+    from knotwork.retrieve import lucene_query
+
+    assert lucene_query("हिन्दी भाषा?") == '"हिन्दी" OR "भाषा"'
+    assert lucene_query("שָׁלוֹם") == '"שָׁלוֹם"'
+    assert lucene_query("nai\u0308ve re\u0301sume\u0301") == '"na\u00efve" OR "r\u00e9sum\u00e9"'
+
+
 def _chained(outer: BaseException, inner: BaseException) -> BaseException:
     try:
         try:

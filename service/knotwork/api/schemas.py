@@ -11,6 +11,7 @@ from pydantic.config import JsonDict
 
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
+from knotwork.retrieve.types import folder_prefix
 
 if TYPE_CHECKING:  # answering imports LlamaIndex; the schemas are needed before (tools/list)
     from knotwork.answer.respond import Answer, Cited
@@ -50,10 +51,9 @@ class FiltersIn(BaseModel):
         posix = value.strip().replace("\\", "/")
         if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
             raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
-        parts = [p for p in posix.split("/") if p not in ("", ".")]
-        if ".." in parts:
+        if ".." in posix.split("/"):
             raise ValueError(f"folder {value!r} climbs out of the vault with '..'")
-        return "/".join(parts) + "/" if parts else None
+        return folder_prefix(posix)
 
     @field_validator("tags")
     @classmethod

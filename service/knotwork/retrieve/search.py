@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
+
+import regex
 
 from knotwork.graph.queries import Query
 from knotwork.graph.queries.reads import (
@@ -47,7 +49,9 @@ from knotwork.text.stopwords import STOPWORDS
 # Han ideographs and hiragana are a term each, as Lucene's tokenizers index them: a run of them
 # quoted whole would be a phrase that only the question's exact wording matches.
 _ONE_CHAR = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"
-_TERM = re.compile(f"[{_ONE_CHAR}]|[^\\W{_ONE_CHAR}]+")
+# A word keeps its combining marks, as the index's tokenizer keeps them (``\w`` alone cuts
+# "हिन्दी" at its vowel signs into letters no chunk holds alone).
+_TERM = regex.compile(rf"[{_ONE_CHAR}]|[[\p{{L}}\p{{N}}\p{{M}}_]--[{_ONE_CHAR}]]+", regex.V1)
 MAX_NAMED = 10  # notes the question names, longest names first
 NAMED_CHUNKS = 40  # chunks read of each named note, nearest the question first
 FEW = 2  # a name written out by this many notes or fewer is specific in a vault of any size
@@ -59,8 +63,9 @@ _Hit = TypeVar("_Hit", ScoredId, NoteScoredId)
 
 
 def lucene_query(question: str) -> str:
-    """The question's words, OR-ed and escaped, so no user text is read as Lucene syntax."""
-    words = _TERM.findall(question)[:64]
+    """The question's words (NFC, as notes are indexed), OR-ed and escaped, so no user text is
+    read as Lucene syntax."""
+    words = _TERM.findall(unicodedata.normalize("NFC", question))[:64]
     # Quoted, so words such as AND, OR, NOT or TO are terms, never operators.
     return " OR ".join(f'"{w}"' for w in words)
 

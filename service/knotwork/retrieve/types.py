@@ -35,7 +35,7 @@ class Filters:
     def params(self) -> dict[str, object]:
         """Query parameters of the filtering Cypher (cypher/filter_chunks.cypher) and the walks'."""
         return {
-            "folder": self.folder or None,
+            "folder": folder_prefix(self.folder),
             "tags": [t.lower().lstrip("#") for t in self.tags],
             "date_from": self.date_from.isoformat() if self.date_from else None,
             "date_to": self.date_to.isoformat() if self.date_to else None,
@@ -44,6 +44,13 @@ class Filters:
 
 
 STRUCTURAL = ("wikilink", "frontmatter", "alias", "tag", "mention")
+
+
+def folder_prefix(folder: str | None) -> str | None:
+    """A folder as the prefix of the note paths under it, ending in ``/`` so ``a`` never
+    matches ``ab/`` or ``a.md``; None for the whole vault."""
+    parts = [p for p in (folder or "").strip().replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts) + "/" if parts else None
 
 
 @dataclass
