@@ -1,7 +1,9 @@
 // The evidence retrieval shows, in one round trip: the kept hits' text and place (for citing)
 // and the facts asserted in them, with provenance (the facts beside the evidence). A chunk's
-// facts start at its note, or for model triples at an entity the chunk names. A link to a
-// missing note is shown as the chunk writes it.
+// facts start at its note, or for model triples at an entity the chunk names. A note's facts
+// of no chunk (its frontmatter: properties, aliases, tags, links) come with its hits, once, at
+// its best hit's rank: no chunk holds their text. A link to a missing note is shown as the
+// chunk writes it.
 // Parameters: $ids (list<str>, chunk ids), $extractors (list<str> allowed, or null for all),
 //             $limit (int, facts)
 // Returns: one row: chunks (list of maps id, path, title, heading_path, line_start, line_end,
@@ -22,9 +24,12 @@ CALL () {
     MATCH (n)-[r]->(o) WHERE r.chunk_id = id RETURN n AS s, r, o
     UNION
     MATCH (c)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.chunk_id = id RETURN s, r, o
+    UNION
+    MATCH (n)-[r]->(o) WHERE r.chunk_id IS NULL AND r.source = n.path RETURN n AS s, r, o
   }
   WITH rank, s, r, o WHERE r.source IS NOT NULL
     AND ($extractors IS NULL OR r.extractor IN $extractors)
+  WITH s, r, o, min(rank) AS rank
   WITH coalesce(s.title, s.name, s.key) AS subject, coalesce(r.predicate, type(r)) AS predicate,
        CASE WHEN o:Unresolved THEN coalesce(r.target_text, o.name)
             ELSE coalesce(o.title, o.name, o.key) END AS object, r.source AS source,

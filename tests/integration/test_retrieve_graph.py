@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from knotwork.answer.prompt import build_prompt
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
@@ -202,3 +203,19 @@ async def test_a_keyword_finds_its_entity_among_many_notes_of_the_same_name(
     await sync_vault(ingestor)
     seeds = await entity_seeds(core, ingestor.vault, "Who keeps it?", ["schedule"])
     assert "entity:rocket schedule" in seeds.values()
+
+
+async def test_a_notes_frontmatter_facts_come_with_its_hits_once(core: Core, vault: Path) -> None:
+    """Frontmatter holds no chunk's text: its facts come beside the note's hits, once however
+    many of its chunks are hits, and the prompt cites them by the note's first block."""
+    (vault / "Dana.md").write_text(
+        "---\nemployer: Acme\naliases: [Dee]\ntags: [ops]\n---\n# Dana\n\nDana runs the night "
+        "shift.\n\n## Shifts\n\nDana runs the night shift on weekends too.\n"
+    )
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    evidence = await retrieve(core, "t", "Who runs the night shift?", top_k=4)
+    assert len([h for h in evidence.hits if h.path == "Dana.md"]) == 2
+    own = [(f.predicate, f.object) for f in evidence.facts if f.chunk_id is None]
+    assert sorted(own) == [("HAS_ALIAS", "Dee"), ("HAS_TAG", "#ops"), ("employer", "Acme")]
+    built = build_prompt("Who runs the night shift?", evidence, 8192)
+    assert "Dana | employer | Acme | [S1]\n" in str(built.messages[1].content)
