@@ -31,12 +31,12 @@ SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch
 MERGE (n)-[:HAS_CHUNK]->(c)
 // The language's label, and no other language's: a label is removed only when the language
 // changed (each change re-indexes the chunk); setting a label the chunk has changes nothing.
-// Dynamic labels, as six conditional FOREACHes of each cost Neo4j more to plan than a batch
+// Dynamic labels, as seven conditional FOREACHes of each cost Neo4j more to plan than a batch
 // to run (bench/RESULTS.md, "Planning a first sync").
 WITH c, ch, {en: 'English', it: 'Italian', de: 'German', fr: 'French', es: 'Spanish',
-             pt: 'Portuguese'}[ch.language] AS label
+             pt: 'Portuguese', th: 'Thai'}[ch.language] AS label
 REMOVE c:$([l IN labels(c) WHERE l IN ['English', 'Italian', 'German', 'French', 'Spanish',
-                                       'Portuguese'] AND l <> label])
+                                       'Portuguese', 'Thai'] AND l <> label])
 SET c:$(label)
 WITH c, ch
 OPTIONAL MATCH (old:Chunk {id: ch.copy_from})

@@ -59,6 +59,10 @@ CREATE FULLTEXT INDEX chunk_text_pt IF NOT EXISTS
 FOR (c:Portuguese) ON EACH [c.text, c.context]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'portuguese'}};
 
+CREATE FULLTEXT INDEX chunk_text_th IF NOT EXISTS
+FOR (c:Thai) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'thai'}};
+
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS
 FOR (n:Entity|Note) ON EACH [n.name, n.title, n.aliases];
 

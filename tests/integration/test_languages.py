@@ -187,3 +187,17 @@ async def test_one_languages_index_crowded_by_another_vault_is_asked_again_on_it
     assert len(english) == 40  # the other vault's English chunks all match, past a first page
     found = await search.fulltext(core.store, "t", "porte logiche", 2, view.languages)
     assert await _paths(core, found) == ["porte logiche.md", "universal gates.md"]
+
+
+async def test_thai_notes_are_split_into_words_and_found_by_any_of_them(
+    core: Core, vault: Path
+) -> None:
+    """Thai runs its words together: its notes sit in the Thai index, whose analyzer splits
+    them with a dictionary, so a question finds a note by a word inside a run, not only by the
+    run written exactly as the note writes it."""
+    put(vault, "เชียงใหม่.md", "# เชียงใหม่\n\nเชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย\n")
+    put(vault, "ภูเก็ต.md", "# ภูเก็ต\n\nภูเก็ตเป็นเกาะทางภาคใต้\n")
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    assert await _labels(core, "ภูเก็ต.md") == [("th", ["Thai"])]
+    assert (await _top(core, "เกาะอยู่ที่ไหน"))[:1] == ["ภูเก็ต.md"]  # "island": one word of a run
+    assert (await _top(core, "ภาคเหนือมีเมืองอะไรบ้าง"))[:1] == ["เชียงใหม่.md"]

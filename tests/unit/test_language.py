@@ -36,6 +36,15 @@ def test_too_little_text_or_variables_are_not_a_language() -> None:
     assert detect("x y z\n\ny = x + 1\n\ny e x, x o y") is None
 
 
+def test_thai_is_told_by_its_script() -> None:
+    """Thai writes no word apart, so no function word is found in it: its letters tell it,
+    English terms in Thai prose or not."""
+    assert detect("เชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย") == "th"
+    assert detect("การตั้งค่า Neo4j และ Docker สำหรับทีมของเรา") == "th"
+    # An English note quoting a Thai word is English.
+    assert detect("The word ไทย means free, and it is the name of the people of the land.") == "en"
+
+
 def test_the_setting_wins_and_the_default_fills_in() -> None:
     assert note_language(PARAGRAPHS["de"], "it", "en") == "it"
     assert note_language(PARAGRAPHS["de"], "auto", "en") == "de"

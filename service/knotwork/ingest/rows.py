@@ -79,7 +79,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 9: Han, kana and Hangul matched a character at a time (a name inside a run of them is a
 # mention); words keep their combining marks (Devanagari, Hebrew points).
 # 10: a backslash before a backtick read as CommonMark reads it ("\`x" opens no code span).
-# 11: Thai, Lao, Khmer and Myanmar matched a letter (with its marks) at a time.
+# 11: Thai, Lao, Khmer and Myanmar matched a letter (with its marks) at a time; Thai notes
+# indexed in Thai.
 FACTS_RULES = 11
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.

@@ -51,6 +51,7 @@ from knotwork.text.stopwords import STOPWORDS
 _ONE_CHAR = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"
 # A word keeps its combining marks, as the index's tokenizer keeps them (``\w`` alone cuts
 # "हिन्दी" at its vowel signs into letters no chunk holds alone).
+_THAI_RUN = regex.compile(r"[\u0e01-\u0e5b]+")
 _TERM = regex.compile(rf"[{_ONE_CHAR}]|[[\p{{L}}\p{{N}}\p{{M}}_]--[{_ONE_CHAR}]]+", regex.V1)
 MAX_NAMED = 10  # notes the question names, longest names first
 NAMED_CHUNKS = 40  # chunks read of each named note, nearest the question first
@@ -66,8 +67,10 @@ def lucene_query(question: str) -> str:
     """The question's words (NFC, as notes are indexed), OR-ed and escaped, so no user text is
     read as Lucene syntax."""
     words = _TERM.findall(unicodedata.normalize("NFC", question))[:64]
-    # Quoted, so words such as AND, OR, NOT or TO are terms, never operators.
-    return " OR ".join(f'"{w}"' for w in words)
+    # Quoted, so words such as AND, OR, NOT or TO are terms, never operators; a run of Thai
+    # bare (nothing in it is syntax), so that the Thai analyzer's words in it are terms each,
+    # not one phrase only the question's exact wording matches.
+    return " OR ".join(w if _THAI_RUN.fullmatch(w) else f'"{w}"' for w in words)
 
 
 class Narrow:
@@ -178,7 +181,7 @@ async def fulltext(
     narrow: Narrow | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
-    cached.vault_view reads them, the most notes' language first; None: all six), of the
+    cached.vault_view reads them, the most notes' language first; None: all seven), of the
     chunks whose note passes ``narrow`` (see ``_own``), each hit scoring its BM25 score's
     share of its own index's best for the vault, best first (a tie, such as two indexes' best
     hits, goes to the earlier language). Each index is asked again, with four times the

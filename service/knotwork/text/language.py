@@ -1,4 +1,5 @@
-"""Which of the six languages a note is written in, told by its commonest function words; pure.
+"""Which of the seven languages a note is written in, told by its commonest function words (and
+Thai by its script); pure.
 
 The language picks the full-text analyzer a note's chunks are indexed with (stemming and stop
 words of that language: "alberi" finds "albero"). Function words are the most frequent words
@@ -14,8 +15,8 @@ import unicodedata
 from collections import Counter
 from typing import Literal
 
-Language = Literal["en", "it", "de", "fr", "es", "pt"]
-LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt")
+Language = Literal["en", "it", "de", "fr", "es", "pt", "th"]
+LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th")
 # The Neo4j full-text analyzer and the chunk label of each language (vocab.LANGUAGE_LABELS).
 ANALYZERS: dict[Language, str] = {
     "en": "english",
@@ -24,6 +25,7 @@ ANALYZERS: dict[Language, str] = {
     "fr": "french",
     "es": "spanish",
     "pt": "portuguese",
+    "th": "thai",  # a dictionary splits its words, which run together
 }
 
 # Frequent function words, chosen to tell the six apart: words two languages share count for
@@ -56,6 +58,10 @@ for _lang, _text in _WORDS.items():
 
 FUNCTION_WORDS = frozenset(_VOCAB)
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Thai is told by its script, not by words: it writes none apart.
+_THAI = re.compile(r"[\u0e01-\u0e5b]")
+_LETTER = re.compile(r"[^\W\d_]")
+THAI_SHARE = 0.3  # of a text's letters: Thai prose with English terms in it is still Thai
 MIN_HITS = 2  # function words a text needs before its language is told
 MARGIN = 1.25  # the winner's count over the runner-up's
 SAMPLE_CHARS = 20_000  # a note's first characters suffice; a long note costs no more
@@ -72,13 +78,25 @@ def _function_word_counts(text: str) -> Counter[Language]:
 
 
 def function_languages(text: str) -> set[Language]:
-    """The languages any function word of ``text`` belongs to (a short question's hint)."""
-    return set(_function_word_counts(text))
+    """The languages any function word of ``text`` belongs to (a short question's hint);
+    Thai by its script."""
+    found: set[Language] = set(_function_word_counts(text))
+    return found | {"th"} if _THAI.search(text) else found
+
+
+def _thai(text: str) -> bool:
+    """Whether ``text`` is mostly Thai, counted over the letters of its start."""
+    sample = text[:SAMPLE_CHARS]
+    if _THAI.search(sample) is None:  # nearly every note: no count at all
+        return False
+    return len(_THAI.findall(sample)) >= THAI_SHARE * len(_LETTER.findall(sample))
 
 
 def detect(text: str) -> Language | None:
     """The language of ``text``, or None when it cannot be told (too short, another
     language, or two languages nearly tied)."""
+    if _thai(text):
+        return "th"
     counts = _function_word_counts(text)
     ranked = counts.most_common(2)
     if not ranked or ranked[0][1] < MIN_HITS:
