@@ -68,6 +68,10 @@ class Core:
         """Ollama's client or the in-process sentence-transformers one."""
         return self.models.embedder
 
+    async def load_llm(self) -> LLM:
+        """The chat model, built off the event loop when it is not built yet."""
+        return await self.models.load_llm()
+
     async def load_embedder(self) -> BaseEmbedding:
         """The embedder, built off the event loop when it is not built yet."""
         return await self.models.load_embedder()
@@ -102,6 +106,7 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
                 driver,
                 settings.neo4j_database,
                 unavailable_after_s=settings.neo4j_unavailable_after_s,
+                uri=settings.neo4j_uri,
             ),
             models=models,
         )

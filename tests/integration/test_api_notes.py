@@ -18,6 +18,7 @@ from knotwork.api import create_app
 from knotwork.check.verify import snapshot
 from knotwork.core import open_core
 from knotwork.graph.lease import Lease
+from knotwork.retrieve.notes import note_history
 from knotwork.settings import Settings
 from tests.integration.conftest import Neo4jTarget
 
@@ -461,3 +462,56 @@ def test_a_name_in_another_unicode_form_reaches_the_note_the_disk_holds(
     assert client.delete(f"/notes/{composed}").status_code == 200
     assert not [n for n in notes() if n.startswith("Caf")]
     assert client.delete(f"/notes/{composed}").status_code == 404
+
+
+def test_get_and_history_find_a_note_in_either_unicode_form(
+    client: TestClient, settings: Settings
+) -> None:
+    """A vault from macOS holds decomposed names, a client types composed ones: GET (and MCP's
+    get_note and note_history, which share these reads) finds the note as PUT and DELETE do."""
+    composed, decomposed = "Caf\u00e9.md", "Cafe\u0301.md"
+    assert client.put(f"/notes/{decomposed}", content="# Café\n\nOpen late.\n").status_code == 200
+    for sent in (composed, decomposed):
+        got = client.get(f"/notes/{sent}")
+        assert got.status_code == 200, got.text
+        assert got.json()["note"]["path"] == decomposed
+        assert got.json()["chunks"][0]["text"].endswith("Open late.")
+
+    async def history(path: str) -> list[dict[str, object]]:
+        async with open_core(settings) as core:
+            return await note_history(core, path)
+
+    assert [row["path"] for row in asyncio.run(history(composed))] == [decomposed]
+    assert client.get("/notes/Cafe.md").status_code == 404
+
+
+def test_an_empty_body_writes_an_empty_note(client: TestClient, vault: Path) -> None:
+    for kind in ("text/markdown", "application/json"):
+        client.delete("/notes/Empty.md")
+        put = client.put("/notes/Empty.md", headers={"Content-Type": kind})
+        assert put.status_code == 200, put.text
+        assert (vault / "Empty.md").read_bytes() == b""
+        assert client.get("/notes/Empty.md").json()["note"]["path"] == "Empty.md"
+
+
+def test_writes_into_an_empty_folder_the_graph_holds_notes_of_are_503(
+    client: TestClient, vault: Path, settings: Settings
+) -> None:
+    """An empty vault folder takes its first note; emptied while the graph holds notes of it
+    (an unmounted drive's mount point), it takes no write: one would hide under the drive."""
+    assert client.put("/notes/A.md", content="# A\n").status_code == 200
+    assert client.put("/notes/B.md", content="# B\n").status_code == 200
+    before = snapshot_of(settings)
+    for name in ("A.md", "B.md"):
+        (vault / name).unlink()
+    put = client.put("/notes/C.md", content="# C\n")
+    gone = client.delete("/notes/A.md")
+    for response in (put, gone):
+        assert response.status_code == 503, response.text
+        assert response.json()["error"] == "VaultUnavailableError"
+        assert "holds 2 notes" in response.json()["detail"]
+        assert response.headers["Retry-After"] == "1"
+    assert list(vault.iterdir()) == [] and snapshot_of(settings) == before
+    (vault / ".keep").write_text("")  # the notes are gone for good
+    assert client.delete("/notes/A.md").status_code == 200
+    assert client.put("/notes/C.md", content="# C\n").status_code == 200

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
+import knotwork.api.routes.health as health_route
 from knotwork.api import create_app
 from knotwork.cli import app as cli
 from knotwork.settings import Settings, get_settings
@@ -120,8 +121,9 @@ def test_a_non_ascii_key_header_is_401(exposed: Settings) -> None:
 
 
 def test_credentials_in_urls_never_leave_the_process(
-    local: Settings, fake_ollama: FakeOllama, vault: Path
+    local: Settings, fake_ollama: FakeOllama, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(health_route, "REPORT_TTL_S", 0.0)  # the report with Ollama down
     (vault / "Alice.md").write_text(ALICE)
     secret_url = fake_ollama.base_url.replace("http://", "http://knot:s3cret-pw@")
     settings = local.model_copy(update={"ollama_base_url": secret_url})

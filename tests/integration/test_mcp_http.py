@@ -265,3 +265,22 @@ async def test_http_retrievals_at_once_are_bounded_as_rest_ones_are(
     busy = [r for r in results if r.is_error]
     assert 0 < len(busy) < 8, [r.is_error for r in results]
     assert all("ServerBusyError" in str(r.content) and "busy" in str(r.content) for r in busy)
+
+
+async def test_http_writes_take_bodies_up_to_the_screens_limit_not_the_sdks(
+    mcp_settings: Settings, tmp_path: Path, vault: Path
+) -> None:
+    """A tool call past the MCP SDK's own 4 MiB cap but within KNOTWORK_API_MAX_BODY_BYTES + 3 *
+    KNOTWORK_MAX_NOTE_BYTES reaches the tool (here refused for the note's own size, by name),
+    never a bare 413 from the SDK."""
+    body = "# Big\n\n" + "word " * 900_000  # 4.5 MB: over the SDK's cap and the note limit
+    async with (
+        over_http(mcp_settings, tmp_path, "--allow-writes", KNOTWORK_VAULT_PATH=str(vault)) as (
+            url,
+            _,
+        ),
+        http_client(url) as client,
+    ):
+        refusal = await refused(client, "upsert_note", path="Big.md", content=body)
+    assert "NoteTooLargeError" in refusal and "KNOTWORK_MAX_NOTE_BYTES" in refusal
+    assert not (vault / "Big.md").exists()

@@ -14,6 +14,7 @@ import pytest
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
+import knotwork.api.routes.health as health_route
 from knotwork.api import create_app
 from knotwork.check.verify import snapshot
 from knotwork.cli import app as cli
@@ -168,9 +169,14 @@ async def test_a_server_that_is_down_still_returns_the_evidence_and_names_it(
 
 
 def test_health_probes_the_openai_like_server(
-    openai_settings: Settings, empty_db: Neo4jTarget, fake_openai: FakeOpenAILike
+    openai_settings: Settings,
+    empty_db: Neo4jTarget,
+    fake_openai: FakeOpenAILike,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from fastapi.testclient import TestClient
+
+    monkeypatch.setattr(health_route, "REPORT_TTL_S", 0.0)  # each /health checks afresh
 
     with TestClient(create_app(openai_settings)) as http:
         body = http.get("/health").json()

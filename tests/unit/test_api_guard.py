@@ -97,7 +97,25 @@ def test_host_rule_bound_everywhere() -> None:
     named = HostRule.of(make_settings(api_host="0.0.0.0", api_key=key, api_allowed_hosts="a.lan"))
     assert named.allows("a.lan:8000") and not named.allows("b.lan:8000")
     bound = HostRule.of(make_settings(api_host="10.0.0.5", api_key=key))
-    assert bound.allows("10.0.0.5:8000") and not bound.allows("localhost:8000")
+    assert bound.allows("10.0.0.5:8000") and bound.allows("localhost:8000")
+    assert not bound.allows("localhost:8001") and not bound.allows("notes.lan:8000")
+
+
+def test_loopback_names_pass_with_allowed_hosts_on_every_interface() -> None:
+    """Compose binds 0.0.0.0 with a proxy's name allowed: its health check (127.0.0.1 inside
+    the container) and a curl from the host still reach the API at its port."""
+    rule = HostRule.of(
+        make_settings(
+            api_host="0.0.0.0",
+            api_port=8000,
+            api_key=SecretStr("k" * 20),
+            api_allowed_hosts="notes.example.com",
+        )
+    )
+    for host in ("notes.example.com", "127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+        assert rule.allows(host), host
+    for host in ("127.0.0.1:8001", "localhost", "evil.example:8000", "rebound.example"):
+        assert not rule.allows(host), host
 
 
 @pytest.mark.parametrize(

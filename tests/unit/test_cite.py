@@ -250,7 +250,7 @@ def test_a_hit_left_out_of_the_prompt_cannot_be_cited_by_its_label_either() -> N
 
 
 def test_an_open_bracket_then_a_long_paragraph_streams_without_waiting_for_the_end() -> None:
-    """"[0, 1)" never closes as a citation: the text after it is sent as it comes, not held
+    """ "[0, 1)" never closes as a citation: the text after it is sent as it comes, not held
     until a line break (and not scanned again from the bracket at every piece)."""
     raw = "The interval [0, 1) " + "holds every point. " * 500
     stream = CitationStream(ODD, SOURCES)

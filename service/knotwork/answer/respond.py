@@ -201,7 +201,8 @@ async def _from_model(
     size, cut = 0, None
     rendered = CitationStream(evidence.hits, prompt.sources)
     try:
-        async with contextlib.aclosing(await core.llm.astream_chat(prompt.messages)) as stream:
+        llm = await core.load_llm()  # built off the event loop on first use
+        async with contextlib.aclosing(await llm.astream_chat(prompt.messages)) as stream:
             async for chunk in stream:
                 # A chunk without text (a reasoning model's thinking) still counts its time.
                 if chunk.delta:

@@ -111,19 +111,26 @@ def _invalid(message: str) -> JSONResponse:
     )
 
 
+def body_limit(settings: Settings, *, notes_in_json: bool = False) -> tuple[int, str]:
+    """The largest body but a note PUT's, and the settings that make it: ``notes_in_json``
+    (the MCP write tools carry a whole note as a JSON string) makes room for three times the
+    note limit, what escaping non-ASCII text as ``\\uXXXX`` can make of it."""
+    if notes_in_json:
+        return (
+            settings.api_max_body_bytes + 3 * settings.max_note_bytes,
+            "KNOTWORK_API_MAX_BODY_BYTES + 3 * KNOTWORK_MAX_NOTE_BYTES",
+        )
+    return settings.api_max_body_bytes, "KNOTWORK_API_MAX_BODY_BYTES"
+
+
 class BodyScreen:
     """ASGI middleware: the size limit, then the JSON and UTF-8 checks, then the app."""
 
     def __init__(self, app: ASGIApp, settings: Settings, *, notes_in_json: bool = False) -> None:
-        """``notes_in_json``: bodies may carry a whole note as a JSON string (the MCP write
-        tools), so the limit makes room for three times the note limit, what escaping
-        non-ASCII text as ``\\uXXXX`` can make of it."""
+        """``notes_in_json``: bodies may carry a whole note as a JSON string (``body_limit``)."""
         self.app = app
         self.note_limit = settings.max_note_bytes
-        self.limit, self.setting = settings.api_max_body_bytes, "KNOTWORK_API_MAX_BODY_BYTES"
-        if notes_in_json:
-            self.limit += 3 * settings.max_note_bytes
-            self.setting += " + 3 * KNOTWORK_MAX_NOTE_BYTES"
+        self.limit, self.setting = body_limit(settings, notes_in_json=notes_in_json)
 
     def _limit(self, scope: Scope) -> tuple[int, str]:
         if scope["method"] == "PUT" and scope["path"].startswith("/notes/"):

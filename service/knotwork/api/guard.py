@@ -5,8 +5,9 @@ at 127.0.0.1, so its requests arrive with a foreign ``Host``; a cross-site reque
 foreign ``Origin``; a "simple" cross-site request (a form, or ``fetch`` in ``no-cors`` mode)
 is a POST whose type is ``text/plain``, a form type, or none. So:
 
-* ``Host`` must name this server: its bind address and port, on loopback also ``127.0.0.1``,
-  ``localhost`` and ``[::1]`` at that port, plus ``KNOTWORK_API_ALLOWED_HOSTS``. A server bound
+* ``Host`` must name this server: its bind address and port, always also ``127.0.0.1``,
+  ``localhost`` and ``[::1]`` at that port (a rebinding page sends its own name, never these;
+  a container's health check sends them), plus ``KNOTWORK_API_ALLOWED_HOSTS``. A server bound
   to every interface (``0.0.0.0``) cannot know its names and checks none unless that setting
   lists them; it requires the API key instead. Otherwise 421.
 * ``Origin``, when present, must be an allowed host (or the request's own host, where any host
@@ -79,9 +80,9 @@ class HostRule:
         if "*" in extra or (settings.api_host.strip() in _WILDCARD_BINDS and not extra):
             return cls(frozenset(), frozenset(), any_host=True)
         port = settings.api_port
-        bound = [_host_literal(settings.api_host)]
-        if settings.api_is_loopback():
-            bound += _LOOPBACK_NAMES
+        # The loopback names at the bound port, whatever the bind: a health check from inside
+        # a container bound to 0.0.0.0 with ALLOWED_HOSTS set sends them.
+        bound = [_host_literal(settings.api_host), *_LOOPBACK_NAMES]
         exact = {f"{name}:{port}" for name in bound}
         if port == 80:
             exact |= set(bound)

@@ -3,7 +3,8 @@
 Nothing here knows HTTP: a refusal is a Knotwork error (``VaultPathError`` for the path itself,
 ``WriteConflictError`` for a conflict with the vault or a read-only vault, ``NoteNotFoundError``,
 ``NoteError`` for a body that is not a note, ``LeaseHeldError`` when a writer that does not
-watch the files holds the vault), and a write that reached the disk returns a ``WriteResult``
+watch the files holds the vault, ``VaultUnavailableError`` for a vault folder that cannot be
+seen: ``api.vault_folder``), and a write that reached the disk returns a ``WriteResult``
 saying whether the graph shows it already (``done``), someone else will ingest it
 (``accepted``) or the journal replays it once Neo4j is back (``journaled``). Which way a write
 goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s policy.
@@ -23,6 +24,7 @@ from typing import Literal
 from neo4j.exceptions import Neo4jError
 
 from knotwork.api.note_schemas import Synced, synced
+from knotwork.api.vault_folder import vault_root
 from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
 from knotwork.errors import (
@@ -46,7 +48,6 @@ from knotwork.vault.write import (
     case_variants_on_disk,
     delete_note_file,
     exists_exactly,
-    failing_disk,
     note_target,
     refuse_case_variants,
     spelled_on_disk,
@@ -76,19 +77,6 @@ class WriteResult:
     @property
     def detail(self) -> str:
         return SAVED.format(done=self.done)
-
-
-def vault_root(core: Core) -> Path:
-    root = core.settings.vault_path
-    try:
-        there = root is not None and root.is_dir()
-    except OSError as exc:  # a network or FUSE mount gone answers this way
-        if failed := failing_disk(exc, str(root)):
-            raise failed from exc
-        raise
-    if root is None or not there:
-        raise WriteConflictError("no vault folder is configured (KNOTWORK_VAULT_PATH)")
-    return root
 
 
 # A write the file system refuses because of the mount or permissions, not because of a bug.
@@ -265,7 +253,7 @@ async def _ingest(
 
 async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> WriteResult:
     """Write the note's file atomically, then ingest it (or leave it to whoever will)."""
-    root = vault_root(core)
+    root = await vault_root(core, held_ok=0)
     rel, full = note_target(root, path)
     data = body.encode("utf-8")
     body = decode(data, rel, core.settings.max_note_bytes).text  # as a read of the file gives it
@@ -300,7 +288,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
 
 async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResult:
     """Delete the note's file, then remove it from the graph (or leave it to whoever will)."""
-    root = vault_root(core)
+    root = await vault_root(core, held_ok=1)
     rel, full = note_target(root, path)
     async with core.note_locks.hold(rel):
         on_disk = exists_exactly(full, root.resolve(), strict=True)
@@ -337,7 +325,7 @@ async def sync_all(core: Core, writers: RestWriters) -> Synced:
     The lease is renewed while the sync runs (LeaseHeldError naming the holder; a lease lost
     meanwhile stops the sync with LeaseLostError). Note writes made meanwhile are applied from
     disk before the lease is given back."""
-    ingestor = Ingestor(core, root=vault_root(core))
+    ingestor = Ingestor(core, root=await vault_root(core))
     async with writers.sync():
         report = await sync_vault(ingestor)
         await writers.drain(ingestor)

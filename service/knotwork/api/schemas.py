@@ -80,6 +80,9 @@ class FiltersIn(BaseModel):
 
 
 class RetrieveRequest(BaseModel):
+    # A misspelled field ("topk", "filter") is a 422, never silently the default.
+    model_config = ConfigDict(extra="forbid")
+
     question: str = Field(min_length=1, max_length=2000, examples=["Who does Alice work with?"])
     top_k: int = Field(default=8, ge=1, le=50, description="hits to return")
     filters: FiltersIn = Field(default_factory=FiltersIn)
@@ -93,8 +96,6 @@ class RetrieveRequest(BaseModel):
 
 
 class QueryRequest(RetrieveRequest):
-    model_config = ConfigDict(extra="forbid")
-
     mode: Mode = Field(
         default="normal",
         description="`normal`: every retriever and the model's keywords; `fast`: no model "

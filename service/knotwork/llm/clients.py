@@ -14,10 +14,12 @@ import asyncio
 import importlib.util
 import logging
 import math
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from knotwork.errors import ConfigError, KnotworkError, ModelUnavailableError
@@ -54,6 +56,20 @@ LLAMA_IMPORT = threading.RLock()
 # A server's first answers (/health, tools/list) go out before the import competes with them for
 # the interpreter; a model call sooner builds its client itself.
 WARM_UP_DELAY_S = 1.0
+
+
+def _import_locked(name: str) -> ModuleType:
+    with LLAMA_IMPORT:
+        return importlib.import_module(name)
+
+
+async def import_off_loop(name: str) -> ModuleType:
+    """Module ``name``, imported in a thread under LLAMA_IMPORT when not yet: neither the
+    import (seconds for LlamaIndex) nor the lock a background load holds stalls the loop."""
+    module = sys.modules.get(name)
+    if module is not None and not getattr(module.__spec__, "_initializing", False):
+        return module  # imported in full: taking the lock would only wait on a model load
+    return await asyncio.to_thread(_import_locked, name)
 
 
 def build_llm(settings: Settings) -> LLM:
@@ -221,6 +237,11 @@ class ModelClients:
     @property
     def embedder(self) -> BaseEmbedding:
         return self._embedder.get()
+
+    async def load_llm(self) -> LLM:
+        """The chat client, built in a thread when it is not yet (as ``load_embedder``)."""
+        built = self._llm.built
+        return built if built is not None else await asyncio.to_thread(self._llm.get)
 
     async def load_embedder(self) -> BaseEmbedding:
         """The embedder, built in a thread when it is not yet: loading a model (or trying

@@ -18,7 +18,7 @@ from knotwork.api.schemas import (
     query_response,
     retrieve_response,
 )
-from knotwork.llm.clients import LLAMA_IMPORT
+from knotwork.llm.clients import import_off_loop
 from knotwork.mcp.common import (
     READ_ONLY,
     AskMode,
@@ -116,8 +116,9 @@ def register(server: MCPServer[Served]) -> None:
         `dropped_citations`.
         """
         core = core_of(ctx)
-        with LLAMA_IMPORT:  # LlamaIndex, which the clients may be loading in the background
-            from knotwork.answer.respond import answer
+        # LlamaIndex, imported off the event loop (the clients may be loading it meanwhile)
+        await import_off_loop("knotwork.answer.respond")
+        from knotwork.answer.respond import answer
 
         with tool_errors():
             scope = filters(folder, tags, date_from, date_to, trust)
@@ -138,8 +139,8 @@ def register(server: MCPServer[Served]) -> None:
         ctx: ServedContext, question: str, top_k: int, scope: dict[str, object]
     ) -> tuple[Evidence, bool]:
         core = core_of(ctx)
-        with LLAMA_IMPORT:
-            from knotwork.answer.respond import gather, sufficient
+        await import_off_loop("knotwork.answer.respond")
+        from knotwork.answer.respond import gather, sufficient
 
         with tool_errors():
             body = RetrieveRequest.model_validate(

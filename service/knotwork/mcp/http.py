@@ -15,14 +15,19 @@ def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
     otherwise), the key then required on every request, Host and Origin checked by the same
     allow-list (``knotwork.api.guard``), and bodies bounded and checked as REST's
     (``knotwork.api.body``)."""
-    from knotwork.api.body import BodyScreen  # fastapi: only for the HTTP transport
+    from knotwork.api.body import BodyScreen, body_limit  # fastapi: only for the HTTP transport
     from knotwork.api.send_timeout import SendTimeout
 
     settings.check_api_exposure()
     # The SDK's own Host check knows only loopback names at any port; ours replaces it.
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     server = create_mcp_server(settings, allow_writes=allow_writes)
-    app: ASGIApp = server.streamable_http_app(host=settings.api_host, transport_security=unchecked)
+    # The SDK's own body cap (4 MiB) would refuse what BodyScreen lets through (a large note's
+    # upsert_note) with a bare 413: it gets BodyScreen's limit, which then speaks first.
+    limit, _ = body_limit(settings, notes_in_json=allow_writes)
+    app: ASGIApp = server.streamable_http_app(
+        host=settings.api_host, transport_security=unchecked, max_request_body_size=limit
+    )
     # Bodies bounded and well-formed as REST's are (a write carries a whole note).
     app = BodyScreen(app, settings, notes_in_json=allow_writes)
     app = RequestGuard(app, settings, docs=False, keyed=True)

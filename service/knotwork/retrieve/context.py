@@ -19,6 +19,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError, QueryTimeoutError
+from knotwork.redact import described
 from knotwork.retrieve import cached, relevance, search
 from knotwork.retrieve import keywords as kw
 from knotwork.retrieve.config import RetrievalConfig
@@ -102,7 +103,7 @@ class Context:
         store, settings = core.store, core.settings
         needs = frozenset().union(*(r.needs for r in retrievers))
         self.keywords = (
-            self.steps.start(self.clock.timed("keywords", kw.propose(core.llm, self.question)))
+            self.steps.start(self.clock.timed("keywords", self._keywords()))
             if self.mode == "normal" and "keywords" in needs
             else None
         )
@@ -143,6 +144,17 @@ class Context:
         ("api", "models") says little about what a passage is about (measured against the
         vault's size)."""
         return search.max_mentioned_by(view.notes, self.config.min_specificity)
+
+    async def _keywords(self) -> tuple[list[str], str | None]:
+        # The chat client is built off the event loop (it imports LlamaIndex on first use); one
+        # that cannot be built costs the keywords, as a model down does, unless a setting is wrong.
+        try:
+            llm = await self.core.load_llm()
+        except ConfigError:
+            raise
+        except Exception as exc:
+            return [], f"keywords skipped: the chat model could not be loaded: {described(exc)}"
+        return await kw.propose(llm, self.question)
 
     async def _embed(self, needs: frozenset[str]) -> list[float] | None:
         if "embedding" not in needs:

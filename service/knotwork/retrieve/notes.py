@@ -16,19 +16,28 @@ from knotwork.graph.queries.reads import (
     NoteHistoryRow,
 )
 from knotwork.vault.files import clean_relpath
+from knotwork.vault.write import unicode_forms
 
 
 async def note_detail(core: Core, path: str) -> dict[str, Any]:
     """A note with its chunks and the facts it asserts, with provenance.
 
     Raises VaultPathError for a path that is absolute or leaves the vault, and NoteNotFoundError
-    for one the graph does not hold. The note's text is returned as data, never interpreted.
+    for one the graph does not hold. The path is looked up as sent, then in its other Unicode
+    forms (a vault from macOS holds decomposed names, a client types composed ones), as PUT
+    and DELETE find it; a note beats a placeholder of a link. The note's text is returned as
+    data, never interpreted.
     """
     rel = clean_relpath(path)
-    rows = await core.store.read(NOTE_DETAIL, vault=core.settings.vault_name, path=rel)
-    if not rows:
+    found = None
+    for form in unicode_forms(rel):
+        rows = await core.store.read(NOTE_DETAIL, vault=core.settings.vault_name, path=form)
+        if rows and rows[0]["note"]["content_hash"] is not None:
+            return dict(rows[0])
+        found = found or (dict(rows[0]) if rows else None)
+    if found is None:
         raise NoteNotFoundError(f"no note {rel!r} in the graph")
-    return dict(rows[0])
+    return found
 
 
 async def vault_stats(core: Core) -> dict[str, Any]:
@@ -51,8 +60,16 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
     before.
 
     Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
-    of it."""
+    of it in any Unicode form (the first form that has some is followed, as ``note_detail``)."""
     rel = clean_relpath(path)
+    for form in unicode_forms(rel):
+        if rows := await _history(core, form, limit):
+            return [{**row, "at": row["at"].iso_format()} for row in rows]
+    raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
+
+
+async def _history(core: Core, rel: str, limit: int) -> list[NoteHistoryRow]:
+    """The revisions of the note at exactly ``rel``, followed back through its renames."""
     rows: list[NoteHistoryRow] = []
     at: str | None = rel
     before = None
@@ -74,9 +91,7 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
                 break
             if before is not None and row["kind"] == "upsert" and row["old_hash"] is None:
                 break  # the note's first revision there: before it, another's
-    if not rows:
-        raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
-    return [{**row, "at": row["at"].iso_format()} for row in rows]
+    return rows
 
 
 async def search_notes(

@@ -108,12 +108,18 @@ async def stats(core: CoreDep) -> dict[str, Any]:
         503: {
             "model": Journaled | Refusal,
             "description": "Neo4j is down: the file is saved and the graph catches up later "
-            "(`journaled`), or it was down before anything was written",
+            "(`journaled`), or it was down before anything was written; or the vault folder "
+            "cannot be seen (`VaultUnavailableError`: a drive not mounted), nothing written",
         },
     },
 )
 async def put_note(
-    path: str, body: MarkdownBody, core: CoreDep, writers: WritersDep
+    path: str,
+    core: CoreDep,
+    writers: WritersDep,
+    # An empty body is an empty note, as MCP's upsert_note writes one: FastAPI reads no bytes
+    # as no body, so the default stands for it.
+    body: MarkdownBody = "",
 ) -> Ingested | JSONResponse:
     with as_http():
         return _response(await note_writes.put_note(core, writers, path, body))
@@ -138,7 +144,8 @@ async def put_note(
         503: {
             "model": Journaled | Refusal,
             "description": "Neo4j is down: the file is deleted and the graph catches up "
-            "(`journaled`), or it was down before anything was deleted",
+            "(`journaled`), or it was down before anything was deleted; or the vault folder "
+            "cannot be seen (`VaultUnavailableError`: a drive not mounted), nothing deleted",
         },
     },
 )

@@ -23,10 +23,11 @@ from knotwork.api.schemas import (
     retrieve_response,
 )
 from knotwork.api.send_timeout import ClosingStreamingResponse
-from knotwork.llm.clients import LLAMA_IMPORT
+from knotwork.llm.clients import import_off_loop
 
-# knotwork.answer imports LlamaIndex: the first query imports it (under LLAMA_IMPORT, as the
-# model clients may be loading in the background), so the server answers /health before.
+# knotwork.answer imports LlamaIndex: the first query imports it (in a thread, under the lock the
+# model clients' background load holds), so the server answers /health before and meanwhile.
+ANSWER = "knotwork.answer.respond"
 if TYPE_CHECKING:
     from knotwork.answer.respond import AnswerEvent
 
@@ -138,8 +139,8 @@ async def query(
     limiter: LimiterDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> QueryResponse | StreamingResponse:
-    with LLAMA_IMPORT:
-        from knotwork.answer.respond import answer, answer_stream
+    await import_off_loop(ANSWER)
+    from knotwork.answer.respond import answer, answer_stream
 
     filters = body.filters.to_filters()
     if body.stream or "text/event-stream" in (accept or ""):
@@ -177,8 +178,8 @@ async def retrieve_evidence(
     core: CoreDep,
     limiter: LimiterDep,
 ) -> RetrieveResponse:
-    with LLAMA_IMPORT:
-        from knotwork.answer.respond import gather, sufficient
+    await import_off_loop(ANSWER)
+    from knotwork.answer.respond import gather, sufficient
 
     filters = body.filters.to_filters()
     async with limiter.slot():

@@ -1,0 +1,49 @@
+"""The vault folder a REST or MCP write goes to: none configured is a conflict (409), one that
+cannot be seen is a vault unavailable for now (503, retryable), as the sync and the journal's
+replay say it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knotwork.core import Core
+from knotwork.errors import VaultUnavailableError, WriteConflictError
+from knotwork.graph.queries.reads import VAULT_NOTES
+from knotwork.vault.files import EMPTY, folder_unseen
+from knotwork.vault.write import failing_disk
+
+
+async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
+    """The configured vault folder. VaultUnavailableError when it is missing, not a folder or
+    cannot be listed (a drive not mounted, a mount gone); with ``held_ok`` (a note write) also
+    when it is empty while the graph holds more than ``held_ok`` notes of the vault: an
+    unmounted drive's mount point, where a note written would hide under the drive once it is
+    back. A PUT allows none (an empty folder of a vault the graph holds nothing of takes its
+    first note); a DELETE one, its own note, whose file was the last and went by hand. A sync
+    judges an empty folder itself (``held_ok`` None)."""
+    root = core.settings.vault_path
+    if root is None:
+        raise WriteConflictError("no vault folder is configured (KNOTWORK_VAULT_PATH)")
+    try:
+        root.is_dir()
+    except OSError as exc:  # a disk failing or a network or FUSE mount gone: said as such
+        if failed := failing_disk(exc, str(root)):
+            raise failed from exc
+    unseen = folder_unseen(root)
+    nothing = "; nothing was changed"
+    if unseen == EMPTY:
+        if held_ok is None:
+            return root
+        vault = core.settings.vault_name
+        [row] = await core.store.read(VAULT_NOTES, vault=vault)
+        if (held := int(row["notes"])) <= held_ok:
+            return root
+        unseen = (
+            f"is empty while the graph holds {held} notes of vault '{vault}' (an unmounted drive?)"
+        )
+        nothing += (
+            ". If the notes are gone for good, put any file in the folder (an empty .keep) and sync"
+        )
+    if unseen:
+        raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
+    return root

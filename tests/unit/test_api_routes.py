@@ -1,0 +1,202 @@
+"""The REST app's own behaviour, served in process (no lifespan) by a real Core whose Neo4j does
+not answer (nothing listens at its port): what the routes say before, or instead of, reading the
+graph — the event loop free while the model clients load, the vault folder's errors, request
+validation, and /health shared between callers and telling when to retry."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+import knotwork.api.routes.health as health_route
+from knotwork.api import create_app
+from knotwork.check.health import HealthReport, check_health
+from knotwork.core import Core, open_core
+from knotwork.limits import WorkLimiter
+from knotwork.llm.clients import LLAMA_IMPORT, ModelClients, import_off_loop
+from tests.conftest import make_settings
+from tests.fakes.ollama import FakeOllama
+
+KEY = "k" * 20
+KEYED = {"X-API-Key": KEY}
+HOLD_S = 1.0  # how long a "model load" holds LlamaIndex's import lock
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens at: the Core's Neo4j, which refuses every connection."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@asynccontextmanager
+async def served(ollama: FakeOllama, **overrides: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the real app, its state set as the lifespan would (without the schema
+    check and the background work, which need Neo4j)."""
+    settings = make_settings(
+        neo4j_uri=f"bolt://127.0.0.1:{_closed_port()}",
+        neo4j_password="not-used",
+        neo4j_unavailable_after_s=0.3,
+        ollama_base_url=ollama.base_url,
+        api_key=SecretStr(KEY),
+        **overrides,
+    )
+    app = create_app(settings)
+    async with open_core(settings) as core:
+        app.state.core = core
+        app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
+        app.state.writers = None  # no write below gets as far as the vault's writers
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as c:
+            yield c
+
+
+async def worst_stall(work: Awaitable[Any]) -> tuple[float, Any]:
+    """The longest the event loop went unserved while ``work`` ran with LLAMA_IMPORT held by
+    another thread for HOLD_S (as the background model load holds it), and work's result."""
+    held, done = threading.Event(), threading.Event()
+
+    def load() -> None:
+        with LLAMA_IMPORT:
+            held.set()
+            done.wait(HOLD_S)
+
+    holder = threading.Thread(target=load)
+    holder.start()
+    held.wait()
+    worst, stop = 0.0, asyncio.Event()
+
+    async def tick() -> None:
+        nonlocal worst
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.02)
+            now = time.perf_counter()
+            worst, last = max(worst, now - last - 0.02), now
+
+    ticker = asyncio.create_task(tick())
+    try:
+        result = await work
+    finally:
+        stop.set()
+        await ticker
+        done.set()
+        holder.join()
+    return worst, result
+
+
+async def test_a_retrieve_does_not_stall_the_loop_while_models_load(
+    fake_ollama: FakeOllama,
+) -> None:
+    async with served(fake_ollama) as client:
+
+        async def both() -> tuple[httpx.Response, float]:
+            retrieve = asyncio.create_task(
+                client.post("/retrieve", json={"question": "q"}, headers=KEYED)
+            )
+            await asyncio.sleep(0.05)
+            started = time.perf_counter()
+            await client.get("/openapi.json")  # any other request
+            took = time.perf_counter() - started
+            return await retrieve, took
+
+        stall, (retrieved, other) = await worst_stall(both())
+    assert stall < HOLD_S / 2 and other < HOLD_S / 2, (stall, other)
+    assert retrieved.status_code == 503  # its Neo4j refuses: the route ran to the graph
+
+
+async def test_the_chat_client_and_a_module_load_off_the_loop(
+    fake_ollama: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clients = ModelClients(make_settings(ollama_base_url=fake_ollama.base_url))
+    stall, llm = await worst_stall(clients.load_llm())
+    assert stall < HOLD_S / 2, stall
+    assert llm is clients.llm  # built once, then handed out as is
+
+    (tmp_path / "knotwork_probe_module.py").write_text("VALUE = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "knotwork_probe_module", raising=False)
+    stall, module = await worst_stall(import_off_loop("knotwork_probe_module"))
+    assert stall < HOLD_S / 2, stall
+    assert module.VALUE == 42 and sys.modules["knotwork_probe_module"] is module
+
+
+async def test_a_missing_vault_folder_is_503_and_no_vault_folder_409(
+    fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    markdown = {**KEYED, "Content-Type": "text/markdown"}
+    for vault in (tmp_path / "unmounted", tmp_path / "file"):
+        async with served(fake_ollama, vault_path=vault) as client:
+            synced = await client.post("/sync", headers=KEYED)
+            put = await client.put("/notes/a.md", content=b"# a\n", headers=markdown)
+            deleted = await client.delete("/notes/a.md", headers=KEYED)
+        for response in (synced, put, deleted):
+            assert response.status_code == 503, response.text
+            assert response.json()["error"] == "VaultUnavailableError"
+            assert str(vault) in response.json()["detail"]
+            assert response.headers["Retry-After"] == "1"
+    async with served(fake_ollama) as client:
+        put = await client.put("/notes/a.md", content=b"# a\n", headers=markdown)
+    assert put.status_code == 409 and "no vault folder is configured" in put.json()["detail"]
+
+
+async def test_an_empty_put_reaches_the_route(fake_ollama: FakeOllama) -> None:
+    """An empty body is an empty note, not a missing one (422): with no vault configured the
+    route itself answers."""
+    async with served(fake_ollama) as client:
+        for kind in ("text/markdown", "application/json"):
+            put = await client.put("/notes/Empty.md", headers={**KEYED, "Content-Type": kind})
+            assert put.status_code == 409, put.text
+            assert "no vault folder is configured" in put.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"question": "q", "topk": 3},
+        {"question": "q", "filter": {"folder": "private/"}},
+        {"question": "q", "filters": {"foldr": "private/"}},
+        {"question": "q", "mode": "fast"},  # /query's, not /retrieve's
+    ],
+)
+async def test_retrieve_refuses_unknown_fields(fake_ollama: FakeOllama, body: Any) -> None:
+    async with served(fake_ollama) as client:
+        response = await client.post("/retrieve", json=body, headers=KEYED)
+    assert response.status_code == 422, response.text
+    assert any(e["type"] == "extra_forbidden" for e in response.json()["detail"])
+
+
+async def test_health_is_checked_once_for_callers_at_once_and_says_when_to_retry(
+    fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[float] = []
+
+    async def counted(core: Core) -> HealthReport:
+        calls.append(time.monotonic())
+        return await check_health(core)  # the real check: Neo4j refuses, so not ok
+
+    monkeypatch.setattr(health_route, "check_health", counted)
+    async with served(fake_ollama) as client:
+        first = await asyncio.gather(*(client.get("/health") for _ in range(100)))
+        again = await client.get("/health", headers=KEYED)  # within REPORT_TTL_S: the same
+        assert len(calls) == 1
+        monkeypatch.setattr(health_route, "REPORT_TTL_S", 0.0)
+        later = await client.get("/health", headers=KEYED)
+    assert len(calls) == 2
+    for response in (*first, again, later):
+        assert response.status_code == 503, response.text
+        assert response.headers["Retry-After"] == "1"
+    assert first[0].json() == {"ok": False} and again.json()["neo4j"]["ok"] is False
