@@ -12,9 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
-from knotwork.core import open_core
+from knotwork.core import Core, open_core
 from knotwork.graph.lease import Lease
 from knotwork.graph.queries.writes import CHUNKS_PENDING
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import get_settings
 from tests.conftest import REPO
 from tests.fakes.ollama import FakeOllama
@@ -135,6 +137,66 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     assert "a watcher holds the vault" in held.output and lease.holder in held.output
     states = asyncio.run(_extraction_states())
     assert states == ["pending"], states
+
+
+def test_retry_says_what_stays_pending_and_exits_1_while_the_model_is_down(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
+    fake_ollama.down = True
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    down = CliRunner().invoke(cli, ["retry"])
+    assert down.exit_code == 1, down.output
+    assert "embedded 0 chunks, extracted 0" in down.output
+    assert "1 chunks still pending: the model did not answer" in down.output
+    fake_ollama.down = False
+    up = CliRunner().invoke(cli, ["retry"])
+    assert up.exit_code == 0, up.output
+    assert "embedded 1 chunks, extracted 0" in up.output and "still pending" not in up.output
+
+
+def test_retry_goes_on_pass_after_pass_until_nothing_is_pending(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass reads a bounded number of chunks; the command does not stop after the first."""
+    from knotwork.ingest import modelcalls
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    for name in ("Ann", "Ben", "Cy", "Dee", "Eve"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{name} works here.\n")
+    fake_ollama.down = True
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    fake_ollama.down = False
+    monkeypatch.setattr(modelcalls, "RETRY_PASS", 2)
+    result = CliRunner().invoke(cli, ["retry"])
+    assert result.exit_code == 0, result.output
+    assert "embedded 5 chunks, extracted 0" in result.output, result.output
+    assert asyncio.run(_extraction_states()) == []
+
+
+async def test_retry_reports_its_progress_per_chunk(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """Each embedded slice and each extracted chunk moves the bar: an hour of extraction is
+    not an hour of silence."""
+    fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
+    for name in ("Ann", "Ben"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{name} works here.\n")
+    fake_ollama.down = True
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=True))
+    fake_ollama.down = False
+    calls: list[tuple[int, int, str]] = []
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    done = await ingestor.models.retry_all(lambda *call: calls.append(call))
+    assert (done.embedded, done.extracted, done.pending, done.model_down) == (2, 2, 0, False)
+    assert calls[0] == (2, 4, "embedded 2/2 chunks"), calls
+    assert calls[1:] == [
+        (3, 4, "extracting facts: chunk 1/2"),
+        (4, 4, "extracting facts: chunk 2/2"),
+    ]
 
 
 async def _hold(status: dict[str, object]) -> Lease:

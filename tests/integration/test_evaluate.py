@@ -217,11 +217,27 @@ def test_the_cli_names_a_bad_file(env: None, data: tuple[Path, Path], tmp_path: 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "gold_titles": ["A"]}\n{"gold_titles": []}\n')
     result = CliRunner().invoke(cli, ["eval", "--corpus", str(corpus), "--questions", str(bad)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2, "input the user must fix, not the service failing"
     assert "bad.jsonl:2: field 'question' must be a non-empty string" in result.output
     result = CliRunner().invoke(cli, ["eval", "--questions", str(bad)])
-    assert "give exactly one of --vault DIR or --corpus FILE" in result.output
+    assert result.exit_code == 2, result.output
+    assert result.output == "error: give exactly one of --vault DIR or --corpus FILE\n"
     result = CliRunner().invoke(
         cli, ["eval", "--corpus", str(corpus), "--questions", str(bad), "--k", "2,x"]
     )
     assert result.exit_code == 2 and "not a comma-separated list" in result.output
+
+
+def test_the_cli_refuses_an_out_it_cannot_write_before_the_run(
+    env: None, data: tuple[Path, Path], tmp_path: Path
+) -> None:
+    corpus, questions = data
+    cache = tmp_path / "c"
+    missing = tmp_path / "no" / "r.md"
+    for out, problem in ((missing, f"no folder {missing.parent}"), (tmp_path, "is a folder")):
+        args = ["eval", "--corpus", str(corpus), "--questions", str(questions),
+                "--configs", "fulltext", "--out", str(out), "--cache", str(cache)]  # fmt: skip
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, result.output
+        assert result.output == f"error: --out {out}: {problem}\n"
+    assert not cache.exists(), "nothing was ingested"

@@ -117,6 +117,21 @@ def test_doctor_is_red_when_neo4j_is_unreachable(
     assert "FAIL Neo4j reachable at bolt://127.0.0.1:1" in result.output
 
 
+def test_serve_refuses_a_graph_of_another_embedding_model_in_one_line(
+    env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lifespan's manifest check, run before uvicorn: its message and exit 1, no
+    traceback and no exit 3."""
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    monkeypatch.setenv("KNOTWORK_EMBED_MODEL", "mxbai-embed-large")
+    monkeypatch.setenv("KNOTWORK_EMBED_DIMENSION", "1024")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["serve"])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("error: The graph was embedded with 'nomic-embed-text'")
+    assert "knotwork reembed" in result.output and "Traceback" not in result.output
+
+
 def test_doctor_is_red_when_ollama_is_down(env: None, fake_ollama: FakeOllama) -> None:
     fake_ollama.down = True
     result = CliRunner().invoke(cli, ["doctor"])

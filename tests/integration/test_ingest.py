@@ -558,3 +558,22 @@ async def test_a_model_that_refuses_every_request_makes_no_chunk_an_error(
         core, "MATCH (c:Chunk {vault: 't'}) RETURN c.extraction_state AS s", {}, write=False
     )
     assert [r["s"] for r in rows] == ["pending", "pending"]
+
+
+async def test_the_sync_progress_moves_with_each_chunk_extracted(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """The model's minutes per batch are not a bar that stands still: each chunk extracted is
+    a step, at the count of notes written so far, and the facts written are the same."""
+    fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
+    put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n\n# Later\n\nAnn moved.\n")
+    put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
+    calls: list[tuple[int, int, str]] = []
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    report = await sync_vault(ingestor, lambda *call: calls.append(call))
+    assert report.extracted == 3
+    steps = [call for call in calls if call[2].startswith("extracting facts")]
+    assert [step[2] for step in steps] == [f"extracting facts: chunk {i}/3" for i in (1, 2, 3)]
+    assert all(step[:2] == (0, 2) for step in steps), "before the batch's notes are counted"
+    assert calls[-1][:2] == (2, 2)
+    assert ingestor.on_extracted is None, "the sync's hook does not outlive it"

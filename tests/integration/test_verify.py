@@ -37,3 +37,15 @@ async def test_a_bar_in_a_note_path_or_heading_is_no_stale_fact(
     facts = (await snapshot(core.store, "t"))["facts"]
     assert any(line.startswith("a|b/Ann.md|") and "|llm|" in line for line in facts)
     assert await verify_vault(ingestor) == []
+
+
+async def test_verify_reports_the_progress_of_its_fresh_parse(core: Core, vault: Path) -> None:
+    """The scratch sync of a large vault takes minutes: the progress callback follows it."""
+    for name in ("Ann", "Ben", "Cy"):
+        put(vault, f"{name}.md", f"# {name}\n\n{name} knows [[Ann]].\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    calls: list[tuple[int, int, str]] = []
+    assert await verify_vault(ingestor, lambda *call: calls.append(call)) == []
+    assert calls[-1][:2] == (3, 3), calls
+    assert {path for _, _, path in calls} >= {"Ann.md", "Ben.md", "Cy.md"}

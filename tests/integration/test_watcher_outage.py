@@ -106,7 +106,7 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
 
 
 async def test_the_periodic_retry_alone_says_an_outage_began_and_ended(
-    settings: Settings, vault: Path, proxy: TcpProxy, caplog
+    core: Core, settings: Settings, vault: Path, proxy: TcpProxy, caplog
 ) -> None:  # type: ignore[no-untyped-def]
     """With nothing changed in the folder, the retry of pending model work is the watcher's
     only use of the graph: it says the outage once and its end once."""

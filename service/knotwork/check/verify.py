@@ -20,7 +20,7 @@ from knotwork.graph.queries.admin import (
 )
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.sync import sync_vault
+from knotwork.ingest.sync import Progress, sync_vault
 
 
 class Dump(TypedDict):
@@ -98,10 +98,11 @@ class Difference:
     stale: list[str] = field(default_factory=list)  # in the graph, not in the folder
 
 
-async def verify_vault(ingestor: Ingestor) -> list[Difference]:
+async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> list[Difference]:
     """Differences between the graph and a fresh ingest of the folder (no model is called).
 
-    The fresh ingest goes to a scratch vault in the same database, which is dropped after.
+    The fresh ingest goes to a scratch vault in the same database, which is dropped after;
+    ``progress`` follows it as it follows an ingest.
     """
     scratch = f"verify-{uuid.uuid4().hex[:12]}"
     fresh = Ingestor(
@@ -109,7 +110,7 @@ async def verify_vault(ingestor: Ingestor) -> list[Difference]:
     )
     store = ingestor.core.store
     try:
-        await sync_vault(fresh)
+        await sync_vault(fresh, progress)
         want = structural(await dump(store, scratch))
         have = structural(await dump(store, ingestor.vault))
     finally:

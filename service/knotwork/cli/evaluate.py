@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from knotwork.cli.app import app, progress_bar, with_core
+from knotwork.cli.app import app, fail, progress_bar, with_core
 from knotwork.core import Core
+from knotwork.errors import ConfigError, KnotworkError
 from knotwork.settings import get_settings
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an --out the results could not be written to before the run, not after it."""
+    folder = out.parent
+    if out.is_dir():
+        problem = "is a folder"
+    elif not folder.is_dir():
+        problem = f"no folder {folder}"
+    elif not os.access(out if out.exists() else folder, os.W_OK):
+        problem = "not writable"
+    else:
+        return
+    raise ConfigError(f"--out {out}: {problem}")
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -53,7 +69,14 @@ def evaluate(
 ) -> None:
     """Measure retrieval recall@k and latency per configuration; --answer scores answers too."""
     from knotwork.eval.data import default_cache
-    from knotwork.eval.retrieval import EvalReport, EvalSpec, expand_configs, render, run_eval
+    from knotwork.eval.retrieval import (
+        EvalReport,
+        EvalSpec,
+        check_spec,
+        expand_configs,
+        render,
+        run_eval,
+    )
 
     spec = EvalSpec(
         questions=questions,
@@ -67,6 +90,12 @@ def evaluate(
         reuse=reuse,
         answer_mode=answer,  # type: ignore[arg-type]  # check_spec refuses other values
     )
+    try:  # bad arguments stop here, before the models load and the vault is ingested
+        check_spec(spec)
+        if out is not None:
+            _check_out(out)
+    except KnotworkError as exc:
+        raise fail(exc) from exc
 
     async def work(core: Core) -> EvalReport:
         with progress_bar() as progress:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from pathlib import Path
 from typing import Annotated
@@ -11,12 +12,12 @@ import typer
 from knotwork import __version__
 from knotwork.check.health import HealthReport, check_health
 from knotwork.cli.app import app, fail, with_core, writing
-from knotwork.core import Core
+from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.redact import redact
-from knotwork.settings import get_settings, read_settings
+from knotwork.settings import Settings, get_settings, read_settings
 
 
 @app.command()
@@ -36,11 +37,20 @@ def serve() -> None:
     try:
         settings = get_settings()
         api = create_app(settings)
+        # The lifespan runs this check too, but a failure there is uvicorn's traceback and
+        # exit 3: checked here first, Neo4j down or another model's graph is one line.
+        asyncio.run(_ensure_ready(settings))
     except KnotworkError as exc:
         raise fail(exc) from exc
     # Outermost, so a client that stops reading is cut off whatever it asked (send_timeout.py).
     served = SendTimeout(api, settings.api_send_timeout_s)
     uvicorn.run(served, host=settings.api_host, port=settings.api_port, log_config=None)
+
+
+async def _ensure_ready(settings: Settings) -> None:
+    """The lifespan's readiness check (schema applied, manifest matched), ahead of it."""
+    async with open_core(settings) as core:
+        await core.ensure_ready()
 
 
 class Transport(enum.StrEnum):

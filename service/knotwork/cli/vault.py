@@ -162,13 +162,15 @@ def retry(
         ),
     ] = False,
 ) -> None:
-    """Embed and extract the chunks left pending while a model was unavailable."""
+    """Embed and extract the chunks left pending while a model was unavailable, pass after
+    pass until none is left; exit 1 when some stay pending (a model still down)."""
 
     from knotwork.errors import LeaseHeldError
     from knotwork.graph.lease import lease_status, watches
+    from knotwork.ingest.modelcalls import Retried
     from knotwork.watch.watcher import RETRY_PENDING_S
 
-    async def work(core: Core) -> tuple[int, int, int]:
+    async def work(core: Core) -> tuple[int, Retried]:
         await core.ensure_ready()
         ingestor = Ingestor(core)
         # Putting failed chunks back sets a flag that any retry reads, the watcher's too: no
@@ -176,7 +178,8 @@ def retry(
         back = await ingestor.models.errors_pending() if errors else 0
         try:
             async with writing(core, ingestor.vault, "cli-retry"):
-                return back, *await ingestor.retry_pending()
+                with progress_bar() as progress:
+                    return back, await ingestor.models.retry_all(progress)
         except LeaseHeldError as exc:
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):
@@ -188,16 +191,24 @@ def retry(
                     f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
                     f"chunks put back within {RETRY_PENDING_S:.0f} s once the model answers"
                 )
-                return back, 0, 0
+                return back, Retried()
             raise LeaseHeldError(
                 f"{exc} That writer is a watcher: it finishes the pending chunks itself, every "
                 f"{RETRY_PENDING_S:.0f} s once the model answers, so there is nothing to do here."
             ) from exc
 
-    back, embedded, extracted = with_core(work, models=True)
+    back, done = with_core(work, models=True)
     if errors:
         typer.echo(f"{back} chunks whose extraction had failed are pending again")
-    typer.echo(f"embedded {embedded} chunks, extracted {extracted}")
+    typer.echo(f"embedded {done.embedded} chunks, extracted {done.extracted}")
+    if done.pending:
+        why = (
+            "the model did not answer; `knotwork doctor` checks it, then run `knotwork retry` again"
+            if done.model_down
+            else "a pass made no progress on them (see the warnings above)"
+        )
+        typer.secho(f"{done.pending} chunks still pending: {why}", fg=typer.colors.YELLOW)
+    raise typer.Exit(1 if done.pending else 0)
 
 
 @app.command()
@@ -254,7 +265,8 @@ def verify(
 
     async def work(core: Core) -> list[Difference]:
         await core.ensure_ready()
-        return await verify_vault(Ingestor(core, root=path))
+        with progress_bar() as progress:  # the fresh parse is a whole sync of the vault
+            return await verify_vault(Ingestor(core, root=path), progress)
 
     differences = with_core(work)
     for diff in differences:

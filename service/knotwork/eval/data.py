@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from knotwork.errors import KnotworkError
+from knotwork.errors import ConfigError
 
 GoldKind = Literal["titles", "sections"]
 MARKER = ".knotwork-eval.json"  # written into a corpus vault; no other folder is ever cleared
@@ -33,8 +33,9 @@ def default_cache() -> Path:
     return Path(base).expanduser() / "knotwork" / "eval"
 
 
-class EvalInputError(KnotworkError):
-    """A question file, corpus or folder given to the evaluation cannot be used as it is."""
+class EvalInputError(ConfigError):
+    """A question file, corpus or folder given to the evaluation cannot be used as it is: the
+    user's to fix, so the CLI exits 2 (a ConfigError), as for any bad argument."""
 
 
 @dataclass(frozen=True)

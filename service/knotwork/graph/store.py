@@ -55,6 +55,7 @@ from knotwork.graph.queries.admin import (
     CalibrationGetRow,
 )
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_FOLLOW
+from knotwork.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,7 @@ EXPECTED_INDEXES = (
     "chunk_text_fr",
     "chunk_text_es",
     "chunk_text_pt",
+    "chunk_text_th",
     "chunk_words",
     "entity_embedding",
     "entity_embedding_state",
@@ -127,8 +129,17 @@ def _plain(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v.iso_format() if hasattr(v, "iso_format") else v for k, v in props.items()}
 
 
+def unreachable_hint(uri: str) -> str:
+    """What a new user most often lacks when Neo4j does not answer: a server started."""
+    where = f"; KNOTWORK_NEO4J_URI is {redact(uri)}" if uri else ""
+    return (
+        "is Neo4j running? `knotwork neo4j start` (no Docker) or "
+        f"`docker compose up -d neo4j`{where}"
+    )
+
+
 @contextmanager
-def _translated_errors() -> Iterator[None]:
+def _translated_errors(uri: str = "") -> Iterator[None]:
     """Connection and credential failures become GraphUnavailableError with a hint."""
     try:
         yield
@@ -138,7 +149,9 @@ def _translated_errors() -> Iterator[None]:
             "and KNOTWORK_NEO4J_PASSWORD."
         ) from exc
     except (ServiceUnavailable, SessionExpired, OSError) as exc:
-        raise GraphUnavailableError(f"Neo4j is not reachable: {exc}") from exc
+        raise GraphUnavailableError(
+            f"Neo4j is not reachable: {exc}; {unreachable_hint(uri)}"
+        ) from exc
     except ValueError as exc:  # the driver's word for a host name that does not resolve
         if "resolve address" not in str(exc):
             raise
@@ -241,9 +254,11 @@ class GraphStore:
         *,
         unavailable_after_s: float = 1.5,
         retry_s: float = 30.0,
+        uri: str = "",
     ) -> None:
         self._driver = driver
         self._database = database
+        self._uri = uri  # named in the hint when Neo4j cannot be reached
         # One write transaction at a time in this process. Under read-committed isolation two
         # notes' transactions that meet (a link, a mention, a shared placeholder or entity) can
         # read what the other deletes — a relationship gone mid-statement, a deadlock — and
@@ -302,7 +317,7 @@ class GraphStore:
         async def autocommit(session: AsyncSession) -> list[dict[str, Any]]:
             return await result_rows(await session.run(timed, params))
 
-        with _translated_errors():
+        with _translated_errors(self._uri):
             if write:
                 return await self._managed(work)
             # A read of one statement needs no explicit transaction: an auto-commit query is
@@ -317,7 +332,7 @@ class GraphStore:
         async with self._write_turn:
             for attempt in range(RERUNS + 1):
                 try:
-                    with _translated_errors():
+                    with _translated_errors(self._uri):
                         return await self._managed(work)
                 except Neo4jError as exc:
                     if exc.code not in RERUN_CODES or attempt == RERUNS:
@@ -336,7 +351,7 @@ class GraphStore:
             raise _RolledBack
 
         async with self._write_turn:
-            with contextlib.suppress(_RolledBack), _translated_errors():
+            with contextlib.suppress(_RolledBack), _translated_errors(self._uri):
                 await self._managed(call)
 
     async def read(self, query: Query[R], /, **params: Any) -> list[R]:

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from knotwork.core import Core
@@ -66,6 +66,9 @@ class Ingestor:
         )
         # A sync links new entities once at its end rather than after every batch.
         self.defer_entity_links = False
+        # Told (chunks extracted, of how many) as a batch's extraction goes: a sync's progress
+        # bar would otherwise stand still for the model's minutes per batch.
+        self.on_extracted: Callable[[int, int], None] | None = None
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -259,6 +262,7 @@ class Ingestor:
             outcome.facts = Counter(d.extractors)
             if result.mentions:
                 outcome.facts["mention"] = result.mentions
+        todo = []
         for w in batch.writes:
             outcome = next(o for o in prepared.outcomes if o.path == w.path)
             if outcome.models_down:  # extraction waits for `knotwork retry` too
@@ -268,7 +272,17 @@ class Ingestor:
                 for c, r in zip(prepared.drafts[w.path].chunks, w.chunks, strict=True)
                 if r["extraction_state"] == "pending"
             ]
-            got = await self.models.extract(pending, w.path)
+            todo.append((outcome, w.path, pending))
+        total, tried = sum(len(pending) for _, _, pending in todo), 0
+
+        def tick() -> None:
+            nonlocal tried
+            tried += 1
+            if self.on_extracted is not None:
+                self.on_extracted(tried, total)
+
+        for outcome, path, pending in todo:
+            got = await self.models.extract(pending, path, tick)
             outcome.extracted = got.done
             outcome.facts.update(got.facts)
             outcome.warnings += got.warnings

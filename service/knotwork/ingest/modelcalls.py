@@ -12,6 +12,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +22,10 @@ from knotwork.graph.queries.writes import (
     CHUNK_EXTRACTION_TRIED,
     CHUNKS_ERRORS_PENDING,
     CHUNKS_PENDING,
+    CHUNKS_PENDING_COUNT,
 )
 from knotwork.ingest import extract, similar, write
+from knotwork.ingest.changes import Progress
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
 from knotwork.models import Chunk, Fact, embed_text
@@ -33,6 +36,7 @@ MODEL_BACKOFF_S = 30.0
 # apart, before its extraction is recorded as an error (cypher/chunk_extraction_tried.cypher).
 MAX_EXTRACTION_TRIES = 3
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once when pending chunks are retried
+RETRY_PASS = 10_000  # pending chunks read (and held in memory) by one pass of a retry
 
 
 @dataclass
@@ -42,6 +46,16 @@ class Extracted:
     done: int = 0  # chunks whose extraction was recorded
     facts: Counter[str] = field(default_factory=Counter)  # facts asserted, by extractor
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Retried:
+    """What ``ModelCalls.retry_all`` did, and what it left."""
+
+    embedded: int = 0
+    extracted: int = 0
+    pending: int = 0  # chunks still waiting after the last pass
+    model_down: bool = False  # they wait because a model did not answer
 
 
 @dataclass
@@ -89,8 +103,11 @@ class ModelCalls:
             return None
         return [list(v) for v in vectors]
 
-    async def extract(self, chunks: list[Chunk], path: str) -> Extracted:
-        """Ask the model about each chunk of note ``path`` and record each result."""
+    async def extract(
+        self, chunks: list[Chunk], path: str, tick: Callable[[], None] | None = None
+    ) -> Extracted:
+        """Ask the model about each chunk of note ``path`` and record each result; ``tick``
+        is called as each chunk's model call returns (a progress bar's step)."""
         out = Extracted()
         if not self.extract_enabled:
             return out
@@ -99,7 +116,10 @@ class ModelCalls:
             if self.down:
                 out.warnings.append(f"{path}: extraction postponed: model unavailable")
                 break
-            result = await extract.extract_chunk(self.core.llm, chunk.heading_path, chunk.text)
+            llm = await self.core.load_llm()  # built off the event loop on first use
+            result = await extract.extract_chunk(llm, chunk.heading_path, chunk.text)
+            if tick is not None:
+                tick()
             if result.extraction is None and (result.error or "").startswith("model call failed"):
                 # The model is let be for a while either way (one that is slow for this chunk
                 # is slow for the next); the chunk stays pending, `knotwork retry` asks again.
@@ -165,13 +185,40 @@ class ModelCalls:
         [row] = await self.core.store.write(CHUNKS_ERRORS_PENDING, vault=self.vault)
         return int(row["updated"])
 
+    async def pending_count(self) -> int:
+        """Chunks a retry still has to do: unembedded ones, and unextracted ones when
+        extraction is on (off, they keep their state for the day it is turned on)."""
+        [row] = await self.core.store.read(
+            CHUNKS_PENDING_COUNT, vault=self.vault, extract=self.extract_enabled
+        )
+        return int(row["chunks"])
+
+    async def retry_all(self, progress: Progress | None = None) -> Retried:
+        """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
+        no chunk is pending or a pass leaves as many as before: the model is down, or what is
+        left is nothing a retry can do. One pass at least: it also links new entities."""
+        out = Retried(pending=await self.pending_count())
+        while True:
+            embedded, extracted = await self.retry_pending(RETRY_PASS, progress=progress)
+            before, out.pending = out.pending, await self.pending_count()
+            out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
+            if not out.pending or out.pending >= before:
+                break
+        out.model_down = bool(out.pending) and self.down
+        return out
+
     async def retry_pending(
-        self, limit: int = 10_000, *, ask_again: bool = True
+        self,
+        limit: int = RETRY_PASS,
+        *,
+        ask_again: bool = True,
+        progress: Progress | None = None,
     ) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
 
         An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
-        periodic one waits the back-off out and does nothing when no chunk is pending."""
+        periodic one waits the back-off out and does nothing when no chunk is pending.
+        ``progress`` is told of each slice embedded and each chunk extracted."""
         if ask_again:
             self.down_until = 0.0
         elif self.down:
@@ -181,6 +228,10 @@ class ModelCalls:
             return 0, 0
         embedded = extracted = 0
         need = [r for r in rows if r["embedding_state"] == "pending"]
+        todo = (
+            [r for r in rows if r["extraction_state"] == "pending"] if self.extract_enabled else []
+        )
+        total, done = len(need) + len(todo), 0
         # A slice at a time, each stored as it comes: one call for thousands of texts sends
         # all their batches at once (a CPU model times out on the last ones) and a failure
         # anywhere would lose every vector of the call.
@@ -194,19 +245,24 @@ class ModelCalls:
             embedded += await self.core.store.set_chunk_embeddings(
                 [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True)]
             )
-        if self.extract_enabled:
-            for row in rows:
-                if row["extraction_state"] != "pending":
-                    continue
-                chunk = Chunk(
-                    id=row["id"],
-                    ord=0,
-                    heading_path=row["heading_path"],
-                    line_start=row["line_start"],
-                    line_end=row["line_start"],
-                    text=row["text"],
-                    hash=row["hash"],
-                )
-                extracted += (await self.extract([chunk], row["note_path"])).done
+            done += len(part)
+            if progress:
+                progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
+        for i, row in enumerate(todo, 1):
+            if self.down:
+                break  # the model is let be: the rest stays pending, said by the caller
+            chunk = Chunk(
+                id=row["id"],
+                ord=0,
+                heading_path=row["heading_path"],
+                line_start=row["line_start"],
+                line_end=row["line_start"],
+                text=row["text"],
+                hash=row["hash"],
+            )
+            extracted += (await self.extract([chunk], row["note_path"])).done
+            done += 1
+            if progress:
+                progress(done, total, f"extracting facts: chunk {i}/{len(todo)}")
         await self.link_entities()
         return embedded, extracted

@@ -81,6 +81,10 @@ async def _apply(
             if progress:
                 progress(done, total, outcome.path)
 
+    def extracting(tried: int, of: int) -> None:
+        if progress:  # the notes' count stays; the text says where the model is
+            progress(done, total, f"extracting facts: chunk {tried}/{of}")
+
     async def prepare(batch: list[Change]) -> Prepared:
         return await ingestor.prepare(batch, plan.names)
 
@@ -90,6 +94,7 @@ async def _apply(
     ingestor.core.names.pop(ingestor.vault, None)  # re-read by whoever edits after the sync
     stages = pipeline.Stages(ingestor, cut, size, resolve, first_after=planned)
     stages.start()  # the first unit is drafted and embedded while the names are worked out
+    told, ingestor.on_extracted = ingestor.on_extracted, extracting
     try:
         plan = await planned
         first = 0
@@ -118,6 +123,7 @@ async def _apply(
             advance(await _commit(ingestor, report, prepared, batch, prepare, last, record))
             first = after
     finally:
+        ingestor.on_extracted = told
         stages.cancel()
         planned.cancel()
     return plan

@@ -202,6 +202,10 @@ class ChunksPendingRow(TypedDict):
     extraction_state: str
 
 
+class PendingCountRow(TypedDict):
+    chunks: int
+
+
 class ExtractionWrittenRow(TypedDict):
     note_path: str
 
@@ -217,6 +221,7 @@ class EntitiesPendingRow(TypedDict):
 
 
 CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
+CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingCountRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
 CHUNK_EXTRACTION_TRIED = Query("chunk_extraction_tried", ExtractionTriedRow)
 CHUNKS_ERRORS_PENDING = Query("chunks_errors_pending", UpdatedRow)
