@@ -35,8 +35,9 @@ CALL () {
             ELSE coalesce(o.title, o.name, o.key) END AS object, r.source AS source,
        r.extractor AS extractor, r.confidence AS confidence, r.line AS line,
        r.chunk_id AS chunk_id, rank
-  // The best hits' facts first when there are more than $limit, then shown by note and line.
-  ORDER BY rank, line, predicate
+  // The best hits' facts first when there are more than $limit (a hit's own before its
+  // note's frontmatter, which may list many tags and links), then shown by note and line.
+  ORDER BY rank, chunk_id IS NULL, line, predicate
   LIMIT $limit
   WITH subject, predicate, object, source, extractor, confidence, line, chunk_id
   ORDER BY source, line, predicate

@@ -515,3 +515,17 @@ def test_writes_into_an_empty_folder_the_graph_holds_notes_of_are_503(
     (vault / ".keep").write_text("")  # the notes are gone for good
     assert client.delete("/notes/A.md").status_code == 200
     assert client.put("/notes/C.md", content="# C\n").status_code == 200
+
+
+def test_a_put_without_a_body_empties_no_note(client: TestClient, vault: Path) -> None:
+    """A client that drops the body (no Content-Length, or no type) gets a 422; the note keeps
+    its text. An empty note is an empty body sent as one."""
+    assert client.put("/notes/Keep.md", content="# Keep\n\nText.\n").status_code == 200
+    for headers in ({"Content-Length": "0"}, {"Content-Type": "text/markdown"}):
+        request = client.build_request("PUT", "/notes/Keep.md", headers=headers)
+        for name in {"Content-Length", "Content-Type"} - set(headers):
+            request.headers.pop(name, None)  # what the client left out
+        put = client.send(request)
+        assert put.status_code == 422, (headers, put.text)
+        assert "for an empty note" in put.json()["detail"]
+    assert (vault / "Keep.md").read_text() == "# Keep\n\nText.\n"

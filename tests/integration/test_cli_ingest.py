@@ -177,6 +177,28 @@ def test_retry_goes_on_pass_after_pass_until_nothing_is_pending(
     assert asyncio.run(_extraction_states()) == []
 
 
+def test_retry_embeds_every_chunk_while_the_chat_model_is_missing(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unembedded chunks come first in every pass: chunks that wait for a chat model that is
+    not there never keep a retry from embedding the others, which search needs."""
+    from knotwork.ingest import modelcalls
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    for name in ("Ann", "Ben", "Cy", "Dee", "Eve"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{name} works here.\n")
+    fake_ollama.down = True
+    CliRunner().invoke(cli, ["ingest", str(vault)])
+    fake_ollama.down = False
+    del fake_ollama.models["llama3.1:8b"]
+    monkeypatch.setattr(modelcalls, "RETRY_PASS", 2)
+    result = CliRunner().invoke(cli, ["retry"])
+    assert result.exit_code == 1, result.output
+    assert "embedded 5 chunks, extracted 0" in result.output, result.output
+    assert "5 chunks still pending" in result.output, result.output
+
+
 async def test_retry_reports_its_progress_per_chunk(
     core: Core, vault: Path, fake_ollama: FakeOllama
 ) -> None:
@@ -208,5 +230,7 @@ async def _hold(status: dict[str, object]) -> Lease:
 
 async def _extraction_states() -> list[str]:
     async with open_core(get_settings()) as core:
-        rows = await core.store.read(CHUNKS_PENDING, vault=core.settings.vault_name, limit=10)
+        rows = await core.store.read(
+            CHUNKS_PENDING, vault=core.settings.vault_name, extract=True, limit=10
+        )
         return [r["extraction_state"] for r in rows]

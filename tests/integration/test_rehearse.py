@@ -18,8 +18,14 @@ from knotwork.ingest.sync import sync_vault
 from tests.integration.conftest import ad_hoc, put
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
-# Run after a sync's last batch, by entity linking (its own transactions, model calls between).
-AFTER_THE_WRITES = {"entities_pending", "entity_embedding_set", "entity_similar_link"}
+# Run after a sync's last batch, by entity linking (its own transactions, model calls between);
+# and the vault's folder, recorded before the first batch, by a vault's first sync only.
+AFTER_THE_WRITES = {
+    "entities_pending",
+    "entity_embedding_set",
+    "entity_similar_link",
+    "vault_folder_set",
+}
 
 Call = tuple[str, tuple[tuple[str, str], ...]]  # query text, its parameters' types
 

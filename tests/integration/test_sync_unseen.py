@@ -168,19 +168,30 @@ async def test_another_folder_under_the_vaults_name_deletes_nothing_unless_it_is
 async def test_the_vault_folder_moved_or_made_again_is_still_the_vaults(
     core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
 ) -> None:
-    """The same folder at a new path (moved: its identity kept) or a folder made again at the
-    same path is the vault's folder: synced as ever, and recorded where it is now."""
+    """The folder the last sync read (its path and identity), or any holding at least half of
+    the vault's notes (moved, mounted elsewhere, made again), is the vault's: synced as ever,
+    and recorded where it is now. A folder at the same path holding other notes (another
+    vault mounted at /vault, another drive at the mount point) is not."""
     held = await _synced(vault, ingestor, core)
     renamed = tmp_path / "renamed"
     os.rename(vault, renamed)
     report = await sync_vault(Ingestor(core, root=renamed, vault="t", extract_enabled=False))
     assert report.deleted == 0 and await stored_notes(core, "t") == held
-    shutil.copytree(renamed, vault)  # a new folder at the first path: another identity
+    shutil.copytree(renamed, vault)  # made again at the first path: another identity
     shutil.rmtree(renamed)
-    with pytest.raises(VaultFolderError, match=f"synced from {renamed}"):
-        await sync_vault(ingestor)  # neither the path nor the identity of the last sync's
-    report = await sync_vault(ingestor, new_folder=True)
-    assert report.deleted == 0 and await stored_notes(core, "t") == held
-    _empty(vault)  # made again at the same path: still the vault's folder
-    (vault / ".keep").write_text("")
-    assert (await sync_vault(ingestor)).deleted == 3
+    assert (await sync_vault(ingestor)).deleted == 0 and await stored_notes(core, "t") == held
+    zed = tmp_path / "zed"  # made while the vault's folder is there: never its inode
+    put(zed, "Zed.md", "# Zed\n")
+    shutil.rmtree(vault)
+    os.rename(zed, vault)  # another vault where this one was
+    with pytest.raises(VaultFolderError, match=f"this folder, {vault}, holds 0 of them"):
+        await sync_vault(ingestor)
+    assert await stored_notes(core, "t") == held
+    for path in ("Alice.md", "team/Bob.md"):  # two of its three notes: the vault's again
+        put(vault, path, NOTES[path])
+    report = await sync_vault(ingestor)
+    assert report.deleted == 1 and sorted(await stored_notes(core, "t")) == [
+        "Alice.md",
+        "Zed.md",
+        "team/Bob.md",
+    ]

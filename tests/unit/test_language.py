@@ -41,8 +41,10 @@ def test_thai_is_told_by_its_script() -> None:
     English terms in Thai prose or not."""
     assert detect("เชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย") == "th"
     assert detect("การตั้งค่า Neo4j และ Docker สำหรับทีมของเรา") == "th"
-    # An English note quoting a Thai word is English.
+    # An English note quoting a Thai word is English; Thai vowel signs and tone marks are no
+    # letters to count ("ที่นี่ที่นั่น": 5 letters, 8 marks).
     assert detect("The word ไทย means free, and it is the name of the people of the land.") == "en"
+    assert detect("Trip notes: ที่นี่ที่นั่น and the market") == "en"
 
 
 def test_the_setting_wins_and_the_default_fills_in() -> None:

@@ -92,8 +92,11 @@ def test_thai_lao_khmer_and_myanmar_are_matched_a_letter_at_a_time() -> None:
     assert name_key("ชีย") is None and name_key("ไทย") == "ไ ท ย"
     assert name_key("มหาวิทยาลัยเชียงใหม่") == "ม ห า วิ ท ย า ลั ย เ ชี ย ง ใ ห ม่"  # 16
     assert name_key("ก" * 25) is None  # past the longest gram
-    # A space between two Thai phrases keeps a name from running across it.
+    # A space between two Thai phrases keeps a name from running across it …
     assert name_key("ไปเชียง") not in chunk_grams("ไป เชียงใหม่", (1,))
+    # … and a name holding one (a given name and surname) is found with it.
+    assert name_key("สมชาย ใจดี") in chunk_grams("ผู้เขียนคือ สมชาย ใจดี ครับ", (1,))
+    assert name_key("서울 시청") in chunk_grams("나는 서울 시청에 갔다", (1,))
     # A sign the Thai script shares with Latin (U+02BC) stays in the Latin word it is in.
     assert words("a\u02bcb ไทย") == ["a\u02bcb", "ไ", "ท", "ย"]
 

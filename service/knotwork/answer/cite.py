@@ -33,6 +33,7 @@ _SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|\[\s*({_NUMBERS})\s*\]", re.
 _SOURCES_PREFIX = re.compile(rf"\[\[?[\s\d,;&{_DASH}sourcendat]*\]?\]?", re.I)
 _NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
 MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
+SPAN_CHARS = 1024  # the longest bracketed span read as a possible citation (more, for labels)
 # [path#heading], [path.md], or the same in double brackets, one level of [] allowed inside;
 # never a Markdown link's [text](url). Used only to remove citations, never to keep one.
 _CITATION = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\](?!\()")
@@ -143,9 +144,10 @@ class CitationScanner:
         self.hits = [h for h in hits if h.id in shown] if sources else list(hits)
         labels = {cite_label(h): h for h in reversed(self.hits) if "\n" not in cite_label(h)}
         self._labels = {**{f"[{k}]": h for k, h in labels.items()}, **labels}
-        # An old-form citation is no longer than a label, give or take its spacing and ".md":
-        # a "[" left open longer than that is text, not a citation still arriving.
-        self._longest = 2 * max(map(len, self._labels), default=0) + 64
+        # How far a "[" is read for its "]": an invented citation longer than any label is
+        # still one (and removed); a "[" left open longer than this is text, not a citation
+        # still arriving, so a stream does not wait for it or read it again at every piece.
+        self._longest = max(2 * max(map(len, self._labels), default=0) + 64, SPAN_CHARS)
         self.checked = Checked(text="")
         self._seen: set[str] = set()
 

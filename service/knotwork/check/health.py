@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Literal
 
+from neo4j.exceptions import Neo4jError
 from pydantic import BaseModel, Field
 
 from knotwork.core import Core
@@ -104,6 +105,9 @@ async def _neo4j(core: Core) -> Neo4jReport:
         states = await core.store.index_states()
     except KnotworkError as exc:
         report.error = redact(str(exc))
+        return report
+    except Neo4jError as exc:  # a server that answers but is not ready (starting, stopping)
+        report.error = redact(f"Neo4j is not ready: {exc.code}: {exc.message}")
         return report
     report.indexes = [
         IndexReport(name=s.name, type=s.type, state=s.state, population=s.population)

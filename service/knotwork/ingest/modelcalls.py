@@ -195,14 +195,14 @@ class ModelCalls:
 
     async def retry_all(self, progress: Progress | None = None) -> Retried:
         """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
-        no chunk is pending or a pass leaves as many as before: the model is down, or what is
-        left is nothing a retry can do. One pass at least: it also links new entities."""
+        no chunk is pending or a pass does nothing: the model is down, or what is left is
+        nothing a retry can do. One pass at least: it also links new entities."""
         out = Retried(pending=await self.pending_count())
         while True:
             embedded, extracted = await self.retry_pending(RETRY_PASS, progress=progress)
-            before, out.pending = out.pending, await self.pending_count()
+            out.pending = await self.pending_count()
             out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
-            if not out.pending or out.pending >= before:
+            if not out.pending or not (embedded or extracted):
                 break
         out.model_down = bool(out.pending) and self.down
         return out
@@ -223,7 +223,9 @@ class ModelCalls:
             self.down_until = 0.0
         elif self.down:
             return 0, 0
-        rows = await self.core.store.read(CHUNKS_PENDING, vault=self.vault, limit=limit)
+        rows = await self.core.store.read(
+            CHUNKS_PENDING, vault=self.vault, extract=self.extract_enabled, limit=limit
+        )
         if not rows and not ask_again:
             return 0, 0
         embedded = extracted = 0

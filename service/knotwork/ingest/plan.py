@@ -72,7 +72,7 @@ async def plan_sync(
     outdated = {row["path"] for row in rows if not row["current"]}
     scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
     _check_seen(root, scan, len(stored), ingestor.vault)
-    await _own_folder(ingestor, root, len(stored), new_folder)
+    await _own_folder(ingestor, root, stored, scan, new_folder)
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
@@ -153,25 +153,29 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
 
 
-async def _own_folder(ingestor: Ingestor, root: Path, stored: int, new_folder: bool) -> None:
-    """Stop before a sync takes the notes of another folder for deleted: the vault's notes
-    were synced from one folder (by its path, or by its identity where it is mounted at
-    another path) and this is not it — a second vault under the default name, a subfolder, a
-    typo. Record this folder as the vault's otherwise (first sync, a graph written before
-    folders were recorded, ``new_folder``, or the same folder at a new path)."""
+async def _own_folder(
+    ingestor: Ingestor, root: Path, stored: dict[str, str | None], scan: NoteScan, new_folder: bool
+) -> None:
+    """Stop before a sync takes the notes of another folder for deleted: a second vault under
+    the default name (compose mounts any vault at /vault), a subfolder, another drive at the
+    mount point, a typo. The folder is the vault's when it is the one the last sync read (the
+    same path and identity), or else when it holds at least half of the notes the graph holds
+    (moved, mounted elsewhere, made again: neither a path nor an inode, which a new folder may
+    reuse at once, tells that alone). It is recorded as the vault's then, on a first sync, on
+    a graph written before folders were recorded, and with ``new_folder``."""
     store, vault = ingestor.core.store, ingestor.vault
     path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
     [was] = await store.read(VAULT_FOLDER, vault=vault)
     if (was["folder"], was["folder_id"]) == (path, ident):
         return
-    same = was["folder"] == path or (ident is not None and was["folder_id"] == ident)
-    if stored and was["folder"] is not None and not same and not new_folder:
+    held = sum(p in stored for p in scan.paths)
+    if stored and was["folder"] is not None and 2 * held < len(stored) and not new_folder:
         raise VaultFolderError(
-            f"vault '{vault}' holds {stored} notes synced from {was['folder']}, not from "
-            f"{path}; a sync of this folder would delete every note it lacks, so nothing "
-            "was changed. For a second vault, set another KNOTWORK_VAULT_NAME; if this "
-            f"folder now holds vault '{vault}' (moved, or mounted elsewhere), run `knotwork "
-            f"ingest {path} --new-folder` once."
+            f"vault '{vault}' holds {len(stored)} notes synced from {was['folder']}; this "
+            f"folder, {path}, holds {held} of them, and a sync of it would delete the others, "
+            "so nothing was changed. For a second vault, set another KNOTWORK_VAULT_NAME; if "
+            f"this folder now holds vault '{vault}', run `knotwork ingest {path} --new-folder` "
+            "once."
         )
     await store.write(VAULT_FOLDER_SET, vault=vault, folder=path, folder_id=ident)
 

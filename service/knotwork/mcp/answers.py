@@ -116,16 +116,17 @@ def register(server: MCPServer[Served]) -> None:
         `dropped_citations`.
         """
         core = core_of(ctx)
-        # LlamaIndex, imported off the event loop (the clients may be loading it meanwhile)
-        await import_off_loop("knotwork.answer.respond")
-        from knotwork.answer.respond import answer
-
         with tool_errors():
             scope = filters(folder, tags, date_from, date_to, trust)
             body = QueryRequest.model_validate(
                 {"question": question, "mode": mode, "top_k": top_k, "filters": scope}
             )
             async with work_slot(ctx):
+                # LlamaIndex, imported off the event loop (the clients may be loading it
+                # meanwhile), in the work slot: a wait for it is a wait in the queue
+                await import_off_loop("knotwork.answer.respond")
+                from knotwork.answer.respond import answer
+
                 result = await answer(
                     core,
                     body.question,
@@ -139,14 +140,14 @@ def register(server: MCPServer[Served]) -> None:
         ctx: ServedContext, question: str, top_k: int, scope: dict[str, object]
     ) -> tuple[Evidence, bool]:
         core = core_of(ctx)
-        await import_off_loop("knotwork.answer.respond")
-        from knotwork.answer.respond import gather, sufficient
-
         with tool_errors():
             body = RetrieveRequest.model_validate(
                 {"question": question, "top_k": top_k, "filters": scope}
             )
             async with work_slot(ctx):
+                await import_off_loop("knotwork.answer.respond")
+                from knotwork.answer.respond import gather, sufficient
+
                 evidence = await gather(
                     core,
                     body.question,

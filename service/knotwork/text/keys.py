@@ -44,6 +44,11 @@ _WORD = regex.compile(
 _ONE_SPACELESS = regex.compile(rf"{_ONE}|{_CLUSTER}", regex.V1)
 _ONE_CLUSTER = regex.compile(_CLUSTER, regex.V1)
 _LONGEST_CLUSTER = 8  # a letter with more marks than this is no word a name is made of
+# The blocks the four scripts' letters are in (Thai, Lao; Myanmar and its extensions; Khmer).
+_CLUSTER_BLOCKS = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\ua9e0-\ua9ff\uaa60-\uaa7f\U000116d0-\U000116ff"
+    "\u1780-\u17ff\u19e0-\u19ff]"
+)
 # Between two spaceless characters that a space or punctuation keeps apart in the text (Korean
 # puts spaces between words; "東、京都" does not name "東京"): no name runs across it.
 BREAK = "|"
@@ -95,9 +100,14 @@ def words(text: str) -> list[str]:
 def spaceless(word: str) -> bool:
     """Whether ``word`` is one character of a script written without spaces (Han, kana,
     Hangul), or one letter with its marks of another (Thai, Lao, Khmer, Myanmar)."""
-    if word.isascii() or len(word) > _LONGEST_CLUSTER:  # most words: no regex
+    if word.isascii():  # most words: no regex
         return False
-    return _ONE_SPACELESS.fullmatch(word) is not None
+    if len(word) == 1:
+        return _ONE_SPACELESS.fullmatch(word) is not None
+    # A letter with marks: only in the four scripts' blocks ("москва", "straße" never are).
+    if len(word) > _LONGEST_CLUSTER or _CLUSTER_BLOCKS.match(word) is None:
+        return False
+    return _ONE_CLUSTER.fullmatch(word) is not None
 
 
 def spaceless_pairs(items: list[str]) -> list[tuple[str, str]]:
@@ -107,6 +117,8 @@ def spaceless_pairs(items: list[str]) -> list[tuple[str, str]]:
 
 
 def _weight(word: str) -> float:
+    if word == BREAK:  # a space inside a name ("สมชาย ใจดี") adds no word
+        return 0.0
     if not spaceless(word):
         return 1.0
     return 0.25 if _ONE_CLUSTER.fullmatch(word) else 0.5
@@ -114,7 +126,8 @@ def _weight(word: str) -> float:
 
 def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[str]:
     """Every run of ``items`` of at most MAX_WORDS words (a spaceless character counts half:
-    names of up to twelve of them), joined by spaces; with ``first``, only runs whose first
+    names of up to twelve of them; a Thai letter a quarter), joined by spaces, across a BREAK
+    but never ending at one; with ``first``, only runs whose first
     word it accepts. (Two loops: ingest runs this on every line, mostly without a spaceless
     character.)"""
     runs: list[str] = []
@@ -131,9 +144,12 @@ def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[
         total = 0.0
         for j in range(i, len(items)):
             total += weights[j]
-            if total > MAX_WORDS or items[j] == BREAK:
+            if total > MAX_WORDS:
                 break
-            runs.append(" ".join(items[i : j + 1]))
+            # A run goes across a space ("สมชาย ใจดี", a Thai given name and surname) but
+            # never ends at one; "東、京都" gives "東 | 京", which no name "東京" is.
+            if items[j] != BREAK:
+                runs.append(" ".join(items[i : j + 1]))
     return runs
 
 

@@ -58,8 +58,9 @@ for _lang, _text in _WORDS.items():
 
 FUNCTION_WORDS = frozenset(_VOCAB)
 _WORD = re.compile(r"\w+", re.UNICODE)
-# Thai is told by its script, not by words: it writes none apart.
-_THAI = re.compile(r"[\u0e01-\u0e5b]")
+# Thai is told by its script, not by words: it writes none apart. Its letters only (not its
+# vowel signs and tone marks), against every letter.
+_THAI = re.compile(r"[\u0e01-\u0e30\u0e32\u0e33\u0e40-\u0e46]")
 _LETTER = re.compile(r"[^\W\d_]")
 THAI_SHARE = 0.3  # of a text's letters: Thai prose with English terms in it is still Thai
 MIN_HITS = 2  # function words a text needs before its language is told

@@ -32,6 +32,7 @@ from knotwork.errors import (
     GraphUnavailableError,
     KnotworkError,
     QueryTimeoutError,
+    VaultFolderError,
     VaultUnavailableError,
 )
 from knotwork.graph.lease import Lease, holding
@@ -256,13 +257,16 @@ class VaultWatcher(PathEvents):
 
     async def _rescan_or_retry(self) -> None:
         """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)
-        is logged and tried again shortly; the watcher goes on."""
+        is logged and tried again shortly; the watcher goes on. The folder now holding another
+        vault's notes (VaultFolderError) stops it: its events would write them in this one."""
         self._rescan_retry_at = None
         try:
             await self.rescan()
             self.outage.ended()
             if self._rescan_failed:  # the warning it left is over
                 self.status.warning, self._rescan_failed = None, False
+        except VaultFolderError:  # another vault's folder now at this path: stop, said why
+            raise
         except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
             wait = RETRY_GRAPH_S
             if not isinstance(exc, (KnotworkError, Neo4jError)):  # a bug: backs off, to 5 min

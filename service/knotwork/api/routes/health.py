@@ -28,18 +28,21 @@ REPORT_TTL_S = 2.0
 
 
 class SharedCheck:
-    """The last report, served for ``REPORT_TTL_S``; callers that find it stale while a check
-    is under way wait for that check rather than start their own."""
+    """The last report (or the error the check ended in), served for ``REPORT_TTL_S``; callers
+    that find it stale while a check is under way wait for that check rather than start their
+    own."""
 
     def __init__(self) -> None:
         self._lock = asyncio.Lock()
-        self._report: HealthReport | None = None
+        self._last: HealthReport | Exception | None = None
         self._made = 0.0  # monotonic time the report was made
 
     def _fresh(self) -> HealthReport | None:
-        if self._report is not None and time.monotonic() - self._made < REPORT_TTL_S:
-            return self._report
-        return None
+        if self._last is None or time.monotonic() - self._made >= REPORT_TTL_S:
+            return None
+        if isinstance(self._last, Exception):  # the same failure, not a queue of checks
+            raise self._last
+        return self._last
 
     async def report(self, core: Core) -> HealthReport:
         if (report := self._fresh()) is not None:
@@ -47,8 +50,12 @@ class SharedCheck:
         async with self._lock:
             if (report := self._fresh()) is not None:  # made while this caller waited
                 return report
-            report = await check_health(core)
-            self._report, self._made = report, time.monotonic()
+            try:
+                report = await check_health(core)
+            except Exception as exc:
+                self._last, self._made = exc, time.monotonic()
+                raise
+            self._last, self._made = report, time.monotonic()
             return report
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, status
+from fastapi import APIRouter, Body, HTTPException, Request, status
 from fastapi.responses import JSONResponse
 
 from knotwork.api import note_writes
@@ -39,6 +39,13 @@ from knotwork.retrieve.notes import note_detail, vault_stats
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
+
+
+def _empty_on_purpose(request: Request) -> bool:
+    """An empty body sent as one (``Content-Length: 0`` and a type), not a body a client
+    forgot: that would empty the note."""
+    headers = request.headers
+    return headers.get("content-length") == "0" and bool(headers.get("content-type"))
 
 
 def _response(result: WriteResult) -> Ingested | JSONResponse:
@@ -117,10 +124,17 @@ async def put_note(
     path: str,
     core: CoreDep,
     writers: WritersDep,
+    request: Request,
     # An empty body is an empty note, as MCP's upsert_note writes one: FastAPI reads no bytes
     # as no body, so the default stands for it.
     body: MarkdownBody = "",
 ) -> Ingested | JSONResponse:
+    if not body and not _empty_on_purpose(request):
+        raise HTTPException(
+            422,
+            "a PUT carries the note's text as its body; for an empty note, send an empty body "
+            "with Content-Type: text/markdown",
+        )
     with as_http():
         return _response(await note_writes.put_note(core, writers, path, body))
 

@@ -139,32 +139,34 @@ async def query(
     limiter: LimiterDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> QueryResponse | StreamingResponse:
-    await import_off_loop(ANSWER)
-    from knotwork.answer.respond import answer, answer_stream
-
     filters = body.filters.to_filters()
-    if body.stream or "text/event-stream" in (accept or ""):
-        events = answer_stream(
-            core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
-        )
-        # Retrieval runs here, so its errors (Neo4j down) get their status before the stream;
-        # the slot is held on through the model's tokens (released by _events).
-        held = contextlib.AsyncExitStack()
-        await held.enter_async_context(limiter.slot())
-        try:
+    # The slot first: a question that finds the models still loading waits in the queue, not
+    # on a thread of the pool the driver resolves addresses with.
+    held = contextlib.AsyncExitStack()
+    await held.enter_async_context(limiter.slot())
+    try:
+        await import_off_loop(ANSWER)
+        from knotwork.answer.respond import answer, answer_stream
+
+        if body.stream or "text/event-stream" in (accept or ""):
+            events = answer_stream(
+                core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
+            )
+            # Retrieval runs here, so its errors (Neo4j down) get their status before the
+            # stream; the slot is held on through the model's tokens (released by _events).
             first = await anext(events)
-        except BaseException:
-            await held.aclose()
-            raise
-        return ClosingStreamingResponse(
-            _events(first, events, held),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-    async with limiter.slot():
+            return ClosingStreamingResponse(
+                _events(first, events, held),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
         result = await answer(
             core, body.question, mode=body.mode, top_k=body.top_k, filters=filters
         )
+    except BaseException:
+        await held.aclose()
+        raise
+    await held.aclose()
     return query_response(result)
 
 
@@ -178,11 +180,11 @@ async def retrieve_evidence(
     core: CoreDep,
     limiter: LimiterDep,
 ) -> RetrieveResponse:
-    await import_off_loop(ANSWER)
-    from knotwork.answer.respond import gather, sufficient
-
     filters = body.filters.to_filters()
-    async with limiter.slot():
+    async with limiter.slot():  # before the import, as /query takes it
+        await import_off_loop(ANSWER)
+        from knotwork.answer.respond import gather, sufficient
+
         evidence = await gather(
             core, body.question, mode="retrieve", top_k=body.top_k, filters=filters
         )
