@@ -16,6 +16,7 @@ from knotwork.graph.queries.writes import (
     VAULT_FOLDER,
     VAULT_FOLDER_SET,
     VAULT_NAMES,
+    VaultFolderRow,
 )
 from knotwork.ingest.changes import Progress, SyncReport, Upsert
 from knotwork.ingest.draft import parse
@@ -61,18 +62,22 @@ async def plan_sync(
     the folder lacks are deleted); else a sync of another folder stops (VaultFolderError)."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
-    rows = await ingestor.core.store.read(
-        NOTE_HASHES,
-        vault=ingestor.vault,
-        facts_version=FACTS_VERSION,
-        language_setting=ingestor.language_setting,
+    # The graph's hashes, the folder the vault was synced from and the folder's listing, at once.
+    rows, folders, scan = await asyncio.gather(
+        ingestor.core.store.read(
+            NOTE_HASHES,
+            vault=ingestor.vault,
+            facts_version=FACTS_VERSION,
+            language_setting=ingestor.language_setting,
+        ),
+        _folders(ingestor, root),
+        asyncio.to_thread(scan_notes, root),  # symlinks skipped, case variants named
     )
     stored = {row["path"]: row["content_hash"] for row in rows}
     # Derived under older rules or another language setting: rewritten even when unchanged.
     outdated = {row["path"] for row in rows if not row["current"]}
-    scan = await asyncio.to_thread(scan_notes, root)  # symlinks skipped, case variants named
     _check_seen(root, scan, len(stored), ingestor.vault)
-    await _own_folder(ingestor, root, stored, scan, new_folder)
+    await _own_folder(ingestor, folders, stored, scan, new_folder)
     paths, report.warnings = scan.paths, scan.warnings
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
@@ -153,8 +158,25 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
 
 
+@dataclass(frozen=True)
+class _Folders:
+    path: str  # this sync's folder, resolved
+    ident: str | None  # its identity (device:inode)
+    was: VaultFolderRow  # the folder the vault was last synced from, as recorded
+
+
+async def _folders(ingestor: Ingestor, root: Path) -> _Folders:
+    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
+    [was] = await ingestor.core.store.read(VAULT_FOLDER, vault=ingestor.vault)
+    return _Folders(path, ident, was)
+
+
 async def _own_folder(
-    ingestor: Ingestor, root: Path, stored: dict[str, str | None], scan: NoteScan, new_folder: bool
+    ingestor: Ingestor,
+    folders: _Folders,
+    stored: dict[str, str | None],
+    scan: NoteScan,
+    new_folder: bool,
 ) -> None:
     """Stop before a sync takes the notes of another folder for deleted: a second vault under
     the default name (compose mounts any vault at /vault), a subfolder, another drive at the
@@ -164,8 +186,7 @@ async def _own_folder(
     reuse at once, tells that alone). It is recorded as the vault's then, on a first sync, on
     a graph written before folders were recorded, and with ``new_folder``."""
     store, vault = ingestor.core.store, ingestor.vault
-    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
-    [was] = await store.read(VAULT_FOLDER, vault=vault)
+    path, ident, was = folders.path, folders.ident, folders.was
     if (was["folder"], was["folder_id"]) == (path, ident):
         return
     held = sum(p in stored for p in scan.paths)
