@@ -36,7 +36,7 @@ class Core:
     store: GraphStore
     models: ModelClients  # the chat model and the embedder, each built on first use
     # vault → (monotonic time, note count): retrieval's document count, which costs a scan of
-    # the vault's notes and need not be exact to the note (see retrieve/search.vault_notes).
+    # the vault's notes and need not be exact to the note (see retrieve/named.vault_notes).
     vault_sizes: dict[str, tuple[float, int]] = field(default_factory=dict)
     # (read at, (floor, probes' mean) or None) per vault and embedding model: see
     # retrieve/relevance.py.

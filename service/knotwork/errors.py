@@ -47,8 +47,8 @@ class GraphBusyError(GraphUnavailableError):
 
 class QueryTimeoutError(KnotworkError):
     """Neo4j stopped a query that ran past its time limit: a question's read past
-    ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S`` (``graph.store.reads_within``), or any transaction past
-    the server's own ``db.transaction.timeout``."""
+    ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S`` (``graph.transactions.reads_within``), or any
+    transaction past the server's own ``db.transaction.timeout``."""
 
 
 class SchemaError(KnotworkError):

@@ -1,5 +1,5 @@
 """What the graph's side votes for when a question names notes: the named notes' chunks in
-turns (retrieve/search.py ``in_turns``), and a walk's own seed text left to the names and
+turns (retrieve/named.py ``in_turns``), and a walk's own seed text left to the names and
 full text (retrieve/walk.py ``Walk.seed_stated``)."""
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Every named query has one typed constant, and its row TypedDict is its file's contract.
 
 A ``Query`` constant of ``knotwork.graph.queries`` names a ``cypher/<name>.cypher`` file and
-the TypedDict its rows are cast to (graph/store.py). Nothing checks the rows at run time, so
-here the TypedDict's keys are held to the columns the file's ``// Returns:`` header declares
-and to the columns its final RETURN clause makes; a column renamed on one side only fails.
+the TypedDict its rows are cast to (graph/rows.py ``typed``). Nothing checks the rows at run
+time, so here the TypedDict's keys are held to the columns the file's ``// Returns:`` header
+declares and to the columns its final RETURN clause makes; a column renamed on one side only
+fails.
 The Python types are held roughly to the header's (int, str, float, bool, list, map,
 datetime, and "or null"): a header that names no type, or an element id, says too little to
 check more.

@@ -109,7 +109,7 @@ def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
         "mkey": name_key(file_stem),
         "mtitle": name_key(note.title),
         "mkeys": note_name_keys(file_stem, note.title, note.aliases),
-        # What a question names it by loosely: its title's content words (retrieve/search.py).
+        # What a question names it by loosely: its title's content words (retrieve/named.py).
         "mloose": loose_key(note.title),
         "facts_version": FACTS_VERSION,
     }

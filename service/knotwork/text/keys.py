@@ -19,6 +19,13 @@ from itertools import pairwise
 import regex
 
 from knotwork.text import markdown
+from knotwork.text.scripts import (
+    KHMER_BLOCKS,
+    LAO_BLOCK,
+    MYANMAR_BLOCKS,
+    THAI_BLOCK,
+    char_class,
+)
 from knotwork.text.stopwords import STOPWORDS
 
 MAX_WORDS = 6  # names longer than this are never matched (a spaceless word counts less)
@@ -45,10 +52,7 @@ _ONE_SPACELESS = regex.compile(rf"{_ONE}|{_CLUSTER}", regex.V1)
 _ONE_CLUSTER = regex.compile(_CLUSTER, regex.V1)
 _LONGEST_CLUSTER = 8  # a letter with more marks than this is no word a name is made of
 # The blocks the four scripts' letters are in (Thai, Lao; Myanmar and its extensions; Khmer).
-_CLUSTER_BLOCKS = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\ua9e0-\ua9ff\uaa60-\uaa7f\U000116d0-\U000116ff"
-    "\u1780-\u17ff\u19e0-\u19ff]"
-)
+_CLUSTER_BLOCKS = re.compile(char_class(THAI_BLOCK, LAO_BLOCK, *MYANMAR_BLOCKS, *KHMER_BLOCKS))
 # Between two spaceless characters that a space or punctuation keeps apart in the text (Korean
 # puts spaces between words; "東、京都" does not name "東京"): no name runs across it.
 BREAK = "|"

@@ -15,6 +15,8 @@ import unicodedata
 from collections import Counter
 from typing import Literal
 
+from knotwork.text.scripts import THAI_LETTERS, char_class
+
 Language = Literal["en", "it", "de", "fr", "es", "pt", "th"]
 LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th")
 # The Neo4j full-text analyzer and the chunk label of each language (vocab.LANGUAGE_LABELS).
@@ -60,7 +62,7 @@ FUNCTION_WORDS = frozenset(_VOCAB)
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Thai is told by its script, not by words: it writes none apart. Its letters only (not its
 # vowel signs and tone marks), against every letter.
-_THAI = re.compile(r"[\u0e01-\u0e30\u0e32\u0e33\u0e40-\u0e46]")
+_THAI = re.compile(char_class(*THAI_LETTERS))
 _LETTER = re.compile(r"[^\W\d_]")
 THAI_SHARE = 0.3  # of a text's letters: Thai prose with English terms in it is still Thai
 MIN_HITS = 2  # function words a text needs before its language is told

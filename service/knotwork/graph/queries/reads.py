@@ -8,7 +8,7 @@ from neo4j.time import DateTime
 
 from knotwork.graph.queries import Query
 
-# Seed retrievers (retrieve/search.py).
+# Seed retrievers (retrieve/search.py, retrieve/named.py).
 
 
 class ScoredId(TypedDict):

@@ -1,0 +1,65 @@
+"""How the driver's failures reach callers: Neo4j down or refusing the credentials →
+GraphUnavailableError with a hint, pool exhausted → GraphBusyError, past a time limit →
+QueryTimeoutError."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired
+
+from knotwork.errors import GraphBusyError, GraphUnavailableError, QueryTimeoutError
+from knotwork.redact import redact
+
+# A transaction past its time limit: the client's (a read's timeout) or the server's own.
+TIMED_OUT = frozenset(
+    {
+        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+        "Neo.ClientError.Transaction.TransactionTimedOut",
+    }
+)
+
+
+def unreachable_hint(uri: str) -> str:
+    """What a new user most often lacks when Neo4j does not answer: a server started."""
+    where = f"; KNOTWORK_NEO4J_URI is {redact(uri)}" if uri else ""
+    return (
+        "is Neo4j running? `knotwork neo4j start` (no Docker) or "
+        f"`docker compose up -d neo4j`{where}"
+    )
+
+
+@contextmanager
+def translated_errors(uri: str = "") -> Iterator[None]:
+    """Connection and credential failures become GraphUnavailableError with a hint."""
+    try:
+        yield
+    except AuthError as exc:
+        raise GraphUnavailableError(
+            f"Neo4j rejected the credentials: {exc.message}. Check KNOTWORK_NEO4J_USER "
+            "and KNOTWORK_NEO4J_PASSWORD."
+        ) from exc
+    except (ServiceUnavailable, SessionExpired, OSError) as exc:
+        raise GraphUnavailableError(
+            f"Neo4j is not reachable: {exc}; {unreachable_hint(uri)}"
+        ) from exc
+    except ValueError as exc:  # the driver's word for a host name that does not resolve
+        if "resolve address" not in str(exc):
+            raise
+        raise GraphUnavailableError(
+            f"Neo4j is not reachable: {exc}. Check the host in KNOTWORK_NEO4J_URI (`neo4j` names "
+            "the compose service only inside compose; from this machine use 127.0.0.1)"
+        ) from exc
+    except ClientError as exc:
+        if exc.code in TIMED_OUT:
+            raise QueryTimeoutError(
+                "Neo4j stopped a query that ran past its time limit "
+                "(KNOTWORK_NEO4J_QUERY_TIMEOUT_S for reads, or the server's "
+                f"db.transaction.timeout): {exc.message}"
+            ) from exc
+        if "failed to obtain a connection from the pool" not in str(exc):
+            raise
+        raise GraphBusyError(
+            "every connection to Neo4j is in use and none came free in time; retry shortly"
+        ) from exc

@@ -1,0 +1,31 @@
+"""The code point ranges of the scripts that the text code tells apart, each defined once; the
+character classes of text/language.py, text/keys.py and retrieve/lucene.py are built from
+them (``char_class``)."""
+
+from __future__ import annotations
+
+Range = tuple[int, int]  # the first and the last code point, both included
+
+# Thai: its block; every assigned character in it (letters, vowel signs, tone marks, digits and
+# punctuation); and its letters alone (consonants and the vowels written as letters, not the
+# vowel signs or tone marks above and below them).
+THAI_BLOCK: Range = (0x0E00, 0x0E7F)
+THAI_CHARACTERS: tuple[Range, ...] = ((0x0E01, 0x0E5B),)
+THAI_LETTERS: tuple[Range, ...] = ((0x0E01, 0x0E30), (0x0E32, 0x0E33), (0x0E40, 0x0E46))
+LAO_BLOCK: Range = (0x0E80, 0x0EFF)
+# Myanmar and its extensions B, A and C.
+MYANMAR_BLOCKS: tuple[Range, ...] = (
+    (0x1000, 0x109F),
+    (0xA9E0, 0xA9FF),
+    (0xAA60, 0xAA7F),
+    (0x116D0, 0x116FF),
+)
+# Khmer and Khmer Symbols.
+KHMER_BLOCKS: tuple[Range, ...] = ((0x1780, 0x17FF), (0x19E0, 0x19FF))
+
+
+def char_class(*ranges: Range) -> str:
+    """A regex character class (``re`` and ``regex`` alike) of exactly ``ranges``. None of
+    these scripts' code points is regex syntax, so each is written as itself."""
+    parts = (chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges)
+    return f"[{''.join(parts)}]"
