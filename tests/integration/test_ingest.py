@@ -384,10 +384,10 @@ async def test_a_note_that_fails_in_a_sync_leaves_the_links_to_it_resolved_elsew
     put(vault, "Dino.md", "# Dino\n")
     original = Ingestor.commit
 
-    async def commit(self: Ingestor, prepared: Any) -> Any:
+    async def commit(self: Ingestor, prepared: Any, *told: Any) -> Any:
         if any(w.path in ("Carla.md", "Dino.md") for w in prepared.batch.writes):
             raise KnotworkError("refused for the test")
-        return await original(self, prepared)
+        return await original(self, prepared, *told)
 
     monkeypatch.setattr(Ingestor, "commit", commit)
     report = await sync_vault(ingestor)
@@ -419,10 +419,10 @@ async def test_a_note_that_fails_in_a_sync_leaves_the_history_of_notes_mentionin
     put(vault, "Dino Ferri.md", "# Dino Ferri\n")
     original = Ingestor.commit
 
-    async def commit(self: Ingestor, prepared: Any) -> Any:
+    async def commit(self: Ingestor, prepared: Any, *told: Any) -> Any:
         if any(w.path == "Dino Ferri.md" for w in prepared.batch.writes):
             raise KnotworkError("refused for the test")
-        return await original(self, prepared)
+        return await original(self, prepared, *told)
 
     monkeypatch.setattr(Ingestor, "commit", commit)
     ingestor.settings = ingestor.settings.model_copy(update={"ingest_batch": 1})
@@ -496,8 +496,8 @@ async def test_a_chunk_the_model_never_finishes_holds_back_no_other(
     core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A chunk whose every call times out (too long for a CPU model) goes behind the others;
-    one the model refuses (a prompt too long for its context) is recorded as an error after
-    MAX_EXTRACTION_TRIES retries. Before, the first failing chunk came first in every retry
+    one the model refuses (a prompt too long for its context) is recorded as an error at its
+    first refusal. Before, the first failing chunk came first in every retry
     and its failure postponed every chunk after it, for ever."""
     fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
     for name in ("A slow one", "B refused", "Cee", "Dee"):
@@ -576,4 +576,7 @@ async def test_the_sync_progress_moves_with_each_chunk_extracted(
     assert [step[2] for step in steps] == [f"extracting facts: chunk {i}/3" for i in (1, 2, 3)]
     assert all(step[:2] == (0, 2) for step in steps), "before the batch's notes are counted"
     assert calls[-1][:2] == (2, 2)
-    assert ingestor.on_extracted is None, "the sync's hook does not outlive it"
+    calls.clear()
+    put(vault, "Ben.md", "# Ben\n\nBen is a chemist in Oslo.\n")
+    assert (await ingestor.upsert_path("Ben.md")).extracted == 1
+    assert calls == [], "the sync's hook does not outlive it"

@@ -15,7 +15,7 @@ from knotwork.core import Core, open_core
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.watch import watcher as watching
+from knotwork.watch import apply as watching
 from knotwork.watch.watcher import VaultWatcher
 from tests.integration.conftest import put, stored_notes
 from tests.integration.server import TcpProxy

@@ -4,10 +4,10 @@ A batch of notes (one for a single edit, hundreds in a sync) is prepared outside
 transaction — states read in one query, text parsed and chunked off the event loop, new chunks
 embedded in one call, mentions matched in memory — and then written in one set-based
 transaction (ingest/write.py). The structural write lands first, so text and structure are
-searchable before the model has answered; extraction follows per changed chunk. Unchanged
-chunks (same hash) keep their embedding and extraction, so an edit pays the models only for
-what changed. When Ollama is down, chunks land marked ``pending`` and ``retry_pending``
-finishes them later.
+searchable before the model has answered; extraction follows per changed chunk
+(ingest/written.py). Unchanged chunks (same hash) keep their embedding and extraction, so an
+edit pays the models only for what changed. When Ollama is down, chunks land marked
+``pending`` and ``retry_pending`` finishes them later.
 """
 
 from __future__ import annotations
@@ -15,31 +15,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections import Counter
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError
 from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names, NameView
-from knotwork.graph.queries.writes import NOTES_STATE, NotesStateRow
+from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest import draft as drafting
-from knotwork.ingest import extract, write
+from knotwork.ingest import extract, write, written
 from knotwork.ingest.batch import Batch, NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
-from knotwork.ingest.facts import changed_keys, new_note_keys
+from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
-from knotwork.ingest.rows import FACTS_VERSION
-from knotwork.text.language import note_language, setting_key
+from knotwork.ingest.states import changed_names, draft_change
+from knotwork.ingest.written import ExtractionProgress
+from knotwork.text.language import setting_key
 from knotwork.vault.files import clean_relpath, read_note
 
 log = logging.getLogger(__name__)
-
-
-def _mkeys(state: NotesStateRow | None) -> list[str]:
-    """The mention keys a note's stored state holds (none for no state)."""
-    return list(state["mkeys"] or []) if state else []
 
 
 class Ingestor:
@@ -64,11 +58,6 @@ class Ingestor:
         self.models = ModelCalls(
             core, self.vault, self.extract_enabled, embed_enabled, self.model_tag
         )
-        # A sync links new entities once at its end rather than after every batch.
-        self.defer_entity_links = False
-        # Told (chunks extracted, of how many) as a batch's extraction goes: a sync's progress
-        # bar would otherwise stand still for the model's minutes per batch.
-        self.on_extracted: Callable[[int, int], None] | None = None
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -107,7 +96,7 @@ class Ingestor:
         async with self.core.names_lock:  # the names read stay the graph's until written
             prepared = await self.resolve(drafted)
             results = await self._write(prepared)
-        return await self._finish(prepared, results)
+        return await self._finish(prepared, results, link=True)
 
     # -- the stages of a batch (a sync overlaps them across batches: see ingest/sync.py) -----
 
@@ -116,15 +105,20 @@ class Ingestor:
         ``embed`` and ``resolve`` in turn."""
         return await self.resolve(await self.embed(await self.draft(changes)), names)
 
-    async def commit(self, prepared: Prepared) -> list[NoteOutcome]:
-        """Write a prepared batch, then extract its new chunks and link new entities."""
-        return await self._finish(prepared, await self._write(prepared))
+    async def commit(
+        self, prepared: Prepared, on_extracted: ExtractionProgress | None = None
+    ) -> list[NoteOutcome]:
+        """Write a prepared batch of a sync, then extract its new chunks; the sync links new
+        entities once, at its end. ``on_extracted``: told this batch's extraction progress (a
+        sync's progress bar)."""
+        return await self._finish(prepared, await self._write(prepared), on_extracted)
 
     # -- steps -----------------------------------------------------------------------------
 
     async def draft(self, changes: list[Change]) -> Drafted:
-        """States read and notes drafted (parsed, chunked, structural facts): what needs
-        neither names nor models. Their new chunks are embedded by ``embed``."""
+        """States read and notes drafted (parsed, chunked, structural facts) against them
+        (ingest/states.py): what needs neither names nor models. Their new chunks are embedded
+        by ``embed``."""
         for change in changes:
             change.path = clean_relpath(change.path)
             if isinstance(change, Upsert) and change.renamed_from:
@@ -142,7 +136,12 @@ class Ingestor:
         deletes: list[NoteDelete] = []
         upserts = [c for c in changes if isinstance(c, Upsert)]
         made_all = iter(  # one trip to a worker thread for the batch
-            await asyncio.to_thread(lambda: [self._draft(u, states) for u in upserts])
+            await asyncio.to_thread(
+                lambda: [
+                    draft_change(u, states, self.vault, self.settings, self.language_setting)
+                    for u in upserts
+                ]
+            )
             if upserts
             else []
         )
@@ -216,7 +215,7 @@ class Ingestor:
         )
         batch = Batch(self.vault, names, writes, deletes, mentioned)
         if standalone:
-            batch.reverse_keys = self.changed_names(drafts.values(), deletes, states)
+            batch.reverse_keys = changed_names(drafts.values(), deletes, states)
             batch.exclude = sorted(drafts)
             # Other notes' links to the keys of notes new here move to them.
             batch.link_keys = new_note_keys(d.path for d in drafts.values() if d.is_new)
@@ -246,69 +245,20 @@ class Ingestor:
         return results
 
     async def _finish(
-        self, prepared: Prepared, results: dict[str, WriteResult]
+        self,
+        prepared: Prepared,
+        results: dict[str, WriteResult],
+        on_extracted: ExtractionProgress | None = None,
+        *,
+        link: bool = False,
     ) -> list[NoteOutcome]:
-        """Outcomes from the write's results; extraction of new chunks; new entities linked."""
-        batch = prepared.batch
-        for outcome in prepared.outcomes:
-            result = results.get(outcome.path)
-            if result is None or outcome.status in ("unchanged", "missing"):
-                continue
-            outcome.added, outcome.removed = result.added, result.removed
-            d = prepared.drafts.get(outcome.path)
-            if d is None:
-                continue
-            outcome.chunks = len(d.chunks)
-            outcome.facts = Counter(d.extractors)
-            if result.mentions:
-                outcome.facts["mention"] = result.mentions
-        todo = []
-        for w in batch.writes:
-            outcome = next(o for o in prepared.outcomes if o.path == w.path)
-            if outcome.models_down:  # extraction waits for `knotwork retry` too
-                continue
-            pending = [
-                c
-                for c, r in zip(prepared.drafts[w.path].chunks, w.chunks, strict=True)
-                if r["extraction_state"] == "pending"
-            ]
-            todo.append((outcome, w.path, pending))
-        total, tried = sum(len(pending) for _, _, pending in todo), 0
-
-        def tick() -> None:
-            nonlocal tried
-            tried += 1
-            if self.on_extracted is not None:
-                self.on_extracted(tried, total)
-
-        for outcome, path, pending in todo:
-            got = await self.models.extract(pending, path, tick)
-            outcome.extracted = got.done
-            outcome.facts.update(got.facts)
-            outcome.warnings += got.warnings
-        if not self.defer_entity_links and batch.writes:
+        """Outcomes from the write's results; extraction of new chunks; with ``link``, new
+        entities linked (a sync's batches leave that to its end)."""
+        written.record_results(prepared, results)
+        await written.extract_pending(self.models, prepared, on_extracted)
+        if link and prepared.batch.writes:
             await self.link_entities()
         return prepared.outcomes
-
-    @staticmethod
-    def changed_names(
-        drafts: Iterable[drafting.Draft],
-        deletes: list[NoteDelete],
-        states: dict[str, NotesStateRow],
-    ) -> list[str]:
-        """Names whose mentions elsewhere may change: those of notes that appear, go or move
-        (old and new), and the names a note gains or loses (``changed_keys``)."""
-        keys: set[str] = set()
-        for d in drafts:
-            old = _mkeys(states.get(d.renamed_from or d.path))
-            replaced = _mkeys(states.get(d.path)) if d.renamed_from else []  # moved over it
-            if d.is_new or d.renamed_from:
-                keys |= set(old) | set(d.names) | set(replaced)
-            else:
-                keys |= changed_keys(old, d.names)
-        for gone in deletes:
-            keys |= set(_mkeys(states.get(gone.path)))
-        return sorted(keys)
 
     async def retry_pending(
         self, limit: int = 10_000, *, ask_again: bool = True
@@ -320,37 +270,3 @@ class Ingestor:
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
         return await self.models.link_entities()
-
-    def _draft(
-        self, change: Upsert, states: dict[str, NotesStateRow]
-    ) -> tuple[NoteOutcome, drafting.Draft | None]:
-        """A note parsed (unless a sync did) and drafted, or found unchanged; blocking."""
-        source = change.renamed_from if change.renamed_from in states else None
-        note = change.note = change.note or drafting.parse(change.path, change.text)
-        state = states.get(change.path)
-        if (
-            source is None
-            and state is not None
-            and state["content_hash"] == note.content_hash
-            and state["facts_version"] == FACTS_VERSION
-            and state["language_setting"] == self.language_setting
-        ):
-            return NoteOutcome(change.path, "unchanged"), None
-        made = drafting.draft(
-            self.vault,
-            note,
-            change.mtime,
-            self.settings.chunk_size,
-            state,
-            states.get(source) if source else None,
-            source,
-            note_language(
-                f"{note.title}\n{note.body}",
-                self.settings.language,
-                self.settings.default_language,
-            ),
-            self.language_setting,
-        )
-        outcome = NoteOutcome(change.path, "renamed" if source else "written")
-        outcome.warnings += made.warnings
-        return outcome, made

@@ -33,6 +33,7 @@ from knotwork.ingest.changes import (
 )
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.plan import Plan, plan_sync
+from knotwork.ingest.written import ExtractionProgress
 
 log = logging.getLogger(__name__)
 __all__ = ["Progress", "SyncReport", "sync_vault"]  # the report types live in ingest/changes.py
@@ -47,11 +48,7 @@ async def sync_vault(
         raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
     report = SyncReport()
     upserts, deletes, planned = await plan_sync(ingestor, report, progress, new_folder)
-    deferred, ingestor.defer_entity_links = ingestor.defer_entity_links, True
-    try:
-        plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
-    finally:
-        ingestor.defer_entity_links = deferred
+    plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
     await settle.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
     report.linked = await ingestor.link_entities()
     return report
@@ -94,7 +91,6 @@ async def _apply(
     ingestor.core.names.pop(ingestor.vault, None)  # re-read by whoever edits after the sync
     stages = pipeline.Stages(ingestor, cut, size, resolve, first_after=planned)
     stages.start()  # the first unit is drafted and embedded while the names are worked out
-    told, ingestor.on_extracted = ingestor.on_extracted, extracting
     try:
         plan = await planned
         first = 0
@@ -120,10 +116,11 @@ async def _apply(
                 # (this one included) trusting the names it cached before.
                 prepared.batch.names_token = uuid.uuid4().hex
             record = plan.record if owes and (first == 0 or last) else None
-            advance(await _commit(ingestor, report, prepared, batch, prepare, last, record))
+            advance(
+                await _commit(ingestor, report, prepared, batch, prepare, last, record, extracting)
+            )
             first = after
     finally:
-        ingestor.on_extracted = told
         stages.cancel()
         planned.cancel()
     return plan
@@ -137,15 +134,18 @@ async def _commit(
     prepare: Callable[[list[Change]], Awaitable[Prepared]],
     last: bool,
     record: dict[str, list[str]] | None,
+    extracting: ExtractionProgress,
 ) -> list[NoteOutcome]:
     """Write a prepared batch; when it fails, note by note, so one bad note costs itself only.
 
     ``last``: the sync's last batch, which moves other notes' mentions and links, clears the
     sync's record and stamps the names token after its notes. ``record``: what the sync owes
-    if cut off, written before the notes go one by one (by a first or a last batch)."""
+    if cut off, written before the notes go one by one (by a first or a last batch).
+    ``extracting``: told each chunk extracted, for this sync's progress alone (the ingestor is
+    shared with the API and the watcher)."""
     b = prepared.batch
     try:
-        return await ingestor.commit(prepared)
+        return await ingestor.commit(prepared, extracting)
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
@@ -163,7 +163,7 @@ async def _commit(
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
-            outcomes += await ingestor.commit(await prepare([change]))
+            outcomes += await ingestor.commit(await prepare([change]), extracting)
         except GraphUnavailableError:
             raise
         except (KnotworkError, Neo4jError) as exc:
@@ -179,7 +179,7 @@ async def _commit(
         await _reported(
             report,
             "mentions and links of renamed, new or deleted notes",
-            ingestor.commit(prepared),
+            ingestor.commit(prepared, extracting),
         )
     return outcomes
 

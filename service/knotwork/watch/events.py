@@ -1,7 +1,7 @@
 """Watchdog's events as paths waiting to be ingested: each note path waits out its debounce,
 a move remembers where it came from, a folder's event marks every note below it, and too many
 waiting paths (or events) drop them all for a rescan of the whole vault. Runs on the event
-loop; the watcher (watch/watcher.py) applies what is due."""
+loop; watch/apply.py applies what is due."""
 
 from __future__ import annotations
 

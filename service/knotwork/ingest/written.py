@@ -1,0 +1,69 @@
+"""A batch once written: each note's outcome from the write's results, then the chunks it left
+pending extracted, note by note.
+
+Extraction follows the structural write so that text and structure are searchable before the
+model has answered. Its progress goes to a callback the caller passes for this batch alone
+(a sync's progress bar): the ingestor is shared by the API and the watcher, so a callback kept
+on it would tell one caller's progress to another.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from knotwork.ingest.batch import WriteResult
+from knotwork.ingest.changes import Prepared
+from knotwork.ingest.modelcalls import ModelCalls
+
+# Told (chunks extracted, of how many) as a batch's extraction goes: a sync's progress bar
+# would otherwise stand still for the model's minutes per batch.
+ExtractionProgress = Callable[[int, int], None]
+
+
+def record_results(prepared: Prepared, results: dict[str, WriteResult]) -> None:
+    """Each written note's outcome filled from the write: links added and removed, chunks,
+    facts by extractor and mentions."""
+    for outcome in prepared.outcomes:
+        result = results.get(outcome.path)
+        if result is None or outcome.status in ("unchanged", "missing"):
+            continue
+        outcome.added, outcome.removed = result.added, result.removed
+        d = prepared.drafts.get(outcome.path)
+        if d is None:
+            continue
+        outcome.chunks = len(d.chunks)
+        outcome.facts = Counter(d.extractors)
+        if result.mentions:
+            outcome.facts["mention"] = result.mentions
+
+
+async def extract_pending(
+    models: ModelCalls, prepared: Prepared, on_extracted: ExtractionProgress | None = None
+) -> None:
+    """Ask the model about each chunk the write left pending, note by note, into each note's
+    outcome; ``on_extracted`` is told (tried, of how many) after every chunk."""
+    todo = []
+    for w in prepared.batch.writes:
+        outcome = next(o for o in prepared.outcomes if o.path == w.path)
+        if outcome.models_down:  # extraction waits for `knotwork retry` too
+            continue
+        pending = [
+            c
+            for c, r in zip(prepared.drafts[w.path].chunks, w.chunks, strict=True)
+            if r["extraction_state"] == "pending"
+        ]
+        todo.append((outcome, w.path, pending))
+    total, tried = sum(len(pending) for _, _, pending in todo), 0
+
+    def tick() -> None:
+        nonlocal tried
+        tried += 1
+        if on_extracted is not None:
+            on_extracted(tried, total)
+
+    for outcome, path, pending in todo:
+        got = await models.extract(pending, path, tick)
+        outcome.extracted = got.done
+        outcome.facts.update(got.facts)
+        outcome.warnings += got.warnings

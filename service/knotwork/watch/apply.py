@@ -1,0 +1,263 @@
+"""The paths due, applied to the graph as they are on disk, and the full rescans that reconcile
+what events missed; a failed write waits and is tried again, never fatal.
+
+Each path due is ingested as it is on disk: present → upsert (unchanged content writes
+nothing), absent → delete, moved → rename (no re-embedding). An editor's atomic save (write a
+temp file, rename it over the note) is thus one modification. Symbolic links are never
+followed: a linked note, or a note under a linked folder, is treated as absent. A change or
+rescan that fails on the graph (Neo4j down or restarting) waits and is tried again every
+``RETRY_GRAPH_S``: none is dropped and the watcher goes on; one that fails otherwise is tried
+``MAX_ATTEMPTS`` times, then left to a rescan. A move given up still deletes its old path. A
+note missing from a vault folder that is away (unmounted, emptied by a drive gone) is not
+deleted. Which paths wait is watch/events.py's part; when all this runs, watch/watcher.py's.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from neo4j.exceptions import Neo4jError
+
+from knotwork.errors import (
+    GraphUnavailableError,
+    KnotworkError,
+    QueryTimeoutError,
+    VaultFolderError,
+    VaultUnavailableError,
+)
+from knotwork.graph.queries.reads import VAULT_NOTES
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.plan import empty_held
+from knotwork.ingest.sync import Progress, SyncReport, sync_vault
+from knotwork.vault.files import EMPTY, folder_id, folder_unseen, symlink_on_path
+from knotwork.vault.write import exists_exactly
+from knotwork.watch.events import PathEvents, Pending
+from knotwork.watch.outage import Outage
+from knotwork.watch.queue import WatchStatus
+
+log = logging.getLogger(__name__)
+
+# A change or rescan that failed on the graph (Neo4j down or restarting) is tried again after
+# this long; a change Neo4j refuses otherwise, at most MAX_ATTEMPTS times in all.
+RETRY_GRAPH_S = 5.0
+MAX_ATTEMPTS = 3
+MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is left to a rescan
+
+
+class Applier(PathEvents):
+    """The waiting paths of one vault folder written through ``ingestor``, and its rescans."""
+
+    def __init__(self, ingestor: Ingestor, root: Path, status: WatchStatus) -> None:
+        settings = ingestor.settings
+        super().__init__(root, settings.watch_debounce_ms / 1000, settings.watch_queue_max, status)
+        self.ingestor = ingestor
+        self.last_report: SyncReport | None = None  # the last rescan's, for a summary
+        self._rescanning = False
+        self._applying = False  # a change taken off ``pending`` is being written
+        self._rescan_retry_at: float | None = None  # a failed rescan is tried again then
+        self._rescan_failed = False  # the status warning is a failed rescan's
+        self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
+        self.outage = Outage("Neo4j")  # said once, not once a try
+        self.folder_outage = Outage("the vault folder")
+        self._full_id: tuple[int, int] | None = None  # the folder last seen holding anything
+        self._remember_full(folder_id(root))
+
+    # -- changes ------------------------------------------------------------------------------
+
+    async def _process_due(self) -> None:
+        """Apply every change now due, moves first; Neo4j or the vault folder away puts the
+        change back and ends the pass, so the rest wait for it too."""
+        now = time.monotonic()
+        # A move's old path waits for a move not yet due (an edit of the new path delays it):
+        # applied alone it would be a delete, and the move a new note embedded all again.
+        sources = {v.moved_from for v in self.pending.values() if v.moved_from and v.due > now}
+        due = sorted(
+            (p for p, v in self.pending.items() if v.due <= now and p not in sources),
+            key=lambda p: self.pending[p].moved_from is None,
+        )  # moves first
+        consumed: set[str] = set()
+        self._applying = True
+        try:
+            for rel in due:
+                if rel in consumed:  # a rename took it; an event since is a new change
+                    continue
+                item = self.pending.pop(rel, None)
+                if item is None:
+                    continue
+                try:
+                    await self._apply(rel, item, consumed)
+                    self.folder_outage.ended()
+                    self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
+                    self.status.processed += 1
+                    self.status.lag_ms = (time.monotonic() - item.seen) * 1000
+                except (GraphUnavailableError, Neo4jError) as exc:
+                    if isinstance(exc, Neo4jError):  # transient ones count, against a higher cap
+                        if not exc.is_retryable() or item.attempts + 1 >= MAX_TRANSIENT:
+                            self._failed(rel, item, exc)
+                            continue
+                        item.attempts += 1
+                    # Neo4j is down or restarting: this change and the rest wait for it.
+                    self._again(rel, item, attempts=item.attempts)
+                    waiting = f"{len(self.pending)} changes wait"
+                    if isinstance(exc, GraphUnavailableError):
+                        self.outage.failed(exc, waiting)
+                    else:  # a transient error of a server that answers: said each time
+                        log.warning("%s (transient); %s, tried again shortly", exc, waiting)
+                    break
+                except VaultUnavailableError as exc:  # the folder away: every change waits
+                    self._again(rel, item, attempts=item.attempts)
+                    self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
+                    break
+                except QueryTimeoutError as exc:  # the server's transaction limit: tried again
+                    self._failed(rel, item, exc)
+                except KnotworkError as exc:  # about the note itself: its next change retries
+                    self.status.errors += 1
+                    log.warning("%s: %s", rel, exc)
+                except Exception as exc:  # a bug or an odd file: logged, tried again, never fatal
+                    log.exception("%s: unexpected failure", rel)
+                    self._failed(rel, item, exc)
+        finally:
+            self._applying = False
+
+    def _failed(self, rel: str, item: Pending, exc: BaseException) -> None:
+        """A change Neo4j (or the code) refused: tried again, at most MAX_ATTEMPTS times in
+        all; then a rescan brings whatever it could not do in step."""
+        self.status.errors += 1
+        log.warning("%s: %s (try %d)", rel, exc, item.attempts + 1)
+        if item.attempts + 1 < MAX_ATTEMPTS:
+            self._again(rel, item, attempts=item.attempts + 1)
+        else:
+            self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
+
+    def _again(self, rel: str, item: Pending, *, attempts: int) -> None:
+        """Put a change that failed on the graph back, unless a newer one for the path came."""
+        due = time.monotonic() + RETRY_GRAPH_S
+        newer = self.pending.setdefault(rel, Pending(due, item.seen, item.moved_from, attempts))
+        newer.moved_from = newer.moved_from or item.moved_from  # an edit since keeps the move
+
+    def _is_note_file(self, rel: str) -> bool:
+        """A regular note file, reached without a symbolic link: a link (or a path through a
+        linked folder) counts as absent, so the graph never records a link's name with its
+        target's text — the policy ``scan_notes`` applies to a full sync. Exactly this name: on
+        a case-insensitive file system ``Foo.md`` renamed ``foo.md`` leaves no ``Foo.md``."""
+        if symlink_on_path(self.root, rel) is not None:
+            log.info("%s: a symbolic link (or under one); not ingested", rel)
+            return False
+        return exists_exactly(self.root / rel, self.root)
+
+    async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> None:
+        source = item.moved_from
+        # The notes' locks: a REST write in this process never interleaves with this one.
+        async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
+            exists = self._is_note_file(rel)
+            # A note missing from a folder that is not there is not known to be deleted.
+            if not exists and (away := await self._folder_away()):
+                raise VaultUnavailableError(away)  # said as "the vault folder unavailable (…)"
+            if exists and source and not exists_exactly(self.root / source, self.root):
+                waiting = self.pending.pop(source, None)
+                try:
+                    await self.ingestor.rename(source, rel)
+                except BaseException:
+                    # Not moved: the old path waits again (not in this pass), for the move
+                    # tried again or, if that is given up, its own delete.
+                    now = time.monotonic()
+                    self.pending.setdefault(source, waiting or Pending(now, now))
+                    consumed.add(source)
+                    raise
+                consumed.add(source)
+                return
+            outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
+            for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
+                log.warning("%s", warning)
+
+    def _remember_full(self, ident: tuple[int, int] | None) -> None:
+        """Note the folder's identity (``folder_id``) while it holds anything (at start, then
+        every second)."""
+        if ident is not None and folder_unseen(self.root) is None:
+            self._full_id = ident
+
+    async def _folder_away(self) -> str | None:
+        """Why a note the folder no longer shows is not known to be gone, or None: the folder
+        cannot be seen, or it is empty, is not the folder last seen holding anything (device
+        and inode) and the graph holds notes of it — a drive's mount point with the drive
+        away, which a polling observer reports as every note deleted (a sync refuses the same,
+        ingest.plan). The watcher follows the empty mount point within a second, so the folder
+        followed would not tell. A folder emptied by deleting its notes (the last one through
+        the API) is the one last seen full: its deletes apply."""
+        unseen = folder_unseen(self.root)
+        if unseen != EMPTY:
+            return unseen
+        if self._full_id is not None and folder_id(self.root) == self._full_id:
+            return None
+        [row] = await self.ingestor.core.store.read(VAULT_NOTES, vault=self.ingestor.vault)
+        held = int(row["notes"])
+        return empty_held(held, self.ingestor.vault) if held else None
+
+    # -- rescans ------------------------------------------------------------------------------
+
+    async def rescan(self, progress: Progress | None = None) -> None:
+        self.status.rescans += 1
+        self._rescanning = True
+        try:
+            report = await sync_vault(self.ingestor, progress)
+        finally:
+            self._rescanning = False
+        self.last_report = report
+        for said in (*report.warnings, *report.errors):
+            log.warning("%s", said)
+
+    async def _rescan_or_retry(self) -> None:
+        """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)
+        is logged and tried again shortly; the watcher goes on. The folder now holding another
+        vault's notes (VaultFolderError) stops it: its events would write them in this one."""
+        self._rescan_retry_at = None
+        try:
+            await self.rescan()
+            self.outage.ended()
+            if self._rescan_failed:  # the warning it left is over
+                self.status.warning, self._rescan_failed = None, False
+        except VaultFolderError:  # another vault's folder now at this path: stop, said why
+            raise
+        except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
+            wait = RETRY_GRAPH_S
+            if not isinstance(exc, (KnotworkError, Neo4jError)):  # a bug: backs off, to 5 min
+                log.exception("rescan failed")
+                self._rescan_bugs += 1
+                wait = min(RETRY_GRAPH_S * 2**self._rescan_bugs, 300.0)
+            self._rescan_retry_at = time.monotonic() + wait
+            self._rescan_failed = True
+            self.status.warning = f"rescan failed, tried again in {wait:.0f} s: {exc}"
+            if isinstance(exc, GraphUnavailableError):
+                self.outage.failed(exc, "a rescan waits")
+            else:
+                log.warning("%s", self.status.warning)
+        else:
+            self._rescan_bugs = 0
+
+    async def retry_pending(self) -> None:
+        """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
+        try:
+            embedded, extracted = await self.ingestor.retry_pending(ask_again=False)
+        except GraphUnavailableError as exc:
+            self.outage.failed(exc, "the chunks a model left pending wait")
+            return
+        except (KnotworkError, Neo4jError) as exc:
+            log.warning("pending model work not finished yet: %s", exc)
+            return
+        if not self.ingestor.models.down:  # the pending chunks were read: Neo4j answers
+            self.outage.ended()
+        if embedded or extracted:
+            log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waiting or being written, no rescan due or under way."""
+        return not (
+            self.pending
+            or self._applying
+            or self._rescan.is_set()
+            or self._dropping
+            or self._rescanning
+        )
