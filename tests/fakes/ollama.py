@@ -7,7 +7,9 @@ The one fake the tests allow: it sits at the model boundary, so LlamaIndex's ``O
   texts that share words get similar vectors, and the same text always gets the same vector.
 - Chat answers come from ``chat_script`` (a callable taking the request body), else a default:
   a minimal instance of a JSON-schema ``format``, ``{}`` for ``format: "json"``, or ``"ok"``
-  (``chat_answer``, which tests/fakes/openai_like.py shares, so both fakes answer alike).
+  (``chat_answer``, which tests/fakes/openai_like.py shares, so both fakes answer alike). A
+  script that raises ``ChatRefusal`` has the request refused with its status, as a server
+  refuses a prompt longer than the model's context (400).
 - Every request is recorded in ``calls`` so tests can count model work.
 """
 
@@ -99,6 +101,14 @@ def structured_schema(body: dict[str, Any]) -> dict[str, Any] | None:
         schema = response_format.get("json_schema", {}).get("schema")
         return schema if isinstance(schema, dict) else {}
     return None
+
+
+class ChatRefusal(Exception):
+    """Raised by a ``chat_script``: the server refuses the request with ``status``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
 
 
 def chat_answer(script: ChatScript | None, body: dict[str, Any]) -> str:
@@ -268,7 +278,11 @@ class _Handler(JsonHandler):
             self._send(404, {"error": f"unknown path {self.path}"})
 
     def _chat(self, model: str, body: dict[str, Any]) -> None:
-        content = chat_answer(self.state.chat_script, body)
+        try:
+            content = chat_answer(self.state.chat_script, body)
+        except ChatRefusal as refusal:  # as Ollama says it: {"error": ...}
+            self._send(refusal.status, {"error": refusal.message})
+            return
         now = datetime.now(UTC).isoformat()
         final = {
             "model": model,

@@ -9,7 +9,8 @@ The second model-boundary fake, beside tests/fakes/ollama.py: LlamaIndex's ``Ope
   Events ending with ``data: [DONE]``.
 - Answers come from ``chat_answer``, the same as the fake Ollama's: ``chat_script`` (a callable
   taking the request body), else the smallest instance of the ``response_format`` schema, or
-  ``"ok"``. ``structured_schema`` reads the schema of either API's request.
+  ``"ok"``; a ``ChatRefusal`` it raises refuses the request with its status. ``structured_schema``
+  reads the schema of either API's request.
 - With ``api_key`` set, a request without ``Authorization: Bearer <api_key>`` gets 401.
 - Every request is recorded in ``calls`` (with its Authorization header) to count model work.
 """
@@ -23,7 +24,7 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 
 from tests.fakes.http import JsonHandler, serve, shut
-from tests.fakes.ollama import Call, ChatScript, chat_answer
+from tests.fakes.ollama import Call, ChatRefusal, ChatScript, chat_answer
 
 MODELS = ("llama3.1:8b",)
 
@@ -115,7 +116,12 @@ class _Handler(JsonHandler):
         if model not in self.state.models:
             self._send(404, _error(f"The model `{model}` does not exist.", "NotFoundError", 404))
             return
-        content = chat_answer(self.state.chat_script, body)
+        try:
+            content = chat_answer(self.state.chat_script, body)
+        except ChatRefusal as refusal:
+            status = refusal.status
+            self._send(status, _error(refusal.message, "invalid_request_error", status))
+            return
         head = {"id": "chatcmpl-fake", "created": 0, "model": model}
         if not body.get("stream"):
             choice = {

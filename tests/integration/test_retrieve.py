@@ -151,13 +151,14 @@ async def test_a_search_neo4j_refuses_costs_that_search_not_the_question(
 async def test_a_search_past_the_read_timeout_costs_that_search_not_the_question(
     core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, query: str, name: str
 ) -> None:
-    """Neo4j stops a read that runs past KNOTWORK_NEO4J_QUERY_TIMEOUT_S (here 0.5 s): the search
-    it ran in is skipped with a warning saying why, the others answer, and nothing waits for
-    the runaway query to end on its own."""
+    """Neo4j stops a read that runs past KNOTWORK_NEO4J_QUERY_TIMEOUT_S (here 3 s: the other
+    searches must finish within it on a busy machine too): the search it ran in is skipped with
+    a warning saying why, the others answer, and nothing waits for the runaway query to end on
+    its own."""
     (vault / "Alice.md").write_text("# Alice\n\nAlice works with Bob on the graph database.\n")
     await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
     timed = dataclasses.replace(
-        core, settings=core.settings.model_copy(update={"neo4j_query_timeout_s": 0.5})
+        core, settings=core.settings.model_copy(update={"neo4j_query_timeout_s": 3.0})
     )
     runaway = "UNWIND range(1, 100000000000) AS x WITH x WHERE x % 7 = 0 RETURN count(x) AS n"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from knotwork.ingest.chunk import chunk_for_line, chunk_note
@@ -171,3 +173,35 @@ def test_a_line_of_only_indent_cut_into_pieces_stays_within_the_chunk_size() -> 
     note = parse_note("Q.md", "> " * 10 + ">" * 20_000 + "\n")
     chunks = chunk_note(note, "v", 1000)
     assert sum(len(c.text) for c in chunks) < 25_000
+
+
+def test_a_decomposed_note_is_chunked_in_nfc_on_the_files_lines() -> None:
+    """Text typed or pasted decomposed (NFD: macOS, Vietnamese or pointed Hebrew in keyboard
+    order) is indexed as the composed words a question is searched by; the lines, the links
+    and the note's own hash stay the file's."""
+    composed = (
+        "---\ntitle: Caf\u00e9 na\u00efve\naliases: [R\u00e9sum\u00e9]\n---\n"
+        "# Caf\u00e9 na\u00efve\n\nA na\u00efve [[Caf\u00e9]] note, Ti\u1ebfng Vi\u1ec7t.\n\n"
+        "## \u05e9\u05b8\u05c1\u05dc\u05d5\u05b9\u05dd\n\nText.\n"
+    )
+    # Hebrew written shin, shin dot, qamats: NFC puts the vowel before the dot.
+    decomposed = unicodedata.normalize("NFD", composed).replace(
+        "\u05e9\u05b8\u05c1", "\u05e9\u05c1\u05b8"
+    )
+    assert decomposed != composed and unicodedata.normalize("NFC", decomposed) == composed
+    note = parse_note("N.md", decomposed)
+    assert note.text == decomposed and note.links[0].target == "Cafe\u0301"  # as written
+    chunks = chunk_note(note, "v", 1200)
+    expected = chunk_note(parse_note("N.md", composed), "v", 1200)
+    assert [(c.text, c.heading_path, c.context, c.id) for c in chunks] == [
+        (c.text, c.heading_path, c.context, c.id) for c in expected
+    ]
+    assert chunks[0].context == "Caf\u00e9 na\u00efve (R\u00e9sum\u00e9)"  # the title said once
+    assert [(c.line_start, c.line_end, c.line_map) for c in chunks] == [
+        (5, 7, (5, 7, 7)),
+        (9, 11, (9, 11, 11)),
+    ]
+    lines = decomposed.split("\n")
+    for chunk in chunks:  # each line of a chunk is its file line, composed
+        for text, number in zip(chunk.text.split("\n"), chunk.line_map, strict=True):
+            assert not text or text == unicodedata.normalize("NFC", lines[number - 1])

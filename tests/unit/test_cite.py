@@ -32,6 +32,13 @@ def test_citations_match_a_hit_by_path_and_heading(citation: str, path: str | No
     assert (found.path if found else None) == path
 
 
+def test_an_old_form_citation_matches_in_either_unicode_form() -> None:
+    """A file name from macOS is decomposed (NFD); a model copies it composed, or the reverse."""
+    hits = [hit("Cafe\u0301.md", "Me\u0301nu"), hit("Na\u00efve.md", "")]
+    assert match_citation("Caf\u00e9.md#M\u00e9nu", hits) is hits[0]
+    assert match_citation("Nai\u0308ve.md", hits) is hits[1]
+
+
 def test_invalid_citations_are_removed_and_valid_ones_kept_in_order() -> None:
     text = (
         "Pasta [Recipes.md#Lasagna]. Alice [[People/Alice.md#Work]] works [Nowhere.md#Fake], "

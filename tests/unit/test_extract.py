@@ -138,6 +138,7 @@ def _chained(outer: BaseException, inner: BaseException) -> BaseException:
         (ResponseError("model 'llama3' not found, try pulling it first", 404), False),
         (ResponseError("model runner has unexpectedly stopped", 500), False),
         (ResponseError("model is loading", 503), False),
+        (ResponseError("too many requests", 429), False),
         (httpx.ReadTimeout("timed out"), False),
         (openai.APITimeoutError(request=httpx.Request("POST", "http://x")), False),
         (RuntimeError("anything else"), False),

@@ -22,7 +22,7 @@ from knotwork.retrieve import keywords
 from knotwork.retrieve.keywords import propose
 from knotwork.settings import Settings
 from tests.conftest import make_settings
-from tests.fakes.ollama import FakeOllama, structured_schema
+from tests.fakes.ollama import ChatRefusal, FakeOllama, structured_schema
 from tests.fakes.openai_like import FakeOpenAILike
 
 CHAT_PATH = {"ollama": "/api/chat", "openai-like": "/v1/chat/completions"}
@@ -182,6 +182,20 @@ async def test_malformed_or_partial_output_is_retried_once_then_reported(
     result = await extract_chunk(chat.llm, "", "Ann works with Ben.")
     assert result.extraction is None and result.error is not None and why in result.error
     assert len(chat.chats()) == 2
+
+
+async def test_a_request_the_model_refuses_itself_is_asked_once(chat: Chat) -> None:
+    """A prompt longer than the model's context is refused again however often it is sent:
+    one call, and a result that says the request itself was refused (the chunk's failure)."""
+
+    def too_long(body: dict[str, Any]) -> str:
+        raise ChatRefusal(400, "the input length exceeds the context length")
+
+    chat.script(too_long)
+    result = await extract_chunk(chat.llm, "", "Ann works with Ben.")
+    assert result.extraction is None and result.refused
+    assert "exceeds the context length" in (result.error or "")
+    assert len(chat.chats()) == 1
 
 
 async def test_oversized_output_keeps_the_first_triples(chat: Chat) -> None:

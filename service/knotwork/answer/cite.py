@@ -15,6 +15,7 @@ is complete, and the streamed text equals the checked answer.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -63,7 +64,9 @@ _FULLWIDTH = str.maketrans({"[": "\uff3b", "]": "\uff3d"})
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    """Compared as a reader sees it: either Unicode form (a path from macOS is decomposed, the
+    model may write it composed), any case, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
 
 
 def _norm_path(path: str) -> str:

@@ -201,6 +201,11 @@ def retry(
     if errors:
         typer.echo(f"{back} chunks whose extraction had failed are pending again")
     typer.echo(f"embedded {done.embedded} chunks, extracted {done.extracted}")
+    warnings = list(dict.fromkeys(done.warnings))  # a chunk postponed in two passes, said once
+    for warning in warnings[:MAX_LISTED]:
+        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+    if len(warnings) > MAX_LISTED:
+        typer.secho(f"… and {len(warnings) - MAX_LISTED} more warnings", fg=typer.colors.YELLOW)
     if done.pending:
         why = (
             "the model did not answer; `knotwork doctor` checks it, then run `knotwork retry` again"

@@ -5,6 +5,8 @@ characters; a longer paragraph is cut at line, then sentence, then hard boundari
 derives from vault, note path, position and content hash, and its ``hash`` from heading path and
 text (what extraction reads), so an unchanged chunk keeps its extraction wherever it moves; its
 ``embed_hash`` also covers the note's title and aliases (``context``), which are embedded too.
+
+A chunk's text, heading path and context are NFC, as questions and names are (``_nfc``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+import unicodedata
 
 from knotwork.models import Chunk, ParsedNote, embed_text
 from knotwork.text import markdown
@@ -23,12 +26,25 @@ from knotwork.text import markdown
 # 5: a fence opened on a list item ends with the item; the pieces of a long line keep its indent.
 # 6: a long sentence is cut at a space, never inside a link; a fence opened in a blockquote ends
 # with the quote.
-CHUNKER_VERSION = 6
+# 7: text, heading path and context in NFC (a decomposed note found by its words).
+CHUNKER_VERSION = 7
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # What a cut must not split (a model reading a chunk and the mention masking need it whole).
 _LINK = re.compile(markdown.LINK)
+
+
+# Why the chunks and not the note: a note typed or pasted decomposed (an "i" then a combining
+# diaeresis, pointed Hebrew in keyboard order, text from macOS) must be indexed, embedded and
+# matched as the NFC words a question is searched by (retrieve/lucene.py), while the parsed note
+# keeps the file's text: its SHA-256 (``content_hash``) tells an unchanged file and is what the
+# API reports, and its links keep their spelling and columns. NFC never joins or splits lines,
+# so line numbers (line_start, line_map, a fact's line) still point into the file. Each line is
+# normalised as the chunker reads it: after the parser's rules placed headings and fences on the
+# file's own line (the two agree), and before packing (the size bound holds for what is stored).
+def _nfc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _sha(text: str) -> str:
@@ -67,10 +83,10 @@ def _sections(
         heading = None if belongs else markdown.atx_heading(line)
         if heading:
             level = heading[0]
-            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [heading]
-            sections.append((" > ".join(t for _, t in stack), [(number, line)]))
+            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, _nfc(heading[1]))]
+            sections.append((" > ".join(t for _, t in stack), [(number, _nfc(line))]))
         else:
-            sections[-1][1].append((number, line))
+            sections[-1][1].append((number, _nfc(line)))
     kept = [(h, lines) for h, lines in sections if any(t.strip() for _, t in lines)]
     return kept, open_before, code
 
@@ -161,7 +177,7 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
             if not text.strip():
                 continue
             content_hash = _sha(f"{heading_path}\n\n{text}" if heading_path else text)
-            context = chunk_context(note.title, note.aliases, heading_path)
+            context = chunk_context(_nfc(note.title), list(map(_nfc, note.aliases)), heading_path)
             ord_ = len(chunks)
             chunks.append(
                 Chunk(

@@ -117,7 +117,8 @@ class ExtractionResult:
 
 # Statuses that say the request itself cannot be served, whatever the model's state: a prompt
 # longer than the context, a body too large. Any other failure (out of reach, a model not
-# pulled, a key refused, a time-out, a crash) may be the model's and counts against no chunk.
+# pulled, a key refused, too many requests, a time-out, a crash) may be the model's and counts
+# against no chunk.
 _REFUSED_STATUS = {400, 413, 422}
 
 
@@ -158,7 +159,8 @@ def parse_answer(content: str) -> Extraction:
 
 
 async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionResult:
-    """Ask the model twice at most; the result or the reason it failed."""
+    """Ask the model twice at most (once when it refuses the request itself, which it would
+    refuse again); the result or the reason it failed."""
     error, own = "no attempt", False
     for attempt in (1, 2):
         try:
@@ -170,6 +172,8 @@ async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionRes
             error = f"model call failed: {described(exc)}"
             own = refused(exc)
         log.debug("extraction attempt %d failed: %s", attempt, error)
+        if own:
+            break
     return ExtractionResult(None, error[:500], own)
 
 

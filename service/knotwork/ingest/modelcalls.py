@@ -3,7 +3,8 @@ between new entities, and the retry of work left pending while the models were d
 
 A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
 Ollama down must not wait for a time-out on every batch. Whatever is not embedded or extracted
-stays ``pending`` on its chunk for ``retry_pending``.
+stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model refuses
+itself (a prompt too long for its context) is recorded as an error at once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
@@ -30,11 +31,18 @@ from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
 from knotwork.models import Chunk, Fact, embed_text
 
+if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
+    from llama_index.core.llms import LLM
+
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
-# Calls about one chunk refused for the request itself (a prompt too long), each a retry
-# apart, before its extraction is recorded as an error (cypher/chunk_extraction_tried.cypher).
-MAX_EXTRACTION_TRIES = 3
+# Calls about one chunk refused for the request itself (a prompt too long) before its extraction
+# is recorded as an error (cypher/chunk_extraction_tried.cypher): the first, since the model
+# refuses the same request on every retry. A time-out, a model down, a 5xx or a 429 counts none.
+MAX_EXTRACTION_TRIES = 1
+# A section any chat model can answer: asked when a refusal comes before any answer, to tell a
+# chunk the model refuses from a model that refuses everything.
+PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once when pending chunks are retried
 RETRY_PASS = 10_000  # pending chunks read (and held in memory) by one pass of a retry
 
@@ -56,6 +64,7 @@ class Retried:
     extracted: int = 0
     pending: int = 0  # chunks still waiting after the last pass
     model_down: bool = False  # they wait because a model did not answer
+    warnings: list[str] = field(default_factory=list)  # extractions postponed or failed, why
 
 
 @dataclass
@@ -68,7 +77,6 @@ class ModelCalls:
     embed_enabled: bool
     model_tag: str  # the chat model and extractor version an extraction is recorded under
     down_until: float = 0.0  # monotonic time before which the models are not asked again
-    answered: bool = False  # the chat model has given an extraction since this process began
 
     @property
     def down(self) -> bool:
@@ -121,31 +129,33 @@ class ModelCalls:
             if tick is not None:
                 tick()
             if result.extraction is None and (result.error or "").startswith("model call failed"):
-                # The model is let be for a while either way (one that is slow for this chunk
-                # is slow for the next); the chunk stays pending, `knotwork retry` asks again.
-                self.down_until = time.monotonic() + MODEL_BACKOFF_S
-                out.warnings.append(f"{path}: extraction postponed: {result.error}")
+                # A refusal is the chunk's own only if the model answers others: one that
+                # refuses every request (a wrong model, a schema it cannot take) is a setting
+                # to fix, and counts against no chunk.
+                own = result.refused and await self._answers(llm)
+                if not own:
+                    # The model is let be for a while (one that is slow for this chunk is slow
+                    # for the next); the chunk stays pending, `knotwork retry` asks again.
+                    self.down_until = time.monotonic() + MODEL_BACKOFF_S
                 tried = await self.core.store.write(
                     CHUNK_EXTRACTION_TRIED,
                     id=chunk.id,
                     hash=chunk.hash,
                     error=result.error,
-                    # A refusal is the chunk's own only if the model answers others: one that
-                    # refuses every request (a wrong model, a schema it cannot take) is a
-                    # setting to fix, and counts against no chunk.
-                    counted=result.refused and self.answered,
+                    counted=own,
                     max=MAX_EXTRACTION_TRIES,
+                    model=self.model_tag,
                 )
-                if tried and tried[0]["state"] == "error":
-                    out.warnings[-1] = (
-                        f"{path}: extraction failed for a chunk, refused {tried[0]['tries']} "
-                        f"times: {result.error}"
-                    )
+                failed = bool(tried) and tried[0]["state"] == "error"
+                out.warnings.append(
+                    f"{path}: extraction failed for a chunk, the model refused it: {result.error}"
+                    if failed
+                    else f"{path}: extraction postponed: {result.error}"
+                )
                 continue
             facts: list[Fact] = []
             rows: list[dict[str, Any]] = []
             if result.extraction is not None:
-                self.answered = True
                 facts = extract.llm_facts(result.extraction, chunk.id, chunk.line_start, llm_model)
                 rows = entity_rows(chunk.id, result.extraction)
             else:
@@ -170,6 +180,16 @@ class ModelCalls:
             out.done += int(written and result.extraction is not None)
             out.facts.update(f.extractor for f in facts)
         return out
+
+    async def _answers(self, llm: LLM) -> bool:
+        """Whether the chat model answers a request of its own (``PROBE_TEXT``), asked after each
+        refusal: what it answered before says nothing of now (its context made smaller, another
+        model pulled under the name), and no state is kept between callers. An answer that does
+        not fit is an answer: the request was taken."""
+        probe = await extract.extract_chunk(llm, "", PROBE_TEXT)
+        return probe.extraction is not None or (probe.error or "").startswith(
+            "invalid model output"
+        )
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
@@ -199,7 +219,9 @@ class ModelCalls:
         nothing a retry can do. One pass at least: it also links new entities."""
         out = Retried(pending=await self.pending_count())
         while True:
-            embedded, extracted = await self.retry_pending(RETRY_PASS, progress=progress)
+            embedded, extracted = await self.retry_pending(
+                RETRY_PASS, progress=progress, warnings=out.warnings
+            )
             out.pending = await self.pending_count()
             out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
             if not out.pending or not (embedded or extracted):
@@ -213,12 +235,14 @@ class ModelCalls:
         *,
         ask_again: bool = True,
         progress: Progress | None = None,
+        warnings: list[str] | None = None,
     ) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
 
         An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
         periodic one waits the back-off out and does nothing when no chunk is pending.
-        ``progress`` is told of each slice embedded and each chunk extracted."""
+        ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
+        gets why an extraction was postponed or failed."""
         if ask_again:
             self.down_until = 0.0
         elif self.down:
@@ -262,7 +286,10 @@ class ModelCalls:
                 text=row["text"],
                 hash=row["hash"],
             )
-            extracted += (await self.extract([chunk], row["note_path"])).done
+            got = await self.extract([chunk], row["note_path"])
+            extracted += got.done
+            if warnings is not None:
+                warnings += got.warnings
             done += 1
             if progress:
                 progress(done, total, f"extracting facts: chunk {i}/{len(todo)}")
