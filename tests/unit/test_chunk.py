@@ -205,3 +205,12 @@ def test_a_decomposed_note_is_chunked_in_nfc_on_the_files_lines() -> None:
     for chunk in chunks:  # each line of a chunk is its file line, composed
         for text, number in zip(chunk.text.split("\n"), chunk.line_map, strict=True):
             assert not text or text == unicodedata.normalize("NFC", lines[number - 1])
+
+
+def test_a_character_nfc_turns_into_markdown_is_kept_as_written() -> None:
+    """The Greek varia (U+1FEF) is a backtick in NFC: three of them composed would read as a
+    code fence the parser never saw, so their line stays as the file has it."""
+    text = "# V\n\n\u1fef\u1fef\u1fef cafe\u0301\n\nAfter cafe\u0301.\n"
+    [chunk] = chunk_note(parse_note("V.md", text), "v", 1200)
+    assert "\u1fef\u1fef\u1fef cafe\u0301" in chunk.text and "```" not in chunk.text
+    assert "After caf\u00e9." in chunk.text  # the other lines composed

@@ -43,8 +43,15 @@ _LINK = re.compile(markdown.LINK)
 # so line numbers (line_start, line_map, a fact's line) still point into the file. Each line is
 # normalised as the chunker reads it: after the parser's rules placed headings and fences on the
 # file's own line (the two agree), and before packing (the size bound holds for what is stored).
+# One character NFC turns into Markdown: the Greek varia (U+1FEF) becomes a backtick, and three
+# would open a fence the parser never saw; a line holding it is kept as written.
 def _nfc(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    if text.isascii() or _VARIA in text:
+        return text
+    return unicodedata.normalize("NFC", text)
+
+
+_VARIA = "\u1fef"
 
 
 def _sha(text: str) -> str:
