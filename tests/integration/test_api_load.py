@@ -64,6 +64,9 @@ def test_with_neo4j_down_every_route_fails_fast(
         assert client.get("/health").status_code == 200
 
 
+LOAD_HOLD_S = 6.0  # the model load's hold here: far above what /health takes under load
+
+
 async def test_a_question_while_the_models_load_leaves_the_server_answering(
     settings: Settings, vault: Path, ingestor: Ingestor, core: Core
 ) -> None:
@@ -88,9 +91,11 @@ async def test_a_question_while_the_models_load_leaves_the_server_answering(
             took = time.perf_counter() - started
             return await answer, health, took
 
-        stall, (answered, health, took) = await worst_stall(both())
+        stall, (answered, health, took) = await worst_stall(both(), LOAD_HOLD_S)
     assert health.status_code == 200, health.text
-    assert stall < HOLD_S / 2 and took < HOLD_S / 2, (stall, took)
+    # /health's own checks take up to ~2 s on a busy two-core machine; one that waited for
+    # the model load would take the whole hold.
+    assert stall < HOLD_S and took < LOAD_HOLD_S / 2, (stall, took)
     assert answered.status_code == 200, answered.text
     assert core.models._llm.built is not None  # built by the question
 

@@ -63,15 +63,16 @@ async def served(ollama: FakeOllama, **overrides: Any) -> AsyncIterator[httpx.As
             yield c
 
 
-async def worst_stall(work: Awaitable[Any]) -> tuple[float, Any]:
+async def worst_stall(work: Awaitable[Any], hold: float = HOLD_S) -> tuple[float, Any]:
     """The longest the event loop went unserved while ``work`` ran with LLAMA_IMPORT held by
-    another thread for HOLD_S (as the background model load holds it), and work's result."""
+    another thread for ``hold`` seconds (as the background model load holds it), and work's
+    result."""
     held, done = threading.Event(), threading.Event()
 
     def load() -> None:
         with LLAMA_IMPORT:
             held.set()
-            done.wait(HOLD_S)
+            done.wait(hold)
 
     holder = threading.Thread(target=load)
     holder.start()
