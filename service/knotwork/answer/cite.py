@@ -15,11 +15,11 @@ is complete, and the streamed text equals the checked answer.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from knotwork.retrieve import Hit
+from knotwork.text.keys import entity_key
 
 # Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),
 # [Source 2], [[S2]].
@@ -65,8 +65,8 @@ _FULLWIDTH = str.maketrans({"[": "\uff3b", "]": "\uff3d"})
 
 def _norm(text: str) -> str:
     """Compared as a reader sees it: either Unicode form (a path from macOS is decomposed, the
-    model may write it composed), any case, spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
+    model may write it composed), any case, spaces collapsed: as entity names are keyed."""
+    return entity_key(text)
 
 
 def _norm_path(path: str) -> str:
