@@ -9,7 +9,8 @@ import pytest
 from llama_index.core.llms import ChatMessage
 
 from knotwork.errors import ModelUnavailableError
-from knotwork.llm.clients import build_embedder, build_llm, model_present, probe_ollama
+from knotwork.llm.clients import build_embedder, build_llm
+from knotwork.llm.ollama_probe import model_present, probe_ollama
 from tests.conftest import make_settings
 from tests.fakes.ollama import _TOKEN, FakeOllama, _slot, hash_embedding
 

@@ -6,7 +6,8 @@ import socket
 from pathlib import Path
 
 from knotwork.local_neo4j.jars import artifact
-from knotwork.local_neo4j.server import LocalNeo4j, _bolt_answers
+from knotwork.local_neo4j.probes import bolt_answers
+from knotwork.local_neo4j.server import LocalNeo4j
 from tests.conftest import make_settings
 
 
@@ -42,12 +43,12 @@ def test_bolt_probe_is_false_for_closed_and_for_non_bolt_ports() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    assert _bolt_answers(port) is False
+    assert bolt_answers(port) is False
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     try:
         # Accepts but never answers the handshake: not Bolt.
-        assert _bolt_answers(server.getsockname()[1]) is False
+        assert bolt_answers(server.getsockname()[1]) is False
     finally:
         server.close()

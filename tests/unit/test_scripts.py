@@ -15,8 +15,19 @@ from knotwork.text import keys, language
 # Every code point, each at its own index: a pattern's matches cover the code points it holds.
 EVERY = "".join(map(chr, range(0x110000)))
 
+# Lucene's one-character terms (hiragana, Han) as retrieve/lucene.py wrote them literally.
+ONE_CHAR_LITERAL = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"
+TERM_LITERAL = regex.compile(
+    rf"[{ONE_CHAR_LITERAL}]|[[\p{{L}}\p{{N}}\p{{M}}_]--[{ONE_CHAR_LITERAL}]]+", regex.V1
+)
+
 # Each built class beside the literal pattern it stands for.
 CLASSES = {
+    "one-char terms (lucene)": (
+        regex.compile(lucene._ONE_CHAR),
+        regex.compile(f"[{ONE_CHAR_LITERAL}]"),
+    ),
+    "terms (lucene)": (lucene._TERM, TERM_LITERAL),
     "thai letters (language)": (
         language._THAI,
         re.compile(r"[\u0e01-\u0e30\u0e32\u0e33\u0e40-\u0e46]"),
@@ -42,6 +53,31 @@ def test_a_built_class_holds_the_code_points_of_its_literal_pattern(name: str) -
     built, literal = CLASSES[name]
     assert type(built) is type(literal) and built.flags == literal.flags
     assert held(built) == held(literal)
+
+
+def test_lucene_terms_split_all_of_unicode_as_the_literal_pattern_did() -> None:
+    """Not only the same code points: the same terms, one character each for hiragana and Han,
+    runs of the other letters, digits and marks."""
+    assert lucene._TERM.findall(EVERY) == TERM_LITERAL.findall(EVERY)
+
+
+@pytest.mark.parametrize(
+    ("char", "one_char"),
+    [
+        ("\u303f", False),  # ideographic half fill space, before hiragana
+        ("\u3040", True),  # the hiragana block's start
+        ("\u309f", True),  # hiragana digraph yori, its end
+        ("\u30a0", False),  # katakana: runs, as before
+        ("\u3400", True),  # CJK Extension A's start
+        ("\u4dbf", True),
+        ("\u4dc0", False),  # Yijing hexagram symbols
+        ("\u4e00", True),  # CJK Unified Ideographs
+        ("\u9fff", True),
+        ("\ua000", False),  # Yi
+    ],
+)
+def test_one_char_boundaries(char: str, one_char: bool) -> None:
+    assert (regex.fullmatch(lucene._ONE_CHAR, char) is not None) == one_char
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ The model cites ``[S3]``, the number of a context block in this request's prompt
 the user gets names the hit instead, as ``[path#heading]`` (``[path]`` for a chunk without a
 heading). A number the prompt never gave, or anything else written like a citation that names no
 retrieved chunk, is removed from the text and reported. The old form ``[path#heading]`` is still
-accepted when it names a retrieved chunk. Paths and headings may hold ``[``, ``]`` and ``#``:
-labels are found by exact comparison with the hits, never by parsing what is inside brackets.
+accepted when it names a retrieved chunk (``answer.cite_match``). Paths and headings may hold
+``[``, ``]`` and ``#``: labels are found by exact comparison with the hits, never by parsing what
+is inside brackets.
 
 The same scanner serves a whole answer and a streamed one: it stops before a ``[`` whose
 meaning the text so far does not settle, so a citation split across chunks is rendered once it
@@ -18,8 +19,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from knotwork.answer.cite_match import is_citation
+from knotwork.answer.cite_match import match_citation as match_citation  # test_cite's import
 from knotwork.retrieve import Hit
-from knotwork.text.keys import entity_key
 
 # Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),
 # [Source 2], [[S2]].
@@ -61,48 +63,6 @@ def inert(text: str) -> str:
 
 
 _FULLWIDTH = str.maketrans({"[": "\uff3b", "]": "\uff3d"})
-
-
-def _norm(text: str) -> str:
-    """Compared as a reader sees it: either Unicode form (a path from macOS is decomposed, the
-    model may write it composed), any case, spaces collapsed: as entity names are keyed."""
-    return entity_key(text)
-
-
-def _norm_path(path: str) -> str:
-    return _norm(path).replace("\\", "/").lstrip("/").removeprefix("./")
-
-
-def _norm_heading(heading: str) -> str:
-    return _norm(heading.lstrip("#").replace(">", " > "))
-
-
-def match_citation(citation: str, hits: Sequence[Hit]) -> Hit | None:
-    """The best-ranked hit an old-form citation names: the hit's path (``.md`` optional), then
-    nothing (the note's best hit) or ``#`` and its heading path or last heading. The path is
-    compared whole, so a ``#`` inside it is no separator."""
-    want = _norm_path(citation)
-    for hit in hits:
-        path = _norm_path(hit.path)
-        for prefix in dict.fromkeys((path, path.removesuffix(".md"))):
-            if not want.startswith(prefix):
-                continue
-            rest = want[len(prefix) :]
-            if rest == "" and prefix == path:
-                return hit
-            if rest.startswith("#"):
-                full = _norm_heading(hit.heading)
-                if _norm_heading(rest[1:]) in (full, full.rsplit(" > ", 1)[-1]):
-                    return hit
-    return None
-
-
-def _is_citation(inner: str) -> bool:
-    """Written like a citation of a note: ``path.md``, or ``path#heading`` with both parts
-    (``[C#]``, ``[#4521]`` are words)."""
-    text = inner.strip()
-    path, sep, heading = text.partition("#")
-    return text.casefold().endswith(".md") or bool(sep and path.strip() and heading.strip())
 
 
 def _numbers(written: str) -> list[int]:
@@ -212,7 +172,7 @@ class CitationScanner:
         wikilink = inner.startswith("[") and inner.endswith("]")
         if wikilink:
             inner = inner[1:-1]
-        if not _is_citation(inner):
+        if not is_citation(inner):
             return _PLAIN
         hit = match_citation(inner.strip(), self.hits)
         if hit:
@@ -310,7 +270,7 @@ def strip_citations(text: str, labels: Iterable[str] = ()) -> str:
     for written in sorted(set(labels), key=len, reverse=True):
         text = text.replace(written, " ")
     kept = _SOURCES.sub("", text)
-    kept = _CITATION.sub(lambda m: "" if _is_citation(_inner(m.group(1))) else m.group(0), kept)
+    kept = _CITATION.sub(lambda m: "" if is_citation(_inner(m.group(1))) else m.group(0), kept)
     return " ".join(kept.split())
 
 

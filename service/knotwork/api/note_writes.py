@@ -7,35 +7,31 @@ watch the files holds the vault, ``VaultUnavailableError`` for a vault folder th
 seen: ``api.vault_folder``), and a write that reached the disk returns a ``WriteResult``
 saying whether the graph shows it already (``done``), someone else will ingest it
 (``accepted``) or the journal replays it once Neo4j is back (``journaled``). Which way a write
-goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s policy.
+goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s policy; the
+refusals met before the file changes are ``api.write_refusals``.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from neo4j.exceptions import Neo4jError
 
 from knotwork.api.note_schemas import Synced, synced
 from knotwork.api.vault_folder import vault_root
+from knotwork.api.write_refusals import busy, raise_if_full, refused_as_conflict, writable
 from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
 from knotwork.errors import (
     ConfigError,
     GraphUnavailableError,
-    LeaseHeldError,
     LeaseLostError,
     NoteNotFoundError,
     QueryTimeoutError,
-    StorageFullError,
-    WriteConflictError,
 )
 from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome
@@ -79,73 +75,6 @@ class WriteResult:
         return SAVED.format(done=self.done)
 
 
-# A write the file system refuses because of the mount or permissions, not because of a bug.
-_READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
-
-
-def _read_only(reason: str) -> WriteConflictError:
-    return WriteConflictError(
-        f"the vault is read-only here ({reason}), so writes are refused; edit the files "
-        "directly (the watcher follows them), or mount the vault writable and set "
-        "KNOTWORK_VAULT_READ_ONLY=false",
-    )
-
-
-def writable(core: Core, root: Path) -> None:
-    if core.settings.vault_read_only:
-        raise _read_only("KNOTWORK_VAULT_READ_ONLY is set")
-    if not os.access(root, os.W_OK):
-        raise _read_only("no write permission on the vault folder")
-
-
-_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
-
-
-def _raise_if_full(exc: OSError, where: str) -> None:
-    """A write that found no space left (or the quota spent) on ``where``, said so."""
-    if exc.errno in _FULL_ERRNOS:
-        raise StorageFullError(
-            f"no space left {where} ({exc.strerror}); nothing was written"
-        ) from exc
-
-
-@contextmanager
-def refused_as_conflict() -> Iterator[None]:
-    """A write refused by the file system (read-only mount, permissions) is a conflict; one
-    that finds no space left says so (a failing disk is ``vault.write``'s to say)."""
-    try:
-        yield
-    except OSError as exc:
-        _raise_if_full(exc, "on the vault's file system")
-        if exc.errno not in _READ_ONLY_ERRNOS:
-            raise
-        raise _read_only(f"the file system refused the write: {exc.strerror}") from exc
-
-
-def busy(rel: str, way: Way) -> LeaseHeldError:
-    """A write refused before the file changes: the lease's holder would not ingest it."""
-    holder = way.holder
-    who = (
-        f"{holder.get('holder')} (mode {holder.get('mode') or 'unknown'}, host "
-        f"{holder.get('host')}, pid {holder.get('pid')})"
-        if holder
-        else "another writer"
-    )
-    if holder and way.elsewhere:  # a watcher of another folder (RestWriters._other_holder)
-        return LeaseHeldError(
-            f"nothing was written to {rel!r}: vault writes are held by {who}, a watcher of "
-            f"{holder.get('folder')}, not of this server's vault folder, so this write would "
-            "never reach the graph. Give the two the same KNOTWORK_VAULT_PATH, or different "
-            "KNOTWORK_VAULT_NAMEs"
-        )
-    return LeaseHeldError(
-        f"nothing was written to {rel!r}: vault writes are held by {who}, which does not "
-        "watch the vault's files, so this write would never reach the graph. Retry once it "
-        "has finished (a crashed holder's lease lapses after KNOTWORK_LEASE_TTL_S), or run "
-        "`knotwork watch` instead, whose lease lets REST writes through (202)",
-    )
-
-
 def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
     """For a write this process brings to the graph (direct, queued, offline), the path is
     journaled before the file changes: whatever stops the write after that — a lost lease, a
@@ -157,7 +86,7 @@ def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
         return writers.journal.add(rel)
     except OSError as exc:
         where = writers.journal.file
-        _raise_if_full(exc, f"for the journal of pending writes at {where}")
+        raise_if_full(exc, f"for the journal of pending writes at {where}")
         raise ConfigError(
             f"the journal of pending writes at {where} cannot be written ({exc.strerror}); set "
             "KNOTWORK_STATE_DIR to a writable folder. Nothing was written"

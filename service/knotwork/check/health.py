@@ -1,99 +1,35 @@
 """One health check, shared by ``GET /health`` and ``knotwork doctor``: each dependency, then
 what the service can do with them — ingest, search, answers, extraction — each ready or not,
 with the reason and the fix. The chat model is probed where the settings say it answers:
-Ollama, or the OpenAI-compatible server (``GET /models``)."""
+Ollama, or the OpenAI-compatible server (``GET /models``). The report's shape is
+``check.reports``."""
 
 from __future__ import annotations
 
 import importlib.util
-from typing import Any, Literal
+from typing import Literal
 
 from neo4j.exceptions import Neo4jError
-from pydantic import BaseModel, Field
 
+from knotwork.check.reports import (
+    Capability,
+    IndexReport,
+    ManifestReport,
+    ModelReport,
+    Neo4jReport,
+    OllamaReport,
+    RelevanceReport,
+)
+from knotwork.check.reports import HealthReport as HealthReport  # the API's and CLI's import
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph import schema
 from knotwork.graph.lease import lease_status
 from knotwork.graph.store import EXPECTED_INDEXES
-from knotwork.llm.clients import model_present, probe_ollama
+from knotwork.llm.ollama_probe import model_present, probe_ollama
 from knotwork.llm.providers import ChatServerReport, chat_server_report
 from knotwork.redact import redact
 from knotwork.settings import Settings
-
-
-class IndexReport(BaseModel):
-    name: str
-    type: str
-    state: str
-    population: float
-
-
-class Neo4jReport(BaseModel):
-    ok: bool
-    uri: str
-    version: str | None = None
-    edition: str | None = None
-    apoc: bool | None = None
-    indexes: list[IndexReport] = Field(default_factory=list)
-    missing_indexes: list[str] = Field(default_factory=list)
-    error: str | None = None
-
-
-class ModelReport(BaseModel):
-    role: Literal["llm", "embedding"]
-    name: str
-    present: bool
-    pull_command: str
-
-
-class OllamaReport(BaseModel):
-    ok: bool
-    base_url: str
-    version: str | None = None
-    models: list[ModelReport] = Field(default_factory=list)
-    error: str | None = None
-
-
-class ManifestReport(BaseModel):
-    ok: bool
-    stored: dict[str, Any] | None = None
-    error: str | None = None
-
-
-class Capability(BaseModel):
-    """One thing the service does, ready or not; ``needed`` is False when the settings turn
-    it off (extraction with ``KNOTWORK_EXTRACT=false``), and then it does not affect ``ok``."""
-
-    ready: bool
-    needed: bool = True
-    reason: str | None = None
-    fix: str | None = None
-
-
-class RelevanceReport(BaseModel):
-    """Whether the vault's relevance gate is calibrated for the embedding model (see
-    retrieve/relevance.py); an uncalibrated gate works, on the raw cosine."""
-
-    calibrated: bool
-    floor: float | None = None
-    probes: int | None = None
-    languages: list[str] = Field(default_factory=list)
-    fix: str | None = None
-
-
-class HealthReport(BaseModel):
-    ok: bool  # every needed capability is ready
-    capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
-    neo4j: Neo4jReport
-    ollama: OllamaReport | None  # None when neither model is served by Ollama
-    llm_server: ChatServerReport | None = None  # with KNOTWORK_LLM_PROVIDER=openai-like
-    manifest: ManifestReport
-    relevance: RelevanceReport | None = None  # None when Neo4j is not reachable
-    # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
-    # inotify or polling, rescans, queue overflows and the last one's reason); None when no
-    # watcher has run. Does not affect ``ok``.
-    watcher: dict[str, Any] | None = None
 
 
 async def _neo4j(core: Core) -> Neo4jReport:

@@ -1,5 +1,5 @@
 """The model boundary: LlamaIndex's model clients (the chat model of knotwork.llm.providers, the
-embedder), built on first use, and a probe of what Ollama has pulled.
+embedder), built on first use. What Ollama has pulled is knotwork.llm.ollama_probe's to say.
 
 LlamaIndex (and, for in-process embeddings, torch) takes seconds to import, more than the rest
 of Knotwork together. Commands that never call a model (``--help``, ``doctor``, ``init``,
@@ -17,12 +17,11 @@ import math
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from knotwork.errors import ConfigError, KnotworkError, ModelUnavailableError
+from knotwork.errors import ConfigError, KnotworkError
 from knotwork.llm import providers
 from knotwork.settings import Settings
 
@@ -279,31 +278,3 @@ class ModelClients:
         timer.name = "knotwork-models"
         timer.start()
         return timer
-
-
-def model_present(wanted: str, available: set[str]) -> bool:
-    """Ollama names models ``name:tag``; a wanted name without a tag means ``:latest``."""
-    return (wanted if ":" in wanted else f"{wanted}:latest") in available or wanted in available
-
-
-@dataclass(frozen=True)
-class OllamaStatus:
-    version: str
-    models: frozenset[str]
-
-
-async def probe_ollama(base_url: str, timeout_s: float = 5.0) -> OllamaStatus:
-    """Ollama's version and pulled models; ModelUnavailableError when it does not answer."""
-    import httpx
-
-    try:
-        async with httpx.AsyncClient(base_url=base_url, timeout=timeout_s) as client:
-            version = (await client.get("/api/version")).raise_for_status().json()["version"]
-            tags = (await client.get("/api/tags")).raise_for_status().json()
-    except (httpx.HTTPError, KeyError, ValueError) as exc:
-        raise ModelUnavailableError(
-            f"Ollama at {base_url} did not answer ({type(exc).__name__}: {exc}). Start it with "
-            "`ollama serve`, or set KNOTWORK_OLLAMA_BASE_URL."
-        ) from exc
-    names = frozenset(str(m.get("name") or m.get("model")) for m in tags.get("models", []))
-    return OllamaStatus(version=str(version), models=names)

@@ -3,18 +3,15 @@
 The jars are resolved once with the machine's Maven into ``<dir>/jars/<version>/`` and shared by
 every instance; each instance (``<dir>/<instance>/``) has its own config, data and logs. The server
 runs as one JVM (``CommunityEntryPoint --console-mode``) in its own process group, bound to
-127.0.0.1 only.
+127.0.0.1 only. What the launcher asks of the machine (a Java, a port, a process, Bolt) is
+``local_neo4j.probes``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import re
-import shutil
 import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -22,9 +19,8 @@ from pathlib import Path
 
 from knotwork.errors import LocalNeo4jError
 from knotwork.local_neo4j.jars import NEO4J_VERSION, browser_available, resolve_jars
+from knotwork.local_neo4j.probes import alive, bolt_answers, find_java, port_open
 from knotwork.settings import Settings
-
-SUPPORTED_JAVA = (17, 21)
 
 _JVM_FLAGS = [
     "-XX:+UseG1GC",
@@ -121,7 +117,7 @@ class LocalNeo4j:
             return
         proc = subprocess.run(
             [
-                self._java(),
+                find_java(),
                 "-cp",
                 f"{self.jars / 'lib'}/*",
                 _ADMIN,
@@ -137,21 +133,6 @@ class LocalNeo4j:
         if proc.returncode != 0:
             raise LocalNeo4jError(f"setting the initial password failed: {proc.stderr.strip()}")
         marker.write_text(digest)
-
-    def _java(self) -> str:
-        candidates = []
-        if os.environ.get("JAVA_HOME"):
-            candidates.append(Path(os.environ["JAVA_HOME"]) / "bin" / "java")
-        if which := shutil.which("java"):
-            candidates.append(Path(which))
-        candidates += sorted(Path("/usr/lib/jvm").glob("*/bin/java"))
-        for java in candidates:
-            if java.is_file() and _java_major(java) in SUPPORTED_JAVA:
-                return str(java)
-        raise LocalNeo4jError(
-            f"no Java {' or '.join(map(str, SUPPORTED_JAVA))} found (JAVA_HOME, "
-            "PATH, /usr/lib/jvm); Neo4j 5.26 needs one of them."
-        )
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -174,7 +155,7 @@ class LocalNeo4j:
         if self.pid() is not None:
             return self.wait_ready(timeout_s)
         for port in (self.bolt_port, self.http_port):
-            if _port_open(port):
+            if port_open(port):
                 raise LocalNeo4jError(
                     f"port {port} on 127.0.0.1 is already taken by another "
                     "process; set KNOTWORK_NEO4J_URI / "
@@ -184,7 +165,7 @@ class LocalNeo4j:
         self._configure(password)
         heap = self.settings.neo4j_local_heap
         cmd = [
-            self._java(),
+            find_java(),
             "-cp",
             f"{self.jars / 'plugins'}/*:{self.home / 'conf'}/*:{self.jars / 'lib'}/*",
             f"-Xms{heap}",
@@ -212,7 +193,7 @@ class LocalNeo4j:
     ) -> LocalStatus:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if _bolt_answers(self.bolt_port):
+            if bolt_answers(self.bolt_port):
                 return self.status()
             # Our own child is judged by its exit status: until it has exec'd java, its
             # /proc cmdline is still ours, so pid() would call a starting server dead.
@@ -235,11 +216,11 @@ class LocalNeo4j:
             return False
         os.killpg(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and _alive(pid):
+        while time.monotonic() < deadline and alive(pid):
             time.sleep(0.2)
-        if _alive(pid):
+        if alive(pid):
             os.killpg(pid, signal.SIGKILL)
-            while _alive(pid):
+            while alive(pid):
                 time.sleep(0.1)
         self._pidfile.unlink(missing_ok=True)
         return True
@@ -249,7 +230,7 @@ class LocalNeo4j:
         return LocalStatus(
             running=pid is not None,
             pid=pid,
-            bolt_ready=pid is not None and _bolt_answers(self.bolt_port),
+            bolt_ready=pid is not None and bolt_answers(self.bolt_port),
             bolt_uri=f"bolt://127.0.0.1:{self.bolt_port}",
             browser_url=(
                 f"http://127.0.0.1:{self.http_port}/browser/" if self.browser_available() else None
@@ -262,49 +243,3 @@ class LocalNeo4j:
             return "\n".join(self._console.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no log yet)"
-
-
-def _java_major(java: Path) -> int | None:
-    try:
-        out = subprocess.run(
-            [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
-        ).stderr
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.search(r'version "(\d+)', out)
-    return int(match.group(1)) if match else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie child of ours counts as gone.
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return False
-    if state == "Z":
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        return False
-    return True
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _bolt_answers(port: int) -> bool:
-    """True when a Bolt server on the port completes the version handshake."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
-            # Magic preamble, then four proposals: 5.0-5.4, 4.4, none, none.
-            sock.sendall(bytes.fromhex("6060b01700040405000004040000000000000000"))
-            reply = sock.recv(4)
-    except OSError:
-        return False
-    return len(reply) == 4 and reply != b"\x00\x00\x00\x00"

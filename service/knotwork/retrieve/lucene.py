@@ -7,15 +7,15 @@ import unicodedata
 
 import regex
 
-from knotwork.text.scripts import THAI_CHARACTERS, char_class
+from knotwork.text.scripts import ONE_CHAR_TERM_BLOCKS, THAI_CHARACTERS, char_class
 
 # Han ideographs and hiragana are a term each, as Lucene's tokenizers index them: a run of them
 # quoted whole would be a phrase that only the question's exact wording matches.
-_ONE_CHAR = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff"
+_ONE_CHAR = char_class(*ONE_CHAR_TERM_BLOCKS)
 # A word keeps its combining marks, as the index's tokenizer keeps them (``\w`` alone cuts
 # "हिन्दी" at its vowel signs into letters no chunk holds alone).
 _THAI_RUN = regex.compile(char_class(*THAI_CHARACTERS) + "+")
-_TERM = regex.compile(rf"[{_ONE_CHAR}]|[[\p{{L}}\p{{N}}\p{{M}}_]--[{_ONE_CHAR}]]+", regex.V1)
+_TERM = regex.compile(rf"{_ONE_CHAR}|[[\p{{L}}\p{{N}}\p{{M}}_]--{_ONE_CHAR}]+", regex.V1)
 
 
 def lucene_query(question: str) -> str:

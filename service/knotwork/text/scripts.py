@@ -1,6 +1,7 @@
 """The code point ranges of the scripts that the text code tells apart, each defined once; the
 character classes of text/language.py, text/keys.py and retrieve/lucene.py are built from
-them (``char_class``)."""
+them (``char_class``): Thai, Lao, Myanmar and Khmer, and the scripts whose every character is a
+word of its own to Lucene's tokenizers (Han, hiragana)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ MYANMAR_BLOCKS: tuple[Range, ...] = (
 )
 # Khmer and Khmer Symbols.
 KHMER_BLOCKS: tuple[Range, ...] = ((0x1780, 0x17FF), (0x19E0, 0x19FF))
+# Hiragana, CJK Unified Ideographs Extension A and CJK Unified Ideographs: Lucene's tokenizers
+# index each of their characters as a term of its own.
+ONE_CHAR_TERM_BLOCKS: tuple[Range, ...] = ((0x3040, 0x309F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF))
 
 
 def char_class(*ranges: Range) -> str:

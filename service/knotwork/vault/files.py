@@ -1,4 +1,5 @@
-"""The vault on disk: which files are notes, reading them safely, keeping paths inside.
+"""The vault on disk: which files are notes, reading them safely, keeping paths inside (the
+folders themselves, their identity and flushing them: ``vault.folders``).
 
 Symbolic links inside the vault are never followed: a linked note or folder is not ingested
 (with a warning), and nothing is written or deleted through a link (``vault_write``).
@@ -16,6 +17,13 @@ from pathlib import Path, PurePosixPath
 
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
 from knotwork.text.keys import link_key
+
+# Re-exported: ingest, watch and the API import the folder helpers from here.
+from knotwork.vault.folders import EMPTY as EMPTY
+from knotwork.vault.folders import folder_id as folder_id
+from knotwork.vault.folders import folder_key as folder_key
+from knotwork.vault.folders import folder_unseen as folder_unseen
+from knotwork.vault.folders import sync_folder as sync_folder
 
 # Folders no vault tool should read: Obsidian's config and trash, VCS data, dependencies.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".hg", ".svn", "node_modules"})
@@ -125,39 +133,6 @@ def symlink_on_path(root: Path, rel: str) -> str | None:
         if (base.joinpath(*parts[:i])).is_symlink():
             return "/".join(parts[:i])
     return None
-
-
-def folder_id(folder: Path) -> tuple[int, int] | None:
-    """A folder's identity (device, inode): another once it was deleted and made again, or
-    replaced; None while it is missing."""
-    try:
-        st = os.stat(folder)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
-def folder_key(folder: Path) -> str | None:
-    """``folder_id`` as text ("device:inode"), as a watcher's lease records the folder it
-    follows; None while the folder is missing."""
-    ident = folder_id(folder)
-    return f"{ident[0]}:{ident[1]}" if ident else None
-
-
-EMPTY = "is empty"
-
-
-def folder_unseen(root: Path) -> str | None:
-    """Why the vault folder shows nothing: "does not exist", "is not a folder", "cannot be
-    listed (…)", or ``EMPTY``; None when it holds something. An empty folder is a drive's
-    mount point with the drive away, or a vault whose last note was deleted: the caller
-    tells them apart by what the graph holds. Either way nothing is taken for gone on it."""
-    try:
-        if not root.is_dir():
-            return "is not a folder" if root.exists() else "does not exist"
-        return EMPTY if next(root.iterdir(), None) is None else None
-    except OSError as exc:
-        return f"cannot be listed ({exc.strerror or exc})"
 
 
 @dataclass
@@ -311,19 +286,3 @@ def read_group(
         digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
         out.append((path, (note, digest)))
     return out
-
-
-def sync_folder(folder: Path) -> None:
-    """Flush a folder's entries to the disk (a file replaced, created or removed in it): the
-    file's own fsync does not keep its new name through a power cut. Skipped where the system
-    cannot open or flush a folder."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

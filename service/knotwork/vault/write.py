@@ -21,38 +21,35 @@ What a write may touch, and how:
   process umask's default (``0666 & ~umask``), as an editor's would. A replace is a new file:
   hard links to the old one keep the old text, and the owner is the service's user.
 
-Callers hold the note's lock (``Core.note_locks``) around the check and the write.
+Callers hold the note's lock (``Core.note_locks``) around the check and the write. What the
+file system answers (a failing disk, a name too long, a file in the way) is mapped to Knotwork's
+errors by ``vault.disk_errors``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import stat
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
-from knotwork.errors import (
-    NoteNotFoundError,
-    VaultPathError,
-    VaultUnavailableError,
-    WriteConflictError,
-)
+from knotwork.errors import NoteNotFoundError, VaultPathError, WriteConflictError
 from knotwork.graph.queries.writes import NOTE_CASE_VARIANTS
 from knotwork.graph.store import GraphStore
 from knotwork.text.keys import link_key
+from knotwork.vault.disk_errors import failing_disk as failing_disk  # api.vault_folder's too
+from knotwork.vault.disk_errors import file_errors
 from knotwork.vault.files import (
     clean_relpath,
     fold,
     note_path_problem,
     resolve_in_vault,
     symlink_on_path,
-    sync_folder,
 )
+from knotwork.vault.folders import sync_folder
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
 _UMASK_LOCK = threading.Lock()
@@ -79,7 +76,7 @@ def note_target(root: Path, path: str) -> tuple[str, Path]:
     if problem := note_path_problem(rel):
         raise VaultPathError(problem)
     rel = spelled_on_disk(root, rel)
-    with _file_errors(rel):  # links first: one pointing outside, or in a loop, is named
+    with file_errors(rel):  # links first: one pointing outside, or in a loop, is named
         link = symlink_on_path(root, rel)
         if link:
             which = "is" if link == rel else f"lies under {link!r}, which is"
@@ -182,49 +179,6 @@ def exists_exactly(full: Path, root: Path | None = None, *, strict: bool = False
         return False
 
 
-# The vault's disk or mount failing (a failing disk, a network or FUSE mount gone), not the
-# request: a 503, as for a vault folder that is not there.
-FAILING_ERRNOS = frozenset(
-    {errno.EIO, errno.ENXIO, errno.ENODEV, errno.ESTALE, errno.ENOTCONN, errno.ETIMEDOUT}
-)
-
-
-def failing_disk(exc: OSError, where: str) -> VaultUnavailableError | None:
-    """The error to raise for ``exc`` when the disk or the mount under ``where`` failed."""
-    if exc.errno not in FAILING_ERRNOS:
-        return None
-    return VaultUnavailableError(
-        f"the vault's file system failed at {where} ({exc.strerror}); nothing was changed. "
-        "Check the disk or the mount, then try again"
-    )
-
-
-@contextlib.contextmanager
-def _file_errors(rel: str) -> Iterator[None]:
-    """What the file system says about the path itself becomes a 4xx error, and a disk or
-    mount that fails a 503; the rest (a read-only mount, permissions, a full disk) is the
-    caller's to map."""
-    try:
-        yield
-    except OSError as exc:
-        if failed := failing_disk(exc, repr(rel)):
-            raise failed from exc
-        if exc.errno == errno.ELOOP:  # a link that appeared on the path since its check
-            raise WriteConflictError(
-                f"{rel!r} runs through a symbolic link (or a loop of them); Knotwork never "
-                "writes or deletes through links, so nothing was changed"
-            ) from exc
-        if exc.errno == errno.ENAMETOOLONG:
-            raise VaultPathError(f"note path {rel!r} is too long for the file system") from exc
-        if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-            raise WriteConflictError(
-                f"a part of {rel!r} above the note is a file, not a folder; nothing was written"
-            ) from exc
-        if exc.errno == errno.EISDIR:
-            raise WriteConflictError(f"{rel!r} is a folder; a note cannot replace it") from exc
-        raise
-
-
 def _check_place(root: Path, rel: str) -> None:
     """Refuse a note under a file, over a folder, or under a folder spelled with other letter
     case than the one on disk: a case-insensitive file system would put it in that folder
@@ -267,7 +221,7 @@ def umask() -> int:
 
 def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
     """Replace (or create) the note's file atomically, keeping its permission bits."""
-    with _file_errors(rel):
+    with file_errors(rel):
         _check_place(root, rel)
         try:
             mode = stat.S_IMODE(os.lstat(full).st_mode)
@@ -294,7 +248,7 @@ def delete_note_file(root: Path, rel: str, full: Path) -> None:
     this path from the vault's root."""
     if not exists_exactly(full, root.resolve(), strict=True):
         raise NoteNotFoundError(f"no note {rel!r} in the vault")
-    with _file_errors(rel):
+    with file_errors(rel):
         try:
             full.unlink()
         except FileNotFoundError as exc:

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from dataclasses import dataclass
 
 from neo4j.exceptions import Neo4jError
 from watchdog.observers.api import BaseObserver
@@ -27,7 +28,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress
-from knotwork.vault.files import EMPTY, folder_id, folder_key, folder_unseen
+from knotwork.vault.folders import EMPTY, folder_id, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
 from knotwork.watch.queue import (
     INOTIFY_LOGGER,
@@ -81,89 +82,116 @@ class VaultWatcher(Applier):
             await self._follow(progress, ready)
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        away = folder_unseen(self.root)
-        if away and away != EMPTY:  # the observer would fail on it with a bare errno
-            raise VaultUnavailableError(
-                f"the vault folder {self.root} {away}; check KNOTWORK_VAULT_PATH (nothing in "
-                "the graph was changed)"
-            )
+        self._refuse_an_unseen_folder()
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
         watched = self._followed(folder_id(self.root))  # before the rescan: a swap counts
-        observer = self._observer(loop)  # before the rescan, so no change slips between
+        # The observer before the rescan, so no change slips between.
+        following = _Following(loop, self._observer(loop), watched)
         rehearsal: asyncio.Task[None] | None = None
         try:
             await self.rescan(progress)
             rehearsal = rehearse.start(self.ingestor.core)  # the first edit plans none
             if ready:
                 ready.set()
-            last_rescan = last_retry = time.monotonic()
-            looked = time.monotonic()
-            while not self._stop.is_set():
-                if not observer.is_alive():
-                    try:
-                        observer = self._observer(loop)
-                    except OSError as exc:  # the folder gone at that moment: tried next pass
-                        self.status.warning = f"the file observer stopped; not restarted: {exc}"
-                    else:
-                        self.status.warning = "the file observer stopped; restarted after a rescan"
-                        self._rescan.set()
-                if time.monotonic() - looked > 1:
-                    looked = time.monotonic()
-                    now_id = folder_id(self.root)
-                    self._remember_full(now_id)
-                    if now_id is not None and (now_id != watched or deaf(observer)):
-                        # The vault folder was deleted and made again, or replaced: the old
-                        # observer watches nothing (or the old folder) from now on.
-                        try:
-                            renewed = self._observer(loop)
-                        except OSError as exc:  # gone again meanwhile: looked at next second
-                            log.warning("the vault folder cannot be followed yet: %s", exc)
-                        else:
-                            log.warning("the vault folder was replaced; following the new one")
-                            observer.stop()
-                            observer.join(timeout=5)
-                            observer, watched = renewed, self._followed(now_id)
-                            self._rescan.set()
-                now = time.monotonic()
-                retry = self._rescan_retry_at is not None and now >= self._rescan_retry_at
-                if (
-                    self._rescan.is_set()
-                    or retry
-                    or (self.rescan_s and now - last_rescan > self.rescan_s)
-                ):
-                    self._rescan.clear()
-                    await self._process_due()
-                    self._resume()
-                    await self._rescan_or_retry()
-                    last_rescan = time.monotonic()
-                await self._process_due()
-                if time.monotonic() - last_retry > self.retry_s:
-                    await self.retry_pending()
-                    last_retry = time.monotonic()
-                await _sleep_or(self._stop, 0.05)
-            # Stopped: first the lease says so, and an API refuses writes (409) rather than
-            # leave them to a watcher that may not see them. What is waiting out its debounce,
-            # or arrives meanwhile, is applied now, not left to the next start's rescan (an
-            # API write answered "accepted" may be among it), for at most STOP_FLUSH_S: a model
-            # extracting facts on a slow machine must not hold a stop.
-            await self._say_stopping()
-            try:
-                await asyncio.wait_for(self._flush(), STOP_FLUSH_S)
-            except TimeoutError:
-                log.warning(
-                    "stopped before every change was applied (%d waiting); the next start's "
-                    "rescan applies them",
-                    len(self.pending),
-                )
+            await self._until_stopped(following)
+            await self._apply_the_rest()
         finally:
             # The observer first: a failure the rehearsal raises must not leave its thread on.
-            observer.stop()
-            observer.join(timeout=5)
+            _stop_observer(following.observer)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
             await background.stop(rehearsal)
+
+    def _refuse_an_unseen_folder(self) -> None:
+        """VaultUnavailableError for a vault folder that is missing or cannot be listed (an
+        empty one is followed: a drive's mount point, or a vault whose last note went)."""
+        away = folder_unseen(self.root)
+        if away and away != EMPTY:  # the observer would fail on it with a bare errno
+            raise VaultUnavailableError(
+                f"the vault folder {self.root} {away}; check KNOTWORK_VAULT_PATH (nothing in "
+                "the graph was changed)"
+            )
+
+    async def _until_stopped(self, following: _Following) -> None:
+        """The loop: the observer kept alive and on the vault folder, rescans when one is due,
+        the changes whose debounce is over applied, pending chunks retried now and then."""
+        last_rescan = last_retry = time.monotonic()
+        looked = time.monotonic()
+        while not self._stop.is_set():
+            if not following.observer.is_alive():
+                self._restart_observer(following)
+            if time.monotonic() - looked > 1:
+                looked = time.monotonic()
+                self._follow_a_new_folder(following)
+            if self._rescan_due(last_rescan):
+                await self._rescan_now()
+                last_rescan = time.monotonic()
+            await self._process_due()
+            if time.monotonic() - last_retry > self.retry_s:
+                await self.retry_pending()
+                last_retry = time.monotonic()
+            await _sleep_or(self._stop, 0.05)
+
+    def _restart_observer(self, following: _Following) -> None:
+        """An observer that stopped is started again, and a rescan finds what it missed."""
+        try:
+            following.observer = self._observer(following.loop)
+        except OSError as exc:  # the folder gone at that moment: tried next pass
+            self.status.warning = f"the file observer stopped; not restarted: {exc}"
+        else:
+            self.status.warning = "the file observer stopped; restarted after a rescan"
+            self._rescan.set()
+
+    def _follow_a_new_folder(self, following: _Following) -> None:
+        """Looked at every second: a vault folder deleted and made again, or replaced, gets a
+        new observer and a rescan."""
+        now_id = folder_id(self.root)
+        self._remember_full(now_id)
+        if now_id is not None and (now_id != following.watched or deaf(following.observer)):
+            # The vault folder was deleted and made again, or replaced: the old
+            # observer watches nothing (or the old folder) from now on.
+            try:
+                renewed = self._observer(following.loop)
+            except OSError as exc:  # gone again meanwhile: looked at next second
+                log.warning("the vault folder cannot be followed yet: %s", exc)
+            else:
+                log.warning("the vault folder was replaced; following the new one")
+                _stop_observer(following.observer)
+                following.observer, following.watched = renewed, self._followed(now_id)
+                self._rescan.set()
+
+    def _rescan_due(self, last_rescan: float) -> bool:
+        """Whether to rescan now: one asked for, a failed one's retry due, or the period over."""
+        now = time.monotonic()
+        retry = self._rescan_retry_at is not None and now >= self._rescan_retry_at
+        return bool(
+            self._rescan.is_set() or retry or (self.rescan_s and now - last_rescan > self.rescan_s)
+        )
+
+    async def _rescan_now(self) -> None:
+        """What is due first, then the full sync (or its retry once Neo4j is back)."""
+        self._rescan.clear()
+        await self._process_due()
+        self._resume()
+        await self._rescan_or_retry()
+
+    async def _apply_the_rest(self) -> None:
+        """Stopped: first the lease says so, and an API refuses writes (409) rather than leave
+        them to a watcher that may not see them. What is waiting out its debounce, or arrives
+        meanwhile, is applied now, not left to the next start's rescan (an API write answered
+        "accepted" may be among it), for at most STOP_FLUSH_S: a model extracting facts on a
+        slow machine must not hold a stop."""
+        await self._say_stopping()
+        try:
+            await asyncio.wait_for(self._flush(), STOP_FLUSH_S)
+        except TimeoutError:
+            log.warning(
+                "stopped before every change was applied (%d waiting); the next start's "
+                "rescan applies them",
+                len(self.pending),
+            )
 
     def _followed(self, ident: tuple[int, int] | None) -> tuple[int, int] | None:
         """The folder now followed, said in the status the lease carries (api/writers.py
@@ -191,6 +219,22 @@ class VaultWatcher(Applier):
             tried.update(fresh)
             await self._process_due()
             await asyncio.sleep(min(self.debounce, 1.0))  # the last writes' events, if any
+
+
+@dataclass
+class _Following:
+    """The observer of the vault folder followed now, and that folder's identity; both change
+    when the observer is restarted or the folder replaced."""
+
+    loop: asyncio.AbstractEventLoop
+    observer: BaseObserver
+    watched: tuple[int, int] | None
+
+
+def _stop_observer(observer: BaseObserver) -> None:
+    """Stop an observer's thread and wait for it (5 s at most)."""
+    observer.stop()
+    observer.join(timeout=5)
 
 
 async def _sleep_or(event: asyncio.Event, seconds: float) -> None:

@@ -1,0 +1,86 @@
+"""The health report's shape, as ``GET /health`` returns it and ``knotwork doctor`` prints it:
+each dependency's report (Neo4j, Ollama, the manifest, the relevance gate), the capabilities
+ready or not, and the whole. ``check.health`` fills it in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from knotwork.llm.providers import ChatServerReport
+
+
+class IndexReport(BaseModel):
+    name: str
+    type: str
+    state: str
+    population: float
+
+
+class Neo4jReport(BaseModel):
+    ok: bool
+    uri: str
+    version: str | None = None
+    edition: str | None = None
+    apoc: bool | None = None
+    indexes: list[IndexReport] = Field(default_factory=list)
+    missing_indexes: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class ModelReport(BaseModel):
+    role: Literal["llm", "embedding"]
+    name: str
+    present: bool
+    pull_command: str
+
+
+class OllamaReport(BaseModel):
+    ok: bool
+    base_url: str
+    version: str | None = None
+    models: list[ModelReport] = Field(default_factory=list)
+    error: str | None = None
+
+
+class ManifestReport(BaseModel):
+    ok: bool
+    stored: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class Capability(BaseModel):
+    """One thing the service does, ready or not; ``needed`` is False when the settings turn
+    it off (extraction with ``KNOTWORK_EXTRACT=false``), and then it does not affect ``ok``."""
+
+    ready: bool
+    needed: bool = True
+    reason: str | None = None
+    fix: str | None = None
+
+
+class RelevanceReport(BaseModel):
+    """Whether the vault's relevance gate is calibrated for the embedding model (see
+    retrieve/relevance.py); an uncalibrated gate works, on the raw cosine."""
+
+    calibrated: bool
+    floor: float | None = None
+    probes: int | None = None
+    languages: list[str] = Field(default_factory=list)
+    fix: str | None = None
+
+
+class HealthReport(BaseModel):
+    ok: bool  # every needed capability is ready
+    capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
+    neo4j: Neo4jReport
+    ollama: OllamaReport | None  # None when neither model is served by Ollama
+    llm_server: ChatServerReport | None = None  # with KNOTWORK_LLM_PROVIDER=openai-like
+    manifest: ManifestReport
+    relevance: RelevanceReport | None = None  # None when Neo4j is not reachable
+    # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
+    # inotify or polling, rescans, queue overflows and the last one's reason); None when no
+    # watcher has run. Does not affect ``ok``.
+    watcher: dict[str, Any] | None = None

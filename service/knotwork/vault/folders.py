@@ -1,0 +1,58 @@
+"""The vault folder and the folders in it as the file system has them: a folder's identity
+(another once deleted and made again), why the vault folder shows nothing, and flushing a
+folder's entries to the disk. Nothing here reads a note.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def folder_id(folder: Path) -> tuple[int, int] | None:
+    """A folder's identity (device, inode): another once it was deleted and made again, or
+    replaced; None while it is missing."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def folder_key(folder: Path) -> str | None:
+    """``folder_id`` as text ("device:inode"), as a watcher's lease records the folder it
+    follows; None while the folder is missing."""
+    ident = folder_id(folder)
+    return f"{ident[0]}:{ident[1]}" if ident else None
+
+
+EMPTY = "is empty"
+
+
+def folder_unseen(root: Path) -> str | None:
+    """Why the vault folder shows nothing: "does not exist", "is not a folder", "cannot be
+    listed (…)", or ``EMPTY``; None when it holds something. An empty folder is a drive's
+    mount point with the drive away, or a vault whose last note was deleted: the caller
+    tells them apart by what the graph holds. Either way nothing is taken for gone on it."""
+    try:
+        if not root.is_dir():
+            return "is not a folder" if root.exists() else "does not exist"
+        return EMPTY if next(root.iterdir(), None) is None else None
+    except OSError as exc:
+        return f"cannot be listed ({exc.strerror or exc})"
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush a folder's entries to the disk (a file replaced, created or removed in it): the
+    file's own fsync does not keep its new name through a power cut. Skipped where the system
+    cannot open or flush a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
