@@ -12,8 +12,11 @@ from pathlib import Path
 from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import search
+from knotwork.retrieve.graphrank import entity_seeds
+from knotwork.retrieve.notes import search_notes
 from tests.integration.conftest import ad_hoc, put
 
 # Written decomposed: each accent a combining mark after its letter.
@@ -85,3 +88,96 @@ async def test_a_decomposed_link_or_mention_names_a_composed_note_and_the_revers
         assert any("|wikilink|" in f for f in named), (source, facts)
         assert any("|mention|" in f for f in named), (source, facts)
     assert not any("unresolved:" in f for f in facts), facts
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+async def _names_vault(core: Core, vault: Path) -> Ingestor:
+    """A decomposed file name (as macOS writes one), a decomposed frontmatter title and alias,
+    and a composed file name: each found by a search in the other form."""
+    put(vault, _nfd("Caf\u00e9.md"), "# Menu\n\nEspresso and tea.\n")
+    frontmatter = (
+        "---\ntitle: Se\u00f1or Ant\u00f3nio\naliases: [Jalape\u00f1o Poppers]\n"
+        "tags: [caf\u00e9]\n---\n"
+    )
+    put(vault, "Barista.md", _nfd(frontmatter) + "# Barista\n\nHe roasts the beans on Mondays.\n")
+    put(vault, "Cr\u00e8me.md", "# Cream\n\nWhipped, never boiled.\n")
+    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=False)
+    await sync_vault(ingestor)
+    return ingestor
+
+
+async def test_a_notes_names_are_searched_in_either_unicode_form(core: Core, vault: Path) -> None:
+    """search_notes (the MCP tool ``search_notes``): names are stored composed, the search
+    text is composed; the path stays the file's, byte for byte."""
+    await _names_vault(core, vault)
+
+    async def found(text: str | None = None, tag: str | None = None) -> list[str]:
+        return [r["path"] for r in await search_notes(core, text, tag=tag)]
+
+    assert await found("caf\u00e9") == [_nfd("Caf\u00e9.md")]  # a decomposed file name
+    assert await found(_nfd("cr\u00e8me")) == ["Cr\u00e8me.md"]  # a decomposed search
+    assert await found("se\u00f1or") == ["Barista.md"]  # a decomposed title
+    assert await found("jalape\u00f1o") == ["Barista.md"]  # a decomposed alias
+    assert await found(_nfd("JALAPE\u00d1O")) == ["Barista.md"]
+    assert await found(tag="caf\u00e9") == ["Barista.md"]  # a decomposed tag
+    [barista] = [r for r in await search_notes(core, "barista")]
+    assert barista["title"] == "Se\u00f1or Ant\u00f3nio"  # shown composed: it looks the same
+    assert barista["aliases"] == ["Jalape\u00f1o Poppers"]
+
+
+async def test_a_question_names_a_decomposed_title_or_alias_written_composed(
+    core: Core, vault: Path
+) -> None:
+    """The named-notes retriever and the entity-name full-text fallback, in either form."""
+    ingestor = await _names_vault(core, vault)
+    v = ingestor.vault
+
+    async def named(question: str) -> list[str]:
+        return [n.path for n in await search.named_notes(core.store, v, question, 3)]
+
+    assert await named("What does Se\u00f1or Ant\u00f3nio roast?") == ["Barista.md"]
+    assert await named("Who makes the jalape\u00f1o poppers?") == ["Barista.md"]
+    assert await named(_nfd("What is in the cr\u00e8me?")) == ["Cr\u00e8me.md"]
+    assert await named("What is served at the caf\u00e9?") == [_nfd("Caf\u00e9.md")]
+    # A keyword that is no entity's whole name: only the full-text index finds the alias.
+    for keyword in ("jalape\u00f1o", _nfd("jalape\u00f1o")):
+        seeds = await entity_seeds(core, v, "Who keeps it?", [keyword])
+        assert "entity:jalape\u00f1o poppers" in seeds.values(), keyword
+    [entity] = await ad_hoc(
+        core, "MATCH (e:Entity {key: 'jalape\u00f1o poppers'}) RETURN e.name AS name"
+    )
+    assert entity["name"] == "Jalape\u00f1o Poppers"
+    assert await verify_vault(ingestor) == []
+
+
+async def test_names_stored_decomposed_before_are_composed_on_the_next_sync(
+    core: Core, vault: Path
+) -> None:
+    """A graph written before names were stored NFC (an older FACTS_VERSION): the next sync
+    rewrites every note, and an entity keeps its first name, so its write composes it."""
+    ingestor = await _names_vault(core, vault)
+    [old] = await ad_hoc(
+        core,
+        "MATCH (n:Note) WHERE n.content_hash IS NOT NULL "
+        "SET n.facts_version = $old, n.title = $title, n.aliases = [$alias] "
+        "WITH count(n) AS notes MATCH (e:Entity {key: 'jalape\u00f1o poppers'}) "
+        "SET e.name = $alias RETURN elementId(e) AS id",
+        {
+            "old": FACTS_VERSION - 1,
+            "title": _nfd("Se\u00f1or"),
+            "alias": _nfd("Jalape\u00f1o Poppers"),
+        },
+        write=True,
+    )
+    assert await search_notes(core, "jalape\u00f1o") == []  # as the old graph held them
+    report = await sync_vault(ingestor)
+    assert report.written == 3
+    assert [r["path"] for r in await search_notes(core, "jalape\u00f1o")] == ["Barista.md"]
+    [entity] = await ad_hoc(
+        core,
+        "MATCH (e:Entity {key: 'jalape\u00f1o poppers'}) RETURN e.name AS name, elementId(e) AS id",
+    )
+    assert entity == {"name": "Jalape\u00f1o Poppers", "id": old["id"]}  # composed in place

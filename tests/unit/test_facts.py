@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import unicodedata
+
 from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.draft import entity_rows
+from knotwork.ingest.extract import Extraction
 from knotwork.ingest.facts import note_keys, structural_facts
 from knotwork.ingest.parse import parse_note
-from knotwork.ingest.rows import fact_rows
+from knotwork.ingest.rows import fact_rows, note_props
 from knotwork.models import Fact
-from knotwork.text.keys import link_key
+from knotwork.text.keys import link_key, nfc
+
+_nfd = functools.partial(unicodedata.normalize, "NFD")
 
 
 def facts_of(text: str, path: str = "N.md") -> list[Fact]:
@@ -94,3 +101,36 @@ def test_a_tag_fact_points_at_its_use_outside_code_else_at_the_frontmatter() -> 
         if f.extractor == "tag"
     }
     assert lines == {"#python": 2, "#go": 9}
+
+
+def test_names_are_stored_composed_and_the_path_as_the_file_has_it() -> None:
+    """A decomposed file name (macOS), title, alias, tag or heading is stored NFC, as the
+    full-text index and the note search are searched; the path stays the file's."""
+    path = _nfd("Notes/Caf\u00e9.md")
+    text = (
+        _nfd("---\ntitle: Se\u00f1or\ntags: [caf\u00e9]\naliases: [Jalape\u00f1o, ")
+        + "Jalape\u00f1o]\n---\n"
+        + _nfd("# Cr\u00e8me\n")
+    )
+    note = parse_note(path, text)
+    props = note_props(note, None)
+    assert note.path == path and note.title == _nfd("Se\u00f1or")  # the parse: the file's
+    assert props["title"] == props["name"] == "Se\u00f1or"
+    assert props["aliases"] == ["Jalape\u00f1o"]  # one per composed spelling
+    assert (props["tags"], props["headings"]) == (["caf\u00e9"], ["Cr\u00e8me"])
+    assert (props["stem"], props["lpath"]) == ("caf\u00e9", "notes/caf\u00e9")
+    _, entities = fact_rows(structural_facts(note, []), path)
+    assert {e["object_name"] for e in entities} == {"Jalape\u00f1o", "#caf\u00e9"}
+    assert all(e["props"]["source"] == path for e in entities)
+    triple = Fact("RUNS", _nfd("Jos\u00e9"), "entity", "llm", 1, subject=_nfd("Ren\u00e9"))
+    [row] = fact_rows([triple], path)[1]
+    assert (row["subject_name"], row["object_name"]) == ("Ren\u00e9", "Jos\u00e9")
+
+
+def test_the_names_of_a_chunks_entities_are_stored_composed() -> None:
+    extraction = Extraction.model_validate(
+        {"entities": [{"name": _nfd("Z\u00fcrich")}], "triples": []}
+    )
+    [row] = entity_rows("c1", extraction)
+    assert (row["key"], row["name"]) == ("z\u00fcrich", "Z\u00fcrich")
+    assert nfc("plain") == "plain" and nfc("e\u0301") == "\u00e9"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -11,12 +10,11 @@ from pydantic.config import JsonDict
 
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
-from knotwork.retrieve.types import folder_prefix
+from knotwork.retrieve.types import vault_folder
 
 if TYPE_CHECKING:  # answering imports LlamaIndex; the schemas are needed before (tools/list)
     from knotwork.answer.respond import Answer, Cited
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 Tag = Annotated[str, Field(min_length=1, max_length=100)]
 
 
@@ -44,16 +42,7 @@ class FiltersIn(BaseModel):
     @classmethod
     def _relative_folder(cls, value: str | None) -> str | None:
         """A prefix inside the vault, ending in ``/`` so ``a`` never matches ``ab/``."""
-        if value is None or not value.strip():
-            return None
-        if _CONTROL.search(value):
-            raise ValueError("folder must not hold control characters")
-        posix = value.strip().replace("\\", "/")
-        if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
-            raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
-        if ".." in posix.split("/"):
-            raise ValueError(f"folder {value!r} climbs out of the vault with '..'")
-        return folder_prefix(posix)
+        return vault_folder(value)
 
     @field_validator("tags")
     @classmethod

@@ -21,7 +21,7 @@ from knotwork.ingest.facts import MAX_FACT_KEY_CHARS, split_oversized, structura
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import canonical, fact_rows, note_props
 from knotwork.models import Chunk, Fact, ParsedNote, embed_text
-from knotwork.text.keys import entity_key
+from knotwork.text.keys import entity_key, nfc
 from knotwork.text.language import Language
 
 
@@ -153,9 +153,9 @@ def _vector_format(dimension: int) -> str:
 
 
 def entity_rows(chunk_id: str, parsed: extract.Extraction) -> list[dict[str, Any]]:
-    """HAS_ENTITY rows for the entities a chunk's extraction names."""
+    """HAS_ENTITY rows for the entities a chunk's extraction names (names composed: keys.nfc)."""
     return [
-        {"chunk_id": chunk_id, "key": entity_key(name), "name": name}
+        {"chunk_id": chunk_id, "key": entity_key(name), "name": nfc(name)}
         for name in extract.entity_names(parsed)
     ]
 

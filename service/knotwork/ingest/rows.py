@@ -7,7 +7,7 @@ from typing import Any
 
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.models import Fact, ParsedNote, fact_key
-from knotwork.text.keys import entity_key, link_key, loose_key, name_key, note_name_keys
+from knotwork.text.keys import entity_key, link_key, loose_key, name_key, nfc, note_name_keys
 
 
 def canonical(fact: Fact) -> str:
@@ -54,9 +54,10 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
             entities.append(
                 {
                     "relation": fact.relation,
-                    "object_name": fact.object,
+                    # Names stored composed, as the full-text index is searched (keys.nfc).
+                    "object_name": nfc(fact.object),
                     "object_mkey": name_key(fact.object),
-                    "subject_name": fact.subject,
+                    "subject_name": nfc(fact.subject) if fact.subject else fact.subject,
                     "props": props,
                 }
             )
@@ -81,7 +82,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 10: a backslash before a backtick read as CommonMark reads it ("\`x" opens no code span).
 # 11: Thai, Lao, Khmer and Myanmar matched a letter (with its marks) at a time; Thai notes
 # indexed in Thai.
-FACTS_RULES = 11
+# 12: a note's title, aliases, tags and headings and the entities' names stored NFC (keys.nfc), so
+# a file named or titled decomposed (macOS) is found by a composed search and the reverse.
+FACTS_RULES = 12
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
@@ -92,19 +95,22 @@ def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
     stem = lpath.rsplit("/", 1)[-1]
     file_stem = note.path.rsplit("/", 1)[-1]
     file_stem = file_stem[:-3] if file_stem.lower().endswith(".md") else file_stem
+    # Search-facing names composed (keys.nfc): the full-text index and notes_search.cypher
+    # compare them to composed questions. The path stays the file's: it is the note's identity.
+    title = nfc(note.title)
     return {
-        "title": note.title,
-        "name": note.title,
+        "title": title,
+        "name": title,
         "stem": stem,
         "lpath": lpath,
-        "aliases": note.aliases,
-        "tags": note.tags,
+        "aliases": list(dict.fromkeys(map(nfc, note.aliases))),  # one per composed spelling
+        "tags": list(dict.fromkeys(map(nfc, note.tags))),
         "content_hash": note.content_hash,
         "mtime": mtime,
         "dates": note.dates,
         "frontmatter": json.dumps(note.frontmatter, default=str, ensure_ascii=False),
         "frontmatter_error": note.frontmatter_error,
-        "headings": [h.text for h in note.headings],
+        "headings": [nfc(h.text) for h in note.headings],
         # What unlinked mentions of this note are matched by (see mentions.py).
         "mkey": name_key(file_stem),
         "mtitle": name_key(note.title),

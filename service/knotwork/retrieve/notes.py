@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from knotwork.core import Core
-from knotwork.errors import NoteNotFoundError
+from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.graph.queries.admin import VAULT_STATS
 from knotwork.graph.queries.reads import (
     NOTE_DETAIL,
@@ -15,6 +15,8 @@ from knotwork.graph.queries.reads import (
     NOTES_SEARCH,
     NoteHistoryRow,
 )
+from knotwork.retrieve.types import vault_folder
+from knotwork.text.keys import nfc
 from knotwork.vault.files import clean_relpath
 from knotwork.vault.write import unicode_forms
 
@@ -102,16 +104,23 @@ async def search_notes(
     folder: str | None = None,
     limit: int = 50,
 ) -> list[dict[str, Any]]:
-    """Notes whose file name, title or an alias contains ``text`` (case-insensitive), under
-    ``folder``, tagged ``tag`` (or a tag nested in it); every given criterion must hold."""
+    """Notes whose file name, title or an alias contains ``text`` (case-insensitive, in
+    either Unicode form), under ``folder``, tagged ``tag`` (or a tag nested in it); every given
+    criterion must hold. VaultPathError for a folder outside the vault, as the REST filters
+    refuse one; ``.`` is the whole vault, as there."""
+    try:
+        under = vault_folder(folder)
+    except ValueError as exc:
+        raise VaultPathError(str(exc)) from exc
     rows = await core.store.read(
         NOTES_SEARCH,
         vault=core.settings.vault_name,
         # lower(), not casefold(): the query lowers stored names with Cypher's toLower, which
-        # keeps ß and final ς ("Straße".casefold() is "strasse").
-        text=text.lower() if text else None,
-        tag=tag.lstrip("#").lower() if tag else None,
-        folder=clean_relpath(folder).rstrip("/") + "/" if folder else None,
+        # keeps ß and final ς ("Straße".casefold() is "strasse"). Composed first, as the
+        # names are stored (ingest/rows.py note_props; the stem is a composed link key).
+        text=nfc(text).lower() if text else None,
+        tag=nfc(tag).lstrip("#").lower() if tag else None,
+        folder=under,
         limit=limit,
     )
     return [dict(row) for row in rows]

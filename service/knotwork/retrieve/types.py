@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
 from knotwork.graph.queries.reads import CitedFact
+from knotwork.text.keys import nfc
 
 Mode = Literal["normal", "fast", "retrieve"]
 Trust = Literal["all", "structural"]
@@ -36,7 +38,7 @@ class Filters:
         """Query parameters of the filtering Cypher (cypher/filter_chunks.cypher) and the walks'."""
         return {
             "folder": folder_prefix(self.folder),
-            "tags": [t.lower().lstrip("#") for t in self.tags],
+            "tags": [nfc(t).lower().lstrip("#") for t in self.tags],  # stored composed
             "date_from": self.date_from.isoformat() if self.date_from else None,
             "date_to": self.date_to.isoformat() if self.date_to else None,
             "extractors": None if self.trust == "all" else list(STRUCTURAL),
@@ -51,6 +53,25 @@ def folder_prefix(folder: str | None) -> str | None:
     matches ``ab/`` or ``a.md``; None for the whole vault."""
     parts = [p for p in (folder or "").strip().replace("\\", "/").split("/") if p not in ("", ".")]
     return "/".join(parts) + "/" if parts else None
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def vault_folder(value: str | None) -> str | None:
+    """A folder filter as given by a user (REST, MCP, CLI): its ``folder_prefix``, None for
+    the whole vault (empty, ``.``); ValueError for one that is absolute, climbs out with
+    ``..`` or holds control characters."""
+    if value is None or not value.strip():
+        return None
+    if _CONTROL.search(value):
+        raise ValueError("folder must not hold control characters")
+    posix = value.strip().replace("\\", "/")
+    if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
+        raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
+    if ".." in posix.split("/"):
+        raise ValueError(f"folder {value!r} climbs out of the vault with '..'")
+    return folder_prefix(posix)
 
 
 @dataclass

@@ -69,6 +69,13 @@ _MASKED = re.compile(
 )
 
 
+def nfc(name: str) -> str:
+    """``name`` composed (NFC): how a title, alias, heading or entity name is stored, so the
+    full-text index and substring searches find it by the composed words a question is
+    searched by, whatever form the file (a macOS file name: decomposed) holds it in."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
 def link_key(target: str) -> str:
     """How a link target is matched: case-insensitive, no ``.md``, POSIX, no leading ``./``.
     A note's path keyed so (its ``lpath``) is what its links match."""
