@@ -134,3 +134,30 @@ def test_deep_json_is_422(client: TestClient) -> None:
         assert response.status_code in (413, 422), response.text
     response = client.post("/retrieve", content="[" * 40 + "]" * 40, headers=JSON)
     assert response.status_code == 422 and "deeper than" in message(response)
+
+
+def test_a_note_as_a_json_string_is_held_to_the_note_limit_not_its_escapes(
+    client: TestClient, vault: Path
+) -> None:
+    """KNOTWORK_MAX_NOTE_BYTES bounds the note, not the JSON that carries it: escapes make the
+    body larger than the note (here 9,300 bytes of note, over 12,000 of JSON)."""
+    import json
+
+    note = "# Lines\n" + '"quoted"\n' * 1_000 + "é" * 300  # 9,308 bytes in UTF-8
+    body = json.dumps(note)  # ensure_ascii: é as \u00e9, every newline and quote escaped
+    assert len(note.encode()) < 10_000 < len(body)
+    put = client.put("/notes/Lines.md", content=body, headers=JSON)
+    assert put.status_code == 200, put.text
+    assert (vault / "Lines.md").read_text() == note
+    over = json.dumps(note + "x" * 1_000)  # the note itself over the limit
+    refused = client.put("/notes/Over.md", content=over, headers=JSON)
+    assert refused.status_code == 413 and "KNOTWORK_MAX_NOTE_BYTES" in message(refused)
+    assert not (vault / "Over.md").exists()
+
+
+def test_an_empty_json_string_is_an_empty_note(client: TestClient, vault: Path) -> None:
+    """As MCP's upsert_note takes content "": the note is written empty, on purpose."""
+    assert client.put("/notes/Empty.md", content="# Soon empty\n", headers=MD).status_code == 200
+    put = client.put("/notes/Empty.md", content='""', headers=JSON)
+    assert put.status_code == 200, put.text
+    assert (vault / "Empty.md").read_text() == ""

@@ -63,6 +63,32 @@ def test_ask_without_a_question_is_an_interactive_session(
     assert "Bob maintains the cluster." in out and "empty line or Ctrl-D ends" in out
 
 
+def test_an_interactive_session_reports_a_refused_question_and_goes_on(
+    ingested: Path, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_script = lambda body: "Bob maintains the cluster."
+    too_long = "why " * 600  # over the 2,000 characters a question may have
+    code, out = run("ask", "--mode", "fast", input=f"{too_long}\nWhat does Bob maintain?\n\n")
+    assert code == 0, out
+    assert "question" in out and "2000 characters" in out
+    assert "Bob maintains the cluster." in out  # the question after the refused one
+
+
+def test_ask_and_retrieve_refuse_a_graph_embedded_by_another_model(
+    ingested: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from knotwork.settings import get_settings
+
+    monkeypatch.setenv("KNOTWORK_EMBED_MODEL", "another-embedder")
+    get_settings.cache_clear()
+    for args in (("retrieve", "Who maintains the Neo4j cluster?"),
+                 ("ask", "Who maintains the Neo4j cluster?", "--mode", "retrieve")):  # fmt: skip
+        code, out = run(*args)
+        assert code == 1, out
+        assert "another-embedder" in out and "knotwork reembed" in out, out
+        assert "People/Bob.md" not in out  # no evidence ranked by the other model's vectors
+
+
 def test_retrieve_lists_citations_as_path_heading_lines(ingested: Path) -> None:
     code, out = run("retrieve", "Who maintains the Neo4j cluster?")
     assert code == 0, out
@@ -103,3 +129,20 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     code, out = run("search", "--folder", "People", "--json")
     assert [r["path"] for r in json.loads(out)] == ["People/Alice.md", "People/Bob.md"]
     assert run("search", "nothing-like-this")[0] == 3
+
+
+def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
+    ingested: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault name mistyped (or not ingested yet) is not "the notes do not cover it"."""
+    from knotwork.settings import get_settings
+
+    code, out = run("retrieve", "zyxwvut qwerty plugh")
+    assert code == 3 and "holds no notes" not in out, out  # a vault that has notes
+    monkeypatch.setenv("KNOTWORK_VAULT_NAME", "fresh")
+    get_settings.cache_clear()
+    for args in (("retrieve", "Who maintains the Neo4j cluster?"),
+                 ("ask", "Who maintains the Neo4j cluster?", "--mode", "retrieve")):  # fmt: skip
+        code, out = run(*args)
+        assert code == 3, out
+        assert "the graph holds no notes of vault 'fresh'" in out and "KNOTWORK_VAULT_NAME" in out

@@ -41,15 +41,22 @@ async def test_search_notes_by_name_tag_and_folder(served: Settings, vault: Path
         by_name = await call(client, "search_notes", text="ALI")
         under = await call(client, "search_notes", folder="People")
         everything = await call(client, "search_notes", limit=2)
+        whole = await call(client, "search_notes", folder="./", limit=2)  # as /retrieve takes it
         climbs = await refused(client, "search_notes", folder="../x")
         too_many = await refused(client, "search_notes", limit=0)
+        not_a_number = await refused(client, "retrieve", question="who?", top_k="many")
     [alice] = by_name["notes"]
     assert alice["path"] == "People/Alice.md" and alice["title"] == "Alice"
     assert alice["chunks"] >= 1 and alice["tags"] == []
     assert [n["path"] for n in under["notes"]] == ["People/Alice.md", "People/Bob.md"]
     assert [n["path"] for n in everything["notes"]] == ["Garden.md", "People/Alice.md"]
+    assert whole == everything
     assert "climbs out of the vault" in climbs
-    assert "limit" in too_many
+    # Bounds and types the SDK checks read as the tools' own refusals, not pydantic's dump.
+    assert too_many.startswith("invalid arguments: limit: "), too_many
+    assert not_a_number.startswith("invalid arguments: top_k: "), not_a_number
+    for message in (too_many, not_a_number):
+        assert "Arguments" not in message and "errors.pydantic.dev" not in message
 
 
 async def test_note_history_lists_the_revisions_newest_first(

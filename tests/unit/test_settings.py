@@ -93,3 +93,43 @@ async def test_a_host_name_that_does_not_resolve_is_neo4j_unreachable() -> None:
     async with open_core(settings) as core:
         with pytest.raises(GraphUnavailableError, match="Check the host in KNOTWORK_NEO4J_URI"):
             await core.store.server_info()
+
+
+def test_a_uri_without_a_host_is_refused_not_read_as_localhost() -> None:
+    """`bolt:/127.0.0.1:21800` (one slash) parsed as a path: the driver would go to
+    localhost:7687, another Neo4j if one listens there."""
+    with pytest.raises(ValidationError, match="names no host; write it as bolt://host:port"):
+        make_settings(neo4j_uri="bolt:/127.0.0.1:21800")
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:11434", "localhost:11434", "ftp://host", "http://"])
+def test_an_ollama_url_needs_http_and_a_host(url: str) -> None:
+    """Without a scheme some clients failed ("missing an 'http://'") and others answered."""
+    with pytest.raises(ValidationError, match="not an http\\(s\\) URL with a host"):
+        make_settings(ollama_base_url=url)
+    assert make_settings(ollama_base_url=" http://ollama:11434 ").ollama_base_url == (
+        "http://ollama:11434"
+    )
+
+
+def test_a_misspelled_variable_is_named_with_the_setting_it_is_near() -> None:
+    from knotwork.settings import unknown_variables
+
+    warnings = unknown_variables(
+        ["KNOTWORK_VAULT_NAM", "KNOTWORK_VAULT_NAME", "KNOTWORK_TEST_NEO4J_URI", "PATH",
+         "KNOTWORK_BENCH_EMBEDDER", "KNOTWORK_IMAGE_EXTRAS", "KNOTWORK_ZZZ"]
+    )  # fmt: skip
+    assert warnings == [
+        "KNOTWORK_VAULT_NAM is not a Knotwork setting and is ignored; "
+        "did you mean KNOTWORK_VAULT_NAME?",
+        "KNOTWORK_ZZZ is not a Knotwork setting and is ignored",
+    ]
+
+
+def test_the_variables_a_env_file_sets(tmp_path: Path) -> None:
+    from knotwork.settings import _env_file_names
+
+    env = tmp_path / ".env"
+    env.write_text("# KNOTWORK_OLD=1\nKNOTWORK_A=1\nexport KNOTWORK_B = 2\n\nnot a line\n")
+    assert _env_file_names(env) == ["KNOTWORK_A", "KNOTWORK_B"]
+    assert _env_file_names(tmp_path / "missing") == []

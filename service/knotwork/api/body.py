@@ -3,11 +3,13 @@ echoed back at length.
 
 ``BodyScreen`` refuses a body whose ``Content-Length`` is above the limit without reading it,
 and counts the bytes of a body sent without one, stopping at the limit (413). The limit is
-``KNOTWORK_MAX_NOTE_BYTES`` for ``PUT /notes/…`` and ``KNOTWORK_API_MAX_BODY_BYTES`` for the
-rest. A body within it is checked as the API's own decoder would not: JSON must be standard
-JSON (no ``NaN``/``Infinity``, no number too large for a float, no lone surrogate in any
-string, at most ``MAX_DEPTH`` levels deep) and Markdown must be UTF-8. Each problem is a 422
-shaped as FastAPI's own validation errors, with a message that says what to send instead.
+``KNOTWORK_MAX_NOTE_BYTES`` for ``PUT /notes/…`` (with room for its escapes when the note
+comes as a JSON string: the route holds the decoded note to the limit) and
+``KNOTWORK_API_MAX_BODY_BYTES`` for the rest. A body within it is checked as the API's own
+decoder would not: JSON must be standard JSON (no ``NaN``/``Infinity``, no number too large
+for a float, no lone surrogate in any string, at most ``MAX_DEPTH`` levels deep) and Markdown
+must be UTF-8. Each problem is a 422 shaped as FastAPI's own validation errors, with a message
+that says what to send instead.
 
 ``validation_error`` renders FastAPI's 422s with every input longer than ``ECHO_LIMIT``
 characters cut down, so a huge or hostile body is never sent back whole.
@@ -129,11 +131,15 @@ class BodyScreen:
     def __init__(self, app: ASGIApp, settings: Settings, *, notes_in_json: bool = False) -> None:
         """``notes_in_json``: bodies may carry a whole note as a JSON string (``body_limit``)."""
         self.app = app
+        self.settings = settings
         self.note_limit = settings.max_note_bytes
         self.limit, self.setting = body_limit(settings, notes_in_json=notes_in_json)
 
-    def _limit(self, scope: Scope) -> tuple[int, str]:
+    def _limit(self, scope: Scope, kind: str) -> tuple[int, str]:
         if scope["method"] == "PUT" and scope["path"].startswith("/notes/"):
+            if kind == "application/json":  # the note as a JSON string, escapes and all:
+                # the route holds the decoded note to KNOTWORK_MAX_NOTE_BYTES (413)
+                return body_limit(self.settings, notes_in_json=True)
             return self.note_limit, "KNOTWORK_MAX_NOTE_BYTES"
         return self.limit, self.setting
 
@@ -145,7 +151,8 @@ class BodyScreen:
         if "content-length" not in headers and "transfer-encoding" not in headers:
             await self.app(scope, receive, send)
             return
-        limit, setting = self._limit(scope)
+        kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+        limit, setting = self._limit(scope, kind)
         too_large = JSONResponse(
             {"detail": f"the body is larger than the limit of {limit} bytes ({setting})"},
             status_code=413,
@@ -171,7 +178,6 @@ class BodyScreen:
             # The client went before its body was whole: a note cut short must never be
             # written as if it were the note (there is no one left to answer).
             return
-        kind = headers.get("content-type", "").partition(";")[0].strip().lower()
         try:
             if kind == "application/json" and body:
                 check_json(bytes(body))

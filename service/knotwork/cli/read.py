@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from knotwork.cli.app import NOT_FOUND, app, with_core
+from knotwork.cli.app import NOT_FOUND, app, fail, with_core
 from knotwork.core import Core
+from knotwork.errors import KnotworkError
 
 if TYPE_CHECKING:
     from knotwork.api.schemas import QueryRequest
@@ -29,6 +30,15 @@ DateFrom = Annotated[str | None, typer.Option("--from", help="notes dated on or 
 DateTo = Annotated[str | None, typer.Option("--to", help="notes dated on or before (ISO)")]
 Trust = Annotated[str, typer.Option(help="all, or structural (no model-extracted facts)")]
 TopK = Annotated[int, typer.Option("--top-k", help="hits to use (1-50)")]
+
+
+async def _same_models(core: Core) -> None:
+    """Refuse (ManifestMismatchError, exit 1) when the graph was embedded by another model:
+    a question's vector compared with the graph's would rank by noise or fail in Neo4j, as
+    the API and the MCP server refuse at start-up."""
+    from knotwork.graph import schema
+
+    await schema.check_manifest(core.store, core.settings)
 
 
 def _print_json(body: Any) -> None:
@@ -105,6 +115,7 @@ def ask(
         return _answer_exit(body["status"])
 
     async def work(core: Core) -> int:
+        await _same_models(core)
         if first is not None:
             return await one(core, first)
         typer.echo("Ask about your notes; an empty line or Ctrl-D ends.")
@@ -115,7 +126,12 @@ def ask(
                 return 0
             if not line:
                 return 0
-            await one(core, _request(line, **options))
+            try:  # a question refused or failed is reported; the session goes on
+                await one(core, _request(line, **options))
+            except typer.Exit:
+                pass  # _request printed why
+            except KnotworkError as exc:
+                fail(exc)  # prints the error; its exit code is not the session's
 
     raise typer.Exit(with_core(work, models=True))
 
@@ -139,6 +155,7 @@ def retrieve(
                  date_to=date_to, trust=trust)  # fmt: skip
 
     async def work(core: Core) -> dict[str, Any]:
+        await _same_models(core)
         filters = q.filters.to_filters()
         evidence = await gather(core, q.question, mode="retrieve", top_k=q.top_k, filters=filters)
         return retrieve_response(evidence, sufficient(core, evidence)).model_dump(mode="json")
@@ -158,6 +175,8 @@ def retrieve(
                 f" -{r}-> {n}" for r, n in zip(p["relations"], p["nodes"][1:], strict=False)
             )
             typer.echo(f"    via {p['nodes'][0]}{hops}")
+        for warning in body["warnings"]:
+            typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
     raise typer.Exit(0 if body["status"] == "ok" else NOT_FOUND)
 
 

@@ -30,6 +30,11 @@ def unreachable_hint(uri: str) -> str:
     )
 
 
+def _one_line(what: object) -> str:
+    """The driver's message on one line, without its closing period (the hint follows)."""
+    return " ".join(str(what or "").split()).rstrip(".")
+
+
 @contextmanager
 def translated_errors(uri: str = "") -> Iterator[None]:
     """Connection and credential failures become GraphUnavailableError with a hint."""
@@ -37,12 +42,12 @@ def translated_errors(uri: str = "") -> Iterator[None]:
         yield
     except AuthError as exc:
         raise GraphUnavailableError(
-            f"Neo4j rejected the credentials: {exc.message}. Check KNOTWORK_NEO4J_USER "
+            f"Neo4j rejected the credentials: {_one_line(exc.message)}. Check KNOTWORK_NEO4J_USER "
             "and KNOTWORK_NEO4J_PASSWORD."
         ) from exc
     except (ServiceUnavailable, SessionExpired, OSError) as exc:
         raise GraphUnavailableError(
-            f"Neo4j is not reachable: {exc}; {unreachable_hint(uri)}"
+            f"Neo4j is not reachable: {_one_line(exc)}; {unreachable_hint(uri)}"
         ) from exc
     except ValueError as exc:  # the driver's word for a host name that does not resolve
         if "resolve address" not in str(exc):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -68,6 +68,24 @@ AskMode = Annotated[
     ),
 ]
 NotePath = Annotated[str, Field(description="the note's vault-relative path, e.g. `People/Ann.md`")]
+
+
+class KnotworkServer(MCPServer[Served]):
+    """The SDK's server, with arguments that fail the tool's own signature (a bound, a type)
+    reported as the tools report the rest: ``invalid arguments: top_k: …``, not pydantic's
+    dump naming the SDK's internal argument model."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: ServedContext | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_problems(exc.__cause__)) from exc.__cause__
+            raise
 
 
 def add_tool(

@@ -25,7 +25,7 @@ from knotwork.core import Core, open_core
 from knotwork.errors import KnotworkError
 from knotwork.limits import WorkLimiter
 from knotwork.mcp import answers, reads, writes
-from knotwork.mcp.common import Served
+from knotwork.mcp.common import KnotworkServer, Served
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings
 
@@ -101,7 +101,7 @@ def create_mcp_server(
             yield state
 
     instructions = _INSTRUCTIONS + (_WRITES if allow_writes else "") + _DATA
-    server: MCPServer[Served] = MCPServer(
+    server: MCPServer[Served] = KnotworkServer(
         "knotwork", version=__version__, instructions=instructions, lifespan=lifespan
     )
     answers.register(server)

@@ -28,7 +28,7 @@ from dataclasses import replace
 from knotwork.core import Core
 from knotwork.graph.queries.reads import CitedChunk
 from knotwork.graph.store import reads_within
-from knotwork.retrieve import relevance, retrievers, search
+from knotwork.retrieve import cached, relevance, retrievers, search
 from knotwork.retrieve.config import DEFAULT, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
@@ -143,6 +143,8 @@ async def _retrieve(
         # Text, place and facts of the hits kept only.
         rows, facts = await search.cited(core.store, best, extractors, MAX_FACTS)
         hits = [_hit(rows[c], scores[c], found[c]) for c in best if c in rows]
+        if not hits:
+            await _say_when_empty(ctx)
         floor = await ctx.floor
         score = relevance.relevance(question, hits, floor, core.settings.min_relevance)
         return Evidence(
@@ -157,6 +159,19 @@ async def _retrieve(
         )
     finally:
         ctx.steps.stop()
+
+
+async def _say_when_empty(ctx: Context) -> None:
+    """Nothing found in a vault the graph holds no note of is a vault not ingested yet, or a
+    vault name mistyped, not notes that say nothing: a warning says which to check."""
+    view = ctx.view or cached.vault_view(
+        ctx.core.store, ctx.vault, ctx.core.memo, ctx.core.vault_sizes
+    )
+    if (await view).notes == 0:
+        ctx.warnings.append(
+            f"the graph holds no notes of vault {ctx.vault!r}: ingest it first (`knotwork "
+            "ingest`, or the watcher), or check KNOTWORK_VAULT_NAME"
+        )
 
 
 def _shown(hits: list[Hit], paths: list[HopPath], narrowing: bool) -> list[HopPath]:

@@ -42,10 +42,12 @@ MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Titl
 
 
 def _empty_on_purpose(request: Request) -> bool:
-    """An empty body sent as one (``Content-Length: 0`` and a type), not a body a client
-    forgot: that would empty the note."""
+    """An empty body sent as one (``Content-Length: 0`` and a type, or the JSON string
+    ``""``, as MCP's upsert_note takes one), not a body a client forgot: that would empty
+    the note."""
     headers = request.headers
-    return headers.get("content-length") == "0" and bool(headers.get("content-type"))
+    kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+    return bool(kind) and (headers.get("content-length") == "0" or kind == "application/json")
 
 
 def _response(result: WriteResult) -> Ingested | JSONResponse:
