@@ -20,7 +20,7 @@ from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.errors import LeaseHeldError, NoteError, VaultUnavailableError
+from knotwork.errors import LeaseHeldError, LeaseLostError, NoteError, VaultUnavailableError
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
@@ -670,3 +670,36 @@ async def test_a_stopping_watcher_says_so_before_its_last_flush(
     running.stop()
     await asyncio.wait_for(task, 30)
     assert seen and seen[0] is not None and seen[0]["watches"] is False
+
+
+async def test_a_lease_taken_by_a_writer_that_does_not_watch_is_taken_back_after_it(
+    core: Core, vault: Path
+) -> None:
+    """An outage longer than the lease's TTL lets the API's journal replay take the lease when
+    Neo4j is back: the watcher waits for it to finish, takes the lease back and rescans — it
+    does not stop (which stopped `scripts/run`'s whole stack). Another watcher's is refused."""
+    watcher, task = await started(core, vault, watch_debounce_ms=100, watch_rescan_s=0)
+    replay = Lease(core.store, "w", 5)
+    await watcher.lease.release()  # as if it had lapsed while Neo4j was away
+    await replay.acquire({"mode": "rest-write", "watches": False})
+    put(vault, "During.md", "# During\n\nWritten while the replay held the lease.\n")
+    await asyncio.sleep(5)  # past a heartbeat: the watcher finds its lease taken
+    assert not task.done(), task.exception() if task.done() else None
+    assert "During.md" not in await graph_paths(core)  # the watcher writes nothing meanwhile
+    await replay.release()
+    deadline = time.monotonic() + 60
+    while "During.md" not in await graph_paths(core):
+        assert time.monotonic() < deadline, "the watcher did not rescan after taking it back"
+        assert not task.done(), task.exception() if task.done() else None
+        await asyncio.sleep(0.2)
+    status = await lease_status(core.store, "w")
+    assert status and status["live"] and status["holder"] == watcher.lease.holder
+    put(vault, "After.md", "# After\n\nEdited once the watcher followed again.\n")
+    await settle(watcher)
+    assert "After.md" in await graph_paths(core)
+
+    other = Lease(core.store, "w", 5)
+    await watcher.lease.release()
+    await other.acquire({"mode": "inotify", "watches": True})  # a second watcher: not waited for
+    with pytest.raises(LeaseLostError, match=other.holder):
+        await asyncio.wait_for(task, 30)

@@ -23,8 +23,15 @@ from neo4j.exceptions import Neo4jError
 from watchdog.observers.api import BaseObserver
 
 from knotwork import background
-from knotwork.errors import ConfigError, KnotworkError, VaultUnavailableError
-from knotwork.graph.lease import Lease, holding
+from knotwork.errors import (
+    ConfigError,
+    GraphUnavailableError,
+    KnotworkError,
+    LeaseHeldError,
+    LeaseLostError,
+    VaultUnavailableError,
+)
+from knotwork.graph.lease import Lease, holding, lease_status, watches
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress
@@ -43,6 +50,7 @@ log = logging.getLogger(__name__)
 
 RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried again
 STOP_FLUSH_S = 30.0  # the longest a stop waits for the changes still waiting to be applied
+LEASE_LOOK_S = 1.0  # how often a watcher whose lease was taken looks whether it is free again
 
 
 class VaultWatcher(Applier):
@@ -66,7 +74,8 @@ class VaultWatcher(Applier):
         )
         self.rescan_s = settings.watch_rescan_s
         self.retry_s = RETRY_PENDING_S
-        self._stop = asyncio.Event()
+        self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
+        self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
 
     def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
         handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
@@ -76,10 +85,49 @@ class VaultWatcher(Applier):
     async def run(
         self, progress: Progress | None = None, ready: asyncio.Event | None = None
     ) -> None:
-        """Take the lease, reconcile, then follow events until ``stop()``; LeaseLostError
-        when a heartbeat finds the lease taken by another writer."""
-        async with holding(self.lease, lambda: self.status.report(self.queue_length())):
-            await self._follow(progress, ready)
+        """Take the lease, reconcile, then follow events until ``stop()``.
+
+        A lease lost to a writer that does not watch the files — the API replaying its journal
+        once Neo4j is back from an outage longer than the lease's TTL, a ``knotwork ingest`` —
+        is taken back once that writer is done, and the rescan that starts every follow finds
+        what changed meanwhile. Lost to another watcher: LeaseLostError, as two must never
+        write beside each other (LeaseHeldError at the start, as before)."""
+        lost: LeaseLostError | None = None
+        while True:
+            try:
+                async with holding(self.lease, lambda: self.status.report(self.queue_length())):
+                    if lost is not None:
+                        log.warning("took the lease of vault %r back", self.lease.vault)
+                    await self._follow(progress, ready)
+                return
+            except LeaseLostError as exc:
+                lost = exc
+            except (LeaseHeldError, GraphUnavailableError):
+                if lost is None:
+                    raise  # at the start: another writer has it, or no Neo4j, as ever
+            if not await self._lease_free_again(lost):
+                return  # stopped while waiting: the next start's rescan finds the changes
+            self._stop.clear()
+
+    async def _lease_free_again(self, lost: LeaseLostError) -> bool:
+        """Wait until no live writer holds the lease: True, or False when ``stop()`` is asked
+        meanwhile; ``lost`` raised when a watcher holds it."""
+        log.warning(
+            "%s; the watcher waits for that writer to finish, then takes the lease back and "
+            "rescans the vault",
+            str(lost).partition("; this writer stopped")[0],
+        )
+        while not self._stop_asked.is_set():
+            try:
+                row = await lease_status(self.ingestor.core.store, self.lease.vault)
+            except GraphUnavailableError:
+                row = {"live": True, "watches": False}  # asked again shortly
+            if row is None or not row["live"]:
+                return True
+            if watches(row):
+                raise lost
+            await _sleep_or(self._stop_asked, LEASE_LOOK_S)
+        return False
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
         self._refuse_an_unseen_folder()
@@ -200,6 +248,7 @@ class VaultWatcher(Applier):
         return ident
 
     def stop(self) -> None:
+        self._stop_asked.set()
         self._stop.set()
 
     async def _say_stopping(self) -> None:
