@@ -234,3 +234,25 @@ async def _extraction_states() -> list[str]:
             CHUNKS_PENDING, vault=core.settings.vault_name, extract=True, limit=10
         )
         return [r["extraction_state"] for r in rows]
+
+
+def test_verify_says_how_to_mend_and_which_folder_the_vault_came_from(
+    env: None, tmp_path: Path
+) -> None:
+    vault, other = tmp_path / "v", tmp_path / "other"
+    for folder in (vault, other):
+        folder.mkdir()
+    (vault / "Ann.md").write_text("# Ann\n\nAnn knows [[Ben]].\n")
+    (other / "Ann.md").write_text("# Ann\n\nAnn knows [[Ben]].\n")
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    (vault / "Ann.md").write_text("# Ann\n\nAnn knows [[Cy]] now.\n")  # not ingested
+    result = CliRunner().invoke(cli, ["verify", str(vault)])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert "differences (missing: in the folder, not in the graph" in out
+    assert "`knotwork ingest` brings the graph in step" in out
+    assert "last synced from" not in out
+    result = CliRunner().invoke(cli, ["verify", str(other)])
+    assert f"this vault was last synced from {vault.resolve()}, not {other}" in " ".join(
+        result.output.split()
+    ), result.output

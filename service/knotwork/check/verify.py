@@ -18,6 +18,7 @@ from knotwork.graph.queries.admin import (
     DumpLineRow,
     DumpNoteFieldsRow,
 )
+from knotwork.graph.queries.writes import VAULT_FOLDER
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, sync_vault
@@ -122,3 +123,13 @@ async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> 
         if missing or stale:
             out.append(Difference(part, missing, stale))
     return out
+
+
+async def synced_from(ingestor: Ingestor) -> str | None:
+    """The folder the vault was last synced from when it is not the one verified (a
+    KNOTWORK_VAULT_NAME or path mixed up: every note would show as a difference), else None."""
+    if ingestor.root is None:
+        return None
+    [row] = await ingestor.core.store.read(VAULT_FOLDER, vault=ingestor.vault)
+    here = str(ingestor.root.resolve())
+    return row["folder"] if row["folder"] not in (None, here) else None

@@ -266,22 +266,30 @@ def verify(
     ] = None,
 ) -> None:
     """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
-    from knotwork.check.verify import Difference, verify_vault
+    from knotwork.check.verify import Difference, synced_from, verify_vault
 
-    async def work(core: Core) -> list[Difference]:
+    async def work(core: Core) -> tuple[list[Difference], str | None, Path | None]:
         await core.ensure_ready()
+        ingestor = Ingestor(core, root=path)
         with progress_bar() as progress:  # the fresh parse is a whole sync of the vault
-            return await verify_vault(Ingestor(core, root=path), progress)
+            found = await verify_vault(ingestor, progress)
+        return found, await synced_from(ingestor), ingestor.root
 
-    differences = with_core(work)
+    differences, elsewhere, root = with_core(work)
+    if elsewhere is not None:
+        typer.secho(f"note: this vault was last synced from {elsewhere}, not {root}",
+                    fg=typer.colors.YELLOW)  # fmt: skip
     for diff in differences:
         for line in diff.missing:
             typer.secho(f"missing {diff.part}: {line}", fg=typer.colors.RED)
         for line in diff.stale:
             typer.secho(f"stale {diff.part}: {line}", fg=typer.colors.RED)
+    count = sum(len(d.missing) + len(d.stale) for d in differences)
     typer.echo(
         "graph and vault agree"
         if not differences
-        else f"{sum(len(d.missing) + len(d.stale) for d in differences)} differences"
+        else f"{count} differences (missing: in the folder, not in the graph; stale: in the "
+        "graph only). `knotwork ingest` brings the graph in step (a running watcher does on its "
+        "next rescan)."
     )
     raise typer.Exit(1 if differences else 0)
