@@ -103,6 +103,20 @@ async def test_other_embedding_model_is_refused_with_both_names_and_the_command(
     assert vector.dimension == 768
 
 
+async def test_a_model_named_with_its_latest_tag_is_the_same_model(
+    core: Core, settings: Settings
+) -> None:
+    """Ollama reads `nomic-embed-text` as `nomic-embed-text:latest`: one model, not a refusal."""
+    tagged = settings.model_copy(update={"embed_model": "nomic-embed-text:latest"})
+    async with open_core(tagged) as second:
+        manifest = await second.ensure_ready()
+    assert manifest["embed_model"] == "nomic-embed-text"  # the stored name is left as it is
+    other_tag = settings.model_copy(update={"embed_model": "nomic-embed-text:v1.5"})
+    async with open_core(other_tag) as third:
+        with pytest.raises(ManifestMismatchError):
+            await third.ensure_ready()
+
+
 async def test_vector_index_without_manifest_of_other_dimension_is_refused(
     empty_db: Neo4jTarget, settings: Settings
 ) -> None:

@@ -124,7 +124,14 @@ def capabilities(
     llm_server: ChatServerReport | None = None,
 ) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
     """What the service can do with the dependencies as they are."""
-    if not neo4j.ok:
+    if not neo4j.ok and "rejected the credentials" in (neo4j.error or ""):
+        graph = Capability(
+            ready=False,
+            reason=neo4j.error,
+            fix="set KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD to the server's (a local "
+            "server keeps the password it was first started with)",
+        )
+    elif not neo4j.ok:
         graph = Capability(
             ready=False,
             reason=neo4j.error,

@@ -39,11 +39,17 @@ async def check_server(store: GraphStore) -> ServerInfo:
     return info
 
 
+def same_model(stored: str, wanted: str) -> bool:
+    """Whether two model names are one model: Ollama reads a name without a tag as ``:latest``,
+    so ``nomic-embed-text`` and ``nomic-embed-text:latest`` embed alike."""
+    return stored.removesuffix(":latest") == wanted.removesuffix(":latest")
+
+
 async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any] | None:
     """The stored manifest; ManifestMismatchError when it names another model or dimension."""
     manifest = await store.get_manifest()
     if manifest is not None and (
-        manifest.get("embed_model") != settings.embed_model
+        not same_model(str(manifest.get("embed_model")), settings.embed_model)
         or manifest.get("embed_dimension") != settings.embed_dimension
     ):
         raise ManifestMismatchError(

@@ -269,12 +269,18 @@ class ModelClients:
         def warm_up() -> None:
             try:
                 self.load()
-            except KnotworkError as exc:
-                log.error("the model clients could not be built: %s", exc)
-            except Exception:
-                log.exception("the model clients could not be built")
+            except Exception as exc:
+                if timer.finished.is_set():  # cancelled: the server stops, the load is moot
+                    log.debug("model load given up as the server stops: %s", exc)
+                elif isinstance(exc, KnotworkError):
+                    log.error("the model clients could not be built: %s", exc)
+                else:
+                    log.exception("the model clients could not be built")
 
         timer = threading.Timer(delay_s, warm_up)
         timer.name = "knotwork-models"
+        # A daemon: a server told to stop (an MCP client closing stdin) exits at once rather
+        # than wait for a model load under way.
+        timer.daemon = True
         timer.start()
         return timer
