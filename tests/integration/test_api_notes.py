@@ -529,3 +529,30 @@ def test_a_put_without_a_body_empties_no_note(client: TestClient, vault: Path) -
         assert put.status_code == 422, (headers, put.text)
         assert "for an empty note" in put.json()["detail"]
     assert (vault / "Keep.md").read_text() == "# Keep\n\nText.\n"
+
+
+def test_get_notes_finds_notes_by_name_tag_and_folder(client: TestClient) -> None:
+    """GET /notes is the REST side of `knotwork search` and MCP's search_notes."""
+    for path, text in (
+        ("People/Alice.md", "---\naliases: [Ally]\ntags: [team/graph]\n---\n# Alice\n"),
+        ("People/Bob.md", "# Bob\n"),
+        ("Ideas.md", "# Ideas\n"),
+    ):
+        assert client.put(f"/notes/{path}", content=text).status_code == 200
+
+    def paths(**query: object) -> list[str]:
+        response = client.get("/notes", params=query)
+        assert response.status_code == 200, response.text
+        return [n["path"] for n in response.json()["notes"]]
+
+    assert paths() == ["Ideas.md", "People/Alice.md", "People/Bob.md"]
+    assert paths(text="ALLY") == ["People/Alice.md"]
+    assert paths(tag="#team") == ["People/Alice.md"]
+    assert paths(folder="People") == ["People/Alice.md", "People/Bob.md"]
+    assert paths(folder=".", limit=1) == ["Ideas.md"]
+    [alice] = client.get("/notes", params={"text": "ally"}).json()["notes"]
+    assert alice == {"path": "People/Alice.md", "title": "Alice", "aliases": ["Ally"],
+                     "tags": ["team/graph"], "chunks": alice["chunks"]}  # fmt: skip
+    climbs = client.get("/notes", params={"folder": "../x"})
+    assert climbs.status_code == 422 and "climbs out of the vault" in climbs.text
+    assert client.get("/notes", params={"limit": 0}).status_code == 422

@@ -1,5 +1,6 @@
-"""Response bodies of the note routes (``GET``, ``PUT``, ``DELETE /notes/{path}``, ``GET
-/stats``, ``POST /sync``), so OpenAPI describes each status a client can get.
+"""Response bodies of the note routes (``GET /notes``, ``GET``, ``PUT``, ``DELETE
+/notes/{path}``, ``GET /stats``, ``POST /sync``), so OpenAPI describes each status a client can
+get; ``NoteSearch`` is also the MCP ``search_notes`` tool's result.
 
 The read bodies describe what ``retrieve.notes`` returns (the ``note_detail`` and
 ``vault_stats`` queries' rows); the write bodies are built here from the ingest's results, and
@@ -14,6 +15,18 @@ from pydantic import BaseModel, Field
 
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.sync import SyncReport
+
+
+class NoteFound(BaseModel):
+    path: str
+    title: str
+    aliases: list[str]
+    tags: list[str]
+    chunks: int = Field(description="how many chunks the note was cut into")
+
+
+class NoteSearch(BaseModel):
+    notes: list[NoteFound] = Field(description="ordered by path")
 
 
 class NoteMeta(BaseModel):

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
 
+from knotwork.api.note_schemas import NoteFound, NoteSearch
 from knotwork.mcp.common import (
     READ_ONLY,
     NotePath,
@@ -28,18 +29,6 @@ Tag = Annotated[str | None, Field(description="a tag, with or without `#`; neste
 SearchFolder = Annotated[
     str | None, Field(description="only notes under this vault-relative folder, e.g. `projects`")
 ]
-
-
-class NoteFound(BaseModel):
-    path: str
-    title: str
-    aliases: list[str]
-    tags: list[str]
-    chunks: int = Field(description="how many chunks the note was cut into")
-
-
-class NoteSearch(BaseModel):
-    notes: list[NoteFound] = Field(description="ordered by path")
 
 
 class Revision(BaseModel):

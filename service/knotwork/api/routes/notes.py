@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Request, status
+from fastapi import APIRouter, Body, HTTPException, Query, Request, status
 from fastapi.responses import JSONResponse
 
 from knotwork.api import note_writes
@@ -27,6 +27,8 @@ from knotwork.api.note_schemas import (
     Ingested,
     Journaled,
     NoteDetail,
+    NoteFound,
+    NoteSearch,
     VaultStats,
     ingested,
 )
@@ -34,7 +36,7 @@ from knotwork.api.note_writes import WriteResult
 from knotwork.api.responses import Refusal
 from knotwork.api.vault_http import as_http
 from knotwork.errors import NoteNotFoundError, VaultPathError
-from knotwork.retrieve.notes import note_detail, vault_stats
+from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
 
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
 
@@ -70,6 +72,35 @@ def _response(result: WriteResult) -> Ingested | JSONResponse:
         return JSONResponse(accepted.model_dump(mode="json"), status_code=202)
     assert result.outcome is not None
     return ingested(result.outcome)
+
+
+@router.get(
+    "/notes",
+    response_model=NoteSearch,
+    summary="Find notes by name, tag or folder",
+    responses={422: {"description": "a folder outside the vault, or a limit out of range"}},
+)
+async def find_notes(
+    core: CoreDep,
+    text: Annotated[
+        str | None,
+        Query(max_length=500, description="part of the file name, title or an alias"),
+    ] = None,
+    tag: Annotated[
+        str | None, Query(max_length=100, description="with or without `#`; nested tags match")
+    ] = None,
+    folder: Annotated[
+        str | None, Query(max_length=500, description="only notes under this folder")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="at most this many")] = 50,
+) -> NoteSearch:
+    """Every criterion given must hold; none lists the vault's notes, ordered by path. The same
+    as the MCP tool ``search_notes`` and ``knotwork search``."""
+    try:
+        rows = await search_notes(core, text, tag=tag, folder=folder, limit=limit)
+    except VaultPathError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    return NoteSearch(notes=[NoteFound.model_validate(row) for row in rows])
 
 
 @router.get(
