@@ -5,7 +5,7 @@
 //             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
-// Returns: ok (bool), holder, host, pid, heartbeat_at (of whoever holds it)
+// Returns: ok (bool), holder, host, pid, mode, heartbeat_at (of whoever holds it)
 MERGE (l:Lease {vault: $vault})
 ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')
 WITH l, (l.holder = $holder OR l.expires_at < datetime()) AS free
@@ -21,4 +21,5 @@ CALL (l, free) {
   WITH l WHERE NOT free
   RETURN false AS ok
 }
-RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.heartbeat_at AS heartbeat_at
+RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
+       l.heartbeat_at AS heartbeat_at

@@ -323,7 +323,7 @@ async def test_second_watcher_is_refused_and_told_who_holds_the_lease(
     watcher: VaultWatcher, core: Core
 ) -> None:
     second = VaultWatcher(watcher.ingestor, Lease(core.store, "w", 5))
-    with pytest.raises(LeaseHeldError, match=r"being written by .*pid"):
+    with pytest.raises(LeaseHeldError, match=r"being written by .*pid \d+, mode (inotify|polling)"):
         await second.run()
     status = await lease_status(core.store, "w")
     assert status and status["live"] and status["holder"] == watcher.lease.holder

@@ -60,9 +60,9 @@ class Lease:
         if not row["ok"]:
             raise LeaseHeldError(
                 f"vault {self.vault!r} is being written by {row['holder']} (host {row['host']}, "
-                f"pid {row['pid']}, last heartbeat {row['heartbeat_at']}); only one writer per "
-                f"vault. Stop that writer (or wait for it to finish), or wait {self.ttl_s} s "
-                "after it died."
+                f"pid {row['pid']}, mode {row['mode']}, last heartbeat {row['heartbeat_at']}); "
+                "only one writer per vault. Stop that writer (or wait for it to finish), or "
+                f"wait {self.ttl_s} s after it died."
             )
 
     async def renew(self, status: Mapping[str, Any] | None = None) -> None:
@@ -112,6 +112,7 @@ async def holding(lease: Lease, status: Status, *, release: bool = True) -> Asyn
     active = True
 
     async def heartbeat() -> None:
+        failing = False
         while True:
             await asyncio.sleep(lease.ttl_s / 3)
             try:
@@ -123,7 +124,15 @@ async def holding(lease: Lease, status: Status, *, release: bool = True) -> Asyn
                 return
             except GraphUnavailableError as exc:
                 # Writes fail too while Neo4j is away; the lease stays ours unless taken.
-                log.warning("lease heartbeat of vault %r failed: %s", lease.vault, exc)
+                # Said once an outage (the writers say theirs): every ttl/3 s is noise.
+                (log.debug if failing else log.warning)(
+                    "lease heartbeat of vault %r failed: %s", lease.vault, exc
+                )
+                failing = True
+            else:
+                if failing:
+                    log.info("lease heartbeat of vault %r reaches Neo4j again", lease.vault)
+                failing = False
 
     beat = asyncio.create_task(heartbeat())
     try:

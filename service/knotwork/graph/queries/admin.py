@@ -76,6 +76,7 @@ class LeaseHolderRow(TypedDict):
     holder: str | None
     host: str | None
     pid: int | None
+    mode: str | None  # what the holder is: inotify/polling (a watcher), rest-write, cli-ingest…
     heartbeat_at: DateTime | None
 
 
