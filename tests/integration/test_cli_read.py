@@ -26,6 +26,21 @@ def ingested(env: None, tmp_path: Path) -> Path:
     return vault
 
 
+# The two read commands that embed a question: as evidence, and as an answer without a model.
+BOTH_WAYS = (
+    ("retrieve", "Who maintains the Neo4j cluster?"),
+    ("ask", "Who maintains the Neo4j cluster?", "--mode", "retrieve"),
+)
+
+
+def setting(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    """A setting changed for the commands run next (the CLI reads the environment once)."""
+    from knotwork.settings import get_settings
+
+    monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+
+
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
     result = CliRunner().invoke(cli, list(args), input=input)
     return result.exit_code, result.output
@@ -77,12 +92,8 @@ def test_an_interactive_session_reports_a_refused_question_and_goes_on(
 def test_ask_and_retrieve_refuse_a_graph_embedded_by_another_model(
     ingested: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from knotwork.settings import get_settings
-
-    monkeypatch.setenv("KNOTWORK_EMBED_MODEL", "another-embedder")
-    get_settings.cache_clear()
-    for args in (("retrieve", "Who maintains the Neo4j cluster?"),
-                 ("ask", "Who maintains the Neo4j cluster?", "--mode", "retrieve")):  # fmt: skip
+    setting(monkeypatch, "KNOTWORK_EMBED_MODEL", "another-embedder")
+    for args in BOTH_WAYS:
         code, out = run(*args)
         assert code == 1, out
         assert "another-embedder" in out and "knotwork reembed" in out, out
@@ -135,14 +146,10 @@ def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
     ingested: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A vault name mistyped (or not ingested yet) is not "the notes do not cover it"."""
-    from knotwork.settings import get_settings
-
     code, out = run("retrieve", "zyxwvut qwerty plugh")
     assert code == 3 and "holds no notes" not in out, out  # a vault that has notes
-    monkeypatch.setenv("KNOTWORK_VAULT_NAME", "fresh")
-    get_settings.cache_clear()
-    for args in (("retrieve", "Who maintains the Neo4j cluster?"),
-                 ("ask", "Who maintains the Neo4j cluster?", "--mode", "retrieve")):  # fmt: skip
+    setting(monkeypatch, "KNOTWORK_VAULT_NAME", "fresh")
+    for args in BOTH_WAYS:
         code, out = run(*args)
         assert code == 3, out
         assert "the graph holds no notes of vault 'fresh'" in out and "KNOTWORK_VAULT_NAME" in out
