@@ -255,9 +255,16 @@ class Settings(BaseSettings):
             )
 
 
-# KNOTWORK_ variables that are not settings: the test suite's Neo4j, the benchmarks', and
-# what the install scripts and the image build read.
-_NOT_SETTINGS = ("KNOTWORK_TEST_", "KNOTWORK_BENCH_", "KNOTWORK_EXTRAS", "KNOTWORK_IMAGE_EXTRAS")
+# KNOTWORK_ variables that are not settings: the test suite's (its Neo4j, the evaluation data,
+# the write-race rounds), the benchmarks', and what the install scripts and the image read.
+_NOT_SETTINGS = (
+    "KNOTWORK_TEST_",
+    "KNOTWORK_EVAL_DIR",
+    "KNOTWORK_RACE_",
+    "KNOTWORK_BENCH_",
+    "KNOTWORK_EXTRAS",
+    "KNOTWORK_IMAGE_EXTRAS",
+)
 
 
 def unknown_variables(names: Iterable[str]) -> list[str]:

@@ -521,7 +521,11 @@ def test_a_put_without_a_body_empties_no_note(client: TestClient, vault: Path) -
     """A client that drops the body (no Content-Length, or no type) gets a 422; the note keeps
     its text. An empty note is an empty body sent as one."""
     assert client.put("/notes/Keep.md", content="# Keep\n\nText.\n").status_code == 200
-    for headers in ({"Content-Length": "0"}, {"Content-Type": "text/markdown"}):
+    for headers in (
+        {"Content-Length": "0"},
+        {"Content-Type": "text/markdown"},
+        {"Content-Type": "application/json"},  # a JSON client that forgot the body
+    ):
         request = client.build_request("PUT", "/notes/Keep.md", headers=headers)
         for name in {"Content-Length", "Content-Type"} - set(headers):
             request.headers.pop(name, None)  # what the client left out

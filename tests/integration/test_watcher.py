@@ -14,13 +14,20 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.errors import LeaseHeldError, LeaseLostError, NoteError, VaultUnavailableError
+from knotwork.errors import (
+    GraphUnavailableError,
+    LeaseHeldError,
+    LeaseLostError,
+    NoteError,
+    VaultUnavailableError,
+)
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
@@ -703,3 +710,41 @@ async def test_a_lease_taken_by_a_writer_that_does_not_watch_is_taken_back_after
     await other.acquire({"mode": "inotify", "watches": True})  # a second watcher: not waited for
     with pytest.raises(LeaseLostError, match=other.holder):
         await asyncio.wait_for(task, 30)
+
+
+async def test_neo4j_away_again_as_the_lease_is_taken_back_is_waited_out(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rescan after taking the lease back meets Neo4j away, and giving the lease back
+    fails too: the lease is still this watcher's, which it takes again, not an error blaming
+    the writer that held it before."""
+    watcher, task = await started(core, vault, watch_debounce_ms=100, watch_rescan_s=0)
+    replay = Lease(core.store, "w", 5)
+    await watcher.lease.release()
+    await replay.acquire({"mode": "rest-write", "watches": False})
+    rescan, release = watcher.rescan, watcher.lease.release
+    failures = {"rescan": 1, "release": 1}
+
+    async def away_once(name: str, real: Any, *args: Any, **kwargs: Any) -> Any:
+        if failures[name]:
+            failures[name] -= 1
+            raise GraphUnavailableError("Neo4j is not reachable: (a test's outage)")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(watcher, "rescan", lambda *a, **k: away_once("rescan", rescan, *a, **k))
+    monkeypatch.setattr(
+        watcher.lease, "release", lambda *a, **k: away_once("release", release, *a, **k)
+    )
+    put(vault, "Later.md", "# Later\n\nWritten while the lease was away.\n")
+    await asyncio.sleep(3)  # past a heartbeat: the lease found taken
+    await replay.release()
+    deadline = time.monotonic() + 60
+    while "Later.md" not in await graph_paths(core):
+        assert time.monotonic() < deadline, "the watcher did not follow again"
+        assert not task.done(), task.exception() if task.done() else None
+        await asyncio.sleep(0.2)
+    assert failures == {"rescan": 0, "release": 0}
+    status = await lease_status(core.store, "w")
+    assert status and status["holder"] == watcher.lease.holder
+    watcher.stop()
+    await asyncio.wait_for(task, 30)

@@ -20,3 +20,21 @@ def test_a_folder_is_a_prefix_ending_in_a_slash_however_it_was_written() -> None
 def test_tags_are_matched_composed_as_they_are_stored() -> None:
     decomposed = unicodedata.normalize("NFD", "#Caf\u00e9")
     assert Filters(tags=(decomposed,)).params()["tags"] == ["caf\u00e9"]
+
+
+def test_a_folder_given_by_a_user_is_checked_as_a_note_path_is() -> None:
+    import pytest
+
+    from knotwork.retrieve.types import vault_folder
+
+    assert vault_folder(None) is None and vault_folder(" ") is None and vault_folder("./") is None
+    assert vault_folder("Q: questions") == "Q: questions/"  # a name, as clean_relpath takes it
+    assert vault_folder("C:notes") == "C:notes/"
+    assert vault_folder("People\\Team") == "People/Team/"
+    for absolute in ("/etc", "C:", "C:/Users", "c:\\Users"):
+        with pytest.raises(ValueError, match="is absolute"):
+            vault_folder(absolute)
+    with pytest.raises(ValueError, match="climbs out of the vault"):
+        vault_folder("a/../../b")
+    with pytest.raises(ValueError, match="control characters"):
+        vault_folder("a\nb")

@@ -22,6 +22,7 @@ from knotwork.graph.queries.writes import VAULT_FOLDER
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, sync_vault
+from knotwork.vault.folders import folder_key
 
 
 class Dump(TypedDict):
@@ -128,8 +129,12 @@ async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> 
 async def synced_from(ingestor: Ingestor) -> str | None:
     """The folder the vault was last synced from when it is not the one verified (a
     KNOTWORK_VAULT_NAME or path mixed up: every note would show as a difference), else None."""
-    if ingestor.root is None:
+    root = ingestor.root
+    if root is None:
         return None
     [row] = await ingestor.core.store.read(VAULT_FOLDER, vault=ingestor.vault)
-    here = str(ingestor.root.resolve())
-    return row["folder"] if row["folder"] not in (None, here) else None
+    if row["folder"] in (None, str(root.resolve())):
+        return None
+    # The same folder mounted at another path (compose's /vault) keeps its identity.
+    same = row["folder_id"] is not None and row["folder_id"] == folder_key(root)
+    return None if same else row["folder"]

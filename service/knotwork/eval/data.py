@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from knotwork.errors import ConfigError
+from knotwork.text.keys import nfc
 
 GoldKind = Literal["titles", "sections"]
 MARKER = ".knotwork-eval.json"  # written into a corpus vault; no other folder is ever cleared
@@ -116,7 +117,8 @@ def _gold(row: dict[str, Any], where: str) -> tuple[GoldKind, tuple[str, ...]]:
         titles = _field(row, "gold_titles", list, where)
         if not all(isinstance(t, str) for t in titles):
             raise EvalInputError(f"{where}: 'gold_titles' must be a list of strings")
-        return "titles", tuple(dict.fromkeys(titles))
+        # Composed, as stored note titles are (text/keys.nfc): a decomposed gold title matches.
+        return "titles", tuple(dict.fromkeys(map(nfc, titles)))
     if "gold_notes" in row:
         sections: list[str] = []
         for item in _field(row, "gold_notes", list, where):

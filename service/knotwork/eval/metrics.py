@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from knotwork.eval.data import heading_leaf, section_key
 from knotwork.retrieve.types import Hit
+from knotwork.text.keys import nfc
 
 
 @dataclass
@@ -41,8 +42,9 @@ class Summary:
 
 
 def title_key(titles: dict[str, str] | None) -> Callable[[Hit], str]:
-    """A hit's note title: from the corpus mapping (path → title) when there is one."""
-    return lambda hit: (titles or {}).get(hit.path, hit.title)
+    """A hit's note title: from the corpus mapping (path → title) when there is one; composed
+    (NFC), as gold titles and stored titles are."""
+    return lambda hit: nfc((titles or {}).get(hit.path, hit.title))
 
 
 def hit_section(hit: Hit) -> str:

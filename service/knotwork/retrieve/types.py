@@ -67,7 +67,8 @@ def vault_folder(value: str | None) -> str | None:
     if _CONTROL.search(value):
         raise ValueError("folder must not hold control characters")
     posix = value.strip().replace("\\", "/")
-    if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
+    # A drive (C:, C:/…) is absolute; "Q: questions" is a folder name (as clean_relpath has it).
+    if posix.startswith("/") or re.match(r"^[A-Za-z]:(?:/|$)", posix):
         raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
     if ".." in posix.split("/"):
         raise ValueError(f"folder {value!r} climbs out of the vault with '..'")

@@ -101,29 +101,30 @@ class VaultWatcher(Applier):
                     await self._follow(progress, ready)
                 return
             except LeaseLostError as exc:
-                lost = exc
-            except (LeaseHeldError, GraphUnavailableError):
+                lost, why = exc, str(exc).partition("; this writer stopped")[0]
+            except (LeaseHeldError, GraphUnavailableError) as exc:
                 if lost is None:
                     raise  # at the start: another writer has it, or no Neo4j, as ever
+                why = str(exc)  # taking it back, or the rescan after, met Neo4j away again
+            log.warning(
+                "%s; the watcher waits until no other writer holds the lease, then takes it "
+                "back and rescans the vault",
+                why,
+            )
             if not await self._lease_free_again(lost):
                 return  # stopped while waiting: the next start's rescan finds the changes
             self._stop.clear()
 
     async def _lease_free_again(self, lost: LeaseLostError) -> bool:
-        """Wait until no live writer holds the lease: True, or False when ``stop()`` is asked
-        meanwhile; ``lost`` raised when a watcher holds it."""
-        log.warning(
-            "%s; the watcher waits for that writer to finish, then takes the lease back and "
-            "rescans the vault",
-            str(lost).partition("; this writer stopped")[0],
-        )
+        """Wait until no other live writer holds the lease: True, or False when ``stop()`` is
+        asked meanwhile; ``lost`` raised when another watcher holds it."""
         while not self._stop_asked.is_set():
             try:
                 row = await lease_status(self.ingestor.core.store, self.lease.vault)
             except GraphUnavailableError:
-                row = {"live": True, "watches": False}  # asked again shortly
-            if row is None or not row["live"]:
-                return True
+                row = {"live": True, "watches": False, "holder": None}  # asked again shortly
+            if row is None or not row["live"] or row["holder"] == self.lease.holder:
+                return True  # free, or still this watcher's (a give-back Neo4j never got)
             if watches(row):
                 raise lost
             await _sleep_or(self._stop_asked, LEASE_LOOK_S)

@@ -49,7 +49,10 @@ def _empty_on_purpose(request: Request) -> bool:
     the note."""
     headers = request.headers
     kind = headers.get("content-type", "").partition(";")[0].strip().lower()
-    return bool(kind) and (headers.get("content-length") == "0" or kind == "application/json")
+    length = headers.get("content-length", "")
+    if kind == "application/json":  # bytes came, and they decode to "": the JSON string ""
+        return length.isdigit() and int(length) > 0
+    return bool(kind) and length == "0"
 
 
 def _response(result: WriteResult) -> Ingested | JSONResponse:
