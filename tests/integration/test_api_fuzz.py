@@ -75,7 +75,7 @@ def test_no_operation_answers_5xx_or_off_schema(
             httpx.get(f"{base}/openapi.json", headers={"X-API-Key": KEY}).json()
         )
         operations = [result.ok() for result in schema.get_all_operations()]
-        assert len(operations) == 8
+        assert len(operations) == 9
         modes = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
         for operation in operations:
             for mode in modes:
