@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import logging
 import os
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -154,7 +152,7 @@ class Settings(BaseSettings):
         if scheme not in allowed:
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
         if not urlsplit(value).hostname:  # bolt:/host:7687 would quietly mean localhost:7687
-            raise ValueError(f"{value!r} names no host; write it as {scheme}://host:port")
+            raise ValueError(f"{redact(value)!r} names no host; write it as {scheme}://host:port")
         try:
             urlsplit(value).port  # noqa: B018 - parsing the port is the check
         except ValueError as exc:
@@ -167,7 +165,7 @@ class Settings(BaseSettings):
         parts = urlsplit(value.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(
-                f"{value!r} is not an http(s) URL with a host; write it as "
+                f"{redact(value)!r} is not an http(s) URL with a host; write it as "
                 "http://host:11434 (Ollama's own port, unless you changed it)"
             )
         return value.strip()
@@ -255,34 +253,6 @@ class Settings(BaseSettings):
             )
 
 
-# KNOTWORK_ variables that are not settings: the test suite's (its Neo4j, the evaluation data,
-# the write-race rounds), the benchmarks', and what the install scripts and the image read.
-_NOT_SETTINGS = (
-    "KNOTWORK_TEST_",
-    "KNOTWORK_EVAL_DIR",
-    "KNOTWORK_RACE_",
-    "KNOTWORK_BENCH_",
-    "KNOTWORK_EXTRAS",
-    "KNOTWORK_IMAGE_EXTRAS",
-)
-
-
-def unknown_variables(names: Iterable[str]) -> list[str]:
-    """A warning for each ``KNOTWORK_`` name no setting reads (a typo is otherwise silently
-    the default), with the nearest setting's name when one is close."""
-    known = {f"KNOTWORK_{name.upper()}" for name in Settings.model_fields}
-    warnings = []
-    for name in sorted(set(names)):
-        upper = name.upper()
-        if not upper.startswith("KNOTWORK_") or upper in known or upper.startswith(_NOT_SETTINGS):
-            continue
-        # Compared without the prefix they share, or every name is near every other.
-        near = difflib.get_close_matches(upper[9:], [k[9:] for k in known], n=1, cutoff=0.75)
-        hint = f"; did you mean KNOTWORK_{near[0]}?" if near else ""
-        warnings.append(f"{name} is not a Knotwork setting and is ignored{hint}")
-    return warnings
-
-
 def read_settings(env_file: str | Path | None = None) -> Settings:
     """The settings from the environment (and ``env_file``, else ``.env``); a value of the
     wrong type or out of range raises ConfigError naming each variable, so every entry point
@@ -301,17 +271,9 @@ def read_settings(env_file: str | Path | None = None) -> Settings:
 def get_settings() -> Settings:
     """The process-wide settings, read once (``read_settings``); a ``KNOTWORK_`` variable in
     the environment or ``.env`` that no setting reads is logged as a warning."""
+    from knotwork.unknown_settings import env_file_names, unknown_variables
+
     settings = read_settings()
-    for warning in unknown_variables([*os.environ, *_env_file_names(Path(".env"))]):
+    for warning in unknown_variables([*os.environ, *env_file_names(Path(".env"))]):
         log.warning("%s", warning)
     return settings
-
-
-def _env_file_names(path: Path) -> list[str]:
-    """The variable names a ``.env`` file sets (``NAME=value`` lines, ``export`` allowed)."""
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    names = (line.strip().removeprefix("export ").partition("=") for line in lines)
-    return [name.strip() for name, equals, _ in names if equals and not name.startswith("#")]

@@ -20,7 +20,16 @@ PACKAGE = Path(__file__).resolve().parents[2] / "service" / "knotwork"
 # Stage of each top-level name under knotwork/, in flow order. Modules that every stage uses
 # (settings, errors, the data shapes) come first; the entry points last.
 STAGES: list[set[str]] = [
-    {"__init__", "settings", "errors", "redact", "models", "background", "limits"},
+    {
+        "__init__",
+        "settings",
+        "unknown_settings",
+        "errors",
+        "redact",
+        "models",
+        "background",
+        "limits",
+    },
     {"text"},
     {"graph"},
     {"vault"},

@@ -113,7 +113,7 @@ def test_an_ollama_url_needs_http_and_a_host(url: str) -> None:
 
 
 def test_a_misspelled_variable_is_named_with_the_setting_it_is_near() -> None:
-    from knotwork.settings import unknown_variables
+    from knotwork.unknown_settings import unknown_variables
 
     warnings = unknown_variables(
         ["KNOTWORK_VAULT_NAM", "KNOTWORK_VAULT_NAME", "KNOTWORK_TEST_NEO4J_URI", "PATH",
@@ -127,9 +127,9 @@ def test_a_misspelled_variable_is_named_with_the_setting_it_is_near() -> None:
 
 
 def test_the_variables_a_env_file_sets(tmp_path: Path) -> None:
-    from knotwork.settings import _env_file_names
+    from knotwork.unknown_settings import env_file_names
 
     env = tmp_path / ".env"
     env.write_text("# KNOTWORK_OLD=1\nKNOTWORK_A=1\nexport KNOTWORK_B = 2\n\nnot a line\n")
-    assert _env_file_names(env) == ["KNOTWORK_A", "KNOTWORK_B"]
-    assert _env_file_names(tmp_path / "missing") == []
+    assert env_file_names(env) == ["KNOTWORK_A", "KNOTWORK_B"]
+    assert env_file_names(tmp_path / "missing") == []
