@@ -26,8 +26,11 @@ NOTES = {
 
 
 def _empty(folder: Path) -> None:
-    shutil.rmtree(folder)
-    folder.mkdir()
+    """Everything in the folder removed, the folder kept: made again, it would be another
+    folder (another inode, unless the file system happens to reuse it), which the sync's
+    folder check refuses with VaultFolderError before the empty-folder rule is reached."""
+    for entry in folder.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
 async def _synced(vault: Path, ingestor: Ingestor, core: Core) -> dict[str, str | None]:

@@ -50,9 +50,9 @@ def _empty_on_purpose(request: Request) -> bool:
     headers = request.headers
     kind = headers.get("content-type", "").partition(";")[0].strip().lower()
     length = headers.get("content-length", "")
-    if kind == "application/json":  # bytes came, and they decode to "": the JSON string ""
-        return length.isdigit() and int(length) > 0
-    return bool(kind) and length == "0"
+    # A JSON body may also be bytes that decode to "" (the JSON string ""); no Content-Length
+    # at all is a body left out, whatever the type.
+    return bool(kind) and (length == "0" or (kind == "application/json" and length.isdigit()))
 
 
 def _response(result: WriteResult) -> Ingested | JSONResponse:
