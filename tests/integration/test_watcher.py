@@ -679,6 +679,16 @@ async def test_a_stopping_watcher_says_so_before_its_last_flush(
     assert seen and seen[0] is not None and seen[0]["watches"] is False
 
 
+async def followed_again(core: Core, task: asyncio.Task[None], path: str) -> None:
+    """Wait until ``path``, written while the watcher had lost its lease, is in the graph: the
+    watcher took the lease back and rescanned, and never ended meanwhile."""
+    deadline = time.monotonic() + 60
+    while path not in await graph_paths(core):
+        assert time.monotonic() < deadline, f"the watcher did not rescan {path} in 60 s"
+        assert not task.done(), task.exception() if task.done() else None
+        await asyncio.sleep(0.2)
+
+
 async def test_a_lease_taken_by_a_writer_that_does_not_watch_is_taken_back_after_it(
     core: Core, vault: Path
 ) -> None:
@@ -694,11 +704,7 @@ async def test_a_lease_taken_by_a_writer_that_does_not_watch_is_taken_back_after
     assert not task.done(), task.exception() if task.done() else None
     assert "During.md" not in await graph_paths(core)  # the watcher writes nothing meanwhile
     await replay.release()
-    deadline = time.monotonic() + 60
-    while "During.md" not in await graph_paths(core):
-        assert time.monotonic() < deadline, "the watcher did not rescan after taking it back"
-        assert not task.done(), task.exception() if task.done() else None
-        await asyncio.sleep(0.2)
+    await followed_again(core, task, "During.md")
     status = await lease_status(core.store, "w")
     assert status and status["live"] and status["holder"] == watcher.lease.holder
     put(vault, "After.md", "# After\n\nEdited once the watcher followed again.\n")
@@ -738,11 +744,7 @@ async def test_neo4j_away_again_as_the_lease_is_taken_back_is_waited_out(
     put(vault, "Later.md", "# Later\n\nWritten while the lease was away.\n")
     await asyncio.sleep(3)  # past a heartbeat: the lease found taken
     await replay.release()
-    deadline = time.monotonic() + 60
-    while "Later.md" not in await graph_paths(core):
-        assert time.monotonic() < deadline, "the watcher did not follow again"
-        assert not task.done(), task.exception() if task.done() else None
-        await asyncio.sleep(0.2)
+    await followed_again(core, task, "Later.md")
     assert failures == {"rescan": 0, "release": 0}
     status = await lease_status(core.store, "w")
     assert status and status["holder"] == watcher.lease.holder
