@@ -133,7 +133,12 @@ class LeaseHeldError(KnotworkError):
 
 class LeaseLostError(LeaseHeldError):
     """A writer found at a heartbeat that its lease lapsed and another holder took it (or it
-    was given back): it stops writing at once rather than race the new holder."""
+    was given back): it stops writing at once rather than race the new holder. ``lapsed``
+    says what happened without what to do about it (a watcher that waits says its own)."""
+
+    def __init__(self, message: str, lapsed: str = "") -> None:
+        super().__init__(message)
+        self.lapsed = lapsed or message
 
 
 class QueryNotFoundError(KnotworkError, KeyError):

@@ -27,7 +27,7 @@ from knotwork.api.note_schemas import (
     VaultStats,
 )
 from knotwork.api.routes.health import Readiness
-from knotwork.check.health import HealthReport
+from knotwork.check.reports import HealthReport
 from knotwork.core import open_core
 from knotwork.graph.lease import Lease
 from knotwork.graph.queries.writes import MENTIONS_WRITE

@@ -35,7 +35,7 @@ from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from knotwork.vault.files import folder_id, folder_key
+from knotwork.vault.folders import folder_id, folder_key
 from knotwork.watch import apply as watching
 from knotwork.watch.events import Pending
 from knotwork.watch.queue import INOTIFY_LOGGER

@@ -21,7 +21,8 @@ from pydantic import SecretStr
 
 import knotwork.api.routes.health as health_route
 from knotwork.api import create_app
-from knotwork.check.health import HealthReport, check_health
+from knotwork.check.health import check_health
+from knotwork.check.reports import HealthReport
 from knotwork.core import Core, open_core
 from knotwork.limits import WorkLimiter
 from knotwork.llm.clients import LLAMA_IMPORT, ModelClients, import_off_loop

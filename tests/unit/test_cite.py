@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from knotwork.answer.cite import CitationStream, check_citations, match_citation, strip_citations
+from knotwork.answer.cite import CitationStream, check_citations, strip_citations
+from knotwork.answer.cite_match import match_citation
 from tests.conftest import hit
 
 HITS = [hit("People/Alice.md", "Alice > Work"), hit("Recipes.md", "Lasagna"), hit("Misc.md", "")]

@@ -19,8 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from knotwork.answer.cite_match import is_citation
-from knotwork.answer.cite_match import match_citation as match_citation  # test_cite's import
+from knotwork.answer.cite_match import is_citation, match_citation
 from knotwork.retrieve import Hit
 
 # Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),

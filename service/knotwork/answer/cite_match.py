@@ -12,18 +12,14 @@ from knotwork.retrieve import Hit
 from knotwork.text.keys import entity_key
 
 
-def _norm(text: str) -> str:
-    """Compared as a reader sees it: either Unicode form (a path from macOS is decomposed, the
-    model may write it composed), any case, spaces collapsed: as entity names are keyed."""
-    return entity_key(text)
-
-
+# Compared as a reader sees them (entity_key): either Unicode form (a path from macOS is
+# decomposed, the model may write it composed), any case, spaces collapsed.
 def _norm_path(path: str) -> str:
-    return _norm(path).replace("\\", "/").lstrip("/").removeprefix("./")
+    return entity_key(path).replace("\\", "/").lstrip("/").removeprefix("./")
 
 
 def _norm_heading(heading: str) -> str:
-    return _norm(heading.lstrip("#").replace(">", " > "))
+    return entity_key(heading.lstrip("#").replace(">", " > "))
 
 
 def match_citation(citation: str, hits: Sequence[Hit]) -> Hit | None:

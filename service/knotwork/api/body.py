@@ -131,15 +131,15 @@ class BodyScreen:
     def __init__(self, app: ASGIApp, settings: Settings, *, notes_in_json: bool = False) -> None:
         """``notes_in_json``: bodies may carry a whole note as a JSON string (``body_limit``)."""
         self.app = app
-        self.settings = settings
         self.note_limit = settings.max_note_bytes
+        self.note_json_limit = body_limit(settings, notes_in_json=True)
         self.limit, self.setting = body_limit(settings, notes_in_json=notes_in_json)
 
     def _limit(self, scope: Scope, kind: str) -> tuple[int, str]:
         if scope["method"] == "PUT" and scope["path"].startswith("/notes/"):
             if kind == "application/json":  # the note as a JSON string, escapes and all:
                 # the route holds the decoded note to KNOTWORK_MAX_NOTE_BYTES (413)
-                return body_limit(self.settings, notes_in_json=True)
+                return self.note_json_limit
             return self.note_limit, "KNOTWORK_MAX_NOTE_BYTES"
         return self.limit, self.setting
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from knotwork.core import Core
 from knotwork.errors import VaultUnavailableError, WriteConflictError
 from knotwork.graph.queries.reads import VAULT_NOTES
-from knotwork.vault.files import EMPTY, folder_unseen
-from knotwork.vault.write import failing_disk
+from knotwork.vault.disk_errors import failing_disk
+from knotwork.vault.folders import EMPTY, folder_unseen
 
 
 async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:

@@ -32,7 +32,7 @@ from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError
 from knotwork.graph.lease import Lease, holding, lease_status, new_holder_id, watches
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
-from knotwork.vault.files import folder_key
+from knotwork.vault.folders import folder_key
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.check.reports import (
     Capability,
+    HealthReport,
     IndexReport,
     ManifestReport,
     ModelReport,
@@ -20,7 +21,6 @@ from knotwork.check.reports import (
     OllamaReport,
     RelevanceReport,
 )
-from knotwork.check.reports import HealthReport as HealthReport  # the API's and CLI's import
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph import schema

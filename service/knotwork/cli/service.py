@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 
 from knotwork import __version__
-from knotwork.check.health import HealthReport, check_health
+from knotwork.check.health import check_health
+from knotwork.check.reports import HealthReport
 from knotwork.cli.app import app, fail, with_core, writing
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError

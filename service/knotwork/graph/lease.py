@@ -81,10 +81,12 @@ class Lease:
                 if row["holder"]
                 else "no one holds it now"
             )
+            lapsed = f"the lease of vault {self.vault!r} lapsed and was lost ({now})"
             raise LeaseLostError(
-                f"the lease of vault {self.vault!r} lapsed and was lost ({now}); this writer "
-                f"stopped so as not to write beside another. Run it again; the heartbeat must "
-                f"reach Neo4j at least every {self.ttl_s} s (KNOTWORK_LEASE_TTL_S)"
+                f"{lapsed}; this writer stopped so as not to write beside another. Run it "
+                f"again; the heartbeat must reach Neo4j at least every {self.ttl_s} s "
+                "(KNOTWORK_LEASE_TTL_S)",
+                lapsed,
             )
 
     async def release(self) -> None:

@@ -34,7 +34,8 @@ from knotwork.errors import (
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.settings import Settings
-from knotwork.vault.files import EMPTY, folder_unseen, symlink_on_path, sync_folder
+from knotwork.vault.files import symlink_on_path
+from knotwork.vault.folders import EMPTY, folder_unseen, sync_folder
 from knotwork.vault.write import exists_exactly, spelled_on_disk
 
 try:

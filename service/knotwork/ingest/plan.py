@@ -23,14 +23,8 @@ from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
-from knotwork.vault.files import (
-    EMPTY,
-    NoteScan,
-    folder_key,
-    folder_unseen,
-    read_group,
-    scan_notes,
-)
+from knotwork.vault.files import NoteScan, read_group, scan_notes
+from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 
 READ_GROUP = 64  # files read per trip to a worker thread
 

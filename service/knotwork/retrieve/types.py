@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
 from knotwork.graph.queries.reads import CitedFact
 from knotwork.text.keys import nfc
+from knotwork.vault.files import CONTROL, DRIVE
 
 Mode = Literal["normal", "fast", "retrieve"]
 Trust = Literal["all", "structural"]
@@ -55,20 +55,16 @@ def folder_prefix(folder: str | None) -> str | None:
     return "/".join(parts) + "/" if parts else None
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
 def vault_folder(value: str | None) -> str | None:
     """A folder filter as given by a user (REST, MCP, CLI): its ``folder_prefix``, None for
     the whole vault (empty, ``.``); ValueError for one that is absolute, climbs out with
     ``..`` or holds control characters."""
     if value is None or not value.strip():
         return None
-    if _CONTROL.search(value):
+    if CONTROL.search(value):
         raise ValueError("folder must not hold control characters")
     posix = value.strip().replace("\\", "/")
-    # A drive (C:, C:/…) is absolute; "Q: questions" is a folder name (as clean_relpath has it).
-    if posix.startswith("/") or re.match(r"^[A-Za-z]:(?:/|$)", posix):
+    if posix.startswith("/") or DRIVE.match(posix):  # "Q: questions" is a name, as for notes
         raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
     if ".." in posix.split("/"):
         raise ValueError(f"folder {value!r} climbs out of the vault with '..'")

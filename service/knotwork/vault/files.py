@@ -19,25 +19,21 @@ from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPa
 from knotwork.text.keys import link_key
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.
-from knotwork.vault.folders import EMPTY as EMPTY
-from knotwork.vault.folders import folder_id as folder_id
-from knotwork.vault.folders import folder_key as folder_key
-from knotwork.vault.folders import folder_unseen as folder_unseen
-from knotwork.vault.folders import sync_folder as sync_folder
 
 # Folders no vault tool should read: Obsidian's config and trash, VCS data, dependencies.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".hg", ".svn", "node_modules"})
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no link, request or log line can name these
+# A drive ("C:/notes", "C:"), not a name that opens with a letter and a colon ("Q: why.md").
+DRIVE = re.compile(r"^[A-Za-z]:(?:/|$)")
 
 
 def clean_relpath(path: str) -> str:
     """A vault-relative POSIX path, or VaultPathError saying what is wrong with it."""
-    if not path or _CONTROL.search(path):
+    if not path or CONTROL.search(path):
         raise VaultPathError(f"note path {path!r} is empty or holds control characters")
     posix = path.replace("\\", "/")
     pure = PurePosixPath(posix)
-    # A drive ("C:/notes", "C:"), not a name that opens with a letter and a colon ("Q: why.md").
-    if pure.is_absolute() or re.match(r"^[A-Za-z]:(?:/|$)", posix):
+    if pure.is_absolute() or DRIVE.match(posix):
         raise VaultPathError(f"note path {path!r} is absolute; give it relative to the vault")
     if any(part == ".." for part in pure.parts):
         raise VaultPathError(f"note path {path!r} climbs out of the vault with '..'")
@@ -104,7 +100,7 @@ def _bad_name(rel: str) -> str | None:
             f"{rel!r}: a backslash in a note's name reads as a folder separator (as Windows and "
             "Obsidian read it), so the note would be taken for another; rename it"
         )
-    if _CONTROL.search(rel):  # a tab or a newline: no link, request or log line can name it
+    if CONTROL.search(rel):  # a tab or a newline: no link, request or log line can name it
         return f"{rel!r}: the name holds a control character (a tab, a newline); rename it"
     return None
 

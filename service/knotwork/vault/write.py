@@ -40,8 +40,7 @@ from knotwork.errors import NoteNotFoundError, VaultPathError, WriteConflictErro
 from knotwork.graph.queries.writes import NOTE_CASE_VARIANTS
 from knotwork.graph.store import GraphStore
 from knotwork.text.keys import link_key
-from knotwork.vault.disk_errors import failing_disk as failing_disk  # api.vault_folder's too
-from knotwork.vault.disk_errors import file_errors
+from knotwork.vault.disk_errors import failing_disk, file_errors
 from knotwork.vault.files import (
     clean_relpath,
     fold,

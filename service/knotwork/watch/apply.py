@@ -31,7 +31,8 @@ from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.plan import empty_held
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.vault.files import EMPTY, folder_id, folder_unseen, symlink_on_path
+from knotwork.vault.files import symlink_on_path
+from knotwork.vault.folders import EMPTY, folder_id, folder_unseen
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.outage import Outage

@@ -101,7 +101,7 @@ class VaultWatcher(Applier):
                     await self._follow(progress, ready)
                 return
             except LeaseLostError as exc:
-                lost, why = exc, str(exc).partition("; this writer stopped")[0]
+                lost, why = exc, exc.lapsed
             except (LeaseHeldError, GraphUnavailableError) as exc:
                 if lost is None:
                     raise  # at the start: another writer has it, or no Neo4j, as ever

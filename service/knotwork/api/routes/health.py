@@ -17,7 +17,8 @@ from pydantic import BaseModel
 
 from knotwork.api.deps import CoreDep, KeyGiven
 from knotwork.api.limits import RETRY_AFTER_S
-from knotwork.check.health import HealthReport, check_health
+from knotwork.check.health import check_health
+from knotwork.check.reports import HealthReport
 from knotwork.core import Core
 
 router = APIRouter(tags=["health"])
