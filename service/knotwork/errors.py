@@ -3,6 +3,7 @@
 KnotworkError
 ├── ConfigError            a setting is missing or unsafe (exit code 2 in the CLI)
 ├── GraphUnavailableError  Neo4j cannot be reached, refuses the credentials, or is too old
+│   ├── GraphAuthError     Neo4j refused the user name or password
 │   └── GraphBusyError     every pooled connection is in use and none came free in time
 ├── QueryTimeoutError      Neo4j stopped a query that ran past its time limit (HTTP 504)
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
@@ -39,6 +40,10 @@ class ConfigError(KnotworkError):
 
 class GraphUnavailableError(KnotworkError):
     """Neo4j is unreachable, rejects the credentials, or is older than supported."""
+
+
+class GraphAuthError(GraphUnavailableError):
+    """Neo4j answered but refused the user name or password: starting it again will not help."""
 
 
 class GraphBusyError(GraphUnavailableError):

@@ -117,6 +117,18 @@ def test_doctor_is_red_when_neo4j_is_unreachable(
     assert "FAIL Neo4j reachable at bolt://127.0.0.1:1" in result.output
 
 
+def test_doctor_tells_a_refused_password_to_set_the_password_not_to_start_neo4j(
+    env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KNOTWORK_NEO4J_PASSWORD", "not-the-password")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 1
+    assert "rejected the credentials" in result.output
+    assert "KNOTWORK_NEO4J_PASSWORD to the server's" in result.output
+    assert "knotwork neo4j start" not in result.output
+
+
 def test_serve_refuses_a_graph_of_another_embedding_model_in_one_line(
     env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,8 +7,10 @@ from knotwork.check.reports import ManifestReport, Neo4jReport
 from tests.conftest import make_settings
 
 
-def _graph_fix(error: str) -> str | None:
-    neo4j = Neo4jReport(ok=False, uri="bolt://127.0.0.1:7687", error=error)
+def _graph_fix(error: str, credentials_refused: bool = False) -> str | None:
+    neo4j = Neo4jReport(
+        ok=False, uri="bolt://127.0.0.1:7687", error=error, credentials_refused=credentials_refused
+    )
     found = capabilities(make_settings(), neo4j, None, ManifestReport(ok=False))
     assert not found["ingest"].ready and found["ingest"].reason == error
     return found["ingest"].fix
@@ -17,7 +19,8 @@ def _graph_fix(error: str) -> str | None:
 def test_a_refused_password_is_not_told_to_start_neo4j() -> None:
     fix = _graph_fix(
         "Neo4j rejected the credentials: The client is unauthorized due to authentication "
-        "failure. Check KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD."
+        "failure. Check KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD.",
+        credentials_refused=True,
     )
     assert fix is not None and "KNOTWORK_NEO4J_PASSWORD to the server's" in fix
     assert "start Neo4j" not in fix

@@ -22,7 +22,7 @@ from knotwork.check.reports import (
     RelevanceReport,
 )
 from knotwork.core import Core
-from knotwork.errors import KnotworkError
+from knotwork.errors import GraphAuthError, KnotworkError
 from knotwork.graph import schema
 from knotwork.graph.lease import lease_status
 from knotwork.graph.store import EXPECTED_INDEXES
@@ -41,6 +41,7 @@ async def _neo4j(core: Core) -> Neo4jReport:
         states = await core.store.index_states()
     except KnotworkError as exc:
         report.error = redact(str(exc))
+        report.credentials_refused = isinstance(exc, GraphAuthError)
         return report
     except Neo4jError as exc:  # a server that answers but is not ready (starting, stopping)
         report.error = redact(f"Neo4j is not ready: {exc.code}: {exc.message}")
@@ -124,7 +125,7 @@ def capabilities(
     llm_server: ChatServerReport | None = None,
 ) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
     """What the service can do with the dependencies as they are."""
-    if not neo4j.ok and "rejected the credentials" in (neo4j.error or ""):
+    if not neo4j.ok and neo4j.credentials_refused:
         graph = Capability(
             ready=False,
             reason=neo4j.error,

@@ -28,6 +28,9 @@ class Neo4jReport(BaseModel):
     indexes: list[IndexReport] = Field(default_factory=list)
     missing_indexes: list[str] = Field(default_factory=list)
     error: str | None = None
+    # Neo4j refused the credentials: the fix is the password, not a start. Left out of the
+    # JSON (``error`` says it in words), so /health's shape does not change.
+    credentials_refused: bool = Field(default=False, exclude=True)
 
 
 class ModelReport(BaseModel):

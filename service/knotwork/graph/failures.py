@@ -1,5 +1,5 @@
-"""How the driver's failures reach callers: Neo4j down or refusing the credentials →
-GraphUnavailableError with a hint, pool exhausted → GraphBusyError, past a time limit →
+"""How the driver's failures reach callers: Neo4j down → GraphUnavailableError with a hint,
+refusing the credentials → GraphAuthError, pool exhausted → GraphBusyError, past a time limit →
 QueryTimeoutError."""
 
 from __future__ import annotations
@@ -9,7 +9,12 @@ from contextlib import contextmanager
 
 from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired
 
-from knotwork.errors import GraphBusyError, GraphUnavailableError, QueryTimeoutError
+from knotwork.errors import (
+    GraphAuthError,
+    GraphBusyError,
+    GraphUnavailableError,
+    QueryTimeoutError,
+)
 from knotwork.redact import redact
 
 # A transaction past its time limit: the client's (a read's timeout) or the server's own.
@@ -41,7 +46,7 @@ def translated_errors(uri: str = "") -> Iterator[None]:
     try:
         yield
     except AuthError as exc:
-        raise GraphUnavailableError(
+        raise GraphAuthError(
             f"Neo4j rejected the credentials: {_one_line(exc.message)}. Check KNOTWORK_NEO4J_USER "
             "and KNOTWORK_NEO4J_PASSWORD."
         ) from exc
