@@ -19,7 +19,7 @@ from knotwork.text.scripts import THAI_LETTERS, char_class
 
 Language = Literal["en", "it", "de", "fr", "es", "pt", "th"]
 LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th")
-# The Neo4j full-text analyzer and the chunk label of each language (vocab.LANGUAGE_LABELS).
+# The Neo4j full-text analyzer of each language (its chunk label is in chunks_write.cypher).
 ANALYZERS: dict[Language, str] = {
     "en": "english",
     "it": "italian",
