@@ -1,10 +1,11 @@
 // Notes found by name (file stem, title or alias containing the text, case-insensitive), tag
 // (a tag also matches its nested tags) and folder; every given criterion must hold.
 // Parameters: $vault (str), $text (str, lower case, or null), $tag (str, lower case, or null),
-//             $folder (str prefix or null), $limit (int)
+//             $folder (str prefix, NFC, or null: compared with the path composed, as a
+//             macOS folder name may be stored decomposed), $limit (int)
 // Returns: path, title, aliases (list<str>), tags (list<str>), chunks (int)
 MATCH (n:Note {vault: $vault})
-WHERE n.path IS NOT NULL AND ($folder IS NULL OR n.path STARTS WITH $folder)
+WHERE n.path IS NOT NULL AND ($folder IS NULL OR normalize(n.path) STARTS WITH $folder)
   AND ($tag IS NULL OR any(x IN coalesce(n.tags, []) WHERE toLower(x) = $tag
                                                        OR toLower(x) STARTS WITH $tag + '/'))
   AND ($text IS NULL OR toLower(n.stem) CONTAINS $text OR toLower(n.title) CONTAINS $text

@@ -17,6 +17,8 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import search
 from knotwork.retrieve.graphrank import entity_seeds
 from knotwork.retrieve.notes import search_notes
+from knotwork.retrieve.pipeline import retrieve
+from knotwork.retrieve.types import Filters
 from tests.integration.conftest import ad_hoc, put
 
 # Written decomposed: each accent a combining mark after its letter.
@@ -181,3 +183,21 @@ async def test_names_stored_decomposed_before_are_composed_on_the_next_sync(
         "MATCH (e:Entity {key: 'jalape\u00f1o poppers'}) RETURN e.name AS name, elementId(e) AS id",
     )
     assert entity == {"name": "Jalape\u00f1o Poppers", "id": old["id"]}  # composed in place
+
+
+async def test_a_folder_filter_finds_a_decomposed_folder_typed_composed_and_the_reverse(
+    core: Core, vault: Path
+) -> None:
+    """macOS may store a folder's name decomposed; a user types it composed (or the reverse).
+    Note search and the retrieval filters compare both composed; the path stays the file's."""
+    folder = _nfd("Caf\u00e9")
+    put(vault, f"{folder}/Menu.md", "# Menu\n\nEspresso and a croissant every morning.\n")
+    put(vault, "Cafeteria/Menu.md", "# Menu\n\nEspresso from the machine at noon.\n")
+    v = core.settings.vault_name
+    await sync_vault(Ingestor(core, root=vault, vault=v, extract_enabled=False))
+
+    for typed in ("Caf\u00e9", folder, "Caf\u00e9/"):
+        found = [r["path"] for r in await search_notes(core, folder=typed)]
+        assert found == [f"{folder}/Menu.md"], typed  # the stored path, as the file's
+        evidence = await retrieve(core, v, "espresso morning", 5, filters=Filters(folder=typed))
+        assert {h.path for h in evidence.hits} == {f"{folder}/Menu.md"}, typed

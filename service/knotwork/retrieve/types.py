@@ -50,8 +50,10 @@ STRUCTURAL = ("wikilink", "frontmatter", "alias", "tag", "mention")
 
 def folder_prefix(folder: str | None) -> str | None:
     """A folder as the prefix of the note paths under it, ending in ``/`` so ``a`` never
-    matches ``ab/`` or ``a.md``; None for the whole vault."""
-    parts = [p for p in (folder or "").strip().replace("\\", "/").split("/") if p not in ("", ".")]
+    matches ``ab/`` or ``a.md``; None for the whole vault. Composed (NFC): the queries compare
+    it with the path composed, so ``Café/`` typed either way finds the folder either way."""
+    posix = nfc((folder or "").strip().replace("\\", "/"))
+    parts = [p for p in posix.split("/") if p not in ("", ".")]
     return "/".join(parts) + "/" if parts else None
 
 
