@@ -161,3 +161,17 @@ def test_an_empty_json_string_is_an_empty_note(client: TestClient, vault: Path) 
     put = client.put("/notes/Empty.md", content='""', headers=JSON)
     assert put.status_code == 200, put.text
     assert (vault / "Empty.md").read_text() == ""
+
+
+def test_a_note_path_that_is_not_utf8_is_422_and_nothing_is_written(
+    client: TestClient, vault: Path
+) -> None:
+    """The server would read "%ff" as U+FFFD: a note no one named, shared by every bad path."""
+    for path in ("/notes/%ff.md", "/notes/a%ed%a0%80.md", "/notes/dir%c3/x.md"):
+        put = client.put(path, content="# X\n", headers=MD)
+        assert put.status_code == 422, (path, put.text)
+        assert "not UTF-8" in message(put)
+        assert client.delete(path).status_code == 422
+        assert client.get(path).status_code == 422
+    assert not any(vault.rglob("*.md"))
+    assert client.put("/notes/Caf%C3%A9.md", content="# X\n", headers=MD).status_code == 200

@@ -207,20 +207,22 @@ def _refused(
 ) -> tuple[Response, Response]:
     """A PUT and a DELETE of Ann.md while the file system fails the write's rename over the
     note with ``on_replace`` and the delete's unlink with ``on_unlink``."""
-    real_replace, real_unlink = os.replace, Path.unlink
+    real_replace, real_unlink = os.replace, os.unlink
 
-    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        if Path(dst).is_relative_to(vault):
+    # A note's file is replaced and removed by its name in its folder's descriptor
+    # (vault/nofollow.py); the journal's own file by its path, left alone.
+    def replace(src: str, dst: str, **at: int | None) -> None:
+        if at.get("dst_dir_fd") is not None and dst.endswith(".md"):
             raise on_replace
-        real_replace(src, dst)
+        real_replace(src, dst, **at)
 
-    def unlink(self: Path, missing_ok: bool = False) -> None:
-        if self.is_relative_to(vault) and self.suffix == ".md":
+    def unlink(path: str, *, dir_fd: int | None = None) -> None:
+        if dir_fd is not None and str(path).endswith(".md"):
             raise on_unlink
-        real_unlink(self, missing_ok)
+        real_unlink(path, dir_fd=dir_fd)
 
     monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(Path, "unlink", unlink)
+    monkeypatch.setattr(os, "unlink", unlink)
     put = client.put("/notes/Ann.md", content="Ann works with [[Cy]].\n")
     gone = client.delete("/notes/Ann.md")
     monkeypatch.undo()

@@ -174,3 +174,21 @@ def test_a_body_is_not_read_for_a_caller_without_the_key() -> None:
     assert _guarded([*markdown, (b"x-api-key", b"sesame")]) == (200, True)
     assert _guarded([(b"x-api-key", b"sesame")], keyed=True) == (200, True)  # MCP: every request
     assert _guarded([], keyed=True) == (401, False)
+
+
+def test_a_chunked_body_beside_content_length_zero_is_a_body() -> None:
+    """The server reads a chunked body by its chunks whatever Content-Length says (h11 takes
+    both headers): "Content-Length: 0" must not pass a body without the key or with a type a
+    page can send cross-site."""
+    smuggled = [(b"content-length", b"0"), (b"transfer-encoding", b"chunked")]
+    plain = [*smuggled, (b"content-type", b"text/plain")]
+    assert _guarded(plain) == (401, False)
+    assert _guarded([*plain, (b"x-api-key", b"sesame")]) == (415, False)
+    markdown = [*smuggled, (b"content-type", b"text/markdown"), (b"x-api-key", b"sesame")]
+    assert _guarded(markdown) == (200, True)
+
+
+def test_a_second_host_header_is_refused() -> None:
+    """h11 passes both on: the guard must not judge the first while another reads the second."""
+    second = [(b"host", b"attacker.example:8000"), (b"x-api-key", b"sesame")]
+    assert _guarded(second) == (400, False)

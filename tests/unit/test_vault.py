@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from knotwork.errors import (
     VaultPathError,
     WriteConflictError,
 )
+from knotwork.vault import files
 from knotwork.vault.files import (
     clean_relpath,
     decode,
@@ -25,7 +27,7 @@ from knotwork.vault.files import (
     resolve_in_vault,
     scan_notes,
 )
-from knotwork.vault.write import note_target, write_note_file
+from knotwork.vault.write import delete_note_file, note_target, write_note_file
 
 
 @pytest.mark.parametrize(
@@ -248,3 +250,84 @@ def test_a_note_grown_past_the_limit_while_read_is_refused(tmp_path: Path) -> No
     (tmp_path / "Big.md").write_bytes(b"x" * 101)
     with pytest.raises(NoteTooLargeError, match="over the 100-byte limit"):
         read_note(tmp_path, "Big.md", 100)
+
+
+def _swap_for_link(folder: Path, target: Path) -> None:
+    """What another program can do between a write's checks and the write: a folder of the
+    vault replaced by a link to a folder outside it."""
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    os.symlink(target, folder)
+
+
+@pytest.mark.parametrize("folder", ["Projects", "Projects/Deep", "New"])
+def test_a_folder_swapped_for_a_link_after_the_checks_is_not_written_through(
+    tmp_path: Path, folder: str
+) -> None:
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    (vault / "Projects" / "Deep").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "a.md").write_text("outside\n")
+    rel, full = note_target(vault, f"{folder}/a.md")  # checked: no link on the path yet
+    _swap_for_link(vault / folder, outside)
+    with pytest.raises(WriteConflictError, match="symbolic link"):
+        write_note_file(vault, rel, full, b"# A\n")
+    assert [p.name for p in outside.iterdir()] == ["a.md"]
+    assert (outside / "a.md").read_text() == "outside\n"
+
+
+def test_a_folder_swapped_for_a_link_after_the_checks_is_not_deleted_through(
+    tmp_path: Path,
+) -> None:
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    (vault / "Projects").mkdir(parents=True)
+    (vault / "Projects" / "a.md").write_text("# A\n")
+    outside.mkdir()
+    (outside / "a.md").write_text("outside\n")
+    rel, full = note_target(vault, "Projects/a.md")
+    _swap_for_link(vault / "Projects", outside)
+    with pytest.raises(WriteConflictError, match="symbolic link"):
+        delete_note_file(vault, rel, full)
+    assert (outside / "a.md").read_text() == "outside\n"
+
+
+def test_a_note_swapped_for_a_link_is_replaced_by_a_write_and_left_by_a_delete(
+    tmp_path: Path,
+) -> None:
+    """The note's own name become a link: a write puts the note there instead (the target
+    keeps its text); a delete leaves the link (and its target) alone."""
+    vault, outside = tmp_path / "vault", tmp_path / "outside.md"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n")
+    outside.write_text("outside\n")
+    rel, full = note_target(vault, "a.md")
+    (vault / "a.md").unlink()
+    os.symlink(outside, vault / "a.md")
+    with pytest.raises(WriteConflictError, match="symbolic link"):
+        delete_note_file(vault, rel, full)
+    assert (vault / "a.md").is_symlink() and outside.read_text() == "outside\n"
+    write_note_file(vault, rel, full, b"# New\n")
+    assert not (vault / "a.md").is_symlink() and (vault / "a.md").read_text() == "# New\n"
+    assert outside.read_text() == "outside\n"
+
+
+def test_a_folder_swapped_for_a_link_while_a_note_is_read_is_not_read_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The swap lands between the read's link check and its open: the file outside the vault
+    must not become the note's text (and so the graph's, and an API answer's)."""
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    (vault / "P").mkdir(parents=True)
+    (vault / "P" / "a.md").write_text("inside\n")
+    outside.mkdir()
+    (outside / "a.md").write_text("secret\n")
+    resolve = files.resolve_in_vault
+
+    def resolve_then_swap(root: Path, rel: str) -> Path:
+        full = resolve(root, rel)
+        _swap_for_link(vault / "P", outside)
+        return full
+
+    monkeypatch.setattr(files, "resolve_in_vault", resolve_then_swap)
+    with pytest.raises(NoteError, match="symbolic link"):
+        read_note(vault, "P/a.md", 1_000)

@@ -116,10 +116,12 @@ def _refusal(status: int, detail: str) -> JSONResponse:
 
 
 def _has_body(headers: Headers) -> bool:
+    # A chunked body whatever Content-Length says: the server reads it by its chunks (RFC 9112
+    # 6.3), so "Content-Length: 0" beside it must not pass a body as none.
+    if "transfer-encoding" in headers:
+        return True
     length = headers.get("content-length")
-    if length is not None:
-        return length.strip() != "0"
-    return "transfer-encoding" in headers
+    return length is not None and length.strip() != "0"
 
 
 def body_type_problem(headers: Headers) -> str | None:
@@ -159,7 +161,10 @@ class RequestGuard:
 
     def check(self, scope: Scope) -> JSONResponse | None:
         headers = Headers(scope=scope)
-        host = headers.get("host", "")
+        hosts = headers.getlist("host")
+        if len(hosts) > 1:  # which one a proxy or a check would read is anyone's guess
+            return _refusal(400, "the request carries more than one Host header")
+        host = hosts[0] if hosts else ""
         if not self.rule.allows(host):
             return _refusal(
                 421,

@@ -191,4 +191,4 @@ def register(server: MCPServer[Served]) -> None:
         return explanation(*await _evidence(ctx, question, top_k, scope))
 
     for fn in (ask, retrieve, explain):
-        add_tool(server, fn, READ_ONLY)
+        add_tool(server, fn, READ_ONLY, quotes_notes=True)

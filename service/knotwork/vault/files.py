@@ -7,6 +7,7 @@ Symbolic links inside the vault are never followed: a linked note or folder is n
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -17,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
 from knotwork.text.keys import link_key
+from knotwork.vault.nofollow import open_file
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.
 
@@ -247,14 +249,15 @@ def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
 def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
     if link := symlink_on_path(root, clean_relpath(rel)):  # before resolving: it may loop
         raise NoteError(f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped")
-    full = resolve_in_vault(root, rel)
+    resolve_in_vault(root, rel)  # a loop of links, or a path resolving outside, said as such
     try:
-        # A regular file only, checked before it is opened: opening a pipe named like a note
-        # would wait (and every sync behind it) until something wrote to it.
-        if not stat.S_ISREG(os.stat(full).st_mode):
-            raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped")
-        with open(full, "rb") as file:
+        # Opened from the vault folder without following a link (a folder swapped for one
+        # since the check above fails) and without waiting (a pipe named like a note would
+        # wait, and every sync behind it, until something wrote to it): a regular file only.
+        with open(open_file(root, clean_relpath(rel)), "rb") as file:
             info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped")
             if info.st_size > max_bytes:
                 raise NoteTooLargeError(
                     f"{rel}: {info.st_size} bytes is over the {max_bytes}-byte limit "
@@ -264,6 +267,8 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
             note = decode(data, rel, max_bytes)
             note.mtime = os.fstat(file.fileno()).st_mtime
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NoteError(f"{rel}: a symbolic link appeared on its path; skipped") from exc
         raise NoteError(f"{rel}: cannot be read ({exc.strerror or exc})") from exc
     return note
 

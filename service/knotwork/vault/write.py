@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
-import tempfile
 import threading
 import unicodedata
 from pathlib import Path
@@ -48,7 +46,7 @@ from knotwork.vault.files import (
     resolve_in_vault,
     symlink_on_path,
 )
-from knotwork.vault.folders import sync_folder
+from knotwork.vault.nofollow import note_folder, remove_file, replace_file
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
 _UMASK_LOCK = threading.Lock()
@@ -219,37 +217,24 @@ def umask() -> int:
 
 
 def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
-    """Replace (or create) the note's file atomically, keeping its permission bits."""
+    """Replace (or create) the note's file ``full`` (``rel`` in the vault) atomically, keeping
+    its permission bits. The file is reached from the vault folder without following a link
+    (``vault.nofollow``): a folder swapped for a link since ``note_target`` is a 409, never a
+    write at the link's target."""
     with file_errors(rel):
         _check_place(root, rel)
-        try:
-            mode = stat.S_IMODE(os.lstat(full).st_mode)
-        except FileNotFoundError:
-            mode = 0o666 & ~umask()
-        full.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".knotwork-", suffix=".tmp", dir=full.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                os.fchmod(out.fileno(), mode)
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, full)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        sync_folder(full.parent)
+        with note_folder(root, rel, create=True) as folder:
+            replace_file(folder, full.name, data, 0o666 & ~umask())
 
 
 def delete_note_file(root: Path, rel: str, full: Path) -> None:
     """Remove the note's file; NoteNotFoundError when it is not there (any more), at exactly
-    this path from the vault's root."""
+    this path from the vault's root. Reached as a write is, never through a link."""
     if not exists_exactly(full, root.resolve(), strict=True):
         raise NoteNotFoundError(f"no note {rel!r} in the vault")
     with file_errors(rel):
         try:
-            full.unlink()
+            with note_folder(root, rel, create=False) as folder:
+                remove_file(folder, full.name)
         except FileNotFoundError as exc:
             raise NoteNotFoundError(f"no note {rel!r} in the vault") from exc
-        sync_folder(full.parent)

@@ -15,8 +15,9 @@ which the MCP write tools call too; these routes map its results and refusals to
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import unquote_to_bytes
 
-from fastapi import APIRouter, Body, HTTPException, Query, Request, status
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
 from fastapi.responses import JSONResponse
 
 from knotwork.api import note_writes
@@ -38,7 +39,23 @@ from knotwork.api.vault_http import as_http
 from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
 
-router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
+
+def utf8_path(request: Request) -> None:
+    """A note's path must be UTF-8 once its %-escapes are decoded: the server reads bytes that
+    are not as U+FFFD, so "%ff.md" and "%fe.md" would both write or delete the note named
+    "\ufffd.md", which no one asked for."""
+    raw: bytes | None = request.scope.get("raw_path")
+    try:
+        unquote_to_bytes(raw or b"").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(
+            422,
+            f"the request path is not UTF-8 once its %-escapes are decoded (byte {exc.start}); "
+            "percent-encode the note's path as UTF-8",
+        ) from exc
+
+
+router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized, Depends(utf8_path)])
 
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
 
