@@ -527,6 +527,8 @@ def test_a_put_without_a_body_empties_no_note(client: TestClient, vault: Path) -
         {"Content-Length": "0"},
         {"Content-Type": "text/markdown"},
         {"Content-Type": "application/json"},  # a JSON client that forgot the body
+        {"Content-Type": "text/plain", "Content-Length": "0"},  # no type a PUT takes
+        {"Content-Type": "application/x-www-form-urlencoded", "Content-Length": "0"},
     ):
         request = client.build_request("PUT", "/notes/Keep.md", headers=headers)
         for name in {"Content-Length", "Content-Type"} - set(headers):

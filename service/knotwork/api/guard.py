@@ -24,6 +24,7 @@ is a POST whose type is ``text/plain``, a form type, or none. So:
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import secrets
 from dataclasses import dataclass
@@ -52,7 +53,9 @@ def key_matches(expected: SecretStr | None, given: str | bytes | None) -> bool:
     if given is None:
         return False
     raw = given if isinstance(given, bytes) else given.encode("latin-1", errors="replace")
-    return secrets.compare_digest(raw, expected.get_secret_value().encode())
+    # Digests compared, not the key: compare_digest's time still shows a length difference.
+    want = hashlib.sha256(expected.get_secret_value().encode()).digest()
+    return secrets.compare_digest(hashlib.sha256(raw).digest(), want)
 
 
 def _host_literal(host: str) -> str:

@@ -61,15 +61,19 @@ MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Titl
 
 
 def _empty_on_purpose(request: Request) -> bool:
-    """An empty body sent as one (``Content-Length: 0`` and a type, or the JSON string
-    ``""``, as MCP's upsert_note takes one), not a body a client forgot: that would empty
-    the note."""
+    """An empty body sent as one (``Content-Length: 0`` and a type a PUT takes, or the JSON
+    string ``""``, as MCP's upsert_note takes one), not a body a client forgot: that would
+    empty the note."""
     headers = request.headers
     kind = headers.get("content-type", "").partition(";")[0].strip().lower()
     length = headers.get("content-length", "")
     # A JSON body may also be bytes that decode to "" (the JSON string ""); no Content-Length
-    # at all is a body left out, whatever the type.
-    return bool(kind) and (length == "0" or (kind == "application/json" and length.isdigit()))
+    # at all is a body left out, whatever the type. Only the two types a PUT takes: another
+    # (text/plain, a form) with no body passes the guard's body-type check, which looks at
+    # bodies only, and would empty the note.
+    if kind == "text/markdown":
+        return length == "0"
+    return kind == "application/json" and length.isdigit()
 
 
 def _response(result: WriteResult) -> Ingested | JSONResponse:
