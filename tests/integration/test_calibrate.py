@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from knotwork.core import open_core
+from knotwork.core import Core, open_core
 from knotwork.errors import EmptyVaultError
-from knotwork.graph.queries.admin import CALIBRATION_GET
+from knotwork.graph.queries.admin import CALIBRATION_GET, CALIBRATION_PUT
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import relevance, retrieve
@@ -62,3 +62,22 @@ async def test_the_floor_is_stored_read_and_refuses_off_topic(
         # Another embedding model has no floor until it is calibrated.
         other = await core.store.read(CALIBRATION_GET, vault="t", embed_model="another-model")
         assert other == []
+
+
+async def test_a_model_and_its_latest_tag_share_one_calibration(core: Core) -> None:
+    """Ollama reads ``nomic-embed-text`` as ``nomic-embed-text:latest`` (graph/schema.py's
+    same_model): a floor stored under either name is the other's too, and no other model's."""
+    stored = {"floor": 0.4, "probe_mean": 0.2, "probes": 16, "languages": ["en"]}
+    await core.store.write(CALIBRATION_PUT, vault="t", embed_model="nomic-embed-text", **stored)
+    await core.store.write(CALIBRATION_PUT, vault="u", embed_model="bge-m3:latest", **stored)
+    for vault, name in (
+        ("t", "nomic-embed-text:latest"),
+        ("u", "bge-m3"),
+        ("t", "nomic-embed-text"),
+    ):
+        assert await relevance.scale(core.store, vault, name) == (0.4, 0.2), (vault, name)
+        switched = core.settings.model_copy(update={"embed_model": name})
+        async with open_core(switched) as other:
+            assert await is_calibrated(other, vault), (vault, name)
+    for vault, name in (("t", "nomic-embed-text-v2"), ("t", "nomic"), ("u", "bge-m3:567m")):
+        assert await core.store.calibration(vault, name) is None, (vault, name)

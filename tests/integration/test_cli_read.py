@@ -141,6 +141,15 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     assert [r["path"] for r in json.loads(out)] == ["People/Alice.md", "People/Bob.md"]
     assert run("search", "nothing-like-this")[0] == 3
 
+    # Moved with its text unchanged: a rename that keeps every fact, none listed.
+    put(ingested, "Team.md", "#crew\nBob works with [[Alice]].\n")
+    assert run("ingest", str(ingested), "--no-extract")[0] == 0
+    (ingested / "Team.md").rename(ingested / "People/Team.md")
+    assert run("ingest", str(ingested), "--no-extract")[0] == 0
+    code, out = run("history", "People/Team.md")
+    assert code == 0 and out.splitlines()[0].endswith("  renamed from Team.md  +0 -0"), out
+    assert out.splitlines()[1].endswith("  upsert  [Team.md]  +3 -0"), out
+
 
 def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
     ingested: Path, monkeypatch: pytest.MonkeyPatch

@@ -359,6 +359,53 @@ async def test_a_notes_history_follows_it_through_its_renames(core: Core, vault:
     ]
 
 
+async def test_a_rename_lists_no_fact_it_kept_as_removed_and_added(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """A note moved with the same text asserts the same facts from chunks that now sit at the
+    new path: its rename revision lists none of them as removed and added again (their keys
+    differ only in the chunk's id). What a move with an edit changed is still listed, and each
+    revision still records every fact the note asserts."""
+    fake_ollama.chat_script = lambda body: json.dumps(
+        {
+            "entities": [{"name": "Ann", "type": "person"}, {"name": "Ben", "type": "person"}],
+            "triples": [{"subject": "Ann", "predicate": "works with", "object": "Ben"}],
+        }
+    )
+    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=True)
+    put(vault, "Ben.md", "# Ben\n\nAn engineer.\n")
+    put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]] and Ben.\n\n## Later\n\nSee [[Ann]].\n")
+    await sync_vault(ingestor)
+    (vault / "Ann.md").rename(vault / "Anna.md")  # a sync finds the move
+    await sync_vault(ingestor)
+    (vault / "People").mkdir()
+    (vault / "Anna.md").rename(vault / "People/Anna.md")  # the watcher's move
+    await ingestor.rename("Anna.md", "People/Anna.md")
+    rows = await note_history(core, "People/Anna.md")
+    assert [(r["kind"], r["renamed_from"], r["added"], r["removed"]) for r in rows[:2]] == [
+        ("rename", "Anna.md", [], []),
+        ("rename", "Ann.md", [], []),
+    ]
+    assert await stale_revisions(core, core.settings.vault_name) == {}
+    # Moved and edited on the way (the watcher reads the new file): its second section's
+    # facts change, the first section's do not.
+    put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]] and Ben.\n\n## Later\n\nSee [[Cy]].\n")
+    (vault / "People/Anna.md").unlink()
+    await ingestor.rename("People/Anna.md", "Ann.md")
+    rows = await note_history(core, "Ann.md", limit=2)
+    assert [r["kind"] for r in rows] == ["extract", "rename"]  # the new section's, then
+    edited = rows[1]
+    assert edited["renamed_from"] == "People/Anna.md"
+    assert [f.split("|")[:5] for f in edited["added"]] == [
+        ["SEE_ALSO", "", "cy", "wikilink", "7"],
+    ]
+    assert [f.split("|")[:5] for f in edited["removed"]] == [
+        ["SEE_ALSO", "", "ann", "wikilink", "7"],
+        ["WORKS_WITH", "ann", "ben", "llm", "5"],
+    ]
+    assert await stale_revisions(core, core.settings.vault_name) == {}
+
+
 async def test_progress_counts_the_files_read_before_the_writes(
     core: Core, vault: Path, ingestor: Ingestor
 ) -> None:
@@ -563,8 +610,9 @@ async def test_a_model_that_refuses_every_request_makes_no_chunk_an_error(
 async def test_the_sync_progress_moves_with_each_chunk_extracted(
     core: Core, vault: Path, fake_ollama: FakeOllama
 ) -> None:
-    """The model's minutes per batch are not a bar that stands still: each chunk extracted is
-    a step, at the count of notes written so far, and the facts written are the same."""
+    """The model's minutes per batch are not a bar that stands still: the batch's notes are
+    counted as their write lands, then each chunk extracted is a step counted in chunks (no
+    "0 of 2 notes" while the model works), and the facts written are the same."""
     fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
     put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n\n# Later\n\nAnn moved.\n")
     put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
@@ -572,10 +620,13 @@ async def test_the_sync_progress_moves_with_each_chunk_extracted(
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
     report = await sync_vault(ingestor, lambda *call: calls.append(call))
     assert report.extracted == 3
-    steps = [call for call in calls if call[2].startswith("extracting facts")]
-    assert [step[2] for step in steps] == [f"extracting facts: chunk {i}/3" for i in (1, 2, 3)]
-    assert all(step[:2] == (0, 2) for step in steps), "before the batch's notes are counted"
-    assert calls[-1][:2] == (2, 2)
+    assert [call for call in calls if not call[2].startswith("reading ")] == [
+        (1, 2, "writing notes: Ann.md"),
+        (2, 2, "writing notes: Ben.md"),
+        (1, 3, "extracting facts from chunks"),
+        (2, 3, "extracting facts from chunks"),
+        (3, 3, "extracting facts from chunks"),
+    ], calls
     calls.clear()
     put(vault, "Ben.md", "# Ben\n\nBen is a chemist in Oslo.\n")
     assert (await ingestor.upsert_path("Ben.md")).extracted == 1

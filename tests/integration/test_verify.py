@@ -48,4 +48,6 @@ async def test_verify_reports_the_progress_of_its_fresh_parse(core: Core, vault:
     calls: list[tuple[int, int, str]] = []
     assert await verify_vault(ingestor, lambda *call: calls.append(call)) == []
     assert calls[-1][:2] == (3, 3), calls
-    assert {path for _, _, path in calls} >= {"Ann.md", "Ben.md", "Cy.md"}
+    assert {what for _, _, what in calls} >= {
+        f"writing notes: {n}.md" for n in ("Ann", "Ben", "Cy")
+    }

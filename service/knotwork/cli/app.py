@@ -15,6 +15,7 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
+from knotwork.cli.helptext import App
 from knotwork.core import Core, open_core
 from knotwork.errors import (
     ConfigError,
@@ -29,7 +30,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
 
-app = typer.Typer(
+app = App(
     help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -48,7 +49,9 @@ def console() -> Console:
 
 
 @app.callback()
-def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+def _main(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log at debug level")] = False,
+) -> None:
     level = logging.DEBUG if verbose else logging.INFO
     if console().is_terminal:  # logs print above the progress bar, which only a terminal shows
         from rich.logging import RichHandler
@@ -102,19 +105,34 @@ def writing(core: Core, vault: str, mode: str) -> AbstractAsyncContextManager[Le
 
 
 PROGRESS_EVERY_S = 10.0
+SHOWN_WIDTH = 40  # the bar's text before the bar itself
 
 
 def _progress_lines() -> Callable[[int, int, str], None]:
     started = last = time.monotonic()
 
-    def progress(done: int, total: int, note: str) -> None:
+    def progress(done: int, total: int, what: str) -> None:
         nonlocal last
         now = time.monotonic()
         if now - last >= PROGRESS_EVERY_S or (done == total and now - started >= PROGRESS_EVERY_S):
             last = now
-            log.info("synced %d of %d notes (%.0f s): %s", done, total, now - started, note)
+            # ``what`` names the step and so what is counted (files read, notes written,
+            # chunks extracted, questions asked): the count is never called notes for all.
+            log.info("%s (%d of %d, %.0f s)", what, done, total, now - started)
 
     return progress
+
+
+def shown(what: str, width: int = SHOWN_WIDTH) -> str:
+    """``what`` cut to ``width`` for the bar, keeping the step it names ("writing notes: …")
+    and the end of the path after it, which tells notes apart better than their folders."""
+    if len(what) <= width:
+        return what
+    step, sep, detail = what.partition(": ")
+    room = width - len(step) - len(sep) - 1
+    if sep and room >= 8:
+        return f"{step}{sep}…{detail[-room:]}"
+    return "…" + what[-(width - 1) :]
 
 
 @contextmanager
@@ -136,7 +154,7 @@ def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
     ) as bar:
         task = bar.add_task("reading the vault", total=None)
 
-        def progress(done: int, total: int, note: str) -> None:
-            bar.update(task, completed=done, total=total, description=note[-40:])
+        def progress(done: int, total: int, what: str) -> None:
+            bar.update(task, completed=done, total=total, description=shown(what))
 
         yield progress

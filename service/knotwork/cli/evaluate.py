@@ -37,33 +37,51 @@ def _int_list(text: str) -> tuple[int, ...]:
 
 @app.command("eval")
 def evaluate(
-    questions: Annotated[Path, typer.Option(help="questions JSONL (gold_titles or gold_notes)")],
-    vault: Annotated[Path | None, typer.Option(help="a folder of notes to evaluate on")] = None,
-    corpus: Annotated[
-        Path | None, typer.Option(help="passages JSONL {title, text}: one note each")
+    questions: Annotated[
+        Path, typer.Option(metavar="FILE", help="questions JSONL (gold_titles or gold_notes)")
+    ],
+    vault: Annotated[
+        Path | None, typer.Option(metavar="FOLDER", help="a folder of notes to evaluate on")
     ] = None,
-    k: Annotated[str, typer.Option("--k", help="cut-offs, e.g. 2,5,10")] = "2,5,10",
-    limit: Annotated[int | None, typer.Option(help="only the first N questions")] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="passages JSONL {title, text}: one note each"),
+    ] = None,
+    k: Annotated[
+        str, typer.Option("--k", metavar="K,K,…", help="cut-offs, e.g. 2,5,10")
+    ] = "2,5,10",
+    limit: Annotated[
+        int | None, typer.Option(metavar="N", help="only the first N questions")
+    ] = None,
     configs: Annotated[
         str,
         typer.Option(
+            metavar="NAME,NAME,…",
             help="dense, fulltext, hybrid, full, and ablations: no-vector, no-fulltext, "
             "no-names, no-graph, no-synonym, no-temporal, no-ppr, no-note-vector "
-            "(or 'ablations' for all)"
+            "(or 'ablations' for all)",
         ),
     ] = "dense,fulltext,hybrid,full",
-    out: Annotated[Path | None, typer.Option(help="write the Markdown results here")] = None,
+    out: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="write the Markdown results here")
+    ] = None,
     reuse: Annotated[
         bool, typer.Option(help="keep the ingested vault; --no-reuse rebuilds it")
     ] = True,
-    name: Annotated[str | None, typer.Option(help="vault name suffix (eval-NAME)")] = None,
+    name: Annotated[
+        str | None, typer.Option(metavar="NAME", help="vault name suffix (eval-NAME)")
+    ] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="where corpus notes go (default ~/.cache/knotwork/eval)")
+        Path | None,
+        typer.Option(
+            metavar="FOLDER", help="where corpus notes go (default ~/.cache/knotwork/eval)"
+        ),
     ] = None,
     answer: Annotated[
         str | None,
         typer.Option(
-            help="fast or normal: the chat model answers each question too (EM/F1 scored)"
+            metavar="fast|normal",
+            help="fast or normal: the chat model answers each question too (EM/F1 scored)",
         ),
     ] = None,
 ) -> None:

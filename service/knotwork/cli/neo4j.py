@@ -7,11 +7,12 @@ from typing import Annotated
 import typer
 
 from knotwork.cli.app import app, fail
+from knotwork.cli.helptext import App
 from knotwork.errors import KnotworkError
 from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import get_settings
 
-neo4j_app = typer.Typer(
+neo4j_app = App(
     help="A local Neo4j server from Maven Central jars (no Docker).", no_args_is_help=True
 )
 app.add_typer(neo4j_app, name="neo4j")
@@ -26,7 +27,9 @@ def _local() -> LocalNeo4j:
 
 @neo4j_app.command("start")
 def neo4j_start(
-    timeout: Annotated[float, typer.Option(help="seconds to wait for Bolt")] = 180.0,
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="seconds to wait for Bolt")
+    ] = 180.0,
 ) -> None:
     """Resolve the jars (first time only), write neo4j.conf, start, wait until Bolt answers."""
     local = _local()
@@ -69,6 +72,8 @@ def neo4j_status() -> None:
 
 
 @neo4j_app.command("logs")
-def neo4j_logs(lines: Annotated[int, typer.Option("--lines", "-n")] = 50) -> None:
+def neo4j_logs(
+    lines: Annotated[int, typer.Option("--lines", "-n", metavar="N", help="how many lines")] = 50,
+) -> None:
     """Print the last lines of the server's log."""
     typer.echo(_local().log_tail(lines))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from knotwork.cli.app import NOT_FOUND, app, fail, with_core
+from knotwork.cli.options import DateFrom, DateTo, Folder, Json, Limit, NotePath, Tag, TopK, Trust
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 
@@ -22,14 +23,6 @@ if TYPE_CHECKING:
     from knotwork.api.schemas import QueryRequest
 
 MODEL_DOWN = 4
-
-Json = Annotated[bool, typer.Option("--json", help="print the API's JSON body")]
-Folder = Annotated[str | None, typer.Option(help="only notes under this folder")]
-Tag = Annotated[list[str] | None, typer.Option("--tag", help="only notes with this tag (repeat)")]
-DateFrom = Annotated[str | None, typer.Option("--from", help="notes dated on or after (ISO)")]
-DateTo = Annotated[str | None, typer.Option("--to", help="notes dated on or before (ISO)")]
-Trust = Annotated[str, typer.Option(help="all, or structural (no model-extracted facts)")]
-TopK = Annotated[int, typer.Option("--top-k", help="hits to use (1-50)")]
 
 
 async def _same_models(core: Core) -> None:
@@ -86,8 +79,14 @@ def _answer_exit(status: str) -> int:
 
 @app.command()
 def ask(
-    question: Annotated[str | None, typer.Argument(help="omit for an interactive session")] = None,
-    mode: Annotated[str, typer.Option(help="normal, fast, or retrieve (no model)")] = "normal",
+    question: Annotated[
+        str | None,
+        typer.Argument(metavar="QUESTION", help="omit for an interactive session"),
+    ] = None,
+    mode: Annotated[
+        str,
+        typer.Option(metavar="normal|fast|retrieve", help="normal, fast, or retrieve (no model)"),
+    ] = "normal",
     top_k: TopK = 8,
     folder: Folder = None,
     tag: Tag = None,
@@ -138,7 +137,7 @@ def ask(
 
 @app.command()
 def retrieve(
-    question: str,
+    question: Annotated[str, typer.Argument(metavar="QUESTION")],
     top_k: TopK = 8,
     folder: Folder = None,
     tag: Tag = None,
@@ -181,7 +180,7 @@ def retrieve(
 
 
 @app.command()
-def note(path: str, as_json: Json = False) -> None:
+def note(path: NotePath, as_json: Json = False) -> None:
     """A note as the graph holds it: chunks, and every fact it asserts with provenance."""
     from knotwork.retrieve.notes import note_detail
 
@@ -228,8 +227,8 @@ def revision_fact(key: str) -> str:
 
 @app.command()
 def history(
-    path: str,
-    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    path: NotePath,
+    limit: Annotated[int, Limit] = 20,
     as_json: Json = False,
 ) -> None:
     """A note's revisions, newest first: what each change added and removed."""
@@ -243,9 +242,9 @@ def history(
         _print_json(rows)
         return
     for r in rows:
-        moved = f" (from {r['renamed_from']})" if r.get("renamed_from") else ""
+        kind = f"renamed from {r['renamed_from']}" if r.get("renamed_from") else r["kind"]
         then = f"  [{r['path']}]" if r["path"] != rows[0]["path"] else ""  # before a rename
-        typer.echo(f"{r['at']}  {r['kind']}{moved}{then}  +{len(r['added'])} -{len(r['removed'])}")
+        typer.echo(f"{r['at']}  {kind}{then}  +{len(r['added'])} -{len(r['removed'])}")
         for fact in r["added"]:
             typer.secho(f"    + {revision_fact(fact)}", fg=typer.colors.GREEN)
         for fact in r["removed"]:
@@ -269,10 +268,14 @@ def stats(as_json: Json = False) -> None:
 
 @app.command()
 def search(
-    text: Annotated[str | None, typer.Argument(help="part of a file name, title or alias")] = None,
-    tag: Annotated[str | None, typer.Option(help="notes with this tag or one nested in it")] = None,
+    text: Annotated[
+        str | None, typer.Argument(metavar="TEXT", help="part of a file name, title or alias")
+    ] = None,
+    tag: Annotated[
+        str | None, typer.Option(metavar="TAG", help="notes with this tag or one nested in it")
+    ] = None,
     folder: Folder = None,
-    limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
+    limit: Annotated[int, Limit] = 50,
     as_json: Json = False,
 ) -> None:
     """Notes by name (file name, title, alias), tag or folder."""

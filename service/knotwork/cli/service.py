@@ -71,11 +71,18 @@ def _knotwork_error(exc: BaseException) -> KnotworkError | None:
 @app.command("mcp")
 def mcp_server(
     transport: Annotated[
-        Transport, typer.Option(help="stdio for desktop agents; http for streamable HTTP at /mcp")
+        Transport,
+        typer.Option(
+            metavar="stdio|http",
+            help="stdio for desktop agents; http for streamable HTTP at /mcp",
+        ),
     ] = Transport.stdio,
-    host: Annotated[str | None, typer.Option(help="http only; default KNOTWORK_API_HOST")] = None,
+    host: Annotated[
+        str | None, typer.Option(metavar="HOST", help="http only; default KNOTWORK_API_HOST")
+    ] = None,
     port: Annotated[
-        int | None, typer.Option(min=1, max=65535, help="http only; default KNOTWORK_API_PORT")
+        int | None,
+        typer.Option(min=1, max=65535, metavar="PORT", help="http only; default KNOTWORK_API_PORT"),
     ] = None,
     allow_writes: Annotated[
         bool,
@@ -89,6 +96,7 @@ def mcp_server(
         Path | None,
         typer.Option(
             "--env-file",
+            metavar="FILE",
             exists=True,
             dir_okay=False,
             help="read the KNOTWORK_* settings from this file (the environment still wins)",

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
+from knotwork.cli.options import VaultPath
 from knotwork.core import Core
 from knotwork.errors import EmptyVaultError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
@@ -87,9 +88,7 @@ def _print_sync(summary: _Summary, finisher: str = RETRY_HINT) -> None:
 
 @app.command()
 def ingest(
-    path: Annotated[
-        Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
-    ] = None,
+    path: VaultPath = None,
     no_extract: Annotated[bool, typer.Option("--no-extract", help="structural facts only")] = False,
     new_folder: Annotated[
         bool,
@@ -218,9 +217,7 @@ def retry(
 
 @app.command()
 def watch(
-    path: Annotated[
-        Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
-    ] = None,
+    path: VaultPath = None,
 ) -> None:
     """Follow the vault: reconcile, then keep the graph in step with every change."""
     import signal
@@ -261,9 +258,7 @@ def watch(
 
 @app.command()
 def verify(
-    path: Annotated[
-        Path | None, typer.Argument(help="vault folder (default KNOTWORK_VAULT_PATH)")
-    ] = None,
+    path: VaultPath = None,
 ) -> None:
     """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
     from knotwork.check.verify import Difference, synced_from, verify_vault

@@ -29,7 +29,7 @@ from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepar
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
 from knotwork.ingest.states import changed_names, draft_change
-from knotwork.ingest.written import ExtractionProgress
+from knotwork.ingest.written import BatchProgress
 from knotwork.text.language import setting_key
 from knotwork.vault.files import clean_relpath, read_note
 
@@ -106,12 +106,12 @@ class Ingestor:
         return await self.resolve(await self.embed(await self.draft(changes)), names)
 
     async def commit(
-        self, prepared: Prepared, on_extracted: ExtractionProgress | None = None
+        self, prepared: Prepared, progress: BatchProgress | None = None
     ) -> list[NoteOutcome]:
         """Write a prepared batch of a sync, then extract its new chunks; the sync links new
-        entities once, at its end. ``on_extracted``: told this batch's extraction progress (a
-        sync's progress bar)."""
-        return await self._finish(prepared, await self._write(prepared), on_extracted)
+        entities once, at its end. ``progress``: told the notes written, then each chunk
+        extracted (a sync's progress bar)."""
+        return await self._finish(prepared, await self._write(prepared), progress)
 
     # -- steps -----------------------------------------------------------------------------
 
@@ -248,13 +248,16 @@ class Ingestor:
         self,
         prepared: Prepared,
         results: dict[str, WriteResult],
-        on_extracted: ExtractionProgress | None = None,
+        progress: BatchProgress | None = None,
         *,
         link: bool = False,
     ) -> list[NoteOutcome]:
         """Outcomes from the write's results; extraction of new chunks; with ``link``, new
         entities linked (a sync's batches leave that to its end)."""
         written.record_results(prepared, results)
+        if progress is not None:
+            progress.written(prepared.outcomes)
+        on_extracted = progress.extracted if progress is not None else None
         await written.extract_pending(self.models, prepared, on_extracted)
         if link and prepared.batch.writes:
             await self.link_entities()

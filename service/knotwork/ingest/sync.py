@@ -33,7 +33,7 @@ from knotwork.ingest.changes import (
 )
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.plan import Plan, plan_sync
-from knotwork.ingest.written import ExtractionProgress
+from knotwork.ingest.written import BatchProgress
 
 log = logging.getLogger(__name__)
 __all__ = ["Progress", "SyncReport", "sync_vault"]  # the report types live in ingest/changes.py
@@ -68,19 +68,11 @@ async def _apply(
     deletes: list[Change] = [Delete(p) for p in deleted]
     cut = [*pipeline.units(writes, size), deletes]
     exclude = sorted(u.path for u in upserts)
-    total, done = len(upserts) + len(deleted), 0
+    shown = _Shown(progress, len(upserts) + len(deleted))
 
     def advance(outcomes: list[NoteOutcome]) -> None:
-        nonlocal done
         for outcome in outcomes:
             report.add(outcome)
-            done += 1
-            if progress:
-                progress(done, total, outcome.path)
-
-    def extracting(tried: int, of: int) -> None:
-        if progress:  # the notes' count stays; the text says where the model is
-            progress(done, total, f"extracting facts: chunk {tried}/{of}")
 
     async def prepare(batch: list[Change]) -> Prepared:
         return await ingestor.prepare(batch, plan.names)
@@ -116,9 +108,7 @@ async def _apply(
                 # (this one included) trusting the names it cached before.
                 prepared.batch.names_token = uuid.uuid4().hex
             record = plan.record if owes and (first == 0 or last) else None
-            advance(
-                await _commit(ingestor, report, prepared, batch, prepare, last, record, extracting)
-            )
+            advance(await _commit(ingestor, report, prepared, batch, prepare, last, record, shown))
             first = after
     finally:
         stages.cancel()
@@ -134,18 +124,18 @@ async def _commit(
     prepare: Callable[[list[Change]], Awaitable[Prepared]],
     last: bool,
     record: dict[str, list[str]] | None,
-    extracting: ExtractionProgress,
+    shown: BatchProgress,
 ) -> list[NoteOutcome]:
     """Write a prepared batch; when it fails, note by note, so one bad note costs itself only.
 
     ``last``: the sync's last batch, which moves other notes' mentions and links, clears the
     sync's record and stamps the names token after its notes. ``record``: what the sync owes
     if cut off, written before the notes go one by one (by a first or a last batch).
-    ``extracting``: told each chunk extracted, for this sync's progress alone (the ingestor is
-    shared with the API and the watcher)."""
+    ``shown``: told the notes written and each chunk extracted, for this sync's progress alone
+    (the ingestor is shared with the API and the watcher)."""
     b = prepared.batch
     try:
-        return await ingestor.commit(prepared, extracting)
+        return await ingestor.commit(prepared, shown)
     except GraphUnavailableError:
         raise
     except (KnotworkError, Neo4jError) as exc:
@@ -163,7 +153,7 @@ async def _commit(
     outcomes: list[NoteOutcome] = []
     for change in batch:
         try:
-            outcomes += await ingestor.commit(await prepare([change]), extracting)
+            outcomes += await ingestor.commit(await prepare([change]), shown)
         except GraphUnavailableError:
             raise
         except (KnotworkError, Neo4jError) as exc:
@@ -179,9 +169,35 @@ async def _commit(
         await _reported(
             report,
             "mentions and links of renamed, new or deleted notes",
-            ingestor.commit(prepared, extracting),
+            ingestor.commit(prepared, shown),
         )
     return outcomes
+
+
+class _Shown:
+    """A sync's progress in the phases it goes through, each counted in its own unit: the
+    notes written (as each batch's write lands), then the chunks of that batch the model has
+    extracted facts from; never a count of notes standing still while the model works.
+
+    A note is counted once although a batch that fails is written again note by note."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total = progress, total
+        self.seen: set[str] = set()
+
+    def written(self, outcomes: list[NoteOutcome]) -> None:
+        for outcome in outcomes:
+            if outcome.path not in self.seen:
+                self.seen.add(outcome.path)
+                gone = " (deleted)" if outcome.status == "deleted" else ""
+                if self.progress:
+                    self.progress(
+                        len(self.seen), self.total, f"writing notes: {outcome.path}{gone}"
+                    )
+
+    def extracted(self, tried: int, of: int) -> None:
+        if self.progress:
+            self.progress(tried, of, "extracting facts from chunks")
 
 
 async def _reported(report: SyncReport, what: str, work: Awaitable[object]) -> None:

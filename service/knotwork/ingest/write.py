@@ -37,7 +37,13 @@ from knotwork.graph.queries.writes import (
 from knotwork.graph.store import GraphStore, Work, run_query
 from knotwork.ingest import mentions
 from knotwork.ingest.batch import Batch, WriteResult
-from knotwork.ingest.revisions import Asserted, facts_of, lost_revisions, revision
+from knotwork.ingest.revisions import (
+    Asserted,
+    facts_of,
+    lost_revisions,
+    moved_chunks,
+    revision,
+)
 from knotwork.ingest.settle import Touched, key_rows
 from knotwork.models import stored_fact_key
 
@@ -201,10 +207,10 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
             old = before.get(w.renamed_from or w.path, [])
             kind = "rename" if w.renamed_from else "upsert"
+            moved = moved_chunks(b.vault, w.renamed_from, w.chunks) if w.renamed_from else None
+            new_hash = w.props["content_hash"]
             revisions.append(
-                revision(
-                    w.path, kind, old, asserted, w.old_hash, w.props["content_hash"], w.renamed_from
-                )
+                revision(w.path, kind, old, asserted, w.old_hash, new_hash, w.renamed_from, moved)
             )
             results[w.path] = WriteResult(
                 revisions[-1]["added"], revisions[-1]["removed"], len(w.mention_facts)

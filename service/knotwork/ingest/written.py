@@ -2,23 +2,36 @@
 pending extracted, note by note.
 
 Extraction follows the structural write so that text and structure are searchable before the
-model has answered. Its progress goes to a callback the caller passes for this batch alone
-(a sync's progress bar): the ingestor is shared by the API and the watcher, so a callback kept
-on it would tell one caller's progress to another.
+model has answered. Its progress goes to an object the caller passes for this batch alone (a
+sync's progress bar): the ingestor is shared by the API and the watcher, so a callback kept on
+it would tell one caller's progress to another.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Protocol
 
 from knotwork.ingest.batch import WriteResult
-from knotwork.ingest.changes import Prepared
+from knotwork.ingest.changes import NoteOutcome, Prepared
 from knotwork.ingest.modelcalls import ModelCalls
 
 # Told (chunks extracted, of how many) as a batch's extraction goes: a sync's progress bar
 # would otherwise stand still for the model's minutes per batch.
 ExtractionProgress = Callable[[int, int], None]
+
+
+class BatchProgress(Protocol):
+    """Told how a sync's batch goes: its notes once written, then each chunk extracted. The
+    write and the model's extraction are two phases of very different lengths, so a bar that
+    counted notes only after their extraction would show none written for all of it."""
+
+    def written(self, outcomes: list[NoteOutcome]) -> None:
+        """The batch's notes are in the graph (their facts from the model still to come)."""
+
+    def extracted(self, tried: int, of: int) -> None:
+        """``tried`` of the batch's ``of`` pending chunks have had the model's answer."""
 
 
 def record_results(prepared: Prepared, results: dict[str, WriteResult]) -> None:
