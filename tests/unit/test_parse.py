@@ -571,6 +571,24 @@ def test_relative_markdown_links_start_from_the_linking_notes_folder() -> None:
     ]
 
 
+def test_relative_wikilinks_start_from_the_linking_notes_folder() -> None:
+    """Obsidian writes wikilinks with relative paths too (New link format: relative path,
+    ``[[../People/Alice|Alice]]``) and resolves them from the note's folder, in the body and in
+    frontmatter values alike; one climbing out of the vault stays as written."""
+    text = '---\nparent: "[[../Team/Lead]]"\n---\n'
+    text += "[[../People/Alice|Alice]] [[./Bob]] [[Carol]] ![[../img/p.png]] [[../../Out]] [[./]]\n"
+    note = parse_note("Projects/X.md", text)
+    assert [(link.target, link.alias) for link in note.links] == [
+        ("Team/Lead", None),
+        ("People/Alice", "Alice"),
+        ("Projects/Bob", None),
+        ("Carol", None),
+        ("img/p.png", None),
+        ("../../Out", None),
+        ("./", None),  # names no note: as written (its key is empty, so it is no fact)
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "headings", "tags"),
     [

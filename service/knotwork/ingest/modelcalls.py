@@ -2,14 +2,14 @@
 between new entities, and the retry of work left pending while the models were down.
 
 A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
-Ollama down must not wait for a time-out on every batch. Whatever is not embedded or extracted
-stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model refuses
-itself (a prompt too long for its context) is recorded as an error at once.
+Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
+chat model failing leaves the embeddings going (and the reverse). Whatever is not embedded or
+extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model
+refuses itself (a prompt too long for its context) is recorded as an error at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import Counter
@@ -29,7 +29,9 @@ from knotwork.ingest import extract, similar, write
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
+from knotwork.llm.vectors import VectorsRejectedError, embed_batch
 from knotwork.models import Chunk, Fact, embed_text
+from knotwork.redact import described
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM
@@ -43,7 +45,7 @@ MAX_EXTRACTION_TRIES = 1
 # A section any chat model can answer: asked when a refusal comes before any answer, to tell a
 # chunk the model refuses from a model that refuses everything.
 PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
-EMBED_SLICE_BATCHES = 4  # embedding batches asked at once when pending chunks are retried
+EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
 RETRY_PASS = 10_000  # pending chunks read (and held in memory) by one pass of a retry
 
 
@@ -76,40 +78,42 @@ class ModelCalls:
     extract_enabled: bool
     embed_enabled: bool
     model_tag: str  # the chat model and extractor version an extraction is recorded under
-    down_until: float = 0.0  # monotonic time before which the models are not asked again
+    embed_down_until: float = 0.0  # monotonic time before which the model is not asked again
+    chat_down_until: float = 0.0  # the same for the chat model
 
     @property
-    def down(self) -> bool:
-        return time.monotonic() < self.down_until
+    def chat_down(self) -> bool:
+        return time.monotonic() < self.chat_down_until
+
+    @property
+    def down(self) -> bool:  # either model let be
+        return self.chat_down or time.monotonic() < self.embed_down_until
 
     async def embed(self, texts: list[str]) -> list[list[float]] | None:
-        """Vectors for texts, or None when the embedding model cannot answer."""
-        if not self.embed_enabled or self.down:
+        """Vectors for texts, or None when the embedding model cannot answer or answers
+        garbage. A slice of ``EMBED_SLICE_BATCHES`` batches at a time: the client sends a
+        call's batches at once, and a CPU model times out on the last of a large note's."""
+        if not self.embed_enabled or time.monotonic() < self.embed_down_until:
             return None
-        try:
-            # Built on first use: a ConfigError building it is a setting to fix, not a model
-            # down, and is raised; a model that could not be loaded is one down.
+        try:  # built on first use: a ConfigError is a setting to fix, raised; not a model down
             embedder = await self.core.load_embedder()
         except ModelUnavailableError as exc:
             log.warning("embedding model not loaded, chunks left pending: %s", exc)
-            self.down_until = time.monotonic() + MODEL_BACKOFF_S
+            self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
             return None
-        for attempt in (1, 2):  # one retry: a model being loaded may time out once
+        size, vectors = self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES, []
+        for part in (texts[first : first + size] for first in range(0, len(texts), size)):
             try:
-                vectors = await embedder.aget_text_embedding_batch(texts)
-                break
-            except Exception as exc:  # any client failure means "embed later"
-                if attempt == 1:
-                    await asyncio.sleep(1.0)
-                    continue
-                log.warning("embedding failed, chunks left pending: %s", exc)
-                self.down_until = time.monotonic() + MODEL_BACKOFF_S
+                vectors += await embed_batch(embedder, part, self.core.settings.embed_dimension)
+            except VectorsRejectedError as exc:  # garbage: asked again by a retry, not stored
+                log.warning("embedding model %s; chunks left pending", exc)
                 return None
-        dim = self.core.settings.embed_dimension
-        if any(len(v) != dim for v in vectors):
-            log.warning("embedding model returned vectors not of size %d; chunks pending", dim)
-            return None
-        return [list(v) for v in vectors]
+            except Exception as exc:  # any client failure means "embed later"
+                # described(): a time-out or a dropped connection has no text of its own
+                log.warning("embedding failed, chunks left pending: %s", described(exc))
+                self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
+                return None
+        return vectors
 
     async def extract(
         self, chunks: list[Chunk], path: str, tick: Callable[[], None] | None = None
@@ -121,7 +125,7 @@ class ModelCalls:
             return out
         llm_model = self.core.settings.llm_model
         for chunk in chunks:
-            if self.down:
+            if self.chat_down:
                 out.warnings.append(f"{path}: extraction postponed: model unavailable")
                 break
             llm = await self.core.load_llm()  # built off the event loop on first use
@@ -136,7 +140,7 @@ class ModelCalls:
                 if not own:
                     # The model is let be for a while (one that is slow for this chunk is slow
                     # for the next); the chunk stays pending, `knotwork retry` asks again.
-                    self.down_until = time.monotonic() + MODEL_BACKOFF_S
+                    self.chat_down_until = time.monotonic() + MODEL_BACKOFF_S
                 tried = await self.core.store.write(
                     CHUNK_EXTRACTION_TRIED,
                     id=chunk.id,
@@ -244,7 +248,7 @@ class ModelCalls:
         ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
         gets why an extraction was postponed or failed."""
         if ask_again:
-            self.down_until = 0.0
+            self.embed_down_until = self.chat_down_until = 0.0
         elif self.down:
             return 0, 0
         rows = await self.core.store.read(
@@ -258,9 +262,7 @@ class ModelCalls:
             [r for r in rows if r["extraction_state"] == "pending"] if self.extract_enabled else []
         )
         total, done = len(need) + len(todo), 0
-        # A slice at a time, each stored as it comes: one call for thousands of texts sends
-        # all their batches at once (a CPU model times out on the last ones) and a failure
-        # anywhere would lose every vector of the call.
+        # A slice at a time, each stored as it comes: a failure part-way keeps what came.
         size = self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
         for first in range(0, len(need), size):
             part = need[first : first + size]
@@ -275,7 +277,7 @@ class ModelCalls:
             if progress:
                 progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
         for i, row in enumerate(todo, 1):
-            if self.down:
+            if self.chat_down:
                 break  # the model is let be: the rest stays pending, said by the caller
             chunk = Chunk(
                 id=row["id"],

@@ -49,10 +49,11 @@ def _wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]:
 
 
 def _relative(folder: str, path: str) -> str:
-    """A Markdown link's path as the vault names it: ``./`` and ``../`` (Obsidian's "relative
-    path" links) start from the linking note's folder; one that climbs out stays as written."""
-    if not path.startswith(("./", "../")):
-        return path
+    """A link's path as the vault names it: ``./`` and ``../`` (Obsidian's "relative path"
+    links, Markdown or wikilinks) start from the linking note's folder; one that climbs out
+    stays as written."""
+    if not path.startswith(("./", "../")) or posixpath.basename(path) in ("", ".", ".."):
+        return path  # a bare name, or no name at all (``[[./]]``): as written
     joined = posixpath.normpath(posixpath.join(folder, path))
     return path if joined == ".." or joined.startswith("../") else joined
 
@@ -61,6 +62,7 @@ def _line_links(raw: str, masked: str, line: int, folder: str = "") -> list[Link
     links = []
     for m in _WIKILINK.finditer(masked):
         target, heading, block, alias = _wikilink(raw[m.start(2) : m.end(2)])
+        target = _relative(folder, target)
         if target or heading or block:
             kind: LinkKind = "embed" if m.group(1) else "wikilink"
             links.append(Link(target, kind, line, raw, m.start(), m.end(), heading, block, alias))
@@ -158,12 +160,14 @@ def parse_note(path: str, text: str) -> ParsedNote:
     )
     tags = [t.lstrip("#").strip() for t in _fm_list(frontmatter, ("tags", "tag"), split=True)]
 
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""  # relative links start here
     links: list[Link] = []
     dates: list[str | None] = []
     for v in values:
         context = lines[v.line - 1] if 0 < v.line <= len(lines) else ""
         for m in _WIKILINK.finditer(v.value):
             target, heading, block, alias = _wikilink(m.group(2))
+            target = _relative(folder, target)
             col = context.find(m.group(0))
             end = col + len(m.group(0)) if col >= 0 else 0
             links.append(Link(target, "frontmatter", v.line, context, max(col, 0), end,
@@ -175,7 +179,6 @@ def parse_note(path: str, text: str) -> ParsedNote:
     else:  # "2024-03-12 Standup", "Riunione 5 marzo 2024"
         dates.extend(text_dates(stem) if _YEAR.search(stem) else ())
 
-    folder = path.rsplit("/", 1)[0] if "/" in path else ""  # relative Markdown links start here
     headings: list[Heading] = []
     tag_lines: dict[str, int] = {}  # a body tag's first line outside code, by folded name
     fence = ""  # the opening run of the fenced code block we are in

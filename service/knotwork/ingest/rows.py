@@ -84,7 +84,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # indexed in Thai.
 # 12: a note's title, aliases, tags and headings and the entities' names stored NFC (keys.nfc), so
 # a file named or titled decomposed (macOS) is found by a composed search and the reverse.
-FACTS_RULES = 12
+# 13: ./ and ../ wikilinks (in the text and in frontmatter values) resolved from the note's
+# folder, as Markdown links are since 6.
+FACTS_RULES = 13
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

@@ -1,0 +1,60 @@
+"""An embedding model's answer, checked before its vectors are stored.
+
+A model (or a proxy in front of it) can answer with the wrong number of vectors, vectors of
+another size, NaN or infinity, or zeros. Stored, the first breaks the pairing of texts and
+vectors (a sync stopped), NaN and infinity are refused by Neo4j's vector property (the note's
+whole write failed), and a zero vector is kept as "embedded" but never enters the cosine index,
+so its chunk is silently out of vector search's reach. Each is an answer to ask for again
+later, never data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+
+class VectorsRejectedError(ValueError):
+    """The embedding model answered, with vectors that cannot be stored; says why."""
+
+
+def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: int) -> str | None:
+    """What is wrong with ``vectors`` as the embeddings of ``count`` texts, or None."""
+    if len(vectors) != count:
+        return f"returned {len(vectors)} vectors for {count} texts"
+    for vector in vectors:
+        if len(vector) != dimension:
+            return (
+                f"returned a vector of size {len(vector)}, not KNOTWORK_EMBED_DIMENSION={dimension}"
+            )
+        # A plain sum, a quarter of a norm's cost on a sync's every vector: NaN and infinity
+        # leave it non-finite (a finite vector summing past the float range is garbage too).
+        if not math.isfinite(sum(vector)):
+            return "returned a vector holding NaN or infinity"
+        if not any(vector):
+            return "returned a zero vector, which has no direction to compare by cosine"
+    return None
+
+
+async def embed_batch(
+    embedder: BaseEmbedding, texts: list[str], dimension: int
+) -> list[list[float]]:
+    """``texts`` embedded, asked twice when the call fails (a model being loaded may time out
+    once). VectorsRejectedError for an answer that cannot be stored; whatever the client
+    raises when the call failed twice."""
+    for attempt in (1, 2):
+        try:
+            vectors = await embedder.aget_text_embedding_batch(texts)
+            break
+        except Exception:
+            if attempt == 2:
+                raise
+            await asyncio.sleep(1.0)
+    if problem := vectors_problem(vectors, len(texts), dimension):
+        raise VectorsRejectedError(problem)
+    return [list(v) for v in vectors]
