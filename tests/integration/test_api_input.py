@@ -163,6 +163,20 @@ def test_an_empty_json_string_is_an_empty_note(client: TestClient, vault: Path) 
     assert (vault / "Empty.md").read_text() == ""
 
 
+def test_a_note_path_ending_in_a_newline_is_422_not_another_note(
+    client: TestClient, vault: Path
+) -> None:
+    """Starlette's path pattern let a final %0A fall away: PUT nl.md%0A wrote nl.md and a
+    DELETE of Seed.md%0A would delete Seed.md."""
+    assert client.put("/notes/Seed.md", content="# Seed\n", headers=MD).status_code == 200
+    for path in ("/notes/nl.md%0A", "/notes/Seed.md%0A", "/notes/x%0A.md", "/notes/a%0Ab.md"):
+        assert client.put(path, content="# X\n", headers=MD).status_code == 422, path
+        assert client.delete(path).status_code == 422, path
+        assert client.get(path).status_code == 422, path
+    assert sorted(p.name for p in vault.rglob("*.md")) == ["Seed.md"]
+    assert (vault / "Seed.md").read_text() == "# Seed\n"
+
+
 def test_a_note_path_that_is_not_utf8_is_422_and_nothing_is_written(
     client: TestClient, vault: Path
 ) -> None:

@@ -19,6 +19,7 @@ from urllib.parse import unquote_to_bytes
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
 from fastapi.responses import JSONResponse
+from starlette.convertors import Convertor, register_url_convertor
 
 from knotwork.api import note_writes
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
@@ -38,6 +39,23 @@ from knotwork.api.responses import Refusal
 from knotwork.api.vault_http import as_http
 from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
+
+
+class NotePath(Convertor[str]):
+    """A note's path: Starlette's ``path`` convertor, newlines included. Its ``.*`` stops at a
+    newline and the route's ``$`` matches before a final one, so ``nl.md%0A`` reached
+    ``nl.md``; whole, the path is refused by the vault's rule for control characters (422)."""
+
+    regex = "(?s:.*)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("notepath", NotePath())
 
 
 def utf8_path(request: Request) -> None:
@@ -128,7 +146,7 @@ async def find_notes(
 
 
 @router.get(
-    "/notes/{path:path}",
+    "/notes/{path:notepath}",
     response_model=NoteDetail,
     summary="A note's chunks and facts, with provenance",
 )
@@ -151,7 +169,7 @@ async def stats(core: CoreDep) -> dict[str, Any]:
 
 
 @router.put(
-    "/notes/{path:path}",
+    "/notes/{path:notepath}",
     summary="Write a note into the vault and ingest it",
     response_model=Ingested,
     responses={
@@ -197,7 +215,7 @@ async def put_note(
 
 
 @router.delete(
-    "/notes/{path:path}",
+    "/notes/{path:notepath}",
     summary="Delete a note from the vault and the graph",
     response_model=Ingested,
     responses={
