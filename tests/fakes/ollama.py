@@ -140,6 +140,9 @@ class FakeOllama:
         default_factory=lambda: {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
     )
     chat_script: ChatScript | None = None
+    # /api/embed's vectors from the texts and the model's dimension, instead of the hashing
+    # embedder: a model (or a proxy) answering garbage.
+    embed_script: Callable[[list[str], int], list[list[float]]] | None = None
     down: bool = False  # answer every request with HTTP 503
     thinking: int = 0  # streamed chats open with this many thinking chunks (no content)
     version: str = "0.12.3"
@@ -166,7 +169,7 @@ class FakeOllama:
     def reset(self) -> None:
         with self._lock:
             self.calls.clear()
-        self.chat_script, self.down, self.thinking = None, False, 0
+        self.chat_script, self.embed_script, self.down, self.thinking = None, None, False, 0
         self.models = {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
 
     def resolve(self, name: str) -> str | None:
@@ -266,7 +269,11 @@ class _Handler(JsonHandler):
                 200,
                 {
                     "model": model,
-                    "embeddings": [hash_embedding(str(t), dim) for t in texts],
+                    "embeddings": (
+                        self.state.embed_script([str(t) for t in texts], dim)
+                        if self.state.embed_script
+                        else [hash_embedding(str(t), dim) for t in texts]
+                    ),
                     "total_duration": 1,
                     "load_duration": 0,
                     "prompt_eval_count": sum(len(str(t).split()) for t in texts),

@@ -142,7 +142,7 @@ async def test_reembedding_gives_notes_vectors_of_the_new_size(
         update={"embed_model": "all-minilm", "embed_dimension": 384, "embed_batch_size": 1}
     )
     async with open_core(other) as second:
-        await schema.reembed(second.store, other, second.embedder)
+        await schema.reembed(second.store, other, second.embedder.aget_text_embedding_batch)
         await second.ensure_ready()
         assert len(await note_vector(second, "A.md")) == 384
         assert await stale_note_vectors(second, "t") == []

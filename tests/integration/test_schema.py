@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+import functools
 
+import pytest
+from typer.testing import CliRunner
+
+from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
 from knotwork.errors import ManifestMismatchError
 from knotwork.graph import schema
 from knotwork.graph.store import EXPECTED_INDEXES
-from knotwork.settings import Settings
+from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import Neo4jTarget, ad_hoc
 
@@ -144,7 +149,10 @@ async def test_reembed_switches_model_dimension_and_manifest(
     seen: list[tuple[int, int]] = []
     async with open_core(other) as second:
         done = await schema.reembed(
-            second.store, other, second.embedder, lambda d, t: seen.append((d, t))
+            second.store,
+            other,
+            second.embedder.aget_text_embedding_batch,
+            lambda d, t: seen.append((d, t)),
         )
         manifest = await second.ensure_ready()
         dims = await ad_hoc(
@@ -154,6 +162,31 @@ async def test_reembed_switches_model_dimension_and_manifest(
     assert manifest["embed_model"] == "all-minilm" and manifest["embed_dimension"] == 384
     assert dims == [{"d": 384}]
     assert fake_ollama.embedded_texts() == [f"chunk number {i}" for i in range(1, 6)]
+
+
+async def test_reembed_refuses_vectors_it_cannot_store_and_keeps_the_graph_refused(
+    env: None, core: Core, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model answering zero vectors (no direction: the cosine index leaves them out) made
+    `knotwork reembed` report success with every chunk out of vector search."""
+    await ad_hoc(
+        core,
+        "UNWIND range(1, 3) AS i CREATE (:Chunk {id: 'c' + i, hash: 'h' + i, text: 't' + i})",
+        {},
+        write=True,
+    )
+    fake_ollama.models["all-minilm:latest"] = 384
+    fake_ollama.embed_script = lambda texts, dim: [[0.0] * dim for _ in texts]
+    monkeypatch.setenv("KNOTWORK_EMBED_MODEL", "all-minilm")
+    monkeypatch.setenv("KNOTWORK_EMBED_DIMENSION", "384")
+    get_settings.cache_clear()
+    reembed = functools.partial(CliRunner().invoke, cli, ["reembed"])
+    result = await asyncio.to_thread(reembed)  # the command runs its own event loop
+    assert result.exit_code != 0
+    assert "zero vector" in result.output and "knotwork reembed" in result.output
+    assert "Traceback" not in result.output
+    fake_ollama.embed_script = None
+    assert (await asyncio.to_thread(reembed)).exit_code == 0, "a sound answer completes it"
 
 
 async def test_the_word_index_is_full_text_and_replaces_the_text_index(core: Core) -> None:

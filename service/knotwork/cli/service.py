@@ -17,6 +17,7 @@ from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.llm.vectors import embed_batch
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings, read_settings
 
@@ -162,7 +163,12 @@ def reembed() -> None:
 
     async def work(core: Core) -> tuple[int, int]:
         async with writing(core, core.settings.vault_name, "cli-reembed"):
-            count = await schema.reembed(core.store, core.settings, core.embedder, progress)
+            dimension = core.settings.embed_dimension
+
+            async def embed(texts: list[str]) -> list[list[float]]:  # checked before stored
+                return await embed_batch(core.embedder, texts, dimension)
+
+            count = await schema.reembed(core.store, core.settings, embed, progress)
             return count, await Ingestor(core).link_entities()
 
     count, linked = with_core(work, models=True)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from knotwork import __version__
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
@@ -13,9 +13,6 @@ from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.models import embed_text
 from knotwork.settings import Settings
-
-if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
 
 log = logging.getLogger(__name__)
 
@@ -98,13 +95,15 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
 async def reembed(
     store: GraphStore,
     settings: Settings,
-    embedder: BaseEmbedding,
+    embed: Callable[[list[str]], Awaitable[list[list[float]]]],
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
 
-    Entity names are left pending: the next note write or `knotwork retry` embeds them and
-    rebuilds their similarity edges.
+    ``embed``: the texts' vectors, checked (``llm.vectors.embed_batch``); a ValueError for an
+    answer that cannot be stored becomes a SchemaError naming it, and nothing of that page is
+    stored. Entity names are left pending: the next note write or `knotwork retry` embeds them
+    and rebuilds their similarity edges.
 
     Returns the number of chunks embedded. Safe to run again after an interruption: the manifest is
     written last, so until then the graph is still refused under the new settings.
@@ -118,17 +117,14 @@ async def reembed(
     done, after = 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
         texts = [embed_text(context, text) for _, _, context, text in page]
-        vectors = await embedder.aget_text_embedding_batch(texts)
-        bad = [
-            cid
-            for (cid, *_), vec in zip(page, vectors, strict=True)
-            if len(vec) != settings.embed_dimension
-        ]
-        if bad:
+        try:
+            vectors = await embed(texts)
+        except ValueError as exc:  # the model answered garbage: say so, store none of it
             raise SchemaError(
-                f"{settings.embed_model} returned vectors of another size than "
-                f"KNOTWORK_EMBED_DIMENSION={settings.embed_dimension} (chunk {bad[0]})"
-            )
+                f"{settings.embed_model} {exc} (chunk {page[0][0]} and the {len(page) - 1} "
+                f"after it); {done} of {total} chunks re-embedded so far. The graph stays "
+                "refused under these settings until `knotwork reembed` completes"
+            ) from exc
         await store.set_chunk_embeddings(
             [(cid, h, vec) for (cid, h, *_), vec in zip(page, vectors, strict=True)]
         )
