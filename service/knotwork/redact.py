@@ -29,7 +29,9 @@ def redact(text: str) -> str:
 def described(exc: BaseException, limit: int | None = None) -> str:
     """An error as messages show it: its type and its text, credentials masked before the text
     is cut to ``limit`` characters (a cut could leave a URL's "@" out of reach of the mask)."""
-    return f"{type(exc).__name__}: {redact(str(exc))[:limit]}"
+    text = redact(str(exc))[:limit]
+    # A time-out or a dropped connection often carries no text: its name alone, not "X: ".
+    return f"{type(exc).__name__}: {text}" if text.strip() else type(exc).__name__
 
 
 class RedactingFilter(logging.Filter):
