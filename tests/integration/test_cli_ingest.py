@@ -256,3 +256,21 @@ def test_verify_says_how_to_mend_and_which_folder_the_vault_came_from(
     assert f"this vault was last synced from {vault.resolve()}, not {other}" in " ".join(
         result.output.split()
     ), result.output
+
+
+def test_verify_names_a_file_it_cannot_read_rather_than_send_the_user_to_ingest(
+    env: None, tmp_path: Path
+) -> None:
+    """Ingest keeps an unreadable file's last version on purpose: verify told the user that
+    `knotwork ingest` mends the difference, and ingest left it as it was."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Ann.md").write_text("# Ann\n\nAnn knows [[Ben]].\n")
+    (vault / "Ben.md").write_text("# Ben\n\nBen.\n")
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    (vault / "Ann.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200))
+    result = CliRunner().invoke(cli, ["verify", str(vault)])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert "cannot read Ann.md" in out, out
+    assert "keeps such a note's last readable version" in out

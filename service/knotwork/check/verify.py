@@ -100,8 +100,24 @@ class Difference:
     stale: list[str] = field(default_factory=list)  # in the graph, not in the folder
 
 
+@dataclass
+class Verified:
+    """What verification found: the differences, and the files the fresh parse could not read
+    (``path: why``). An ingest keeps such a note's last version in the graph, so its
+    differences are the file's to mend, not an ingest's."""
+
+    differences: list[Difference]
+    unreadable: list[str] = field(default_factory=list)
+
+
 async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> list[Difference]:
-    """Differences between the graph and a fresh ingest of the folder (no model is called).
+    """Differences between the graph and a fresh ingest of the folder (``verify``'s)."""
+    return (await verify_vault_report(ingestor, progress)).differences
+
+
+async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = None) -> Verified:
+    """Differences between the graph and a fresh ingest of the folder (no model is called),
+    and the files it could not read.
 
     The fresh ingest goes to a scratch vault in the same database, which is dropped after;
     ``progress`` follows it as it follows an ingest.
@@ -112,7 +128,7 @@ async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> 
     )
     store = ingestor.core.store
     try:
-        await sync_vault(fresh, progress)
+        report = await sync_vault(fresh, progress)
         want = structural(await dump(store, scratch))
         have = structural(await dump(store, ingestor.vault))
     finally:
@@ -123,7 +139,7 @@ async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> 
         stale = sorted(set(have[part]) - set(want[part]))
         if missing or stale:
             out.append(Difference(part, missing, stale))
-    return out
+    return Verified(out, list(report.errors))
 
 
 async def synced_from(ingestor: Ingestor) -> str | None:

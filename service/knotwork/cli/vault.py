@@ -261,16 +261,17 @@ def verify(
     path: VaultPath = None,
 ) -> None:
     """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
-    from knotwork.check.verify import Difference, synced_from, verify_vault
+    from knotwork.check.verify import Verified, synced_from, verify_vault_report
 
-    async def work(core: Core) -> tuple[list[Difference], str | None, Path | None]:
+    async def work(core: Core) -> tuple[Verified, str | None, Path | None]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path)
         with progress_bar() as progress:  # the fresh parse is a whole sync of the vault
-            found = await verify_vault(ingestor, progress)
+            found = await verify_vault_report(ingestor, progress)
         return found, await synced_from(ingestor), ingestor.root
 
-    differences, elsewhere, root = with_core(work)
+    found, elsewhere, root = with_core(work)
+    differences = found.differences
     if elsewhere is not None:
         typer.secho(f"note: this vault was last synced from {elsewhere}, not {root}",
                     fg=typer.colors.YELLOW)  # fmt: skip
@@ -279,12 +280,20 @@ def verify(
             typer.secho(f"missing {diff.part}: {line}", fg=typer.colors.RED)
         for line in diff.stale:
             typer.secho(f"stale {diff.part}: {line}", fg=typer.colors.RED)
+    for error in found.unreadable:
+        typer.secho(f"cannot read {error}", fg=typer.colors.YELLOW)
     count = sum(len(d.missing) + len(d.stale) for d in differences)
     typer.echo(
         "graph and vault agree"
         if not differences
         else f"{count} differences (missing: in the folder, not in the graph; stale: in the "
         "graph only). `knotwork ingest` brings the graph in step (a running watcher does on its "
-        "next rescan)."
+        "next rescan)"
+        + (
+            f", but not for a file it cannot read ({len(found.unreadable)} above): the graph "
+            "keeps such a note's last readable version until the file is mended or removed."
+            if found.unreadable
+            else "."
+        )
     )
     raise typer.Exit(1 if differences else 0)
