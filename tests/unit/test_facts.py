@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import unicodedata
 
+import pytest
+
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.extract import Extraction
@@ -34,6 +36,16 @@ def test_link_rows_keep_the_link_as_written_beside_its_key() -> None:
     [row] = links
     assert row["props"]["target"] == "people/ben" and "stem" not in row
     assert row["props"]["target_text"] == "People/BEN"
+
+
+def test_a_relation_outside_the_vocabulary_is_refused_at_the_write_boundary() -> None:
+    """The write queries make the relation the relationship's type: whatever made the fact,
+    a name from input never reaches them."""
+    for relation in ("KNOWS]->(x) DETACH DELETE x //", "not_upper", "MADE_UP"):
+        bad = Fact(relation, "Ben", "entity", "llm", 1)
+        with pytest.raises(ValueError, match="not in the vocabulary"):
+            fact_rows([bad], "N.md")
+    assert fact_rows([Fact("KNOWS", "Ben", "entity", "llm", 1)], "N.md")[1]
 
 
 def test_links_get_relations_lines_and_chunks() -> None:
@@ -122,7 +134,7 @@ def test_names_are_stored_composed_and_the_path_as_the_file_has_it() -> None:
     _, entities = fact_rows(structural_facts(note, []), path)
     assert {e["object_name"] for e in entities} == {"Jalape\u00f1o", "#caf\u00e9"}
     assert all(e["props"]["source"] == path for e in entities)
-    triple = Fact("RUNS", _nfd("Jos\u00e9"), "entity", "llm", 1, subject=_nfd("Ren\u00e9"))
+    triple = Fact("LEADS", _nfd("Jos\u00e9"), "entity", "llm", 1, subject=_nfd("Ren\u00e9"))
     [row] = fact_rows([triple], path)[1]
     assert (row["subject_name"], row["object_name"]) == ("Ren\u00e9", "Jos\u00e9")
 

@@ -8,6 +8,7 @@ from typing import Any
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.models import Fact, ParsedNote, fact_key
 from knotwork.text.keys import entity_key, link_key, loose_key, name_key, nfc, note_name_keys
+from knotwork.text.vocab import RELATIONS
 
 
 def canonical(fact: Fact) -> str:
@@ -42,9 +43,13 @@ def _props(fact: Fact, path: str) -> dict[str, Any]:
 
 
 def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(link rows, entity rows) for the writer's queries."""
+    """(link rows, entity rows) for the writer's queries. A relation outside the fixed
+    vocabulary is refused here, at the write boundary, whoever made the fact: the queries
+    write it as the relationship's type (``$(f.relation)``)."""
     links, entities = [], []
     for fact in facts:
+        if fact.relation not in RELATIONS:
+            raise ValueError(f"{path}: relation {fact.relation!r} is not in the vocabulary")
         props = _props(fact, path)
         if fact.object_kind == "note":
             # The link as written: what the note shows, whatever the placeholder is named.
