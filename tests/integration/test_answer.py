@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +19,11 @@ from pydantic import SecretStr
 
 from knotwork.answer.prompt import SYSTEM_PROMPT
 from knotwork.answer.refusal import INSUFFICIENT
+from knotwork.answer.respond import answer as answer_question
 from knotwork.api import create_app
-from knotwork.core import Core
+from knotwork.core import Core, open_core
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama, schema_instance
 from tests.integration.conftest import Neo4jTarget
@@ -416,3 +419,46 @@ async def test_a_model_that_runs_on_is_cut_with_a_warning(
     body = await asked()
     assert not (body["answer"] or "").startswith("Alice works with"), body
     assert any("KNOTWORK_ANSWER_TIMEOUT_S" in w for w in body["warnings"]), body
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_an_answer_cut_inside_a_source_marker_ends_before_it(
+    api: Api, fake_ollama: FakeOllama, streamed: bool
+) -> None:
+    """The length limit falls inside "[S1]": the "[S" left is no citation, so the answer
+    ends before it, streamed or not, and the tokens still add up to the answer."""
+    from knotwork.answer import respond
+
+    def reply(prompt: str) -> str:
+        opening = f"Alice works with Bob {labels(prompt)['People/Alice.md']}. "
+        filler = "x" * (respond.MAX_ANSWER_CHARS - 2 - len(opening))  # the cut: after "[S"
+        return opening + filler + "[S1] and more."
+
+    fake_ollama.chat_script = model(reply)
+    question = {"question": "Who does Alice work with?"}
+    if streamed:
+        events = await sse_query(api, json={**question, "stream": True})
+        body = events[-1][1]
+        assert "".join(data["text"] for kind, data in events if kind == "token") == body["answer"]
+    else:
+        body = await ask(api, **question)
+    assert body["status"] == "ok" and body["answer"].endswith("x"), body["answer"][-20:]
+    assert any("cut at" in w for w in body["warnings"])
+
+
+async def test_a_model_slower_than_its_timeout_is_named_with_the_setting(
+    settings: Settings, vault: Path, empty_db: Neo4jTarget, fake_ollama: FakeOllama
+) -> None:
+    """A chat model that answers after KNOTWORK_OLLAMA_TIMEOUT_S is cut off by the client,
+    whose timeout error says nothing ("ReadTimeout: "): the warning names the limit and the
+    setting, so a slow model is not taken for a server that is down."""
+    (vault / "Alice.md").write_text(ALICE)
+    quick = settings.model_copy(update={"ollama_timeout_s": 0.5, "extract": False})
+    async with open_core(quick) as core:
+        await core.ensure_ready()
+        await sync_vault(Ingestor(core, root=vault, vault=quick.vault_name))
+        fake_ollama.chat_script = model(lambda p: time.sleep(1.5) or "Alice works with Bob.")
+        result = await answer_question(core, "Who does Alice work with?", mode="fast")
+    assert result.status == "model_unavailable" and result.citations
+    [warning] = [w for w in result.warnings if "did not answer" in w]
+    assert "ReadTimeout: no reply within 0.5 s (KNOTWORK_OLLAMA_TIMEOUT_S)" in warning, warning

@@ -77,3 +77,27 @@ async def test_a_filter_finds_its_notes_however_far_down_the_whole_vault_ranks_t
 
 
 _NONE: dict[str, object] = {"folder": None, "tags": [], "date_from": None, "date_to": None}
+
+
+async def test_filters_that_no_note_passes_say_so(core: Core, vault: Path) -> None:
+    """Nothing found under a folder, tag or date range that no note has is a filter to check,
+    not notes that say nothing: a warning names the filters. A filter that notes pass, with
+    nothing in them about the question, says nothing of the kind."""
+    (vault / "People").mkdir()
+    (vault / "People/Alice.md").write_text(
+        "---\ntags: [team]\ndate: 2024-03-05\n---\n# Alice\n\nAlice works with Bob.\n"
+    )
+    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=False)
+    await sync_vault(ingestor)
+    question = "Who does Alice work with?"
+    for filters, named in (
+        (Filters(folder="people/"), "folder 'people/'"),  # the folder's letter case differs
+        (Filters(tags=("nosuchtag",)), "tags #nosuchtag"),
+        (Filters(date_from=date(2025, 1, 1)), "dated 2025-01-01 to …"),
+    ):
+        found = await retrieve(core, ingestor.vault, question, filters=filters)
+        assert found.hits == [], filters
+        [warning] = [w for w in found.warnings if "passes the filters" in w]
+        assert named in warning and repr(ingestor.vault) in warning, warning
+    passing = await retrieve(core, ingestor.vault, question, filters=Filters(folder="People"))
+    assert passing.hits and not any("passes the filters" in w for w in passing.warnings)

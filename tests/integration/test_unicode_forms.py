@@ -155,6 +155,24 @@ async def test_a_question_names_a_decomposed_title_or_alias_written_composed(
     assert await verify_vault(ingestor) == []
 
 
+async def test_a_question_typed_decomposed_retrieves_what_the_composed_one_does(
+    core: Core, vault: Path
+) -> None:
+    """A question pasted decomposed (a name copied from a macOS file name) is embedded and
+    scored as the composed question: the chunks are stored composed, so the decomposed bytes
+    embedded as they came scored another cosine, and a question answerable composed could be
+    turned away as insufficient."""
+    ingestor = await _names_vault(core, vault)
+    question = "Who is Se\u00f1or Ant\u00f3nio, and when does he roast the beans?"
+    composed = await retrieve(core, ingestor.vault, question, top_k=3)
+    decomposed = await retrieve(core, ingestor.vault, _nfd(question), top_k=3)
+    assert composed.hits and "vector" in composed.hits[0].retrievers
+    assert [(h.id, h.retrievers) for h in decomposed.hits] == [
+        (h.id, h.retrievers) for h in composed.hits
+    ]
+    assert decomposed.relevance == composed.relevance
+
+
 async def test_names_stored_decomposed_before_are_composed_on_the_next_sync(
     core: Core, vault: Path
 ) -> None:

@@ -271,3 +271,21 @@ def test_an_invented_citation_longer_than_any_label_is_still_removed() -> None:
     label = "[Projects/2024/Q3/Marketing strategy overview.md#Goals > Budget > Q3 > Ads]"
     checked = check_citations(f"Spend more on ads {label}.", [HITS[2]], {1: HITS[2]})
     assert checked.text == "Spend more on ads." and checked.dropped == [label]
+
+
+@pytest.mark.parametrize(
+    ("raw", "sent"),
+    [
+        ("Basics [S1] and more [S", "Basics [C# notes.md#Intro] and more"),
+        ("Basics [S1] and more [[S1, S", "Basics [C# notes.md#Intro] and more"),
+        ("Basics [S1]", "Basics [C# notes.md#Intro]"),  # a marker whole at the cut stays
+        ("Order [1, 2", "Order [1, 2"),  # not a source marker: text
+        ("Basics [S1", "Basics"),
+    ],
+)
+def test_a_marker_split_by_a_cut_is_left_out(raw: str, sent: str) -> None:
+    """An answer cut at its length or time limit may end inside a source marker: the piece is
+    no citation and no text, so it is left out of the streamed and the checked answer."""
+    stream = CitationStream(ODD, SOURCES)
+    assert "".join([stream.feed(raw), stream.cut()]) == sent
+    assert check_citations(stream.text, ODD, SOURCES).text == sent

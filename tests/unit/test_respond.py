@@ -39,6 +39,18 @@ def reply(raw: str) -> tuple[str, str | None, list[str]]:
         "Vos notes ne contiennent pas assez d'informations pour répondre.",
         "Tus notas no contienen suficiente información para responder.",
         "As tuas notas não contêm informação suficiente para responder.",
+        # After an apology or a label, and as the sentence is commonly translated.
+        "Sorry, your notes do not contain enough to answer this.",
+        "I'm sorry, but your notes don't have enough information to answer this.",
+        "Answer: Your notes do not contain enough to answer this.",
+        "Purtroppo le tue note non contengono abbastanza informazioni per rispondere.",
+        "Leider enthalten deine Notizen nicht genug Informationen, um das zu beantworten.",
+        "Deine Notizen enthalten nicht ausreichend Informationen, um dies zu beantworten.",
+        "Vos notes ne contiennent pas suffisamment d'informations pour répondre à cette question.",
+        "Désolé, vos notes ne contiennent pas d'informations suffisantes pour répondre.",
+        "Tus notas no contienen lo suficiente para responder a esto.",
+        "Lo siento, tus notas no contienen suficiente información.",
+        "Suas notas não contêm informações suficientes para responder a isso.",
     ],
 )
 def test_a_refusal_however_worded_is_insufficient_context(raw: str) -> None:
@@ -65,6 +77,9 @@ def test_a_cited_answer_that_says_part_is_missing_is_an_answer() -> None:
         "Le note non contengono altro: Alice lavora con Bob.",
         "The notes do not contain enough detail, but Alice joined Acme in 2020 [S1].",
         "Le note non contengono abbastanza dettagli, ma Alice è entrata in Acme nel 2020 [S1].",
+        "Sorry for the wait: Alice works with Bob [S1].",
+        "Your notes do not contain the date; Alice joined in spring [S1].",
+        "Leider enthalten deine Notizen das Datum nicht, aber Alice kam 2020 [S1].",
     ],
 )
 def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:
@@ -72,7 +87,20 @@ def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:
     assert status == "ok" and answer is not None and answer != INSUFFICIENT
 
 
-@pytest.mark.parametrize("raw", ["", "   \n", "[S1]", "[S7] [S1]", "[[S1]]"])
+@pytest.mark.parametrize(
+    "raw",
+    # Punctuation, a list's dashes or a closing mark around the citations are no words either.
+    [
+        "",
+        "   \n",
+        "[S1]",
+        "[S7] [S1]",
+        "[[S1]]",
+        "[S1].",
+        "- [S1]\n- [S1];",
+        "\u201c[S1]\u201d \u2014 \u2026",
+    ],
+)
 def test_a_reply_without_words_is_no_answer(raw: str) -> None:
     status, answer, warnings = reply(raw)
     assert (status, answer) == ("model_unavailable", None)

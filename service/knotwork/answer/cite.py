@@ -251,6 +251,22 @@ class CitationStream:
         """The rest of the text, now that the answer is complete."""
         return self._emit(final=True)
 
+    def cut(self) -> str:
+        """The rest of an answer cut off by a limit: a source marker the cut split ("… [S1" of
+        "[S12]") is left out of ``text`` rather than shown as a bracket that cites nothing."""
+        start = self._text.find("[", self._pos)
+        tail = _SOURCES_PREFIX.match(self._text, start) if start >= 0 else None
+        if tail and tail.end() == len(self._text) and "]" not in tail.group(0):
+            inner = tail.group(0).lstrip("[").lstrip()
+            if not inner or inner[0] in "sS":  # "[", "[S1", "[Source 2, S": not "[1, 2"
+                self._text = self._text[:start]
+        return self._emit(final=True)
+
+    @property
+    def text(self) -> str:
+        """The model's text as fed (less a marker ``cut`` left out)."""
+        return self._text
+
 
 def check_citations(
     text: str, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None

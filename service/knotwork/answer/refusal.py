@@ -7,44 +7,45 @@ import re
 
 INSUFFICIENT = "Your notes do not contain enough to answer this."
 
-# The fixed sentence's core as models write it, in English ("don't", "enough information")
-# and, though the prompt asks for English, as they translate it for a question in another of
-# the vault languages. Each core says the notes do not hold *enough*: "the notes do not say
-# when" is an answer.
-_REFUSALS = (
-    ("notes", "do", "not", "contain", "enough"),
-    ("note", "non", "contengono", "abbastanza"),
-    ("note", "non", "contengono", "informazioni", "sufficienti"),
-    ("notizen", "enthalten", "nicht", "genug"),
-    ("notizen", "enthalten", "nicht", "genügend"),
-    ("notes", "ne", "contiennent", "pas", "assez"),
-    ("notas", "no", "contienen", "suficiente"),
-    ("notas", "no", "contienen", "información", "suficiente"),
-    ("notas", "não", "contêm", "informação", "suficiente"),
-    ("notas", "não", "contêm", "o", "suficiente"),
+# The fixed sentence's core as models write it, in English ("don't", "enough information") and,
+# though the prompt asks for English, as they translate it for a question in another of the
+# vault languages: the notes, their verb "contain" negated (German also inverted, "Leider
+# enthalten deine Notizen nicht …"), then within two words ("d'informations", "lo", "o") a word
+# for "enough" ("suffisamment", "informações suficientes", "ausreichend"). Each core says the
+# notes do not hold *enough*: "the notes do not say when" is an answer.
+_ENOUGH_DE = r"(?:genug|genügend|ausreichend\w*)"
+_REFUSALS = tuple(
+    re.compile(rf"{core}(?:\w+ ){{0,2}}?{enough}(?: |$)")
+    for core, enough in (
+        (r"notes (?:do|does) not (?:contain|have|hold|include) ", r"(?:enough|sufficient)"),
+        (
+            r"note non (?:contengono|hanno|riportano) ",
+            r"(?:abbastanza|sufficient\w*|a sufficienza)",
+        ),
+        (r"notizen enthalten (?:nicht|keine\w*) ", _ENOUGH_DE),
+        (r"enthalten (?:deine|ihre|die|eure) notizen (?:nicht|keine\w*) ", _ENOUGH_DE),
+        (r"notes ne contiennent pas ", r"(?:assez|suffisa\w*)"),
+        (r"notas no (?:contienen|tienen|incluyen) ", r"(?:suficiente|suficientes)"),
+        (
+            r"notas não (?:contêm|contém|têm|possuem|incluem) ",
+            r"(?:suficiente|suficientes|bastante)",
+        ),
+    )
 )
-# Words a refusal may open with before its core: "Your notes …", "Le tue note …".
+# Words a refusal may open with before its core: "Your notes …", "Le tue note …", and the
+# apology or label a model puts first ("I'm sorry, but your notes …", "Leider …", "Answer: …").
 _OPENERS = frozenset(
     [
-        "your",
-        "the",
-        "le",
-        "tue",
-        "deine",
-        "ihre",
-        "die",
-        "vos",
-        "tes",
-        "les",
-        "tus",
-        "sus",
-        "las",
-        "as",
-        "tuas",
-        "suas",
-        "os",
+        "your", "the", "le", "tue", "deine", "ihre", "die", "vos", "tes", "les", "tus", "sus",
+        "las", "as", "tuas", "suas", "os",
+        "sorry", "i", "m", "am", "afraid", "unfortunately", "but", "answer",
+        "purtroppo", "mi", "dispiace", "spiacente", "ma", "risposta",
+        "leider", "tut", "es", "mir", "aber", "antwort",
+        "désolé", "désolée", "malheureusement", "je", "suis", "réponse",
+        "lo", "siento", "lamentablemente", "desafortunadamente", "pero", "respuesta",
+        "desculpe", "infelizmente", "lamento", "resposta",
     ]
-)
+)  # fmt: skip
 _AFTER_CORE = 8  # words after the core that still make the reply the sentence alone
 # "…not enough detail, but Alice joined Acme in 2020": what follows such a word is an answer.
 _CONTRAST = frozenset(
@@ -67,9 +68,10 @@ def says_insufficient(text: str, cited: bool = False) -> bool:
     start = 0
     while start < len(words) and words[start] in _OPENERS:
         start += 1
+    rest = " ".join(words[start:])
     for core in _REFUSALS:
-        if tuple(words[start : start + len(core)]) == core:
-            after = words[start + len(core) :]
+        if found := core.match(rest):
+            after = rest[found.end() :].split()
             # "…, but Alice joined Acme [S1]": an answer after a contrast, if it cites.
             return len(after) <= _AFTER_CORE and not (cited and _CONTRAST.intersection(after))
     return False

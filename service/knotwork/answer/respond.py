@@ -149,20 +149,31 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     log.warning("chat model did not answer: %s: %s", type(exc).__name__, exc)
     result = _base(evidence, "model_unavailable", None, evidence.hits)
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
+    why = described(exc, 300)
+    if _timed_out(exc):  # an HTTP client's timeout often says nothing more ("ReadTimeout: ")
+        limit = f"no reply within {core.settings.ollama_timeout_s:g} s (KNOTWORK_OLLAMA_TIMEOUT_S)"
+        why = f"{why}; {limit}" if str(exc).strip() else f"{type(exc).__name__}: {limit}"
     result.warnings.append(
-        f"the chat model {core.settings.llm_model!r} did not answer "
-        f"({described(exc, 300)}); here is the ranked evidence without an "
-        f"answer. Is {chat_server(core.settings)} running, with the model available? "
-        "`knotwork doctor` checks both."
+        f"the chat model {core.settings.llm_model!r} did not answer ({why}); here is the "
+        f"ranked evidence without an answer. Is {chat_server(core.settings)} running, with "
+        "the model available? `knotwork doctor` checks both."
     )
     return result
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """A client's timeout, whichever client (httpx's ReadTimeout, openai's APITimeoutError)."""
+    return isinstance(exc, TimeoutError) or any(
+        "Timeout" in kind.__name__ for kind in type(exc).__mro__
+    )
 
 
 def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
     """Check the model's citations against the hits and build the answer."""
     checked = check_citations(raw, evidence.hits, prompt.sources)
     words = strip_citations(checked.text, map(cite_label, checked.cited))
-    if not words:  # nothing, or only citations: no answer at all
+    # Nothing, or only citations and the marks around them ("[S1] [S2]."): no answer at all.
+    if not any(char.isalnum() for char in words):
         result = _base(evidence, "model_unavailable", None, evidence.hits)
         result.warnings.append(
             f"the chat model's reply held no answer ({raw[:80]!r}); here is the ranked "
@@ -197,7 +208,6 @@ async def _from_model(
     ``KNOTWORK_ANSWER_TIMEOUT_S`` or ``MAX_ANSWER_CHARS`` is cut there with a warning."""
     started = time.perf_counter()
     deadline = started + core.settings.answer_timeout_s
-    parts: list[str] = []
     size, cut = 0, None
     rendered = CitationStream(evidence.hits, prompt.sources)
     try:
@@ -206,7 +216,6 @@ async def _from_model(
             async for chunk in stream:
                 # A chunk without text (a reasoning model's thinking) still counts its time.
                 if chunk.delta:
-                    parts.append(chunk.delta)
                     size += len(chunk.delta)
                     if text := rendered.feed(chunk.delta):
                         yield TokenEvent(text)
@@ -223,9 +232,9 @@ async def _from_model(
     except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"
         yield DoneEvent(_unavailable(core, evidence, exc, started))
         return
-    if text := rendered.close():
+    if text := (rendered.cut() if cut else rendered.close()):
         yield TokenEvent(text)
-    result = finish(evidence, "".join(parts), started, prompt)
+    result = finish(evidence, rendered.text, started, prompt)
     if cut:
         result.warnings.append(cut)
     yield DoneEvent(result)

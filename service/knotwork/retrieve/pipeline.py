@@ -35,6 +35,7 @@ from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.rank import RRF_K, rrf
 from knotwork.retrieve.types import Evidence, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk
+from knotwork.text.keys import nfc
 
 MAX_FACTS = 50
 
@@ -59,6 +60,9 @@ async def retrieve(
     Every step starts at once and awaits only its inputs (context.py). Neo4j stops any of its
     reads past ``KNOTWORK_NEO4J_QUERY_TIMEOUT_S``: a search that runs away costs that search.
     """
+    # Composed, as the notes are stored and indexed: a question pasted decomposed (a name
+    # copied from a macOS file name) is otherwise embedded as other bytes, another cosine.
+    question = nfc(question)
     with reads_within(core.settings.neo4j_query_timeout_s):
         return await _retrieve(core, vault, question, top_k, mode, filters, config, use, ppr)
 
@@ -144,7 +148,7 @@ async def _retrieve(
         rows, facts = await search.cited(core.store, best, extractors, MAX_FACTS)
         hits = [_hit(rows[c], scores[c], found[c]) for c in best if c in rows]
         if not hits:
-            await _say_when_empty(ctx)
+            await _say_when_empty(ctx, filters)
         floor = await ctx.floor
         score = relevance.relevance(question, hits, floor, core.settings.min_relevance)
         return Evidence(
@@ -161,9 +165,10 @@ async def _retrieve(
         ctx.steps.stop()
 
 
-async def _say_when_empty(ctx: Context) -> None:
+async def _say_when_empty(ctx: Context, filters: Filters) -> None:
     """Nothing found in a vault the graph holds no note of is a vault not ingested yet, or a
-    vault name mistyped, not notes that say nothing: a warning says which to check."""
+    vault name mistyped; under filters that no note passes, a folder or tag mistyped: not
+    notes that say nothing. A warning says which to check."""
     view = ctx.view or cached.vault_view(
         ctx.core.store, ctx.vault, ctx.core.memo, ctx.core.vault_sizes
     )
@@ -172,6 +177,24 @@ async def _say_when_empty(ctx: Context) -> None:
             f"the graph holds no notes of vault {ctx.vault!r}: ingest it first (`knotwork "
             "ingest`, or the watcher), or check KNOTWORK_VAULT_NAME"
         )
+    elif ctx.narrow is not None and await ctx.narrow.passing() == 0:
+        ctx.warnings.append(
+            f"no note of vault {ctx.vault!r} passes the filters ({_described(filters)}): "
+            "check them (a folder is relative to the vault, in its letter case; a note "
+            "passes a date range with a date of its own in it)"
+        )
+
+
+def _described(filters: Filters) -> str:
+    """The note filters as a person gave them: folder, tags, date range."""
+    parts = [f"folder {filters.folder!r}"] if filters.folder else []
+    if filters.tags:
+        parts.append("tags " + ", ".join("#" + t.lstrip("#") for t in filters.tags))
+    if filters.date_from or filters.date_to:
+        first = filters.date_from.isoformat() if filters.date_from else "…"
+        last = filters.date_to.isoformat() if filters.date_to else "…"
+        parts.append(f"dated {first} to {last}")
+    return "; ".join(parts)
 
 
 def _shown(hits: list[Hit], paths: list[HopPath], narrowing: bool) -> list[HopPath]:

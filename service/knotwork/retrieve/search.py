@@ -90,13 +90,17 @@ class Narrow:
         kept = await placed(self.store, self.vault, [h["id"] for h in hits], self.filters)
         return [h for h in hits if h["id"] in kept]
 
-    async def all_found(self, found: int) -> bool:
-        """Whether ``found`` hits are every chunk that passes: then no search asks deeper."""
+    async def passing(self) -> int:
+        """How many of the vault's chunks pass (counted once for the question's searches)."""
         async with self._counting:
             if self._passing is None:
                 [row] = await self.store.read(FILTER_COUNT, vault=self.vault, **self.filters)
                 self._passing = int(row["chunks"])
-        return found >= self._passing
+            return self._passing
+
+    async def all_found(self, found: int) -> bool:
+        """Whether ``found`` hits are every chunk that passes: then no search asks deeper."""
+        return found >= await self.passing()
 
 
 async def _deepened(
