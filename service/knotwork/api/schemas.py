@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -11,6 +12,14 @@ from pydantic.config import JsonDict
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.types import vault_folder
+
+
+def _visible(char: str) -> bool:
+    """Not a space, a control or a format character (zero-width space, byte-order mark): a
+    question of those alone is blank, though ``str.strip()`` keeps them."""
+    kind = unicodedata.category(char)
+    return kind[0] != "Z" and kind not in ("Cc", "Cf")
+
 
 if TYPE_CHECKING:  # answering imports LlamaIndex; the schemas are needed before (tools/list)
     from knotwork.answer.respond import Answer, Cited
@@ -79,7 +88,7 @@ class RetrieveRequest(BaseModel):
     @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
+        if not any(map(_visible, value)):
             raise ValueError("question is blank")
         return value
 

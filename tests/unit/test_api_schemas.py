@@ -1,0 +1,24 @@
+"""The request bodies' own rules, apart from any route."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from knotwork.api.schemas import QueryRequest, RetrieveRequest
+
+
+@pytest.mark.parametrize(
+    "question", ["   ", "\u200b\ufeff", "\u00a0\u2003\n", "\u200d\u2060\x00", "\u2028"]
+)
+def test_a_question_of_spaces_controls_or_invisible_characters_is_blank(question: str) -> None:
+    """str.strip() keeps zero-width spaces and the byte-order mark: such a question asked the
+    model about nothing, and was answered."""
+    for model in (RetrieveRequest, QueryRequest):
+        with pytest.raises(ValidationError, match="question is blank"):
+            model(question=question)
+
+
+@pytest.mark.parametrize("question", ["Who is Alice?", "?", "\u200bAlice", "🎉", "日本"])
+def test_a_question_with_anything_visible_is_asked(question: str) -> None:
+    assert QueryRequest(question=question).question == question
