@@ -5,9 +5,14 @@
 //             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
-// Returns: ok (bool), holder, host, pid, mode, heartbeat_at (of whoever holds it)
+// Returns: ok (bool), holder, host, pid, mode, heartbeat_at (of whoever holds it); no row when
+//          the lease was given back while this waited for its lock (it is free: run it again)
 MERGE (l:Lease {vault: $vault})
 ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')
+// The node's write lock before its holder is read: two writers taking a lapsed lease at once
+// would otherwise both read it free and both be told ok (the later SET waits, then overwrites).
+SET l._lock = true
+REMOVE l._lock
 WITH l, (l.holder = $holder OR l.expires_at < datetime()) AS free
 CALL (l, free) {
   WITH l WHERE free

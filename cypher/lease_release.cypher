@@ -1,6 +1,11 @@
 // Give the lease back (only its holder can).
 // Parameters: $vault (str), $holder (str)
 // Returns: released (int)
-MATCH (l:Lease {vault: $vault, holder: $holder})
+// The node's write lock before its holder is read: a give-back racing a writer that takes the
+// lapsed lease would otherwise delete the new holder's lease.
+MATCH (l:Lease {vault: $vault})
+SET l._lock = true
+REMOVE l._lock
+WITH l WHERE l.holder = $holder
 DELETE l
 RETURN count(*) AS released

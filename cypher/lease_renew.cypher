@@ -1,9 +1,16 @@
 // Renew the lease of a vault for the holder that has it, and for no one else: a lease that
 // lapsed and was taken by another holder (or given back) stays lost.
 // Parameters: $vault (str), $holder (str), $ttl_s (int), $status (map: mode, watches, …)
-// Returns: holder, host, pid, mode, heartbeat_at (of whoever holds it now; no row when no
-//          one does), ok (bool: renewed for $holder)
+// Returns: holder, host, pid, mode, heartbeat_at (of whoever holds it now; null when no one
+//          does), ok (bool: renewed for $holder); no row when the lease was deleted while this
+//          waited for its lock (no one holds it)
 OPTIONAL MATCH (l:Lease {vault: $vault})
+// The node's write lock before its holder is read: a renewal racing a writer that takes the
+// lapsed lease would otherwise read its own holder, wait, and extend the other's lease as ok.
+FOREACH (locked IN CASE WHEN l IS NULL THEN [] ELSE [l] END |
+  SET locked._lock = true
+  REMOVE locked._lock)
+WITH l
 CALL (l) {
   WITH l WHERE l IS NOT NULL AND l.holder = $holder
   SET l.heartbeat_at = datetime(), l.expires_at = datetime() + duration({seconds: $ttl_s}),

@@ -47,15 +47,26 @@ class Lease:
     async def acquire(self, status: Mapping[str, Any] | None = None) -> None:
         """Take the lease, or renew it when this holder has it; LeaseHeldError when another
         live holder has it."""
-        rows = await self.store.write(
-            LEASE_ACQUIRE,
-            vault=self.vault,
-            holder=self.holder,
-            host=self.host,
-            pid=self.pid,
-            ttl_s=self.ttl_s,
-            status=dict(status or {}),
-        )
+        rows: list[Any] = []
+        for _ in range(3):
+            rows = await self.store.write(
+                LEASE_ACQUIRE,
+                vault=self.vault,
+                holder=self.holder,
+                host=self.host,
+                pid=self.pid,
+                ttl_s=self.ttl_s,
+                status=dict(status or {}),
+            )
+            if rows:
+                break
+            # No row: the lease was given back (its node deleted) while this waited for the
+            # node's lock; it is free now, so taken again.
+        if not rows:
+            raise LeaseHeldError(
+                f"the lease of vault {self.vault!r} changed hands three times while this writer "
+                "tried to take it; try again"
+            )
         row = rows[0]
         if not row["ok"]:
             raise LeaseHeldError(
@@ -74,7 +85,9 @@ class Lease:
             ttl_s=self.ttl_s,
             status=dict(status or {}),
         )
-        row = rows[0]
+        # No row: the lease was deleted (given back, the database reset) while this renewal
+        # waited for the node's lock; no one holds it now.
+        row: Mapping[str, Any] = rows[0] if rows else {"ok": False, "holder": None}
         if not row["ok"]:
             now = (
                 f"{row['holder']} (host {row['host']}, pid {row['pid']}) holds it now"

@@ -1,0 +1,91 @@
+"""One writer per vault under concurrency: writers that reach a lapsed lease at the same moment
+(a crashed watcher restarted beside a `knotwork ingest`, the watcher's heartbeat and the API's
+journal replay both coming back after a Neo4j outage longer than the TTL) get it one at a time,
+never two at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+from knotwork.core import Core
+from knotwork.errors import LeaseHeldError, LeaseLostError
+from knotwork.graph.lease import Lease, lease_status
+
+TRIALS = 5
+WRITERS = 6
+
+
+async def _lapsed(core: Core, vault: str) -> Lease:
+    """A lease of ``vault`` held by a writer that stopped renewing it: lapsed, not given back."""
+    old = Lease(core.store, vault, 0)
+    await old.acquire({"mode": "test"})
+    await asyncio.sleep(0.05)
+    status = await lease_status(core.store, vault)
+    assert status and not status["live"]
+    return old
+
+
+async def _taken(lease: Lease) -> bool:
+    try:
+        await lease.acquire({"mode": "test"})
+    except LeaseHeldError:
+        return False
+    return True
+
+
+async def _renewed(lease: Lease) -> bool:
+    try:
+        await lease.renew({"mode": "test"})
+    except LeaseLostError:
+        return False
+    return True
+
+
+async def test_writers_taking_a_lapsed_lease_at_once_get_it_one_at_a_time(core: Core) -> None:
+    for trial in range(TRIALS):
+        vault = f"race-{trial}"
+        await _lapsed(core, vault)
+        writers = [Lease(core.store, vault, 30) for _ in range(WRITERS)]
+        won = await asyncio.gather(*(_taken(w) for w in writers))
+        winners = [w.holder for w, ok in zip(writers, won, strict=True) if ok]
+        status = await lease_status(core.store, vault)
+        assert status is not None
+        assert winners == [status["holder"]], f"trial {trial}: {len(winners)} writers told ok"
+
+
+async def test_a_renewal_racing_a_takeover_of_its_lapsed_lease_is_told_which_won(
+    core: Core,
+) -> None:
+    for trial in range(TRIALS):
+        vault = f"renew-{trial}"
+        old = await _lapsed(core, vault)
+        old.ttl_s = 30  # renewed, it is live again: the takeover must then be refused
+        new = Lease(core.store, vault, 30)
+        renewed, taken = await asyncio.gather(_renewed(old), _taken(new))
+        status = await lease_status(core.store, vault)
+        assert status is not None
+        assert renewed != taken, f"trial {trial}: renewed {renewed}, taken {taken}"
+        assert status["holder"] == (old if renewed else new).holder
+
+
+async def test_a_give_back_racing_a_takeover_leaves_the_new_holders_lease(core: Core) -> None:
+    for trial in range(TRIALS):
+        vault = f"release-{trial}"
+        old = await _lapsed(core, vault)
+        new = Lease(core.store, vault, 30)
+        _, taken = await asyncio.gather(old.release(), _taken(new))
+        status = await lease_status(core.store, vault)
+        if taken:
+            assert status and status["holder"] == new.holder, f"trial {trial}: lease deleted"
+
+
+async def test_a_renewal_racing_a_give_back_of_the_same_holder_ends_cleanly(core: Core) -> None:
+    """The API's writers share one holder id: one gives the lease back while another's
+    heartbeat renews it. The renewal either extends it or says it is lost, nothing else."""
+    for trial in range(TRIALS):
+        vault = f"shared-{trial}"
+        first = Lease(core.store, vault, 30)
+        await first.acquire({"mode": "test"})
+        second = Lease(core.store, vault, 30, holder=first.holder)
+        await asyncio.gather(first.release(), _renewed(second))
+        assert await lease_status(core.store, vault) is None, f"trial {trial}: not given back"
