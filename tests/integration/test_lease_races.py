@@ -6,10 +6,12 @@ never two at once."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from typing import Any
 
 from knotwork.core import Core
-from knotwork.errors import LeaseHeldError, LeaseLostError
-from knotwork.graph.lease import Lease, lease_status
+from knotwork.errors import LeaseHeldError, LeaseLostError, QueryTimeoutError
+from knotwork.graph.lease import Lease, holding, lease_status
 
 TRIALS = 5
 WRITERS = 6
@@ -89,3 +91,24 @@ async def test_a_renewal_racing_a_give_back_of_the_same_holder_ends_cleanly(core
         second = Lease(core.store, vault, 30, holder=first.holder)
         await asyncio.gather(first.release(), _renewed(second))
         assert await lease_status(core.store, vault) is None, f"trial {trial}: not given back"
+
+
+async def test_a_heartbeat_failing_otherwise_than_by_an_outage_goes_on(core: Core) -> None:
+    """A renewal failing with another error than Neo4j away (a time limit, a transient error
+    left after the retries) ended the heartbeat silently: the lease lapsed under a writer that
+    went on writing. The failure is injected into the renewal; the lease is the real one."""
+    lease = Lease(core.store, "beat", 3)  # a renewal every second
+    renew, calls = lease.renew, []
+
+    async def failing_once(status: Mapping[str, Any] | None = None) -> None:
+        calls.append(status)
+        if len(calls) == 1:
+            raise QueryTimeoutError("Neo4j stopped a query that ran past its time limit")
+        await renew(status)
+
+    lease.renew = failing_once  # type: ignore[method-assign]
+    async with holding(lease, {"mode": "test"}):
+        await asyncio.sleep(4.5)  # past the TTL: only the renewals after the failure keep it
+        status = await lease_status(core.store, "beat")
+        assert status is not None and status["live"] and status["holder"] == lease.holder
+    assert len(calls) >= 3

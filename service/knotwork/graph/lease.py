@@ -137,9 +137,11 @@ async def holding(lease: Lease, status: Status, *, release: bool = True) -> Asyn
                     lost.append(exc)
                     task.cancel()
                 return
-            except GraphUnavailableError as exc:
+            except Exception as exc:
                 # Writes fail too while Neo4j is away; the lease stays ours unless taken.
-                # Said once an outage (the writers say theirs): every ttl/3 s is noise.
+                # Said once an outage (the writers say theirs): every ttl/3 s is noise. Any
+                # failure, not only an outage: a heartbeat that ended on another error would
+                # let the lease lapse under a writer that goes on writing.
                 (log.debug if failing else log.warning)(
                     "lease heartbeat of vault %r failed: %s", lease.vault, exc
                 )
