@@ -750,3 +750,18 @@ async def test_neo4j_away_again_as_the_lease_is_taken_back_is_waited_out(
     assert status and status["holder"] == watcher.lease.holder
     watcher.stop()
     await asyncio.wait_for(task, 30)
+
+
+async def test_a_note_that_cannot_be_read_is_logged_naming_it_once(
+    core: Core, vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A note's own error names it already: the log read "w.md: w.md: looks binary …"."""
+    caplog.set_level(logging.WARNING, logger="knotwork.watch")
+    running = await synced_not_running(core, vault)
+    (vault / "Bob.md").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    now = time.monotonic()
+    running.pending.setdefault("Bob.md", Pending(now, now)).due = now
+    await running._process_due()
+    [said] = [r.getMessage() for r in caplog.records if "binary" in r.getMessage()]
+    assert said.startswith("Bob.md: ") and not said.startswith("Bob.md: Bob.md"), said
+    assert running.status.errors == 1

@@ -115,7 +115,9 @@ class Applier(PathEvents):
                     self._failed(rel, item, exc)
                 except KnotworkError as exc:  # about the note itself: its next change retries
                     self.status.errors += 1
-                    log.warning("%s: %s", rel, exc)
+                    # A note's own errors name it already ("a.md: looks binary …").
+                    said = str(exc)
+                    log.warning("%s", said if said.startswith(f"{rel}:") else f"{rel}: {said}")
                 except Exception as exc:  # a bug or an odd file: logged, tried again, never fatal
                     log.exception("%s: unexpected failure", rel)
                     self._failed(rel, item, exc)
