@@ -165,6 +165,17 @@ def test_case_variants_are_listed_with_a_warning_naming_both(tmp_path: Path) -> 
     assert "resolves to PEOPLE/ALICE.MD" in warning
 
 
+def test_names_differing_only_in_unicode_form_are_not_said_to_differ_in_case(
+    tmp_path: Path,
+) -> None:
+    """ "Café" composed and decomposed look the same: the warning said they differ in case."""
+    composed, decomposed = "Caf\u00e9.md", "Cafe\u0301.md"
+    for rel in (composed, decomposed):
+        (tmp_path / rel).write_text("x")
+    [warning] = scan_notes(tmp_path).warnings
+    assert "differ only in Unicode form" in warning and "letter case" not in warning, warning
+
+
 def test_a_note_under_a_folder_spelled_in_other_case_is_refused_naming_the_folder(
     tmp_path: Path,
 ) -> None:

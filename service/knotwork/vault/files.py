@@ -197,10 +197,15 @@ def scan_notes(root: Path) -> NoteScan:
         groups.setdefault(link_key(rel), []).append(rel)  # what links cannot tell apart
     for group in groups.values():
         if len(group) > 1:
+            # Names that look the same ("Café" composed and decomposed) differ in form, not case.
+            how = (
+                "only in Unicode form (an accent written as one character or as two)"
+                if len({unicodedata.normalize("NFC", r) for r in group}) == 1
+                else "only in letter case"
+            )
             scan.warnings.append(
-                f"{' and '.join(group)} differ only in letter case, and Obsidian resolves "
-                f"links without case: every link to them resolves to {link_winner(group)}; "
-                "rename one of them"
+                f"{' and '.join(group)} differ {how}, and Obsidian resolves links without "
+                f"either: every link to them resolves to {link_winner(group)}; rename one of them"
             )
     return scan
 
