@@ -80,6 +80,10 @@ def test_a_cited_answer_that_says_part_is_missing_is_an_answer() -> None:
         "Sorry for the wait: Alice works with Bob [S1].",
         "Your notes do not contain the date; Alice joined in spring [S1].",
         "Leider enthalten deine Notizen das Datum nicht, aber Alice kam 2020 [S1].",
+        # Not enough of something the notes are about: an answer, not the refusal.
+        "The notes do not have enough sustain in the second bar [S1].",
+        "Answer: the notes do not include sufficient collateral; the loan was refused [S1].",
+        "Sorry, but the notes do not hold enough ink to print [S1].",
     ],
 )
 def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:

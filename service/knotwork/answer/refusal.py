@@ -47,6 +47,22 @@ _OPENERS = frozenset(
     ]
 )  # fmt: skip
 _AFTER_CORE = 8  # words after the core that still make the reply the sentence alone
+# What "enough" is of, in a refusal: nothing, or the information, details or context to answer
+# ("enough to answer", "suffisamment d'informations", "informazioni sufficienti per"). Any
+# other word makes it an answer about something there is not enough of ("the notes do not have
+# enough sustain in the second bar", "do not include sufficient collateral").
+_AFTER_ENOUGH = frozenset(
+    {"to", "about", "on", "for", "information", "info", "detail", "details", "context", "data",
+     "facts", "evidence", "here", "this", "that", "it", "the", "in",
+     "per", "su", "sul", "sulla", "sullo", "a", "da", "informazioni", "dettagli", "contesto",
+     "dati", "elementi", "questa", "questo",
+     "um", "über", "zu", "zur", "zum", "informationen", "angaben", "kontext", "daten",
+     "hinweise", "diese", "dazu", "darüber", "hier",
+     "d", "de", "des", "pour", "sur", "informations", "détails", "contexte", "données",
+     "éléments", "cette", "ce", "ici",
+     "para", "sobre", "información", "detalles", "contexto", "datos", "esta", "este", "aquí",
+     "informação", "informações", "detalhes", "dados", "essa", "esse", "aqui", "nas", "nos"}
+)  # fmt: skip
 # "…not enough detail, but Alice joined Acme in 2020": what follows such a word is an answer.
 _CONTRAST = frozenset(
     {"but", "however", "though", "although", "ma", "però", "tuttavia", "aber", "jedoch",
@@ -54,9 +70,12 @@ _CONTRAST = frozenset(
 )  # fmt: skip
 
 
+_MARKS = frozenset(".;:!?,")  # kept as words of their own: "enough;" ends what is not enough
+
+
 def _words(text: str) -> list[str]:
     text = text.casefold().replace("\u2019", "'").replace("n't", " not")
-    return re.findall(r"\w+", text)
+    return re.findall(r"\w+|[.;:!?,]", text)
 
 
 def says_insufficient(text: str, cited: bool = False) -> bool:
@@ -66,12 +85,15 @@ def says_insufficient(text: str, cited: bool = False) -> bool:
     say since when") is an answer."""
     words = _words(text)
     start = 0
-    while start < len(words) and words[start] in _OPENERS:
+    while start < len(words) and (words[start] in _OPENERS or words[start] in _MARKS):
         start += 1
     rest = " ".join(words[start:])
     for core in _REFUSALS:
         if found := core.match(rest):
             after = rest[found.end() :].split()
+            if after and after[0] not in _AFTER_ENOUGH and after[0] not in _MARKS:
+                return False  # enough of something else: "… enough sustain in the bar"
+            said = [w for w in after if w not in _MARKS]
             # "…, but Alice joined Acme [S1]": an answer after a contrast, if it cites.
-            return len(after) <= _AFTER_CORE and not (cited and _CONTRAST.intersection(after))
+            return len(said) <= _AFTER_CORE and not (cited and _CONTRAST.intersection(said))
     return False
