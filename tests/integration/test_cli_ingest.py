@@ -272,5 +272,5 @@ def test_verify_names_a_file_it_cannot_read_rather_than_send_the_user_to_ingest(
     result = CliRunner().invoke(cli, ["verify", str(vault)])
     out = " ".join(result.output.split())
     assert result.exit_code == 1, result.output
-    assert "cannot read Ann.md" in out, out
+    assert "cannot ingest Ann.md: looks binary" in out, out
     assert "keeps such a note's last readable version" in out

@@ -3,6 +3,7 @@ one model's trouble never holds back the other's."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +40,20 @@ async def test_a_chat_model_down_leaves_the_next_notes_embedded(
         write=False,
     )
     assert states == [{"embedding": "done", "extraction": "pending"}] * 2
+
+
+async def test_the_periodic_retry_embeds_while_the_chat_model_is_let_be(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """The watcher's retry every 30 s did nothing while either model was in its back-off: the
+    chat model failing kept the chunks an embedding outage left pending out of vector search."""
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    fake_ollama.down = True  # both models away while the note is written
+    put(vault, "A.md", "# A\n\nThe first note.\n")
+    assert (await ingestor.upsert_path("A.md")).embedded == 0
+    fake_ollama.down = False
+    fake_ollama.chat_script = _overloaded  # the chat model still fails, and is let be
+    ingestor.models.chat_down_until = time.monotonic() + 30
+    ingestor.models.embed_down_until = 0.0  # the embedding model's back-off is over
+    embedded, extracted = await ingestor.retry_pending(ask_again=False)
+    assert (embedded, extracted) == (1, 0)

@@ -281,7 +281,7 @@ def verify(
         for line in diff.stale:
             typer.secho(f"stale {diff.part}: {line}", fg=typer.colors.RED)
     for error in found.unreadable:
-        typer.secho(f"cannot read {error}", fg=typer.colors.YELLOW)
+        typer.secho(f"cannot ingest {error}", fg=typer.colors.YELLOW)
     count = sum(len(d.missing) + len(d.stale) for d in differences)
     typer.echo(
         "graph and vault agree"

@@ -244,13 +244,14 @@ class ModelCalls:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
 
         An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
-        periodic one waits the back-off out and does nothing when no chunk is pending.
+        periodic one waits each model's back-off out (the other's work goes on) and does
+        nothing when no chunk is pending.
         ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
         gets why an extraction was postponed or failed."""
         if ask_again:
             self.embed_down_until = self.chat_down_until = 0.0
-        elif self.down:
-            return 0, 0
+        elif self.chat_down and time.monotonic() < self.embed_down_until:
+            return 0, 0  # both let be; one model down leaves the other's work going
         rows = await self.core.store.read(
             CHUNKS_PENDING, vault=self.vault, extract=self.extract_enabled, limit=limit
         )
