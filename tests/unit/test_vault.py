@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -255,6 +256,17 @@ def test_a_pipe_named_like_a_note_is_refused_without_waiting(tmp_path: Path) -> 
     assert isinstance(read["pipe.md"], NoteError)
     assert "not a regular file" in str(read["pipe.md"])
     assert not isinstance(read["Real.md"], KnotworkError)
+
+
+def test_a_socket_named_like_a_note_is_refused_as_not_a_file(tmp_path: Path) -> None:
+    """Opened, a socket failed with "No such device or address", which names neither."""
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "sock.md"))
+        [(_, error)] = read_group(tmp_path, ["sock.md"], 1000)
+        assert isinstance(error, NoteError) and "not a regular file" in str(error), error
+    finally:
+        server.close()
 
 
 def test_a_note_grown_past_the_limit_while_read_is_refused(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
 from knotwork.text.keys import link_key
-from knotwork.vault.nofollow import open_file
+from knotwork.vault.nofollow import NotRegularFileError, open_file
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.
 
@@ -261,8 +261,8 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
         # wait, and every sync behind it, until something wrote to it): a regular file only.
         with open(open_file(root, clean_relpath(rel)), "rb") as file:
             info = os.fstat(file.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped")
+            if not stat.S_ISREG(info.st_mode):  # one put in the file's place meanwhile
+                raise NotRegularFileError(errno.EINVAL, "not a regular file", rel)
             if info.st_size > max_bytes:
                 raise NoteTooLargeError(
                     f"{rel}: {info.st_size} bytes is over the {max_bytes}-byte limit "
@@ -271,6 +271,8 @@ def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
             data = file.read(max_bytes + 1)  # a file grown since its size was read: refused
             note = decode(data, rel, max_bytes)
             note.mtime = os.fstat(file.fileno()).st_mtime
+    except NotRegularFileError as exc:
+        raise NoteError(f"{rel}: not a regular file (a pipe, socket or device); skipped") from exc
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise NoteError(f"{rel}: a symbolic link appeared on its path; skipped") from exc

@@ -59,13 +59,25 @@ def _open_folder(parent: int, name: str) -> int:
         raise
 
 
+class NotRegularFileError(OSError):
+    """The name is a pipe, socket or device, not a file: never opened (a device's open may do
+    something, a socket's fails with an error that names neither)."""
+
+
 def open_file(root: Path, rel: str) -> int:
-    """A descriptor of ``rel``'s file, reached without following a link (ELOOP for one) and
-    opened without waiting: a pipe named like a note is opened, not waited on, for the caller
-    to refuse by its ``fstat``."""
+    """A descriptor of ``rel``'s file, reached without following a link (ELOOP for one);
+    NotRegularFileError for a pipe, socket or device. Opened without waiting, so a pipe put in
+    the file's place since it was looked at is opened, not waited on, for the caller to refuse
+    by its ``fstat``."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    name = rel.rsplit("/", 1)[-1]
     with note_folder(root, rel, create=False) as folder:
-        return os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=folder)
+        kind = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+        if stat.S_ISLNK(kind):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name)
+        if not stat.S_ISREG(kind):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file", name)
+        return os.open(name, flags, dir_fd=folder)
 
 
 def replace_file(folder: int, name: str, data: bytes, new_mode: int) -> None:
