@@ -7,6 +7,7 @@ import unicodedata
 
 import pytest
 
+from knotwork.errors import KnotworkError
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.extract import Extraction
@@ -43,7 +44,7 @@ def test_a_relation_outside_the_vocabulary_is_refused_at_the_write_boundary() ->
     a name from input never reaches them."""
     for relation in ("KNOWS]->(x) DETACH DELETE x //", "not_upper", "MADE_UP"):
         bad = Fact(relation, "Ben", "entity", "llm", 1)
-        with pytest.raises(ValueError, match="not in the vocabulary"):
+        with pytest.raises(KnotworkError, match="not in the vocabulary"):
             fact_rows([bad], "N.md")
     assert fact_rows([Fact("KNOWS", "Ben", "entity", "llm", 1)], "N.md")[1]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from knotwork.errors import KnotworkError
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.models import Fact, ParsedNote, fact_key
 from knotwork.text.keys import entity_key, link_key, loose_key, name_key, nfc, note_name_keys
@@ -49,7 +50,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
     links, entities = [], []
     for fact in facts:
         if fact.relation not in RELATIONS:
-            raise ValueError(f"{path}: relation {fact.relation!r} is not in the vocabulary")
+            # A KnotworkError: a sync records it against the note and goes on.
+            raise KnotworkError(f"{path}: relation {fact.relation!r} is not in the vocabulary")
         props = _props(fact, path)
         if fact.object_kind == "note":
             # The link as written: what the note shows, whatever the placeholder is named.
