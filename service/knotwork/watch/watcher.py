@@ -60,6 +60,7 @@ class VaultWatcher(Applier):
         if ingestor.root is None:
             raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
         self.lease = lease
+        self._held = False  # inside the lease's hold (``run``): changes are written under it
         settings = ingestor.settings
         self.polling = settings.watch_polling
         root = ingestor.root.resolve()
@@ -98,7 +99,11 @@ class VaultWatcher(Applier):
                 async with holding(self.lease, lambda: self.status.report(self.queue_length())):
                     if lost is not None:
                         log.warning("took the lease of vault %r back", self.lease.vault)
-                    await self._follow(progress, ready)
+                    self._held = True
+                    try:
+                        await self._follow(progress, ready)
+                    finally:
+                        self._held = False
                 return
             except LeaseLostError as exc:
                 lost, why = exc, exc.lapsed
@@ -218,6 +223,21 @@ class VaultWatcher(Applier):
         return bool(
             self._rescan.is_set() or retry or (self.rescan_s and now - last_rescan > self.rescan_s)
         )
+
+    async def _process_due(self) -> None:
+        """The lease confirmed before the changes now due are written: the heartbeat renews
+        it every third of its TTL, and a change applied between a takeover and the next beat
+        would be written beside the new holder (after an outage longer than the TTL, the
+        API's journal replay). LeaseLostError ends the follow, the change still waiting."""
+        now = time.monotonic()
+        if self._held and any(item.due <= now for item in self.pending.values()):
+            try:
+                await self.lease.renew(self.status.report(self.queue_length()))
+            except LeaseLostError:
+                raise
+            except (KnotworkError, Neo4jError):
+                pass  # Neo4j away: the writes meet it too, and wait for it as they do
+        await super()._process_due()
 
     async def _rescan_now(self) -> None:
         """What is due first, then the full sync (or its retry once Neo4j is back)."""
