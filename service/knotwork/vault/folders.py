@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from knotwork.vault.nofollow import sync
+
 
 def folder_id(folder: Path) -> tuple[int, int] | None:
     """A folder's identity (device, inode): another once it was deleted and made again, or
@@ -51,8 +53,6 @@ def sync_folder(folder: Path) -> None:
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        sync(fd)
     finally:
         os.close(fd)

@@ -114,7 +114,7 @@ def remove_file(folder: int, name: str) -> None:
 
 
 def sync(folder: int) -> None:
-    """Flush the folder's entries (see ``vault.folders.sync_folder``); skipped where the
-    system cannot flush a folder."""
+    """Flush an open folder's entries (``vault.folders.sync_folder`` for one by path);
+    skipped where the system cannot flush a folder."""
     with contextlib.suppress(OSError):
         os.fsync(folder)
