@@ -215,3 +215,33 @@ async def test_placeholders_dropped_by_a_sync_renew_the_vaults_generation(
     assert await _targets(core, "SEE_ALSO", "A.md") == ["unresolved ghost"]
     assert before is not None and after != before
     assert await verify_vault(ingestor) == []
+
+
+async def test_a_note_refused_in_a_last_batch_written_one_by_one_is_not_counted_written(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The last batch (the deletes) closes with a pass whose outcomes are the batch's again;
+    # the progress bar counted the note whose delete was refused among those done.
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    for name in ("Old", "Bad", "Kept"):
+        put(vault, f"{name}.md", f"# {name}\n\nA note.\n")
+    await sync_vault(ingestor)
+    (vault / "Old.md").unlink()
+    (vault / "Bad.md").unlink()
+    put(vault, "Ann.md", "# Ann\n\nA new note.\n")
+    real = write.write_batch
+
+    async def refused(store, batch: Batch):  # type: ignore[no-untyped-def]
+        if any(d.path == "Bad.md" for d in batch.deletes):
+            raise ClientError("refused")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", refused)
+    calls: list[tuple[int, int, str]] = []
+    report = await sync_vault(ingestor, lambda *call: calls.append(call))
+    assert report.deleted == 1 and [e.split(":")[0] for e in report.errors] == ["Bad.md"]
+    shown = [call for call in calls if call[2].startswith("writing notes")]
+    assert shown == [
+        (1, 3, "writing notes: Ann.md"),
+        (2, 3, "writing notes: Old.md (deleted)"),
+    ], calls

@@ -166,10 +166,10 @@ async def _commit(
         )
     if last:  # the record, if any, is written: cut off here, the next sync pays it
         prepared.batch.writes, prepared.batch.deletes = [], []
-        await _reported(
+        await _reported(  # no progress: its outcomes are the batch's, refused notes too
             report,
             "mentions and links of renamed, new or deleted notes",
-            ingestor.commit(prepared, shown),
+            ingestor.commit(prepared),
         )
     return outcomes
 
