@@ -281,6 +281,9 @@ def test_an_invented_citation_longer_than_any_label_is_still_removed() -> None:
         ("Basics [S1]", "Basics [C# notes.md#Intro]"),  # a marker whole at the cut stays
         ("Order [1, 2", "Order [1, 2"),  # not a source marker: text
         ("Basics [S1", "Basics"),
+        ("Basics [C# notes.md#In", "Basics"),  # a label split by the cut
+        ("Basics [[C# no", "Basics"),
+        ("Basics [C# is a language", "Basics [C# is a language"),  # no label begins so: text
     ],
 )
 def test_a_marker_split_by_a_cut_is_left_out(raw: str, sent: str) -> None:

@@ -208,6 +208,17 @@ class CitationScanner:
             self._record(decision)
             pos = decision.end
 
+    def split_at(self, text: str, i: int) -> bool:
+        """Whether the text from the ``[`` at ``i`` to its end is a citation begun and not
+        finished: a source marker ("[", "[S1", "[Source 2, S": not "[1, 2") or a label."""
+        tail = text[i:]
+        marker = _SOURCES_PREFIX.fullmatch(tail)
+        if marker and "]" not in tail:
+            inner = tail.lstrip("[").lstrip()
+            if not inner or inner[0] in "sS":
+                return True
+        return any(len(tail) < len(k) and k.startswith(tail) for k in self._labels)
+
     def _record(self, decision: _Decision) -> None:
         for hit in decision.kept:
             if hit.id not in self._seen:
@@ -252,14 +263,12 @@ class CitationStream:
         return self._emit(final=True)
 
     def cut(self) -> str:
-        """The rest of an answer cut off by a limit: a source marker the cut split ("… [S1" of
-        "[S12]") is left out of ``text`` rather than shown as a bracket that cites nothing."""
+        """The rest of an answer cut off by a limit: a citation the cut split ("… [S1" of
+        "[S12]", "… [notes.md#In" of a label) is left out of ``text`` rather than shown as a
+        bracket that cites nothing."""
         start = self._text.find("[", self._pos)
-        tail = _SOURCES_PREFIX.match(self._text, start) if start >= 0 else None
-        if tail and tail.end() == len(self._text) and "]" not in tail.group(0):
-            inner = tail.group(0).lstrip("[").lstrip()
-            if not inner or inner[0] in "sS":  # "[", "[S1", "[Source 2, S": not "[1, 2"
-                self._text = self._text[:start]
+        if start >= 0 and self._scanner.split_at(self._text, start):
+            self._text = self._text[:start]
         return self._emit(final=True)
 
     @property
