@@ -329,9 +329,11 @@ def test_a_note_swapped_for_a_link_is_replaced_by_a_write_and_left_by_a_delete(
     with pytest.raises(WriteConflictError, match="symbolic link"):
         delete_note_file(vault, rel, full)
     assert (vault / "a.md").is_symlink() and outside.read_text() == "outside\n"
-    write_note_file(vault, rel, full, b"# New\n")
+    os.utime(outside, (1_000_000, 1_000_000))
+    mtime = write_note_file(vault, rel, full, b"# New\n")
     assert not (vault / "a.md").is_symlink() and (vault / "a.md").read_text() == "# New\n"
     assert outside.read_text() == "outside\n"
+    assert mtime == (vault / "a.md").stat().st_mtime  # the written file's, never the target's
 
 
 def test_a_folder_swapped_for_a_link_while_a_note_is_read_is_not_read_through(

@@ -199,14 +199,10 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
                 variants = await case_variants(core.store, writers.vault, root, rel)
             refuse_case_variants(rel, variants)
             with refused_as_conflict():
-                write_note_file(root, rel, full, data)
+                mtime = write_note_file(root, rel, full, data)
         landing.changed = True
         if way.kind != "direct":
             return _later(way, rel, "saved")
-        try:
-            mtime: float | None = full.stat().st_mtime
-        except OSError:  # written and flushed: the ingest takes the text it was given
-            mtime = None
         rel = spelled_on_disk(root, rel)  # HFS+ stores a new name decomposed: as the watcher's
         ingestor = Ingestor(core, root=root)
         landing.result = await _ingest(

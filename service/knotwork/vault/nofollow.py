@@ -80,10 +80,11 @@ def open_file(root: Path, rel: str) -> int:
         return os.open(name, flags, dir_fd=folder)
 
 
-def replace_file(folder: int, name: str, data: bytes, new_mode: int) -> None:
+def replace_file(folder: int, name: str, data: bytes, new_mode: int) -> float:
     """Replace (or create) ``name`` in ``folder`` atomically: a temporary file beside it,
-    flushed, renamed over it. The file keeps its permission bits; a new one gets ``new_mode``.
-    A link at ``name`` is replaced by the file, never written through."""
+    flushed, renamed over it; its modification time, read from the file written (a rename
+    keeps it). The file keeps its permission bits; a new one gets ``new_mode``. A link at
+    ``name`` is replaced by the file, never written through."""
     try:
         mode = stat.S_IMODE(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
     except FileNotFoundError:
@@ -96,12 +97,14 @@ def replace_file(folder: int, name: str, data: bytes, new_mode: int) -> None:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
+            mtime = os.fstat(out.fileno()).st_mtime
         os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=folder)
         raise
     sync(folder)
+    return mtime
 
 
 def remove_file(folder: int, name: str) -> None:

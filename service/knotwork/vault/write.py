@@ -216,15 +216,15 @@ def umask() -> int:
     return mask
 
 
-def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> None:
+def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> float:
     """Replace (or create) the note's file ``full`` (``rel`` in the vault) atomically, keeping
-    its permission bits. The file is reached from the vault folder without following a link
-    (``vault.nofollow``): a folder swapped for a link since ``note_target`` is a 409, never a
-    write at the link's target."""
+    its permission bits; the written file's modification time. The file is reached from the
+    vault folder without following a link (``vault.nofollow``): a folder swapped for a link
+    since ``note_target`` is a 409, never a write at the link's target."""
     with file_errors(rel):
         _check_place(root, rel)
         with note_folder(root, rel, create=True) as folder:
-            replace_file(folder, full.name, data, 0o666 & ~umask())
+            return replace_file(folder, full.name, data, 0o666 & ~umask())
 
 
 def delete_note_file(root: Path, rel: str, full: Path) -> None:
