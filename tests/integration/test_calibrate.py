@@ -60,7 +60,7 @@ async def test_the_floor_is_stored_read_and_refuses_off_topic(
         with pytest.raises(EmptyVaultError, match="holds no embedded chunks"):
             await calibrate_vault(core, "no-such-vault")
         # Another embedding model has no floor until it is calibrated.
-        other = await core.store.read(CALIBRATION_GET, vault="t", embed_model="another-model")
+        other = await core.store.read(CALIBRATION_GET, vault="t", embed_models=["another-model"])
         assert other == []
 
 

@@ -10,7 +10,8 @@ from llama_index.core.llms import ChatMessage
 
 from knotwork.errors import ModelUnavailableError
 from knotwork.llm.clients import build_embedder, build_llm
-from knotwork.llm.ollama_probe import model_present, probe_ollama
+from knotwork.llm.ollama_probe import probe_ollama
+from knotwork.model_names import model_present
 from tests.conftest import make_settings
 from tests.fakes.ollama import _TOKEN, FakeOllama, _slot, hash_embedding
 

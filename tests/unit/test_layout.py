@@ -27,6 +27,7 @@ STAGES: list[set[str]] = [
         "errors",
         "redact",
         "models",
+        "model_names",
         "background",
         "limits",
     },

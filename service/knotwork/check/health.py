@@ -26,8 +26,9 @@ from knotwork.errors import GraphAuthError, KnotworkError
 from knotwork.graph import schema
 from knotwork.graph.lease import lease_status
 from knotwork.graph.store import EXPECTED_INDEXES
-from knotwork.llm.ollama_probe import model_present, probe_ollama
+from knotwork.llm.ollama_probe import probe_ollama
 from knotwork.llm.providers import ChatServerReport, chat_server_report
+from knotwork.model_names import model_present
 from knotwork.redact import redact
 from knotwork.settings import Settings
 

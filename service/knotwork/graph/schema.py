@@ -11,6 +11,7 @@ from knotwork.errors import GraphUnavailableError, ManifestMismatchError, Schema
 from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
+from knotwork.model_names import same_model
 from knotwork.models import embed_text
 from knotwork.settings import Settings
 
@@ -34,12 +35,6 @@ async def check_server(store: GraphStore) -> ServerInfo:
             "or newer (vector indexes with cosine similarity and Cypher 5 syntax)."
         )
     return info
-
-
-def same_model(stored: str, wanted: str) -> bool:
-    """Whether two model names are one model: Ollama reads a name without a tag as ``:latest``,
-    so ``nomic-embed-text`` and ``nomic-embed-text:latest`` embed alike."""
-    return stored.removesuffix(":latest") == wanted.removesuffix(":latest")
 
 
 async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any] | None:

@@ -31,6 +31,7 @@ from knotwork.graph.queries.admin import (
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_FOLLOW
 from knotwork.graph.rows import Rows, result_rows, run_query, unlogged
 from knotwork.graph.transactions import TransactionRunner, Work, reads_within
+from knotwork.model_names import spellings
 
 __all__ = [
     "EXPECTED_INDEXES",
@@ -168,7 +169,7 @@ class GraphStore(TransactionRunner):
     async def calibration(self, vault: str, embed_model: str) -> CalibrationGetRow | None:
         """The vault's relevance calibration for one embedding model (floor, probe_mean,
         probes, languages, calibrated_at), or None when it has none (retrieve/relevance.py)."""
-        rows = await self.read(CALIBRATION_GET, vault=vault, embed_model=embed_model)
+        rows = await self.read(CALIBRATION_GET, vault=vault, embed_models=spellings(embed_model))
         return rows[0] if rows else None
 
     async def chunk_count(self) -> int:

@@ -1,6 +1,6 @@
 """A probe of Ollama, for the health check: its version and the models it has pulled, over its
 HTTP API (``/api/version``, ``/api/tags``), without LlamaIndex; and whether a wanted model is
-among them.
+among them (``model_names.model_present``).
 """
 
 from __future__ import annotations
@@ -8,11 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from knotwork.errors import ModelUnavailableError
-
-
-def model_present(wanted: str, available: set[str]) -> bool:
-    """Ollama names models ``name:tag``; a wanted name without a tag means ``:latest``."""
-    return (wanted if ":" in wanted else f"{wanted}:latest") in available or wanted in available
 
 
 @dataclass(frozen=True)
