@@ -58,6 +58,10 @@ class Ingestor:
         self.models = ModelCalls(
             core, self.vault, self.extract_enabled, embed_enabled, self.model_tag
         )
+        # Whether a write waits for the model to extract the chunks it left pending. The
+        # watcher turns it off: a slow model would hold its next change (an edit, a delete
+        # whose facts stay served meanwhile) for minutes; it extracts beside its writes.
+        self.extract_inline = True
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -258,7 +262,8 @@ class Ingestor:
         if progress is not None:
             progress.written(prepared.outcomes)
         on_extracted = progress.extracted if progress is not None else None
-        await written.extract_pending(self.models, prepared, on_extracted)
+        if self.extract_inline:
+            await written.extract_pending(self.models, prepared, on_extracted)
         if link and prepared.batch.writes:
             await self.link_entities()
         return prepared.outcomes

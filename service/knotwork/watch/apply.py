@@ -239,28 +239,38 @@ class Applier(PathEvents):
         else:
             self._rescan_bugs = 0
 
-    async def retry_pending(self) -> None:
-        """What ``knotwork retry`` does, under this watcher's lease, once the model answers."""
+    async def retry_pending(self, limit: int = 10_000) -> int:
+        """What ``knotwork retry`` does, under this watcher's lease, for at most ``limit``
+        pending chunks, waiting out a model's back-off: how many chunks it did."""
         try:
-            embedded, extracted = await self.ingestor.retry_pending(ask_again=False)
+            embedded, extracted = await self.ingestor.retry_pending(limit, ask_again=False)
         except GraphUnavailableError as exc:
             self.outage.failed(exc, "the chunks a model left pending wait")
-            return
+            return 0
         except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)
-            return
+            return 0
         if not self.ingestor.models.down:  # the pending chunks were read: Neo4j answers
             self.outage.ended()
         if embedded or extracted:
             log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
+        return embedded + extracted
 
     @property
     def idle(self) -> bool:
-        """Nothing waiting or being written, no rescan due or under way."""
+        """Nothing waiting or being written, no rescan due or under way, no model work
+        running beside the writes."""
         return not (
             self.pending
             or self._applying
             or self._rescan.is_set()
             or self._dropping
             or self._rescanning
+            or self.model_work_running
         )
+
+    @property
+    def model_work_running(self) -> bool:
+        """Whether the model's work on pending chunks runs (the watcher's, beside its
+        writes)."""
+        return False

@@ -6,9 +6,10 @@ waits for a quiet period (debounce, watch/events.py) and is then applied as it i
 error, when events overflow (more than ``watch_queue_max`` waiting, or the kernel's inotify
 queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whatever events were
 missed. One lease in Neo4j keeps a second writer out (``lease.holding``), so ``knotwork retry``
-cannot run beside the watcher: every ``RETRY_PENDING_S`` it finishes the chunks left pending
-while a model was down itself. A vault folder deleted and made again (or replaced) is followed
-anew. A stop applies what is still waiting, for at most ``STOP_FLUSH_S``.
+cannot run beside the watcher: it does the model's work itself, beside its writes
+(watch/model_work.py): a change's text, links and structure land at once, the model's facts
+after. A vault folder deleted and made again (or replaced) is followed anew. A stop applies
+what is still waiting, for at most ``STOP_FLUSH_S``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress
 from knotwork.vault.folders import EMPTY, folder_id, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
+from knotwork.watch.model_work import ModelWork
 from knotwork.watch.queue import (
     INOTIFY_LOGGER,
     EventGate,
@@ -75,6 +77,8 @@ class VaultWatcher(Applier):
         )
         self.rescan_s = settings.watch_rescan_s
         self.retry_s = RETRY_PENDING_S
+        ingestor.extract_inline = False  # the model's work runs beside the writes
+        self.model_work = ModelWork(self.retry_pending)
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
 
@@ -156,7 +160,10 @@ class VaultWatcher(Applier):
             _stop_observer(following.observer)
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
-            await background.stop(rehearsal)
+            try:
+                await background.stop(rehearsal)
+            finally:  # the model's work ends with the lease: its chunks stay pending
+                await self.model_work.stop()
 
     def _refuse_an_unseen_folder(self) -> None:
         """VaultUnavailableError for a vault folder that is missing or cannot be listed (an
@@ -170,23 +177,32 @@ class VaultWatcher(Applier):
 
     async def _until_stopped(self, following: _Following) -> None:
         """The loop: the observer kept alive and on the vault folder, rescans when one is due,
-        the changes whose debounce is over applied, pending chunks retried now and then."""
+        the changes whose debounce is over applied; the model's work asked for after each
+        write, and now and then for chunks a model down left pending."""
         last_rescan = last_retry = time.monotonic()
         looked = time.monotonic()
+        self.model_work.wanted()  # what the start-up rescan left pending
         while not self._stop.is_set():
             if not following.observer.is_alive():
                 self._restart_observer(following)
             if time.monotonic() - looked > 1:
                 looked = time.monotonic()
                 self._follow_a_new_folder(following)
+            written = self.status.processed + self.status.rescans
             if self._rescan_due(last_rescan):
                 await self._rescan_now()
                 last_rescan = time.monotonic()
             await self._process_due()
+            if self.status.processed + self.status.rescans != written:
+                self.model_work.wanted()
             if time.monotonic() - last_retry > self.retry_s:
-                await self.retry_pending()
+                self.model_work.wanted()
                 last_retry = time.monotonic()
             await _sleep_or(self._stop, 0.05)
+
+    @property
+    def model_work_running(self) -> bool:
+        return self.model_work.running
 
     def _restart_observer(self, following: _Following) -> None:
         """An observer that stopped is started again, and a rescan finds what it missed."""
