@@ -8,7 +8,8 @@
 // Parameters: $vault (str), $keys (list<str>, mention keys of the question's word runs),
 //             $loose (list<str>, the question's runs of content words: loose_grams),
 //             $chunks (int, chunks per note), $embedding (list<float> or null: without it,
-//             the note's first chunks)
+//             the note's first chunks; a chunk's vector cosine refuses, all zeros or of
+//             another size, scores 0 as walk_scores.cypher says)
 // Returns: key (str), path (str), note (element id), chunk_ids (list<str>, best first),
 //          lead (str or null: the id of the note's first chunk, its opening; null when the
 //          note has no chunk or its first chunk is a bare heading line, "# Alice" before
@@ -31,7 +32,9 @@ CALL () {
 }
 CALL (m) {
   MATCH (m)-[:HAS_CHUNK]->(c:Chunk)
-  WITH c, CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+  WITH c, CASE WHEN $embedding IS NULL OR c.embedding IS NULL
+                    OR size(c.embedding) <> size($embedding)
+                    OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                ELSE vector.similarity.cosine(c.embedding, $embedding) END AS score
   ORDER BY score DESC, c.ord LIMIT $chunks
   RETURN collect(c.id) AS chunk_ids

@@ -132,7 +132,9 @@ CALL (reached) {
   UNWIND reached AS step
   MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE elementId(n) = step.to
   RETURN collect({path: substring(step.to_name, 5), note: step.to, id: c.id, ord: c.ord,
-                  score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+                  score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL
+                                   OR size(c.embedding) <> size($embedding)
+                                   OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                               ELSE vector.similarity.cosine(c.embedding, $embedding) END,
                   held: [i IN range(0, size($words) - 1)
                          WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])]})
@@ -143,7 +145,9 @@ CALL (asserting, seen) {
   UNWIND asserting AS id
   WITH id WHERE $embedding IS NOT NULL AND NOT id IN seen
   MATCH (c:Chunk {id: id})
-  RETURN collect({id: id, score: CASE WHEN c.embedding IS NULL THEN 0.0
+  RETURN collect({id: id, score: CASE WHEN c.embedding IS NULL
+                                           OR size(c.embedding) <> size($embedding)
+                                           OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                                       ELSE vector.similarity.cosine(c.embedding, $embedding)
                                  END}) AS scored
 }

@@ -1,7 +1,10 @@
 // How near to the question the chunks a walk reached are, each chunk read once: every chunk of
 // the reached notes (the caller keeps each note's best) and the chunks that assert a walked
 // fact outside those notes. Cosine of the chunk's embedding and the question's; 0 for a chunk
-// not yet embedded or without a question vector (then the notes' chunks come in note order).
+// not yet embedded or without a question vector (then the notes' chunks come in note order),
+// and for a vector that vector.similarity.cosine refuses rather than scores: all zeros (stored
+// before embeddings were checked: graph/zero_vectors.py) or of another size (a chunk already
+// re-embedded by another model while a server still asks with the old one).
 // Its twin: the scoring block at the end of walk_hops.cypher scores a walk the same way in the
 // walk's own round trip; a change to one is made to the other.
 // A note's chunk also says which of the question's words it holds (held: indexes into $words,
@@ -17,7 +20,9 @@ CALL () {
   UNWIND $paths AS path
   MATCH (n:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
   RETURN collect({path: path, note: elementId(n), id: c.id, ord: c.ord,
-                  score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+                  score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL
+                                   OR size(c.embedding) <> size($embedding)
+                                   OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                               ELSE vector.similarity.cosine(c.embedding, $embedding) END,
                   held: [i IN range(0, size($words) - 1)
                          WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])]})
@@ -28,7 +33,9 @@ CALL (seen) {
   UNWIND $ids AS id
   WITH id WHERE NOT id IN seen
   MATCH (c:Chunk {id: id})
-  RETURN collect({id: id, score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL THEN 0.0
+  RETURN collect({id: id, score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL
+                                           OR size(c.embedding) <> size($embedding)
+                                           OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                                       ELSE vector.similarity.cosine(c.embedding, $embedding)
                                  END}) AS asserting
 }

@@ -13,6 +13,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.check.reports import (
     Capability,
+    EmbeddingsReport,
     HealthReport,
     IndexReport,
     ManifestReport,
@@ -23,7 +24,7 @@ from knotwork.check.reports import (
 )
 from knotwork.core import Core
 from knotwork.errors import GraphAuthError, KnotworkError
-from knotwork.graph import schema
+from knotwork.graph import schema, zero_vectors
 from knotwork.graph.lease import lease_status
 from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.llm.ollama_probe import probe_ollama
@@ -226,6 +227,22 @@ async def _relevance(core: Core) -> RelevanceReport:
     )
 
 
+async def _embeddings(core: Core, manifest: ManifestReport) -> EmbeddingsReport | None:
+    """Zero vectors of a graph whose manifest predates the check (a scan of every vector; a
+    graph opened by this version holds none)."""
+    if not manifest.ok or not zero_vectors.predates_check(manifest.stored):
+        return None
+    found = await zero_vectors.count(core.store)
+    if not found:
+        return None
+    return EmbeddingsReport(
+        zero_chunks=found.chunks,
+        zero_entities=found.entities,
+        reason=zero_vectors.said(found),
+        fix=zero_vectors.FIX,
+    )
+
+
 async def check_health(core: Core) -> HealthReport:
     neo4j = await _neo4j(core)
     ollama = await _ollama(core)
@@ -235,11 +252,12 @@ async def check_health(core: Core) -> HealthReport:
         if neo4j.version
         else ManifestReport(ok=False, error="Neo4j not reachable")
     )
-    watcher = relevance = None
+    watcher = relevance = embeddings = None
     if neo4j.version:
         try:
             watcher = await lease_status(core.store, core.settings.vault_name)
             relevance = await _relevance(core)
+            embeddings = await _embeddings(core, manifest)
         except KnotworkError:
             pass
     caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server)
@@ -251,5 +269,6 @@ async def check_health(core: Core) -> HealthReport:
         llm_server=llm_server,
         manifest=manifest,
         relevance=relevance,
+        embeddings=embeddings,
         watcher=watcher,
     )

@@ -1,6 +1,6 @@
 """The health report's shape, as ``GET /health`` returns it and ``knotwork doctor`` prints it:
-each dependency's report (Neo4j, Ollama, the manifest, the relevance gate), the capabilities
-ready or not, and the whole. ``check.health`` fills it in.
+each dependency's report (Neo4j, Ollama, the manifest, the relevance gate, zero vectors left
+by an older version), the capabilities ready or not, and the whole. ``check.health`` fills it in.
 """
 
 from __future__ import annotations
@@ -75,6 +75,17 @@ class RelevanceReport(BaseModel):
     fix: str | None = None
 
 
+class EmbeddingsReport(BaseModel):
+    """Zero vectors a graph written before embeddings were checked still holds (counted only
+    while its manifest predates the check: graph/zero_vectors.py); their chunks are out of
+    vector search's reach, the rest of search works."""
+
+    zero_chunks: int
+    zero_entities: int
+    reason: str
+    fix: str
+
+
 class HealthReport(BaseModel):
     ok: bool  # every needed capability is ready
     capabilities: dict[Literal["ingest", "search", "answers", "extraction"], Capability]
@@ -83,6 +94,7 @@ class HealthReport(BaseModel):
     llm_server: ChatServerReport | None = None  # with KNOTWORK_LLM_PROVIDER=openai-like
     manifest: ManifestReport
     relevance: RelevanceReport | None = None  # None when Neo4j is not reachable
+    embeddings: EmbeddingsReport | None = None  # None: no zero vector (or none counted)
     # The vault's lease and what its watcher last reported (heartbeat, last event, lag, queue,
     # inotify or polling, rescans, queue overflows and the last one's reason); None when no
     # watcher has run. Does not affect ``ok``.

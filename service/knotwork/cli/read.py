@@ -28,10 +28,12 @@ MODEL_DOWN = 4
 async def _same_models(core: Core) -> None:
     """Refuse (ManifestMismatchError, exit 1) when the graph was embedded by another model:
     a question's vector compared with the graph's would rank by noise or fail in Neo4j, as
-    the API and the MCP server refuse at start-up."""
-    from knotwork.graph import schema
+    the API and the MCP server refuse at start-up. Warns of zero vectors an older version left
+    (graph/zero_vectors.py): search passes them by until a retry embeds them again."""
+    from knotwork.graph import schema, zero_vectors
 
-    await schema.check_manifest(core.store, core.settings)
+    manifest = await schema.check_manifest(core.store, core.settings)
+    await zero_vectors.warn_left(core.store, manifest)
 
 
 def _print_json(body: Any) -> None:

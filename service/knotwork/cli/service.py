@@ -226,6 +226,8 @@ def _print_report(report: HealthReport) -> None:
             f"relevance gate not calibrated for this embedding model (raw cosine); fix: {r.fix}",
             fg=typer.colors.YELLOW,
         )
+    if (e := report.embeddings) is not None:
+        typer.secho(f"{e.reason}; fix: {e.fix}", fg=typer.colors.YELLOW)
     typer.echo("")
     for name, cap in report.capabilities.items():
         if cap.ready:

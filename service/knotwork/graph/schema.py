@@ -8,6 +8,7 @@ from typing import Any
 
 from knotwork import __version__
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
+from knotwork.graph import zero_vectors
 from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
@@ -17,7 +18,9 @@ from knotwork.settings import Settings
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+# 2: embeddings are checked before they are stored; a graph of 1 may hold zero vectors, which
+# ensure_ready forgets once (zero_vectors.CHECKED_SINCE).
+SCHEMA_VERSION = 2
 MIN_NEO4J = (5, 26)
 BACKFILL_BATCH = 500  # notes given their note vector per transaction
 
@@ -54,7 +57,8 @@ async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any
 
 
 async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
-    """Check the server and manifest, apply the schema, wait for ONLINE indexes; the manifest."""
+    """Check the server and manifest, apply the schema, wait for ONLINE indexes, bring a graph
+    of an older schema version up to date; the manifest."""
     await check_server(store)
     manifest = await check_manifest(store, settings)
     await store.apply_schema(settings.embed_dimension)
@@ -72,6 +76,8 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
                 settings.embed_model,
                 settings.embed_dimension,
             )
+    if zero_vectors.predates_check(manifest):
+        await zero_vectors.forget(store)  # before the backfill: a note's zero vector goes too
     while (await store.write(NOTE_EMBEDDING_BACKFILL, limit=BACKFILL_BATCH))[0]["updated"]:
         pass  # a graph written before notes had vectors: each batch its own transaction
     if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:

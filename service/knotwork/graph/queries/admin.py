@@ -66,6 +66,23 @@ CHUNK_COUNT = Query("chunk_count", ChunkCountRow)
 CHUNKS_PAGE = Query("chunks_page", ChunksPageRow)
 CHUNK_EMBEDDING_SET = Query("chunk_embedding_set", UpdatedRow)
 
+# Zero vectors left by versions before embeddings were checked (graph/zero_vectors.py).
+
+
+class ZeroVectorsRow(TypedDict):
+    chunks: int
+    entities: int
+
+
+class ZeroVectorsResetRow(TypedDict):
+    chunks: int
+    entities: int
+    notes: int
+
+
+VECTORS_ZERO_COUNT = Query("vectors_zero_count", ZeroVectorsRow)
+VECTORS_ZERO_RESET = Query("vectors_zero_reset", ZeroVectorsResetRow)
+
 # The writer's lease (graph/lease.py).
 
 
