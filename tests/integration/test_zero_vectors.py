@@ -176,3 +176,18 @@ async def test_doctor_and_the_read_commands_tell_of_zero_vectors_and_reembed_emb
     again = await asyncio.to_thread(runner.invoke, cli, ["doctor"])
     assert "zero vectors" not in again.output, again.output
     assert (await check_health(core)).embeddings is None
+
+
+async def test_a_zero_vector_for_the_question_skips_vector_retrieval_and_says_why(
+    core: Core, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    """The embedding model answering the question with a zero vector is a model down for it:
+    vector search and the cosine scoring would each fail on it; full text still answers."""
+    fake_ollama.embed_script = lambda texts, dim: [[0.0] * dim for _ in texts]
+    evidence = await retrieve(core, ingestor.vault, QUESTION)
+    assert evidence.dense_down
+    said = [w for w in evidence.warnings if "vector retrieval skipped" in w]
+    assert said == ["vector retrieval skipped: the embedding model returned a zero vector, which "
+                    "has no direction to compare by cosine"], evidence.warnings  # fmt: skip
+    assert not [w for w in evidence.warnings if "failed" in w], evidence.warnings
+    assert "team/Alice.md" in [hit.path for hit in evidence.hits]

@@ -19,6 +19,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError, QueryTimeoutError
+from knotwork.llm.vectors import vectors_problem
 from knotwork.redact import described
 from knotwork.retrieve import cached, relevance, search
 from knotwork.retrieve import keywords as kw
@@ -163,13 +164,20 @@ class Context:
             # Built on first use: a ConfigError building it is a setting to fix, not a model
             # down, and is raised; a model that could not be loaded is one down.
             embedder = await self.core.load_embedder()
-            return list(await embedder.aget_query_embedding(self.question))
+            vector = list(await embedder.aget_query_embedding(self.question))
         except ConfigError:
             raise
         except Exception as exc:  # the embedding model may be down: the rest still answers
-            self.warnings.append(f"vector retrieval skipped: {type(exc).__name__}: {exc}")
+            self.warnings.append(f"vector retrieval skipped: {described(exc)}")
             self.dense_down = True
             return None
+        # A garbage answer (a zero vector, NaN, another size) is a model down for this
+        # question: Neo4j's vector search and cosine refuse it, and would fail each search.
+        if problem := vectors_problem([vector], 1, self.core.settings.embed_dimension):
+            self.warnings.append(f"vector retrieval skipped: the embedding model {problem}")
+            self.dense_down = True
+            return None
+        return vector
 
     async def _named(self) -> list[search.NamedNote]:
         qvec = await self.embedding  # the vault's size is awaited once the query is back
