@@ -40,7 +40,11 @@ async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
 RETRY_HINT = "`knotwork retry` finishes them once it answers"
 
 
-def _print_sync(summary: _Summary, finisher: str = RETRY_HINT) -> None:
+def _print_sync(
+    summary: _Summary, finisher: str = RETRY_HINT, why: str = " (the model was not available)"
+) -> None:
+    """A sync's summary; ``finisher`` says what finishes the chunks left pending and ``why``
+    why they are (a watcher's are pending by design: it extracts beside its writes)."""
     report, stats = summary.report, summary.stats
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
@@ -66,7 +70,7 @@ def _print_sync(summary: _Summary, finisher: str = RETRY_HINT) -> None:
         pending.append(f"{stats['pending_extractions']} for model extraction")
     if any(pending):
         typer.secho(
-            f"pending: {', '.join(pending)} (the model was not available); {finisher}",
+            f"pending: {', '.join(pending)}{why}; {finisher}",
             fg=typer.colors.YELLOW,
         )
     if failed := stats["extraction_errors"]:
@@ -243,11 +247,12 @@ def watch(
         if not task.done():
             if watcher.last_report is not None:  # the first sync's summary, then the watch
                 finisher = (
-                    "this watcher finishes them once it answers (it asks again every "
-                    f"{watcher.retry_s:.0f} s; `knotwork retry` waits for the watcher's lease)"
+                    "this watcher does them in the background, beside its writes (a model "
+                    f"not answering is asked again every {watcher.retry_s:.0f} s; `knotwork "
+                    "retry` waits for the watcher's lease)"
                 )
                 summary = await _summary(core, watcher.last_report, ingestor.vault)
-                _print_sync(summary, finisher)
+                _print_sync(summary, finisher, why="")
                 if calibration := await _calibrate_once(core, ingestor.vault, summary):
                     _print_calibration(calibration)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")

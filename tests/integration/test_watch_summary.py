@@ -1,0 +1,59 @@
+"""`knotwork watch`'s start-up summary: the chunks its first sync leaves to the model's
+background work are said as such, never as a model that was not available."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import put
+
+
+def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    held = threading.Event()
+    fake_ollama.chat_script = lambda body: (held.wait(60), '{"entities": [], "triples": []}')[1]
+    vault = tmp_path / "vault"
+    put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n")
+    put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
+    env = {
+        **os.environ,
+        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        "KNOTWORK_VAULT_NAME": "s",
+        "KNOTWORK_EXTRACT": "true",
+        "KNOTWORK_LEASE_TTL_S": "5",
+    }
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert watcher.stdout is not None
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any(x.startswith("watching") for x in lines):
+            line = watcher.stdout.readline()
+            if not line and watcher.poll() is not None:
+                break
+            lines.append(line)
+    finally:
+        held.set()
+        watcher.send_signal(signal.SIGTERM)
+        watcher.wait(timeout=60)
+    said = "".join(lines)
+    assert "pending: 2 for model extraction; this watcher does them in the background" in said, said
+    assert "not available" not in said, said
