@@ -6,15 +6,16 @@
 // chunk writes it.
 // Parameters: $ids (list<str>, chunk ids), $extractors (list<str> allowed, or null for all),
 //             $limit (int, facts)
-// Returns: one row: chunks (list of maps id, path, title, heading_path, line_start, line_end,
-//          text), facts (list of maps subject, predicate, object, source, extractor,
-//          confidence, line, chunk_id; by source, line, predicate; at most $limit, those of
+// Returns: one row: chunks (list of maps id, path, title, aliases, heading_path, line_start,
+//          line_end, text; aliases: the note's, [] for none), facts (list of maps subject,
+//          predicate, object, source, extractor, confidence, line, chunk_id; by source, line, predicate; at most $limit, those of
 //          the best-ranked $ids first)
 CALL () {
   UNWIND $ids AS id
   MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk {id: id})
-  RETURN collect({id: id, path: n.path, title: n.title, heading_path: c.heading_path,
-                  line_start: c.line_start, line_end: c.line_end, text: c.text}) AS chunks
+  RETURN collect({id: id, path: n.path, title: n.title, aliases: coalesce(n.aliases, []),
+                  heading_path: c.heading_path, line_start: c.line_start,
+                  line_end: c.line_end, text: c.text}) AS chunks
 }
 CALL () {
   UNWIND range(0, size($ids) - 1) AS rank

@@ -308,6 +308,8 @@ async def test_a_model_that_is_down_still_returns_the_evidence(
     [
         ({"question": ""}, "question", "at least 1 character"),
         ({"question": "   "}, "question", "blank"),
+        ({"question": "🤔🤔?"}, "question", "holds no words"),
+        ({"question": "…"}, "question", "holds no words"),
         ({"question": "x" * 2001}, "question", "at most 2000"),
         ({"question": "ok", "top_k": 0}, "top_k", "greater than or equal to 1"),
         ({"question": "ok", "top_k": 51}, "top_k", "less than or equal to 50"),

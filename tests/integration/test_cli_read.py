@@ -67,6 +67,9 @@ def test_ask_exit_codes_for_no_evidence_a_silent_model_and_bad_arguments(
     assert code == 4 and "did not answer" in out, out
     code, out = run("ask", "Who?", "--top-k", "99")
     assert code == 2 and "top_k" in out
+    for command in ("ask", "retrieve"):  # no word to ask about: refused as the API does
+        code, out = run(command, "🤔🤔?")
+        assert code == 2 and "question holds no words" in out, (command, out)
 
 
 def test_ask_without_a_question_is_an_interactive_session(

@@ -174,6 +174,8 @@ async def test_bad_arguments_are_tool_errors_with_the_rest_messages(
         assert "folder" in climbs and "climbs out of the vault" in climbs
         blank = await refused(client, "ask", question="   ")
         assert "question is blank" in blank
+        wordless = await refused(client, "retrieve", question="???")
+        assert "question holds no words" in wordless
         long = await refused(client, "retrieve", question="x" * 2001)
         assert "question" in long and "2000 characters" in long
         dates = await refused(

@@ -59,9 +59,12 @@ def test_an_edit_removes_old_text_from_the_evidence(client: TestClient, vault: P
 
 
 def test_lucene_syntax_in_questions_is_text(client: TestClient) -> None:
-    for question in ['tomato AND "basil', "pasta~ OR (", "a:b/c\\", "*"]:
+    for question in ['tomato AND "basil', "pasta~ OR (", "a:b/c\\", "* tomato", "basil*"]:
         response = client.post("/retrieve", json={"question": question})
         assert response.status_code == 200, response.text
+    # A wildcard alone holds no word to search for: refused as a question, never a 500.
+    response = client.post("/retrieve", json={"question": "*"})
+    assert response.status_code == 422 and "holds no words" in response.text
 
 
 def test_full_text_still_answers_when_the_embedder_is_down(

@@ -19,6 +19,17 @@ def test_a_question_of_spaces_controls_or_invisible_characters_is_blank(question
             model(question=question)
 
 
-@pytest.mark.parametrize("question", ["Who is Alice?", "?", "\u200bAlice", "🎉", "日本"])
-def test_a_question_with_anything_visible_is_asked(question: str) -> None:
+@pytest.mark.parametrize("question", ["?", "???", "…", "🤔🤔?", "🎉", "-- ! --", "___", "\u200b?"])
+def test_a_question_of_punctuation_symbols_or_emoji_alone_holds_no_words(question: str) -> None:
+    """Such a question is about nothing, yet it has an embedding, whose cosine passed the
+    relevance gate: the model was asked about nothing and answered from the best chunks."""
+    for model in (RetrieveRequest, QueryRequest):
+        with pytest.raises(ValidationError, match="question holds no words"):
+            model(question=question)
+
+
+@pytest.mark.parametrize(
+    "question", ["Who is Alice?", "\u200bAlice", "日本", "C#?", "2+2?", "🎉 Ally?", "Ⅻ?"]
+)
+def test_a_question_with_a_letter_or_a_digit_is_asked(question: str) -> None:
     assert QueryRequest(question=question).question == question

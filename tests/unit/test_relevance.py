@@ -151,3 +151,60 @@ def test_spaceless_text_counts_by_pairs_of_characters() -> None:
     assert {"北京", "京大", "大学"} <= asked & held
     assert "在哪" in asked and "在哪" not in held
     assert set(terms("Node.js 北")) == {"node", "js"}  # one character alone is no term
+
+
+def test_an_alias_names_the_hit_as_its_title_does() -> None:
+    """The note's alias "Ally" names it: a question naming it is about the note, and the word
+    counts in full, as a title's would; the same word only in the text counts by the cosine."""
+    text = "She bakes sourdough bread every Sunday."
+    aliased = Hit(
+        "c", "Alice Baker.md", "Alice Baker", "", 1, 1, text, 0.1, {"vector": 0.6}, ("Ally",)
+    )
+    plain = Hit("c", "Alice Baker.md", "Alice Baker", "", 1, 1, text, 0.1, {"vector": 0.6})
+    scale = Scale(0.33, 0.13)
+    assert relevance("What does Ally bake?", [aliased], scale, 0.29) == 0.5
+    assert relevance("What does Ally bake?", [plain], scale, 0.29) < 0.29
+
+
+def test_a_question_of_no_letter_or_digit_is_about_nothing() -> None:
+    """Its embedding is some vector all the same (the hashing embedder's is one axis), whose
+    cosine may clear any floor."""
+    hits = [_hit(0.9, "The tomatoes ripen in August.")]
+    for question in ("???", "🤔🤔?", "…", "-- ! --"):
+        assert relevance(question, hits, None, 0.29) == 0.0, question
+    assert relevance("Ⅻ?", hits, None, 0.29) > 0  # a numeral is a word
+
+
+@pytest.mark.parametrize(
+    ("question", "about"),
+    [
+        ("When was the meeting?", ["meeting"]),
+        ("When did the meeting take place?", ["meeting"]),
+        ("Where was the concert held?", ["concert"]),
+        ("Wann war das Treffen?", ["treffen"]),
+        ("Wann fand das Treffen mit dem Vorstand statt?", ["treffen", "vorstand"]),
+        ("Wann ist das Treffen gewesen?", ["treffen"]),
+        ("Wann hat das Treffen stattgefunden?", ["treffen"]),
+        ("Wozu dient Propolis im Bienenvolk?", ["dient", "propolis", "bienenvolk"]),
+        ("Wer hat die Sprache entschlüsselt und welchen Preis bekam er?",
+         ["sprache", "entschlüsselt", "preis", "bekam"]),
+        ("Quando si è svolta la riunione?", ["riunione"]),
+        ("Quando è stata la riunione?", ["riunione"]),
+        ("Qual è lo stato iniziale?", ["stato", "iniziale"]),  # "stato" a noun, no auxiliary
+        ("Quand a eu lieu la réunion ?", ["réunion"]),
+        ("Quand s'est passée la réunion ?", ["réunion"]),
+        ("¿Cuándo tuvo lugar la reunión?", ["reunión"]),
+        ("Quando aconteceu a reunião?", ["reunião"]),
+        # A word a language asks with is another language's noun: it counts as that.
+        ("Wie macht man Brot?", ["macht", "brot"]),
+        ("Who is the man in the car?", ["man", "car"]),
+    ],
+)  # fmt: skip
+def test_a_question_asks_the_notes_only_for_what_it_is_about(
+    question: str, about: list[str]
+) -> None:
+    """Question words, pronouns, auxiliaries and the verbs that ask whether or when something
+    happened are the question's, in every language, not words a note that answers it writes."""
+    from knotwork.retrieve.rank import asked
+
+    assert asked(question) == about

@@ -11,6 +11,7 @@ from pydantic.config import JsonDict
 
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
+from knotwork.retrieve.relevance import worded
 from knotwork.retrieve.types import vault_folder
 
 
@@ -90,6 +91,13 @@ class RetrieveRequest(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not any(map(_visible, value)):
             raise ValueError("question is blank")
+        # "???", "🤔", "…": nothing the notes could be about, yet an embedding all the same,
+        # whose cosine might pass the relevance gate and have the model asked about nothing.
+        if not worded(value):
+            raise ValueError(
+                "question holds no words (a letter or a digit): punctuation, symbols or emoji "
+                "alone ask nothing"
+            )
         return value
 
 

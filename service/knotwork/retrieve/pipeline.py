@@ -221,4 +221,5 @@ def _hit(row: CitedChunk, score: float, retrievers: dict[str, float]) -> Hit:
         text=row["text"],
         score=score,
         retrievers=retrievers,
+        aliases=tuple(row["aliases"]),
     )

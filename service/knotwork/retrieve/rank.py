@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 
+from knotwork.text.asking import asking_words, phrase_places
 from knotwork.text.keys import spaceless, spaceless_pairs, words
+from knotwork.text.language import LANGUAGES, function_languages
 from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
@@ -19,6 +21,27 @@ def terms(text: str) -> list[str]:
     found = words(text)
     pairs = [a + b for a, b in spaceless_pairs(found)]
     return [w for w in found if len(w) > 1 and not spaceless(w) and w not in STOPWORDS] + pairs
+
+
+def asked(question: str) -> list[str]:
+    """The question's content words that the evidence is asked to hold: its ``terms`` less the
+    words and phrases it is asked with (text/asking.py) — "Wann fand das Treffen statt?" asks
+    for "treffen", as "When was the meeting?" asks for "meeting". The words are those of the
+    languages its function words belong to, of every one when it holds none."""
+    found = words(question)
+    languages = function_languages(question) or set(LANGUAGES)
+    framing = asking_words(languages)
+    places = phrase_places(found)
+    pairs = [a + b for a, b in spaceless_pairs(found)]
+    return [
+        w
+        for i, w in enumerate(found)
+        if len(w) > 1
+        and not spaceless(w)
+        and w not in STOPWORDS
+        and w not in framing
+        and i not in places
+    ] + pairs
 
 
 def rrf(

@@ -17,11 +17,14 @@ that spread — a quantile plus 0.02 put the floor below such questions and so l
 than the raw threshold did. The top tenth of the probes is left out first: a vault may answer
 a probe or two (a cooking vault), which must not lift the floor.
 
-Coverage counts a word by where the top hits hold it. A word in a hit's title or heading
-names what the passage is about and counts in full. A word only in a hit's body may be there
-by chance — course notes say "avendo cura di", a travel note walks "lungo il fiume" — so it
-counts by the larger of two shares: how far the cosine clears the vault's probes (none at
-the cosine they score on average, their mean, stored beside the floor; all from the floor
+Coverage is of the words a question is about: those it is asked with — its question words,
+pronouns and auxiliaries, "take place" or "fand … statt" — are no subject a note writes
+(``rank.asked``, text/asking.py), in any language. It counts a word by where the top hits hold
+it. A word in a hit's title, in an alias of its note (frontmatter ``aliases``) or in its
+heading names what the passage is about and counts in full. A word only in a hit's body may
+be there by chance — course notes say "avendo cura di", a travel note walks "lungo il fiume" —
+so it counts by the larger of two shares: how far the cosine clears the vault's probes (none
+at the cosine they score on average, their mean, stored beside the floor; all from the floor
 up; in proportion between), and how much of the question the hits hold (chance seldom holds
 most of it; a hashing or lexical embedder's cosine says little more than the words do). At
 a probe's cosine, coverage by body words alone is thus squared: one word of two, 0.25. How
@@ -29,6 +32,9 @@ common a word is in the vault does not tell chance from subject: the Italian not
 "cura" in 2 of 185 notes and "fiume" in 1, while "levain", which a French bread vault's
 question needs, is in 5 of its 14 (bench/RESULTS.md). Uncalibrated, or calibrated before the
 mean was stored, or with no cosine among the top hits, body words count in full.
+
+A question of no letter or digit at all ("???", "🤔") is about nothing: its relevance is 0,
+whatever cosine its embedding scores (the API refuses it before, as it refuses a blank one).
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from knotwork.graph.queries.admin import CALIBRATION_PUT
 from knotwork.graph.queries.reads import VAULT_LANGUAGES
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.probes import PROBES
-from knotwork.retrieve.rank import coverage, terms
+from knotwork.retrieve.rank import asked, coverage, terms
 from knotwork.retrieve.types import Hit
 
 RELEVANCE_HITS = 3  # the top hits relevance is read from (a multi-hop answer spans several)
@@ -80,22 +86,32 @@ def top_cosine(hits: Sequence[Hit]) -> float | None:
     return max(cosines) if cosines else None
 
 
+def _names(hit: Hit) -> str:
+    """What names a hit's passage: its note's title and aliases, and its heading."""
+    return "\n".join((hit.title, *hit.aliases, hit.heading))
+
+
 def parts(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
     """(best dense cosine, coverage) of the top hits, every held word counted in full."""
     top = hits[:RELEVANCE_HITS]
-    text = "\n".join(f"{h.title}\n{h.heading}\n{h.text}" for h in top)
+    text = "\n".join(f"{_names(h)}\n{h.text}" for h in top)
     cosine = top_cosine(hits)
-    return (0.0 if cosine is None else cosine), coverage(terms(question), text)
+    return (0.0 if cosine is None else cosine), coverage(asked(question), text)
 
 
 def held(question: str, hits: Sequence[Hit]) -> tuple[int, int, int]:
-    """(the question's content words, those the top hits' titles or headings hold, those
-    only their text holds)."""
+    """(the question's content words, those the top hits' titles, aliases or headings hold,
+    those only their text holds)."""
     top = hits[:RELEVANCE_HITS]
-    asked = set(terms(question))
-    named = asked & set(terms("\n".join(f"{h.title}\n{h.heading}" for h in top)))
-    body = (asked - named) & set(terms("\n".join(h.text for h in top)))
-    return len(asked), len(named), len(body)
+    about = set(asked(question))
+    named = about & set(terms("\n".join(_names(h) for h in top)))
+    body = (about - named) & set(terms("\n".join(h.text for h in top)))
+    return len(about), len(named), len(body)
+
+
+def worded(question: str) -> bool:
+    """Whether the question holds a word at all: a letter or a digit, in any script."""
+    return any(char.isalnum() for char in question)
 
 
 def body_weight(cosine: float | None, scale: Scale | None, share: float) -> float:
@@ -119,12 +135,12 @@ def rescale(cosine: float, floor: float | None, threshold: float) -> float:
 
 def relevance(question: str, hits: Sequence[Hit], scale: Scale | None, threshold: float) -> float:
     """The evidence's relevance in 0..1; see the module's docstring."""
-    if not hits:
+    if not hits or not worded(question):
         return 0.0
     cosine = top_cosine(hits)
-    asked, named, body = held(question, hits)
-    share = (named + body) / asked if asked else 0.0
-    covered = (named + body_weight(cosine, scale, share) * body) / asked if asked else 0.0
+    about, named, body = held(question, hits)
+    share = (named + body) / about if about else 0.0
+    covered = (named + body_weight(cosine, scale, share) * body) / about if about else 0.0
     dense = rescale(0.0 if cosine is None else cosine, scale.floor if scale else None, threshold)
     return round(min(1.0, max(0.0, dense, covered)), 4)
 

@@ -266,8 +266,8 @@ async def placed(
 async def cited(
     store: GraphStore, ids: list[str], extractors: list[str] | None, limit: int
 ) -> tuple[dict[str, CitedChunk], list[FactRow]]:
-    """The text and place of the hits kept (chunk id → id, path, title, heading_path,
-    line_start, line_end, text), and up to ``limit`` facts they assert."""
+    """The text and place of the hits kept (chunk id → id, path, title, aliases,
+    heading_path, line_start, line_end, text), and up to ``limit`` facts they assert."""
     if not ids:
         return {}, []
     [row] = await store.read(CHUNKS_CITED, ids=ids, extractors=extractors, limit=limit)

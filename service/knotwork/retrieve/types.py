@@ -84,6 +84,8 @@ class Hit:
     text: str
     score: float  # the final rank score (PPR when on, else fused RRF)
     retrievers: dict[str, float] = field(default_factory=dict)  # retriever → its own score
+    # The note's aliases (frontmatter): they name it as its title does (relevance.py).
+    aliases: tuple[str, ...] = ()
 
     @property
     def citation(self) -> str:

@@ -74,6 +74,7 @@ class CitedChunk(TypedDict):
     id: str
     path: str
     title: str
+    aliases: list[str]
     heading_path: str
     line_start: int
     line_end: int
