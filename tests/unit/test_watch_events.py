@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from watchdog.events import DirMovedEvent, FileMovedEvent, FileSystemEvent
 
 from knotwork.watch import events
 from knotwork.watch.events import PathEvents
@@ -27,3 +28,34 @@ def test_a_path_that_keeps_changing_waits_at_most_max_wait(
     assert waiting.pending["log.md"].due == pytest.approx(100 + events.MAX_WAIT_S)
     waiting._mark("other.md")  # another path keeps its own debounce
     assert waiting.pending["other.md"].due == pytest.approx(clock[0] + 0.3)
+
+
+def _moved(root: Path, src: str, dest: str, *, folder: bool = False) -> FileSystemEvent:
+    kind = DirMovedEvent if folder else FileMovedEvent
+    return kind(str(root / src), str(root / dest))
+
+
+def _origins(waiting: PathEvents) -> dict[str, str | None]:
+    return {path: item.moved_from for path, item in waiting.pending.items()}
+
+
+async def test_a_note_renamed_twice_before_either_is_applied_is_one_move(tmp_path: Path) -> None:
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, "a.md", "b.md"))
+    waiting.on_event(_moved(tmp_path, "b.md", "c.md"))
+    assert _origins(waiting) == {"a.md": None, "b.md": None, "c.md": "a.md"}
+    waiting.on_event(_moved(tmp_path, "c.md", "a.md"))  # and back where it was
+    assert _origins(waiting) == {"a.md": None, "b.md": None, "c.md": None}
+
+
+async def test_a_folder_moved_twice_is_one_move_whatever_its_events_list(tmp_path: Path) -> None:
+    """The first move's event is read once the folder has moved on (its listing is empty),
+    and watchdog repeats each move for every file in the folder: still one move per note."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c/n.md").write_text("# N\n")
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, "a", "b", folder=True))  # b is gone already
+    waiting.on_event(_moved(tmp_path, "b", "c", folder=True))
+    waiting.on_event(_moved(tmp_path, "b/n.md", "c/n.md"))  # watchdog's repeat, per file
+    assert _origins(waiting) == {"c/n.md": "a/n.md", "b/n.md": None}
+    assert waiting.rescan_waiting and not waiting._rescan.is_set()  # after the debounce

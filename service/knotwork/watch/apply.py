@@ -79,10 +79,15 @@ class Applier(PathEvents):
             key=lambda p: self.pending[p].moved_from is None,
         )  # moves first
         consumed: set[str] = set()
+        taken, heard = set(due), self.status.events
         self._applying = True
         try:
             for rel in due:
+                if self.status.events != heard:  # events came while the pass wrote
+                    heard, sources = self.status.events, self._move_sources(taken)
                 if rel in consumed:  # a rename took it; an event since is a new change
+                    continue
+                if rel in sources:  # a move now leads out of it (moved on meanwhile): waits
                     continue
                 item = self.pending.pop(rel, None)
                 if item is None:
@@ -123,6 +128,12 @@ class Applier(PathEvents):
                     self._failed(rel, item, exc)
         finally:
             self._applying = False
+
+    def _move_sources(self, taken: set[str]) -> set[str]:
+        """The old paths of the moves a pass that took ``taken`` does not apply: a folder
+        moved on while its first move is written leads its notes' moves out of the first
+        move's old paths, which must not be deleted on their own."""
+        return {v.moved_from for p, v in self.pending.items() if v.moved_from and p not in taken}
 
     def _failed(self, rel: str, item: Pending, exc: BaseException) -> None:
         """A change Neo4j (or the code) refused: tried again, at most MAX_ATTEMPTS times in
@@ -264,6 +275,7 @@ class Applier(PathEvents):
             self.pending
             or self._applying
             or self._rescan.is_set()
+            or self.rescan_waiting
             or self._dropping
             or self._rescanning
             or self.model_work_running
