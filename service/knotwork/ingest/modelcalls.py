@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +80,9 @@ class ModelCalls:
     model_tag: str  # the chat model and extractor version an extraction is recorded under
     embed_down_until: float = 0.0  # monotonic time before which the model is not asked again
     chat_down_until: float = 0.0  # the same for the chat model
+    # Awaited before each extraction is written, raising to leave it unwritten: the watcher's
+    # lease confirmed (an answer may come after another writer took it, before the heartbeat).
+    before_write: Callable[[], Awaitable[None]] | None = None
 
     @property
     def chat_down(self) -> bool:
@@ -141,6 +144,8 @@ class ModelCalls:
                     # The model is let be for a while (one that is slow for this chunk is slow
                     # for the next); the chunk stays pending, `knotwork retry` asks again.
                     self.chat_down_until = time.monotonic() + MODEL_BACKOFF_S
+                if self.before_write is not None:
+                    await self.before_write()
                 tried = await self.core.store.write(
                     CHUNK_EXTRACTION_TRIED,
                     id=chunk.id,
@@ -165,6 +170,8 @@ class ModelCalls:
             else:
                 out.warnings.append(f"{path}: extraction failed for a chunk: {result.error}")
             _, entities = fact_rows(facts, path)
+            if self.before_write is not None:
+                await self.before_write()
             written = await write.write_extraction(
                 self.core.store,
                 self.vault,

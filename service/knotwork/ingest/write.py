@@ -235,7 +235,11 @@ async def write_extraction(
     entity_facts: list[dict[str, Any]],
     chunk_entities: list[dict[str, Any]],
 ) -> bool:
-    """Record one chunk's extraction and its facts; False when the chunk changed meanwhile."""
+    """Record one chunk's extraction and its facts; False when the chunk changed meanwhile.
+
+    The facts are dated at the chunk's first line as the graph holds it now: an edit above the
+    chunk while the model answered (the watcher extracts beside its writes) keeps its id (the
+    same text at the same position) but moves it, and a fresh ingest dates them there."""
 
     async def work(tx: AsyncManagedTransaction) -> bool:
         rows = await run_query(
@@ -250,11 +254,12 @@ async def write_extraction(
         )
         if not rows:
             return False
-        path = rows[0]["note_path"]
+        path, line = rows[0]["note_path"], rows[0]["line_start"]
         before = (await facts_of(tx, vault, [path])).get(path, [])
         deleted = await run_query(tx, CHUNK_FACTS_DELETE, id=chunk["id"])
         if entity_facts:
-            await run_query(tx, FACTS_WRITE_ENTITIES, vault=vault, facts=entity_facts)
+            facts = [{**f, "props": {**f["props"], "line": line}} for f in entity_facts]
+            await run_query(tx, FACTS_WRITE_ENTITIES, vault=vault, facts=facts)
         if chunk_entities:
             await run_query(tx, CHUNK_ENTITIES_WRITE, vault=vault, rows=chunk_entities)
         touched = deleted[0]["touched"] if deleted else []

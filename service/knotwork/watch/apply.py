@@ -23,6 +23,7 @@ from neo4j.exceptions import Neo4jError
 from knotwork.errors import (
     GraphUnavailableError,
     KnotworkError,
+    LeaseLostError,
     QueryTimeoutError,
     VaultFolderError,
     VaultUnavailableError,
@@ -257,6 +258,9 @@ class Applier(PathEvents):
             embedded, extracted = await self.ingestor.retry_pending(limit, ask_again=False)
         except GraphUnavailableError as exc:
             self.outage.failed(exc, "the chunks a model left pending wait")
+            return 0
+        except LeaseLostError as exc:  # found before a write: the heartbeat says it, and stops
+            log.debug("pending model work stopped: %s", exc.lapsed)
             return 0
         except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)

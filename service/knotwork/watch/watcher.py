@@ -78,6 +78,7 @@ class VaultWatcher(Applier):
         self.rescan_s = settings.watch_rescan_s
         self.retry_s = RETRY_PENDING_S
         ingestor.extract_inline = False  # the model's work runs beside the writes
+        ingestor.models.before_write = self._lease_confirmed
         self.model_work = ModelWork(self.retry_pending)
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
@@ -254,6 +255,12 @@ class VaultWatcher(Applier):
             except (KnotworkError, Neo4jError):
                 pass  # Neo4j away: the writes meet it too, and wait for it as they do
         await super()._process_due()
+
+    async def _lease_confirmed(self) -> None:
+        """Before the model's work writes a chunk's extraction: the lease renewed, or
+        LeaseLostError (the chunk stays pending; the heartbeat ends the follow), as before a
+        change is written (``_process_due``). Neo4j away fails this as it would the write."""
+        await self.lease.renew(self.status.report(self.queue_length()))
 
     async def _rescan_now(self) -> None:
         """What is due first, then the full sync (or its retry once Neo4j is back)."""

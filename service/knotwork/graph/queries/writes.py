@@ -208,6 +208,7 @@ class PendingCountRow(TypedDict):
 
 class ExtractionWrittenRow(TypedDict):
     note_path: str
+    line_start: int
 
 
 class ExtractionTriedRow(TypedDict):
