@@ -428,3 +428,25 @@ async def _model_facts_of(core: Core, path: str) -> bool:
         {"path": path},
     )
     return bool(rows[0]["n"])
+
+
+async def test_a_pass_does_not_ask_the_model_about_a_chunk_deleted_since_it_read_it(
+    core: Core, vault: Path, held: HeldModel, fake_ollama: FakeOllama
+) -> None:
+    """A pass reads its chunks, then asks the model about each, a minute apiece on a CPU: a
+    note deleted meanwhile has its chunk skipped, not asked about for nothing."""
+    ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=True)
+    ingestor.extract_inline = False
+    (vault / "A.md").write_text("# A\n\nAnn works with Ben.\n")
+    (vault / "B.md").write_text("# B\n\nBen is a chemist.\n")
+    await ingestor.upsert_path("A.md")
+    await ingestor.upsert_path("B.md")
+    assert await _pending(core) == ["A.md", "B.md"]
+    passed = asyncio.create_task(ingestor.retry_pending(ask_again=False))
+    await asyncio.to_thread(held.asked.wait, 30)  # asked about A.md's chunk, B.md's read too
+    await ingestor.delete("B.md")
+    held.go.set()
+    assert await passed == (0, 1)
+    asked = [c for c in fake_ollama.calls_to("/api/chat") if "chemist" in json.dumps(c.body)]
+    assert asked == [], "B.md's chunk, deleted, was asked about"
+    assert await _pending(core) == []

@@ -21,6 +21,7 @@ from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
 from knotwork.graph.queries.writes import (
     CHUNK_EXTRACTION_TRIED,
+    CHUNK_PENDING,
     CHUNKS_ERRORS_PENDING,
     CHUNKS_PENDING,
     CHUNKS_PENDING_COUNT,
@@ -192,6 +193,11 @@ class ModelCalls:
             out.facts.update(f.extractor for f in facts)
         return out
 
+    async def _still_pending(self, chunk_id: str, chunk_hash: str) -> bool:
+        """Whether a chunk read for extraction still waits for it (see chunk_pending.cypher)."""
+        [row] = await self.core.store.read(CHUNK_PENDING, id=chunk_id, hash=chunk_hash)
+        return bool(row["pending"])
+
     async def _answers(self, llm: LLM) -> bool:
         """Whether the chat model answers a request of its own (``PROBE_TEXT``), asked after each
         refusal: what it answered before says nothing of now (its context made smaller, another
@@ -287,6 +293,9 @@ class ModelCalls:
         for i, row in enumerate(todo, 1):
             if self.chat_down:
                 break  # the model is let be: the rest stays pending, said by the caller
+            if not await self._still_pending(row["id"], row["hash"]):
+                done += 1  # changed since the pass read it: its new chunks wait their turn
+                continue
             chunk = Chunk(
                 id=row["id"],
                 ord=0,

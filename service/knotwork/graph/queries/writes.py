@@ -216,6 +216,10 @@ class ExtractionTriedRow(TypedDict):
     state: str
 
 
+class ChunkPendingRow(TypedDict):
+    pending: bool
+
+
 class EntitiesPendingRow(TypedDict):
     key: str
     name: str | None
@@ -225,6 +229,7 @@ CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
 CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingCountRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
 CHUNK_EXTRACTION_TRIED = Query("chunk_extraction_tried", ExtractionTriedRow)
+CHUNK_PENDING = Query("chunk_pending", ChunkPendingRow)
 CHUNKS_ERRORS_PENDING = Query("chunks_errors_pending", UpdatedRow)
 CHUNK_FACTS_DELETE = Query("chunk_facts_delete", TouchedRow)
 ENTITIES_PENDING = Query("entities_pending", EntitiesPendingRow)
