@@ -86,12 +86,12 @@ async def watcher(
 
 
 async def started(
-    core: Core, vault: Path, **settings: object
+    core: Core, vault: Path, *, extract: bool = False, **settings: object
 ) -> tuple[VaultWatcher, asyncio.Task[None]]:
-    """A watcher of vault "w" under these settings, run until it finished its start-up
-    reconcile; the caller stops it and awaits the task."""
+    """A watcher of vault "w" under these settings (model extraction with ``extract``), run
+    until it finished its start-up reconcile; the caller stops it and awaits the task."""
     tuned = dataclasses.replace(core, settings=core.settings.model_copy(update=settings))
-    ingestor = Ingestor(tuned, root=vault, vault="w", extract_enabled=False)
+    ingestor = Ingestor(tuned, root=vault, vault="w", extract_enabled=extract)
     running = VaultWatcher(ingestor, Lease(tuned.store, "w", 5))
     ready = asyncio.Event()
     task = asyncio.create_task(running.run(ready=ready))

@@ -6,7 +6,6 @@ rescan; the lease lost), the graph ends as a fresh ingest of the folder makes it
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import json
 import threading
@@ -27,6 +26,7 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, stale_revisions, stored_notes
+from tests.integration.test_watcher import started
 
 ANSWER = json.dumps(
     {
@@ -74,18 +74,9 @@ async def _pending(core: Core) -> list[str]:
 async def _watching(
     core: Core, vault: Path, debounce_ms: int = 100
 ) -> tuple[VaultWatcher, asyncio.Task[None]]:
-    tuned = dataclasses.replace(
-        core,
-        settings=core.settings.model_copy(
-            update={"watch_debounce_ms": debounce_ms, "watch_rescan_s": 0, "lease_ttl_s": 5}
-        ),
+    return await started(
+        core, vault, extract=True, watch_debounce_ms=debounce_ms, watch_rescan_s=0, lease_ttl_s=5
     )
-    ingestor = Ingestor(tuned, root=vault, vault="w", extract_enabled=True)
-    running = VaultWatcher(ingestor, Lease(tuned.store, "w", 5))
-    ready = asyncio.Event()
-    task = asyncio.create_task(running.run(ready=ready))
-    await asyncio.wait_for(ready.wait(), 60)
-    return running, task
 
 
 async def test_an_edit_and_a_delete_land_while_the_model_extracts_another_note(
