@@ -3,7 +3,9 @@ what events missed; a failed write waits and is tried again, never fatal.
 
 Each path due is ingested as it is on disk: present → upsert (unchanged content writes
 nothing), absent → delete, moved → rename (no re-embedding). An editor's atomic save (write a
-temp file, rename it over the note) is thus one modification. Symbolic links are never
+temp file, rename it over the note) is thus one modification. Moves are applied first, one
+by one; the plain changes of a burst (a folder copied in) are written in batches
+(watch/bulk.py), a note that fails going on its own. Symbolic links are never
 followed: a linked note, or a note under a linked folder, is treated as absent. A change or
 rescan that fails on the graph (Neo4j down or restarting) waits and is tried again every
 ``RETRY_GRAPH_S``: none is dropped and the watcher goes on; one that fails otherwise is tried
@@ -35,6 +37,7 @@ from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.vault.files import symlink_on_path
 from knotwork.vault.folders import EMPTY, folder_id, folder_unseen
 from knotwork.vault.write import exists_exactly
+from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.outage import Outage
 from knotwork.watch.queue import WatchStatus
@@ -81,6 +84,8 @@ class Applier(PathEvents):
         )  # moves first
         consumed: set[str] = set()
         taken, heard = set(due), self.status.events
+        plain: list[tuple[str, Pending]] = []  # plain changes gathered for one batch
+        size, bulk = batch_size(self.ingestor), sum(self.pending[p].moved_from is None for p in due)
         self._applying = True
         try:
             for rel in due:
@@ -93,42 +98,67 @@ class Applier(PathEvents):
                 item = self.pending.pop(rel, None)
                 if item is None:
                     continue
-                try:
-                    await self._apply(rel, item, consumed)
-                    self.folder_outage.ended()
-                    self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
-                    self.status.processed += 1
-                    self.status.lag_ms = (time.monotonic() - item.seen) * 1000
-                except (GraphUnavailableError, Neo4jError) as exc:
-                    if isinstance(exc, Neo4jError):  # transient ones count, against a higher cap
-                        if not exc.is_retryable() or item.attempts + 1 >= MAX_TRANSIENT:
-                            self._failed(rel, item, exc)
-                            continue
-                        item.attempts += 1
-                    # Neo4j is down or restarting: this change and the rest wait for it.
-                    self._again(rel, item, attempts=item.attempts)
-                    waiting = f"{len(self.pending)} changes wait"
-                    if isinstance(exc, GraphUnavailableError):
-                        self.outage.failed(exc, waiting)
-                    else:  # a transient error of a server that answers: said each time
-                        log.warning("%s (transient); %s, tried again shortly", exc, waiting)
+                if item.moved_from is None and bulk > 1:  # a burst: written in batches
+                    plain.append((rel, item))
+                    if len(plain) < size:
+                        continue
+                    going, plain = await apply_batch(self, plain, consumed, taken), []
+                elif not plain:
+                    going = await self._apply_one(rel, item, consumed)
+                else:  # a move into a plain path came meanwhile: the next pass's
+                    self.pending.setdefault(rel, item)
+                    continue
+                if not going:
                     break
-                except VaultUnavailableError as exc:  # the folder away: every change waits
-                    self._again(rel, item, attempts=item.attempts)
-                    self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
-                    break
-                except QueryTimeoutError as exc:  # the server's transaction limit: tried again
-                    self._failed(rel, item, exc)
-                except KnotworkError as exc:  # about the note itself: its next change retries
-                    self.status.errors += 1
-                    # A note's own errors name it already ("a.md: looks binary …").
-                    said = str(exc)
-                    log.warning("%s", said if said.startswith(f"{rel}:") else f"{rel}: {said}")
-                except Exception as exc:  # a bug or an odd file: logged, tried again, never fatal
-                    log.exception("%s: unexpected failure", rel)
-                    self._failed(rel, item, exc)
+            else:
+                if plain:
+                    await apply_batch(self, plain, consumed, taken)
+                plain = []
         finally:
+            for rel, item in plain:  # gathered, not written (the pass ended): they wait
+                self.pending.setdefault(rel, item)
             self._applying = False
+
+    def _done(self, item: Pending) -> None:
+        self.folder_outage.ended()
+        self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
+        self.status.processed += 1
+        self.status.lag_ms = (time.monotonic() - item.seen) * 1000
+
+    async def _apply_one(self, rel: str, item: Pending, consumed: set[str]) -> bool:
+        """One change written alone: False when the pass ends (Neo4j or the folder away)."""
+        try:
+            await self._apply(rel, item, consumed)
+            self._done(item)
+        except (GraphUnavailableError, Neo4jError) as exc:
+            if isinstance(exc, Neo4jError):  # transient ones count, against a higher cap
+                if not exc.is_retryable() or item.attempts + 1 >= MAX_TRANSIENT:
+                    self._failed(rel, item, exc)
+                    return True
+                item.attempts += 1
+            # Neo4j is down or restarting: this change and the rest wait for it.
+            self._again(rel, item, attempts=item.attempts)
+            waiting = f"{len(self.pending)} changes wait"
+            if isinstance(exc, GraphUnavailableError):
+                self.outage.failed(exc, waiting)
+            else:  # a transient error of a server that answers: said each time
+                log.warning("%s (transient); %s, tried again shortly", exc, waiting)
+            return False
+        except VaultUnavailableError as exc:  # the folder away: every change waits
+            self._again(rel, item, attempts=item.attempts)
+            self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
+            return False
+        except QueryTimeoutError as exc:  # the server's transaction limit: tried again
+            self._failed(rel, item, exc)
+        except KnotworkError as exc:  # about the note itself: its next change retries
+            self.status.errors += 1
+            # A note's own errors name it already ("a.md: looks binary …").
+            said = str(exc)
+            log.warning("%s", said if said.startswith(f"{rel}:") else f"{rel}: {said}")
+        except Exception as exc:  # a bug or an odd file: logged, tried again, never fatal
+            log.exception("%s: unexpected failure", rel)
+            self._failed(rel, item, exc)
+        return True
 
     def _move_sources(self, taken: set[str]) -> set[str]:
         """The old paths of the moves a pass that took ``taken`` does not apply: a folder

@@ -1,0 +1,142 @@
+"""The plain changes of a pass (upserts and deletes not part of a move) read and written in
+batches: one transaction for up to ``BATCH_MAX`` notes, where one each made a burst (a folder
+of notes copied in, hundreds deleted at once) take a minute and more to settle.
+
+Each note is read as ``Ingestor.upsert_path`` reads it, under the notes' locks; one that cannot
+be read (binary, too large, a link appeared) is left to the one-by-one path, which says why
+once. What the batch writes is the same as one by one: ``Ingestor.apply`` drafts, embeds and
+writes them against the graph's names with the batch applied. Moves stay one by one
+(watch/apply.py), before these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from neo4j.exceptions import Neo4jError
+
+from knotwork.errors import GraphUnavailableError, VaultUnavailableError
+from knotwork.ingest.changes import Change, Delete, NoteOutcome, Upsert
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.vault.files import read_note
+from knotwork.watch.events import Pending
+
+if TYPE_CHECKING:
+    from knotwork.watch.apply import Applier
+
+log = logging.getLogger("knotwork.watch.apply")  # the watcher's writes say it as one
+
+BATCH_MAX = 100  # notes a watcher's transaction writes at most (a sync's are larger)
+
+
+@dataclass
+class Written:
+    """What a batch did: each note written and its outcome, and the notes it left to the
+    one-by-one path (unreadable, or the batch refused as a whole), in their order."""
+
+    done: list[tuple[str, Pending, NoteOutcome]] = field(default_factory=list)
+    singles: list[tuple[str, Pending]] = field(default_factory=list)
+    back: list[tuple[str, Pending]] = field(default_factory=list)  # now move sources: wait
+
+
+def batch_size(ingestor: Ingestor) -> int:
+    return max(1, min(ingestor.settings.ingest_batch, BATCH_MAX))
+
+
+async def write_plain(
+    applier: Applier, plain: list[tuple[str, Pending]], taken: set[str]
+) -> Written:
+    """Read and write ``plain`` as one batch under its notes' locks. Raises what the write
+    raised (the caller sorts an outage from a refusal); a note missing while the vault folder
+    is away raises VaultUnavailableError before anything is written."""
+    out = Written()
+    ingestor = applier.ingestor
+    async with ingestor.core.note_locks.hold(*(rel for rel, _ in plain)):
+        changes: list[tuple[str, Pending, Change, list[str]]] = []
+        for rel, item in plain:
+            if not applier._is_note_file(rel):
+                changes.append((rel, item, Delete(rel), []))
+                continue
+            try:
+                text = await asyncio.to_thread(
+                    read_note, applier.root, rel, ingestor.settings.max_note_bytes
+                )
+            except Exception:  # said once, by the one-by-one path
+                out.singles.append((rel, item))
+                continue
+            changes.append((rel, item, Upsert(rel, text.text, text.mtime), text.warnings))
+        if any(isinstance(c, Delete) for _, _, c, _ in changes) and (
+            away := await applier._folder_away()
+        ):
+            raise VaultUnavailableError(away)
+        # A move out of a note read here may have come while it was read: its old path waits
+        # for that move, as in the one-by-one pass, and is not deleted on its own.
+        sources = applier._move_sources(taken)
+        out.back = [(rel, item) for rel, item, _, _ in changes if rel in sources]
+        changes = [c for c in changes if c[0] not in sources]
+        if changes:
+            outcomes = await ingestor.apply([c for _, _, c, _ in changes])
+            for (rel, item, _, warnings), outcome in zip(changes, outcomes, strict=True):
+                outcome.warnings[:0] = warnings
+                out.done.append((rel, item, outcome))
+    return out
+
+
+async def apply_batch(
+    applier: Applier, plain: list[tuple[str, Pending]], consumed: set[str], taken: set[str]
+) -> bool:
+    """Write plain changes as one batch: False when the pass ends (Neo4j
+    or the vault folder away: they all wait). A batch refused otherwise, and a note that
+    cannot be read, go one by one, so a bad note costs only itself."""
+    if len(plain) == 1:
+        return await applier._apply_one(*plain[0], consumed)
+    try:
+        written = await write_plain(applier, plain, taken)
+    except (GraphUnavailableError, VaultUnavailableError, Neo4jError) as exc:
+        if isinstance(exc, Neo4jError) and not exc.is_retryable():
+            log.debug("a batch of %d refused (%s); written one by one", len(plain), exc)
+            written = Written(singles=plain)
+        else:
+            _again_all(applier, plain, exc)
+            return False
+    except Exception as exc:  # a note's own error, or a bug: each note says its own
+        log.debug("a batch of %d failed (%s); written one by one", len(plain), exc)
+        written = Written(singles=plain)
+    for rel, item in written.back:
+        applier.pending.setdefault(rel, item)
+    for _rel, item, outcome in written.done:
+        for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
+            log.warning("%s", warning)
+        applier._done(item)
+    for i, (rel, item) in enumerate(written.singles):
+        if rel in applier._move_sources(taken):  # a move out of it came meanwhile: waits
+            applier.pending.setdefault(rel, item)
+        elif not await applier._apply_one(rel, item, consumed):
+            for later, waiting in written.singles[i + 1 :]:
+                applier.pending.setdefault(later, waiting)
+            return False
+    return True
+
+
+def _again_all(applier: Applier, plain: list[tuple[str, Pending]], exc: Exception) -> None:
+    """A batch that failed on the graph or the folder: each change waits, as one alone
+    would (a transient error counts against each change's cap)."""
+    from knotwork.watch.apply import MAX_TRANSIENT
+
+    for rel, item in plain:
+        if isinstance(exc, Neo4jError):
+            if item.attempts + 1 >= MAX_TRANSIENT:
+                applier._failed(rel, item, exc)
+                continue
+            item.attempts += 1
+        applier._again(rel, item, attempts=item.attempts)
+    waiting = f"{len(applier.pending)} changes wait"
+    if isinstance(exc, GraphUnavailableError):
+        applier.outage.failed(exc, waiting)
+    elif isinstance(exc, VaultUnavailableError):
+        applier.folder_outage.failed(exc, waiting)
+    else:  # a transient error of a server that answers: said each time
+        log.warning("%s (transient); %s, tried again shortly", exc, waiting)

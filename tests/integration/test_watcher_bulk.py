@@ -1,0 +1,121 @@
+"""The watcher under a burst of plain changes (a folder of notes copied in, many deleted at
+once): they are written in batches, a few transactions for hundreds of notes, and one note
+that fails costs only itself."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j.exceptions import ClientError
+
+from knotwork.check.verify import verify_vault
+from knotwork.core import Core
+from knotwork.ingest import write
+from tests.integration.conftest import put
+from tests.integration.test_watcher import assert_verified, graph_paths, settle, started
+
+NOTES = 300
+DEBOUNCE_MS = 1000  # long enough that one pass takes the whole burst on a busy machine
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, refuse: str | None = None) -> list[int]:
+    """The sizes of the write transactions the watcher makes; with ``refuse``, Neo4j refuses
+    every transaction writing that note (as it would a constraint it breaks)."""
+    sizes: list[int] = []
+    real = write.write_batch
+
+    async def counting(store: Any, batch: Any) -> Any:
+        paths = [w.path for w in batch.writes] + [d.path for d in batch.deletes]
+        sizes.append(len(paths))
+        if refuse in paths:
+            raise ClientError(f"refused: {refuse}")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", counting)
+    return sizes
+
+
+def _copy_in(vault: Path, folder: str, count: int) -> None:
+    for i in range(count):
+        put(vault, f"{folder}/n{i:03d}.md", f"# N{i}\n\nLinks to [[n{(i + 1) % count:03d}]].\n")
+
+
+async def test_a_burst_of_copied_notes_is_written_in_a_few_transactions(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    running, task = await started(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0)
+    try:
+        before = await graph_paths(core)
+        sizes = _counted(monkeypatch)
+        _copy_in(vault, "copied", NOTES)
+        await settle(running, quiet=1.0, limit_s=120)
+        await assert_verified(running)
+        assert len(await graph_paths(core)) == len(before) + NOTES
+        assert running.status.processed >= NOTES
+        assert 0 < len(sizes) <= 10, sizes  # one by one it was one per note
+        sizes.clear()
+        for i in range(NOTES):  # and deleted at once
+            (vault / f"copied/n{i:03d}.md").unlink()
+        await settle(running, quiet=1.0, limit_s=120)
+        await assert_verified(running)
+        assert await graph_paths(core) == before
+        assert 0 < len(sizes) <= 10, sizes
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)
+
+
+async def test_a_binary_note_in_a_burst_costs_only_itself(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="knotwork.watch")
+    running, task = await started(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0)
+    try:
+        before = await graph_paths(core)
+        sizes = _counted(monkeypatch)
+        _copy_in(vault, "copied", 50)
+        (vault / "copied/image.md").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+        await settle(running, quiet=1.0, limit_s=120)
+        assert len(await graph_paths(core)) == len(before) + 50
+        said = [r.getMessage() for r in caplog.records if "binary" in r.getMessage()]
+        assert len(said) == 1 and said[0].startswith("copied/image.md: "), said
+        assert running.status.errors == 1
+        assert len(sizes) <= 3, sizes
+        differences = await verify_vault(running.ingestor)
+        assert {p for d in differences for p in (*d.missing, *d.stale)} <= {"copied/image.md"}, (
+            differences
+        )
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)
+
+
+async def test_a_batch_neo4j_refuses_is_written_one_by_one(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="knotwork.watch")
+    monkeypatch.setattr("knotwork.watch.apply.RETRY_GRAPH_S", 0.2)
+    running, task = await started(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0)
+    try:
+        before = await graph_paths(core)
+        sizes = _counted(monkeypatch, refuse="copied/n007.md")
+        _copy_in(vault, "copied", 50)
+        await settle(running, quiet=1.0, limit_s=120)
+        paths = await graph_paths(core)
+        assert len(paths) == len(before) + 49 and "copied/n007.md" not in paths
+        # The watcher's own tries (a rescan, once they are given up, says it its own way).
+        said = [r.getMessage() for r in caplog.records if "(try " in r.getMessage()]
+        assert said and all(m.startswith("copied/n007.md: refused") for m in said), said
+        assert len(said) == len(set(said)), said  # each try said once
+        assert sizes.count(1) >= 49  # the others, one by one
+        differences = await verify_vault(running.ingestor)
+        assert {p for d in differences for p in (*d.missing, *d.stale)} <= {"copied/n007.md"}, (
+            differences
+        )
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)
