@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -441,3 +442,21 @@ async def test_a_pass_does_not_ask_the_model_about_a_chunk_deleted_since_it_read
     asked = [c for c in fake_ollama.calls_to("/api/chat") if "chemist" in json.dumps(c.body)]
     assert asked == [], "B.md's chunk, deleted, was asked about"
     assert await _pending(core) == []
+
+
+async def test_the_watcher_logs_why_an_extraction_failed(
+    core: Core, vault: Path, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Extraction beside the writes still says, in the watcher's log, which note's chunk the
+    model answered with garbage (it said so when extraction ran inside the write)."""
+    fake_ollama.chat_script = lambda body: "this is not json at all"
+    (vault / "Odd.md").write_text("# Odd\n\nAnn works with Ben.\n")
+    with caplog.at_level(logging.WARNING, logger="knotwork.watch.apply"):
+        running, task = await _watching(core, vault)
+        try:
+            await _until(lambda: _nothing_pending(core))
+        finally:
+            running.stop()
+            await asyncio.wait_for(task, 30)
+    said = [r.getMessage() for r in caplog.records if "extraction failed" in r.getMessage()]
+    assert said and all(m.startswith("Odd.md: ") for m in said), caplog.text

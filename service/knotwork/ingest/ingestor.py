@@ -269,11 +269,12 @@ class Ingestor:
         return prepared.outcomes
 
     async def retry_pending(
-        self, limit: int = 10_000, *, ask_again: bool = True
+        self, limit: int = 10_000, *, ask_again: bool = True, warnings: list[str] | None = None
     ) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted);
-        see ``ModelCalls.retry_pending``."""
-        return await self.models.retry_pending(limit, ask_again=ask_again)
+        ``warnings`` gets why an extraction was postponed or failed. See
+        ``ModelCalls.retry_pending``."""
+        return await self.models.retry_pending(limit, ask_again=ask_again, warnings=warnings)
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""

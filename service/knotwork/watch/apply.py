@@ -284,8 +284,11 @@ class Applier(PathEvents):
     async def retry_pending(self, limit: int = 10_000) -> int:
         """What ``knotwork retry`` does, under this watcher's lease, for at most ``limit``
         pending chunks, waiting out a model's back-off: how many chunks it did."""
+        said: list[str] = []  # each extraction postponed or failed, and why: logged
         try:
-            embedded, extracted = await self.ingestor.retry_pending(limit, ask_again=False)
+            embedded, extracted = await self.ingestor.retry_pending(
+                limit, ask_again=False, warnings=said
+            )
         except GraphUnavailableError as exc:
             self.outage.failed(exc, "the chunks a model left pending wait")
             return 0
@@ -295,6 +298,9 @@ class Applier(PathEvents):
         except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)
             return 0
+        finally:
+            for warning in said:
+                log.warning("%s", warning)
         if not self.ingestor.models.down:  # the pending chunks were read: Neo4j answers
             self.outage.ended()
         if embedded or extracted:
