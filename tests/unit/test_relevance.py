@@ -198,6 +198,12 @@ def test_a_question_of_no_letter_or_digit_is_about_nothing() -> None:
         # A word a language asks with is another language's noun: it counts as that.
         ("Wie macht man Brot?", ["macht", "brot"]),
         ("Who is the man in the car?", ["man", "car"]),
+        # No function word, or one of another language beside the question's own: no table
+        # drops a content word ("car" is French, "man" German, "sea" Spanish, "sue" Italian).
+        ("car insurance renewal?", ["car", "insurance", "renewal"]),
+        ("sue landlord deadline", ["sue", "landlord", "deadline"]),
+        ("How did the man die?", ["man"]),
+        ("Did my son swim in the sea?", ["swim", "sea"]),
     ],
 )  # fmt: skip
 def test_a_question_asks_the_notes_only_for_what_it_is_about(

@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable
 
 from knotwork.text.asking import asking_words, phrase_places
 from knotwork.text.keys import spaceless, spaceless_pairs, words
-from knotwork.text.language import LANGUAGES, function_languages
+from knotwork.text.language import leading_language
 from knotwork.text.stopwords import STOPWORDS
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
@@ -27,10 +27,11 @@ def asked(question: str) -> list[str]:
     """The question's content words that the evidence is asked to hold: its ``terms`` less the
     words and phrases it is asked with (text/asking.py) — "Wann fand das Treffen statt?" asks
     for "treffen", as "When was the meeting?" asks for "meeting". The words are those of the
-    languages its function words belong to, of every one when it holds none."""
+    language most of its function words belong to; none when it holds none or two languages
+    tie: a keyword question ("car insurance renewal") asks for every word it holds."""
     found = words(question)
-    languages = function_languages(question) or set(LANGUAGES)
-    framing = asking_words(languages)
+    language = leading_language(question)
+    framing = asking_words([language] if language else [])
     places = phrase_places(found)
     pairs = [a + b for a, b in spaceless_pairs(found)]
     return [

@@ -87,6 +87,16 @@ def function_languages(text: str) -> set[Language]:
     return found | {"th"} if _THAI.search(text) else found
 
 
+def leading_language(text: str) -> Language | None:
+    """The language more of ``text``'s function words belong to than any other's, or None
+    (none, or two tied): a short question's own language, which a single word another language
+    also has ("die", "son", "car" in an English question) does not outvote."""
+    ranked = _function_word_counts(text).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
 def _thai(text: str) -> bool:
     """Whether ``text`` is mostly Thai, counted over the letters of its start."""
     sample = text[:SAMPLE_CHARS]
