@@ -17,11 +17,12 @@ reunión?", "Quando aconteceu a reunião?". ``PHRASES`` lists them, and the auxi
 participle that is also a noun ("è stato", the Italian "state"); ``…`` stands for up to ``GAP``
 words, as German puts the subject inside its verb ("fand das Treffen statt").
 
-A language's words count for a question that holds a function word of that language
-(text/language.py), or for one that holds none: German "man" ("Wie macht man Brot?") is an
-English noun, French "car" ("because") is one too. The phrases are long or specific enough
-to count in any question: a short one often holds no function word of its own language
-("Quand a eu lieu la réunion ?" only the Italian "la").
+A language's words count for a question most of whose function words are of that language
+(text/language.py ``leading_language``), and none for one that holds none or ties: German
+"man" ("Wie macht man Brot?") is an English noun, French "car" ("because") is one too, and an
+English question's "die" or "son" must not make it German or Spanish. The phrases are long or
+specific enough to count in any question: a short one often holds no function word of its own
+language ("Quand a eu lieu la réunion ?" only the Italian "la").
 """
 
 from __future__ import annotations
