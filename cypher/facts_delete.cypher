@@ -11,7 +11,10 @@
 // The facts deleted come back per note, as notes_facts.cypher gives them: what each note
 // asserted before the write, for its revision, without a round trip of its own.
 // Parameters: $vault (str), $paths (list<str>), $incoming (bool)
-// Returns: touched (list of element ids of nodes that lost a relationship: orphan candidates),
+// Returns: touched (list of element ids of the entities and Unresolved placeholders that lost a
+//          relationship and hold none now: orphan candidates),
+//          placeholders (list of element ids of the Unresolved placeholders that lost a link and
+//          hold others, none spelled as the placeholder's name: to name again),
 //          keys (list<str>, the incoming link keys; empty without $incoming),
 //          lost (list of maps: path (the mentioning note), fact (as in facts); empty without
 //          $incoming),
@@ -42,25 +45,24 @@ CALL (n, path) {
 }
 CALL (n, path) {
   MATCH (n)-[r]->(o) WHERE r.source = path
-  WITH r, o, elementId(o) AS id,
-       type(r) = 'MENTIONS' AND r.extractor = 'mention' AS mention,
+  WITH r, o, type(r) = 'MENTIONS' AND r.extractor = 'mention' AS mention,
        {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
         line: r.line, predicate: r.predicate, chunk_id: r.chunk_id} AS fact
   DELETE r
-  RETURN collect(id) AS own, collect(DISTINCT CASE WHEN mention THEN o END) AS targets,
-         collect(fact) AS own_facts
+  RETURN collect(DISTINCT CASE WHEN o:Entity OR o:Unresolved THEN o END) AS own,
+         collect(DISTINCT CASE WHEN mention THEN o END) AS targets, collect(fact) AS own_facts
 }
 CALL (n, path) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[:HAS_ENTITY]->(s:Entity)-[r]->(o) WHERE r.source = path
-  WITH DISTINCT r, elementId(s) AS sid, elementId(o) AS oid
-  WITH r, sid, oid,
+  WITH DISTINCT r, s, CASE WHEN o:Entity OR o:Unresolved THEN o END AS o
+  WITH r, s, o,
        {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
         line: r.line, predicate: r.predicate, chunk_id: r.chunk_id} AS fact
-  DELETE r RETURN collect(sid) + collect(oid) AS model, collect(fact) AS model_facts
+  DELETE r RETURN collect(s) + collect(o) AS model, collect(fact) AS model_facts
 }
 CALL (n) {
   MATCH (n)-[:HAS_CHUNK]->(:Chunk)-[h:HAS_ENTITY]->(e)
-  WITH h, elementId(e) AS id DELETE h RETURN collect(id) AS mentioned
+  DELETE h RETURN collect(e) AS mentioned
 }
 // Every note's facts are gone before any count changes.
 WITH collect(own + model + mentioned) AS lists, collect(targets) AS targets, collect(keys) AS keys,
@@ -78,6 +80,15 @@ CALL (targets) {
                             ELSE m.mentioned_by - fewer END
   REMOVE m._lock
 }
-RETURN COLLECT { UNWIND lists AS ids UNWIND ids AS id RETURN DISTINCT id } AS touched,
+// What the notes' facts pointed at, once they are all gone: only what holds no relationship
+// now may be an orphan (orphans_delete.cypher's test), and only a placeholder whose name no
+// link spells any more may need another (unresolved_names.cypher's); the rest stays as it is
+// unless a later write of the transaction changes it, and that write lists it then.
+WITH keys, facts, lost, COLLECT { UNWIND lists AS some UNWIND some AS x RETURN DISTINCT x } AS nodes
+RETURN [x IN nodes WHERE NOT EXISTS { MATCH (x)-[r]-() WHERE NOT r:SIMILAR_TO }
+        | elementId(x)] AS touched,
+       [u IN nodes WHERE u:Unresolved AND EXISTS { MATCH (u)--() }
+          AND (u.name IS NULL OR NOT EXISTS { MATCH (u)<-[r]-() WHERE r.target_text = u.name })
+        | elementId(u)] AS placeholders,
        COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys,
        facts, COLLECT { UNWIND lost AS some UNWIND some AS l RETURN l } AS lost

@@ -8,9 +8,9 @@
 //             before), props (map of relationship properties, including source = the
 //             asserting note's path, target = the link key, target_text = the link as
 //             written), target_path (str or null))
-// Returns: touched (list of element ids of the placeholders linked: their names may change),
-//          spelled (list of maps: id, spelling (a placeholder's new link as written), for
-//          unresolved_names.cypher)
+// Returns: touched (list of element ids of the placeholders linked), placeholders (the same
+//          list: their names may change), spelled (list of maps: id, spelling (a
+//          placeholder's new link as written), for unresolved_names.cypher)
 // Planned once per server: every node it reads is found by a unique key or element id,
 // so no plan is better on a larger graph, and a sync growing the graph does not have it
 // planned again on the way (planning it costs more than running a batch of it).
@@ -30,6 +30,7 @@ CALL (f) {
 CREATE (n)-[r:$(f.relation)]->(target)
 SET r = f.props, r.recorded_at = datetime()
 WITH target, f.props.target_text AS spelling WHERE target:Unresolved
-RETURN collect(DISTINCT elementId(target)) AS touched,
-       collect(DISTINCT CASE WHEN spelling IS NOT NULL
-                             THEN {id: elementId(target), spelling: spelling} END) AS spelled
+WITH collect(DISTINCT elementId(target)) AS ids,
+     collect(DISTINCT CASE WHEN spelling IS NOT NULL
+                           THEN {id: elementId(target), spelling: spelling} END) AS spelled
+RETURN ids AS touched, ids AS placeholders, spelled

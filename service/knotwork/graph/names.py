@@ -184,11 +184,15 @@ class NameView:
 Cache = dict[str, tuple[str, NameIndex]]  # vault → (stamp token, its names): Core.names
 
 
-async def cached(store: GraphStore, cache: Cache, vault: str) -> tuple[str | None, NameIndex]:
+async def cached(
+    store: GraphStore, cache: Cache, vault: str, tokens: list[str] | None = None
+) -> tuple[str | None, NameIndex]:
     """The vault's note names and the stamp token they were read under: from ``cache`` while
-    the graph's stamp (names_stamp.cypher) is the token cached, else read anew."""
-    rows = await store.read(NAMES_STAMP, vault=vault)
-    tokens = rows[0]["tokens"] if rows else []
+    the graph's stamp (names_stamp.cypher; ``tokens``: read already, by a query that also
+    reads it) is the token cached, else read anew."""
+    if tokens is None:
+        rows = await store.read(NAMES_STAMP, vault=vault)
+        tokens = rows[0]["tokens"] if rows else []
     token = tokens[0] if len(tokens) == 1 else None
     hit = cache.get(vault)
     if token is not None and hit is not None and hit[0] == token:

@@ -54,6 +54,11 @@ class Batch:
     # Set when the batch changes the vault's note names: recorded for other processes' caches.
     names_token: str | None = None
     reverse_keys: list[str] = field(default_factory=list)
+    # Of ``reverse_keys``, those that only the notes this batch deletes bore (a batch standing
+    # alone knows them): the mentions made by them went with those notes (facts_delete), and
+    # a mention of another note by one does not change by their going; so no other note's
+    # mentions change by them unless its text holds one that a note still bears.
+    deleted_keys: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     link_keys: list[str] = field(default_factory=list)  # re-resolve the links to these keys
     # A sync's first batch records its last batch's keys here, the last clears them (empty

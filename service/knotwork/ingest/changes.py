@@ -4,11 +4,11 @@ and the batch between drafting and writing (see ingest/ingestor.py); a whole syn
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from knotwork.graph.names import NameView
-from knotwork.graph.queries.writes import NotesStateRow
+from knotwork.graph.queries.writes import NoteNamedRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest.batch import Batch, NoteDelete
 from knotwork.models import ParsedNote
@@ -64,7 +64,7 @@ class Prepared:
 class Drafted:
     """A batch drafted and embedded, before any name is resolved."""
 
-    states: dict[str, NotesStateRow]
+    states: Mapping[str, NoteNamedRow]  # what the graph held of the notes changed
     outcomes: list[NoteOutcome]
     drafts: dict[str, drafting.Draft]
     deletes: list[NoteDelete]

@@ -21,14 +21,14 @@ from knotwork.core import Core
 from knotwork.errors import ConfigError
 from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names, NameView
-from knotwork.graph.queries.writes import NOTES_STATE
+from knotwork.graph.queries.writes import NOTES_GONE_STATE, NOTES_STATE
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write, written
 from knotwork.ingest.batch import Batch, NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
-from knotwork.ingest.states import changed_names, draft_change
+from knotwork.ingest.states import changed_names, delete_outcome, draft_change
 from knotwork.ingest.written import BatchProgress
 from knotwork.text.language import setting_key
 from knotwork.vault.files import clean_relpath, read_note
@@ -96,9 +96,29 @@ class Ingestor:
 
     async def apply(self, changes: list[Change]) -> list[NoteOutcome]:
         """Apply changes as one batch against the vault's current names."""
+        if changes and all(isinstance(c, Delete) for c in changes):
+            return await self._apply_deletes([c for c in changes if isinstance(c, Delete)])
         drafted = await self.embed(await self.draft(changes))
         async with self.core.names_lock:  # the names read stay the graph's until written
             prepared = await self.resolve(drafted)
+            results = await self._write(prepared)
+        return await self._finish(prepared, results, link=True)
+
+    async def _apply_deletes(self, changes: list[Delete]) -> list[NoteOutcome]:
+        """``apply`` for deletes alone: nothing to draft or embed, so the names lock is taken
+        first and one read gives the notes' states with the names stamp, not two reads."""
+        async with self.core.names_lock:
+            for change in changes:
+                change.path = clean_relpath(change.path)
+            paths = [c.path for c in changes]
+            [row] = await self.core.store.read(NOTES_GONE_STATE, vault=self.vault, paths=paths)
+            states = {n["path"]: n for n in row["notes"]}
+            outcomes: list[NoteOutcome] = []
+            deletes: list[NoteDelete] = []
+            for path in paths:
+                delete_outcome(path, states, outcomes, deletes)
+            drafted = Drafted(states, outcomes, {}, deletes)
+            prepared = await self.resolve(drafted, stamp=row["tokens"])
             results = await self._write(prepared)
         return await self._finish(prepared, results, link=True)
 
@@ -151,10 +171,7 @@ class Ingestor:
         )
         for change in changes:
             if isinstance(change, Delete):
-                state = states.get(change.path)
-                outcomes.append(NoteOutcome(change.path, "deleted" if state else "missing"))
-                if state:
-                    deletes.append(NoteDelete(change.path, state["content_hash"]))
+                delete_outcome(change.path, states, outcomes, deletes)
                 continue
             outcome, made = next(made_all)
             outcomes.append(outcome)
@@ -188,19 +205,24 @@ class Ingestor:
             by_path[path].embedded = len(cs)
         return drafted
 
-    async def resolve(self, drafted: Drafted, names: Names | None = None) -> Prepared:
+    async def resolve(
+        self, drafted: Drafted, names: Names | None = None, stamp: list[str] | None = None
+    ) -> Prepared:
         """Mentions and links resolved, the writer's rows built.
 
         ``names``: the vault's names after the whole change, which links and mentions resolve
         against (a sync passes them, knowing every note it will write, and moves other notes'
         mentions and links once at its end). Without them the batch stands alone: the graph's
         names with this batch applied serve, and the batch moves the others itself.
+        ``stamp``: the names stamp's tokens, when read already under the names lock.
         """
         standalone, token = names is None, None
         states, drafts, deletes = drafted.states, drafted.drafts, drafted.deletes
         view: NameView | None = None
         if names is None:  # the graph's names, as this batch leaves them
-            token, base = await names_cache.cached(self.core.store, self.core.names, self.vault)
+            token, base = await names_cache.cached(
+                self.core.store, self.core.names, self.vault, stamp
+            )
             view = names = NameView(base)
             for d in drafts.values():
                 if d.renamed_from:
@@ -220,6 +242,8 @@ class Ingestor:
         batch = Batch(self.vault, names, writes, deletes, mentioned)
         if standalone:
             batch.reverse_keys = changed_names(drafts.values(), deletes, states)
+            written = changed_names(drafts.values(), [], states)
+            batch.deleted_keys = sorted(set(batch.reverse_keys) - set(written))
             batch.exclude = sorted(drafts)
             # Other notes' links to the keys of notes new here move to them.
             batch.link_keys = new_note_keys(d.path for d in drafts.values() if d.is_new)

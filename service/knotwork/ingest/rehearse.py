@@ -28,6 +28,8 @@ from neo4j import AsyncManagedTransaction
 
 from knotwork.core import Core
 from knotwork.graph.names import NameIndex
+from knotwork.graph.queries.writes import NOTES_GONE_STATE
+from knotwork.graph.store import run_query
 from knotwork.ingest import settle, write
 from knotwork.ingest.batch import Batch, NoteDelete
 from knotwork.ingest.changes import Change, Upsert
@@ -94,11 +96,16 @@ async def rehearse(core: Core) -> None:
     batch.link_keys = new_note_keys(drafted.drafts)
     batch.owed = {"reverse": [], "links": []}
     works = [write.batch_work(batch), settle.placeholders_work(scratch.vault, names)]
-    works += [write.batch_work(b) for b in await _edit_and_delete(scratch, unit, names)]
+    edit, delete = await _edit_and_delete(scratch, unit, names)
+    gone = [d.path for d in delete.deletes]
 
     async def work(tx: AsyncManagedTransaction) -> None:
         for step in works:
             await step(tx)
+        await write.batch_work(edit)(tx)
+        # What a delete reads before its transaction (Ingestor.apply), then the delete.
+        await run_query(tx, NOTES_GONE_STATE, vault=scratch.vault, paths=gone)
+        await write.batch_work(delete)(tx)
 
     try:
         await core.store.rolled_back(work)
@@ -111,7 +118,8 @@ async def _edit_and_delete(scratch: Ingestor, unit: list[float], names: NameInde
     note's delete, each as ``Ingestor.apply`` builds it. The edit rewrites the mentions of
     the second note, which names the first; the third note mentions the second, as the
     sync's batch wrote it, so the delete takes that mention and records it in the third
-    note's revision, and its reverse pass looks for the second note's names."""
+    note's revision (the second note's names, borne by no other note, are looked for nowhere
+    else: ``Batch.deleted_keys``)."""
     first, second, _ = list(_NOTES)
     drafted = await scratch.draft([Upsert(first, _NOTES[first] + "\nEdited.\n", 0.0)])
     for d in drafted.drafts.values():
@@ -121,5 +129,5 @@ async def _edit_and_delete(scratch: Ingestor, unit: list[float], names: NameInde
     keys = sorted(names.keys_of(second))
     names.remove(second)
     delete = Batch(scratch.vault, names, [], [NoteDelete(second, "rehearsed")], names)
-    delete.reverse_keys, delete.names_token = keys, uuid.uuid4().hex
+    delete.reverse_keys, delete.deleted_keys, delete.names_token = keys, keys, uuid.uuid4().hex
     return [edit, delete]

@@ -29,10 +29,15 @@ from knotwork.models import stored_fact_key
 
 @dataclass
 class Touched:
-    """The nodes a transaction changed the relationships of: orphan candidates, and
-    placeholders to name again, with the spellings of the links they gained."""
+    """The nodes a transaction changed the relationships of: orphan candidates (entities and
+    placeholders), and placeholders to name again, with the spellings of the links they
+    gained. Each query lists apart what may be an orphan and what may need a new name, and
+    facts_delete and links_reresolve only what does (left with no relationship; a name no
+    link spells any more; a new placeholder they name themselves), so a delete whose
+    entities and placeholders keep other links runs neither query."""
 
     ids: list[str] = field(default_factory=list)
+    placeholders: list[str] = field(default_factory=list)
     spelled: list[Spelled] = field(default_factory=list)
 
     async def relink(
@@ -42,18 +47,21 @@ class Touched:
         rows = await run_query(tx, query, **params)
         if rows:
             self.ids += rows[0]["touched"]
+            self.placeholders += rows[0]["placeholders"]
             self.spelled += rows[0]["spelled"]
 
     async def settle(self, tx: AsyncManagedTransaction) -> None:
         """Delete the orphans left, and name the placeholders again by their links."""
-        if not self.ids:
+        if self.ids:
+            await run_query(tx, ORPHANS_DELETE, ids=sorted(set(self.ids)))
+        if not self.placeholders:
             return
-        ids = sorted(set(self.ids))
-        await run_query(tx, ORPHANS_DELETE, ids=ids)
         added: dict[str, set[str]] = {}
         for s in self.spelled:
             added.setdefault(s["id"], set()).add(s["spelling"])
-        placeholders = [{"id": i, "added": sorted(added.get(i, ()))} for i in ids]
+        placeholders = [
+            {"id": i, "added": sorted(added.get(i, ()))} for i in sorted(set(self.placeholders))
+        ]
         # A placeholder is named by the links it has now, not by the first one written.
         await run_query(tx, UNRESOLVED_NAMES, placeholders=placeholders)
 
@@ -97,7 +105,8 @@ def placeholders_work(vault: str, names: NameIndex) -> Work[None]:
         targets = NameView(names)
         for path in rows[0]["paths"]:
             targets.remove(path)
-        touched = Touched(list(rows[0]["placeholders"]), list(rows[0]["spelled"]))
+        placeholders = list(rows[0]["placeholders"])
+        touched = Touched(placeholders, list(placeholders), list(rows[0]["spelled"]))
         keys = key_rows(rows[0]["keys"], targets)
         await touched.relink(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
         await touched.settle(tx)

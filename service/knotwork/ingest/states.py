@@ -7,9 +7,9 @@ is pure and blocking, run off the event loop for the whole batch at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from knotwork.graph.queries.writes import NotesStateRow
+from knotwork.graph.queries.writes import NoteNamedRow, NotesStateRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest.batch import NoteDelete
 from knotwork.ingest.changes import NoteOutcome, Upsert
@@ -60,7 +60,20 @@ def draft_change(
     return outcome, made
 
 
-def _mkeys(state: NotesStateRow | None) -> list[str]:
+def delete_outcome(
+    path: str,
+    states: Mapping[str, NoteNamedRow],
+    outcomes: list[NoteOutcome],
+    deletes: list[NoteDelete],
+) -> None:
+    """A delete's outcome, and its note to delete when the graph holds it (not a placeholder)."""
+    state = states.get(path)
+    outcomes.append(NoteOutcome(path, "deleted" if state else "missing"))
+    if state:
+        deletes.append(NoteDelete(path, state["content_hash"]))
+
+
+def _mkeys(state: NoteNamedRow | None) -> list[str]:
     """The mention keys a note's stored state holds (none for no state)."""
     return list(state["mkeys"] or []) if state else []
 
@@ -68,7 +81,7 @@ def _mkeys(state: NotesStateRow | None) -> list[str]:
 def changed_names(
     drafts: Iterable[drafting.Draft],
     deletes: list[NoteDelete],
-    states: dict[str, NotesStateRow],
+    states: Mapping[str, NoteNamedRow],
 ) -> list[str]:
     """Names whose mentions elsewhere may change: those of notes that appear, go or move
     (old and new), and the names a note gains or loses (``changed_keys``)."""

@@ -53,21 +53,25 @@ async def _delete_facts(
     vault: str,
     paths: list[str],
     before: Asserted,
+    touched: Touched,
     lost: Asserted | None = None,
-) -> tuple[list[str], list[str]]:
-    """Delete the notes' facts, recording in ``before`` what each asserted (for its revision);
-    with ``lost`` (the notes are going), other notes' mentions of them too, recorded there by
-    the note that made them. (touched, other notes' link keys to them when ``lost``)."""
+) -> list[str]:
+    """Delete the notes' facts, recording in ``before`` what each asserted (for its revision)
+    and in ``touched`` the nodes they pointed at; with ``lost`` (the notes are going), other
+    notes' mentions of them too, recorded there by the note that made them. Returns other
+    notes' link keys to them (with ``lost``; else none)."""
     incoming = lost is not None
     rows = await run_query(tx, FACTS_DELETE, vault=vault, paths=paths, incoming=incoming)
     if not rows:
-        return [], []
+        return []
     for note in rows[0]["facts"]:  # the first sighting is what the note asserted before
         before.setdefault(note["path"], sorted({stored_fact_key(f) for f in note["facts"]}))
     if lost is not None:
         for gone in rows[0]["lost"]:
             lost.setdefault(gone["path"], []).append(stored_fact_key(gone["fact"]))
-    return list(rows[0]["touched"]), list(rows[0]["keys"])
+    touched.ids += rows[0]["touched"]
+    touched.placeholders += rows[0]["placeholders"]
+    return list(rows[0]["keys"])
 
 
 async def _remove_notes(
@@ -84,8 +88,7 @@ async def _remove_notes(
     (``targets`` no longer holds the notes)."""
     if not paths:
         return
-    ids, keys = await _delete_facts(tx, vault, paths, before, lost)
-    touched.ids += ids
+    keys = await _delete_facts(tx, vault, paths, before, touched, lost)
     if keys:
         rows = key_rows(keys, targets)
         await touched.relink(tx, LINKS_RERESOLVE, vault=vault, keys=rows)
@@ -103,8 +106,10 @@ async def _reverse_mentions(
     changed, this way, by a rename's (``changes``) or by losing mentions of notes removed
     (``lost``). A mention lost to a rename and written again in the same transaction is no
     change."""
-    if b.names is not None and b.reverse_keys:
-        keys = sorted(set(b.reverse_keys))
+    keys = sorted(set(b.reverse_keys))
+    # Keys only deleted notes bore, which no note's text holds where another note bears one
+    # now: no mention to rewrite (Batch.deleted_keys), so no query to find none.
+    if b.names is not None and keys and (found or not set(keys) <= set(b.deleted_keys)):
         changes |= await mentions.rewrite_mentions_of(tx, b.vault, keys, found, b.exclude, b.names)
     return await lost_revisions(tx, b.vault, lost, changes)
 
@@ -141,7 +146,7 @@ async def _write_notes(
         tx, NOTES_UPSERT, vault=v, notes=[{"path": w.path, "props": w.props} for w in ws]
     )
     if known := [w.path for w in ws if not w.is_new]:  # a new note (or placeholder) has none
-        touched.ids += (await _delete_facts(tx, v, known, before))[0]
+        await _delete_facts(tx, v, known, before, touched)
     chunks = [{**c, "path": w.path} for w in ws for c in w.chunks]
     if chunks:
         await run_query(tx, CHUNKS_WRITE, vault=v, chunks=chunks)

@@ -28,10 +28,16 @@ class LinkedRow(TypedDict):
 
 
 class TouchedRow(TypedDict):
-    """Element ids of nodes a write changed the relationships of: orphan candidates, and
-    placeholders to name again."""
+    """Element ids of the entities and placeholders a write changed the relationships of:
+    orphan candidates."""
 
     touched: list[str]
+
+
+class TouchedPlaceholdersRow(TouchedRow):
+    """Also the Unresolved placeholders whose links changed: to name again."""
+
+    placeholders: list[str]
 
 
 class Spelled(TypedDict):
@@ -41,7 +47,7 @@ class Spelled(TypedDict):
     spelling: str
 
 
-class RelinkedRow(TouchedRow):
+class RelinkedRow(TouchedPlaceholdersRow):
     """A write of links: also the spellings of the links placeholders gained."""
 
     spelled: list[Spelled]
@@ -50,13 +56,23 @@ class RelinkedRow(TouchedRow):
 # What a write is planned from.
 
 
-class NotesStateRow(TypedDict):
+class NoteNamedRow(TypedDict):
+    """What a batch reads of a note it changes: its hash and mention keys."""
+
     path: str
     content_hash: str | None  # None: a placeholder
+    mkeys: list[str] | None
+
+
+class NotesStateRow(NoteNamedRow):
     facts_version: int | None
     language_setting: str | None
-    mkeys: list[str] | None
     chunks: list[dict[str, Any]]  # id, hash, embed_hash, extraction…, has_embedding
+
+
+class NotesGoneStateRow(TypedDict):
+    tokens: list[str]  # as NamesStampRow's
+    notes: list[NoteNamedRow]
 
 
 class NoteHashesRow(TypedDict):
@@ -94,6 +110,7 @@ class VaultFolderRow(TypedDict):
 
 
 NOTES_STATE = Query("notes_state", NotesStateRow)
+NOTES_GONE_STATE = Query("notes_gone_state", NotesGoneStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
@@ -115,7 +132,7 @@ class LostMention(TypedDict):
     fact: StoredFact
 
 
-class FactsDeletedRow(TouchedRow):
+class FactsDeletedRow(TouchedPlaceholdersRow):
     keys: list[str]  # other notes' link keys to the notes (asked for with ``incoming``)
     facts: list[NotesFactsRow]  # what each note asserted, as deleted
     lost: list[LostMention]  # other notes' mentions of the notes, deleted (with ``incoming``)
