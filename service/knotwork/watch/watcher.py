@@ -249,7 +249,7 @@ class VaultWatcher(Applier):
         now = time.monotonic()
         if self._held and any(item.due <= now for item in self.pending.values()):
             try:
-                await self.lease.renew(self.status.report(self.queue_length()))
+                await self._lease_confirmed()
             except LeaseLostError:
                 raise
             except (KnotworkError, Neo4jError):
@@ -257,9 +257,10 @@ class VaultWatcher(Applier):
         await super()._process_due()
 
     async def _lease_confirmed(self) -> None:
-        """Before the model's work writes a chunk's extraction: the lease renewed, or
-        LeaseLostError (the chunk stays pending; the heartbeat ends the follow), as before a
-        change is written (``_process_due``). Neo4j away fails this as it would the write."""
+        """The lease renewed with this watcher's status, or LeaseLostError: before the changes
+        due are written (``_process_due``), before each chunk's extraction the model's work
+        writes (the chunk stays pending; the heartbeat ends the follow), and to say it stops.
+        Neo4j away fails this as it would the write."""
         await self.lease.renew(self.status.report(self.queue_length()))
 
     async def _rescan_now(self) -> None:
@@ -298,7 +299,7 @@ class VaultWatcher(Applier):
     async def _say_stopping(self) -> None:
         self.status.stopping = True
         try:
-            await self.lease.renew(self.status.report(self.queue_length()))
+            await self._lease_confirmed()
         except (KnotworkError, Neo4jError) as exc:  # the lease lapses on its own meanwhile
             log.debug("the lease could not say the watcher stops: %s", exc)
 
