@@ -161,7 +161,7 @@ def test_retry_goes_on_pass_after_pass_until_nothing_is_pending(
     env: None, tmp_path: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pass reads a bounded number of chunks; the command does not stop after the first."""
-    from knotwork.ingest import modelcalls
+    from knotwork.ingest import retry
 
     vault = tmp_path / "v"
     vault.mkdir()
@@ -170,7 +170,7 @@ def test_retry_goes_on_pass_after_pass_until_nothing_is_pending(
     fake_ollama.down = True
     assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
     fake_ollama.down = False
-    monkeypatch.setattr(modelcalls, "RETRY_PASS", 2)
+    monkeypatch.setattr(retry, "RETRY_PASS", 2)
     result = CliRunner().invoke(cli, ["retry"])
     assert result.exit_code == 0, result.output
     assert "embedded 5 chunks, extracted 0" in result.output, result.output
@@ -182,7 +182,7 @@ def test_retry_embeds_every_chunk_while_the_chat_model_is_missing(
 ) -> None:
     """Unembedded chunks come first in every pass: chunks that wait for a chat model that is
     not there never keep a retry from embedding the others, which search needs."""
-    from knotwork.ingest import modelcalls
+    from knotwork.ingest import retry
 
     vault = tmp_path / "v"
     vault.mkdir()
@@ -192,7 +192,7 @@ def test_retry_embeds_every_chunk_while_the_chat_model_is_missing(
     CliRunner().invoke(cli, ["ingest", str(vault)])
     fake_ollama.down = False
     del fake_ollama.models["llama3.1:8b"]
-    monkeypatch.setattr(modelcalls, "RETRY_PASS", 2)
+    monkeypatch.setattr(retry, "RETRY_PASS", 2)
     result = CliRunner().invoke(cli, ["retry"])
     assert result.exit_code == 1, result.output
     assert "embedded 5 chunks, extracted 0" in result.output, result.output

@@ -17,6 +17,7 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import Filters, retrieve
 from knotwork.retrieve.graphrank import entity_seeds
 from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import put
 from tests.integration.test_answer import labels
 
 NOTES = {
@@ -46,15 +47,20 @@ def extraction_script(body: dict[str, Any]) -> str:
     return json.dumps({"entities": [], "triples": []})
 
 
-@pytest.fixture
-async def ingestor(core: Core, vault: Path, fake_ollama: FakeOllama) -> Ingestor:
+async def synced_notes(core: Core, vault: Path, fake_ollama: FakeOllama) -> Ingestor:
+    """``NOTES`` written into ``vault`` and synced, the model extracting by
+    ``extraction_script``: the vault of this module's tests and of test_zero_vectors.py's."""
     fake_ollama.chat_script = extraction_script
     for path, text in NOTES.items():
-        (vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (vault / path).write_text(text)
+        put(vault, path, text)
     ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=True)
     await sync_vault(ingestor)
     return ingestor
+
+
+@pytest.fixture
+async def ingestor(core: Core, vault: Path, fake_ollama: FakeOllama) -> Ingestor:
+    return await synced_notes(core, vault, fake_ollama)
 
 
 async def test_two_hop_question_cites_both_notes_and_returns_the_path(

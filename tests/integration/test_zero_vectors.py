@@ -19,12 +19,11 @@ from knotwork.core import Core
 from knotwork.graph import schema
 from knotwork.graph import zero_vectors as zero_vectors_module
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc
 from tests.integration.test_note_vectors import stale_note_vectors
-from tests.integration.test_retrieve_graph import NOTES, extraction_script
+from tests.integration.test_retrieve_graph import synced_notes
 
 QUESTION = "Who does the boss of Alice work with?"
 ZEROED = ["team/Alice.md", "team/Bob.md", "team/Carol.md"]
@@ -33,13 +32,7 @@ HOP = ("note:team/Alice.md", "note:team/Bob.md", "note:team/Carol.md")
 
 @pytest.fixture
 async def ingestor(core: Core, vault: Path, fake_ollama: FakeOllama) -> Ingestor:
-    fake_ollama.chat_script = extraction_script
-    for path, text in NOTES.items():
-        (vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (vault / path).write_text(text)
-    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=True)
-    await sync_vault(ingestor)
-    return ingestor
+    return await synced_notes(core, vault, fake_ollama)
 
 
 async def zero_vectors(core: Core, vault: str, paths: list[str]) -> int:

@@ -1,34 +1,34 @@
 """Notes into the graph: parse → chunk → embed → write (one transaction per batch) → extract.
 
 A batch of notes (one for a single edit, hundreds in a sync) is prepared outside any
-transaction — states read in one query, text parsed and chunked off the event loop, new chunks
-embedded in one call, mentions matched in memory — and then written in one set-based
-transaction (ingest/write.py). The structural write lands first, so text and structure are
-searchable before the model has answered; extraction follows per changed chunk
-(ingest/written.py). Unchanged chunks (same hash) keep their embedding and extraction, so an
-edit pays the models only for what changed. When Ollama is down, chunks land marked
-``pending`` and ``retry_pending`` finishes them later.
+transaction — states read in one query, text parsed and chunked off the event loop
+(ingest/states.py), new chunks embedded in one call, mentions and links resolved in memory
+(ingest/resolve.py) — and then written in one set-based transaction (ingest/write.py). The
+structural write lands first, so text and structure are searchable before the model has
+answered; extraction follows per changed chunk (ingest/written.py). Unchanged chunks (same
+hash) keep their embedding and extraction, so an edit pays the models only for what changed.
+When Ollama is down, chunks land marked ``pending`` and ``retry_pending`` finishes them later
+(ingest/retry.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from pathlib import Path
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError
 from knotwork.graph import names as names_cache
-from knotwork.graph.names import Names, NameView
+from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import NOTES_GONE_STATE, NOTES_STATE
 from knotwork.ingest import draft as drafting
 from knotwork.ingest import extract, write, written
-from knotwork.ingest.batch import Batch, NoteDelete, WriteResult
+from knotwork.ingest import resolve as resolving
+from knotwork.ingest.batch import NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
-from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.modelcalls import ModelCalls
-from knotwork.ingest.states import changed_names, delete_outcome, draft_change
+from knotwork.ingest.states import delete_outcome, draft_change
 from knotwork.ingest.written import BatchProgress
 from knotwork.text.language import setting_key
 from knotwork.vault.files import clean_relpath, read_note
@@ -208,7 +208,7 @@ class Ingestor:
     async def resolve(
         self, drafted: Drafted, names: Names | None = None, stamp: list[str] | None = None
     ) -> Prepared:
-        """Mentions and links resolved, the writer's rows built.
+        """Mentions and links resolved, the writer's rows built (ingest/resolve.py).
 
         ``names``: the vault's names after the whole change, which links and mentions resolve
         against (a sync passes them, knowing every note it will write, and moves other notes'
@@ -216,43 +216,7 @@ class Ingestor:
         names with this batch applied serve, and the batch moves the others itself.
         ``stamp``: the names stamp's tokens, when read already under the names lock.
         """
-        standalone, token = names is None, None
-        states, drafts, deletes = drafted.states, drafted.drafts, drafted.deletes
-        view: NameView | None = None
-        if names is None:  # the graph's names, as this batch leaves them
-            token, base = await names_cache.cached(
-                self.core.store, self.core.names, self.vault, stamp
-            )
-            view = names = NameView(base)
-            for d in drafts.values():
-                if d.renamed_from:
-                    view.remove(d.renamed_from)
-                view.put(d.path, d.props["lpath"], d.names)
-            for gone in deletes:
-                view.remove(gone.path)
-        mentioned = names if self.settings.mentions else None
-        writes = await asyncio.to_thread(
-            lambda: [
-                drafting.note_write(
-                    d, self.model_tag, self.settings.llm_model, self.extract_enabled, mentioned
-                )
-                for d in drafts.values()
-            ]
-        )
-        batch = Batch(self.vault, names, writes, deletes, mentioned)
-        if standalone:
-            batch.reverse_keys = changed_names(drafts.values(), deletes, states)
-            written = changed_names(drafts.values(), [], states)
-            batch.deleted_keys = sorted(set(batch.reverse_keys) - set(written))
-            batch.exclude = sorted(drafts)
-            # Other notes' links to the keys of notes new here move to them.
-            batch.link_keys = new_note_keys(d.path for d in drafts.values() if d.is_new)
-            # Links resolve by path: a note that appears, moves or goes changes the names
-            # even when it has no mention key ("AI.md": too short to be mentioned).
-            moved = any(d.is_new or d.renamed_from for d in drafts.values())
-            if batch.reverse_keys or deletes or moved:
-                batch.names_token = uuid.uuid4().hex
-        return Prepared(batch, drafted.outcomes, drafts, view, token)
+        return await resolving.resolve(self, drafted, names, stamp)
 
     async def _write(self, prepared: Prepared) -> dict[str, WriteResult]:
         batch = prepared.batch

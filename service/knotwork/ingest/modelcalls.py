@@ -1,5 +1,6 @@
 """The model side of ingest: embeddings with a back-off, extraction per chunk, similarity links
-between new entities, and the retry of work left pending while the models were down.
+between new entities; the retry of work left pending while the models were down is in
+ingest/retry.py, bound here as methods.
 
 A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
 Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
@@ -19,19 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
-from knotwork.graph.queries.writes import (
-    CHUNK_EXTRACTION_TRIED,
-    CHUNK_PENDING,
-    CHUNKS_ERRORS_PENDING,
-    CHUNKS_PENDING,
-    CHUNKS_PENDING_COUNT,
-)
-from knotwork.ingest import extract, similar, write
-from knotwork.ingest.changes import Progress
+from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED
+from knotwork.ingest import extract, retry, similar, write
 from knotwork.ingest.draft import entity_rows
+from knotwork.ingest.retry import Retried
 from knotwork.ingest.rows import fact_rows
 from knotwork.llm.vectors import VectorsRejectedError, embed_batch
-from knotwork.models import Chunk, Fact, embed_text
+from knotwork.models import Chunk, Fact
 from knotwork.redact import described
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
@@ -47,7 +42,7 @@ MAX_EXTRACTION_TRIES = 1
 # chunk the model refuses from a model that refuses everything.
 PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
-RETRY_PASS = 10_000  # pending chunks read (and held in memory) by one pass of a retry
+__all__ = ["Extracted", "ModelCalls", "Retried"]  # Retried: from ingest/retry.py
 
 
 @dataclass
@@ -57,17 +52,6 @@ class Extracted:
     done: int = 0  # chunks whose extraction was recorded
     facts: Counter[str] = field(default_factory=Counter)  # facts asserted, by extractor
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Retried:
-    """What ``ModelCalls.retry_all`` did, and what it left."""
-
-    embedded: int = 0
-    extracted: int = 0
-    pending: int = 0  # chunks still waiting after the last pass
-    model_down: bool = False  # they wait because a model did not answer
-    warnings: list[str] = field(default_factory=list)  # extractions postponed or failed, why
 
 
 @dataclass
@@ -93,6 +77,17 @@ class ModelCalls:
     def down(self) -> bool:  # either model let be
         return self.chat_down or time.monotonic() < self.embed_down_until
 
+    @property
+    def embed_slice(self) -> int:
+        """Texts asked of the embedding model at once: ``EMBED_SLICE_BATCHES`` batches."""
+        return self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
+
+    # The pass over chunks left pending, kept in ingest/retry.py: ``models.retry_all()``.
+    retry_all = retry.retry_all
+    retry_pending = retry.retry_pending
+    pending_count = retry.pending_count
+    errors_pending = retry.errors_pending
+
     async def embed(self, texts: list[str]) -> list[list[float]] | None:
         """Vectors for texts, or None when the embedding model cannot answer or answers
         garbage. A slice of ``EMBED_SLICE_BATCHES`` batches at a time: the client sends a
@@ -105,7 +100,7 @@ class ModelCalls:
             log.warning("embedding model not loaded, chunks left pending: %s", exc)
             self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
             return None
-        size, vectors = self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES, []
+        size, vectors = self.embed_slice, []
         for part in (texts[first : first + size] for first in range(0, len(texts), size)):
             try:
                 vectors += await embed_batch(embedder, part, self.core.settings.embed_dimension)
@@ -193,11 +188,6 @@ class ModelCalls:
             out.facts.update(f.extractor for f in facts)
         return out
 
-    async def _still_pending(self, chunk_id: str, chunk_hash: str) -> bool:
-        """Whether a chunk read for extraction still waits for it (see chunk_pending.cypher)."""
-        [row] = await self.core.store.read(CHUNK_PENDING, id=chunk_id, hash=chunk_hash)
-        return bool(row["pending"])
-
     async def _answers(self, llm: LLM) -> bool:
         """Whether the chat model answers a request of its own (``PROBE_TEXT``), asked after each
         refusal: what it answered before says nothing of now (its context made smaller, another
@@ -215,102 +205,3 @@ class ModelCalls:
         return await similar.link_new_entities(
             self.core.store, self.core.settings, self.vault, self.embed
         )
-
-    async def errors_pending(self) -> int:
-        """Put the chunks whose extraction is recorded as an error back to pending, tries
-        counted from none (a model or context since changed may do them); how many."""
-        [row] = await self.core.store.write(CHUNKS_ERRORS_PENDING, vault=self.vault)
-        return int(row["updated"])
-
-    async def pending_count(self) -> int:
-        """Chunks a retry still has to do: unembedded ones, and unextracted ones when
-        extraction is on (off, they keep their state for the day it is turned on)."""
-        [row] = await self.core.store.read(
-            CHUNKS_PENDING_COUNT, vault=self.vault, extract=self.extract_enabled
-        )
-        return int(row["chunks"])
-
-    async def retry_all(self, progress: Progress | None = None) -> Retried:
-        """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
-        no chunk is pending or a pass does nothing: the model is down, or what is left is
-        nothing a retry can do. One pass at least: it also links new entities."""
-        out = Retried(pending=await self.pending_count())
-        while True:
-            embedded, extracted = await self.retry_pending(
-                RETRY_PASS, progress=progress, warnings=out.warnings
-            )
-            out.pending = await self.pending_count()
-            out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
-            if not out.pending or not (embedded or extracted):
-                break
-        out.model_down = bool(out.pending) and self.down
-        return out
-
-    async def retry_pending(
-        self,
-        limit: int = RETRY_PASS,
-        *,
-        ask_again: bool = True,
-        progress: Progress | None = None,
-        warnings: list[str] | None = None,
-    ) -> tuple[int, int]:
-        """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
-
-        An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
-        periodic one waits each model's back-off out (the other's work goes on) and does
-        nothing when no chunk is pending.
-        ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
-        gets why an extraction was postponed or failed."""
-        if ask_again:
-            self.embed_down_until = self.chat_down_until = 0.0
-        elif self.chat_down and time.monotonic() < self.embed_down_until:
-            return 0, 0  # both let be; one model down leaves the other's work going
-        rows = await self.core.store.read(
-            CHUNKS_PENDING, vault=self.vault, extract=self.extract_enabled, limit=limit
-        )
-        if not rows and not ask_again:
-            return 0, 0
-        embedded = extracted = 0
-        need = [r for r in rows if r["embedding_state"] == "pending"]
-        todo = (
-            [r for r in rows if r["extraction_state"] == "pending"] if self.extract_enabled else []
-        )
-        total, done = len(need) + len(todo), 0
-        # A slice at a time, each stored as it comes: a failure part-way keeps what came.
-        size = self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
-        for first in range(0, len(need), size):
-            part = need[first : first + size]
-            texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in part]
-            vectors = await self.embed(texts)
-            if vectors is None:
-                break  # the model is down: the rest stays pending
-            embedded += await self.core.store.set_chunk_embeddings(
-                [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True)]
-            )
-            done += len(part)
-            if progress:
-                progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
-        for i, row in enumerate(todo, 1):
-            if self.chat_down:
-                break  # the model is let be: the rest stays pending, said by the caller
-            if not await self._still_pending(row["id"], row["hash"]):
-                done += 1  # changed since the pass read it: its new chunks wait their turn
-                continue
-            chunk = Chunk(
-                id=row["id"],
-                ord=0,
-                heading_path=row["heading_path"],
-                line_start=row["line_start"],
-                line_end=row["line_start"],
-                text=row["text"],
-                hash=row["hash"],
-            )
-            got = await self.extract([chunk], row["note_path"])
-            extracted += got.done
-            if warnings is not None:
-                warnings += got.warnings
-            done += 1
-            if progress:
-                progress(done, total, f"extracting facts: chunk {i}/{len(todo)}")
-        await self.link_entities()
-        return embedded, extracted

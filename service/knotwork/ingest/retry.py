@@ -1,0 +1,147 @@
+"""The retry of work left pending while the models were down: chunks embedded and extracted
+pass after pass, through one vault's model calls (ingest/modelcalls.py).
+
+A pass reads at most ``RETRY_PASS`` pending chunks (held in memory), embeds the unembedded
+ones first — search needs them, and a chat model that is missing must not keep them waiting —
+a slice at a time, each stored as it comes, then extracts the others chunk by chunk. A model
+that fails leaves the rest pending for the next retry. These functions serve as methods of
+``ModelCalls`` (``models.retry_all()`` and the others), bound there.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from knotwork.graph.queries.writes import (
+    CHUNK_PENDING,
+    CHUNKS_ERRORS_PENDING,
+    CHUNKS_PENDING,
+    CHUNKS_PENDING_COUNT,
+)
+from knotwork.ingest.changes import Progress
+from knotwork.models import Chunk, embed_text
+
+if TYPE_CHECKING:  # modelcalls.py binds these functions as its methods
+    from knotwork.ingest.modelcalls import ModelCalls
+
+RETRY_PASS = 10_000  # pending chunks read (and held in memory) by one pass of a retry
+
+
+@dataclass
+class Retried:
+    """What ``retry_all`` did, and what it left."""
+
+    embedded: int = 0
+    extracted: int = 0
+    pending: int = 0  # chunks still waiting after the last pass
+    model_down: bool = False  # they wait because a model did not answer
+    warnings: list[str] = field(default_factory=list)  # extractions postponed or failed, why
+
+
+async def errors_pending(models: ModelCalls) -> int:
+    """Put the chunks whose extraction is recorded as an error back to pending, tries
+    counted from none (a model or context since changed may do them); how many."""
+    [row] = await models.core.store.write(CHUNKS_ERRORS_PENDING, vault=models.vault)
+    return int(row["updated"])
+
+
+async def pending_count(models: ModelCalls) -> int:
+    """Chunks a retry still has to do: unembedded ones, and unextracted ones when
+    extraction is on (off, they keep their state for the day it is turned on)."""
+    [row] = await models.core.store.read(
+        CHUNKS_PENDING_COUNT, vault=models.vault, extract=models.extract_enabled
+    )
+    return int(row["chunks"])
+
+
+async def retry_all(models: ModelCalls, progress: Progress | None = None) -> Retried:
+    """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
+    no chunk is pending or a pass does nothing: the model is down, or what is left is
+    nothing a retry can do. One pass at least: it also links new entities."""
+    out = Retried(pending=await pending_count(models))
+    while True:
+        embedded, extracted = await retry_pending(
+            models, RETRY_PASS, progress=progress, warnings=out.warnings
+        )
+        out.pending = await pending_count(models)
+        out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
+        if not out.pending or not (embedded or extracted):
+            break
+    out.model_down = bool(out.pending) and models.down
+    return out
+
+
+async def retry_pending(
+    models: ModelCalls,
+    limit: int = RETRY_PASS,
+    *,
+    ask_again: bool = True,
+    progress: Progress | None = None,
+    warnings: list[str] | None = None,
+) -> tuple[int, int]:
+    """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
+
+    An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
+    periodic one waits each model's back-off out (the other's work goes on) and does
+    nothing when no chunk is pending.
+    ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
+    gets why an extraction was postponed or failed."""
+    if ask_again:
+        models.embed_down_until = models.chat_down_until = 0.0
+    elif models.chat_down and time.monotonic() < models.embed_down_until:
+        return 0, 0  # both let be; one model down leaves the other's work going
+    rows = await models.core.store.read(
+        CHUNKS_PENDING, vault=models.vault, extract=models.extract_enabled, limit=limit
+    )
+    if not rows and not ask_again:
+        return 0, 0
+    embedded = extracted = 0
+    need = [r for r in rows if r["embedding_state"] == "pending"]
+    todo = [r for r in rows if r["extraction_state"] == "pending"] if models.extract_enabled else []
+    total, done = len(need) + len(todo), 0
+    # A slice at a time, each stored as it comes: a failure part-way keeps what came.
+    size = models.embed_slice
+    for first in range(0, len(need), size):
+        part = need[first : first + size]
+        texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in part]
+        vectors = await models.embed(texts)
+        if vectors is None:
+            break  # the model is down: the rest stays pending
+        embedded += await models.core.store.set_chunk_embeddings(
+            [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True)]
+        )
+        done += len(part)
+        if progress:
+            progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
+    for i, row in enumerate(todo, 1):
+        if models.chat_down:
+            break  # the model is let be: the rest stays pending, said by the caller
+        if not await _still_pending(models, row["id"], row["hash"]):
+            done += 1  # changed since the pass read it: its new chunks wait their turn
+            continue
+        chunk = Chunk(
+            id=row["id"],
+            ord=0,
+            heading_path=row["heading_path"],
+            line_start=row["line_start"],
+            line_end=row["line_start"],
+            text=row["text"],
+            hash=row["hash"],
+        )
+        got = await models.extract([chunk], row["note_path"])
+        extracted += got.done
+        if warnings is not None:
+            warnings += got.warnings
+        done += 1
+        if progress:
+            progress(done, total, f"extracting facts: chunk {i}/{len(todo)}")
+    await models.link_entities()
+    return embedded, extracted
+
+
+async def _still_pending(models: ModelCalls, chunk_id: str, chunk_hash: str) -> bool:
+    """Whether a chunk read for extraction still waits for it (see chunk_pending.cypher)."""
+    [row] = await models.core.store.read(CHUNK_PENDING, id=chunk_id, hash=chunk_hash)
+    return bool(row["pending"])
