@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,17 @@ def conforms(client: TestClient, response: Response, model: type[BaseModel]) -> 
     return body
 
 
+def extracted(client: TestClient, path: str) -> Response:
+    """The note once its chunks' model extraction, done in the background, is over."""
+    deadline = time.monotonic() + 30
+    while True:
+        got = client.get(f"/notes/{path}")
+        states = {c["extraction_state"] for c in got.json().get("chunks", [])}
+        if got.status_code != 200 or "pending" not in states or time.monotonic() > deadline:
+            return got
+        time.sleep(0.05)
+
+
 def read(settings: Settings, vault: Path, work: Any) -> Any:
     """What a shared read returns, serialised as the old routes sent it (plain JSON)."""
 
@@ -100,9 +112,10 @@ def test_reads_and_writes_answer_their_declared_models(
 
     put = client.put("/notes/team/Carol.md", content=CAROL)
     assert put.status_code == 200, put.text
-    assert conforms(client, put, Ingested)["status"] == "written"
+    written = conforms(client, put, Ingested)
+    assert written["status"] == "written" and written["pending_extractions"] == 2
 
-    got = client.get("/notes/team/Carol.md")
+    got = extracted(client, "team/Carol.md")  # the model's facts follow the answer
     assert got.status_code == 200, got.text
     detail = conforms(client, got, NoteDetail)
     assert detail == read(settings, vault, lambda core: note_detail(core, "team/Carol.md"))

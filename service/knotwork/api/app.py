@@ -1,5 +1,6 @@
-"""FastAPI app factory: the lifespan opens one Core, readies the schema and replays the REST
-writes the graph has not caught up with (``api.writers``)."""
+"""FastAPI app factory: the lifespan opens one Core, readies the schema, replays the REST
+writes the graph has not caught up with (``api.writers``) and extracts the chunks they left
+pending (``api.extraction``)."""
 
 from __future__ import annotations
 
@@ -80,12 +81,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # REST writes the graph has not caught up with are replayed in the background.
             app.state.writers = writers = RestWriters(core, Journal(journal_file(settings)))
             replaying = asyncio.create_task(writers.replay_forever())
+            # The chat model's work the direct writes leave pending, beside them.
+            extracting = asyncio.create_task(writers.extraction.forever())
             log.info("knotwork %s ready on Neo4j %s", __version__, redact(settings.neo4j_uri))
             try:
                 yield
             finally:
                 warm_up.cancel()
-                await background.stop(rehearsal, replaying)
+                try:
+                    await background.stop(rehearsal, replaying, extracting)
+                finally:  # not waiting for the model: its chunks stay pending
+                    await writers.extraction.stop()
 
     app = FastAPI(
         title="Knotwork",

@@ -101,13 +101,23 @@ IngestStatus = Literal["written", "unchanged", "deleted", "renamed", "missing"]
 
 
 class Ingested(BaseModel):
-    """What the ingest of one note did, once the graph shows the write."""
+    """What the ingest of one note did, once the graph shows the write: its text, links,
+    frontmatter facts and embeddings. A write does not wait for the chat model: its facts
+    (extractor `llm`) follow in the background for the chunks `pending_extractions` counts."""
 
     path: str
     status: IngestStatus
     chunks: int
     embedded: int = Field(description="chunks embedded now")
-    facts: dict[str, int] = Field(description="the note's facts by extractor")
+    facts: dict[str, int] = Field(
+        description="the note's facts by extractor, as written now: the model's (`llm`) are "
+        "not among them while chunks are pending extraction"
+    )
+    pending_extractions: int = Field(
+        description="the note's chunks whose model extraction is still to come: this server "
+        "extracts them in the background (each chunk's `extraction_state` in `GET "
+        "/notes/{path}`); 0 with extraction off"
+    )
     added: list[str] = Field(description="facts added")
     removed: list[str] = Field(description="facts removed")
     warnings: list[str]
@@ -148,6 +158,7 @@ def ingested(outcome: NoteOutcome) -> Ingested:
         chunks=outcome.chunks,
         embedded=outcome.embedded,
         facts=dict(outcome.facts),
+        pending_extractions=outcome.pending,
         added=outcome.added,
         removed=outcome.removed,
         warnings=outcome.warnings,

@@ -5,7 +5,8 @@ Nothing here knows HTTP: a refusal is a Knotwork error (``VaultPathError`` for t
 ``NoteError`` for a body that is not a note, ``LeaseHeldError`` when a writer that does not
 watch the files holds the vault, ``VaultUnavailableError`` for a vault folder that cannot be
 seen: ``api.vault_folder``), and a write that reached the disk returns a ``WriteResult``
-saying whether the graph shows it already (``done``), someone else will ingest it
+saying whether the graph shows it already (``done``; the chat model's facts follow in the
+background, ``api.extraction``), someone else will ingest it
 (``accepted``) or the journal replays it once Neo4j is back (``journaled``). Which way a write
 goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s policy; the
 refusals met before the file changes are ``api.write_refusals``.
@@ -205,10 +206,16 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
             return _later(way, rel, "saved")
         rel = spelled_on_disk(root, rel)  # HFS+ stores a new name decomposed: as the watcher's
         ingestor = Ingestor(core, root=root)
+        # The answer does not wait for the chat model (a minute a chunk on a CPU): the chunks
+        # stay pending (the outcome counts them) for the writers' background extraction.
+        ingestor.extract_inline = False
         landing.result = await _ingest(
             writers, entry, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime)
         )
-    return landing.outcome()
+    result = landing.outcome()
+    if result.outcome is not None and result.outcome.pending:
+        writers.extraction.wanted()
+    return result
 
 
 async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResult:

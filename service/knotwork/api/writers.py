@@ -15,6 +15,10 @@ finish gives it back). Which way a write goes:
   the write, so it is refused (409) before the file changes;
 - **offline** — Neo4j does not answer: the file changes, the path is journaled (503), and the
   replay task brings the graph in step once Neo4j is back.
+
+A direct write does not wait for the chat model: the chunks it leaves pending are extracted by
+the writers' background passes (``extraction``, api/extraction.py), each a user of the shared
+lease for a few chunks but no direct write, so a sync never waits behind the model.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from knotwork.api.extraction import Extraction
 from knotwork.core import Core
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
 from knotwork.graph.lease import Lease, holding, lease_status, new_holder_id, watches
@@ -39,6 +44,7 @@ log = logging.getLogger(__name__)
 REPLAY_EVERY_S = 2.0  # how often pending writes are retried while there are any
 
 Kind = Literal["direct", "queued", "watched", "busy", "offline"]
+MODEL_MODE = "rest-extract"  # the lease's mode while a pass of the model's work holds it
 
 
 def follows(row: Mapping[str, Any], root: Path) -> bool:
@@ -76,6 +82,7 @@ class RestWriters:
         self._no_direct = asyncio.Event()
         self._no_direct.set()
         self._turn = asyncio.Lock()  # taking and giving back the lease never interleave
+        self.extraction = Extraction(self)  # the model's work the direct writes leave pending
 
     def _lease(self) -> Lease:
         return Lease(self.core.store, self.vault, self.core.settings.lease_ttl_s, self.holder)
@@ -97,6 +104,19 @@ class RestWriters:
             status = {"mode": mode, "watches": False}
             await stack.enter_async_context(holding(self._lease(), status, release=False))
             yield
+
+    @contextlib.asynccontextmanager
+    async def model_pass(self) -> AsyncIterator[None]:
+        """The shared lease for one pass of the model's work: a user of the lease but no
+        direct write, so a sync does not wait for it; LeaseHeldError when another holder has
+        it."""
+        async with self._held(MODEL_MODE):
+            yield
+
+    async def confirm_model_pass(self) -> None:
+        """Before a pass writes a chunk's extraction: the lease renewed, or LeaseLostError (the
+        model's answer may come after another writer took a lapsed lease, before a beat)."""
+        await self._lease().renew({"mode": MODEL_MODE, "watches": False})
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[Way]:

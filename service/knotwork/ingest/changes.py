@@ -26,6 +26,10 @@ class NoteOutcome:
     removed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     models_down: bool = False
+    # Chunks whose model extraction is still to come when the outcome is given: a write that
+    # does not wait for the model (the watcher's, a REST write's) leaves them to a background
+    # pass; one that waits leaves those the model did not do (down, or postponed).
+    pending: int = 0
 
 
 @dataclass

@@ -36,7 +36,7 @@ class BatchProgress(Protocol):
 
 def record_results(prepared: Prepared, results: dict[str, WriteResult]) -> None:
     """Each written note's outcome filled from the write: links added and removed, chunks,
-    facts by extractor and mentions."""
+    facts by extractor and mentions, and its chunks pending extraction."""
     for outcome in prepared.outcomes:
         result = results.get(outcome.path)
         if result is None or outcome.status in ("unchanged", "missing"):
@@ -49,6 +49,9 @@ def record_results(prepared: Prepared, results: dict[str, WriteResult]) -> None:
         outcome.facts = Counter(d.extractors)
         if result.mentions:
             outcome.facts["mention"] = result.mentions
+    by_path = {outcome.path: outcome for outcome in prepared.outcomes}
+    for w in prepared.batch.writes:  # the model's extraction still to come, before any is done
+        by_path[w.path].pending = sum(r["extraction_state"] == "pending" for r in w.chunks)
 
 
 async def extract_pending(
@@ -78,5 +81,6 @@ async def extract_pending(
     for outcome, path, pending in todo:
         got = await models.extract(pending, path, tick)
         outcome.extracted = got.done
+        outcome.pending = max(0, outcome.pending - got.done)
         outcome.facts.update(got.facts)
         outcome.warnings += got.warnings

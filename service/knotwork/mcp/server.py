@@ -8,7 +8,8 @@ as its error, so a desktop agent shows it instead of a dead server. A tool retur
 REST API returns for the same request, validated by the same request models.
 
 Writes are off by default; with ``allow_writes`` the lifespan also holds the vault's writers
-(``api.writers``, as the REST API's) and replays the journaled writes in the background.
+(``api.writers``, as the REST API's), replays the journaled writes and extracts the chunks
+the writes left pending in the background (``api.extraction``).
 """
 
 from __future__ import annotations
@@ -53,16 +54,21 @@ async def _start(stack: AsyncExitStack, settings: Settings) -> Core:
 
 @asynccontextmanager
 async def _writers(core: Core, limiter: WorkLimiter) -> AsyncIterator[Served]:
-    """The vault's writers, as the REST API's, with the journal replayed in the background."""
+    """The vault's writers, as the REST API's, with the journal replayed and the chunks its
+    writes left pending extracted in the background."""
     from knotwork.api.writers import RestWriters
     from knotwork.ingest.journal import Journal, journal_file
 
     writers = RestWriters(core, Journal(journal_file(core.settings)))
     replaying = asyncio.create_task(writers.replay_forever())
+    extracting = asyncio.create_task(writers.extraction.forever())
     try:
         yield Served(core, writers, limiter=limiter)
     finally:
-        await background.stop(replaying)
+        try:
+            await background.stop(replaying, extracting)
+        finally:  # not waiting for the model: its chunks stay pending
+            await writers.extraction.stop()
 
 
 def create_mcp_server(

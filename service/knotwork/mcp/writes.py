@@ -46,8 +46,12 @@ class NoteWritten(BaseModel):
 
 
 def _written(result: WriteResult) -> NoteWritten:
+    pending = result.outcome.pending if result.outcome is not None else 0
+    later = (
+        f"; the model's facts of its {pending} chunks pending extraction follow" if pending else ""
+    )
     details = {
-        "done": f"the note is {result.done} and the graph shows it",
+        "done": f"the note is {result.done} and the graph shows it{later}",
         "accepted": f"the note is {result.done}; {result.ingested_by} brings the graph in step",
         "journaled": result.detail,
     }

@@ -1,0 +1,117 @@
+"""The model's work of the API process, beside its note writes: a direct REST write (``PUT
+/notes``, the MCP ``upsert_note`` tool) lands its text, links, frontmatter facts and embeddings
+and answers at once, its chunks ``pending`` extraction; a background pass asks the chat model
+about them after. A CPU model takes a minute a chunk, so a write that waited for it would
+outlast any HTTP or MCP client's patience.
+
+A pass is asked for after each direct write that left chunks pending, and every
+``EXTRACT_EVERY_S`` while the graph holds pending chunks (a model outage's, ``knotwork
+retry``'s work done by a running API). One pass takes the process's shared lease
+(``RestWriters.model_pass``) for at most ``EXTRACT_PASS`` chunks and gives it back, leaving a
+gap before the next, so a ``knotwork ingest`` is never kept out for long; it does nothing while
+this process's sync runs or another writer holds the lease (a watcher extracts itself, a CLI
+ingest waits for its own extraction, and the next period finds what is left). A pass is no
+direct write: a ``POST /sync`` does not wait for it. A stop cancels the pass under way (the
+model's answer is not awaited): what it had not done stays pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from neo4j.exceptions import Neo4jError
+
+from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.watch.model_work import ModelWork
+
+if TYPE_CHECKING:  # the writers own this work (api/writers.py)
+    from knotwork.api.writers import RestWriters
+
+log = logging.getLogger(__name__)
+
+EXTRACT_PASS = 4  # chunks one pass does under the lease: minutes, at worst, on a CPU model
+EXTRACT_EVERY_S = 30.0  # how often the pending chunks are looked for (a model back again)
+PASS_GAP_S = 0.5  # the lease left free between two passes, for another writer to take
+
+
+class Extraction:
+    """The API process's passes over the pending chunks, one at a time."""
+
+    def __init__(self, writers: RestWriters) -> None:
+        self.writers = writers
+        self._ingestor: Ingestor | None = None
+        self.every_s = EXTRACT_EVERY_S
+        self._work = ModelWork(self._pass)
+        self._stopped = False
+
+    @property
+    def ingestor(self) -> Ingestor:
+        """One ingestor for every pass (made at the first): its model calls keep the chat
+        model's back-off, so a model that is down is not asked about a chunk every period."""
+        if self._ingestor is None:
+            self._ingestor = Ingestor(self.writers.core)
+            self._ingestor.models.before_write = self.writers.confirm_model_pass
+        return self._ingestor
+
+    @property
+    def running(self) -> bool:
+        return self._work.running
+
+    def wanted(self) -> None:
+        """A pass now (or after the running one); none once stopped."""
+        if not self._stopped:
+            self._work.wanted()
+
+    async def stop(self) -> None:
+        """End the work without waiting for the model: its chunks stay pending."""
+        self._stopped = True
+        await self._work.stop()
+
+    async def forever(self) -> None:
+        """The lifespan's background task: a pass every period while chunks are pending (a
+        count read without the lease), and the work stopped when the task is."""
+        try:
+            while True:  # from the start: what an earlier run or an outage left pending
+                try:
+                    if not self.running and await self.ingestor.models.pending_count():
+                        self.wanted()
+                except (GraphUnavailableError, Neo4jError) as exc:
+                    log.debug("pending chunks not looked for: %s", exc)
+                except Exception:  # the task must outlive any one failure
+                    log.exception("pending chunks not looked for; looked again later")
+                await asyncio.sleep(self.every_s)
+        finally:
+            await self.stop()
+
+    async def _pass(self, limit: int) -> int:
+        """``retry_pending`` for a few chunks under the shared lease: how many it did."""
+        if self.writers.syncing:
+            return 0  # the sync waits for its own extraction; the period finds the rest
+        said: list[str] = []  # each extraction postponed or failed, and why: logged
+        try:
+            async with self.writers.model_pass():
+                embedded, extracted = await self.ingestor.retry_pending(
+                    min(limit, EXTRACT_PASS), ask_again=False, warnings=said
+                )
+        except LeaseHeldError:  # another writer: a watcher extracts, a CLI waits for its own
+            return 0
+        except GraphUnavailableError as exc:
+            log.debug("the chunks a model left pending wait for Neo4j: %s", exc)
+            return 0
+        except LeaseLostError as exc:
+            log.warning("pending model work stopped: %s", exc.lapsed)
+            return 0
+        except (KnotworkError, Neo4jError) as exc:
+            log.warning("pending model work not finished yet: %s", exc)
+            return 0
+        finally:
+            for warning in said:
+                log.warning("%s", warning)
+        if not (embedded or extracted):
+            return 0
+        log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
+        await asyncio.sleep(PASS_GAP_S)  # the lease free a moment before the next pass
+        return embedded + extracted
