@@ -324,6 +324,9 @@ def test_a_spec_that_cannot_run_is_refused_first(tmp_path: Path) -> None:
         (EvalSpec(q, vault_dir=tmp_path / "nope"), "not a folder"),
         (EvalSpec(tmp_path / "absent.jsonl", vault_dir=tmp_path), "no such file"),
         (EvalSpec(q, vault_dir=tmp_path, ks=(0, 5)), "each k must be"),
+        (EvalSpec(q, vault_dir=tmp_path, ks=()), "--k names no cut-off"),
+        (EvalSpec(tmp_path, vault_dir=tmp_path), "a folder, not a JSONL file"),
+        (EvalSpec(q, corpus=tmp_path), "a folder, not a JSONL file"),
         (EvalSpec(q, vault_dir=tmp_path, configs=("dense", "bm25")), "unknown configs"),
         (EvalSpec(q, vault_dir=tmp_path, limit=0), "--limit"),
     ]

@@ -7,12 +7,13 @@ and counts the bytes of a body sent without one, stopping at the limit (413). Th
 comes as a JSON string: the route holds the decoded note to the limit) and
 ``KNOTWORK_API_MAX_BODY_BYTES`` for the rest. A body within it is checked as the API's own
 decoder would not: JSON must be standard JSON (no ``NaN``/``Infinity``, no number too large
-for a float, no lone surrogate in any string, at most ``MAX_DEPTH`` levels deep) and Markdown
-must be UTF-8. Each problem is a 422 shaped as FastAPI's own validation errors, with a message
-that says what to send instead.
+for a float, no lone surrogate in any string, no key twice in one object, at most
+``MAX_DEPTH`` levels deep) and Markdown must be UTF-8. Each problem is a 422 shaped as
+FastAPI's own validation errors, with a message that says what to send instead.
 
 ``validation_error`` renders FastAPI's 422s with every input longer than ``ECHO_LIMIT``
-characters cut down, so a huge or hostile body is never sent back whole.
+characters cut down, so a huge or hostile body is never sent back whole, and a value of another
+JSON type worded by its field ("top_k should be an integer, not a string", ``api.strict``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from knotwork.api.strict import type_message
 from knotwork.settings import Settings
 
 MAX_DEPTH = 32
@@ -47,6 +49,17 @@ def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise BodyProblem(f"the number {text[:40]} is too large; send a finite number")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose key appears twice is refused: the parser kept the last value, so
+    ``{"top_k": 5, …, "top_k": 50}`` was answered as a request for 50, silently."""
+    value: dict[str, Any] = {}
+    for key, inner in pairs:
+        if key in value:
+            raise BodyProblem(f"the key {_short(key)!r} appears twice in one JSON object")
+        value[key] = inner
     return value
 
 
@@ -85,7 +98,12 @@ def check_json(raw: bytes) -> None:
     except UnicodeDecodeError as exc:
         raise BodyProblem(f"the body is not UTF-8 (byte at offset {exc.start})") from exc
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite,
+            object_pairs_hook=_unique_keys,
+        )
     except RecursionError as exc:
         raise BodyProblem(f"the JSON nests deeper than {MAX_DEPTH} levels") from exc
     except BodyProblem:
@@ -218,6 +236,16 @@ def _loc(part: Any) -> Any:
     return part if isinstance(part, int) else _short(str(part))
 
 
+def _message(error: Any) -> str:
+    """Pydantic's message; a value of another JSON type names its field, what the field
+    wants and what came: "top_k should be an integer, not a string"."""
+    said = type_message(error)
+    if said == str(error["msg"]):
+        return said
+    field = ".".join(str(part) for part in error["loc"][1:]) or "the body"
+    return f"{field} {said}"
+
+
 async def validation_error(_: Request, exc: Exception) -> JSONResponse:
     """FastAPI's 422, with long or unprintable inputs (and names in ``loc``) cut down."""
     assert isinstance(exc, RequestValidationError)
@@ -226,7 +254,7 @@ async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         shown: dict[str, Any] = {
             "type": error["type"],
             "loc": [_loc(part) for part in error["loc"]],
-            "msg": _short(str(error["msg"])),
+            "msg": _short(_message(error)),
         }
         if "input" in error:
             shown["input"] = _short(error["input"])

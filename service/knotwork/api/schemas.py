@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import unicodedata
-from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.config import JsonDict
 
+from knotwork.api.strict import STRICT, IsoDate
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.relevance import worded
@@ -31,7 +31,7 @@ Tag = Annotated[str, Field(min_length=1, max_length=100)]
 class FiltersIn(BaseModel):
     """Narrow the evidence to notes under a folder, with all these tags, dated in a range."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     folder: str | None = Field(
         default=None,
@@ -41,8 +41,8 @@ class FiltersIn(BaseModel):
     tags: list[Tag] = Field(
         default_factory=list, max_length=20, description="all of them, without `#`"
     )
-    date_from: date | None = Field(default=None, description="notes dated on or after (ISO)")
-    date_to: date | None = Field(default=None, description="notes dated on or before (ISO)")
+    date_from: IsoDate | None = Field(default=None, description="notes dated on or after (ISO)")
+    date_to: IsoDate | None = Field(default=None, description="notes dated on or before (ISO)")
     trust: Literal["all", "structural"] = Field(
         default="all",
         description="`structural`: only facts written by the parser, no model-extracted ones",
@@ -79,8 +79,9 @@ class FiltersIn(BaseModel):
 
 
 class RetrieveRequest(BaseModel):
-    # A misspelled field ("topk", "filter") is a 422, never silently the default.
-    model_config = ConfigDict(extra="forbid")
+    # A misspelled field ("topk", "filter") is a 422, never silently the default; a value of
+    # another JSON type ("top_k": "3") is one too.
+    model_config = STRICT
 
     question: str = Field(min_length=1, max_length=2000, examples=["Who does Alice work with?"])
     top_k: int = Field(default=8, ge=1, le=50, description="hits to return")

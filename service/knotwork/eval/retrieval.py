@@ -108,9 +108,13 @@ def check_spec(spec: EvalSpec) -> None:
     if spec.vault_dir is not None and not spec.vault_dir.is_dir():
         raise EvalInputError(f"--vault {spec.vault_dir}: not a folder")
     for path in (spec.corpus, spec.questions):
+        if path is not None and path.is_dir():  # "no such file" sent one looking for a typo
+            raise EvalInputError(f"{path}: a folder, not a JSONL file")
         if path is not None and not path.is_file():
             raise EvalInputError(f"{path}: no such file")
-    if not spec.ks or any(k < 1 or k > MAX_TOP_K for k in spec.ks):
+    if not spec.ks:  # "--k ,": "each k must be 1-50" named no k that was not
+        raise EvalInputError("--k names no cut-off; give one or more, e.g. 2,5,10")
+    if any(k < 1 or k > MAX_TOP_K for k in spec.ks):
         raise EvalInputError(f"--k {spec.ks}: each k must be 1-{MAX_TOP_K}")
     if unknown := [c for c in spec.configs if c not in CONFIGS]:
         raise EvalInputError(f"unknown configs {unknown}; choose from {', '.join(CONFIGS)}")

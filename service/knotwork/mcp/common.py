@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
+from knotwork.api.strict import type_message
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.redact import redact
@@ -49,7 +50,10 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 # The tools' arguments, described for the agent that reads the input schema. Bounds are
 # checked by the REST request models (knotwork.api.schemas), so both answer alike.
 Question = Annotated[str, Field(description="the question, in plain words (at most 2000 chars)")]
-TopK = Annotated[int, Field(description="how many ranked chunks of evidence to use, 1 to 50")]
+# Strict, as the REST bodies (``api.strict``): "3" is a client's bug, not 3.
+TopK = Annotated[
+    int, Field(strict=True, description="how many ranked chunks of evidence to use, 1 to 50")
+]
 Folder = Annotated[
     str | None, Field(description="only notes under this vault-relative folder, e.g. `projects`")
 ]
@@ -73,11 +77,15 @@ NotePath = Annotated[str, Field(description="the note's vault-relative path, e.g
 class KnotworkServer(MCPServer[Served]):
     """The SDK's server, with arguments that fail the tool's own signature (a bound, a type)
     reported as the tools report the rest: ``invalid arguments: top_k: …``, not pydantic's
-    dump naming the SDK's internal argument model."""
+    dump naming the SDK's internal argument model; and an argument the tool does not take
+    refused, where the SDK dropped it (its input schema, from the public tool list, says which
+    it takes)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: ServedContext | None = None
     ) -> Any:
+        tools = {tool.name: tool.input_schema for tool in await self.list_tools()}
+        _known_arguments(name, arguments, tools.get(name))
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -86,6 +94,22 @@ class KnotworkServer(MCPServer[Served]):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_problems(exc.__cause__)) from exc.__cause__
             raise
+
+
+def _known_arguments(name: str, arguments: dict[str, Any], schema: dict[str, Any] | None) -> None:
+    """A misspelled argument ("topk", "tags" for search_notes' ``tag``) is refused, as REST
+    refuses a misspelled field: the SDK dropped it, and the tool ran on the default (every
+    note, unfiltered)."""
+    if schema is None:  # an unknown tool: the SDK says so
+        return
+    known = schema.get("properties", {})
+    unknown = [key for key in arguments or {} if key not in known]
+    if unknown:
+        takes = ", ".join(known) or "no arguments"
+        raise ToolError(
+            f"invalid arguments: unknown argument {', '.join(map(repr, unknown))}; "
+            f"{name} takes {takes}"
+        )
 
 
 # Said in the description of every tool whose result quotes the notes: an agent's client
@@ -140,7 +164,7 @@ def _problems(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors(include_url=False):
         where = ".".join(str(part) for part in error["loc"] if part != "filters") or "filters"
-        problems.append(f"{where}: {error['msg']}")
+        problems.append(f"{where}: {type_message(error)}")
     return "invalid arguments: " + "; ".join(problems)
 
 

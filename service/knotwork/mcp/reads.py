@@ -20,14 +20,25 @@ from knotwork.mcp.common import (
 from knotwork.retrieve.notes import note_detail, note_history, search_notes, vault_stats
 from knotwork.vault.files import clean_relpath
 
-Limit = Annotated[int, Field(ge=1, le=500, description="at most this many, 1 to 500")]
+Limit = Annotated[int, Field(strict=True, ge=1, le=500, description="at most this many, 1 to 500")]
+# The bounds of GET /notes' parameters, so both answer alike.
 Text = Annotated[
     str | None,
-    Field(description="part of the note's file name, title or an alias (case-insensitive)"),
+    Field(
+        max_length=500,
+        description="part of the note's file name, title or an alias (case-insensitive)",
+    ),
 ]
-Tag = Annotated[str | None, Field(description="a tag, with or without `#`; nested tags match")]
+Tag = Annotated[
+    str | None,
+    Field(max_length=100, description="a tag, with or without `#`; nested tags match"),
+]
 SearchFolder = Annotated[
-    str | None, Field(description="only notes under this vault-relative folder, e.g. `projects`")
+    str | None,
+    Field(
+        max_length=500,
+        description="only notes under this vault-relative folder, e.g. `projects`",
+    ),
 ]
 
 

@@ -73,12 +73,28 @@ def _walk(value: Any, request_id: int | str | None) -> None:
 
 def screen(line: str) -> None:
     """Raise LineRefused unless the SDK can take ``line`` as a JSON-RPC message."""
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        value: dict[str, Any] = {}
+        for key, inner in items:
+            if key in value:
+                twice.append(key)
+            value[key] = inner
+        return value
+
     try:
-        value = json.loads(line, parse_constant=_refuse_constant)
+        value = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         raise LineRefused(types.PARSE_ERROR, "parse error: the line is not JSON") from None
     request_id = _request_id(value)
     _walk(value, request_id)
+    if twice:  # the parser keeps the last: {"top_k": 5, "top_k": 50} asked for 50, silently
+        raise LineRefused(
+            types.INVALID_PARAMS,
+            f"the key {twice[0][:80]!r} appears twice in one JSON object",
+            request_id,
+        )
     try:
         types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 
+from knotwork.retrieve.temporal import time_words
 from knotwork.text.asking import asking_words, phrase_places
 from knotwork.text.keys import spaceless, spaceless_pairs, words
 from knotwork.text.language import leading_language
@@ -28,8 +29,11 @@ def asked(question: str) -> list[str]:
     words and phrases it is asked with (text/asking.py) — "Wann fand das Treffen statt?" asks
     for "treffen", as "When was the meeting?" asks for "meeting". The words are those of the
     language most of its function words belong to; none when it holds none or two languages
-    tie: a keyword question ("car insurance renewal") asks for every word it holds."""
+    tie: a keyword question ("car insurance renewal") asks for every word it holds. The words
+    of a relative time ("yesterday", "last summer", "l'estate scorsa") ask when: a note dated
+    then answers them by its date (the temporal retriever), not by writing them."""
     found = words(question)
+    timed = time_words(question)
     language = leading_language(question)
     framing = asking_words([language] if language else [])
     places = phrase_places(found)
@@ -42,6 +46,7 @@ def asked(question: str) -> list[str]:
         and w not in STOPWORDS
         and w not in framing
         and i not in places
+        and w not in timed
     ] + pairs
 
 

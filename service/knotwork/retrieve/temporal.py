@@ -2,11 +2,12 @@
 
 The temporal retriever runs only when the question asks about time: an ISO or month-name date, a
 month with its year, a relative phrase ("last week", "la settimana scorsa", "letzte Woche", "la
-semaine dernière", "la semana pasada", "a semana passada"), or a year the question places in time
-— after a preposition of time ("in 2019", "nel 2019", "seit 2019", "entre 2018 et 2020") or in a
-question that asks when ("quando", "wann", "quand", "cuándo"). A year that qualifies a name ("the
-2019 paper", "Dark River (2017 film)") is not a time question: on multi-hop sets such years only
-pulled in passages dated that year.
+semaine dernière", "la semana pasada", "a semana passada"), a month or season placed relative
+to today ("last March", "l'estate scorsa", "letzten Sommer": ``retrieve.periods``), or a year
+the question places in time — after a preposition of time ("in 2019", "nel 2019", "seit 2019",
+"entre 2018 et 2020") or in a question that asks when ("quando", "wann", "quand", "cuándo").
+A year that qualifies a name ("the 2019 paper", "Dark River (2017 film)") is not a time
+question: on multi-hop sets such years only pulled in passages dated that year.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import bisect
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 from knotwork.graph.queries.reads import VaultDatesRow
+from knotwork.retrieve.periods import relative_periods, relative_span
 from knotwork.text.dates import text_dates
+from knotwork.text.keys import words
 from knotwork.text.language import Language, function_languages
 from knotwork.text.vocab import MONTHS
 
@@ -48,6 +51,9 @@ RELATIVE_BY_LANGUAGE: dict[Language, dict[str, tuple[str, int]]] = {
         "settimana prossima": ("week", 1), "questo mese": ("month", 0),
         "mese scorso": ("month", -1), "mese prossimo": ("month", 1), "quest'anno": ("year", 0),
         "anno scorso": ("year", -1), "anno prossimo": ("year", 1),
+        "scorsa settimana": ("week", -1), "prossima settimana": ("week", 1),
+        "scorso mese": ("month", -1), "prossimo mese": ("month", 1), "scorso anno": ("year", -1),
+        "prossimo anno": ("year", 1),
     },
     "de": {
         "heute": ("day", 0), "gestern": ("day", -1), "morgen": ("day", 1),
@@ -55,6 +61,9 @@ RELATIVE_BY_LANGUAGE: dict[Language, dict[str, tuple[str, int]]] = {
         "diesen monat": ("month", 0), "letzten monat": ("month", -1),
         "nächsten monat": ("month", 1), "dieses jahr": ("year", 0), "letztes jahr": ("year", -1),
         "nächstes jahr": ("year", 1),
+        "vergangene woche": ("week", -1), "vorige woche": ("week", -1),
+        "vergangenen monat": ("month", -1), "vorigen monat": ("month", -1),
+        "vergangenes jahr": ("year", -1), "voriges jahr": ("year", -1),
     },
     "fr": {
         "aujourd'hui": ("day", 0), "hier": ("day", -1), "demain": ("day", 1),
@@ -62,6 +71,7 @@ RELATIVE_BY_LANGUAGE: dict[Language, dict[str, tuple[str, int]]] = {
         "semaine prochaine": ("week", 1), "ce mois-ci": ("month", 0),
         "mois dernier": ("month", -1), "mois prochain": ("month", 1), "cette année": ("year", 0),
         "année dernière": ("year", -1), "année prochaine": ("year", 1),
+        "an dernier": ("year", -1), "an passé": ("year", -1), "an prochain": ("year", 1),
     },
     "es": {
         "hoy": ("day", 0), "ayer": ("day", -1), "mañana": ("day", 1),
@@ -69,12 +79,14 @@ RELATIVE_BY_LANGUAGE: dict[Language, dict[str, tuple[str, int]]] = {
         "semana que viene": ("week", 1), "este mes": ("month", 0), "mes pasado": ("month", -1),
         "mes que viene": ("month", 1), "este año": ("year", 0), "año pasado": ("year", -1),
         "año que viene": ("year", 1),
+        "próxima semana": ("week", 1), "próximo mes": ("month", 1), "próximo año": ("year", 1),
     },
     "pt": {
         "hoje": ("day", 0), "ontem": ("day", -1), "amanhã": ("day", 1),
         "semana passada": ("week", -1), "próxima semana": ("week", 1),
         "mês passado": ("month", -1), "este mês": ("month", 0), "próximo mês": ("month", 1),
         "ano passado": ("year", -1), "este ano": ("year", 0), "próximo ano": ("year", 1),
+        "semana que vem": ("week", 1), "mês que vem": ("month", 1), "ano que vem": ("year", 1),
     },
 }  # fmt: skip
 RELATIVE: dict[str, tuple[str, int]] = {
@@ -150,25 +162,6 @@ _ARTICLE_BEFORE = re.compile(
 )
 
 
-def _shift_month(day: date, months: int) -> date:
-    index = day.year * 12 + day.month - 1 + months
-    return date(index // 12, index % 12 + 1, 1)
-
-
-def _relative(unit: str, offset: int, today: date) -> DateRange:
-    if unit == "day":
-        day = today + timedelta(days=offset)
-        return DateRange(day, day)
-    if unit == "week":
-        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=offset)
-        return DateRange(monday, monday + timedelta(days=6))
-    if unit == "month":
-        first = _shift_month(today, offset)
-        last = calendar.monthrange(first.year, first.month)[1]
-        return DateRange(first, first.replace(day=last))
-    return DateRange(date(today.year + offset, 1, 1), date(today.year + offset, 12, 31))
-
-
 def _in_parentheses(text: str, at: int) -> bool:
     return text.rfind("(", 0, at) > text.rfind(")", 0, at)
 
@@ -192,19 +185,42 @@ def _time_years(text: str, covered: list[tuple[int, int]]) -> list[int]:
     return years
 
 
+def _relative_phrases(question: str, today: date) -> tuple[str, list[DateRange], list[str]]:
+    """The question in lower case, and the ranges and words of its relative phrases and
+    periods. A typographic apostrophe (U+2019) reads as the plain one, as "aujourd'hui" is often
+    typed; the lower case keeps every character's place, so the periods' spans hold."""
+    plain = question.replace("\u2019", "'")
+    text = "".join(c.lower() if len(c.lower()) == 1 else c for c in plain)
+    periods, taken = relative_periods(plain, today)
+    ranges = [DateRange(start, end) for start, end in periods]
+    said = [plain[span.start : span.stop] for span in taken]
+    for match in _RELATIVE.finditer(text):
+        if any(match.start() in span for span in taken):  # "March last year": March only
+            continue
+        if _meant(match.group(1), text, match.start()):
+            ranges.append(DateRange(*relative_span(*RELATIVE[match.group(1)], today)))
+            said.append(match.group(1))
+    return text, ranges, said
+
+
+def time_words(question: str) -> frozenset[str]:
+    """The words of the question's relative phrases and periods ("yesterday", "last summer"):
+    they ask when, and a note dated then answers them by its date, not by writing them."""
+    said = _relative_phrases(question, date.today())[2]
+    return frozenset(w for phrase in said for w in words(phrase))
+
+
 def question_range(question: str, today: date | None = None) -> DateRange | None:
     """The span of every date and temporal expression in the question, or None."""
     today = today or date.today()
-    text = question.lower()
+    text, relative, _ = _relative_phrases(question, today)
     ranges: list[DateRange] = []
     for iso in text_dates(question):
         if iso:
             day = date.fromisoformat(iso)
             ranges.append(DateRange(day, day))
     days = list(ranges)
-    for match in _RELATIVE.finditer(text):
-        if _meant(match.group(1), text, match.start()):
-            ranges.append(_relative(*RELATIVE[match.group(1)], today))
+    ranges.extend(relative)
     covered: list[tuple[int, int]] = []
     for match in _MONTH_YEAR.finditer(text):
         month = MONTHS.get(match.group(1))

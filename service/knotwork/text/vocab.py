@@ -229,5 +229,6 @@ MONTHS: dict[str, int] = {
     "ene": 1, "abr": 4,
     # Portuguese
     "janeiro": 1, "fevereiro": 2, "março": 3, "marco": 3, "maio": 5, "junho": 6,
-    "julho": 7, "setembro": 9, "outubro": 10, "dezembro": 12, "fev": 2, "out": 10,
+    "julho": 7, "setembro": 9, "outubro": 10, "novembro": 11, "dezembro": 12, "fev": 2,
+    "out": 10,
 }  # fmt: skip

@@ -74,6 +74,27 @@ def utf8_path(request: Request) -> None:
 
 
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized, Depends(utf8_path)])
+SEARCH_PARAMETERS = ("text", "tag", "folder", "limit")
+
+
+def known_search(request: Request) -> None:
+    """``GET /notes`` takes each of its parameters once: a misspelled one (``tags``, ``dir``)
+    was dropped and every note listed, unfiltered; a repeated one (``tag=a&tag=b``) kept only
+    its last value, not both criteria."""
+    names = [name for name, _ in request.query_params.multi_items()]
+    unknown = sorted({n for n in names if n not in SEARCH_PARAMETERS})
+    repeated = sorted({n for n in names if names.count(n) > 1} - set(unknown))
+    if unknown:
+        raise HTTPException(
+            422,
+            f"unknown query parameter {', '.join(map(repr, unknown))}; GET /notes takes "
+            f"{', '.join(SEARCH_PARAMETERS)}",
+        )
+    if repeated:
+        raise HTTPException(
+            422, f"query parameter {', '.join(map(repr, repeated))} is given more than once"
+        )
+
 
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
 
@@ -120,7 +141,13 @@ def _response(result: WriteResult) -> Ingested | JSONResponse:
     "/notes",
     response_model=NoteSearch,
     summary="Find notes by name, tag or folder",
-    responses={422: {"description": "a folder outside the vault, or a limit out of range"}},
+    responses={
+        422: {
+            "description": "a folder outside the vault, a limit out of range, or a query "
+            "parameter unknown or given twice"
+        }
+    },
+    dependencies=[Depends(known_search)],
 )
 async def find_notes(
     core: CoreDep,
