@@ -597,8 +597,8 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     hidden = vault.with_name("drive")
     shutil.move(vault, hidden)
     os.mkdir(vault)  # the mount point, the drive away
-    running._followed(folder_id(vault))  # the watcher follows the new folder within a second
-    running._remember_full(folder_id(vault))  # looked at every second: empty, not kept
+    running.status.folder_id = folder_key(vault)  # followed within a second, said as followed
+    running.folder.remember_full(folder_id(vault))  # looked at every second: empty, not kept
     now = time.monotonic()
     for rel in ("Bob.md", "People/Alice.md"):
         running.pending[rel] = Pending(now, now)

@@ -378,7 +378,7 @@ async def test_a_rescan_beside_the_models_work_leaves_the_facts_of_a_fresh_inges
 
 
 async def _idle_model(running: VaultWatcher) -> bool:
-    return not running.model_work_running
+    return not running.model_work.running
 
 
 async def test_an_answer_landing_between_a_writes_reading_and_its_transaction_is_asked_again(

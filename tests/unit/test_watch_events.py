@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from watchdog.events import DirMovedEvent, FileMovedEvent, FileSystemEvent
+from watchdog.events import DirMovedEvent, FileCreatedEvent, FileMovedEvent, FileSystemEvent
 
 from knotwork.watch import events
 from knotwork.watch.events import PathEvents
@@ -59,3 +59,34 @@ async def test_a_folder_moved_twice_is_one_move_whatever_its_events_list(tmp_pat
     waiting.on_event(_moved(tmp_path, "b/n.md", "c/n.md"))  # watchdog's repeat, per file
     assert _origins(waiting) == {"c/n.md": "a/n.md", "b/n.md": None}
     assert waiting.rescan_waiting and not waiting._rescan.is_set()  # after the debounce
+
+
+async def test_a_chained_move_said_again_after_a_pass_took_its_path_stays_chained(
+    tmp_path: Path,
+) -> None:
+    """a→b→c chained as one move from a; a pass then takes b (plain, nothing to write) before
+    watchdog's repeat of b→c is read: the repeat is known, c still comes from a."""
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, "a.md", "b.md"))
+    waiting.on_event(_moved(tmp_path, "b.md", "c.md"))
+    del waiting.pending["b.md"]  # taken by a pass
+    waiting.on_event(_moved(tmp_path, "b.md", "c.md"))  # the repeat, read late
+    assert _origins(waiting) == {"a.md": None, "c.md": "a.md", "b.md": None}
+    (tmp_path / "b.md").write_text("# New\n")
+    waiting.on_event(FileCreatedEvent(str(tmp_path / "b.md")))  # a new note at b
+    waiting.on_event(_moved(tmp_path, "b.md", "d.md"))
+    assert _origins(waiting)["d.md"] == "b.md"  # its own move, not a repeat
+
+
+async def test_a_move_put_back_after_its_note_moved_on_is_chained(tmp_path: Path) -> None:
+    """a→b taken by a pass and put back (Neo4j away, or b gone when read) after b→c was read
+    meanwhile (c from b): one move a→c, b no move's source."""
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, "a.md", "b.md"))
+    taken = waiting.pending.pop("b.md")
+    waiting.on_event(_moved(tmp_path, "b.md", "c.md"))
+    assert _origins(waiting)["c.md"] == "b.md"
+    waiting.put_back("b.md", taken, due=0.0, attempts=1, there=False)
+    assert _origins(waiting) == {"a.md": None, "c.md": "a.md", "b.md": None}
+    waiting.on_event(_moved(tmp_path, "b.md", "c.md"))  # watchdog's repeat
+    assert _origins(waiting)["c.md"] == "a.md"

@@ -11,7 +11,9 @@ rescan that fails on the graph (Neo4j down or restarting) waits and is tried aga
 ``RETRY_GRAPH_S``: none is dropped and the watcher goes on; one that fails otherwise is tried
 ``MAX_ATTEMPTS`` times, then left to a rescan. A move given up still deletes its old path. A
 note missing from a vault folder that is away (unmounted, emptied by a drive gone) is not
-deleted. Which paths wait is watch/events.py's part; when all this runs, watch/watcher.py's.
+deleted (watch/folder.py says whether a note is there), nor one gone before the event saying
+where it went is read: it waits for that event (watch/events.py ``gone_unsaid``). Which paths
+wait is watch/events.py's part; when all this runs, watch/watcher.py's.
 """
 
 from __future__ import annotations
@@ -25,20 +27,16 @@ from neo4j.exceptions import Neo4jError
 from knotwork.errors import (
     GraphUnavailableError,
     KnotworkError,
-    LeaseLostError,
     QueryTimeoutError,
     VaultFolderError,
     VaultUnavailableError,
 )
-from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.plan import empty_held
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.vault.files import symlink_on_path
-from knotwork.vault.folders import EMPTY, folder_id, folder_unseen
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.events import PathEvents, Pending
+from knotwork.watch.folder import FolderView
 from knotwork.watch.outage import Outage
 from knotwork.watch.queue import WatchStatus
 
@@ -66,8 +64,7 @@ class Applier(PathEvents):
         self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
         self.outage = Outage("Neo4j")  # said once, not once a try
         self.folder_outage = Outage("the vault folder")
-        self._full_id: tuple[int, int] | None = None  # the folder last seen holding anything
-        self._remember_full(folder_id(root))
+        self.folder = FolderView(ingestor, root)
 
     # -- changes ------------------------------------------------------------------------------
 
@@ -83,14 +80,16 @@ class Applier(PathEvents):
             key=lambda p: self.pending[p].moved_from is None,
         )  # moves first
         consumed: set[str] = set()
-        taken, heard = set(due), self.status.events
+        heard = self.status.events
         plain: list[tuple[str, Pending]] = []  # plain changes gathered for one batch
         size, bulk = batch_size(self.ingestor), sum(self.pending[p].moved_from is None for p in due)
+        self._moves_left = {p for p in due if self.pending[p].moved_from}
         self._applying = True
         try:
             for rel in due:
+                self._moves_left.discard(rel)  # taken now, or left waiting: its source too
                 if self.status.events != heard:  # events came while the pass wrote
-                    heard, sources = self.status.events, self._move_sources(taken)
+                    heard, sources = self.status.events, self.move_sources()
                 if rel in consumed:  # a rename took it; an event since is a new change
                     continue
                 if rel in sources:  # a move now leads out of it (moved on meanwhile): waits
@@ -102,9 +101,9 @@ class Applier(PathEvents):
                     plain.append((rel, item))
                     if len(plain) < size:
                         continue
-                    going, plain = await apply_batch(self, plain, consumed, taken), []
+                    going, plain = await apply_batch(self, plain, consumed), []
                 elif not plain:
-                    going = await self._apply_one(rel, item, consumed)
+                    going = await self.apply_one(rel, item, consumed)
                 else:  # a move into a plain path came meanwhile: the next pass's
                     self.pending.setdefault(rel, item)
                     continue
@@ -112,42 +111,30 @@ class Applier(PathEvents):
                     break
             else:
                 if plain:
-                    await apply_batch(self, plain, consumed, taken)
+                    await apply_batch(self, plain, consumed)
                 plain = []
         finally:
             for rel, item in plain:  # gathered, not written (the pass ended): they wait
                 self.pending.setdefault(rel, item)
-            self._applying = False
+            self._applying, self._moves_left = False, set()
 
-    def _done(self, item: Pending) -> None:
+    def done(self, item: Pending) -> None:
+        """A change written: an outage it was waiting out is over."""
         self.folder_outage.ended()
         self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
         self.status.processed += 1
         self.status.lag_ms = (time.monotonic() - item.seen) * 1000
 
-    async def _apply_one(self, rel: str, item: Pending, consumed: set[str]) -> bool:
+    async def apply_one(self, rel: str, item: Pending, consumed: set[str]) -> bool:
         """One change written alone: False when the pass ends (Neo4j or the folder away)."""
         try:
-            await self._apply(rel, item, consumed)
-            self._done(item)
-        except (GraphUnavailableError, Neo4jError) as exc:
-            if isinstance(exc, Neo4jError):  # transient ones count, against a higher cap
-                if not exc.is_retryable() or item.attempts + 1 >= MAX_TRANSIENT:
-                    self._failed(rel, item, exc)
-                    return True
-                item.attempts += 1
-            # Neo4j is down or restarting: this change and the rest wait for it.
-            self._again(rel, item, attempts=item.attempts)
-            waiting = f"{len(self.pending)} changes wait"
-            if isinstance(exc, GraphUnavailableError):
-                self.outage.failed(exc, waiting)
-            else:  # a transient error of a server that answers: said each time
-                log.warning("%s (transient); %s, tried again shortly", exc, waiting)
-            return False
-        except VaultUnavailableError as exc:  # the folder away: every change waits
-            self._again(rel, item, attempts=item.attempts)
-            self.folder_outage.failed(exc, f"{len(self.pending)} changes wait")
-            return False
+            if await self._apply(rel, item, consumed):
+                self.done(item)
+        except (GraphUnavailableError, VaultUnavailableError, Neo4jError) as exc:
+            if isinstance(exc, Neo4jError) and not exc.is_retryable():
+                self._failed(rel, item, exc)
+                return True
+            return not self.wait_out([(rel, item)], exc)
         except QueryTimeoutError as exc:  # the server's transaction limit: tried again
             self._failed(rel, item, exc)
         except KnotworkError as exc:  # about the note itself: its next change retries
@@ -160,11 +147,31 @@ class Applier(PathEvents):
             self._failed(rel, item, exc)
         return True
 
-    def _move_sources(self, taken: set[str]) -> set[str]:
-        """The old paths of the moves a pass that took ``taken`` does not apply: a folder
-        moved on while its first move is written leads its notes' moves out of the first
-        move's old paths, which must not be deleted on their own."""
-        return {v.moved_from for p, v in self.pending.items() if v.moved_from and p not in taken}
+    def wait_out(self, changes: list[tuple[str, Pending]], exc: Exception) -> bool:
+        """``changes`` failed on Neo4j down or restarting, a transient error of one that
+        answers, or the vault folder away: each waits and is tried again (a transient error
+        counts against its cap, MAX_TRANSIENT; then it is left to a rescan), the rest of the
+        pass with them; an outage is said once, a transient error each time. False when none
+        waits (each at its cap)."""
+        waiting = False
+        for rel, item in changes:
+            if isinstance(exc, Neo4jError):
+                if item.attempts + 1 >= MAX_TRANSIENT:
+                    self._failed(rel, item, exc)
+                    continue
+                item.attempts += 1
+            self._again(rel, item, attempts=item.attempts)
+            waiting = True
+        if not waiting:
+            return False
+        said = f"{len(self.pending)} changes wait"
+        if isinstance(exc, GraphUnavailableError):
+            self.outage.failed(exc, said)
+        elif isinstance(exc, VaultUnavailableError):
+            self.folder_outage.failed(exc, said)
+        else:
+            log.warning("%s (transient); %s, tried again shortly", exc, said)
+        return True
 
     def _failed(self, rel: str, item: Pending, exc: BaseException) -> None:
         """A change Neo4j (or the code) refused: tried again, at most MAX_ATTEMPTS times in
@@ -178,67 +185,52 @@ class Applier(PathEvents):
 
     def _again(self, rel: str, item: Pending, *, attempts: int) -> None:
         """Put a change that failed on the graph back, unless a newer one for the path came."""
-        due = time.monotonic() + RETRY_GRAPH_S
-        newer = self.pending.setdefault(rel, Pending(due, item.seen, item.moved_from, attempts))
-        newer.moved_from = newer.moved_from or item.moved_from  # an edit since keeps the move
+        self.put_back(rel, item, time.monotonic() + RETRY_GRAPH_S, attempts, item.there)
 
-    def _is_note_file(self, rel: str) -> bool:
-        """A regular note file, reached without a symbolic link: a link (or a path through a
-        linked folder) counts as absent, so the graph never records a link's name with its
-        target's text — the policy ``scan_notes`` applies to a full sync. Exactly this name: on
-        a case-insensitive file system ``Foo.md`` renamed ``foo.md`` leaves no ``Foo.md``."""
-        if symlink_on_path(self.root, rel) is not None:
-            log.info("%s: a symbolic link (or under one); not ingested", rel)
-            return False
-        return exists_exactly(self.root / rel, self.root)
-
-    async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> None:
+    async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> bool:
+        """One change written: False when it waits instead, its note gone unsaid."""
         source = item.moved_from
         # The notes' locks: a REST write in this process never interleaves with this one.
         async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
-            exists = self._is_note_file(rel)
+            exists = self.folder.is_note_file(rel)
             # A note missing from a folder that is not there is not known to be deleted.
-            if not exists and (away := await self._folder_away()):
+            if not exists and (away := await self.folder.away()):
                 raise VaultUnavailableError(away)  # said as "the vault folder unavailable (…)"
+            # Gone, and moved on (a→b read, then b→c while a→b was taken) or no event yet
+            # saying where: chained, or waiting for that event, rather than deleted.
+            if not exists and (
+                self.gone_unsaid(rel, item) or (source and self.moved_onward(rel) is not None)
+            ):
+                if source:  # its note is at the old path in the graph: that waits with it
+                    self._keep_source(source, consumed)
+                self.wait_for_event(rel, item)
+                return False
             if exists and source and not exists_exactly(self.root / source, self.root):
                 waiting = self.pending.pop(source, None)
                 try:
                     await self.ingestor.rename(source, rel)
-                except BaseException:
+                except BaseException as exc:
                     # Not moved: the old path waits again (not in this pass), for the move
                     # tried again or, if that is given up, its own delete.
-                    now = time.monotonic()
-                    self.pending.setdefault(source, waiting or Pending(now, now))
-                    consumed.add(source)
+                    self._keep_source(source, consumed, waiting)
+                    if isinstance(exc, Exception) and not self.folder.is_note_file(rel):
+                        self.wait_for_event(rel, item)  # moved on while it was read
+                        return False
                     raise
                 consumed.add(source)
-                return
+                return True
             outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
+        return True
 
-    def _remember_full(self, ident: tuple[int, int] | None) -> None:
-        """Note the folder's identity (``folder_id``) while it holds anything (at start, then
-        every second)."""
-        if ident is not None and folder_unseen(self.root) is None:
-            self._full_id = ident
-
-    async def _folder_away(self) -> str | None:
-        """Why a note the folder no longer shows is not known to be gone, or None: the folder
-        cannot be seen, or it is empty, is not the folder last seen holding anything (device
-        and inode) and the graph holds notes of it — a drive's mount point with the drive
-        away, which a polling observer reports as every note deleted (a sync refuses the same,
-        ingest.plan). The watcher follows the empty mount point within a second, so the folder
-        followed would not tell. A folder emptied by deleting its notes (the last one through
-        the API) is the one last seen full: its deletes apply."""
-        unseen = folder_unseen(self.root)
-        if unseen != EMPTY:
-            return unseen
-        if self._full_id is not None and folder_id(self.root) == self._full_id:
-            return None
-        [row] = await self.ingestor.core.store.read(VAULT_NOTES, vault=self.ingestor.vault)
-        held = int(row["notes"])
-        return empty_held(held, self.ingestor.vault) if held else None
+    def _keep_source(self, source: str, consumed: set[str], item: Pending | None = None) -> None:
+        """A move's old path waits again, not in this pass: for the move tried again, or for
+        its own delete if that is given up."""
+        now = time.monotonic()
+        kept = item or self.pending.get(source) or Pending(now, now)
+        self.pending.setdefault(source, kept)
+        consumed.add(source)
 
     # -- rescans ------------------------------------------------------------------------------
 
@@ -281,36 +273,9 @@ class Applier(PathEvents):
         else:
             self._rescan_bugs = 0
 
-    async def retry_pending(self, limit: int = 10_000) -> int:
-        """What ``knotwork retry`` does, under this watcher's lease, for at most ``limit``
-        pending chunks, waiting out a model's back-off: how many chunks it did."""
-        said: list[str] = []  # each extraction postponed or failed, and why: logged
-        try:
-            embedded, extracted = await self.ingestor.retry_pending(
-                limit, ask_again=False, warnings=said
-            )
-        except GraphUnavailableError as exc:
-            self.outage.failed(exc, "the chunks a model left pending wait")
-            return 0
-        except LeaseLostError as exc:  # found before a write: the heartbeat says it, and stops
-            log.debug("pending model work stopped: %s", exc.lapsed)
-            return 0
-        except (KnotworkError, Neo4jError) as exc:
-            log.warning("pending model work not finished yet: %s", exc)
-            return 0
-        finally:
-            for warning in said:
-                log.warning("%s", warning)
-        if not self.ingestor.models.down:  # the pending chunks were read: Neo4j answers
-            self.outage.ended()
-        if embedded or extracted:
-            log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
-        return embedded + extracted
-
     @property
     def idle(self) -> bool:
-        """Nothing waiting or being written, no rescan due or under way, no model work
-        running beside the writes."""
+        """Nothing waiting or being written, no rescan due or under way."""
         return not (
             self.pending
             or self._applying
@@ -318,11 +283,4 @@ class Applier(PathEvents):
             or self.rescan_waiting
             or self._dropping
             or self._rescanning
-            or self.model_work_running
         )
-
-    @property
-    def model_work_running(self) -> bool:
-        """Whether the model's work on pending chunks runs (the watcher's, beside its
-        writes)."""
-        return False

@@ -39,16 +39,25 @@ class Written:
 
     done: list[tuple[str, Pending, NoteOutcome]] = field(default_factory=list)
     singles: list[tuple[str, Pending]] = field(default_factory=list)
-    back: list[tuple[str, Pending]] = field(default_factory=list)  # now move sources: wait
+    # Now a move's source or destination: wait for that move (or, gone with no event saying
+    # so, for the event: ``Applier.gone_unsaid``).
+    back: list[tuple[str, Pending]] = field(default_factory=list)
+    wait: list[tuple[str, Pending]] = field(default_factory=list)
 
 
 def batch_size(ingestor: Ingestor) -> int:
     return max(1, min(ingestor.settings.ingest_batch, BATCH_MAX))
 
 
-async def write_plain(
-    applier: Applier, plain: list[tuple[str, Pending]], taken: set[str]
-) -> Written:
+def _moving(applier: Applier, rel: str, sources: set[str]) -> bool:
+    """A move out of ``rel`` waits (moved on meanwhile), or one onto it came after the pass
+    took it: that move writes it, so this change must not (an old path deleted on its own, or
+    the moved note's text written as a new version, both embedded again)."""
+    newer = applier.pending.get(rel)
+    return rel in sources or (newer is not None and newer.moved_from is not None)
+
+
+async def write_plain(applier: Applier, plain: list[tuple[str, Pending]]) -> Written:
     """Read and write ``plain`` as one batch under its notes' locks. Raises what the write
     raised (the caller sorts an outage from a refusal); a note missing while the vault folder
     is away raises VaultUnavailableError before anything is written."""
@@ -57,7 +66,7 @@ async def write_plain(
     async with ingestor.core.note_locks.hold(*(rel for rel, _ in plain)):
         changes: list[tuple[str, Pending, Change, list[str]]] = []
         for rel, item in plain:
-            if not applier._is_note_file(rel):
+            if not applier.folder.is_note_file(rel):
                 changes.append((rel, item, Delete(rel), []))
                 continue
             try:
@@ -69,14 +78,19 @@ async def write_plain(
                 continue
             changes.append((rel, item, Upsert(rel, text.text, text.mtime), text.warnings))
         if any(isinstance(c, Delete) for _, _, c, _ in changes) and (
-            away := await applier._folder_away()
+            away := await applier.folder.away()
         ):
             raise VaultUnavailableError(away)
-        # A move out of a note read here may have come while it was read: its old path waits
-        # for that move, as in the one-by-one pass, and is not deleted on its own.
-        sources = applier._move_sources(taken)
-        out.back = [(rel, item) for rel, item, _, _ in changes if rel in sources]
-        changes = [c for c in changes if c[0] not in sources]
+        # A move out of or onto a note read here may have come while it was read: it waits
+        # for that move, as in the one-by-one pass; one gone unsaid waits for its event.
+        sources = applier.move_sources()
+        for rel, item, change, _ in changes:
+            if _moving(applier, rel, sources):
+                out.back.append((rel, item))
+            elif isinstance(change, Delete) and applier.gone_unsaid(rel, item):
+                out.wait.append((rel, item))
+        held = {rel for rel, _ in (*out.back, *out.wait)}
+        changes = [c for c in changes if c[0] not in held]
         if changes:
             outcomes = await ingestor.apply([c for _, _, c, _ in changes])
             for (rel, item, _, warnings), outcome in zip(changes, outcomes, strict=True):
@@ -86,57 +100,38 @@ async def write_plain(
 
 
 async def apply_batch(
-    applier: Applier, plain: list[tuple[str, Pending]], consumed: set[str], taken: set[str]
+    applier: Applier, plain: list[tuple[str, Pending]], consumed: set[str]
 ) -> bool:
     """Write plain changes as one batch: False when the pass ends (Neo4j
     or the vault folder away: they all wait). A batch refused otherwise, and a note that
     cannot be read, go one by one, so a bad note costs only itself."""
     if len(plain) == 1:
-        return await applier._apply_one(*plain[0], consumed)
+        return await applier.apply_one(*plain[0], consumed)
     try:
-        written = await write_plain(applier, plain, taken)
+        written = await write_plain(applier, plain)
     except (GraphUnavailableError, VaultUnavailableError, Neo4jError) as exc:
         if isinstance(exc, Neo4jError) and not exc.is_retryable():
             log.debug("a batch of %d refused (%s); written one by one", len(plain), exc)
             written = Written(singles=plain)
-        else:
-            _again_all(applier, plain, exc)
+        else:  # each change waits, as one alone would
+            applier.wait_out(plain, exc)
             return False
     except Exception as exc:  # a note's own error, or a bug: each note says its own
         log.debug("a batch of %d failed (%s); written one by one", len(plain), exc)
         written = Written(singles=plain)
     for rel, item in written.back:
         applier.pending.setdefault(rel, item)
+    for rel, item in written.wait:
+        applier.wait_for_event(rel, item)
     for _rel, item, outcome in written.done:
         for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
             log.warning("%s", warning)
-        applier._done(item)
+        applier.done(item)
     for i, (rel, item) in enumerate(written.singles):
-        if rel in applier._move_sources(taken):  # a move out of it came meanwhile: waits
+        if _moving(applier, rel, applier.move_sources()):  # a move came meanwhile: waits
             applier.pending.setdefault(rel, item)
-        elif not await applier._apply_one(rel, item, consumed):
+        elif not await applier.apply_one(rel, item, consumed):
             for later, waiting in written.singles[i + 1 :]:
                 applier.pending.setdefault(later, waiting)
             return False
     return True
-
-
-def _again_all(applier: Applier, plain: list[tuple[str, Pending]], exc: Exception) -> None:
-    """A batch that failed on the graph or the folder: each change waits, as one alone
-    would (a transient error counts against each change's cap)."""
-    from knotwork.watch.apply import MAX_TRANSIENT
-
-    for rel, item in plain:
-        if isinstance(exc, Neo4jError):
-            if item.attempts + 1 >= MAX_TRANSIENT:
-                applier._failed(rel, item, exc)
-                continue
-            item.attempts += 1
-        applier._again(rel, item, attempts=item.attempts)
-    waiting = f"{len(applier.pending)} changes wait"
-    if isinstance(exc, GraphUnavailableError):
-        applier.outage.failed(exc, waiting)
-    elif isinstance(exc, VaultUnavailableError):
-        applier.folder_outage.failed(exc, waiting)
-    else:  # a transient error of a server that answers: said each time
-        log.warning("%s (transient); %s, tried again shortly", exc, waiting)

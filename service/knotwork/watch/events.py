@@ -2,13 +2,16 @@
 a move remembers where it came from (a move out of a path a waiting move leads into is one move
 from the first path: a→b→c, a folder moved twice or back), a folder's event marks every note
 below it and asks for a rescan once the events pause, and too many waiting paths (or events)
-drop them all for a rescan of the whole vault. Runs on the event loop; watch/apply.py applies
-what is due."""
+drop them all for a rescan of the whole vault. A change a pass took and could not apply waits
+again here (a move whose note moved on meanwhile chained from its first path), and so does a
+note found gone before the event saying where it went is read. Runs on the event loop;
+watch/apply.py applies what is due."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,10 @@ from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
 log = logging.getLogger(__name__)
 MAX_WAIT_S = 5.0  # the longest a path that keeps changing waits for its turn
 MAX_HOPS = 16  # folder moves followed back from a path (two moved into each other: a loop)
+# A note found gone with no event saying it left (moved while a pass wrote, the event not yet
+# read; watchdog holds an unpaired move ~0.5 s, a polling observer looks once a second) waits
+# this long for that event before it is deleted: the event may make it a move.
+GONE_WAIT_S = 2.0
 
 
 @dataclass
@@ -29,9 +36,10 @@ class Pending:
     seen: float
     moved_from: str | None = None
     attempts: int = 0  # failed tries on the graph so far
-    # Its note moved on to this path before its own move in was applied (a→b→c: b's); the
-    # same move said again (watchdog repeats a folder's move for each file in it) is known.
-    moved_on: str | None = None
+    # The path's last event said a note is there (written, or moved in): found gone, it has
+    # moved on or been deleted since, and the event saying which may lag: it waits for that
+    # (watch/apply.py), not to take a move for a delete.
+    there: bool = False
 
 
 class PathEvents:
@@ -48,6 +56,12 @@ class PathEvents:
         # Folders moved (new path → path in the graph) that had moved on when their event was
         # read, so no note below them was marked; kept until the rescan a move starts.
         self._moved_folders: dict[str, str] = {}
+        # Paths whose note moved on before its move in was applied (a→b→c: b → c), chained as
+        # one move: the same move said again (watchdog repeats a folder's move for each note
+        # in it, late on a busy machine) is known even after a pass took b; kept until
+        # something new is at b or a rescan starts.
+        self._moved_on: dict[str, str] = {}
+        self._moves_left: set[str] = set()  # the moves a pass applies first, not yet taken
 
     def _rel(self, raw: bytes | str) -> str | None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
@@ -56,11 +70,13 @@ class PathEvents:
         except ValueError:
             return None  # outside the vault
 
-    def _mark(self, rel: str, moved_from: str | None = None) -> None:
+    def _mark(self, rel: str, moved_from: str | None = None, *, there: bool = False) -> None:
         if self._dropping:
             return
         now = time.monotonic()
         old = self.pending.get(rel)
+        if there:  # a note is at rel now: a move out of it is a new one
+            self._moved_on.pop(rel, None)
         # A move sets where the note comes from (none when it came back where it was); any
         # other event keeps what a move not yet applied said.
         origin = self._origin(moved_from, rel) if moved_from else (old.moved_from if old else None)
@@ -71,7 +87,7 @@ class PathEvents:
             min(now + self.debounce, seen + max(MAX_WAIT_S, self.debounce)),
             seen,
             origin or None,
-            moved_on=old.moved_on if old else None,
+            there=there,
         )
         if len(self.pending) > self.queue_max:
             self._overflow(f"more than {self.queue_max} paths waiting to be ingested")
@@ -84,15 +100,58 @@ class PathEvents:
         waiting = self.pending.get(source)
         if source == rel:
             first = waiting.moved_from if waiting else None
+        elif self._moved_on.get(source) == rel:  # the same move said again: as first said
+            first = self.pending[rel].moved_from if rel in self.pending else None
         elif waiting is not None and waiting.moved_from is not None:
-            first, waiting.moved_from, waiting.moved_on = waiting.moved_from, None, rel
-        elif waiting is not None and waiting.moved_on == rel and rel in self.pending:
-            first = self.pending[rel].moved_from  # the same move said again
+            first, waiting.moved_from = waiting.moved_from, None
+            self._moved_on[source] = rel
         elif (before := self._folder_origin(source)) != source and depth < MAX_HOPS:
             return self._origin(before, rel, depth + 1)
         else:
             first = source
         return None if first == rel else first
+
+    def put_back(self, rel: str, item: Pending, due: float, attempts: int, there: bool) -> None:
+        """A change taken off ``pending`` waits again, due at ``due``, unless a newer one for
+        the path came (it keeps the move this one was). A move whose note moved on while it
+        was out (a→b taken, b→c read meanwhile: c from b) is chained as one move a→c, as it
+        is while a→b waits, so that b, never in the graph, is no move's source."""
+        source = item.moved_from
+        if source is not None:
+            onward = self.moved_onward(rel)
+            if onward is not None:
+                self.pending[onward].moved_from = None if onward == source else source
+                self._moved_on[rel], source = onward, None
+        newer = self.pending.setdefault(rel, Pending(due, item.seen, source, attempts, there))
+        newer.moved_from = newer.moved_from or source
+
+    def moved_onward(self, rel: str) -> str | None:
+        """The path a waiting move takes the note at ``rel`` to, if one does."""
+        return next((p for p, v in self.pending.items() if v.moved_from == rel), None)
+
+    def move_sources(self) -> set[str]:
+        """The old paths of the moves waiting, but for those the pass applies before its plain
+        changes: a folder moved on while its first move is written leads its notes' moves out
+        of the first move's old paths, and a move may come onto a path the pass took; their
+        old paths must not be deleted on their own."""
+        return {
+            v.moved_from
+            for p, v in self.pending.items()
+            if v.moved_from and p not in self._moves_left
+        }
+
+    def gone_unsaid(self, rel: str, item: Pending) -> bool:
+        """``rel`` gone with no event yet saying its note left (deleted or moved away): moved
+        while the pass wrote, its event still to be read. Not when stopping: nothing waits."""
+        newer = self.pending.get(rel)
+        there = newer.there if newer is not None else item.there
+        return there and not (self.status.stopping or os.path.lexists(self.root / rel))
+
+    def wait_for_event(self, rel: str, item: Pending) -> None:
+        """A change whose note is gone unsaid waits for the event saying where it went (a move
+        then chains from it), at most GONE_WAIT_S; then it is applied as it is."""
+        due = time.monotonic() + max(GONE_WAIT_S, self.debounce)
+        self.put_back(rel, item, due, item.attempts, there=False)
 
     def _folder_origin(self, path: str) -> str:
         """``path`` as it was before the folder moves whose notes were gone when their event
@@ -116,6 +175,16 @@ class PathEvents:
 
     def _rescan_now_due(self) -> None:
         self._rescan_timer, self._rescan_first = None, None
+        self._rescan.set()
+
+    def gate(self, loop: asyncio.AbstractEventLoop) -> EventGate:
+        """A new gate handing watchdog's events to ``loop``: the one an overflow's rescan
+        opens again."""
+        self._handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
+        return self._handler
+
+    def ask_rescan(self) -> None:
+        """A rescan as soon as the loop looks (an observer restarted, the folder replaced)."""
         self._rescan.set()
 
     @property
@@ -148,6 +217,7 @@ class PathEvents:
         """Follow events again; called as a rescan starts, so it sees what was dropped."""
         self._dropping = False
         self._moved_folders.clear()  # what the rescan reads is the graph's from then on
+        self._moved_on.clear()
         if self._handler is not None:
             self._handler.resume()
 
@@ -166,11 +236,11 @@ class PathEvents:
             return
         if event.event_type == "moved":
             if dest and is_note(dest):
-                self._mark(dest, src if src and is_note(src) else None)
+                self._mark(dest, src if src and is_note(src) else None, there=True)
             if src and is_note(src):
                 self._mark(src)
         elif src and is_note(src):
-            self._mark(src)
+            self._mark(src, there=event.event_type != "deleted")
 
     def _on_directory(self, kind: str, src: str | None, dest: str | None) -> None:
         """A folder moved, appeared or vanished: every note below it is looked at."""
@@ -179,7 +249,7 @@ class PathEvents:
             for rel in listed:
                 new = f"{dest}/{rel}"
                 if is_note(new):
-                    self._mark(new, f"{src}/{rel}" if src else None)
+                    self._mark(new, f"{src}/{rel}" if src else None, there=True)
                     if src:
                         self._mark(f"{src}/{rel}")
             if src and not listed:  # moved on before this event was read: a move out of it
@@ -190,6 +260,6 @@ class PathEvents:
             # checked. A link to a folder is never followed, as a full sync does not.
             for rel in list_notes(self.root / src):
                 if is_note(new := f"{src}/{rel}"):
-                    self._mark(new)
+                    self._mark(new, there=True)
         if kind in ("deleted", "moved") and src:
             self._rescan_when_quiet()  # which notes lived there the graph knows, not the disk

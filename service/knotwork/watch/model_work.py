@@ -11,7 +11,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from neo4j.exceptions import Neo4jError
+
 from knotwork import background
+from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseLostError
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.watch.outage import Outage
 
 log = logging.getLogger(__name__)
 
@@ -53,3 +58,29 @@ class ModelWork:
                     return
         except Exception:  # a bug: said, and the next change or period starts a pass again
             log.exception("the model's work on pending chunks failed")
+
+
+async def pending_work(ingestor: Ingestor, outage: Outage, limit: int = 10_000) -> int:
+    """What ``knotwork retry`` does, under the watcher's lease, for at most ``limit`` pending
+    chunks, waiting out a model's back-off: how many chunks it did. Neo4j away is said as the
+    watcher's ``outage``, once."""
+    said: list[str] = []  # each extraction postponed or failed, and why: logged
+    try:
+        embedded, extracted = await ingestor.retry_pending(limit, ask_again=False, warnings=said)
+    except GraphUnavailableError as exc:
+        outage.failed(exc, "the chunks a model left pending wait")
+        return 0
+    except LeaseLostError as exc:  # found before a write: the heartbeat says it, and stops
+        log.debug("pending model work stopped: %s", exc.lapsed)
+        return 0
+    except (KnotworkError, Neo4jError) as exc:
+        log.warning("pending model work not finished yet: %s", exc)
+        return 0
+    finally:
+        for warning in said:
+            log.warning("%s", warning)
+    if not ingestor.models.down:  # the pending chunks were read: Neo4j answers
+        outage.ended()
+    if embedded or extracted:
+        log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
+    return embedded + extracted

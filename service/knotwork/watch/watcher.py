@@ -8,8 +8,8 @@ queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whateve
 missed. One lease in Neo4j keeps a second writer out (``lease.holding``), so ``knotwork retry``
 cannot run beside the watcher: it does the model's work itself, beside its writes
 (watch/model_work.py): a change's text, links and structure land at once, the model's facts
-after. A vault folder deleted and made again (or replaced) is followed anew. A stop applies
-what is still waiting, for at most ``STOP_FLUSH_S``.
+after. A vault folder deleted and made again (or replaced) is followed anew, by a new observer
+(watch/following.py). A stop applies what is still waiting, for at most ``STOP_FLUSH_S``.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
+from functools import partial
 
 from neo4j.exceptions import Neo4jError
-from watchdog.observers.api import BaseObserver
 
 from knotwork import background
 from knotwork.errors import (
@@ -36,17 +35,11 @@ from knotwork.graph.lease import Lease, holding, lease_status, watches
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress
-from knotwork.vault.folders import EMPTY, folder_id, folder_key, folder_unseen
+from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
-from knotwork.watch.model_work import ModelWork
-from knotwork.watch.queue import (
-    INOTIFY_LOGGER,
-    EventGate,
-    OverflowLog,
-    WatchStatus,
-    deaf,
-    start_observer,
-)
+from knotwork.watch.following import Following
+from knotwork.watch.model_work import ModelWork, pending_work
+from knotwork.watch.queue import INOTIFY_LOGGER, OverflowLog, WatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -79,14 +72,11 @@ class VaultWatcher(Applier):
         self.retry_s = RETRY_PENDING_S
         ingestor.extract_inline = False  # the model's work runs beside the writes
         ingestor.models.before_write = self._lease_confirmed
-        self.model_work = ModelWork(self.retry_pending)
+        # The model's work on pending chunks, beside the writes: this watcher's, under its
+        # lease (asked for by its loop, stopped as the follow ends).
+        self.model_work = ModelWork(partial(pending_work, ingestor, self.outage))
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
-
-    def _observer(self, loop: asyncio.AbstractEventLoop) -> BaseObserver:
-        handler = EventGate(loop, self.on_event, self._overflow, self.queue_max)
-        self._handler = handler
-        return start_observer(self.root, handler, self.polling, self.status)
 
     async def run(
         self, progress: Progress | None = None, ready: asyncio.Event | None = None
@@ -145,9 +135,8 @@ class VaultWatcher(Applier):
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
-        watched = self._followed(folder_id(self.root))  # before the rescan: a swap counts
         # The observer before the rescan, so no change slips between.
-        following = _Following(loop, self._observer(loop), watched)
+        following = Following(loop, self, self.polling)
         rehearsal: asyncio.Task[None] | None = None
         try:
             await self.rescan(progress)
@@ -158,7 +147,7 @@ class VaultWatcher(Applier):
             await self._apply_the_rest()
         finally:
             # The observer first: a failure the rehearsal raises must not leave its thread on.
-            _stop_observer(following.observer)
+            following.stop()
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
             try:
@@ -176,7 +165,7 @@ class VaultWatcher(Applier):
                 "the graph was changed)"
             )
 
-    async def _until_stopped(self, following: _Following) -> None:
+    async def _until_stopped(self, following: Following) -> None:
         """The loop: the observer kept alive and on the vault folder, rescans when one is due,
         the changes whose debounce is over applied; the model's work asked for after each
         write, and now and then for chunks a model down left pending."""
@@ -184,11 +173,10 @@ class VaultWatcher(Applier):
         looked = time.monotonic()
         self.model_work.wanted()  # what the start-up rescan left pending
         while not self._stop.is_set():
-            if not following.observer.is_alive():
-                self._restart_observer(following)
+            following.keep_alive()
             if time.monotonic() - looked > 1:
                 looked = time.monotonic()
-                self._follow_a_new_folder(following)
+                following.look_at_folder()
             written = self.status.processed + self.status.rescans
             if self._rescan_due(last_rescan):
                 await self._rescan_now()
@@ -202,36 +190,10 @@ class VaultWatcher(Applier):
             await _sleep_or(self._stop, 0.05)
 
     @property
-    def model_work_running(self) -> bool:
-        return self.model_work.running
-
-    def _restart_observer(self, following: _Following) -> None:
-        """An observer that stopped is started again, and a rescan finds what it missed."""
-        try:
-            following.observer = self._observer(following.loop)
-        except OSError as exc:  # the folder gone at that moment: tried next pass
-            self.status.warning = f"the file observer stopped; not restarted: {exc}"
-        else:
-            self.status.warning = "the file observer stopped; restarted after a rescan"
-            self._rescan.set()
-
-    def _follow_a_new_folder(self, following: _Following) -> None:
-        """Looked at every second: a vault folder deleted and made again, or replaced, gets a
-        new observer and a rescan."""
-        now_id = folder_id(self.root)
-        self._remember_full(now_id)
-        if now_id is not None and (now_id != following.watched or deaf(following.observer)):
-            # The vault folder was deleted and made again, or replaced: the old
-            # observer watches nothing (or the old folder) from now on.
-            try:
-                renewed = self._observer(following.loop)
-            except OSError as exc:  # gone again meanwhile: looked at next second
-                log.warning("the vault folder cannot be followed yet: %s", exc)
-            else:
-                log.warning("the vault folder was replaced; following the new one")
-                _stop_observer(following.observer)
-                following.observer, following.watched = renewed, self._followed(now_id)
-                self._rescan.set()
+    def idle(self) -> bool:
+        """Nothing waiting or being written, no rescan due or under way, no model work
+        running beside the writes."""
+        return super().idle and not self.model_work.running
 
     def _rescan_due(self, last_rescan: float) -> bool:
         """Whether to rescan now: one asked for, a failed one's retry due, or the period over."""
@@ -286,12 +248,6 @@ class VaultWatcher(Applier):
                 len(self.pending),
             )
 
-    def _followed(self, ident: tuple[int, int] | None) -> tuple[int, int] | None:
-        """The folder now followed, said in the status the lease carries (api/writers.py
-        ``follows``: a REST write is left to this watcher only by its folder)."""
-        self.status.folder_id = folder_key(self.root)
-        return ident
-
     def stop(self) -> None:
         self._stop_asked.set()
         self._stop.set()
@@ -313,22 +269,6 @@ class VaultWatcher(Applier):
             tried.update(fresh)
             await self._process_due()
             await asyncio.sleep(min(self.debounce, 1.0))  # the last writes' events, if any
-
-
-@dataclass
-class _Following:
-    """The observer of the vault folder followed now, and that folder's identity; both change
-    when the observer is restarted or the folder replaced."""
-
-    loop: asyncio.AbstractEventLoop
-    observer: BaseObserver
-    watched: tuple[int, int] | None
-
-
-def _stop_observer(observer: BaseObserver) -> None:
-    """Stop an observer's thread and wait for it (5 s at most)."""
-    observer.stop()
-    observer.join(timeout=5)
 
 
 async def _sleep_or(event: asyncio.Event, seconds: float) -> None:
