@@ -25,7 +25,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.watch.model_work import ModelWork
+from knotwork.watch.model_work import ModelWork, pending_work
 
 if TYPE_CHECKING:  # the writers own this work (api/writers.py)
     from knotwork.api.writers import RestWriters
@@ -87,15 +87,12 @@ class Extraction:
             await self.stop()
 
     async def _pass(self, limit: int) -> int:
-        """``retry_pending`` for a few chunks under the shared lease: how many it did."""
+        """``pending_work`` for a few chunks under the shared lease: how many it did."""
         if self.writers.syncing:
             return 0  # the sync waits for its own extraction; the period finds the rest
-        said: list[str] = []  # each extraction postponed or failed, and why: logged
         try:
             async with self.writers.model_pass():
-                embedded, extracted = await self.ingestor.retry_pending(
-                    min(limit, EXTRACT_PASS), ask_again=False, warnings=said
-                )
+                done = await pending_work(self.ingestor, min(limit, EXTRACT_PASS))
         except LeaseHeldError:  # another writer: a watcher extracts, a CLI waits for its own
             return 0
         except GraphUnavailableError as exc:
@@ -107,11 +104,6 @@ class Extraction:
         except (KnotworkError, Neo4jError) as exc:
             log.warning("pending model work not finished yet: %s", exc)
             return 0
-        finally:
-            for warning in said:
-                log.warning("%s", warning)
-        if not (embedded or extracted):
-            return 0
-        log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
-        await asyncio.sleep(PASS_GAP_S)  # the lease free a moment before the next pass
-        return embedded + extracted
+        if done:
+            await asyncio.sleep(PASS_GAP_S)  # the lease free a moment before the next pass
+        return done

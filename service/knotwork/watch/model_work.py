@@ -60,15 +60,19 @@ class ModelWork:
             log.exception("the model's work on pending chunks failed")
 
 
-async def pending_work(ingestor: Ingestor, outage: Outage, limit: int = 10_000) -> int:
-    """What ``knotwork retry`` does, under the watcher's lease, for at most ``limit`` pending
-    chunks, waiting out a model's back-off: how many chunks it did. Neo4j away is said as the
-    watcher's ``outage``, once."""
-    said: list[str] = []  # each extraction postponed or failed, and why: logged
+async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None = None) -> int:
+    """What ``knotwork retry`` does for at most ``limit`` pending chunks, waiting out a model's
+    back-off, under a lease the caller holds (the watcher's, the API's): how many chunks it did.
+    Each extraction postponed or failed is logged with why; Neo4j away is said as ``outage``
+    (once, as the watcher says it), and a lease lost before a write ends the pass."""
+    said: list[str] = []
     try:
         embedded, extracted = await ingestor.retry_pending(limit, ask_again=False, warnings=said)
     except GraphUnavailableError as exc:
-        outage.failed(exc, "the chunks a model left pending wait")
+        if outage is not None:
+            outage.failed(exc, "the chunks a model left pending wait")
+        else:
+            log.debug("the chunks a model left pending wait for Neo4j: %s", exc)
         return 0
     except LeaseLostError as exc:  # found before a write: the heartbeat says it, and stops
         log.debug("pending model work stopped: %s", exc.lapsed)
@@ -79,7 +83,7 @@ async def pending_work(ingestor: Ingestor, outage: Outage, limit: int = 10_000) 
     finally:
         for warning in said:
             log.warning("%s", warning)
-    if not ingestor.models.down:  # the pending chunks were read: Neo4j answers
+    if outage is not None and not ingestor.models.down:  # the chunks were read: Neo4j answers
         outage.ended()
     if embedded or extracted:
         log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)

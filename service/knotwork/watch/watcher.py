@@ -74,7 +74,7 @@ class VaultWatcher(Applier):
         ingestor.models.before_write = self._lease_confirmed
         # The model's work on pending chunks, beside the writes: this watcher's, under its
         # lease (asked for by its loop, stopped as the follow ends).
-        self.model_work = ModelWork(partial(pending_work, ingestor, self.outage))
+        self.model_work = ModelWork(partial(pending_work, ingestor, outage=self.outage))
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
 
