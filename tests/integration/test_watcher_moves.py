@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from watchdog.events import FileMovedEvent, FileSystemEvent
 
 from knotwork.core import Core
@@ -188,13 +189,17 @@ async def assert_moved(core: Core, running: VaultWatcher, fake_ollama: FakeOllam
     assert kinds <= {"rename"}, kinds
 
 
+@pytest.mark.parametrize("folder_event_first", [True, False], ids=["folder-first", "all-after"])
 async def test_a_folder_moved_on_while_its_first_move_is_written_stays_a_move(
-    core: Core, vault: Path, fake_ollama: FakeOllama
+    core: Core, vault: Path, fake_ollama: FakeOllama, folder_event_first: bool
 ) -> None:
-    """The second move's events come while the first move's notes are being written: the
-    folder's at once, the repeat watchdog sends for each note only after the pass took that
-    note (a busy machine). The repeat is known as the move already chained (a→c), so no old
-    path is deleted on its own and no note is made anew (embedded all again)."""
+    """The folder moves on (b→c) while its first move's (a→b) notes are being written, on a
+    busy machine. ``folder-first``: the folder's event is read at once, the repeat watchdog
+    sends for each note only after the pass took that note; the repeat is known as the move
+    already chained (a→c). ``all-after``: every event of the second move is read once the
+    pass is over; the notes the pass found gone wait for the event that says where they
+    went. Either way no old path is deleted on its own and no note is made anew (embedded
+    all again)."""
     running, task = await watching_events_only(core, vault, 10)
     events = HeldEvents(running)
     reached, go = hold_first(running, "rename")
@@ -205,34 +210,8 @@ async def test_a_folder_moved_on_while_its_first_move_is_written_stays_a_move(
         events.holding = True
         os.rename(vault / "b", vault / "c")
         await events.until(FileMovedEvent, 10)
-        events.release(lambda e: e.is_directory)  # the folder's move, read at once
-        go.set()
-        await pass_over(running)
-        events.holding = False
-        events.release()  # each note's move, read after the pass took its note
-        await assert_moved(core, running, fake_ollama)
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
-
-
-async def test_a_folder_moved_on_whose_events_come_after_the_first_move_is_written(
-    core: Core, vault: Path, fake_ollama: FakeOllama
-) -> None:
-    """The folder moved on while its first move is written, and every event of that second
-    move read only once the pass is over: the notes the pass finds gone from where they
-    moved wait for the event that says where they went, instead of their old paths being
-    deleted."""
-    running, task = await watching_events_only(core, vault, 10)
-    events = HeldEvents(running)
-    reached, go = hold_first(running, "rename")
-    try:
-        fake_ollama.calls.clear()
-        os.rename(vault / "a", vault / "b")
-        await asyncio.wait_for(reached.wait(), 30)
-        events.holding = True
-        os.rename(vault / "b", vault / "c")
-        await events.until(FileMovedEvent, 10)
+        if folder_event_first:
+            events.release(lambda e: e.is_directory)
         go.set()
         await pass_over(running)
         events.holding = False
