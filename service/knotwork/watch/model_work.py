@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from neo4j.exceptions import Neo4jError
@@ -21,6 +22,7 @@ from knotwork.watch.outage import Outage
 log = logging.getLogger(__name__)
 
 MODEL_PASS = 64  # pending chunks read per pass: the newest changes' chunks join soon
+PROGRESS_S = 30.0  # how often a long run of passes says how far it is
 
 
 class ModelWork:
@@ -50,14 +52,30 @@ class ModelWork:
 
     async def _passes(self) -> None:
         """Pass after pass until one does nothing (none left, the model down or in its
-        back-off) and none was asked for meanwhile."""
+        back-off) and none was asked for meanwhile. The log says what a run of passes did
+        once it ends, and how far it is every ``PROGRESS_S`` while a slow model takes long,
+        rather than a line per pass (a 500-chunk vault would log dozens)."""
+        began = said = time.monotonic()
+        done = 0
         try:
             while True:
                 self._again = False
-                if not (await self._retry(MODEL_PASS) or self._again):
+                did = await self._retry(MODEL_PASS)
+                done += did
+                if did and time.monotonic() - said >= PROGRESS_S:
+                    said = time.monotonic()
+                    log.info(
+                        "pending model work: %d chunks done so far, %.0f s", done, said - began
+                    )
+                if not (did or self._again):
                     return
         except Exception:  # a bug: said, and the next change or period starts a pass again
             log.exception("the model's work on pending chunks failed")
+        finally:  # also when stopped: what it did is in the graph, the rest stays pending
+            if done:
+                log.info(
+                    "pending model work done: %d chunks in %.0f s", done, time.monotonic() - began
+                )
 
 
 async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None = None) -> int:
@@ -85,6 +103,6 @@ async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None 
             log.warning("%s", warning)
     if outage is not None and not ingestor.models.down:  # the chunks were read: Neo4j answers
         outage.ended()
-    if embedded or extracted:
-        log.info("pending model work done: %d embedded, %d extracted", embedded, extracted)
+    if embedded or extracted:  # a run of passes says its total (ModelWork)
+        log.debug("pending model work: %d embedded, %d extracted", embedded, extracted)
     return embedded + extracted
