@@ -214,3 +214,33 @@ def test_a_question_asks_the_notes_only_for_what_it_is_about(
     from knotwork.retrieve.rank import asked
 
     assert asked(question) == about
+
+
+def _dated(cosine: float, text: str = "Fixed the bike chain.") -> Hit:
+    """A hit of a note the temporal retriever found dated in the question's time."""
+    return Hit(
+        "d", "Journal/d.md", "d", "", 1, 1, text, 0.1, {"vector": (1 + cosine) / 2, "temporal": 1}
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What did I do yesterday?", "What happened last week?", "Was habe ich gestern gemacht?",
+     "Cosa ho fatto ieri?", "¿Qué hice ayer?", "O que fiz ontem?", "yesterday"],
+)  # fmt: skip
+def test_a_relative_time_alone_is_answered_by_a_note_dated_then(question: str) -> None:
+    scale = Scale(0.6, 0.4)
+    assert relevance(question, [_dated(0.1)], scale, 0.29) == 1.0
+    # The same note, not found by its date: the cosine alone, as ever.
+    assert relevance(question, [_hit(0.1, "Fixed the bike chain.")], scale, 0.29) < 0.29
+
+
+def test_a_dated_note_does_not_answer_what_else_a_question_asks() -> None:
+    scale = Scale(0.6, 0.4)
+    for question in ("What is the capital of Peru, yesterday?", "What is the capital of Peru?"):
+        assert relevance(question, [_dated(0.1)], scale, 0.29) < 0.29, question
+    # Nor does a note dated then answer a question that names no time.
+    assert relevance("What did I do?", [_dated(0.1)], scale, 0.29) < 0.29
+    # A dated note below the top hits is not what the gate reads.
+    hits = [_hit(0.1), _hit(0.1), _hit(0.1), _dated(0.1)]
+    assert relevance("What did I do yesterday?", hits, scale, 0.29) < 0.29

@@ -33,6 +33,13 @@ common a word is in the vault does not tell chance from subject: the Italian not
 question needs, is in 5 of its 14 (bench/RESULTS.md). Uncalibrated, or calibrated before the
 mean was stored, or with no cosine among the top hits, body words count in full.
 
+A question whose only content is a relative time ("What did I do yesterday?", "Was ist gestern
+passiert?") leaves no word to cover once its asking and time words are gone, and its cosine to
+a journal entry is low: the date is the whole question. When a top hit is of a note the
+temporal retriever found dated in that time, the evidence answers it in full (``dated_only``);
+a question that asks anything more is judged by its words as ever, and one whose time no
+note is dated in keeps its cosine alone.
+
 A question of no letter or digit at all ("???", "🤔") is about nothing: its relevance is 0,
 whatever cosine its embedding scores (the API refuses it before, as it refuses a blank one).
 """
@@ -51,6 +58,7 @@ from knotwork.graph.queries.reads import VAULT_LANGUAGES
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve.probes import PROBES
 from knotwork.retrieve.rank import asked, coverage, terms
+from knotwork.retrieve.temporal import time_words
 from knotwork.retrieve.types import Hit
 
 RELEVANCE_HITS = 3  # the top hits relevance is read from (a multi-hop answer spans several)
@@ -114,6 +122,18 @@ def worded(question: str) -> bool:
     return any(char.isalnum() for char in question)
 
 
+def dated_only(question: str, hits: Sequence[Hit]) -> bool:
+    """Whether the question asks for a relative time alone — no content word left once its
+    asking and time words are gone — and a top hit is of a note dated then (the temporal
+    retriever ranks only those)."""
+    top = hits[:RELEVANCE_HITS]
+    return (
+        any("temporal" in h.retrievers for h in top)
+        and not asked(question)
+        and bool(time_words(question))
+    )
+
+
 def body_weight(cosine: float | None, scale: Scale | None, share: float) -> float:
     """How much a word held only in a hit's text counts: the larger of ``share`` (of the
     question's words the hits hold) and how far the cosine clears the probes (0 at their mean,
@@ -137,6 +157,8 @@ def relevance(question: str, hits: Sequence[Hit], scale: Scale | None, threshold
     """The evidence's relevance in 0..1; see the module's docstring."""
     if not hits or not worded(question):
         return 0.0
+    if dated_only(question, hits):  # the date is the whole question, and the hit is dated then
+        return 1.0
     cosine = top_cosine(hits)
     about, named, body = held(question, hits)
     share = (named + body) / about if about else 0.0

@@ -13,9 +13,13 @@ These tables give every language the same reach.
 A question also asks *that* something happened, with verbs a note that dates or places the
 event seldom writes: "When did the meeting take place?", "Wann fand das Treffen statt?",
 "Quando si è svolta la riunione?", "Quand a eu lieu la réunion ?", "¿Cuándo tuvo lugar la
-reunión?", "Quando aconteceu a reunião?". ``PHRASES`` lists them, and the auxiliary with a
-participle that is also a noun ("è stato", the Italian "state"); ``…`` stands for up to ``GAP``
-words, as German puts the subject inside its verb ("fand das Treffen statt").
+reunión?", "Quando aconteceu a reunião?"; or what one did, as English asks with "did … do"
+(stop words): "Was habe ich gestern gemacht?", "Cosa ho fatto ieri?", "¿Qué hice ayer?", "O
+que fiz ontem?" — a journal entry writes what was done, not "gemacht" or "fatto", and a short
+question seldom holds enough function words to tell its language by (German "was" is English
+too). ``PHRASES`` lists them, and the auxiliary with a participle that is also a noun ("è
+stato", the Italian "state"); ``…`` stands for up to ``GAP`` words, as German puts the subject
+inside its verb ("fand das Treffen statt").
 
 A language's words count for a question most of whose function words are of that language
 (text/language.py ``leading_language``), and none for one that holds none or ties: German
@@ -91,13 +95,16 @@ PHRASES: dict[Language, tuple[str, ...]] = {
     "de": (
         "fand … statt", "findet … statt", "finden … statt", "fanden … statt", "stattfinden",
         "stattfand", "stattgefunden", "passiert", "passierte", "geschah", "geschehen",
-        "ereignete sich", "abgehalten",
+        "ereignete sich", "abgehalten", "habe ich … gemacht", "hast du … gemacht",
+        "haben wir … gemacht", "habt ihr … gemacht", "habe ich … getan", "hast du … getan",
+        "haben wir … getan",
     ),
     "it": (
         "è stato", "è stata", "sono stati", "sono state", "è avvenuto", "è avvenuta",
         "avvenuto", "avvenuta", "avvenne", "si è svolto", "si è svolta", "si svolge",
         "si svolse", "si è tenuto", "si è tenuta", "si tiene", "si tenne", "ha avuto luogo",
         "ha luogo", "ebbe luogo", "è successo", "è successa", "accaduto", "accadde",
+        "ho fatto", "hai fatto", "abbiamo fatto", "avete fatto",
     ),
     "fr": (
         "a eu lieu", "ont eu lieu", "a lieu", "ont lieu", "aura lieu", "avoir lieu",
@@ -106,11 +113,13 @@ PHRASES: dict[Language, tuple[str, ...]] = {
     ),
     "es": (
         "tuvo lugar", "tiene lugar", "ha tenido lugar", "tendrá lugar", "ocurrió", "ocurre",
-        "sucedió", "sucede", "pasó", "se celebró", "se celebra", "se realizó",
+        "sucedió", "sucede", "pasó", "se celebró", "se celebra", "se realizó", "hice",
+        "hiciste", "hicimos",
     ),
     "pt": (
         "teve lugar", "tem lugar", "aconteceu", "acontece", "ocorreu", "ocorre",
-        "se realizou", "realizou se", "foi realizado", "foi realizada",
+        "se realizou", "realizou se", "foi realizado", "foi realizada", "fiz", "fizeste",
+        "fizemos",
     ),
 }  # fmt: skip
 

@@ -1,0 +1,134 @@
+"""The relevance gate on a daily-notes vault: a question whose only content is a relative time
+("What did I do yesterday?", "Was ist gestern passiert?") is answered by the note dated then —
+the date is the whole question, and no note writes "yesterday" — while one that also asks for
+something else is judged as ever, and one whose day no note is dated is still refused."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knotwork.answer.respond import answer
+from knotwork.core import Core
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve import retrieve
+from knotwork.retrieve.calibrate import calibrate_vault
+from knotwork.retrieve.periods import relative_span
+from tests.fakes.ollama import FakeOllama, schema_instance
+from tests.integration.conftest import put
+
+# The retriever reads relative times against the real today, so the notes are dated from it.
+TODAY = date.today()
+YESTERDAY = TODAY - timedelta(days=1)
+LAST_WEEK = relative_span("week", -1, TODAY)[0] + timedelta(days=2)  # its Wednesday
+LONG_AGO = TODAY - timedelta(days=40)
+
+
+def _journal(day: date, text: str) -> str:
+    return f"---\ndate: {day.isoformat()}\n---\n# {day.isoformat()}\n\n{text}\n"
+
+
+NOTES = {
+    f"Journal/{YESTERDAY.isoformat()}.md": _journal(
+        YESTERDAY, "Fixed the bike chain, then called grandma about her birthday party."
+    ),
+    f"Journal/{LAST_WEEK.isoformat()}.md": _journal(
+        LAST_WEEK, "Repainted the fence in the backyard and planted two rows of leeks."
+    ),
+    "Garden.md": "# Garden\n\nThe tomatoes in the garden ripen in August; the beans in July.\n",
+    "Holidays.md": "# Holidays\n\nWe drove to the lakes in the north and rented a boat.\n",
+}
+# The same vault without a note of yesterday: last week's and one long ago only.
+UNDATED_YESTERDAY = {
+    f"Journal/{LAST_WEEK.isoformat()}.md": NOTES[f"Journal/{LAST_WEEK.isoformat()}.md"],
+    f"Journal/{LONG_AGO.isoformat()}.md": _journal(
+        LONG_AGO, "Fixed the bike chain, then called grandma about her birthday party."
+    ),
+    "Garden.md": NOTES["Garden.md"],
+    "Holidays.md": NOTES["Holidays.md"],
+}
+
+
+async def _calibrated(core: Core, root: Path, vault: str, notes: dict[str, str]) -> None:
+    for path, text in notes.items():
+        put(root / vault, path, text)
+    await sync_vault(Ingestor(core, root=root / vault, vault=vault, extract_enabled=False))
+    await calibrate_vault(core, vault)
+
+
+def _answering(fake: FakeOllama) -> None:
+    """A chat model that answers every question, citing the first source."""
+
+    def script(body: dict[str, Any]) -> str:
+        if isinstance(body.get("format"), dict):
+            return json.dumps(schema_instance(body["format"]))
+        return "From the notes [S1]."
+
+    fake.chat_script = script
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("What did I do yesterday?", YESTERDAY),
+        ("What happened last week?", LAST_WEEK),
+        ("Was ist gestern passiert?", YESTERDAY),
+        ("Was habe ich gestern gemacht?", YESTERDAY),
+        ("Cosa ho fatto ieri?", YESTERDAY),
+        ("Cosa è successo la settimana scorsa?", LAST_WEEK),
+        ("Qu'est-ce que j'ai fait hier ?", YESTERDAY),
+        ("¿Qué hice ayer?", YESTERDAY),
+        ("O que fiz ontem?", YESTERDAY),
+    ],
+)
+async def test_a_question_of_a_relative_time_alone_is_answered_by_the_note_dated_then(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama, question: str, day: date
+) -> None:
+    """Nothing of the question is left to cover once its asking and time words are gone; the
+    note the temporal retriever finds dated then answers it, and the answer cites it."""
+    await _calibrated(core, tmp_path, "j", NOTES)
+    dated = f"Journal/{day.isoformat()}.md"
+    evidence = await retrieve(core, "j", question, mode="retrieve")
+    assert evidence.hits[0].path == dated, (question, [h.path for h in evidence.hits])
+    assert evidence.relevance >= core.settings.min_relevance, (question, evidence.relevance)
+    _answering(fake_ollama)
+    result = await answer(core, question, mode="fast", vault="j")
+    assert result.status == "ok", (question, result)
+    assert [c.path for c in result.citations] == [dated], (question, result.citations)
+
+
+async def test_a_relative_time_no_note_is_dated_in_is_still_refused(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """No note is dated yesterday: the notes of other days do not answer it, whatever they
+    say."""
+    await _calibrated(core, tmp_path, "j", UNDATED_YESTERDAY)
+    _answering(fake_ollama)
+    for question in ("What did I do yesterday?", "Was ist gestern passiert?"):
+        evidence = await retrieve(core, "j", question, mode="retrieve")
+        assert evidence.relevance < core.settings.min_relevance, (question, evidence.relevance)
+        result = await answer(core, question, mode="fast", vault="j")
+        assert result.status == "insufficient_context", (question, result)
+
+
+async def test_a_question_asking_more_than_a_time_is_judged_by_its_words(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """The note dated yesterday is found, but the question asks for the capital of Peru,
+    which it does not hold: refused, as without the date."""
+    await _calibrated(core, tmp_path, "j", NOTES)
+    _answering(fake_ollama)
+    threshold = core.settings.min_relevance
+    question = "What is the capital of Peru, yesterday?"
+    evidence = await retrieve(core, "j", question, mode="retrieve")
+    assert any("temporal" in h.retrievers for h in evidence.hits), evidence.hits
+    assert evidence.relevance < threshold, evidence.relevance
+    plain = await retrieve(core, "j", "What is the capital of Peru?", mode="retrieve")
+    assert plain.relevance < threshold, plain.relevance
+    result = await answer(core, question, mode="fast", vault="j")
+    assert result.status == "insufficient_context", result
