@@ -563,4 +563,6 @@ def test_get_notes_finds_notes_by_name_tag_and_folder(client: TestClient) -> Non
                      "tags": ["team/graph"], "chunks": alice["chunks"]}  # fmt: skip
     climbs = client.get("/notes", params={"folder": "../x"})
     assert climbs.status_code == 422 and "climbs out of the vault" in climbs.text
+    empty = client.get("/notes", params={"tag": "#"})  # refused as POST /retrieve does
+    assert empty.status_code == 422 and "a tag is empty" in empty.text, empty.text
     assert client.get("/notes", params={"limit": 0}).status_code == 422

@@ -139,6 +139,26 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     assert states == ["pending"], states
 
 
+def test_a_writer_refused_by_the_apis_extraction_is_told_to_try_again_shortly(
+    env: None, tmp_path: Path
+) -> None:
+    """The API server's background extraction holds the lease a few chunks at a time: the
+    refusal says so, rather than to stop a writer that gives the lease back in a moment."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
+    # the API server's background extraction: api/writers.py MODEL_MODE
+    lease = asyncio.run(_hold({"mode": "rest-extract", "watches": False}))
+    for command in (["ingest", str(vault), "--no-extract"], ["retry"], ["reembed"]):
+        refused = CliRunner().invoke(cli, command)
+        assert refused.exit_code == 1, (command, refused.output)
+        said = " ".join(refused.output.split())
+        assert lease.holder in said and "mode rest-extract" in said, said
+        assert "the API server extracting facts for notes written over REST" in said, said
+        assert "gives the lease back between passes, so try again shortly" in said, said
+        assert "(or stop the API)" in said and "after it died" not in said, said
+
+
 def test_retry_says_what_stays_pending_and_exits_1_while_the_model_is_down(
     env: None, tmp_path: Path, fake_ollama: FakeOllama
 ) -> None:

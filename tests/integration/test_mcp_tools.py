@@ -43,6 +43,7 @@ async def test_search_notes_by_name_tag_and_folder(served: Settings, vault: Path
         everything = await call(client, "search_notes", limit=2)
         whole = await call(client, "search_notes", folder="./", limit=2)  # as /retrieve takes it
         climbs = await refused(client, "search_notes", folder="../x")
+        no_tag = await refused(client, "search_notes", tag="#")
         too_many = await refused(client, "search_notes", limit=0)
         not_a_number = await refused(client, "retrieve", question="who?", top_k="many")
     [alice] = by_name["notes"]
@@ -52,6 +53,7 @@ async def test_search_notes_by_name_tag_and_folder(served: Settings, vault: Path
     assert [n["path"] for n in everything["notes"]] == ["Garden.md", "People/Alice.md"]
     assert whole == everything
     assert "climbs out of the vault" in climbs
+    assert "a tag is empty" in no_tag, no_tag  # as retrieve's filters refuse it
     # Bounds and types the SDK checks read as the tools' own refusals, not pydantic's dump.
     assert too_many.startswith("invalid arguments: limit: "), too_many
     assert not_a_number.startswith("invalid arguments: top_k: "), not_a_number

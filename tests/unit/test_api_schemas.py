@@ -33,3 +33,19 @@ def test_a_question_of_punctuation_symbols_or_emoji_alone_holds_no_words(questio
 )
 def test_a_question_with_a_letter_or_a_digit_is_asked(question: str) -> None:
     assert QueryRequest(question=question).question == question
+
+
+@pytest.mark.parametrize("tag", ["#", " # ", "##", "\t#"])
+def test_an_empty_tag_is_refused_alike_by_the_filters_and_the_note_search(tag: str) -> None:
+    """``bare_tag`` is the one check: /retrieve's filters and the note search (GET /notes,
+    ``knotwork search``, MCP ``search_notes``) refuse a tag of ``#`` alone, which found no note
+    in the search and so seemed to say none is tagged."""
+    from knotwork.retrieve.types import bare_tag
+
+    with pytest.raises(ValueError, match="a tag is empty"):
+        bare_tag(tag)
+    with pytest.raises(ValidationError, match="a tag is empty"):
+        RetrieveRequest.model_validate({"question": "who?", "filters": {"tags": ["ok", tag]}})
+    with pytest.raises(ValueError, match="a tag is empty"):
+        bare_tag("")
+    assert bare_tag(" #team/graph ") == "team/graph"

@@ -12,7 +12,7 @@ from knotwork.api.strict import STRICT, IsoDate
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.relevance import worded
-from knotwork.retrieve.types import vault_folder
+from knotwork.retrieve.types import bare_tag, vault_folder
 
 
 def _visible(char: str) -> bool:
@@ -57,10 +57,7 @@ class FiltersIn(BaseModel):
     @field_validator("tags")
     @classmethod
     def _bare_tags(cls, value: list[str]) -> list[str]:
-        tags = [t.strip().lstrip("#").strip() for t in value]
-        if not all(tags):
-            raise ValueError("a tag is empty")
-        return tags
+        return [bare_tag(t) for t in value]
 
     @model_validator(mode="after")
     def _ordered_dates(self) -> FiltersIn:

@@ -34,7 +34,14 @@ from typing import Any, Literal
 from knotwork.api.extraction import Extraction
 from knotwork.core import Core
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
-from knotwork.graph.lease import Lease, holding, lease_status, new_holder_id, watches
+from knotwork.graph.lease import (
+    REST_EXTRACT_MODE,
+    Lease,
+    holding,
+    lease_status,
+    new_holder_id,
+    watches,
+)
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
 from knotwork.vault.folders import folder_key
@@ -44,7 +51,7 @@ log = logging.getLogger(__name__)
 REPLAY_EVERY_S = 2.0  # how often pending writes are retried while there are any
 
 Kind = Literal["direct", "queued", "watched", "busy", "offline"]
-MODEL_MODE = "rest-extract"  # the lease's mode while a pass of the model's work holds it
+MODEL_MODE = REST_EXTRACT_MODE  # the lease's mode while a pass of the model's work holds it
 
 
 def follows(row: Mapping[str, Any], root: Path) -> bool:

@@ -31,3 +31,27 @@ Trust = Annotated[
 ]
 TopK = Annotated[int, typer.Option("--top-k", metavar="N", help="hits to use (1-50)")]
 Limit = typer.Option(min=1, max=1000, metavar="N", help="at most this many")
+
+# The request model's field paths, as the options the user typed (``--from``, not
+# ``filters.date_from``).
+OPTION_OF = {
+    "question": "QUESTION",
+    "mode": "--mode",
+    "top_k": "--top-k",
+    "filters": "--from, --to",  # the one check across the filters: --from after --to
+    "filters.folder": "--folder",
+    "filters.tags": "--tag",
+    "filters.date_from": "--from",
+    "filters.date_to": "--to",
+    "filters.trust": "--trust",
+}
+
+
+def option_named(loc: tuple[int | str, ...]) -> str:
+    """The option an error's field path names: ``filters.tags.1`` is the second ``--tag``."""
+    path = ".".join(map(str, loc))
+    for depth in range(len(loc), 0, -1):
+        field = ".".join(map(str, loc[:depth]))
+        if field in OPTION_OF:
+            return OPTION_OF[field]
+    return path

@@ -45,12 +45,13 @@ def _request(question: str, **fields: Any) -> QueryRequest:
     from pydantic import ValidationError
 
     from knotwork.api.schemas import QueryRequest
+    from knotwork.cli.options import option_named
 
     filters = {k: fields.pop(k) for k in ("folder", "tags", "date_from", "date_to", "trust")}
     try:
         return QueryRequest.model_validate({"question": question, **fields, "filters": filters})
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{option_named(e['loc'])}: {e['msg']}" for e in exc.errors())
         typer.secho(f"error: {problems}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from exc
 

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 # Modes of holders that follow the vault's files (leases written before ``watches`` existed).
 WATCHING_MODES = frozenset({"inotify", "polling"})
+# The API server's mode while a background pass extracts the facts of chunks its REST writes
+# left pending (api/extraction.py): it holds the lease a few chunks at a time.
+REST_EXTRACT_MODE = "rest-extract"
 
 Status = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 
@@ -72,9 +75,19 @@ class Lease:
             raise LeaseHeldError(
                 f"vault {self.vault!r} is being written by {row['holder']} (host {row['host']}, "
                 f"pid {row['pid']}, mode {row['mode']}, last heartbeat {row['heartbeat_at']}); "
-                "only one writer per vault. Stop that writer (or wait for it to finish), or "
-                f"wait {self.ttl_s} s after it died."
+                f"only one writer per vault. {self._advice(row['mode'])}"
             )
+
+    def _advice(self, mode: str | None) -> str:
+        """What the refused writer can do: a holder that takes the lease a few chunks at a
+        time (the API's background extraction) needs no stopping, only a moment."""
+        if mode == REST_EXTRACT_MODE:
+            return (
+                "That writer is the API server extracting facts for notes written over REST, a "
+                "few chunks at a time; it gives the lease back between passes, so try again "
+                "shortly (or stop the API)."
+            )
+        return f"Stop that writer (or wait for it to finish), or wait {self.ttl_s} s after it died."
 
     async def renew(self, status: Mapping[str, Any] | None = None) -> None:
         """Extend the lease this holder has; LeaseLostError when it has it no more."""

@@ -15,7 +15,7 @@ from knotwork.graph.queries.reads import (
     NOTES_SEARCH,
     NoteHistoryRow,
 )
-from knotwork.retrieve.types import vault_folder
+from knotwork.retrieve.types import bare_tag, vault_folder
 from knotwork.text.keys import nfc
 from knotwork.vault.files import clean_relpath
 from knotwork.vault.write import unicode_forms
@@ -106,10 +106,11 @@ async def search_notes(
 ) -> list[dict[str, Any]]:
     """Notes whose file name, title or an alias contains ``text`` (case-insensitive, in
     either Unicode form), under ``folder``, tagged ``tag`` (or a tag nested in it); every given
-    criterion must hold. VaultPathError for a folder outside the vault, as the REST filters
-    refuse one; ``.`` is the whole vault, as there."""
+    criterion must hold. VaultPathError for a folder outside the vault or an empty tag (``#``),
+    as the REST filters refuse them; ``.`` is the whole vault, as there."""
     try:
         under = vault_folder(folder)
+        bare = bare_tag(tag) if tag is not None else None
     except ValueError as exc:
         raise VaultPathError(str(exc)) from exc
     rows = await core.store.read(
@@ -119,7 +120,7 @@ async def search_notes(
         # keeps ß and final ς ("Straße".casefold() is "strasse"). Composed first, as the
         # names are stored (ingest/rows.py note_props; the stem is a composed link key).
         text=nfc(text).lower() if text else None,
-        tag=nfc(tag).lstrip("#").lower() if tag else None,
+        tag=nfc(bare).lower() if bare is not None else None,
         folder=under,
         limit=limit,
     )

@@ -73,6 +73,16 @@ def vault_folder(value: str | None) -> str | None:
     return folder_prefix(posix)
 
 
+def bare_tag(value: str) -> str:
+    """A tag filter as given by a user (REST, MCP, CLI), without its ``#`` and spaces;
+    ValueError("a tag is empty") for one of ``#`` or spaces alone, which names no tag: a
+    search for it would find nothing and seem to say no note is tagged."""
+    tag = value.strip().lstrip("#").strip()
+    if not tag:
+        raise ValueError("a tag is empty")
+    return tag
+
+
 @dataclass
 class Hit:
     id: str  # chunk id
