@@ -222,6 +222,48 @@ async def test_a_folder_moved_on_while_its_first_move_is_written_stays_a_move(
         await asyncio.wait_for(task, 30)
 
 
+@pytest.mark.parametrize("repeat", ["while-written", "after-written", "after-moved-on"])
+async def test_a_move_said_again_after_it_was_written_stays_a_move(
+    core: Core, vault: Path, fake_ollama: FakeOllama, repeat: str
+) -> None:
+    """watchdog says a folder's move (a→b) for the folder, then again for each note in it; on
+    a busy machine the notes' events may be read once the pass took their move: while it is
+    written, after, or once the folder moved on (b→c) and that was read. The repeat names a
+    source the graph no longer holds (a/n00 is b/n00 now), and a move chained from it would
+    make c/n00 a new note, embedded all again: the note is found by its content instead."""
+    running, task = await watching_events_only(core, vault, 10)
+    events = HeldEvents(running)
+    reached, go = hold_first(running, "rename")
+
+    def of_first(event: FileSystemEvent) -> bool:
+        return isinstance(event, FileMovedEvent) and "/a/" in str(event.src_path)
+
+    try:
+        fake_ollama.calls.clear()
+        events.holding = True
+        os.rename(vault / "a", vault / "b")
+        await events.until(FileMovedEvent, 10)
+        events.release(lambda e: e.is_directory)  # the folder's event alone
+        await asyncio.wait_for(reached.wait(), 30)  # the first move's pass is under way
+        if repeat == "while-written":
+            events.release(of_first)
+        go.set()
+        await pass_over(running)
+        if repeat == "after-written":
+            events.release(of_first)
+        os.rename(vault / "b", vault / "c")
+        await events.until(FileMovedEvent, 20 if repeat == "after-moved-on" else 10)
+        events.release(lambda e: e.is_directory)  # the second folder's event, then the repeat
+        events.release(of_first)
+        events.holding = False
+        events.release()
+        await assert_moved(core, running, fake_ollama)
+    finally:
+        go.set()
+        running.stop()
+        await asyncio.wait_for(task, 30)
+
+
 async def test_a_note_moved_onto_one_a_batch_is_reading_stays_a_move(
     core: Core, vault: Path, fake_ollama: FakeOllama
 ) -> None:

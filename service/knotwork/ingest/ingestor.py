@@ -23,7 +23,7 @@ from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import NOTES_GONE_STATE, NOTES_STATE
 from knotwork.ingest import draft as drafting
-from knotwork.ingest import extract, write, written
+from knotwork.ingest import extract, moved, write, written
 from knotwork.ingest import resolve as resolving
 from knotwork.ingest.batch import NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
@@ -62,6 +62,10 @@ class Ingestor:
         # watcher turns it off: a slow model would hold its next change (an edit, a delete
         # whose facts stay served meanwhile) for minutes; it extracts beside its writes.
         self.extract_inline = True
+        # Whether a note new to the graph is looked for among the notes gone from the folder,
+        # by its content (ingest/moved.py). The watcher turns it on: its events may misname a
+        # move, and the note would be embedded all again as new.
+        self.find_moves = False
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -155,6 +159,11 @@ class Ingestor:
             else []
         )
         states = {r["path"]: r for r in rows if r["content_hash"] is not None}
+        taken = (
+            await moved.find_sources(self.core.store, self.vault, self.root, changes, states)
+            if self.find_moves and self.root is not None
+            else set()
+        )
         outcomes: list[NoteOutcome] = []
         drafts: dict[str, drafting.Draft] = {}
         deletes: list[NoteDelete] = []
@@ -171,7 +180,10 @@ class Ingestor:
         )
         for change in changes:
             if isinstance(change, Delete):
-                delete_outcome(change.path, states, outcomes, deletes)
+                if change.path in taken:  # the upsert moving it takes it from the graph
+                    outcomes.append(NoteOutcome(change.path, "deleted"))
+                else:
+                    delete_outcome(change.path, states, outcomes, deletes)
                 continue
             outcome, made = next(made_all)
             outcomes.append(outcome)

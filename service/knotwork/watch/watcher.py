@@ -71,6 +71,7 @@ class VaultWatcher(Applier):
         self.rescan_s = settings.watch_rescan_s
         self.retry_s = RETRY_PENDING_S
         ingestor.extract_inline = False  # the model's work runs beside the writes
+        ingestor.find_moves = True  # a move its events misname is found by its content
         ingestor.models.before_write = self._lease_confirmed
         # The model's work on pending chunks, beside the writes: this watcher's, under its
         # lease (asked for by its loop, stopped as the follow ends).

@@ -104,6 +104,11 @@ class NoteCaseVariantsRow(TypedDict):
     path: str
 
 
+class NoteContentRow(TypedDict):
+    path: str
+    content_hash: str
+
+
 class VaultFolderRow(TypedDict):
     folder: str | None
     folder_id: str | None
@@ -112,6 +117,7 @@ class VaultFolderRow(TypedDict):
 NOTES_STATE = Query("notes_state", NotesStateRow)
 NOTES_GONE_STATE = Query("notes_gone_state", NotesGoneStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
+NOTES_WITH_CONTENT = Query("notes_with_content", NoteContentRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)

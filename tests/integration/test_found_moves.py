@@ -1,0 +1,96 @@
+"""A note new to the graph whose content a note gone from the folder holds is that note moved
+(ingest/moved.py, on for the watcher's writes): renamed, its embeddings and history kept,
+whatever move the caller named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knotwork.check.verify import verify_vault
+from knotwork.core import Core
+from knotwork.ingest.changes import Delete, Upsert
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import ad_hoc, put, stored_notes
+
+TEXT = "# Lake\n\nNotes on the lake and its herons.\n"
+
+
+async def _revisions(core: Core, path: str) -> list[tuple[str, str | None]]:
+    rows = await ad_hoc(
+        core,
+        "MATCH (r:Revision {vault: 't', path: $path}) RETURN r.kind AS kind, "
+        "r.renamed_from AS source ORDER BY r.at",
+        {"path": path},
+        write=False,
+    )
+    return [(r["kind"], r["source"]) for r in rows]
+
+
+@pytest.fixture
+async def moved_away(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> Ingestor:
+    """lake.md synced, then moved to water/lake.md on disk with no word to the graph."""
+    put(vault, "lake.md", TEXT)
+    put(vault, "other.md", "# Other\n\nSomething else.\n")
+    await sync_vault(ingestor)
+    (vault / "water").mkdir()
+    (vault / "lake.md").rename(vault / "water/lake.md")
+    fake_ollama.calls.clear()
+    ingestor.find_moves = True
+    return ingestor
+
+
+@pytest.mark.parametrize("named", [None, "gone.md"], ids=["no-source", "a-source-not-held"])
+async def test_a_new_note_with_a_gone_notes_content_is_that_note_moved(
+    core: Core, moved_away: Ingestor, fake_ollama: FakeOllama, named: str | None
+) -> None:
+    if named is None:
+        outcome = await moved_away.upsert_path("water/lake.md")
+    else:
+        outcome = await moved_away.rename(named, "water/lake.md")
+    assert outcome.status == "renamed"
+    assert sorted(await stored_notes(core, "t")) == ["other.md", "water/lake.md"]
+    assert await _revisions(core, "water/lake.md") == [("rename", "lake.md")]
+    assert fake_ollama.embedded_texts() == []
+    assert await verify_vault(moved_away) == []
+
+
+async def test_a_batch_deleting_the_moved_notes_path_moves_it(
+    core: Core, moved_away: Ingestor, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    outcomes = await moved_away.apply(
+        [Delete("lake.md"), Upsert("water/lake.md", (vault / "water/lake.md").read_text())]
+    )
+    assert [(o.path, o.status) for o in outcomes] == [
+        ("lake.md", "deleted"),
+        ("water/lake.md", "renamed"),
+    ]
+    assert sorted(await stored_notes(core, "t")) == ["other.md", "water/lake.md"]
+    assert fake_ollama.embedded_texts() == []
+    assert await verify_vault(moved_away) == []
+
+
+async def test_a_copy_of_a_note_still_there_is_a_new_note(
+    core: Core, moved_away: Ingestor, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    (vault / "water/lake.md").rename(vault / "lake.md")  # back: the original is there
+    put(vault, "copy.md", TEXT)
+    outcome = await moved_away.upsert_path("copy.md")
+    assert outcome.status == "written"
+    assert sorted(await stored_notes(core, "t")) == ["copy.md", "lake.md", "other.md"]
+    assert await _revisions(core, "lake.md") == [("upsert", None)]
+
+
+async def test_off_by_default_a_new_note_is_new(
+    core: Core, moved_away: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    """A REST write or a CLI ingest names its moves: nothing is looked for."""
+    moved_away.find_moves = False
+    outcome = await moved_away.upsert_path("water/lake.md")
+    assert outcome.status == "written"
+    assert await _revisions(core, "water/lake.md") == [("upsert", None)]
