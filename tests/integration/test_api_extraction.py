@@ -7,8 +7,7 @@ write tools alike."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from knotwork.settings import Settings
 from tests.fakes.ollama import ChatRefusal, FakeOllama
 from tests.integration.conftest import ad_hoc
 from tests.integration.test_mcp import call, connected
-from tests.integration.test_watcher_extraction import ANSWER, HeldModel, held  # noqa: F401
+from tests.integration.test_watcher_extraction import ANSWER, HeldModel, _until, held  # noqa: F401
 
 TEAM = "# Team\n\nIntro.\n\n## Work\n\nAnn works with Ben.\n"
 MARKDOWN = {"content-type": "text/markdown"}
@@ -57,13 +56,6 @@ async def _api(
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=True)
         async with httpx.AsyncClient(transport=transport, base_url="http://knotwork.test") as c:
             yield app, c
-
-
-async def _until(check: Callable[[], Awaitable[bool]], limit_s: float = 30.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while not await check():
-        assert time.monotonic() < deadline, f"not true after {limit_s} s"
-        await asyncio.sleep(0.05)
 
 
 async def _pending(core: Core) -> list[str]:

@@ -5,22 +5,17 @@ something else is judged as ever, and one whose day no note is dated is still re
 
 from __future__ import annotations
 
-import json
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from knotwork.answer.respond import answer
 from knotwork.core import Core
-from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve
-from knotwork.retrieve.calibrate import calibrate_vault
 from knotwork.retrieve.periods import relative_span
-from tests.fakes.ollama import FakeOllama, schema_instance
-from tests.integration.conftest import put
+from tests.fakes.ollama import FakeOllama
+from tests.integration.test_relevance_gate import _answering, _calibrated
 
 # The retriever reads relative times against the real today, so the notes are dated from it.
 TODAY = date.today()
@@ -52,24 +47,6 @@ UNDATED_YESTERDAY = {
     "Garden.md": NOTES["Garden.md"],
     "Holidays.md": NOTES["Holidays.md"],
 }
-
-
-async def _calibrated(core: Core, root: Path, vault: str, notes: dict[str, str]) -> None:
-    for path, text in notes.items():
-        put(root / vault, path, text)
-    await sync_vault(Ingestor(core, root=root / vault, vault=vault, extract_enabled=False))
-    await calibrate_vault(core, vault)
-
-
-def _answering(fake: FakeOllama) -> None:
-    """A chat model that answers every question, citing the first source."""
-
-    def script(body: dict[str, Any]) -> str:
-        if isinstance(body.get("format"), dict):
-            return json.dumps(schema_instance(body["format"]))
-        return "From the notes [S1]."
-
-    fake.chat_script = script
 
 
 @pytest.mark.parametrize(

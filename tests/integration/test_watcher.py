@@ -566,7 +566,7 @@ async def test_a_note_missing_while_the_folder_is_away_waits_and_is_not_deleted(
 ) -> None:
     """A drive unmounted or a folder moved away: the notes it no longer shows are not known
     to be gone, so their changes wait for it (said once) and apply once it is back."""
-    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    caplog.set_level(logging.INFO, logger="knotwork")
     running = await synced_not_running(core, vault)
     away = vault.with_name("away")
     os.rename(vault, away)
@@ -592,7 +592,7 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     """A drive unmounted leaves its mount point, another and empty folder, and a polling
     observer then reports every note deleted: the deletes wait, as a sync refuses them, until
     the folder shows anything again (the drive back, or a file saying the notes are gone)."""
-    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    caplog.set_level(logging.INFO, logger="knotwork")
     running = await synced_not_running(core, vault)
     hidden = vault.with_name("drive")
     shutil.move(vault, hidden)

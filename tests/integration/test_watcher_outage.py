@@ -58,7 +58,7 @@ async def test_changes_and_a_rescan_during_an_outage_reach_the_graph_once_it_is_
     core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch, caplog
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.5)
-    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    caplog.set_level(logging.INFO, logger="knotwork")
     put(vault, "Alice.md", "# Alice\n\nAlice works with [[Bob]].\n")
     put(vault, "Bob.md", "# Bob\n\nAn engineer.\n")
     async with open_core(_through(settings, proxy)) as proxied:
@@ -110,7 +110,7 @@ async def test_the_periodic_retry_alone_says_an_outage_began_and_ended(
 ) -> None:  # type: ignore[no-untyped-def]
     """With nothing changed in the folder, the retry of pending model work is the watcher's
     only use of the graph: it says the outage once and its end once."""
-    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    caplog.set_level(logging.INFO, logger="knotwork")
     put(vault, "Alice.md", "# Alice\n\nAn engineer.\n")
     async with open_core(_through(settings, proxy)) as proxied:
         running, task = await _started(proxied, vault, retry_s=0.2)

@@ -29,6 +29,7 @@ STAGES: list[set[str]] = [
         "models",
         "model_names",
         "background",
+        "outage",
         "limits",
     },
     {"text"},

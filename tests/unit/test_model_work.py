@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from knotwork.watch import model_work
-from knotwork.watch.model_work import ModelWork
+from knotwork.ingest import model_work
+from knotwork.ingest.model_work import ModelWork
 
 
 async def _ran(work: ModelWork) -> None:

@@ -25,7 +25,7 @@ from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.watch.model_work import ModelWork, pending_work
+from knotwork.ingest.model_work import ModelWork, pending_work
 
 if TYPE_CHECKING:  # the writers own this work (api/writers.py)
     from knotwork.api.writers import RestWriters

@@ -33,11 +33,11 @@ from knotwork.errors import (
 )
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
+from knotwork.outage import Outage
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.folder import FolderView
-from knotwork.watch.outage import Outage
 from knotwork.watch.queue import WatchStatus
 
 log = logging.getLogger(__name__)

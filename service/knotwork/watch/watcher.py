@@ -7,7 +7,7 @@ error, when events overflow (more than ``watch_queue_max`` waiting, or the kerne
 queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whatever events were
 missed. One lease in Neo4j keeps a second writer out (``lease.holding``), so ``knotwork retry``
 cannot run beside the watcher: it does the model's work itself, beside its writes
-(watch/model_work.py): a change's text, links and structure land at once, the model's facts
+(ingest/model_work.py): a change's text, links and structure land at once, the model's facts
 after. A vault folder deleted and made again (or replaced) is followed anew, by a new observer
 (watch/following.py). A stop applies what is still waiting, for at most ``STOP_FLUSH_S``.
 """
@@ -34,11 +34,11 @@ from knotwork.errors import (
 from knotwork.graph.lease import Lease, holding, lease_status, watches
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.model_work import ModelWork, pending_work
 from knotwork.ingest.sync import Progress
 from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
 from knotwork.watch.following import Following
-from knotwork.watch.model_work import ModelWork, pending_work
 from knotwork.watch.queue import INOTIFY_LOGGER, OverflowLog, WatchStatus
 
 log = logging.getLogger(__name__)

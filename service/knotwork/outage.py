@@ -1,5 +1,6 @@
-"""An outage said once, not once a try: the watcher tries Neo4j (or the model) again every few
-seconds while it is away, and a log line per try buries everything else in it."""
+"""An outage said once, not once a try: the watcher and the background model work try Neo4j
+(or the model) again every few seconds while it is away, and a log line per try buries
+everything else in it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
-"""The watcher's model work, beside its writes: the pending chunks embedded and extracted in a
-background task, so a slow chat model (a minute a chunk on a CPU) never holds the next change
-out of the graph. Each change written asks for a pass, and so does every ``RETRY_PENDING_S``
-(chunks a model down left pending); a pass asked for while one runs follows it, since the
-running one read its chunks before the last writes.
+"""The model's work beside the writes, for the watcher and the API alike: the pending chunks
+embedded and extracted in a background task, so a slow chat model (a minute a chunk on a CPU)
+never holds the next change out of the graph. Each change written asks for a pass, and so does
+every ``RETRY_PENDING_S`` (chunks a model down left pending); a pass asked for while one runs
+follows it, since the running one read its chunks before the last writes. A pass is
+``pending_work``, what ``knotwork retry`` does (ingest/retry.py) for a few chunks, under the
+caller's lease: the watcher holds the vault's, the API takes it for each pass
+(api/extraction.py).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from neo4j.exceptions import Neo4jError
 from knotwork import background
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseLostError
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.watch.outage import Outage
+from knotwork.outage import Outage
 
 log = logging.getLogger(__name__)
 
