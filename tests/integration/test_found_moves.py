@@ -1,15 +1,18 @@
 """A note new to the graph whose content a note gone from the folder holds is that note moved
 (ingest/moved.py, on for the watcher's writes): renamed, its embeddings and history kept,
-whatever move the caller named."""
+whatever move the caller named; and a sync that saw the folder change while it read it keeps
+the notes it found gone, for the next sync to find where they went."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
+from knotwork.ingest import plan
 from knotwork.ingest.changes import Delete, Upsert
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
@@ -94,3 +97,34 @@ async def test_off_by_default_a_new_note_is_new(
     outcome = await moved_away.upsert_path("water/lake.md")
     assert outcome.status == "written"
     assert await _revisions(core, "water/lake.md") == [("upsert", None)]
+
+
+async def test_a_sync_keeps_the_notes_gone_while_a_listed_file_vanished_before_its_read(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama, monkeypatch: Any
+) -> None:
+    """The folder moved on while a sync read it (b/ listed, then moved to c/ before its files
+    were read): lake.md, gone, may be one of them; deleted, it would be made new at c/,
+    embedded all again. It is kept, said, and the next sync finds the move."""
+    put(vault, "lake.md", TEXT)
+    await sync_vault(ingestor)
+    (vault / "b").mkdir()
+    (vault / "lake.md").rename(vault / "b/lake.md")
+    real = plan.read_group
+
+    def moved_on_first(root: Path, paths: list[str], limit: int) -> Any:
+        if (root / "b").exists():
+            (root / "b").rename(root / "c")
+        return real(root, paths, limit)
+
+    monkeypatch.setattr(plan, "read_group", moved_on_first)
+    report = await sync_vault(ingestor)
+    assert report.kept_gone == 1 and report.deleted == 0
+    assert any("vanished while the folder was read" in w for w in report.warnings)
+    assert sorted(await stored_notes(core, "t")) == ["lake.md"]
+    monkeypatch.undo()
+    fake_ollama.calls.clear()
+    again = await sync_vault(ingestor)
+    assert (again.renamed, again.kept_gone) == (1, 0)
+    assert sorted(await stored_notes(core, "t")) == ["c/lake.md"]
+    assert await _revisions(core, "c/lake.md") == [("rename", "lake.md")]
+    assert fake_ollama.embedded_texts() == []

@@ -91,6 +91,9 @@ class SyncReport:
     facts: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Notes found gone but kept: files vanished between the listing and their read (the folder
+    # changing meanwhile), and the gone notes may have moved there. The next sync decides.
+    kept_gone: int = 0
 
     def add(self, outcome: NoteOutcome) -> None:
         match outcome.status:

@@ -5,6 +5,7 @@ the vault's names once the sync is applied and what it owes the notes it does no
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,11 +113,25 @@ async def plan_sync(
         if path not in stored and by_hash.get(digest):
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
+    if deleted and (vanished := await asyncio.to_thread(_vanished, root, unread)):
+        # Listed, then gone before it was read: the folder changed while it was read (a folder
+        # moved on). A gone note may be one of those files, moved: deleted now, it would be
+        # made new where it went, embedded all again. Kept for the next sync to decide.
+        report.kept_gone, deleted = len(deleted), []
+        report.warnings.append(
+            f"{vanished} files vanished while the folder was read (moved or deleted meanwhile); "
+            f"the {report.kept_gone} notes found gone are kept until the next sync"
+        )
     work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)
     upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
     planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))
     return upserts, deleted, planned
+
+
+def _vanished(root: Path, unread: set[str]) -> int:
+    """How many of the files listed but not read are no longer there at all."""
+    return sum(1 for path in unread if not os.path.lexists(root / path))
 
 
 async def _planned(

@@ -12,7 +12,9 @@ rescan that fails on the graph (Neo4j down or restarting) waits and is tried aga
 ``MAX_ATTEMPTS`` times, then left to a rescan. A move given up still deletes its old path. A
 note missing from a vault folder that is away (unmounted, emptied by a drive gone) is not
 deleted (watch/folder.py says whether a note is there), nor one gone before the event saying
-where it went is read: it waits for that event (watch/events.py ``gone_unsaid``). Which paths
+where it went is read: it waits for that event (watch/events.py ``gone_unsaid``). A move
+whose note is then gone from its new path too leaves its old one to a rescan, which finds the
+note by its content. Which paths
 wait is watch/events.py's part; when all this runs, watch/watcher.py's.
 """
 
@@ -219,10 +221,21 @@ class Applier(PathEvents):
                     raise
                 consumed.add(source)
                 return True
+            if not exists and source:  # gone at both ends, no event (waited for) said where
+                self._leave_to_rescan(source, consumed)
             outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
         return True
+
+    def _leave_to_rescan(self, source: str, consumed: set[str]) -> None:
+        """A move's old path whose note left its new path unsaid (moved on with its event
+        later than GONE_WAIT_S, or deleted) is not deleted on its own: a rescan finds the note
+        by its content wherever it went (deleted here, it would be made new there, embedded all
+        again), and deletes it if it is nowhere."""
+        self.pending.pop(source, None)
+        consumed.add(source)
+        self._rescan_when_quiet()
 
     def _keep_source(self, source: str, consumed: set[str], item: Pending | None = None) -> None:
         """A move's old path waits again, not in this pass: for the move tried again, or for
@@ -244,6 +257,8 @@ class Applier(PathEvents):
         self.last_report = report
         for said in (*report.warnings, *report.errors):
             log.warning("%s", said)
+        if report.kept_gone:  # the folder changed while read: again once its events pause
+            self._rescan_when_quiet()
 
     async def _rescan_or_retry(self) -> None:
         """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)

@@ -2,10 +2,11 @@
 a move remembers where it came from (a move out of a path a waiting move leads into is one move
 from the first path: a→b→c, a folder moved twice or back), a folder's event marks every note
 below it and asks for a rescan once the events pause, and too many waiting paths (or events)
-drop them all for a rescan of the whole vault. A change a pass took and could not apply waits
-again here (a move whose note moved on meanwhile chained from its first path), and so does a
-note found gone before the event saying where it went is read. Runs on the event loop;
-watch/apply.py applies what is due."""
+drop them all for a rescan of the whole vault (any rescan takes what waits: it reads the
+folder after their events; one that fails puts it back). A change a pass took and could not
+apply waits again here (a move whose note moved on meanwhile chained from its first path), and
+so does a note found gone before the event saying where it went is read. Runs on the event
+loop; watch/apply.py applies what is due."""
 
 from __future__ import annotations
 
@@ -213,13 +214,20 @@ class PathEvents:
         )
         self._rescan.set()
 
-    def _resume(self) -> None:
-        """Follow events again; called as a rescan starts, so it sees what was dropped."""
+    def _resume(self) -> dict[str, Pending]:
+        """Follow events again; called as a rescan starts, so it sees what was dropped. What
+        waits is taken off too, and returned: the rescan reads the folder after every event
+        that made it wait, and finds moves by content. Kept, a waiting move would still name
+        the old path the rescan moved, and a move read after the rescan chained from it would
+        delete the note the rescan put at the new path. A rescan that fails puts it back."""
         self._dropping = False
+        waiting = dict(self.pending)
+        self.pending.clear()
         self._moved_folders.clear()  # what the rescan reads is the graph's from then on
         self._moved_on.clear()
         if self._handler is not None:
             self._handler.resume()
+        return waiting
 
     def queue_length(self) -> int:
         return len(self.pending) + (self._handler.inflight if self._handler else 0)

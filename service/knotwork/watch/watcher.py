@@ -230,8 +230,11 @@ class VaultWatcher(Applier):
         """What is due first, then the full sync (or its retry once Neo4j is back)."""
         self._rescan.clear()
         await self._process_due()
-        self._resume()
+        waiting = self._resume()
         await self._rescan_or_retry()
+        if self._rescan_retry_at is not None:  # it failed: what waited waits again
+            for rel, item in waiting.items():
+                self.pending.setdefault(rel, item)
 
     async def _apply_the_rest(self) -> None:
         """Stopped: first the lease says so, and an API refuses writes (409) rather than leave
