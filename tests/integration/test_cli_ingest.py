@@ -15,6 +15,7 @@ from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
 from knotwork.graph.lease import Lease
 from knotwork.graph.queries.writes import CHUNKS_PENDING
+from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import get_settings
@@ -232,7 +233,7 @@ async def test_retry_reports_its_progress_per_chunk(
     fake_ollama.down = False
     calls: list[tuple[int, int, str]] = []
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
-    done = await ingestor.models.retry_all(lambda *call: calls.append(call))
+    done = await retry.retry_all(ingestor.models, lambda *call: calls.append(call))
     assert (done.embedded, done.extracted, done.pending, done.model_down) == (2, 2, 0, False)
     assert calls[0] == (2, 4, "embedded 2/2 chunks"), calls
     assert calls[1:] == [

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
 from knotwork.core import Core
+from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
@@ -62,7 +63,9 @@ async def test_a_refused_chunk_fails_at_its_first_refusal_in_a_retry(
     fake_ollama.chat_script = _refuse_long
 
     # A process of its own, as `knotwork retry` is: the model has answered nothing yet.
-    retried = await Ingestor(core, root=vault, vault="t", extract_enabled=True).models.retry_all()
+    retried = await retry.retry_all(
+        Ingestor(core, root=vault, vault="t", extract_enabled=True).models
+    )
     assert (retried.pending, retried.extracted) == (0, 1)
     states = await _states(core)
     assert states["Short.md"] == ("done", None)
@@ -83,8 +86,8 @@ async def test_a_refused_chunk_fails_at_its_first_refusal_in_a_retry(
     assert (await _states(core))["Long.md"][0] == "error"
     assert _asked_about(fake_ollama, LONG) == 1
     fake_ollama.chat_script = None  # a model with a larger context
-    assert await ingestor.models.errors_pending() == 1
-    assert (await ingestor.models.retry_all()).pending == 0
+    assert await retry.errors_pending(ingestor.models) == 1
+    assert (await retry.retry_all(ingestor.models)).pending == 0
     assert (await _states(core))["Long.md"] == ("done", None)
 
 
@@ -139,7 +142,7 @@ async def test_a_busy_broken_or_unusable_model_blames_no_chunk(
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
     await sync_vault(ingestor)
     for _ in range(3):
-        retried = await ingestor.models.retry_all()
+        retried = await retry.retry_all(ingestor.models)
         assert (retried.pending, retried.model_down) == (2, True)
     assert {s for s, _ in (await _states(core)).values()} == {"pending"}
     tries = await ad_hoc(core, "MATCH (c:Chunk {vault: 't'}) RETURN c.extraction_tries AS n")

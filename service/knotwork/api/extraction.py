@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from neo4j.exceptions import Neo4jError
 
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
+from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import ModelWork, pending_work
 
@@ -76,7 +77,7 @@ class Extraction:
         try:
             while True:  # from the start: what an earlier run or an outage left pending
                 try:
-                    if not self.running and await self.ingestor.models.pending_count():
+                    if not self.running and await retry.pending_count(self.ingestor.models):
                         self.wanted()
                 except (GraphUnavailableError, Neo4jError) as exc:
                     log.debug("pending chunks not looked for: %s", exc)

@@ -170,7 +170,7 @@ def retry(
 
     from knotwork.errors import LeaseHeldError
     from knotwork.graph.lease import lease_status, watches
-    from knotwork.ingest.modelcalls import Retried
+    from knotwork.ingest.retry import Retried, errors_pending, retry_all
     from knotwork.watch.watcher import RETRY_PENDING_S
 
     async def work(core: Core) -> tuple[int, Retried]:
@@ -178,11 +178,11 @@ def retry(
         ingestor = Ingestor(core)
         # Putting failed chunks back sets a flag that any retry reads, the watcher's too: no
         # write of notes, so it needs no lease.
-        back = await ingestor.models.errors_pending() if errors else 0
+        back = await errors_pending(ingestor.models) if errors else 0
         try:
             async with writing(core, ingestor.vault, "cli-retry"):
                 with progress_bar() as progress:
-                    return back, await ingestor.models.retry_all(progress)
+                    return back, await retry_all(ingestor.models, progress)
         except LeaseHeldError as exc:
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):

@@ -23,7 +23,7 @@ from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import NOTES_GONE_STATE, NOTES_STATE
 from knotwork.ingest import draft as drafting
-from knotwork.ingest import extract, moved, write, written
+from knotwork.ingest import extract, moved, retry, write, written
 from knotwork.ingest import resolve as resolving
 from knotwork.ingest.batch import NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
@@ -273,8 +273,8 @@ class Ingestor:
     ) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted);
         ``warnings`` gets why an extraction was postponed or failed. See
-        ``ModelCalls.retry_pending``."""
-        return await self.models.retry_pending(limit, ask_again=ask_again, warnings=warnings)
+        ``retry.retry_pending``."""
+        return await retry.retry_pending(self.models, limit, ask_again=ask_again, warnings=warnings)
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""

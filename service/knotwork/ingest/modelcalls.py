@@ -1,6 +1,6 @@
 """The model side of ingest: embeddings with a back-off, extraction per chunk, similarity links
 between new entities; the retry of work left pending while the models were down is in
-ingest/retry.py, bound here as methods.
+ingest/retry.py (``retry.retry_all(models)``).
 
 A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
 Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
 from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED
-from knotwork.ingest import extract, retry, similar, write
+from knotwork.ingest import extract, similar, write
 from knotwork.ingest.draft import entity_rows
-from knotwork.ingest.retry import Retried
 from knotwork.ingest.rows import fact_rows
 from knotwork.llm.vectors import VectorsRejectedError, embed_batch
 from knotwork.models import Chunk, Fact
@@ -42,7 +41,7 @@ MAX_EXTRACTION_TRIES = 1
 # chunk the model refuses from a model that refuses everything.
 PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
-__all__ = ["Extracted", "ModelCalls", "Retried"]  # Retried: from ingest/retry.py
+__all__ = ["Extracted", "ModelCalls"]
 
 
 @dataclass
@@ -81,12 +80,6 @@ class ModelCalls:
     def embed_slice(self) -> int:
         """Texts asked of the embedding model at once: ``EMBED_SLICE_BATCHES`` batches."""
         return self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
-
-    # The pass over chunks left pending, kept in ingest/retry.py: ``models.retry_all()``.
-    retry_all = retry.retry_all
-    retry_pending = retry.retry_pending
-    pending_count = retry.pending_count
-    errors_pending = retry.errors_pending
 
     async def embed(self, texts: list[str]) -> list[list[float]] | None:
         """Vectors for texts, or None when the embedding model cannot answer or answers

@@ -4,8 +4,8 @@ pass after pass, through one vault's model calls (ingest/modelcalls.py).
 A pass reads at most ``RETRY_PASS`` pending chunks (held in memory), embeds the unembedded
 ones first — search needs them, and a chat model that is missing must not keep them waiting —
 a slice at a time, each stored as it comes, then extracts the others chunk by chunk. A model
-that fails leaves the rest pending for the next retry. These functions serve as methods of
-``ModelCalls`` (``models.retry_all()`` and the others), bound there.
+that fails leaves the rest pending for the next retry. Each takes the vault's ``ModelCalls``:
+``retry.retry_all(ingestor.models)``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from knotwork.graph.queries.writes import (
 from knotwork.ingest.changes import Progress
 from knotwork.models import Chunk, embed_text
 
-if TYPE_CHECKING:  # modelcalls.py binds these functions as its methods
+if TYPE_CHECKING:  # modelcalls.py imports nothing from here: only its type is needed
     from knotwork.ingest.modelcalls import ModelCalls
 
 RETRY_PASS = 10_000  # pending chunks read (and held in memory) by one pass of a retry

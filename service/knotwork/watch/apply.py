@@ -14,8 +14,8 @@ note missing from a vault folder that is away (unmounted, emptied by a drive gon
 deleted (watch/folder.py says whether a note is there), nor one gone before the event saying
 where it went is read: it waits for that event (watch/events.py ``gone_unsaid``). A move
 whose note is then gone from its new path too leaves its old one to a rescan, which finds the
-note by its content. Which paths
-wait is watch/events.py's part; when all this runs, watch/watcher.py's.
+note by its content. Which paths wait is watch/events.py's part; when all this runs,
+watch/watcher.py's.
 """
 
 from __future__ import annotations
