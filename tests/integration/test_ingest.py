@@ -406,6 +406,33 @@ async def test_a_rename_lists_no_fact_it_kept_as_removed_and_added(
     assert await stale_revisions(core, core.settings.vault_name) == {}
 
 
+async def test_an_edit_that_changes_no_fact_lists_none_as_removed_and_added(
+    core: Core, vault: Path
+) -> None:
+    """Words changed beside a link give its chunk a new id, but the note asserts the same fact
+    on the same line: the edit's revision (and the write's answer) lists nothing added or
+    removed, while a fact the edit did change is listed."""
+    ingestor = Ingestor(core, root=vault, vault=core.settings.vault_name, extract_enabled=False)
+    put(vault, "Ben.md", "# Ben\n\nBen reports to [[Cy]]; his cat is [[Whiskers]].\n")
+    await sync_vault(ingestor)
+    put(vault, "Ben.md", "# Ben\n\nBen reports to [[Cy]]; his old cat is [[Whiskers]].\n")
+    outcome = await ingestor.upsert_path("Ben.md")
+    assert (outcome.added, outcome.removed) == ([], [])
+    put(vault, "Ben.md", "# Ben\n\nBen reports to [[Dee]]; his old cat is [[Whiskers]].\n")
+    outcome = await ingestor.upsert_path("Ben.md")
+    assert [f.split("|")[:5] for f in outcome.added] == [["REPORTS_TO", "", "dee", "wikilink", "3"]]
+    assert [f.split("|")[:5] for f in outcome.removed] == [
+        ["REPORTS_TO", "", "cy", "wikilink", "3"]
+    ]
+    rows = await note_history(core, "Ben.md")
+    assert [(r["kind"], len(r["added"]), len(r["removed"])) for r in rows] == [
+        ("upsert", 1, 1),
+        ("upsert", 0, 0),
+        ("upsert", 2, 0),
+    ]
+    assert await stale_revisions(core, core.settings.vault_name) == {}
+
+
 async def test_progress_counts_the_files_read_before_the_writes(
     core: Core, vault: Path, ingestor: Ingestor
 ) -> None:

@@ -157,6 +157,20 @@ def test_no_inheritance_across_other_words() -> None:
     assert _links("Just a mention of [[A]]") == ["LINKS_TO"]
 
 
+def test_a_cue_in_an_earlier_clause_says_nothing_of_the_link() -> None:
+    assert _links("Beacon uses Atlas. Owner: [[Dieter]].") == ["LINKS_TO"]
+    assert _links("Ben reports to nobody; his cat is [[Whiskers]]") == ["LINKS_TO"]
+    assert _links("Works with Ann! Later [[X]]") == ["LINKS_TO"]
+    assert _links("Lavora con Anna。[[X]]") == ["LINKS_TO"]
+    assert _links("works with [[A]]. [[B]]") == ["WORKS_WITH", "LINKS_TO"]  # not inherited
+    assert _links("This replaces [[Old]]; see also [[New]]") == ["SUPERSEDES", "SEE_ALSO"]
+    # a period after an abbreviation or a title ends no clause
+    assert _links("works with Dr. [[Smith]]") == ["WORKS_WITH"]
+    assert _links("She uses e.g. [[Git]]") == ["USES"]
+    assert _links("lavora con il Dott. [[Rossi]]") == ["WORKS_WITH"]
+    assert _links("works with [[A]]; [[B]]") == ["WORKS_WITH", "WORKS_WITH"]  # a list
+
+
 def test_closest_match_wins() -> None:
     assert _links("He reports to the team and works with [[X]]") == ["WORKS_WITH"]
     assert _links("Works with Ann but reports to [[X]]") == ["REPORTS_TO"]

@@ -3,20 +3,21 @@
 A note's facts are read by their ``source`` (``notes_facts.cypher``) and compared as stored
 fact keys (``models.stored_fact_key``); a revision lists the keys added and removed.
 
-A fact's key ends with its chunk's id, which is derived from the note's path: a moved note's
-chunks get new ids, so a rename compares the facts it had with those of its chunks as they
-now are (``moved_chunks``), and lists only what the move (and any edit with it) changed.
+A fact's key ends with its chunk's id, which is derived from the note's path, the chunk's place
+and its text: an edit elsewhere in a fact's section, or a move of the note, gives the chunk a
+new id though the note asserts the same fact on the same line. Keys are compared without that
+last field, so a revision lists only the facts an edit or a move changed.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.queries.writes import NOTES_FACTS
 from knotwork.graph.store import run_query
-from knotwork.ingest.chunk import chunk_id
 from knotwork.models import stored_fact_key
 
 Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted
@@ -31,16 +32,23 @@ async def facts_of(
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
-def moved_chunks(vault: str, old_path: str, chunks: list[dict[str, Any]]) -> dict[str, str]:
-    """Old chunk id → new chunk id for the chunks of a note moved from ``old_path`` that are
-    the same there and here (the same text at the same place in the note: ``chunk_id``)."""
-    return {chunk_id(vault, old_path, c["ord"], c["hash"]): c["id"] for c in chunks}
+def _without_chunk(key: str) -> str:
+    """``key`` without its chunk id (its last field; ids hold no ``|``)."""
+    return key.rpartition("|")[0]
 
 
-def _in_chunk(key: str, moved: dict[str, str]) -> str:
-    """``key`` with its chunk id (its last field) as the chunk is now called."""
-    head, sep, chunk = key.rpartition("|")
-    return f"{head}{sep}{moved[chunk]}" if sep and chunk in moved else key
+def _beyond(keys: list[str], other: list[str]) -> list[str]:
+    """The keys of ``keys`` that ``other`` does not hold, chunk ids aside (as many times as
+    ``keys`` holds one more than ``other``: a long line cut in two chunks asserts twice)."""
+    left = Counter(map(_without_chunk, other))
+    out = []
+    for key in keys:
+        head = _without_chunk(key)
+        if left[head]:
+            left[head] -= 1
+        else:
+            out.append(key)
+    return sorted(out)
 
 
 def revision(
@@ -51,20 +59,16 @@ def revision(
     old_hash: str | None = None,
     new_hash: str | None = None,
     renamed_from: str | None = None,
-    moved: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What a note's change added and removed, and all it asserts now. ``moved``: a rename's
-    chunks (``moved_chunks``), so a fact kept by the move is neither removed nor added; a
-    removed fact is listed under its key as it was."""
-    was = {_in_chunk(k, moved or {}): k for k in before}
-    now = set(after)
+    """What a note's change added and removed (a removed fact under its key as it was), and
+    all it asserts now."""
     return {
         "path": path,
         "kind": kind,
         "old_hash": old_hash,
         "new_hash": new_hash,
-        "added": sorted(now - was.keys()),
-        "removed": sorted(was[k] for k in was.keys() - now),
+        "added": _beyond(after, before),
+        "removed": _beyond(before, after),
         "asserted": sorted(after),
         "renamed_from": renamed_from,
     }

@@ -93,7 +93,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # a file named or titled decomposed (macOS) is found by a composed search and the reverse.
 # 13: ./ and ../ wikilinks (in the text and in frontmatter values) resolved from the note's
 # folder, as Markdown links are since 6.
-FACTS_RULES = 13
+# 14: a link's relation read from its own clause only ("Beacon uses Atlas. Owner: [[Dieter]]"
+# asserts no USES of Dieter), and not inherited across a sentence's end.
+FACTS_RULES = 14
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

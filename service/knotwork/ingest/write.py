@@ -41,7 +41,6 @@ from knotwork.ingest.revisions import (
     Asserted,
     facts_of,
     lost_revisions,
-    moved_chunks,
     revision,
 )
 from knotwork.ingest.settle import Touched, key_rows
@@ -212,10 +211,9 @@ def batch_work(b: Batch) -> Work[dict[str, WriteResult]]:
             asserted = w.asserted + [mentions.row_canonical(f) for f in w.mention_facts]
             old = before.get(w.renamed_from or w.path, [])
             kind = "rename" if w.renamed_from else "upsert"
-            moved = moved_chunks(b.vault, w.renamed_from, w.chunks) if w.renamed_from else None
             new_hash = w.props["content_hash"]
             revisions.append(
-                revision(w.path, kind, old, asserted, w.old_hash, new_hash, w.renamed_from, moved)
+                revision(w.path, kind, old, asserted, w.old_hash, new_hash, w.renamed_from)
             )
             results[w.path] = WriteResult(
                 revisions[-1]["added"], revisions[-1]["removed"], len(w.mention_facts)

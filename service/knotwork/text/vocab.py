@@ -96,19 +96,46 @@ def _only_separators(text: str) -> bool:
     return True
 
 
+# Where a clause ends: a sentence's end or a semicolon, followed by a space (CJK marks need
+# none). A period after a word of one or two letters ("e.g.", "cf.", "Dr.") or after a title
+# ("Prof.", "Sig.") ends nothing.
+_CLAUSE_END = re.compile(r"(\w*)\.(?=\s)|[!?;](?=\s)|[\u3002\uff01\uff1f\uff1b]")
+_SENTENCE_END = re.compile(r"(\w*)\.(?=\s|$)|[!?](?=\s|$)|[\u3002\uff01\uff1f]")
+_TITLES = frozenset({"mrs", "prof", "sig", "sigg", "dott", "ing", "avv", "frl", "mme", "mlle",
+                     "sra", "srta"})  # fmt: skip
+
+
+def _ends(pattern: re.Pattern[str], text: str) -> list[int]:
+    return [
+        m.end()
+        for m in pattern.finditer(text)
+        if not m.group(1) or (len(m.group(1)) > 2 and m.group(1).casefold() not in _TITLES)
+    ]
+
+
+def own_clause(segment: str) -> str:
+    """The part of ``segment`` (the words before a link) in the link's own clause: a cue in an
+    earlier sentence ("Beacon uses Atlas. Owner: [[Dieter]]") says nothing of the link."""
+    ends = _ends(_CLAUSE_END, segment)
+    return segment[ends[-1] :] if ends else segment
+
+
 def infer_relations(line: str, spans: list[tuple[int, int]]) -> list[str]:
-    """One relation per link span on ``line``, read from the words just before each link.
+    """One relation per link span on ``line``, read from the words just before each link, in
+    the link's own clause.
 
     A link with no phrase of its own inherits the previous link's relation when only
-    separators stand between them ("works with [[A]] and [[B]]"); otherwise it is LINKS_TO.
+    separators stand between them ("works with [[A]] and [[B]]"), not across a sentence's end;
+    otherwise it is LINKS_TO.
     """
     out: list[str] = []
     prev_end = 0
     for start, end in spans:
         segment = line[prev_end:start] if start > prev_end else ""
-        relation = phrase_relation(segment)
+        relation = phrase_relation(own_clause(segment))
         if relation is None:
-            relation = out[-1] if out and _only_separators(segment) else LINKS_TO
+            inherits = out and _only_separators(segment) and not _ends(_SENTENCE_END, segment)
+            relation = out[-1] if inherits else LINKS_TO
         out.append(relation)
         prev_end = max(prev_end, end)
     return out
