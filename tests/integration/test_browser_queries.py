@@ -23,16 +23,22 @@ async def run(core: Core, query: str) -> list[dict[str, Any]]:
 
 
 async def test_the_three_browser_queries_answer_on_an_ingested_vault(
-    core: Core, vault: Path, ingestor: Ingestor
+    core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
 ) -> None:
+    """Each query answers for the vault it names, not for another holding the same paths."""
     put(vault, "People/Alice.md", "---\nrole: engineer\n---\n# Alice\nWorks on [[Bob]].\n")
     put(vault, "People/Bob.md", "# Bob\nBob leads [[Graph]].\n")
     put(vault, "Projects/Graph.md", "# Graph\nThe knowledge graph project.\n")
     await sync_vault(ingestor)
-    facts, path, changes = readme_queries()
+    other = tmp_path / "other"
+    put(other, "People/Alice.md", "# Alice\nSee [[Carol]] and [[Dan]].\n")
+    await sync_vault(Ingestor(core, root=other, vault="other", extract_enabled=False))
+    facts, path, changes = (q.replace("'default'", "'t'") for q in readme_queries())
 
     rows = await run(core, facts)
-    assert {r["extractor"] for r in rows} >= {"wikilink", "frontmatter"}
+    assert {r["extractor"] for r in rows} == {"wikilink", "frontmatter"}
+    targets = {r["o"].get("path") or r["o"].get("name") for r in rows}
+    assert "People/Bob.md" in targets and not {"Carol", "Dan"} & targets  # not vault "other"
     assert all(r["f"] is not None and r["line"] for r in rows)
 
     [row] = await run(core, path)
