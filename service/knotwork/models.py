@@ -38,7 +38,7 @@ class FrontmatterValue:
 
     key: str  # the key as written
     value: str  # the value as text ("[[X]]" kept as written)
-    line: int  # 1-based line of the key in the file
+    line: int  # 1-based file line the value is written on
 
 
 @dataclass

@@ -116,6 +116,32 @@ def test_a_tag_fact_points_at_its_use_outside_code_else_at_the_frontmatter() -> 
     assert lines == {"#python": 2, "#go": 9}
 
 
+def test_a_frontmatter_fact_points_at_the_line_its_value_is_written_on() -> None:
+    """An item of a block list sits on its own line, which a provenance check or a citation
+    needs; a flow list's items share their key's line."""
+    text = (
+        "---\n"
+        "aliases:\n  - Off\n  - Site\n"  # lines 2-4
+        "tags:\n  - one\n  - '#two'\n"  # 5-7
+        "participants:\n  - '[[Alice]]'\n  - '[[Karin]]'\n"  # 8-10
+        "owner:\n  Bob\n"  # 11-12
+        "topics: [x, y]\n"  # 13
+        "---\n# Offsite\n"
+    )
+    lines = {(f.relation, f.object): f.line for f in facts_of(text)}
+    assert lines == {
+        ("HAS_ALIAS", "Off"): 3,
+        ("HAS_ALIAS", "Site"): 4,
+        ("HAS_TAG", "#one"): 6,
+        ("HAS_TAG", "#two"): 7,
+        ("HAS_PARTICIPANT", "Alice"): 9,
+        ("HAS_PARTICIPANT", "Karin"): 10,
+        ("HAS_OWNER", "Bob"): 12,
+        ("HAS_PROPERTY", "x"): 13,
+        ("HAS_PROPERTY", "y"): 13,
+    }
+
+
 def test_names_are_stored_composed_and_the_path_as_the_file_has_it() -> None:
     """A decomposed file name (macOS), title, alias, tag or heading is stored NFC, as the
     full-text index and the note search are searched; the path stays the file's."""

@@ -400,8 +400,8 @@ def test_frontmatter_links() -> None:
     got = [(link.target, link.kind, link.key, link.line, link.context) for link in links]
     assert got == [
         ("Parent Note", "frontmatter", "parent", 2, 'parent: "[[Parent Note]]"'),
-        ("A", "frontmatter", "related", 3, "related:"),
-        ("B", "frontmatter", "related", 3, "related:"),
+        ("A", "frontmatter", "related", 4, '  - "[[A#Head|Shown]]"'),  # the item's own line
+        ("B", "frontmatter", "related", 5, "  - '[[B]]'"),
         ("Bare", "frontmatter", "up", 6, "up: [[Bare]]"),
         ("Body", "wikilink", None, 9, "[[Body]]"),
     ]

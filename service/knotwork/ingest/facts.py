@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from knotwork.ingest.chunk import chunk_for_line
 from knotwork.models import Chunk, Fact, Link, ParsedNote
 from knotwork.text import vocab
-from knotwork.text.keys import entity_key, link_key
+from knotwork.text.keys import entity_key, link_key, nfc
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 # Links to these are attachments, not notes: kept as facts about a file entity.
@@ -115,28 +115,35 @@ def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
     return facts
 
 
+def _value_line(note: ParsedNote, keys: tuple[str, ...], value: str) -> int:
+    """The frontmatter line holding ``value`` under one of ``keys`` (an item of a block list
+    sits on its own), else the first such value's line, else the file's first line."""
+    lines = [v for v in note.frontmatter_values if v.key.lower() in keys]
+    wanted = nfc(value).lstrip("#").casefold()
+    for item in lines:
+        if nfc(item.value.strip()).lstrip("#").casefold() == wanted:
+            return item.line
+    return lines[0].line if lines else 1
+
+
 def _tag_line(note: ParsedNote, tag: str) -> int:
     """Where the note uses the tag: its first use in the text (code aside), else the
-    frontmatter's tags line."""
+    frontmatter line that holds it."""
     if (line := note.tag_lines.get(tag.casefold())) is not None:
         return line
-    keyed = [v.line for v in note.frontmatter_values if v.key.lower() in ("tags", "tag")]
-    return keyed[0] if keyed else 1
+    return _value_line(note, ("tags", "tag"), tag)
 
 
 def structural_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
     """Every fact a note asserts without a model: links, frontmatter, aliases, tags."""
     facts = _link_facts(note, chunks) + _frontmatter_facts(note)
-    alias_line = next(
-        (v.line for v in note.frontmatter_values if v.key.lower() in ("aliases", "alias")), 1
-    )
     facts += [
         Fact(
             relation="HAS_ALIAS",
             object=alias,
             object_kind="entity",
             extractor="alias",
-            line=alias_line,
+            line=_value_line(note, ("aliases", "alias"), alias),
         )
         for alias in note.aliases
         if alias.strip()

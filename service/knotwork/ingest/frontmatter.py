@@ -150,10 +150,12 @@ def _jsonable(obj: Any, depth: int, budget: list[int]) -> Any:
     return obj if plain else str(obj)  # inf, nan and anything else: as text
 
 
-def _node_values(node: Node, key: str, line: int, depth: int = 0) -> Iterator[FrontmatterValue]:
-    """Every scalar under ``node`` as written, lists item by item, mappings as ``key.sub``."""
+def _node_values(node: Node, key: str, depth: int = 0) -> Iterator[FrontmatterValue]:
+    """Every scalar under ``node`` as written, lists item by item, mappings as ``key.sub``;
+    each with the file line it is written on (an item of a block list: its own line)."""
     if depth > MAX_DEPTH:
         return
+    line = node.start_mark.line + 2  # the block starts on the file's second line
     inner = node.value[0] if isinstance(node, SequenceNode) and len(node.value) == 1 else None
     if isinstance(inner, SequenceNode) and [type(n) for n in inner.value] == [ScalarNode]:
         # `parent: [[X]]` unquoted loads as a nested list: read it back as the link meant
@@ -163,12 +165,12 @@ def _node_values(node: Node, key: str, line: int, depth: int = 0) -> Iterator[Fr
             yield FrontmatterValue(key, str(node.value), line)
     elif isinstance(node, SequenceNode):
         for item in node.value:
-            yield from _node_values(item, key, line, depth + 1)
+            yield from _node_values(item, key, depth + 1)
     elif isinstance(node, MappingNode):
         for knode, vnode in node.value:
             name = str(knode.value) if isinstance(knode, ScalarNode) else "?"
             sub = f"{key}.{name}" if key else name
-            yield from _node_values(vnode, sub, knode.start_mark.line + 2, depth + 1)
+            yield from _node_values(vnode, sub, depth + 1)
 
 
 def load_frontmatter(source: str) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
@@ -203,4 +205,4 @@ def _loaded(
     if not isinstance(data, dict):
         return {}, [], f"frontmatter is a {type(data).__name__}, not a mapping"
     loaded = _jsonable(data, 0, [0])
-    return loaded, list(_node_values(node, "", 0)) if node else [], None
+    return loaded, list(_node_values(node, "")) if node else [], None

@@ -94,7 +94,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 13: ./ and ../ wikilinks (in the text and in frontmatter values) resolved from the note's
 # folder, as Markdown links are since 6.
 # 14: a link's relation read from its own clause only ("Beacon uses Atlas. Owner: [[Dieter]]"
-# asserts no USES of Dieter), and not inherited across a sentence's end.
+# asserts no USES of Dieter), and not inherited across a sentence's end; a frontmatter value's
+# fact on the line the value is written on (an item of a block list: its own), not its key's.
 FACTS_RULES = 14
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
