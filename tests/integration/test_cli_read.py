@@ -167,3 +167,29 @@ def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
         code, out = run(*args)
         assert code == 3, out
         assert "the graph holds no notes of vault 'fresh'" in out and "KNOTWORK_VAULT_NAME" in out
+
+
+def test_note_and_search_in_a_vault_the_graph_holds_nothing_of_say_so(
+    ingested: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `ask` does: a mistyped KNOTWORK_VAULT_NAME is not "no such note"."""
+    code, out = run("search", "zyxwvut")
+    assert code == 3 and "no note matches" in out and "holds no notes" not in out, out
+    code, out = run("note", "Nowhere.md")
+    assert code == 3 and "holds no notes" not in out, out
+    setting(monkeypatch, "KNOTWORK_VAULT_NAME", "typo")
+    for args in (("search", "Alice"), ("note", "People/Alice.md"), ("search", "--json")):
+        code, out = run(*args)
+        assert code == 3, out
+        assert "warning: the graph holds no notes of vault 'typo'" in out, out
+        assert "check KNOTWORK_VAULT_NAME" in out
+
+
+def test_note_shows_why_its_frontmatter_was_ignored_on_every_read(ingested: Path) -> None:
+    put(ingested, "Bad.md", "---\ntitle: [unclosed\ntags: : :\n---\n# Bad YAML\nBody\n")
+    assert "Bad.md: frontmatter ignored" in run("ingest", str(ingested), "--no-extract")[1]
+    for _ in range(2):  # the ingest said it once; the note says it as long as it holds
+        code, out = run("note", "Bad.md")
+        assert code == 0 and "\nfrontmatter ignored: invalid YAML" in out, out
+    code, out = run("note", "People/Bob.md")
+    assert code == 0 and "frontmatter ignored" not in out, out

@@ -17,8 +17,9 @@ from tests.integration.conftest import Neo4jTarget
 
 
 def test_health_is_green_with_real_neo4j_and_fake_ollama(
-    settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama
+    settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama, vault: Path
 ) -> None:
+    settings = settings.model_copy(update={"vault_path": vault})  # ingest needs its folder
     with TestClient(create_app(settings)) as client:
         response = client.get("/health")
     assert response.status_code == 200, response.text
@@ -45,8 +46,9 @@ def test_health_is_green_with_real_neo4j_and_fake_ollama(
 
 
 def test_health_is_503_when_a_model_is_missing(
-    settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama
+    settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama, vault: Path
 ) -> None:
+    settings = settings.model_copy(update={"vault_path": vault})
     with TestClient(create_app(settings)) as client:
         del fake_ollama.models["llama3.1:8b"]
         response = client.get("/health")
@@ -60,10 +62,11 @@ def test_health_is_503_when_a_model_is_missing(
 
 
 def test_answers_are_not_ready_without_the_chat_model_even_with_extraction_off(
-    env: None, monkeypatch: pytest.MonkeyPatch, fake_ollama: FakeOllama
+    env: None, monkeypatch: pytest.MonkeyPatch, fake_ollama: FakeOllama, vault: Path
 ) -> None:
     # Extraction off used to leave the chat model unchecked: doctor green, /query unusable.
     monkeypatch.setenv("KNOTWORK_EXTRACT", "false")
+    monkeypatch.setenv("KNOTWORK_VAULT_PATH", str(vault))
     get_settings.cache_clear()
     runner = CliRunner()
     assert runner.invoke(cli, ["init"]).exit_code == 0
@@ -85,6 +88,60 @@ def test_doctor_is_green(env: None) -> None:
     assert "version 5.26" in result.output
     assert "indexes ONLINE" in result.output
     assert "manifest matches the settings" in result.output
+
+
+@pytest.mark.parametrize("where", ["missing", "a file"])
+def test_doctor_fails_ingest_for_a_vault_folder_ingest_would_refuse(
+    env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str
+) -> None:
+    """A mistyped KNOTWORK_VAULT_PATH used to get `ingest: ready` (exit 0), then every ingest,
+    watch and verify failed on it."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    folder = tmp_path / "nonexistent"
+    if where == "a file":
+        folder.write_text("# a note, not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("KNOTWORK_VAULT_PATH", str(folder))
+    get_settings.cache_clear()
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 1, result.output
+    unseen = "does not exist" if where == "missing" else "is not a folder"
+    assert f"FAIL ingest: the vault folder {folder} {unseen} — fix: check KNOTWORK_VAULT_PATH" in (
+        result.output
+    )
+    assert "ok  search: ready" in result.output  # only ingest needs the folder
+    ingested = runner.invoke(cli, ["ingest", "--no-extract"])
+    assert ingested.exit_code == 2 and f"the vault folder {folder} {unseen}" in ingested.output
+
+
+def test_doctor_fails_ingest_for_an_empty_folder_while_the_graph_holds_its_notes(
+    env: None, monkeypatch: pytest.MonkeyPatch, vault: Path
+) -> None:
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    monkeypatch.setenv("KNOTWORK_VAULT_PATH", str(vault))
+    get_settings.cache_clear()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    assert runner.invoke(cli, ["ingest", "--no-extract"]).exit_code == 0
+    assert "ok  ingest: ready" in runner.invoke(cli, ["doctor"]).output
+    (vault / "a.md").unlink()  # the drive unmounted: its mount point left empty
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 1, result.output
+    assert f"FAIL ingest: the vault folder {vault} is empty while the graph holds 1 notes" in (
+        result.output
+    )
+
+
+def test_doctor_says_ingest_is_off_without_a_vault_folder(
+    env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KNOTWORK_VAULT_PATH", raising=False)
+    get_settings.cache_clear()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output  # `ingest PATH` works; a server may only read
+    assert "off  ingest: no vault folder: set KNOTWORK_VAULT_PATH" in result.output
 
 
 def test_doctor_is_red_with_the_exact_pull_line(env: None, fake_ollama: FakeOllama) -> None:

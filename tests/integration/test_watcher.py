@@ -281,7 +281,8 @@ async def test_a_file_name_that_is_not_utf8_is_skipped_and_the_watcher_goes_on(
     put(vault, "Carol.md", "# Carol\n\nA note.\n")
     await settle(watcher)
     await watcher.rescan()
-    assert any("not valid UTF-8" in w for w in watcher.last_report.warnings)
+    # A file not ingested (an error of the sync's report, in the watcher's log), not a failure.
+    assert any("not valid UTF-8" in e for e in watcher.last_report.errors)
     assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
 
 
@@ -527,7 +528,7 @@ async def test_a_note_name_with_a_backslash_is_skipped_and_touches_no_other_note
     put(vault, "People\\Alice.md", "# Not Alice\n")
     await settle(watcher, since=before)
     await watcher.rescan()
-    assert any("backslash" in w for w in watcher.last_report.warnings)
+    assert any("backslash" in e for e in watcher.last_report.errors)
     before = watcher.status.events
     (vault / "People\\Alice.md").unlink()
     await settle(watcher, since=before)

@@ -155,6 +155,30 @@ def test_symlinks_inside_the_vault_are_skipped_with_a_warning(tmp_path: Path) ->
         read_note(tmp_path, "Linked/Bob.md", 1000)
 
 
+def test_a_linked_notes_warning_says_whether_its_target_is_ingested(tmp_path: Path) -> None:
+    """Only a link to a note inside the vault is told "the note is ingested at its own path":
+    a target outside the vault, missing or in a loop is ingested nowhere, and said so without
+    naming where outside the vault it lies."""
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    (vault / "People").mkdir(parents=True)
+    outside.mkdir()
+    (vault / "People/Bob.md").write_text("# Bob\n")
+    (outside / "secret.md").write_text("# Secret\n")
+    os.symlink("People/Bob.md", vault / "bob.md")
+    os.symlink("../outside/secret.md", vault / "linked.md")
+    os.symlink("nowhere.md", vault / "dangling.md")
+    os.symlink("loop.md", vault / "loop.md")
+    said = {w.split(":")[0]: w for w in scan_notes(vault).warnings}
+    assert scan_notes(vault).paths == ["People/Bob.md"]
+    assert said["bob.md"].endswith("the note is ingested at its own path, People/Bob.md)")
+    assert "outside the vault, so it is not ingested anywhere" in said["linked.md"]
+    assert str(outside) not in said["linked.md"]
+    assert "its target does not exist, so nothing is ingested" in said["dangling.md"]
+    assert "a loop of links, so nothing is ingested" in said["loop.md"]
+    for name in ("linked.md", "dangling.md", "loop.md"):
+        assert "ingested at its own path" not in said[name], said[name]
+
+
 def test_case_variants_are_listed_with_a_warning_naming_both(tmp_path: Path) -> None:
     for rel in ["People/Alice.md", "PEOPLE/ALICE.MD", "Other.md"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -218,7 +242,8 @@ def test_a_name_with_a_backslash_on_disk_is_no_note_and_the_scan_says_why(
     tmp_path: Path,
 ) -> None:
     """A request's backslash is a folder separator (clean_relpath); a file named so on Linux
-    would be read as another note's path, so it is skipped with a warning."""
+    would be read as another note's path, so it is skipped, as a file not ingested (an error:
+    ingest exits 1)."""
     (tmp_path / "People").mkdir()
     (tmp_path / "People/Alice.md").write_text("# Alice\n")
     (tmp_path / "People\\Alice.md").write_text("# Not Alice\n")
@@ -226,21 +251,23 @@ def test_a_name_with_a_backslash_on_disk_is_no_note_and_the_scan_says_why(
     assert "backslash" in (note_path_problem("People\\Alice.md") or "")
     scan = scan_notes(tmp_path)
     assert scan.paths == ["People/Alice.md"]
-    assert [w for w in scan.warnings if "backslash" in w]
+    assert [e for e in scan.errors if "backslash" in e] and not scan.warnings
 
 
 def test_a_name_with_a_control_character_is_no_note_and_the_scan_says_why(
     tmp_path: Path,
 ) -> None:
     """A name with a newline or a tab is listed by the file system but refused as a path
-    (clean_relpath): it is skipped at the scan, with a warning, not listed then failed."""
+    (clean_relpath): it is skipped at the scan, as a file not ingested (an error, which makes
+    ingest exit 1), not listed then failed."""
     (tmp_path / "Alice.md").write_text("# Alice\n")
     (tmp_path / "Two\nlines.md").write_text("# Odd\n")
     (tmp_path / "Tab\there.md").write_text("# Odd\n")
     assert not is_note("Two\nlines.md")
     scan = scan_notes(tmp_path)
     assert scan.paths == ["Alice.md"]
-    assert sorted(w for w in scan.warnings if "control character" in w) == [
+    assert not scan.warnings
+    assert sorted(e for e in scan.errors if "control character" in e) == [
         "'Tab\\there.md': the name holds a control character (a tab, a newline); rename it",
         "'Two\\nlines.md': the name holds a control character (a tab, a newline); rename it",
     ]

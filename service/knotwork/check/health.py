@@ -1,8 +1,8 @@
 """One health check, shared by ``GET /health`` and ``knotwork doctor``: each dependency, then
-what the service can do with them — ingest, search, answers, extraction — each ready or not,
-with the reason and the fix. The chat model is probed where the settings say it answers:
-Ollama, or the OpenAI-compatible server (``GET /models``). The report's shape is
-``check.reports``."""
+what the service can do with them — ingest (the graph and the vault folder), search, answers,
+extraction — each ready or not, with the reason and the fix. The chat model is probed where
+the settings say it answers: Ollama, or the OpenAI-compatible server (``GET /models``). The
+report's shape is ``check.reports``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Literal
 
 from neo4j.exceptions import Neo4jError
 
+from knotwork.check.folder import vault_folder_problem
 from knotwork.check.reports import (
     Capability,
     EmbeddingsReport,
@@ -125,8 +126,10 @@ def capabilities(
     ollama: OllamaReport | None,
     manifest: ManifestReport,
     llm_server: ChatServerReport | None = None,
+    vault_folder: Capability | None = None,
 ) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
-    """What the service can do with the dependencies as they are."""
+    """What the service can do with the dependencies as they are; ``vault_folder`` is why
+    ingest cannot read the vault folder (``check.folder``), None when it can."""
     if not neo4j.ok and neo4j.credentials_refused:
         graph = Capability(
             ready=False,
@@ -177,7 +180,8 @@ def capabilities(
         )
     else:
         extraction = _degraded(chat, "chunks wait for extraction; `knotwork retry` finishes them")
-    return {"ingest": graph, "search": search, "answers": answers, "extraction": extraction}
+    ingest = graph if not graph.ready or vault_folder is None else vault_folder
+    return {"ingest": ingest, "search": search, "answers": answers, "extraction": extraction}
 
 
 async def _ollama(core: Core) -> OllamaReport | None:
@@ -253,6 +257,7 @@ async def check_health(core: Core) -> HealthReport:
         else ManifestReport(ok=False, error="Neo4j not reachable")
     )
     watcher = relevance = embeddings = None
+    vault_folder = await vault_folder_problem(core, graph_read=neo4j.ok)
     if neo4j.version:
         try:
             watcher = await lease_status(core.store, core.settings.vault_name)
@@ -260,7 +265,7 @@ async def check_health(core: Core) -> HealthReport:
             embeddings = await _embeddings(core, manifest)
         except KnotworkError:
             pass
-    caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server)
+    caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server, vault_folder)
     return HealthReport(
         ok=all(c.ready for c in caps.values() if c.needed),
         capabilities=caps,

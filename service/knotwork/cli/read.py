@@ -16,6 +16,7 @@ import typer
 
 from knotwork.cli.app import NOT_FOUND, app, fail, with_core
 from knotwork.cli.options import DateFrom, DateTo, Folder, Json, Limit, NotePath, Tag, TopK, Trust
+from knotwork.cli.printed import cite, revision_fact
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 
@@ -36,6 +37,15 @@ async def _same_models(core: Core) -> None:
     await zero_vectors.warn_left(core.store, manifest)
 
 
+async def _warn_no_notes(core: Core) -> None:
+    """A read that found nothing warns, as ``ask`` does, when the vault holds no notes at all
+    (not ingested, or KNOTWORK_VAULT_NAME mistyped); on stderr, so ``--json`` stays JSON."""
+    from knotwork.retrieve.notes import no_notes_warning
+
+    if warning := await no_notes_warning(core, core.settings.vault_name):
+        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
+
+
 def _print_json(body: Any) -> None:
     typer.echo(json.dumps(body, ensure_ascii=False, indent=2, default=str))
 
@@ -54,11 +64,6 @@ def _request(question: str, **fields: Any) -> QueryRequest:
         problems = "; ".join(f"{option_named(e['loc'])}: {e['msg']}" for e in exc.errors())
         typer.secho(f"error: {problems}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from exc
-
-
-def cite(c: dict[str, Any]) -> str:
-    heading = f"#{c['heading']}" if c.get("heading") else ""
-    return f"{c['path']}{heading}:{c['line_start']}-{c['line_end']}"
 
 
 def _print_answer(body: dict[str, Any]) -> None:
@@ -185,10 +190,15 @@ def retrieve(
 @app.command()
 def note(path: NotePath, as_json: Json = False) -> None:
     """A note as the graph holds it: chunks, and every fact it asserts with provenance."""
+    from knotwork.errors import NoteNotFoundError
     from knotwork.retrieve.notes import note_detail
 
     async def work(core: Core) -> dict[str, Any]:
-        return await note_detail(core, path)
+        try:
+            return await note_detail(core, path)
+        except NoteNotFoundError:
+            await _warn_no_notes(core)
+            raise
 
     body = with_core(work)
     if as_json:
@@ -199,6 +209,8 @@ def note(path: NotePath, as_json: Json = False) -> None:
     for label, key in (("aliases", "aliases"), ("tags", "tags")):
         if n.get(key):
             typer.echo(f"{label}: {', '.join(n[key])}")
+    if n.get("frontmatter_error"):  # said once by the ingest that met it; still there
+        typer.secho(f"frontmatter ignored: {n['frontmatter_error']}", fg=typer.colors.YELLOW)
     typer.echo(f"\nchunks ({len(body['chunks'])}):")
     for c in body["chunks"]:
         typer.echo(
@@ -212,20 +224,6 @@ def note(path: NotePath, as_json: Json = False) -> None:
             f"  {f['predicate']} → {f['object']} ({f['object_kind']})  "
             f"[{f['extractor']}, line {f['line']}]"
         )
-
-
-def revision_fact(key: str) -> str:
-    """A revision's fact, stored as ``rows.canonical`` writes it (relation|subject|target|
-    extractor|line|predicate|chunk id), as ``note`` prints one: ``RELATION → target  [extractor,
-    line N]``, the subject first when it is not the note itself."""
-    parts = key.split("|")
-    if len(parts) < 7:
-        return key
-    relation, subject, target = parts[0], parts[1], "|".join(parts[2:-4])
-    extractor, line, predicate = parts[-4], parts[-3], parts[-2]
-    said = f" ({predicate!r})" if predicate else ""
-    who = f"{subject} " if subject else ""
-    return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"
 
 
 @app.command()
@@ -285,7 +283,10 @@ def search(
     from knotwork.retrieve.notes import search_notes
 
     async def work(core: Core) -> list[dict[str, Any]]:
-        return await search_notes(core, text, tag=tag, folder=folder, limit=limit)
+        rows = await search_notes(core, text, tag=tag, folder=folder, limit=limit)
+        if not rows:
+            await _warn_no_notes(core)
+        return rows
 
     rows = with_core(work)
     if as_json:

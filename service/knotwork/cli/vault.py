@@ -38,6 +38,7 @@ async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
 
 
 RETRY_HINT = "`knotwork retry` finishes them once it answers"
+SOURCES_LISTED = 3  # the notes named for each unresolved link
 
 
 def _print_sync(
@@ -59,8 +60,12 @@ def _print_sync(
     typer.echo(f"facts in the graph by extractor: {facts}")
     if summary.unresolved:
         typer.echo(f"unresolved links: {len(summary.unresolved)}")
-        for row in summary.unresolved[:MAX_LISTED]:
-            typer.echo(f"  [[{row['target']}]] from {', '.join(row['sources'][:3])}")
+        for row in summary.unresolved[:MAX_LISTED]:  # a list cut short says so
+            sources, more = row["sources"], len(row["sources"]) - SOURCES_LISTED
+            cut = f", … and {more} more" if more > 0 else ""
+            typer.echo(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
+        if (left := len(summary.unresolved) - MAX_LISTED) > 0:
+            typer.echo(f"  … and {left} more unresolved links")
     pending = []
     if (n := stats["pending_embeddings"]) == 1:
         pending.append("1 chunk waits for its embedding")

@@ -1,6 +1,6 @@
 """How the driver's failures reach callers: Neo4j down → GraphUnavailableError with a hint,
-refusing the credentials → GraphAuthError, pool exhausted → GraphBusyError, past a time limit →
-QueryTimeoutError."""
+refusing the credentials (or locking the login after repeated refusals) → GraphAuthError, pool
+exhausted → GraphBusyError, past a time limit → QueryTimeoutError."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ TIMED_OUT = frozenset(
         "Neo.ClientError.Transaction.TransactionTimedOut",
     }
 )
+# Neo4j's answer to a login after several wrong passwords in a row (3 by default): the driver
+# raises it as a plain ClientError, not an AuthError, for the seconds the lock lasts.
+RATE_LIMITED = "Neo.ClientError.Security.AuthenticationRateLimit"
+CHECK_CREDENTIALS = "Check KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD."
 
 
 def unreachable_hint(uri: str) -> str:
@@ -47,8 +51,7 @@ def translated_errors(uri: str = "") -> Iterator[None]:
         yield
     except AuthError as exc:
         raise GraphAuthError(
-            f"Neo4j rejected the credentials: {_one_line(exc.message)}. Check KNOTWORK_NEO4J_USER "
-            "and KNOTWORK_NEO4J_PASSWORD."
+            f"Neo4j rejected the credentials: {_one_line(exc.message)}. {CHECK_CREDENTIALS}"
         ) from exc
     except (ServiceUnavailable, SessionExpired, OSError) as exc:
         raise GraphUnavailableError(
@@ -62,6 +65,12 @@ def translated_errors(uri: str = "") -> Iterator[None]:
             "the compose service only inside compose; from this machine use 127.0.0.1)"
         ) from exc
     except ClientError as exc:
+        if exc.code == RATE_LIMITED:
+            raise GraphAuthError(  # the lock refuses the right password too, until it ends
+                "Neo4j rejected the credentials: after repeated wrong passwords it locks the "
+                f"login for a few seconds ({_one_line(exc.message)}). "
+                f"{CHECK_CREDENTIALS.rstrip('.')}, then try again in a few seconds."
+            ) from exc
         if exc.code in TIMED_OUT:
             raise QueryTimeoutError(
                 "Neo4j stopped a query that ran past its time limit "

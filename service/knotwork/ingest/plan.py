@@ -74,6 +74,7 @@ async def plan_sync(
     _check_seen(root, scan, len(stored), ingestor.vault)
     await _own_folder(ingestor, folders, stored, scan, new_folder)
     paths, report.warnings = scan.paths, scan.warnings
+    report.errors += scan.errors  # names no note can have: not ingested, as a binary file
     report.notes = len(paths)
     texts: dict[str, tuple[str, float]] = {}
     hashes: dict[str, str] = {}

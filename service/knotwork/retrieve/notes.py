@@ -4,6 +4,7 @@ the CLI all call these, so they answer alike."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from knotwork.core import Core
@@ -15,6 +16,7 @@ from knotwork.graph.queries.reads import (
     NOTES_SEARCH,
     NoteHistoryRow,
 )
+from knotwork.retrieve import cached
 from knotwork.retrieve.types import bare_tag, vault_folder
 from knotwork.text.keys import nfc
 from knotwork.vault.files import clean_relpath
@@ -125,3 +127,18 @@ async def search_notes(
         limit=limit,
     )
     return [dict(row) for row in rows]
+
+
+async def no_notes_warning(
+    core: Core, vault: str, view: Awaitable[cached.VaultView] | None = None
+) -> str | None:
+    """The warning for a read that found nothing in a vault the graph holds no note of at all:
+    a vault not ingested yet, or KNOTWORK_VAULT_NAME mistyped, not notes that say nothing.
+    None when the vault holds notes. ``view``: the vault's view a question already reads."""
+    seen = view or cached.vault_view(core.store, vault, core.memo, core.vault_sizes)
+    if (await seen).notes:
+        return None
+    return (
+        f"the graph holds no notes of vault {vault!r}: ingest it first (`knotwork ingest`, or "
+        "the watcher), or check KNOTWORK_VAULT_NAME"
+    )

@@ -28,10 +28,11 @@ from dataclasses import replace
 from knotwork.core import Core
 from knotwork.graph.queries.reads import CitedChunk
 from knotwork.graph.store import reads_within
-from knotwork.retrieve import cached, relevance, retrievers, search
+from knotwork.retrieve import relevance, retrievers, search
 from knotwork.retrieve.config import DEFAULT, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
+from knotwork.retrieve.notes import no_notes_warning
 from knotwork.retrieve.rank import RRF_K, rrf
 from knotwork.retrieve.types import Evidence, Filters, Hit, HopPath, Mode
 from knotwork.retrieve.walk import Walk
@@ -169,14 +170,8 @@ async def _say_when_empty(ctx: Context, filters: Filters) -> None:
     """Nothing found in a vault the graph holds no note of is a vault not ingested yet, or a
     vault name mistyped; under filters that no note passes, a folder or tag mistyped: not
     notes that say nothing. A warning says which to check."""
-    view = ctx.view or cached.vault_view(
-        ctx.core.store, ctx.vault, ctx.core.memo, ctx.core.vault_sizes
-    )
-    if (await view).notes == 0:
-        ctx.warnings.append(
-            f"the graph holds no notes of vault {ctx.vault!r}: ingest it first (`knotwork "
-            "ingest`, or the watcher), or check KNOTWORK_VAULT_NAME"
-        )
+    if unknown := await no_notes_warning(ctx.core, ctx.vault, ctx.view):
+        ctx.warnings.append(unknown)
     elif ctx.narrow is not None and await ctx.narrow.passing() == 0:
         ctx.warnings.append(
             f"no note of vault {ctx.vault!r} passes the filters ({_described(filters)}): "

@@ -2,7 +2,8 @@
 folders themselves, their identity and flushing them: ``vault.folders``).
 
 Symbolic links inside the vault are never followed: a linked note or folder is not ingested
-(with a warning), and nothing is written or deleted through a link (``vault_write``).
+(with a warning saying whether its target is, ``vault.links``), and nothing is written or
+deleted through a link (``vault_write``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
 from knotwork.text.keys import link_key
+from knotwork.vault.links import link_warning
 from knotwork.vault.nofollow import NotRegularFileError, open_file
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.
@@ -94,7 +96,7 @@ def note_path_problem(rel: str) -> str | None:
 
 def _bad_name(rel: str) -> str | None:
     """Why a Markdown file's name, as read from disk, cannot be a note's path: said to the
-    user (a scan's warning), since only renaming the file helps."""
+    user (a scan's error: a file not ingested), since only renaming the file helps."""
     if not _utf8(rel):
         return f"{rel!r}: the name is not valid UTF-8, so the graph cannot record it; rename it"
     if "\\" in rel:  # only a name read from disk: clean_relpath turns one in a request to '/'
@@ -137,6 +139,8 @@ def symlink_on_path(root: Path, rel: str) -> str | None:
 class NoteScan:
     paths: list[str]  # sorted vault-relative paths of the notes
     warnings: list[str] = field(default_factory=list)
+    # Markdown files whose names cannot be a note's path: not ingested, like a binary file.
+    errors: list[str] = field(default_factory=list)
     # Folders that could not be listed (vault-relative, "." for the vault itself), with why:
     # what the graph holds under them is unknown to the scan, not gone.
     unreadable: dict[str, str] = field(default_factory=dict)
@@ -147,7 +151,8 @@ class NoteScan:
 
 
 def scan_notes(root: Path) -> NoteScan:
-    """Every note in the vault, with warnings about what was left out and why.
+    """Every note in the vault, with warnings about what was left out and why, and errors
+    for the Markdown files left out whose names cannot be a note's path.
 
     Symbolic links (to a note or to a folder) are never followed, inside the vault or out of
     it: the graph records a note under its own path only, with its own text. Notes whose
@@ -182,13 +187,10 @@ def scan_notes(root: Path) -> NoteScan:
             if not is_note(rel):
                 hidden = name.startswith((".", "~"))  # ignored whatever its name holds
                 if rel.lower().endswith(".md") and not hidden and (problem := _bad_name(rel)):
-                    scan.warnings.append(problem)
+                    scan.errors.append(problem)
                 continue
             if full.is_symlink():
-                scan.warnings.append(
-                    f"{rel}: a symbolic link; not ingested (Knotwork never follows links; "
-                    "the note is ingested at its own path)"
-                )
+                scan.warnings.append(link_warning(base, full, rel))
                 continue
             scan.paths.append(rel)
     scan.paths.sort()
