@@ -15,7 +15,8 @@ KnotworkError
 ├── VaultUnavailableError  the vault folder is missing, unreadable, or empty while the graph holds
 │                          its notes: a sync that would delete them all stops (exit code 2)
 ├── VaultFolderError       the vault name's notes were synced from another folder: a sync of
-│                          this one would delete them, so it stops (exit code 2, HTTP 409)
+│                          this one would delete them, so it stops (exit code 2, HTTP 409);
+│                          a REST or MCP write into it would not land in the vault (HTTP 409)
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
 │   └── NoteTooLargeError  larger than KNOTWORK_MAX_NOTE_BYTES (HTTP 413)
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
@@ -97,7 +98,8 @@ class VaultUnavailableError(KnotworkError):
 class VaultFolderError(KnotworkError):
     """A sync of a folder other than the one the vault's notes were synced from (another
     folder, or a subfolder, under the same vault name): it would delete every note the folder
-    lacks, so it stops before it changes anything. The message names both folders."""
+    lacks, so it stops before it changes anything; or a REST or MCP write into such a folder,
+    which would not land in the vault's. The message names both folders."""
 
 
 class NoteError(KnotworkError):

@@ -227,16 +227,24 @@ class Settings(BaseSettings):
             return False
 
     def check_api_exposure(self) -> None:
-        """Refuse to serve beyond loopback without an API key, or with a key no HTTP header
-        can carry (only visible ASCII travels unchanged in ``X-API-Key``)."""
-        key = self.api_key.get_secret_value() if self.api_key is not None else None
-        if key is not None and not all("!" <= char <= "~" for char in key):
+        """Refuse to serve beyond loopback without an API key; and anywhere, a key shorter
+        than 16 characters (a guessable key that looks like protection: any local process or
+        web page can reach a loopback port) or one no HTTP header can carry (only visible
+        ASCII travels unchanged in ``X-API-Key``). An empty key is no key."""
+        key = self.api_key.get_secret_value() if self.api_key is not None else ""
+        if not all("!" <= char <= "~" for char in key):
             raise ConfigError(
                 "KNOTWORK_API_KEY holds characters an HTTP header cannot carry (non-ASCII, "
                 "spaces or control characters); use letters, digits and ASCII punctuation. "
                 "`scripts/init-env` generates one."
             )
-        keyless = self.api_key is None or len(self.api_key.get_secret_value()) < 16
+        if 0 < len(key) < 16:
+            raise ConfigError(
+                f"KNOTWORK_API_KEY has {len(key)} characters; a key needs at least 16, or it "
+                "is easily guessed. `scripts/init-env` generates one (on loopback, an empty "
+                "KNOTWORK_API_KEY= runs the API without a key)."
+            )
+        keyless = not key
         if keyless and not self.api_is_loopback():
             raise ConfigError(
                 f"KNOTWORK_API_HOST={self.api_host} is reachable beyond this machine, so "
@@ -267,13 +275,36 @@ def read_settings(env_file: str | Path | None = None) -> Settings:
         raise ConfigError("invalid settings: " + "; ".join(problems)) from exc
 
 
+def _warn_unknown(env_file: Path) -> None:
+    """Log each ``KNOTWORK_`` variable of the environment or ``env_file`` no setting reads."""
+    from knotwork.unknown_settings import env_file_names, unknown_variables
+
+    for warning in unknown_variables([*os.environ, *env_file_names(env_file)]):
+        log.warning("%s", warning)
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, read once (``read_settings``); a ``KNOTWORK_`` variable in
     the environment or ``.env`` that no setting reads is logged as a warning."""
-    from knotwork.unknown_settings import env_file_names, unknown_variables
-
     settings = read_settings()
-    for warning in unknown_variables([*os.environ, *env_file_names(Path(".env"))]):
-        log.warning("%s", warning)
+    _warn_unknown(Path(".env"))
     return settings
+
+
+def read_env_file(env_file: str | Path) -> Settings:
+    """The settings of ``--env-file`` (``read_settings``), its unknown ``KNOTWORK_`` names
+    warned of as ``.env``'s are. A relative folder the file names is taken from the file's
+    folder, not the working directory: an agent starts the server wherever it chooses, and a
+    vault path read from there would send its writes into another folder."""
+    settings = read_settings(env_file)
+    _warn_unknown(Path(env_file))
+    base = Path(env_file).absolute().parent
+    update = {
+        name: base / value
+        for name in ("vault_path", "state_dir")
+        if isinstance(value := getattr(settings, name), Path)
+        and not value.is_absolute()
+        and f"KNOTWORK_{name.upper()}" not in os.environ  # the environment's: from the cwd
+    }
+    return settings.model_copy(update=update) if update else settings

@@ -4,6 +4,7 @@ bounded, and no race with a watcher that holds the lease."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 from collections.abc import Iterator
@@ -102,7 +103,10 @@ def test_a_binary_body_is_422_whatever_the_path_says(
     client: TestClient, vault: Path, path: str
 ) -> None:
     response = client.put(f"/notes/{path}", content=b"# hi\x00there\n")
-    assert response.status_code == 422 and "binary" in response.json()["detail"]
+    assert response.status_code == 422, response.text
+    [problem] = response.json()["detail"]  # the shape of the other body refusals
+    assert problem["type"] == "body_invalid" and "NUL character" in problem["msg"]
+    assert "(nothing was written)" in problem["msg"]
     assert not (vault / path).exists()
 
 
@@ -517,6 +521,69 @@ def test_writes_into_an_empty_folder_the_graph_holds_notes_of_are_503(
     (vault / ".keep").write_text("")  # the notes are gone for good
     assert client.delete("/notes/A.md").status_code == 200
     assert client.put("/notes/C.md", content="# C\n").status_code == 200
+
+
+def test_writes_into_a_folder_the_vault_was_not_synced_from_are_409(
+    client: TestClient, vault: Path, settings: Settings, tmp_path: Path
+) -> None:
+    """A server whose vault folder is not the one the vault's notes were synced from (a typo,
+    a relative path read from another working directory) writes nothing there: the graph
+    would serve that file's text under the vault note's path. The vault's folder moved (its
+    identity kept) still takes writes."""
+    assert client.put("/notes/Ann.md", content="# Ann\n\nAn engineer.\n").status_code == 200
+    assert client.post("/sync").status_code == 200  # records the folder the notes are in
+    before = snapshot_of(settings)
+    for folder in (tmp_path / "elsewhere", vault / "sub"):
+        folder.mkdir()
+        (folder / "Other.md").write_text("# Other\n")
+        with served(settings, folder) as other:
+            put = other.put("/notes/Ann.md", content="# Ann\n\nFired for fraud.\n")
+            gone = other.delete("/notes/Other.md")
+            for response in (put, gone):
+                assert response.status_code == 409, response.text
+                assert response.json()["error"] == "VaultFolderError"
+                assert str(vault.resolve()) in response.json()["detail"]
+        assert not (folder / "Ann.md").exists() and (folder / "Other.md").exists()
+    assert snapshot_of(settings) == before
+    moved = vault.rename(tmp_path / "moved")
+    with served(settings, moved) as other:
+        assert other.put("/notes/Ben.md", content="# Ben\n").status_code == 200
+    assert (moved / "Ben.md").exists()
+
+
+@contextlib.contextmanager
+def served(settings: Settings, folder: Path) -> Iterator[TestClient]:
+    """A second API server of the same vault name, on ``folder``."""
+    update = {"vault_path": folder, "extract": False, "api_key": SecretStr(KEY)}
+    app = create_app(settings.model_copy(update=update))
+    with TestClient(app, headers={"X-API-Key": KEY, "Content-Type": "text/markdown"}) as other:
+        yield other
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "People/%20Alice.md",  # a space before the name
+        "People%20/Alice.md",  # a folder "People " beside "People"
+        "People/Alice%E2%80%8B.md",  # a zero-width space
+        "New/rtl%E2%80%AEdm.md",  # a right-to-left override: shows as "New/rtlmd.md"
+    ],
+)
+def test_a_new_note_named_like_another_is_422(
+    client: TestClient, vault: Path, settings: Settings, path: str
+) -> None:
+    """A new name that differs from another only by spaces around a name or an invisible
+    character would pass for that note (retrieval names it for the question's "Alice"), as a
+    case variant would take over its links; a note already on disk so named stays writable."""
+    assert client.put("/notes/People/Alice.md", content="# Alice\n").status_code == 200
+    before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*"))
+    response = client.put(f"/notes/{path}", content="# Alice\n\nAlice lives in Atlantis.\n")
+    assert response.status_code == 422, response.text
+    assert "looks like" in response.text and "nothing was written" in response.text
+    assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*")) == before
+    (vault / " Old.md").write_text("# Old\n")  # named so in the editor
+    assert client.put("/notes/%20Old.md", content="# Old\n\nEdited.\n").status_code == 200
+    assert client.delete("/notes/%20Old.md").status_code == 200
 
 
 def test_a_put_without_a_body_empties_no_note(client: TestClient, vault: Path) -> None:

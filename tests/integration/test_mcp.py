@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -280,3 +281,31 @@ async def test_stdout_carries_only_the_protocol(mcp_settings: Settings, tmp_path
     assert messages[0]["result"]["serverInfo"]["name"] == "knotwork"
     assert {t["name"] for t in messages[1]["result"]["tools"]} == TOOLS
     assert b"MCP server ready" in stderr  # the logs went to stderr
+
+
+async def test_ctrl_c_stops_the_stdio_server_at_once(
+    mcp_settings: Settings, tmp_path: Path
+) -> None:
+    """SIGINT while the server waits for a line (stdin left open, as in a terminal) ends it:
+    the read of the next line does not hold the exit."""
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "knotwork.cli", "mcp"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env={"PATH": os.environ.get("PATH", ""), **command_env(mcp_settings)},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write((json.dumps(MCP_HANDSHAKE[0]) + "\n").encode())
+    await process.stdin.drain()
+    assert json.loads(await asyncio.wait_for(process.stdout.readline(), 120))["id"] == 1
+    process.send_signal(signal.SIGINT)
+    try:
+        returncode = await asyncio.wait_for(process.wait(), 20)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        process.stdin.close()
+    assert returncode != 0 and returncode is not None  # stopped, not waiting for stdin

@@ -136,6 +136,13 @@ def test_body_types(declared: str | None, ok: bool) -> None:
     assert (body_type_problem(headers) is None) is ok
 
 
+def test_markdown_only_where_the_body_is_a_note() -> None:
+    markdown = Headers({"content-type": "text/markdown"})
+    assert body_type_problem(markdown, markdown=True) is None
+    assert "only for a note's body" in (body_type_problem(markdown, markdown=False) or "")
+    assert body_type_problem(Headers({"content-type": "application/json"}), markdown=False) is None
+
+
 def _guarded(headers: list[tuple[bytes, bytes]], *, keyed: bool = False) -> tuple[int, bool]:
     """The status a guarded app answers a PUT with, and whether anything read its body."""
     read: list[bool] = []
@@ -152,7 +159,7 @@ def _guarded(headers: list[tuple[bytes, bytes]], *, keyed: bool = False) -> tupl
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    settings = make_settings(api_key=SecretStr("sesame"))
+    settings = make_settings(api_key=SecretStr("sesame-sesame-16"))
     scope = {
         "type": "http",
         "method": "PUT",
@@ -171,8 +178,11 @@ def test_a_body_is_not_read_for_a_caller_without_the_key() -> None:
         401,
         False,
     )  # the key is asked before the body's type is judged
-    assert _guarded([*markdown, (b"x-api-key", b"sesame")]) == (200, True)
-    assert _guarded([(b"x-api-key", b"sesame")], keyed=True) == (200, True)  # MCP: every request
+    assert _guarded([*markdown, (b"x-api-key", b"sesame-sesame-16")]) == (200, True)
+    assert _guarded([(b"x-api-key", b"sesame-sesame-16")], keyed=True) == (
+        200,
+        True,
+    )  # MCP: every request
     assert _guarded([], keyed=True) == (401, False)
 
 
@@ -183,12 +193,12 @@ def test_a_chunked_body_beside_content_length_zero_is_a_body() -> None:
     smuggled = [(b"content-length", b"0"), (b"transfer-encoding", b"chunked")]
     plain = [*smuggled, (b"content-type", b"text/plain")]
     assert _guarded(plain) == (401, False)
-    assert _guarded([*plain, (b"x-api-key", b"sesame")]) == (415, False)
-    markdown = [*smuggled, (b"content-type", b"text/markdown"), (b"x-api-key", b"sesame")]
+    assert _guarded([*plain, (b"x-api-key", b"sesame-sesame-16")]) == (415, False)
+    markdown = [*smuggled, (b"content-type", b"text/markdown"), (b"x-api-key", b"sesame-sesame-16")]
     assert _guarded(markdown) == (200, True)
 
 
 def test_a_second_host_header_is_refused() -> None:
     """h11 passes both on: the guard must not judge the first while another reads the second."""
-    second = [(b"host", b"attacker.example:8000"), (b"x-api-key", b"sesame")]
+    second = [(b"host", b"attacker.example:8000"), (b"x-api-key", b"sesame-sesame-16")]
     assert _guarded(second) == (400, False)

@@ -91,3 +91,25 @@ def test_accepted_and_journaled_writes_declare_their_own_bodies() -> None:
             refs = [declared.get("$ref")] + [o.get("$ref") for o in declared.get("anyOf", [])]
             assert f"#/components/schemas/{model}" in refs, (method, path, code, declared)
             assert components[model]["properties"]["status"]["const"] in ("accepted", "journaled")
+
+
+def test_every_refusal_a_route_declares_has_a_typed_body() -> None:
+    """A generated client decodes a 409 or a 422 as it decodes a 200: every 4xx and 5xx a
+    route declares names its body (a route's own description must not drop the shared one)."""
+    spec = _openapi()
+    components = spec["components"]["schemas"]
+    untyped = []
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            for code, response in operation["responses"].items():
+                if code[0] in "45" and not all(
+                    m.get("properties") for m in _models(_json_schema(response), components)
+                ):
+                    untyped.append(f"{method.upper()} {path} {code}")
+    assert untyped == [], f"refusals without a typed body: {untyped}"
+
+
+def test_a_note_is_put_as_markdown_or_as_a_json_string() -> None:
+    body = _openapi()["paths"]["/notes/{path}"]["put"]["requestBody"]["content"]
+    assert set(body) == {"text/markdown", "application/json"}
+    assert body["application/json"]["schema"]["type"] == "string"

@@ -169,6 +169,40 @@ async def test_an_empty_put_reaches_the_route(fake_ollama: FakeOllama) -> None:
             assert "no vault folder is configured" in put.json()["detail"]
 
 
+async def test_sync_refuses_a_body_rather_than_ignore_its_options(
+    fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """``{"dry_run": true}`` was read, dropped, and a full sync ran; refused before the route
+    runs (with no vault folder, a sync without a body is a 503) in the body refusals' shape."""
+    async with served(fake_ollama, vault_path=tmp_path / "unmounted") as client:
+        json_type = {**KEYED, "Content-Type": "application/json"}
+        for body in (b'{"full":true,"dry_run":true}', b"{}"):
+            synced = await client.post("/sync", content=body, headers=json_type)
+            assert synced.status_code == 422, synced.text
+            [problem] = synced.json()["detail"]
+            assert problem["type"] == "body_invalid" and problem["loc"] == ["body"]
+            assert problem["msg"].startswith("POST /sync takes no body")
+            assert "nothing was synced" in problem["msg"]
+        empty = {**json_type, "Content-Length": "0"}
+        assert (await client.post("/sync", headers=empty)).status_code == 503  # the route ran
+
+
+async def test_a_note_with_nul_is_refused_in_the_apis_words(fake_ollama: FakeOllama) -> None:
+    """Refused with the file reader's "looks binary (NUL bytes); skipped", which reads as
+    accepted but ignored, as a plain detail; now as the invalid-UTF-8 body is, before the
+    route looks at the vault (none here: that would be a 409)."""
+    async with served(fake_ollama) as client:
+        for kind, body in (("text/markdown", b"a\0b\n"), ("application/json", b'"a\\u0000b"')):
+            put = await client.put(
+                "/notes/New/nul.md", content=body, headers={**KEYED, "Content-Type": kind}
+            )
+            assert put.status_code == 422, (kind, put.text)
+            [problem] = put.json()["detail"]
+            assert problem["type"] == "body_invalid" and problem["loc"] == ["body"]
+            assert "NUL character (at byte 1 of its text)" in problem["msg"]
+            assert "(nothing was written)" in problem["msg"] and "skipped" not in put.text
+
+
 @pytest.mark.parametrize(
     "body",
     [

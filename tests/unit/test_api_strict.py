@@ -3,12 +3,16 @@ is a 422 naming the field, what it wants and what came — never read as the num
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import date
 from typing import Any
 
 import pytest
+from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from knotwork.api.body import validation_error
 from knotwork.api.schemas import FiltersIn, QueryRequest, RetrieveRequest
 from tests.fakes.ollama import FakeOllama
 from tests.unit.test_api_routes import KEYED, served
@@ -122,3 +126,33 @@ async def test_a_key_twice_in_one_object_is_refused(fake_ollama: FakeOllama, bod
         response = await client.post("/retrieve", content=body, headers=headers)
     assert response.status_code == 422, response.text
     assert "appears twice in one JSON object" in response.json()["detail"][0]["msg"]
+
+
+async def test_markdown_is_for_a_notes_body_only(fake_ollama: FakeOllama) -> None:
+    """A JSON route sent Markdown got FastAPI's raw bytes: a 422 saying "the body should be an
+    object, not an object", echoing ``b'…'``. A 415 naming the type the route takes instead."""
+    markdown = {**KEYED, "Content-Type": "text/markdown"}
+    async with served(fake_ollama) as client:
+        for route, body in (("/retrieve", '{"question":"Alice"}'), ("/query", "About Alice?")):
+            response = await client.post(route, content=body, headers=markdown)
+            assert response.status_code == 415, (route, response.text)
+            said = response.json()["detail"]
+            assert "'text/markdown' is only for a note's body (PUT /notes/{path})" in said
+            assert f"POST {route} takes application/json" in said
+            assert "b'" not in response.text
+        synced = await client.post("/sync", content="# x", headers=markdown)
+        assert synced.status_code == 415 and "POST /sync takes application/json" in synced.text
+        put = await client.put("/notes/a.md", content="# a\n", headers=markdown)
+        assert put.status_code == 409, put.text  # the route's own answer: no vault folder
+
+
+def test_a_raw_body_is_named_as_such_and_never_echoed() -> None:
+    """Should FastAPI hand a JSON route raw bytes again, the 422 says to send JSON and shows no
+    Python bytes repr."""
+    error = {"type": "model_attributes_type", "loc": ("body",), "msg": "x", "input": b"{'q'}"}
+    response = asyncio.run(validation_error(None, RequestValidationError([error])))  # type: ignore[arg-type]
+    [shown] = json.loads(bytes(response.body))["detail"]
+    assert (
+        shown["msg"] == "the body should be an object sent as JSON (Content-Type: application/json)"
+    )
+    assert "input" not in shown

@@ -3,10 +3,18 @@ an interval instead of a bar that draws nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
+
+from tests.conftest import make_settings
 
 cli_app = importlib.import_module("knotwork.cli.app")  # the module; the package exports `app`
 
@@ -37,3 +45,42 @@ def test_the_bar_keeps_the_step_and_the_end_of_a_long_path() -> None:
     cut = cli_app.shown("writing notes: Projects/2024/Archive/Quarterly review of Q3.md")
     assert cut == "writing notes: …uarterly review of Q3.md" and len(cut) == 40
     assert cli_app.shown("x" * 50) == "…" + "x" * 39
+
+
+def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``reembed 2>&1 | cat`` printed "re-embedded 32/76 chunksre-embedded 64/76 chunks…" on
+    one line: a "\\r" per update whatever stdout was. Its progress is now ingest's."""
+    service = importlib.import_module("knotwork.cli.service")
+
+    async def reembed(store: Any, settings: Any, embed: Any, progress: Any) -> int:
+        for done in (32, 64, 76):
+            progress(done, 76)
+        return 76
+
+    @asynccontextmanager
+    async def writing(*_: Any) -> AsyncIterator[None]:
+        yield
+
+    class Linker:
+        def __init__(self, core: Any) -> None: ...
+
+        async def link_entities(self) -> int:
+            return 0
+
+    core = SimpleNamespace(settings=make_settings(), embedder=None, store=None)
+    monkeypatch.setattr(service.schema, "reembed", reembed)
+    monkeypatch.setattr(service, "writing", writing)
+    monkeypatch.setattr(service, "Ingestor", Linker)
+    monkeypatch.setattr(service, "with_core", lambda work, models: asyncio.run(work(core)))
+    clock = iter(float(t) for t in (0, 11, 12, 25))
+    # The CLI's clock only: the event loop reads time.monotonic too.
+    monkeypatch.setattr(cli_app, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    caplog.set_level(logging.INFO, logger=cli_app.__name__)
+    result = CliRunner().invoke(cli_app.app, ["reembed"])
+    assert result.exit_code == 0, result.output
+    assert "\r" not in result.output
+    assert result.output.splitlines()[0].startswith("re-embedded 76 chunks; the manifest now")
+    lines = [r.getMessage() for r in caplog.records if r.name == cli_app.__name__]
+    assert lines == ["re-embedding chunks (32 of 76, 11 s)", "re-embedding chunks (76 of 76, 25 s)"]

@@ -43,6 +43,22 @@ def test_beyond_loopback_needs_a_key(host: str) -> None:
     make_settings(api_host=host, api_key="k" * 16).check_api_exposure()
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "0.0.0.0"])
+def test_a_short_key_is_refused_wherever_the_api_binds(host: str) -> None:
+    """A set key of under 16 characters guarded every route on loopback without a word: a
+    guessable key that looked like protection, where any local process or page can reach."""
+    for key in ("short", "k" * 15):
+        with pytest.raises(ConfigError, match=f"KNOTWORK_API_KEY has {len(key)} characters"):
+            make_settings(api_host=host, api_key=key).check_api_exposure()
+    make_settings(api_host=host, api_key="k" * 16).check_api_exposure()
+
+
+def test_an_empty_key_on_loopback_is_no_key() -> None:
+    make_settings(api_key="").check_api_exposure()  # `KNOTWORK_API_KEY=` in .env, as README says
+    with pytest.raises(ConfigError, match="must be set"):
+        make_settings(api_host="0.0.0.0", api_key="").check_api_exposure()
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "::1", "localhost", "127.1.2.3"])
 def test_loopback_hosts(host: str) -> None:
     assert make_settings(api_host=host).api_is_loopback()
@@ -133,3 +149,27 @@ def test_the_variables_a_env_file_sets(tmp_path: Path) -> None:
     env.write_text("# KNOTWORK_OLD=1\nKNOTWORK_A=1\nexport KNOTWORK_B = 2\n\nnot a line\n")
     assert env_file_names(env) == ["KNOTWORK_A", "KNOTWORK_B"]
     assert env_file_names(tmp_path / "missing") == []
+
+
+def test_an_env_file_takes_its_relative_folders_from_its_own_folder_and_warns_of_typos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`knotwork mcp --env-file`: an agent starts the server in a folder of its choosing, so a
+    relative KNOTWORK_VAULT_PATH in the file is the file's folder's (else writes would land in
+    another folder), the environment's stays the working directory's, and a misspelt name in
+    the file is warned of as one in `.env` is."""
+    from knotwork.settings import read_env_file
+
+    for name in ("KNOTWORK_VAULT_PATH", "KNOTWORK_STATE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    env = tmp_path / "conf" / "knotwork.env"
+    env.parent.mkdir()
+    env.write_text("KNOTWORK_VAULT_PATH=../vault\nKNOTWORK_STATE_DIR=state\nKNOTWORK_VAULT_NAM=x\n")
+    monkeypatch.chdir(tmp_path)  # not the file's folder
+    with caplog.at_level("WARNING", logger="knotwork"):
+        settings = read_env_file(env)
+    assert settings.vault_path == env.parent / "../vault"
+    assert settings.state_dir == env.parent / "state"
+    assert "KNOTWORK_VAULT_NAM" in caplog.text and "KNOTWORK_VAULT_NAME" in caplog.text
+    monkeypatch.setenv("KNOTWORK_VAULT_PATH", "here")
+    assert read_env_file(env).vault_path == Path("here")

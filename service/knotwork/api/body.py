@@ -124,7 +124,7 @@ def check_markdown(raw: bytes) -> None:
         ) from exc
 
 
-def _invalid(message: str) -> JSONResponse:
+def invalid_body(message: str) -> JSONResponse:
     """A 422 shaped as FastAPI's validation errors, so clients parse one shape."""
     return JSONResponse(
         {"detail": [{"type": "body_invalid", "loc": ["body"], "msg": message}]}, status_code=422
@@ -202,7 +202,7 @@ class BodyScreen:
             elif kind == "text/markdown":
                 check_markdown(bytes(body))
         except BodyProblem as exc:
-            await _invalid(str(exc))(scope, receive, send)
+            await invalid_body(str(exc))(scope, receive, send)
             return
         pending: deque[Message] = deque(
             [{"type": "http.request", "body": bytes(body), "more_body": False}]
@@ -256,7 +256,8 @@ async def validation_error(_: Request, exc: Exception) -> JSONResponse:
             "loc": [_loc(part) for part in error["loc"]],
             "msg": _short(_message(error)),
         }
-        if "input" in error:
+        # Raw bytes (a body of a type FastAPI does not parse) would come back as "b'…'".
+        if "input" in error and not isinstance(error["input"], bytes | bytearray):
             shown["input"] = _short(error["input"])
         errors.append(shown)
     return JSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)

@@ -12,8 +12,10 @@ is a POST whose type is ``text/plain``, a form type, or none. So:
   lists them; it requires the API key instead. Otherwise 421.
 * ``Origin``, when present, must be an allowed host (or the request's own host, where any host
   is allowed); 403 otherwise (``null`` included).
-* A request with a body (any method) must declare it ``application/json`` or
-  ``text/markdown`` (UTF-8); 415 otherwise.
+* A request with a body (any method) must declare it ``application/json`` (UTF-8), or
+  ``text/markdown`` (UTF-8) where it is a note's text (``PUT /notes/…``); 415 otherwise,
+  naming the type the route takes (FastAPI handed a JSON route a Markdown body as raw bytes,
+  refused as "the body should be an object, not an object" and echoed as ``b'…'``).
 * With an API key configured, a request with a body needs it before the body is read, so a
   caller without it cannot make the server take in a note-sized body first (the routes check it
   again for every request). Bound beyond loopback, ``/docs``, ``/redoc`` and ``/openapi.json``
@@ -127,14 +129,23 @@ def _has_body(headers: Headers) -> bool:
     return length is not None and length.strip() != "0"
 
 
-def body_type_problem(headers: Headers) -> str | None:
-    """Why a body's declared type is refused, or None when it is JSON or Markdown in UTF-8."""
+def takes_markdown(scope: Scope) -> bool:
+    """Whether the request's body may be Markdown: a note's text, ``PUT /notes/{path}``."""
+    path: str = scope["path"]
+    return scope["method"] == "PUT" and path.startswith("/notes/")
+
+
+def body_type_problem(headers: Headers, *, markdown: bool = True) -> str | None:
+    """Why a body's declared type is refused, or None when it is JSON or (where ``markdown``)
+    Markdown, in UTF-8."""
     declared = headers.get("content-type")
     if declared is None:
         return "the request has a body but no Content-Type"
     kind, _, params = declared.partition(";")
     if kind.strip().lower() not in BODY_TYPES:
         return f"Content-Type {kind.strip()[:80]!r} is not accepted"
+    if kind.strip().lower() == "text/markdown" and not markdown:
+        return "Content-Type 'text/markdown' is only for a note's body (PUT /notes/{path})"
     for param in params.split(";"):
         name, _, value = param.partition("=")
         if name.strip().lower() == "charset" and value.strip().strip('"').lower() != "utf-8":
@@ -192,8 +203,13 @@ class RequestGuard:
                 status_code=401,
                 headers={"WWW-Authenticate": "APIKey"},
             )
-        if body and (problem := body_type_problem(headers)) is not None:
-            return _refusal(
-                415, f"{problem}; send application/json, or text/markdown for a note's body"
+        markdown = takes_markdown(scope)
+        if body and (problem := body_type_problem(headers, markdown=markdown)) is not None:
+            wanted = (
+                "send text/markdown (the note's text) or application/json (the note as a JSON "
+                "string)"
+                if markdown
+                else f"{scope['method']} {scope['path'][:100]} takes application/json"
             )
+            return _refusal(415, f"{problem}; {wanted}")
         return None

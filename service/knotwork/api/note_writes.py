@@ -31,8 +31,10 @@ from knotwork.errors import (
     ConfigError,
     GraphUnavailableError,
     LeaseLostError,
+    NoteError,
     NoteNotFoundError,
     QueryTimeoutError,
+    VaultPathError,
 )
 from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome
@@ -45,6 +47,7 @@ from knotwork.vault.write import (
     case_variants_on_disk,
     delete_note_file,
     exists_exactly,
+    lookalike_name,
     note_target,
     refuse_case_variants,
     spelled_on_disk,
@@ -181,10 +184,27 @@ async def _ingest(
     return WriteResult(rel, "done", done, outcome=outcome)
 
 
+def nul_problem(body: str) -> str | None:
+    """Why a note's text with NUL in it is refused, worded for a client that sent it (the
+    file reader's "looks binary (NUL bytes); skipped" reads as accepted but ignored)."""
+    at = body.find("\x00")
+    if at < 0:
+        return None
+    offset = len(body[:at].encode("utf-8"))
+    return (
+        f"the note holds a NUL character (at byte {offset} of its text), so it is not text; "
+        "send the note as UTF-8 text without NUL (nothing was written)"
+    )
+
+
 async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> WriteResult:
     """Write the note's file atomically, then ingest it (or leave it to whoever will)."""
     root = await vault_root(core, held_ok=0)
     rel, full = note_target(root, path)
+    if (lookalike := lookalike_name(rel)) and not exists_exactly(full, root.resolve()):
+        raise VaultPathError(f"{lookalike} (nothing was written)")
+    if (problem := nul_problem(body)) is not None:
+        raise NoteError(f"{rel}: {problem}")
     data = body.encode("utf-8")
     body = decode(data, rel, core.settings.max_note_bytes).text  # as a read of the file gives it
     writable(core, root)

@@ -75,13 +75,19 @@ class FiltersIn(BaseModel):
         )
 
 
+MAX_QUESTION = 2000  # characters; MCP's input schemas declare the same bounds
+MAX_TOP_K = 50
+
+
 class RetrieveRequest(BaseModel):
     # A misspelled field ("topk", "filter") is a 422, never silently the default; a value of
     # another JSON type ("top_k": "3") is one too.
     model_config = STRICT
 
-    question: str = Field(min_length=1, max_length=2000, examples=["Who does Alice work with?"])
-    top_k: int = Field(default=8, ge=1, le=50, description="hits to return")
+    question: str = Field(
+        min_length=1, max_length=MAX_QUESTION, examples=["Who does Alice work with?"]
+    )
+    top_k: int = Field(default=8, ge=1, le=MAX_TOP_K, description="hits to return")
     filters: FiltersIn = Field(default_factory=FiltersIn)
 
     @field_validator("question")

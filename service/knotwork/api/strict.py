@@ -70,4 +70,6 @@ def type_message(error: Mapping[str, Any]) -> str:
     wanted = _WANTED.get(str(error.get("type")))
     if wanted is None or "input" not in error:
         return str(error["msg"])
+    if isinstance(error["input"], bytes | bytearray):  # a body FastAPI did not parse as JSON
+        return f"should be {wanted} sent as JSON (Content-Type: application/json)"
     return f"should be {wanted}, not {json_kind(error['input'])}"

@@ -1,16 +1,24 @@
 """The vault folder a REST or MCP write goes to: none configured is a conflict (409), one that
 cannot be seen is a vault unavailable for now (503, retryable), as the sync and the journal's
-replay say it."""
+replay say it, and one the vault's notes were not synced from is a conflict (409)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from knotwork.core import Core
-from knotwork.errors import VaultUnavailableError, WriteConflictError
+from knotwork.errors import (
+    GraphUnavailableError,
+    QueryTimeoutError,
+    VaultFolderError,
+    VaultUnavailableError,
+    WriteConflictError,
+)
 from knotwork.graph.queries.reads import VAULT_NOTES
+from knotwork.graph.queries.writes import VAULT_FOLDER
 from knotwork.vault.disk_errors import failing_disk
-from knotwork.vault.folders import EMPTY, folder_unseen
+from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 
 
 async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
@@ -46,4 +54,32 @@ async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
         )
     if unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
+    if held_ok is not None:
+        await _own_folder(core, root)
     return root
+
+
+async def _own_folder(core: Core, root: Path) -> None:
+    """VaultFolderError when the vault's notes were synced from another folder: a note
+    written here would not be the vault's file, yet the graph would serve its text (and cite
+    its lines) under the vault note's path. The folder is the vault's when its path or its
+    identity is the one the last sync recorded (a folder moved keeps its identity, one made
+    again at the path keeps the path); none recorded yet, it is the vault's. A sync judges
+    any other folder by the notes it holds, and records it when it is the vault's. Neo4j away,
+    the write goes on (journaled, as it would be): the check needs the graph, the write not."""
+    vault = core.settings.vault_name
+    try:
+        [was] = await core.store.read(VAULT_FOLDER, vault=vault)
+    except (GraphUnavailableError, QueryTimeoutError):
+        return
+    if was["folder"] is None:
+        return
+    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
+    if path == was["folder"] or (ident is not None and ident == was["folder_id"]):
+        return
+    raise VaultFolderError(
+        f"vault '{vault}' was synced from {was['folder']}, and this server's vault folder is "
+        f"{path}: a note written here would not be in the vault's folder, so nothing was "
+        f"changed. Set KNOTWORK_VAULT_PATH to {was['folder']}; or, if this folder now holds "
+        f"vault '{vault}', sync it first (`knotwork ingest {path}`, or POST /sync)."
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -12,14 +13,14 @@ import typer
 from knotwork import __version__
 from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
-from knotwork.cli.app import app, fail, with_core, writing
+from knotwork.cli.app import app, fail, progress_bar, with_core, writing
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.llm.vectors import embed_batch
 from knotwork.redact import redact
-from knotwork.settings import Settings, get_settings, read_settings
+from knotwork.settings import Settings, get_settings, read_env_file
 
 
 @app.command()
@@ -31,22 +32,28 @@ def version() -> None:
 @app.command()
 def serve() -> None:
     """Run the HTTP API (host and port from KNOTWORK_API_HOST / KNOTWORK_API_PORT)."""
-    import uvicorn
-
     from knotwork.api import create_app
     from knotwork.api.send_timeout import SendTimeout
+    from knotwork.cli.listen import bind_listeners, serve_on
 
+    sockets: list[socket.socket] = []
     try:
         settings = get_settings()
         api = create_app(settings)
+        # Bound before anything starts: a port in use is a setting to fix (exit 2), said
+        # before the lifespan logs "ready" (uvicorn binds after it, then exits 3).
+        sockets = bind_listeners(settings.api_host, settings.api_port)
         # The lifespan runs this check too, but a failure there is uvicorn's traceback and
         # exit 3: checked here first, Neo4j down or another model's graph is one line.
         asyncio.run(_ensure_ready(settings))
+        # Outermost, so a client that stops reading is cut off whatever it asked
+        # (send_timeout.py).
+        served = SendTimeout(api, settings.api_send_timeout_s)
+        serve_on(served, settings.api_host, settings.api_port, sockets)
     except KnotworkError as exc:
+        for sock in sockets:
+            sock.close()
         raise fail(exc) from exc
-    # Outermost, so a client that stops reading is cut off whatever it asked (send_timeout.py).
-    served = SendTimeout(api, settings.api_send_timeout_s)
-    uvicorn.run(served, host=settings.api_host, port=settings.api_port, log_config=None)
 
 
 async def _ensure_ready(settings: Settings) -> None:
@@ -119,7 +126,7 @@ def mcp_server(
 
     try:
         try:
-            settings = read_settings(env_file) if env_file else get_settings()
+            settings = read_env_file(env_file) if env_file else get_settings()
         except ConfigError as exc:
             if transport is not Transport.stdio:
                 raise fail(exc) from exc
@@ -158,9 +165,6 @@ def reembed() -> None:
 
     Holds the lease of KNOTWORK_VAULT_NAME meanwhile: stop the watcher first."""
 
-    def progress(done: int, total: int) -> None:
-        typer.echo(f"\rre-embedded {done}/{total} chunks", nl=False)
-
     async def work(core: Core) -> tuple[int, int]:
         async with writing(core, core.settings.vault_name, "cli-reembed"):
             dimension = core.settings.embed_dimension
@@ -168,11 +172,19 @@ def reembed() -> None:
             async def embed(texts: list[str]) -> list[list[float]]:  # checked before stored
                 return await embed_batch(core.embedder, texts, dimension)
 
-            count = await schema.reembed(core.store, core.settings, embed, progress)
+            # As ingest's and retry's: a bar on a terminal, else a log line every few seconds
+            # (a "\r" written to a pipe or a file ran every count into one line).
+            with progress_bar() as bar:
+                count = await schema.reembed(
+                    core.store,
+                    core.settings,
+                    embed,
+                    lambda done, total: bar(done, total, "re-embedding chunks"),
+                )
             return count, await Ingestor(core).link_entities()
 
     count, linked = with_core(work, models=True)
-    typer.echo(f"\nre-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
+    typer.echo(f"re-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
     typer.echo(f"entity names embedded again; similar entities linked: {linked}")
 
 

@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
+from knotwork.api.schemas import MAX_QUESTION, MAX_TOP_K
 from knotwork.api.strict import type_message
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
@@ -48,11 +49,24 @@ _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 # The tools' arguments, described for the agent that reads the input schema. Bounds are
-# checked by the REST request models (knotwork.api.schemas), so both answer alike.
-Question = Annotated[str, Field(description="the question, in plain words (at most 2000 chars)")]
+# checked by the REST request models (knotwork.api.schemas), so both answer alike; the schema
+# declares the same ones, so an agent sees them before it calls.
+Question = Annotated[
+    str,
+    Field(
+        max_length=MAX_QUESTION,
+        description=f"the question, in plain words (at most {MAX_QUESTION} chars)",
+    ),
+]
 # Strict, as the REST bodies (``api.strict``): "3" is a client's bug, not 3.
 TopK = Annotated[
-    int, Field(strict=True, description="how many ranked chunks of evidence to use, 1 to 50")
+    int,
+    Field(
+        strict=True,
+        ge=1,
+        le=MAX_TOP_K,
+        description=f"how many ranked chunks of evidence to use, 1 to {MAX_TOP_K}",
+    ),
 ]
 Folder = Annotated[
     str | None, Field(description="only notes under this vault-relative folder, e.g. `projects`")
@@ -71,7 +85,16 @@ AskMode = Annotated[
         "`retrieve`: ranked evidence only, no model call at all"
     ),
 ]
-NotePath = Annotated[str, Field(description="the note's vault-relative path, e.g. `People/Ann.md`")]
+# No file system takes a path longer (Linux's PATH_MAX); a longer one is refused before it is
+# looked up, so it is never echoed back whole into the agent's context.
+MAX_NOTE_PATH = 4096
+NotePath = Annotated[
+    str,
+    Field(
+        max_length=MAX_NOTE_PATH,
+        description="the note's vault-relative path, e.g. `People/Ann.md`",
+    ),
+]
 
 
 class KnotworkServer(MCPServer[Served]):

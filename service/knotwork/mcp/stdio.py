@@ -9,9 +9,11 @@ through the transport's own writer; the server goes on with the next line.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
+import threading
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator
 from io import TextIOWrapper
@@ -138,10 +140,34 @@ class _ScreenedLines:
         await self.replies.send(SessionMessage(error))
 
 
+async def _stdin_lines(stream: TextIOWrapper) -> AsyncIterator[str]:
+    """``stream``'s lines, read by a daemon thread of their own: a server stopped (Ctrl-C)
+    while it waits for the client's next line exits at once. anyio's file wrapper reads in
+    its worker threads, which the interpreter waits for at exit, so the exit waited for a line
+    (in a terminal, until Enter or Ctrl-D)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str] = asyncio.Queue(maxsize=64)  # a fast client waits, as it did
+
+    def put(line: str) -> None:
+        asyncio.run_coroutine_threadsafe(queue.put(line), loop).result()
+
+    def pump() -> None:
+        try:
+            for line in iter(stream.readline, ""):
+                put(line)
+            put("")  # end of input
+        except (RuntimeError, OSError, ValueError):  # the loop has closed, or stdin has
+            return
+
+    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+    while line := await queue.get():
+        yield line
+
+
 async def serve_stdio(server: MCPServer[Any]) -> None:
     """Run ``server`` over stdin and stdout, every line answered."""
-    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    lines = _ScreenedLines(stdin)
+    stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    lines = _ScreenedLines(_stdin_lines(stdin))
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.replies = write_stream
         lines.ready.set()

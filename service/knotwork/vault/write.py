@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 import unicodedata
 from pathlib import Path
@@ -50,6 +51,32 @@ from knotwork.vault.nofollow import note_folder, remove_file, replace_file
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
 _UMASK_LOCK = threading.Lock()
+
+
+# Characters that show nothing in a file name: a name holding one looks like another note's
+# (ZWJ and ZWNJ are left alone: emoji sequences and Persian and Indic words need them).
+_INVISIBLE = re.compile("[\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+
+
+def lookalike_name(rel: str) -> str | None:
+    """Why a new note's path would pass for another's: a file or folder name that begins or
+    ends with a space, or holds an invisible or text-direction character. Such a note takes
+    over the name of the one it looks like (retrieval names it for the question's "Alice"),
+    as a case variant would take over its links. Asked of new notes only: one on disk already
+    is the user's and stays writable."""
+    for part in rel.split("/"):
+        if part != part.strip():
+            return (
+                f"the name {part!r} in note path {rel!r} begins or ends with a space, so it "
+                f"looks like {part.strip()!r}; name the note without it"
+            )
+        if found := _INVISIBLE.search(part):
+            return (
+                f"the name {part!r} in note path {rel!r} holds the invisible character "
+                f"U+{ord(found.group()):04X}, so it looks like another name; name the note "
+                "without it"
+            )
+    return None
 
 
 def note_target(root: Path, path: str) -> tuple[str, Path]:

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from urllib.parse import unquote_to_bytes
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.convertors import Convertor, register_url_convertor
 
@@ -35,7 +36,7 @@ from knotwork.api.note_schemas import (
     ingested,
 )
 from knotwork.api.note_writes import WriteResult
-from knotwork.api.responses import Refusal
+from knotwork.api.responses import Problems, Refusal
 from knotwork.api.vault_http import as_http
 from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
@@ -143,8 +144,9 @@ def _response(result: WriteResult) -> Ingested | JSONResponse:
     summary="Find notes by name, tag or folder",
     responses={
         422: {
+            "model": Problems | Refusal,
             "description": "a folder outside the vault, a limit out of range, or a query "
-            "parameter unknown or given twice"
+            "parameter unknown or given twice",
         }
     },
     dependencies=[Depends(known_search)],
@@ -199,6 +201,17 @@ async def stats(core: CoreDep) -> dict[str, Any]:
     "/notes/{path:notepath}",
     summary="Write a note into the vault and ingest it",
     response_model=Ingested,
+    # The body's second form, beside text/markdown: the note's text as one JSON string.
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "application/json": {
+                    "schema": {"type": "string", "description": "the note's text"},
+                    "example": "# Title\n\nText.",
+                }
+            }
+        }
+    },
     responses={
         202: {
             "model": Accepted,
@@ -206,13 +219,19 @@ async def stats(core: CoreDep) -> dict[str, Any]:
             "this server's journal replay, when the vault's lease was lost midway)",
         },
         409: {
+            "model": Refusal,
             "description": "no vault, or a read-only one; the path goes through a symbolic "
             "link, differs only by case from an existing note, names a folder or lies under a "
-            "file; or a writer that does not watch the files holds the vault (the detail "
-            "names it); nothing is written"
+            "file; the vault's notes were synced from another folder (`VaultFolderError`); or "
+            "a writer that does not watch the files holds the vault (the detail names it); "
+            "nothing is written",
         },
-        413: {"description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
-        422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
+        413: {"model": Refusal, "description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
+        422: {
+            "model": Problems | Refusal,
+            "description": "not a note path, or one Knotwork ignores; or a body that is not a "
+            "note's text (the detail says why)",
+        },
         507: {"model": Refusal, "description": "no space left on the disk; nothing is written"},
         503: {
             "model": Journaled | Refusal,
@@ -237,6 +256,8 @@ async def put_note(
             "a PUT carries the note's text as its body; for an empty note, send an empty body "
             "with Content-Type: text/markdown",
         )
+    if (problem := note_writes.nul_problem(body)) is not None:  # as a body that is not UTF-8
+        raise RequestValidationError([{"type": "body_invalid", "loc": ("body",), "msg": problem}])
     with as_http():
         return _response(await note_writes.put_note(core, writers, path, body))
 
@@ -251,12 +272,20 @@ async def put_note(
             "description": "deleted; the watcher, or this server's running sync, removes it (or "
             "this server's journal replay, when the vault's lease was lost midway)",
         },
-        404: {"description": "no note at exactly this path, in the vault or in the graph"},
-        409: {
-            "description": "no vault, or a read-only one; the path is a symbolic link; or a "
-            "writer that does not watch the files holds the vault; nothing is deleted"
+        404: {
+            "model": Refusal,
+            "description": "no note at exactly this path, in the vault or in the graph",
         },
-        422: {"description": "not a note path, or one Knotwork ignores (the detail says why)"},
+        409: {
+            "model": Refusal,
+            "description": "no vault, or a read-only one; the path is a symbolic link; the "
+            "vault's notes were synced from another folder (`VaultFolderError`); or a writer "
+            "that does not watch the files holds the vault; nothing is deleted",
+        },
+        422: {
+            "model": Problems | Refusal,
+            "description": "not a note path, or one Knotwork ignores (the detail says why)",
+        },
         503: {
             "model": Journaled | Refusal,
             "description": "Neo4j is down: the file is deleted and the graph catches up "

@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
+from fastapi.exceptions import RequestValidationError
 
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
 from knotwork.api.note_schemas import Synced
 from knotwork.api.note_writes import sync_all
 
-router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized])
+
+async def no_body(request: Request) -> None:
+    """``/sync`` has no options: a body (``{"dry_run": true}``, say) was read and dropped, and
+    a full sync ran that its client thought it had limited. Refused as ``/query`` refuses an
+    unknown field, in the shape of the other body refusals, before anything is synced."""
+    if await request.body():
+        raise RequestValidationError(
+            [
+                {
+                    "type": "body_invalid",
+                    "loc": ("body",),
+                    "msg": "POST /sync takes no body: it has no options and always syncs the "
+                    "whole vault folder; send the request without one (nothing was synced)",
+                }
+            ]
+        )
+
+
+router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized, Depends(no_body)])
 
 
 @router.post(
