@@ -309,3 +309,17 @@ async def test_ctrl_c_stops_the_stdio_server_at_once(
             await process.wait()
         process.stdin.close()
     assert returncode != 0 and returncode is not None  # stopped, not waiting for stdin
+
+
+async def test_tool_errors_have_one_shape_whatever_failed(mcp_settings: Settings) -> None:
+    """A bound, a type and a Knotwork error each read as the tool's own message, never after
+    the SDK's "Error executing tool …:", so an agent matches one shape."""
+    async with connected(mcp_settings) as client:
+        bound = await refused(client, "retrieve", question="Who is Alice?", top_k=0)
+        kind = await refused(client, "retrieve", question="Who is Alice?", top_k="3")
+        missing = await refused(client, "get_note", path="Nobody.md")
+        long = await refused(client, "get_note", path="x" * 5000 + ".md")
+    assert bound.startswith("invalid arguments: top_k: "), bound
+    assert kind.startswith("invalid arguments: top_k: "), kind
+    assert missing.startswith("NoteNotFoundError: "), missing
+    assert long.startswith("invalid arguments: path: ") and len(long) < 500, long[:300]

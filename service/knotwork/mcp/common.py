@@ -100,9 +100,10 @@ NotePath = Annotated[
 class KnotworkServer(MCPServer[Served]):
     """The SDK's server, with arguments that fail the tool's own signature (a bound, a type)
     reported as the tools report the rest: ``invalid arguments: top_k: …``, not pydantic's
-    dump naming the SDK's internal argument model; and an argument the tool does not take
-    refused, where the SDK dropped it (its input schema, from the public tool list, says which
-    it takes)."""
+    dump naming the SDK's internal argument model; a tool's own error in its own words, one
+    shape whatever failed (the SDK puts "Error executing tool X: " before it); and an argument
+    the tool does not take refused, where the SDK dropped it (its input schema, from the
+    public tool list, says which it takes)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: ServedContext | None = None
@@ -116,6 +117,8 @@ class KnotworkServer(MCPServer[Served]):
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(_problems(exc.__cause__)) from exc.__cause__
+            if isinstance(exc.__cause__, ToolError):  # the tool's own message, as written:
+                raise exc.__cause__ from None  # the SDK prefixed "Error executing tool X: "
             raise
 
 
