@@ -68,6 +68,19 @@ def test_serve_on_a_port_in_use_says_so_before_starting_and_exits_2(
     assert "Neo4j" not in result.output and "ready" not in caplog.text
 
 
+def test_mcp_over_http_on_a_port_in_use_says_so_and_exits_2(no_neo4j: str) -> None:
+    """`knotwork mcp --transport http --port N` binds as serve does: one line, exit 2."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        get_settings.cache_clear()
+        result = CliRunner().invoke(cli, ["mcp", "--transport", "http", "--port", str(port)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: KNOTWORK_API_PORT {port} is in use on 127.0.0.1")
+    assert result.output.count("error:") == 1, result.output
+
+
 def test_an_address_not_of_this_machine_says_which_setting_to_change() -> None:
     with pytest.raises(ConfigError, match=r"KNOTWORK_API_HOST=192\.0\.2\.1 is not an address"):
         bind_listeners("192.0.2.1", 0)  # TEST-NET-1: never this machine's

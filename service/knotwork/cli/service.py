@@ -137,12 +137,14 @@ def mcp_server(
         if transport is Transport.stdio:
             anyio.run(serve_stdio, create_mcp_server(settings, allow_writes=allow_writes))
             return
-        import uvicorn
+        from knotwork.cli.listen import bind_listeners, serve_on
 
         update = {"api_host": host or settings.api_host, "api_port": port or settings.api_port}
         settings = settings.model_copy(update=update)
         app = http_app(settings, allow_writes=allow_writes)
-        uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_config=None)
+        # As serve: a port in use is one line and exit 2, before the server says it is ready.
+        sockets = bind_listeners(settings.api_host, settings.api_port)
+        serve_on(app, settings.api_host, settings.api_port, sockets)
     except BaseException as exc:
         if (error := _knotwork_error(exc)) is None:
             raise
