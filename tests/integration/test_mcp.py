@@ -254,19 +254,24 @@ async def test_the_command_serves_over_stdio(mcp_settings: Settings, tmp_path: P
         assert (await call(client, "stats"))["notes"] == 3
 
 
+async def stdio_process(settings: Settings, cwd: Path, *options: str) -> asyncio.subprocess.Process:
+    """`knotwork [options] mcp` over pipes, as a desktop agent starts it."""
+    return await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "knotwork.cli", *options, "mcp"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env={"PATH": os.environ.get("PATH", ""), **command_env(settings)},
+    )
+
+
 async def test_stdout_carries_only_the_protocol(mcp_settings: Settings, tmp_path: Path) -> None:
     """Raw JSON-RPC lines in, and every line out is a JSON-RPC message; EOF ends the server.
 
     Stdin closes only once both answers are read: at EOF the server may drop a request it has
     not started on, as a client that hangs up would want."""
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "knotwork.cli", "--verbose", "mcp"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env={"PATH": os.environ.get("PATH", ""), **command_env(mcp_settings)},
-    )
+    process = await stdio_process(mcp_settings, tmp_path, "--verbose")
     requests = MCP_HANDSHAKE
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
@@ -288,14 +293,7 @@ async def test_ctrl_c_stops_the_stdio_server_at_once(
 ) -> None:
     """SIGINT while the server waits for a line (stdin left open, as in a terminal) ends it:
     the read of the next line does not hold the exit."""
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "knotwork.cli", "mcp"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env={"PATH": os.environ.get("PATH", ""), **command_env(mcp_settings)},
-    )
+    process = await stdio_process(mcp_settings, tmp_path)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write((json.dumps(MCP_HANDSHAKE[0]) + "\n").encode())
     await process.stdin.drain()
