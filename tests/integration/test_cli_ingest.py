@@ -273,10 +273,12 @@ def test_verify_says_how_to_mend_and_which_folder_the_vault_came_from(
     assert "differences (missing: in the folder, not in the graph" in out
     assert "`knotwork ingest` brings the graph in step" in out
     assert "last synced from" not in out
+    (other / "Bob.md").write_text("# Bob\n")  # a difference
     result = CliRunner().invoke(cli, ["verify", str(other)])
-    assert f"this vault was last synced from {vault.resolve()}, not {other}" in " ".join(
-        result.output.split()
-    ), result.output
+    said = " ".join(result.output.split())
+    assert f"this vault was last synced from {vault.resolve()}, not {other}" in said, said
+    # ingest refuses this folder: the last line does not send the user there
+    assert "`knotwork ingest` brings" not in said and "verify that one" in said, said
 
 
 def test_verify_names_a_file_it_cannot_read_rather_than_send_the_user_to_ingest(

@@ -184,6 +184,7 @@ def test_doctor_tells_a_refused_password_to_set_the_password_not_to_start_neo4j(
     assert "rejected the credentials" in result.output
     assert "KNOTWORK_NEO4J_PASSWORD to the server's" in result.output
     assert "knotwork neo4j start" not in result.output
+    assert "not reachable" not in result.output  # it answered; it refused the login
 
 
 def test_serve_refuses_a_graph_of_another_embedding_model_in_one_line(

@@ -254,7 +254,10 @@ async def check_health(core: Core) -> HealthReport:
     manifest = (
         await _manifest(core)
         if neo4j.version
-        else ManifestReport(ok=False, error="Neo4j not reachable")
+        else ManifestReport(
+            ok=False,
+            error="Neo4j refused the login" if neo4j.credentials_refused else "Neo4j not reachable",
+        )
     )
     watcher = relevance = embeddings = None
     vault_folder = await vault_folder_problem(core, graph_read=neo4j.ok)

@@ -1,5 +1,5 @@
-"""How the read commands print what they found for a person: a citation as
-``path#heading:lines``, a revision's fact as ``note`` prints a fact."""
+"""How the commands print what they found for a person: a citation as
+``path#heading:lines``, a revision's fact as ``note`` prints a fact, verify's last line."""
 
 from __future__ import annotations
 
@@ -23,3 +23,27 @@ def revision_fact(key: str) -> str:
     said = f" ({predicate!r})" if predicate else ""
     who = f"{subject} " if subject else ""
     return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"
+
+
+def verify_summary(count: int, unreadable: int, elsewhere: str | None) -> str:
+    """``verify``'s last line: agreement, or how many differences and what brings the graph in
+    step; ``elsewhere``: the folder the vault was synced from, when it is not the one read (a
+    sync of this one is refused, so ``ingest`` would not mend them)."""
+    if not count:
+        return "graph and vault agree"
+    said = (
+        f"{count} differences (missing: in the folder, not in the graph; stale: in the graph "
+        "only). "
+    )
+    if elsewhere is not None:
+        return said + (
+            f"This folder is not the vault's (it was synced from {elsewhere}): verify that "
+            "one, or check KNOTWORK_VAULT_PATH."
+        )
+    said += "`knotwork ingest` brings the graph in step (a running watcher does on its next rescan)"
+    if unreadable:
+        return said + (
+            f", but not for a file it cannot read ({unreadable} above): the graph keeps such a "
+            "note's last readable version until the file is mended or removed."
+        )
+    return said + "."

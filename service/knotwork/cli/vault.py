@@ -272,6 +272,7 @@ def verify(
 ) -> None:
     """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
     from knotwork.check.verify import Verified, synced_from, verify_vault_report
+    from knotwork.cli.printed import verify_summary
 
     async def work(core: Core) -> tuple[Verified, str | None, Path | None]:
         await core.ensure_ready()
@@ -293,17 +294,5 @@ def verify(
     for error in found.unreadable:
         typer.secho(f"cannot ingest {error}", fg=typer.colors.YELLOW)
     count = sum(len(d.missing) + len(d.stale) for d in differences)
-    typer.echo(
-        "graph and vault agree"
-        if not differences
-        else f"{count} differences (missing: in the folder, not in the graph; stale: in the "
-        "graph only). `knotwork ingest` brings the graph in step (a running watcher does on its "
-        "next rescan)"
-        + (
-            f", but not for a file it cannot read ({len(found.unreadable)} above): the graph "
-            "keeps such a note's last readable version until the file is mended or removed."
-            if found.unreadable
-            else "."
-        )
-    )
+    typer.echo(verify_summary(count, len(found.unreadable), elsewhere))
     raise typer.Exit(1 if differences else 0)
