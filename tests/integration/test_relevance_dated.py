@@ -109,3 +109,20 @@ async def test_a_question_asking_more_than_a_time_is_judged_by_its_words(
     assert plain.relevance < threshold, plain.relevance
     result = await answer(core, question, mode="fast", vault="j")
     assert result.status == "insufficient_context", result
+
+
+@pytest.mark.parametrize(
+    "question", ["What happened last week?", "Cosa è successo la settimana scorsa?"]
+)
+async def test_a_note_that_writes_the_time_words_does_not_outrank_the_note_dated_then(
+    core: Core, tmp_path: Path, question: str
+) -> None:
+    """"week" is the question's time, not its subject: full text does not search it, so an
+    undated note that writes it ("three runs per week") is no hit of full text for it."""
+    fitness = "# Fitness\n\nThree runs per week, a long one every week; la settimana scorsa no.\n"
+    await _calibrated(core, tmp_path, "w", {**NOTES, "Fitness.md": fitness})
+    evidence = await retrieve(core, "w", question, mode="retrieve")
+    paths = [h.path for h in evidence.hits]
+    assert paths[0] == f"Journal/{LAST_WEEK.isoformat()}.md", (question, paths)
+    fitness_hits = [h for h in evidence.hits if h.path == "Fitness.md"]
+    assert all("fulltext" not in h.retrievers for h in fitness_hits), fitness_hits

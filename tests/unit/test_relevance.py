@@ -195,6 +195,14 @@ def test_a_question_of_no_letter_or_digit_is_about_nothing() -> None:
         ("Quand s'est passée la réunion ?", ["réunion"]),
         ("¿Cuándo tuvo lugar la reunión?", ["reunión"]),
         ("Quando aconteceu a reunião?", ["reunião"]),
+        # Where to look is not what to find: every note is one of "my notes".
+        ("What is in my notes about volcanoes?", ["volcanoes"]),
+        ("What do my notes say about the Moon landing?", ["say", "moon", "landing"]),
+        ("Cosa c'è nei miei appunti sui vulcani della Sicilia?", ["vulcani", "sicilia"]),
+        ("Che cosa dicono le mie note sui vulcani?", ["dicono", "vulcani"]),
+        ("Was steht in meinen Notizen über Vulkane?", ["steht", "vulkane"]),
+        ("Que disent mes notes sur les volcans ?", ["disent", "volcans"]),
+        ("Which release notes mention the fix?", ["release", "notes", "mention", "fix"]),
         # A word a language asks with is another language's noun: it counts as that.
         ("Wie macht man Brot?", ["macht", "brot"]),
         ("Who is the man in the car?", ["man", "car"]),

@@ -4,6 +4,7 @@ as the indexes' tokenizers split text."""
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Collection
 
 import regex
 
@@ -18,10 +19,12 @@ _THAI_RUN = regex.compile(char_class(*THAI_CHARACTERS) + "+")
 _TERM = regex.compile(rf"{_ONE_CHAR}|[[\p{{L}}\p{{N}}\p{{M}}_]--{_ONE_CHAR}]+", regex.V1)
 
 
-def lucene_query(question: str) -> str:
+def lucene_query(question: str, drop: Collection[str] = ()) -> str:
     """The question's words (NFC, as notes are indexed), OR-ed and escaped, so no user text is
-    read as Lucene syntax."""
-    words = _TERM.findall(unicodedata.normalize("NFC", question))[:64]
+    read as Lucene syntax; less the words in ``drop`` (case-folded)."""
+    words = [
+        w for w in _TERM.findall(unicodedata.normalize("NFC", question)) if w.casefold() not in drop
+    ][:64]
     # Quoted, so words such as AND, OR, NOT or TO are terms, never operators; a run of Thai
     # bare (nothing in it is syntax), so that the Thai analyzer's words in it are terms each,
     # not one phrase only the question's exact wording matches.

@@ -39,7 +39,7 @@ from knotwork.retrieve.named import (
     specificity,
     vault_notes,
 )
-from knotwork.retrieve.temporal import question_range
+from knotwork.retrieve.temporal import question_range, time_words
 from knotwork.retrieve.types import FactRow
 from knotwork.text.language import LANGUAGES
 
@@ -198,8 +198,10 @@ async def fulltext(
     Italian words they hold are rare; shared by its index's best, a hit's score is read
     against what that index found for this question, and the order of two indexes' hits is
     the vault's own (bench/RESULTS.md, "Full text by its share of each index's best, spaced in
-    the fusion")."""
-    words = lucene_query(question)
+    the fusion"). The words of a relative time ("last week", "this winter") are not searched:
+    a note dated then answers them by its date (``temporal``), and one that merely writes
+    "week" ("three runs per week") answers nothing of them."""
+    words = lucene_query(question, drop=time_words(question))
     by_language = dict(zip(LANGUAGES, FULLTEXT, strict=True))
     indexes = (
         FULLTEXT

@@ -19,7 +19,11 @@ que fiz ontem?" — a journal entry writes what was done, not "gemacht" or "fatt
 question seldom holds enough function words to tell its language by (German "was" is English
 too). ``PHRASES`` lists them, and the auxiliary with a participle that is also a noun ("è
 stato", the Italian "state"); ``…`` stands for up to ``GAP`` words, as German puts the subject
-inside its verb ("fand das Treffen statt").
+inside its verb ("fand das Treffen statt"). A question also says where to look: "What is in
+my notes about volcanoes?", "Cosa dicono i miei appunti su…", "Was steht in meinen Notizen
+über…" — every note is one of "my notes", so a note that says "notes" answers nothing for it,
+and the gate let an off-topic question through on that word. Only the possessive forms are
+listed: "release notes" and "meeting notes" are what a question is about.
 
 A language's words count for a question most of whose function words are of that language
 (text/language.py ``leading_language``), and none for one that holds none or ties: German
@@ -91,35 +95,39 @@ PHRASES: dict[Language, tuple[str, ...]] = {
     "en": (
         "take place", "takes place", "took place", "taken place", "taking place", "happen",
         "happens", "happened", "occur", "occurs", "occurred", "held",
+        "my notes", "my note", "our notes", "your notes", "my vault",
     ),
     "de": (
         "fand … statt", "findet … statt", "finden … statt", "fanden … statt", "stattfinden",
         "stattfand", "stattgefunden", "passiert", "passierte", "geschah", "geschehen",
         "ereignete sich", "abgehalten", "habe ich … gemacht", "hast du … gemacht",
         "haben wir … gemacht", "habt ihr … gemacht", "habe ich … getan", "hast du … getan",
-        "haben wir … getan",
+        "haben wir … getan", "meine notizen", "meinen notizen", "meiner notizen",
+        "meine notiz", "meiner notiz", "unsere notizen", "unseren notizen",
     ),
     "it": (
         "è stato", "è stata", "sono stati", "sono state", "è avvenuto", "è avvenuta",
         "avvenuto", "avvenuta", "avvenne", "si è svolto", "si è svolta", "si svolge",
         "si svolse", "si è tenuto", "si è tenuta", "si tiene", "si tenne", "ha avuto luogo",
         "ha luogo", "ebbe luogo", "è successo", "è successa", "accaduto", "accadde",
-        "ho fatto", "hai fatto", "abbiamo fatto", "avete fatto",
+        "ho fatto", "hai fatto", "abbiamo fatto", "avete fatto", "miei appunti",
+        "mie note", "mio appunto", "mia nota", "nostri appunti", "nostre note",
     ),
     "fr": (
         "a eu lieu", "ont eu lieu", "a lieu", "ont lieu", "aura lieu", "avoir lieu",
         "s est passé", "s est passée", "se passe", "s est déroulé", "s est déroulée",
         "se déroule", "s est tenu", "s est tenue", "se tient", "est arrivé", "est arrivée",
+        "mes notes", "ma note", "nos notes",
     ),
     "es": (
         "tuvo lugar", "tiene lugar", "ha tenido lugar", "tendrá lugar", "ocurrió", "ocurre",
         "sucedió", "sucede", "pasó", "se celebró", "se celebra", "se realizó", "hice",
-        "hiciste", "hicimos",
+        "hiciste", "hicimos", "mis notas", "mi nota", "mis apuntes", "nuestras notas",
     ),
     "pt": (
         "teve lugar", "tem lugar", "aconteceu", "acontece", "ocorreu", "ocorre",
         "se realizou", "realizou se", "foi realizado", "foi realizada", "fiz", "fizeste",
-        "fizemos",
+        "fizemos", "minhas notas", "minha nota", "minhas anotações", "nossas notas",
     ),
 }  # fmt: skip
 
