@@ -117,7 +117,7 @@ async def test_a_question_asking_more_than_a_time_is_judged_by_its_words(
 async def test_a_note_that_writes_the_time_words_does_not_outrank_the_note_dated_then(
     core: Core, tmp_path: Path, question: str
 ) -> None:
-    """"week" is the question's time, not its subject: full text does not search it, so an
+    """ "week" is the question's time, not its subject: full text does not search it, so an
     undated note that writes it ("three runs per week") is no hit of full text for it."""
     fitness = "# Fitness\n\nThree runs per week, a long one every week; la settimana scorsa no.\n"
     await _calibrated(core, tmp_path, "w", {**NOTES, "Fitness.md": fitness})
