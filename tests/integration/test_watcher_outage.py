@@ -41,11 +41,11 @@ def _through(settings: Settings, proxy: TcpProxy) -> Settings:
 
 
 async def _started(
-    core: Core, vault: Path, retry_s: float | None = None
+    core: Core, vault: Path, retry_s: float | None = None, ttl_s: float = 30
 ) -> tuple[VaultWatcher, asyncio.Task[None]]:
     """A watcher of vault "w" run until its start-up reconcile is done."""
     ingestor = Ingestor(core, root=vault, vault="w", extract_enabled=False)
-    running = VaultWatcher(ingestor, Lease(core.store, "w", 30))
+    running = VaultWatcher(ingestor, Lease(core.store, "w", ttl_s))
     if retry_s is not None:
         running.retry_s = retry_s
     ready = asyncio.Event()
@@ -135,6 +135,43 @@ async def test_the_periodic_retry_alone_says_an_outage_began_and_ended(
             back = said("reachable again")
             assert len(back) == 1 and back[0].getMessage().startswith("Neo4j reachable again")
             assert running.outage.since is None
+        finally:
+            if cut:
+                proxy.restore()
+            running.stop()
+            await asyncio.wait_for(task, 30)
+
+
+async def test_the_lease_heartbeat_and_the_writes_say_an_outage_once_between_them(
+    core: Core, settings: Settings, vault: Path, proxy: TcpProxy, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    """The heartbeat renewing the watcher's lease meets the outage too, every ttl/3 s: it says
+    it through the watcher's own report, so the terminal shows one warning and one line when
+    it ends, not one of each from both."""
+    caplog.set_level(logging.INFO, logger="knotwork")
+    put(vault, "Alice.md", "# Alice\n\nAn engineer.\n")
+    async with open_core(_through(settings, proxy)) as proxied:
+        running, task = await _started(proxied, vault, ttl_s=3)  # a renewal every second
+        cut = False
+
+        def said(words: str, level: int = logging.INFO) -> list[logging.LogRecord]:
+            return [r for r in caplog.records if words in r.getMessage() and r.levelno >= level]
+
+        try:
+            proxy.cut()
+            cut = True
+            put(vault, "Bob.md", "# Bob\n\nKnows [[Alice]].\n")  # a change waits too
+            await _until(lambda: bool(said("unavailable")))
+            await asyncio.sleep(2.5)  # renewals and tries, each failing
+            assert len(said("unavailable", logging.WARNING)) == 1, said("unavailable")
+            assert not said("lease heartbeat", logging.WARNING), said("lease heartbeat")
+            proxy.restore()
+            cut = False
+            await _until(lambda: not running.pending and bool(said("reachable again")))
+            await asyncio.sleep(1.5)  # more renewals, each succeeding
+            assert len(said("reachable again")) == 1, said("reachable again")
+            assert not said("lease heartbeat"), said("lease heartbeat")
+            assert sorted(await stored_notes(core, "w")) == ["Alice.md", "Bob.md"]
         finally:
             if cut:
                 proxy.restore()

@@ -22,11 +22,14 @@ import os
 import socket
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knotwork.errors import GraphUnavailableError, LeaseHeldError, LeaseLostError
 from knotwork.graph.queries.admin import LEASE_ACQUIRE, LEASE_GET, LEASE_RELEASE, LEASE_RENEW
 from knotwork.graph.store import GraphStore
+
+if TYPE_CHECKING:
+    from knotwork.outage import Outage
 
 log = logging.getLogger(__name__)
 
@@ -124,11 +127,15 @@ def new_holder_id() -> str:
 
 
 @contextlib.asynccontextmanager
-async def holding(lease: Lease, status: Status, *, release: bool = True) -> AsyncIterator[Lease]:
+async def holding(
+    lease: Lease, status: Status, *, release: bool = True, outage: Outage | None = None
+) -> AsyncIterator[Lease]:
     """Hold ``lease`` for the block, renewed every ttl/3 s with ``status`` (a map, or a callable
     giving the current one). If a renewal finds the lease lost, the block is cancelled at its
     next await and LeaseLostError raised from it. ``release=False`` leaves the lease to lapse
-    or to another user of the same holder id (see ``api.writers``)."""
+    or to another user of the same holder id (see ``api.writers``). ``outage``: the holder's
+    own report of Neo4j away (the watcher's), through which a renewal's failure on it is said,
+    so an outage is said once whichever of the holder's tries meets it first."""
 
     def report() -> dict[str, Any]:
         return dict(status() if callable(status) else status)
@@ -155,12 +162,17 @@ async def holding(lease: Lease, status: Status, *, release: bool = True) -> Asyn
                 # Said once an outage (the writers say theirs): every ttl/3 s is noise. Any
                 # failure, not only an outage: a heartbeat that ended on another error would
                 # let the lease lapse under a writer that goes on writing.
-                (log.debug if failing else log.warning)(
-                    "lease heartbeat of vault %r failed: %s", lease.vault, exc
-                )
+                if outage is not None and isinstance(exc, GraphUnavailableError):
+                    outage.failed(exc, f"the writer of vault {lease.vault!r} waits")
+                else:
+                    (log.debug if failing else log.warning)(
+                        "lease heartbeat of vault %r failed: %s", lease.vault, exc
+                    )
                 failing = True
             else:
-                if failing:
+                if outage is not None:
+                    outage.ended()
+                elif failing:
                     log.info("lease heartbeat of vault %r reaches Neo4j again", lease.vault)
                 failing = False
 

@@ -121,9 +121,13 @@ class Applier(PathEvents):
             self._applying, self._moves_left = False, set()
 
     def done(self, item: Pending) -> None:
-        """A change written: an outage it was waiting out is over."""
+        """A change written: an outage it was waiting out is over. Said after the first
+        change that waited is written (so no longer among ``pending``): the count is of the
+        rest, worded so that none left reads as none lost."""
         self.folder_outage.ended()
-        self.outage.ended(f"; applying the {len(self.pending)} changes waiting")
+        self.outage.ended(
+            f"; the changes that waited are being written ({len(self.pending)} still to go)"
+        )
         self.status.processed += 1
         self.status.lag_ms = (time.monotonic() - item.seen) * 1000
 

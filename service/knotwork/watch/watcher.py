@@ -92,7 +92,11 @@ class VaultWatcher(Applier):
         lost: LeaseLostError | None = None
         while True:
             try:
-                async with holding(self.lease, lambda: self.status.report(self.queue_length())):
+                async with holding(
+                    self.lease,
+                    lambda: self.status.report(self.queue_length()),
+                    outage=self.outage,  # one report of Neo4j away, heartbeat or write
+                ):
                     if lost is not None:
                         log.warning("took the lease of vault %r back", self.lease.vault)
                     self._held = True
