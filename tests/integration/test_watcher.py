@@ -766,3 +766,37 @@ async def test_a_note_that_cannot_be_read_is_logged_naming_it_once(
     [said] = [r.getMessage() for r in caplog.records if "binary" in r.getMessage()]
     assert said.startswith("Bob.md: ") and not said.startswith("Bob.md: Bob.md"), said
     assert running.status.errors == 1
+
+
+async def test_the_terminal_says_what_each_pass_wrote(
+    watcher: VaultWatcher, vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A user watching the terminal sees an edit, a move and a delete land, one line per pass,
+    and a burst as one line with a count, not a line per note."""
+    caplog.set_level(logging.INFO, logger="knotwork")
+
+    def said() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == "knotwork.watch.said"]
+
+    before = watcher.status.events
+    (vault / "Bob.md").write_text("# Bob\n\nBob knows [[Alice]] well.\n")
+    await settle(watcher, since=before)
+    before = watcher.status.events
+    (vault / "Bob.md").rename(vault / "Robert.md")
+    await settle(watcher, since=before)
+    before = watcher.status.events
+    (vault / "Robert.md").unlink()
+    await settle(watcher, since=before)
+    (vault / "Burst").mkdir()
+    before = watcher.status.events
+    for n in range(8):
+        (vault / f"Burst/n{n}.md").write_text(f"# N{n}\n")
+    await settle(watcher, since=before)
+    lines = said()
+    assert "written Bob.md" in lines, lines
+    assert "moved Bob.md → Robert.md" in lines, lines
+    assert "deleted Robert.md" in lines, lines
+    burst = [line for line in lines if "Burst/" in line]
+    assert burst and all(line.startswith("written ") for line in burst), burst
+    assert sum(int(line.split()[1].rstrip(":")) if ":" in line else 1 for line in burst) == 8
+    assert all(len(line) < 200 for line in burst), burst

@@ -41,6 +41,7 @@ from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.folder import FolderView
 from knotwork.watch.queue import WatchStatus
+from knotwork.watch.said import PassReport
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ class Applier(PathEvents):
         self._rescan_failed = False  # the status warning is a failed rescan's
         self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
         self.outage = Outage("Neo4j")  # said once, not once a try
+        self.said = PassReport()  # what each pass wrote, said at its end
         self.folder_outage = Outage("the vault folder")
         self.folder = FolderView(ingestor, root)
 
@@ -119,6 +121,7 @@ class Applier(PathEvents):
             for rel, item in plain:  # gathered, not written (the pass ended): they wait
                 self.pending.setdefault(rel, item)
             self._applying, self._moves_left = False, set()
+            self.said.say()
 
     def done(self, item: Pending) -> None:
         """A change written: an outage it was waiting out is over. Said after the first
@@ -224,12 +227,14 @@ class Applier(PathEvents):
                         return False
                     raise
                 consumed.add(source)
+                self.said.add("moved", f"{source} → {rel}")
                 return True
             if not exists and source:  # gone at both ends, no event (waited for) said where
                 self._leave_to_rescan(source, consumed)
             outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
+            self.said.add(outcome.status, rel)
         return True
 
     def _leave_to_rescan(self, source: str, consumed: set[str]) -> None:

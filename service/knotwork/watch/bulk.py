@@ -123,9 +123,10 @@ async def apply_batch(
         applier.pending.setdefault(rel, item)
     for rel, item in written.wait:
         applier.wait_for_event(rel, item)
-    for _rel, item, outcome in written.done:
+    for rel, item, outcome in written.done:
         for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
             log.warning("%s", warning)
+        applier.said.add(outcome.status, rel)
         applier.done(item)
     for i, (rel, item) in enumerate(written.singles):
         if _moving(applier, rel, applier.move_sources()):  # a move came meanwhile: waits

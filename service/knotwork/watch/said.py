@@ -1,0 +1,35 @@
+"""What a pass of the watcher wrote, said in one line at its end: a user running `knotwork
+watch` in a terminal sees each edit, move and delete land, and a burst of a thousand notes as
+one line, not a thousand."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+LISTED = 3  # paths named per kind of change; the rest are counted
+QUIET = frozenset({"unchanged", "missing"})  # a save that changed nothing says nothing
+
+
+@dataclass
+class PassReport:
+    done: dict[str, list[str]] = field(default_factory=dict)  # what → paths, in order
+
+    def add(self, what: str, path: str) -> None:
+        if what not in QUIET:
+            self.done.setdefault(what, []).append(path)
+
+    def say(self) -> None:
+        """Log what the pass wrote ("written a.md; moved b.md → c.md; deleted 120: d.md, …
+        and 117 more"), then start afresh."""
+        parts = []
+        for what, paths in self.done.items():
+            shown = ", ".join(paths[:LISTED])
+            more = f" and {len(paths) - LISTED} more" if len(paths) > LISTED else ""
+            count = f"{len(paths)}: " if len(paths) > 1 else ""
+            parts.append(f"{what} {count}{shown}{more}")
+        if parts:
+            log.info("%s", "; ".join(parts))
+        self.done.clear()
