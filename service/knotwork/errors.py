@@ -25,7 +25,8 @@ KnotworkError
 ├── ServerBusyError        every retrieval slot is taken and the queue is full (HTTP 503)
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 │   └── LeaseLostError     a writer's lease was taken over while it wrote (it stops writing)
-└── QueryNotFoundError     a named Cypher query does not exist in cypher/
+├── QueryNotFoundError     a named Cypher query does not exist in cypher/
+└── RetrieverClosedError   a KnotworkRetriever (LlamaIndex) asked after, or while, it was closed
 """
 
 from __future__ import annotations
@@ -150,3 +151,8 @@ class LeaseLostError(LeaseHeldError):
 
 class QueryNotFoundError(KnotworkError, KeyError):
     """A Cypher query was asked for by a name that has no file in cypher/."""
+
+
+class RetrieverClosedError(KnotworkError):
+    """A ``KnotworkRetriever`` was asked to retrieve after ``close()``, or was closed while a
+    retrieval ran (which then ends with this rather than wait for a loop that is gone)."""

@@ -21,8 +21,10 @@ calls from any thread or loop; ``close()`` (or leaving the ``with`` block) shuts
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
+import weakref
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -32,7 +34,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from knotwork.answer.respond import gather
 from knotwork.core import Core, open_core
-from knotwork.errors import ConfigError
+from knotwork.errors import ConfigError, RetrieverClosedError
 from knotwork.retrieve import Evidence, FactRow, Filters, Mode
 from knotwork.settings import Settings, get_settings
 
@@ -51,6 +53,10 @@ def _fact(f: FactRow) -> dict[str, Any]:
         "extractor": f.extractor,
         "line": f.line,
     }
+
+
+def _nothing() -> None:
+    """A retriever on an app's core closes nothing of it."""
 
 
 def nodes_of(evidence: Evidence) -> list[NodeWithScore]:
@@ -84,23 +90,52 @@ def nodes_of(evidence: Evidence) -> list[NodeWithScore]:
 
 
 class _LoopThread:
-    """A private event loop in a daemon thread, holding a Core opened on that loop."""
+    """A private event loop in a daemon thread, holding a Core opened on that loop. Closed,
+    it first ends the retrievals still running on it: each caller gets RetrieverClosedError
+    (a web server shutting down during requests), none waits for a loop that is gone."""
 
     def __init__(self, settings: Settings) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
+        self.closed = False
+        self._running: set[concurrent.futures.Future[Any]] = set()
         self._stack = contextlib.AsyncExitStack()
         self.core: Core = self.run(self._stack.enter_async_context(open_core(settings)))
 
+    def submit(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        if self.closed:
+            work.close()
+            raise RetrieverClosedError("this KnotworkRetriever is closed; build another")
+        future = asyncio.run_coroutine_threadsafe(work, self.loop)
+        self._running.add(future)
+        future.add_done_callback(self._running.discard)
+        return future
+
     def run(self, work: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+        future = self.submit(work)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError as exc:
+            raise _closed_meanwhile() from exc
 
     def close(self) -> None:
-        self.run(self._stack.aclose())
+        if self.closed:
+            return
+        self.closed = True
+        running = list(self._running)
+        for future in running:  # cancels its task on the loop; its caller is told at once
+            future.cancel()
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(self._stack.aclose(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=10)
-        self.loop.close()
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+def _closed_meanwhile() -> RetrieverClosedError:
+    return RetrieverClosedError("the KnotworkRetriever was closed while this retrieval ran")
 
 
 class KnotworkRetriever(BaseRetriever):
@@ -121,6 +156,8 @@ class KnotworkRetriever(BaseRetriever):
         self.top_k, self.mode, self.filters, self.vault = top_k, mode, filters, vault
         self._own = _LoopThread(settings or get_settings()) if core is None else None
         self._core = core if core is not None else self._own.core  # type: ignore[union-attr]
+        # Its thread, loop and Neo4j driver outlive a retriever dropped unclosed otherwise.
+        self._finalizer = weakref.finalize(self, self._own.close if self._own else _nothing)
 
     def _search(self, query: QueryBundle) -> Coroutine[Any, Any, Evidence]:
         return gather(
@@ -143,14 +180,19 @@ class KnotworkRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._own is None:
             return nodes_of(await self._search(query_bundle))
-        future = asyncio.run_coroutine_threadsafe(self._search(query_bundle), self._own.loop)
-        return nodes_of(await asyncio.wrap_future(future))
+        future = self._own.submit(self._search(query_bundle))
+        try:
+            return nodes_of(await asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            if future.cancelled() and self._own.closed:  # ours, not the caller's
+                raise _closed_meanwhile() from None
+            raise
 
     def close(self) -> None:
-        """Close the core this retriever opened (none when it was given one)."""
-        if self._own is not None:
-            self._own.close()
-            self._own = None
+        """Close the core this retriever opened (none when it was given one): retrievals
+        still running end with RetrieverClosedError, later ones are refused with it. A
+        retriever dropped unclosed is closed when it is garbage-collected."""
+        self._finalizer()
 
     def __enter__(self) -> KnotworkRetriever:
         return self

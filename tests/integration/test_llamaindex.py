@@ -4,14 +4,18 @@ Ollama client answering from the fake Ollama."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import gc
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from knotwork.core import open_core
-from knotwork.errors import ConfigError
+from knotwork.errors import ConfigError, RetrieverClosedError
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.llamaindex import KnotworkRetriever
@@ -74,3 +78,35 @@ async def test_on_an_apps_core_it_answers_async_only(ingested: Settings) -> None
         assert nodes[0].node.metadata["path"] == "People/Alice.md"
         with pytest.raises(ConfigError, match="aretrieve"):
             retriever.retrieve(QUESTION)
+
+
+def test_closing_ends_the_retrievals_in_flight_and_refuses_later_ones(ingested: Settings) -> None:
+    """A web server shutting down during requests: each retrieval still running ends with
+    RetrieverClosedError or its nodes (none waits on a loop that is gone), and a later one,
+    sync or async, is refused with it rather than run on a closed driver."""
+    retriever = KnotworkRetriever(settings=ingested, top_k=3)
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        calls = [pool.submit(retriever.retrieve, QUESTION) for _ in range(12)]
+        time.sleep(0.1)
+        retriever.close()
+        done, hung = concurrent.futures.wait(calls, timeout=30)
+    assert not hung, f"{len(hung)} retrievals still waiting after close()"
+    for call in done:
+        assert call.exception() is None or isinstance(call.exception(), RetrieverClosedError)
+    with pytest.raises(RetrieverClosedError, match="is closed"):
+        retriever.retrieve(QUESTION)
+    with pytest.raises(RetrieverClosedError, match="is closed"):
+        asyncio.run(retriever.aretrieve(QUESTION))
+    retriever.close()  # twice is fine
+
+
+def test_a_retriever_dropped_unclosed_releases_its_thread(ingested: Settings) -> None:
+    before = threading.active_count()
+    retriever = KnotworkRetriever(settings=ingested, top_k=3)
+    assert retriever.retrieve(QUESTION)
+    del retriever
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert threading.active_count() <= before, threading.enumerate()
