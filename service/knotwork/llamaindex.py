@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import threading
 import weakref
 from collections.abc import Coroutine
@@ -32,16 +33,20 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from knotwork.answer.respond import gather
+from knotwork.answer.respond import gather, sufficient
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, RetrieverClosedError
+from knotwork.graph.schema import check_manifest
 from knotwork.retrieve import Evidence, FactRow, Filters, Mode
+from knotwork.retrieve.notes import no_notes_warning
 from knotwork.settings import Settings, get_settings
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 # Shown to a caller, kept out of what the LLM and the embedder read of a node.
-_BULKY = ["retrievers", "facts", "paths", "chunk_id", "score"]
+_BULKY = ["retrievers", "facts", "paths", "chunk_id", "score", "relevance"]
 
 
 def _fact(f: FactRow) -> dict[str, Any]:
@@ -75,6 +80,7 @@ def nodes_of(evidence: Evidence) -> list[NodeWithScore]:
                 "citation": hit.citation,
                 "chunk_id": hit.id,
                 "score": hit.score,
+                "relevance": evidence.relevance,
                 "retrievers": dict(hit.retrievers),
                 "facts": [_fact(evidence.facts[i]) for i in evidence.facts_of(hit)],
                 "paths": [
@@ -101,7 +107,14 @@ class _LoopThread:
         self.closed = False
         self._running: set[concurrent.futures.Future[Any]] = set()
         self._stack = contextlib.AsyncExitStack()
-        self.core: Core = self.run(self._stack.enter_async_context(open_core(settings)))
+        try:
+            self.core: Core = self.run(self._stack.enter_async_context(open_core(settings)))
+            # Another model's graph is refused here, as the CLI, the API and MCP refuse it:
+            # a question's vector compared with the graph's would rank by noise.
+            self.run(check_manifest(self.core.store, settings))
+        except BaseException:
+            self.close()
+            raise
 
     def submit(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         if self.closed:
@@ -150,10 +163,12 @@ class KnotworkRetriever(BaseRetriever):
         mode: Mode = "retrieve",
         filters: Filters | None = None,
         vault: str | None = None,
+        relevance_gate: bool = True,
         callback_manager: CallbackManager | None = None,
     ) -> None:
         super().__init__(callback_manager=callback_manager)
         self.top_k, self.mode, self.filters, self.vault = top_k, mode, filters, vault
+        self.relevance_gate = relevance_gate
         self._own = _LoopThread(settings or get_settings()) if core is None else None
         self._core = core if core is not None else self._own.core  # type: ignore[union-attr]
         # Its thread, loop and Neo4j driver outlive a retriever dropped unclosed otherwise.
@@ -169,20 +184,43 @@ class KnotworkRetriever(BaseRetriever):
             vault=self.vault,
         )
 
+    async def _told(self, query: QueryBundle) -> list[NodeWithScore]:
+        """The nodes of the evidence, after saying (as log warnings) what the other entry
+        points say: a retriever skipped, a vault with no notes, evidence not relevant enough
+        to answer from — which gives no nodes unless ``relevance_gate`` is off, as
+        ``POST /query`` calls no model on it."""
+        evidence = await self._search(query)
+        for warning in evidence.warnings:
+            log.warning("%s", warning)
+        if not evidence.hits:
+            vault = self.vault or self._core.settings.vault_name
+            if said := await no_notes_warning(self._core, vault):
+                log.warning("%s", said)
+        if self.relevance_gate and evidence.hits and not sufficient(self._core, evidence):
+            log.warning(
+                "insufficient_context: the best evidence for %r matches it at %.2f, below "
+                "KNOTWORK_MIN_RELEVANCE %.2f; no nodes (relevance_gate=False returns them)",
+                query.query_str[:200],
+                evidence.relevance,
+                self._core.settings.min_relevance,
+            )
+            return []
+        return nodes_of(evidence)
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._own is None:
             raise ConfigError(
                 "a KnotworkRetriever built on an app's core answers only aretrieve(); "
                 "build it without a core to call retrieve()"
             )
-        return nodes_of(self._own.run(self._search(query_bundle)))
+        return self._own.run(self._told(query_bundle))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._own is None:
-            return nodes_of(await self._search(query_bundle))
-        future = self._own.submit(self._search(query_bundle))
+            return await self._told(query_bundle)
+        future = self._own.submit(self._told(query_bundle))
         try:
-            return nodes_of(await asyncio.wrap_future(future))
+            return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             if future.cancelled() and self._own.closed:  # ours, not the caller's
                 raise _closed_meanwhile() from None

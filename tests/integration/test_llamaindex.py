@@ -7,6 +7,7 @@ import asyncio
 import concurrent.futures
 import gc
 import json
+import logging
 import threading
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from knotwork.core import open_core
-from knotwork.errors import ConfigError, RetrieverClosedError
+from knotwork.errors import ConfigError, ManifestMismatchError, RetrieverClosedError
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.llamaindex import KnotworkRetriever
@@ -110,3 +111,26 @@ def test_a_retriever_dropped_unclosed_releases_its_thread(ingested: Settings) ->
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert threading.active_count() <= before, threading.enumerate()
+
+
+def test_what_the_other_entry_points_say_the_retriever_says_too(
+    ingested: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An off-topic question gives no nodes (POST /query calls no model on such evidence), a
+    vault with no notes is named, and another model's graph is refused at construction."""
+    caplog.set_level(logging.WARNING, logger="knotwork")
+    off_topic = "What is the capital of Peru?"
+    with KnotworkRetriever(settings=ingested, top_k=3) as retriever:
+        assert retriever.retrieve(off_topic) == []
+        assert any("insufficient_context" in r.getMessage() for r in caplog.records)
+        assert retriever.retrieve(QUESTION)  # on topic: nodes, as before
+    with KnotworkRetriever(settings=ingested, top_k=3, relevance_gate=False) as retriever:
+        nodes = retriever.retrieve(off_topic)
+    assert nodes and all(n.node.metadata["relevance"] < ingested.min_relevance for n in nodes)
+    caplog.clear()
+    with KnotworkRetriever(settings=ingested, vault="nosuchvault") as retriever:
+        assert retriever.retrieve(QUESTION) == []
+    assert any("holds no notes of vault 'nosuchvault'" in r.getMessage() for r in caplog.records)
+    other = ingested.model_copy(update={"embed_model": "mxbai-embed-large"})
+    with pytest.raises(ManifestMismatchError):
+        KnotworkRetriever(settings=other)
