@@ -27,13 +27,14 @@ import logging
 import threading
 import weakref
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from knotwork.answer.respond import gather, sufficient
+from knotwork.api.schemas import MAX_TOP_K, RetrieveRequest
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, RetrieverClosedError
 from knotwork.graph.schema import check_manifest
@@ -167,6 +168,12 @@ class KnotworkRetriever(BaseRetriever):
         callback_manager: CallbackManager | None = None,
     ) -> None:
         super().__init__(callback_manager=callback_manager)
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise ValueError(f"top_k is an integer from 1 to {MAX_TOP_K}, not {top_k!r}")
+        if mode not in get_args(Mode):
+            raise ValueError(f"mode is one of {', '.join(get_args(Mode))}, not {mode!r}")
+        if filters is not None and not isinstance(filters, Filters):
+            raise TypeError(f"filters is a knotwork.retrieve.Filters, not {filters!r}")
         self.top_k, self.mode, self.filters, self.vault = top_k, mode, filters, vault
         self.relevance_gate = relevance_gate
         self._own = _LoopThread(settings or get_settings()) if core is None else None
@@ -189,6 +196,8 @@ class KnotworkRetriever(BaseRetriever):
         points say: a retriever skipped, a vault with no notes, evidence not relevant enough
         to answer from — which gives no nodes unless ``relevance_gate`` is off, as
         ``POST /query`` calls no model on it."""
+        # The question as REST takes it: a blank one, or one past 2,000 characters, refused.
+        RetrieveRequest.model_validate({"question": query.query_str, "top_k": self.top_k})
         evidence = await self._search(query)
         for warning in evidence.warnings:
             log.warning("%s", warning)

@@ -21,6 +21,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.llamaindex import KnotworkRetriever
 from knotwork.llm.clients import build_llm
+from knotwork.retrieve import Filters
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget, put
@@ -134,3 +135,24 @@ def test_what_the_other_entry_points_say_the_retriever_says_too(
     other = ingested.model_copy(update={"embed_model": "mxbai-embed-large"})
     with pytest.raises(ManifestMismatchError):
         KnotworkRetriever(settings=other)
+
+
+def test_arguments_are_checked_where_they_are_given(ingested: Settings) -> None:
+    """A library caller's slip is said at once, in its own words, not answered with every hit
+    but the last (``top_k=-1``) or with nothing (``tags="meeting"``: its letters as tags)."""
+    for top_k in (0, -1, 51, True):
+        with pytest.raises(ValueError, match="top_k is an integer from 1 to 50"):
+            KnotworkRetriever(settings=ingested, top_k=top_k)
+    with pytest.raises(ValueError, match="mode is one of"):
+        KnotworkRetriever(settings=ingested, mode="slow")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"filters is a knotwork\.retrieve\.Filters"):
+        KnotworkRetriever(settings=ingested, filters={"tags": ["x"]})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="tuple of tag names"):
+        Filters(tags="meeting")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"datetime\.date"):
+        Filters(date_from="2024-01-01")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'all' or 'structural'"):
+        Filters(trust="everything")  # type: ignore[arg-type]
+    blank = pytest.raises(ValueError, match="blank")
+    with KnotworkRetriever(settings=ingested) as retriever, blank:
+        retriever.retrieve("   ")

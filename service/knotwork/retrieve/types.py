@@ -34,6 +34,21 @@ class Filters:
     date_to: date | None = None
     trust: Trust = "all"
 
+    def __post_init__(self) -> None:
+        """Refuse what would filter wrongly without a word: a library caller's ``tags="x"``
+        matched no note (its letters were the tags), a date given as text failed deep inside."""
+        if self.folder is not None and not isinstance(self.folder, str):
+            raise TypeError(f"Filters.folder is a vault-relative path, not {self.folder!r}")
+        if isinstance(self.tags, str) or not all(isinstance(t, str) for t in self.tags):
+            raise TypeError(
+                f"Filters.tags is a tuple of tag names, e.g. ('meeting',): {self.tags!r}"
+            )
+        for name in ("date_from", "date_to"):
+            if (value := getattr(self, name)) is not None and not isinstance(value, date):
+                raise TypeError(f"Filters.{name} is a datetime.date, not {value!r}")
+        if self.trust not in ("all", "structural"):
+            raise ValueError(f"Filters.trust is 'all' or 'structural', not {self.trust!r}")
+
     def params(self) -> dict[str, object]:
         """Query parameters of the filtering Cypher (cypher/filter_chunks.cypher) and the walks'."""
         return {
