@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
+
 from knotwork.retrieve import Filters
 
 
@@ -23,8 +25,6 @@ def test_tags_are_matched_composed_as_they_are_stored() -> None:
 
 
 def test_a_folder_given_by_a_user_is_checked_as_a_note_path_is() -> None:
-    import pytest
-
     from knotwork.retrieve.types import vault_folder
 
     assert vault_folder(None) is None and vault_folder(" ") is None and vault_folder("./") is None
@@ -38,3 +38,13 @@ def test_a_folder_given_by_a_user_is_checked_as_a_note_path_is() -> None:
         vault_folder("a/../../b")
     with pytest.raises(ValueError, match="control characters"):
         vault_folder("a\nb")
+
+
+def test_a_folder_with_dots_that_stays_inside_is_named_as_it_means() -> None:
+    """Refused all the same (a filter is given plainly), but not said to climb out."""
+    from knotwork.retrieve.types import vault_folder
+
+    with pytest.raises(ValueError, match=r"holds '\.\.'; give it without, as 'People'"):
+        vault_folder("Projects/../People")
+    with pytest.raises(ValueError, match="climbs out of the vault"):
+        vault_folder("Projects/../../x")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
@@ -84,7 +85,10 @@ def vault_folder(value: str | None) -> str | None:
     if posix.startswith("/") or DRIVE.match(posix):  # "Q: questions" is a name, as for notes
         raise ValueError(f"folder {value!r} is absolute; give it relative to the vault")
     if ".." in posix.split("/"):
-        raise ValueError(f"folder {value!r} climbs out of the vault with '..'")
+        inside = posixpath.normpath(posix)
+        if inside == ".." or inside.startswith("../"):
+            raise ValueError(f"folder {value!r} climbs out of the vault with '..'")
+        raise ValueError(f"folder {value!r} holds '..'; give it without, as {inside!r}")
     return folder_prefix(posix)
 
 
