@@ -201,8 +201,6 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     """Write the note's file atomically, then ingest it (or leave it to whoever will)."""
     root = await vault_root(core, held_ok=0)
     rel, full = note_target(root, path)
-    if (lookalike := lookalike_name(rel)) and not exists_exactly(full, root.resolve()):
-        raise VaultPathError(f"{lookalike} (nothing was written)")
     if (problem := nul_problem(body)) is not None:
         raise NoteError(f"{rel}: {problem}")
     data = body.encode("utf-8")
@@ -218,7 +216,9 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
                 variants = case_variants_on_disk(root, rel)
             else:
                 variants = await case_variants(core.store, writers.vault, root, rel)
-            refuse_case_variants(rel, variants)
+            refuse_case_variants(rel, variants)  # first: it names the note taken for
+            if (lookalike := lookalike_name(rel)) and not exists_exactly(full, root.resolve()):
+                raise VaultPathError(f"{lookalike} (nothing was written)")
             with refused_as_conflict():
                 mtime = write_note_file(root, rel, full, data)
         landing.changed = True
