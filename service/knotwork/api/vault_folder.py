@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from knotwork.check.verify import other_folder
 from knotwork.core import Core
 from knotwork.errors import (
     GraphUnavailableError,
@@ -16,9 +17,8 @@ from knotwork.errors import (
     WriteConflictError,
 )
 from knotwork.graph.queries.reads import VAULT_NOTES
-from knotwork.graph.queries.writes import VAULT_FOLDER
 from knotwork.vault.disk_errors import failing_disk
-from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
+from knotwork.vault.folders import EMPTY, folder_unseen
 
 
 async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
@@ -69,17 +69,15 @@ async def _own_folder(core: Core, root: Path) -> None:
     the write goes on (journaled, as it would be): the check needs the graph, the write not."""
     vault = core.settings.vault_name
     try:
-        [was] = await core.store.read(VAULT_FOLDER, vault=vault)
+        was = await other_folder(core.store, vault, root)
     except (GraphUnavailableError, QueryTimeoutError):
         return
-    if was["folder"] is None:
+    if was is None:
         return
-    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
-    if path == was["folder"] or (ident is not None and ident == was["folder_id"]):
-        return
+    path = await asyncio.to_thread(lambda: str(root.resolve()))
     raise VaultFolderError(
-        f"vault '{vault}' was synced from {was['folder']}, and this server's vault folder is "
+        f"vault '{vault}' was synced from {was}, and this server's vault folder is "
         f"{path}: a note written here would not be in the vault's folder, so nothing was "
-        f"changed. Set KNOTWORK_VAULT_PATH to {was['folder']}; or, if this folder now holds "
+        f"changed. Set KNOTWORK_VAULT_PATH to {was}; or, if this folder now holds "
         f"vault '{vault}', sync it first (`knotwork ingest {path}`, or POST /sync)."
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, TypedDict
 
 from knotwork.graph.queries.admin import (
@@ -146,11 +148,18 @@ async def synced_from(ingestor: Ingestor) -> str | None:
     """The folder the vault was last synced from when it is not the one verified (a
     KNOTWORK_VAULT_NAME or path mixed up: every note would show as a difference), else None."""
     root = ingestor.root
-    if root is None:
+    return None if root is None else await other_folder(ingestor.core.store, ingestor.vault, root)
+
+
+async def other_folder(store: GraphStore, vault: str, root: Path) -> str | None:
+    """The folder ``vault`` was last synced from when ``root`` is not it, else None (none
+    recorded yet, or ``root`` is it by path or by identity: the same folder mounted at another
+    path, compose's /vault, or moved whole, keeps its identity). Verify and the REST and MCP
+    writes ask it."""
+    [row] = await store.read(VAULT_FOLDER, vault=vault)
+    if row["folder"] is None:
         return None
-    [row] = await ingestor.core.store.read(VAULT_FOLDER, vault=ingestor.vault)
-    if row["folder"] in (None, str(root.resolve())):
+    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
+    if path == row["folder"] or (ident is not None and ident == row["folder_id"]):
         return None
-    # The same folder mounted at another path (compose's /vault) keeps its identity.
-    same = row["folder_id"] is not None and row["folder_id"] == folder_key(root)
-    return None if same else row["folder"]
+    return str(row["folder"])
