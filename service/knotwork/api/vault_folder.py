@@ -18,7 +18,7 @@ from knotwork.errors import (
 )
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.vault.disk_errors import failing_disk
-from knotwork.vault.folders import EMPTY, folder_unseen
+from knotwork.vault.folders import EMPTY, GONE_FOR_GOOD, empty_while_held, folder_unseen
 
 
 async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
@@ -46,12 +46,8 @@ async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
         [row] = await core.store.read(VAULT_NOTES, vault=vault)
         if (held := int(row["notes"])) <= held_ok:
             return root
-        unseen = (
-            f"is empty while the graph holds {held} notes of vault '{vault}' (an unmounted drive?)"
-        )
-        nothing += (
-            ". If the notes are gone for good, put any file in the folder (an empty .keep) and sync"
-        )
+        unseen = empty_while_held(held, vault)
+        nothing += f". {GONE_FOR_GOOD}"
     if unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
     if held_ok is not None:

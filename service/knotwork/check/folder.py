@@ -9,7 +9,7 @@ from knotwork.check.reports import Capability
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.graph.queries.reads import VAULT_NOTES
-from knotwork.vault.folders import EMPTY, folder_unseen
+from knotwork.vault.folders import EMPTY, GONE_FOR_GOOD, empty_while_held, folder_unseen
 
 FIX = "check KNOTWORK_VAULT_PATH: the folder of your notes, readable by this user"
 
@@ -38,10 +38,8 @@ async def vault_folder_problem(core: Core, graph_read: bool) -> Capability | Non
         if held := int(row["notes"]):
             return Capability(
                 ready=False,
-                reason=f"the vault folder {root} is empty while the graph holds {held} notes "
-                f"of vault '{vault}' (an unmounted drive?)",
-                fix="mount the drive or check KNOTWORK_VAULT_PATH; if the notes are gone for "
-                "good, put any file in the folder (e.g. an empty .keep) and sync",
+                reason=f"the vault folder {root} {empty_while_held(held, vault)}",
+                fix=f"mount the drive or check KNOTWORK_VAULT_PATH. {GONE_FOR_GOOD}",
             )
     if unseen is None or unseen == EMPTY:
         return None

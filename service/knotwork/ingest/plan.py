@@ -25,7 +25,13 @@ from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.vault.files import NoteScan, read_group, scan_notes
-from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
+from knotwork.vault.folders import (
+    EMPTY,
+    GONE_FOR_GOOD,
+    empty_while_held,
+    folder_key,
+    folder_unseen,
+)
 
 READ_GROUP = 64  # files read per trip to a worker thread
 
@@ -161,9 +167,7 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
         unseen = f"cannot be listed ({scan.unreadable['.']})"
     if unseen == EMPTY:
         if stored and not scan.paths:
-            raise VaultUnavailableError(
-                f"the vault folder {root} {empty_held(stored, vault)} Then sync again."
-            )
+            raise VaultUnavailableError(f"the vault folder {root} {empty_held(stored, vault)}")
     elif unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
 
@@ -212,13 +216,9 @@ async def _own_folder(
 
 
 def empty_held(held: int, vault: str) -> str:
-    """What is said of an empty vault folder while the graph holds ``held`` notes of it: the
-    sync and the watcher both refuse to take them for deleted, and say how to confirm it."""
-    return (
-        f"is empty while the graph holds {held} notes of vault '{vault}' (an unmounted "
-        "drive?); nothing in the graph was changed. If the notes are gone for good, put any "
-        "file in the folder (e.g. an empty .keep): their notes are then deleted."
-    )
+    """What the sync and the watcher say of an empty vault folder while the graph holds
+    ``held`` notes of it: they refuse to take them for deleted, and say how to confirm it."""
+    return f"{empty_while_held(held, vault)}; nothing in the graph was changed. {GONE_FOR_GOOD}"
 
 
 async def _final_names(

@@ -30,6 +30,19 @@ def folder_key(folder: Path) -> str | None:
 
 EMPTY = "is empty"
 
+# How an empty vault folder of a vault the graph still holds is confirmed gone for good:
+# the sync, the watcher, doctor and the REST writes all say it so.
+GONE_FOR_GOOD = (
+    "If the notes are gone for good, put any file in the folder (e.g. an empty .keep): the "
+    "next sync, or the watcher, then deletes their notes."
+)
+
+
+def empty_while_held(held: int, vault: str) -> str:
+    """What is said of an empty vault folder while the graph holds ``held`` notes of it: an
+    unmounted drive's mount point, which nothing may take for a vault whose notes all went."""
+    return f"is empty while the graph holds {held} notes of vault '{vault}' (an unmounted drive?)"
+
 
 def folder_unseen(root: Path) -> str | None:
     """Why the vault folder shows nothing: "does not exist", "is not a folder", "cannot be
