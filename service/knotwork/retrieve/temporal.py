@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import calendar
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -206,7 +207,13 @@ def _relative_phrases(question: str, today: date) -> tuple[str, list[DateRange],
 def time_words(question: str) -> frozenset[str]:
     """The words of the question's relative phrases and periods ("yesterday", "last summer"):
     they ask when, and a note dated then answers them by its date, not by writing them."""
-    said = _relative_phrases(question, date.today())[2]
+    return _time_words(question, date.today())
+
+
+@functools.lru_cache(maxsize=256)
+def _time_words(question: str, today: date) -> frozenset[str]:
+    # Cached: full text, the ranking and the relevance gate each ask it of one question.
+    said = _relative_phrases(question, today)[2]
     return frozenset(w for phrase in said for w in words(phrase))
 
 
