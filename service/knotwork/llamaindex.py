@@ -32,6 +32,7 @@ from typing import Any, TypeVar, get_args
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from pydantic import ValidationError
 
 from knotwork.answer.respond import gather, sufficient
 from knotwork.api.schemas import MAX_TOP_K, RetrieveRequest
@@ -39,7 +40,6 @@ from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, RetrieverClosedError
 from knotwork.graph.schema import check_manifest
 from knotwork.retrieve import Evidence, FactRow, Filters, Mode
-from knotwork.retrieve.notes import no_notes_warning
 from knotwork.settings import Settings, get_settings
 
 T = TypeVar("T")
@@ -196,15 +196,16 @@ class KnotworkRetriever(BaseRetriever):
         points say: a retriever skipped, a vault with no notes, evidence not relevant enough
         to answer from — which gives no nodes unless ``relevance_gate`` is off, as
         ``POST /query`` calls no model on it."""
-        # The question as REST takes it: a blank one, or one past 2,000 characters, refused.
-        RetrieveRequest.model_validate({"question": query.query_str, "top_k": self.top_k})
+        # The question as REST takes it: a blank one, or one past 2,000 characters, refused
+        # with a ValueError of one line, not pydantic's report on a request model.
+        try:
+            RetrieveRequest.model_validate({"question": query.query_str, "top_k": self.top_k})
+        except ValidationError as exc:
+            said = exc.errors()[0]["msg"].removeprefix("Value error, ")
+            raise ValueError(f"the question is refused: {said}") from None
         evidence = await self._search(query)
-        for warning in evidence.warnings:
+        for warning in evidence.warnings:  # a vault with no notes among them (the pipeline's)
             log.warning("%s", warning)
-        if not evidence.hits:
-            vault = self.vault or self._core.settings.vault_name
-            if said := await no_notes_warning(self._core, vault):
-                log.warning("%s", said)
         if self.relevance_gate and evidence.hits and not sufficient(self._core, evidence):
             log.warning(
                 "insufficient_context: the best evidence for %r matches it at %.2f, below "
