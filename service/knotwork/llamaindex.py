@@ -35,11 +35,12 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from pydantic import ValidationError
 
 from knotwork.answer.respond import gather, sufficient
-from knotwork.api.schemas import MAX_TOP_K, RetrieveRequest
+from knotwork.api.schemas import RetrieveRequest
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, RetrieverClosedError
 from knotwork.graph.schema import check_manifest
 from knotwork.retrieve import Evidence, FactRow, Filters, Mode
+from knotwork.retrieve.config import DEFAULT_TOP_K, MAX_TOP_K
 from knotwork.settings import Settings, get_settings
 
 T = TypeVar("T")
@@ -160,7 +161,7 @@ class KnotworkRetriever(BaseRetriever):
         core: Core | None = None,
         *,
         settings: Settings | None = None,
-        top_k: int = 8,
+        top_k: int = DEFAULT_TOP_K,
         mode: Mode = "retrieve",
         filters: Filters | None = None,
         vault: str | None = None,

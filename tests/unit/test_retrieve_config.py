@@ -21,7 +21,6 @@ from knotwork.retrieve.config import (
     NAMED_SHARE_FULL,
     PRESETS,
     RetrievalConfig,
-    preset,
 )
 from knotwork.retrieve.context import NEEDS, Retriever
 from knotwork.retrieve.types import RETRIEVERS
@@ -32,7 +31,7 @@ FUSION = [f.name for f in fields(RetrievalConfig) if f.name not in ("retrievers"
 def test_full_runs_every_retriever_with_pagerank_and_default_leaves_pagerank_to_settings() -> None:
     assert FULL.retrievers == frozenset(RETRIEVERS) and FULL.ppr is True
     assert DEFAULT.retrievers == FULL.retrievers and DEFAULT.ppr is None
-    assert preset("full") is FULL
+    assert PRESETS["full"] is FULL
 
 
 @pytest.mark.parametrize("name", ABLATIONS)
@@ -64,8 +63,6 @@ def test_text_baselines_rank_without_the_graph() -> None:
 
 
 def test_unknown_names_are_refused() -> None:
-    with pytest.raises(KeyError, match="unknown configuration 'bm25'"):
-        preset("bm25")
     with pytest.raises(ValueError, match="unknown retrievers"):
         RetrievalConfig(frozenset({"vector", "bm25"}))
     with pytest.raises(ValueError, match="is not among"):

@@ -22,6 +22,7 @@ from knotwork.core import Core
 from knotwork.llm.providers import chat_server
 from knotwork.redact import described
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
+from knotwork.retrieve.config import DEFAULT_TOP_K
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ async def answer(
     question: str,
     *,
     mode: Mode = "normal",
-    top_k: int = 8,
+    top_k: int = DEFAULT_TOP_K,
     filters: Filters | None = None,
     vault: str | None = None,
 ) -> Answer:
@@ -266,7 +267,7 @@ async def answer_stream(
     question: str,
     *,
     mode: Mode = "normal",
-    top_k: int = 8,
+    top_k: int = DEFAULT_TOP_K,
     filters: Filters | None = None,
 ) -> AsyncIterator[AnswerEvent]:
     """The evidence, then the answer as it comes (a citation is sent once it is complete),

@@ -11,6 +11,7 @@ from pydantic.config import JsonDict
 from knotwork.api.strict import STRICT, IsoDate
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
+from knotwork.retrieve.config import DEFAULT_TOP_K, MAX_TOP_K
 from knotwork.retrieve.relevance import worded
 from knotwork.retrieve.types import bare_tag, vault_folder
 
@@ -76,7 +77,6 @@ class FiltersIn(BaseModel):
 
 
 MAX_QUESTION = 2000  # characters; MCP's input schemas declare the same bounds
-MAX_TOP_K = 50
 
 
 class RetrieveRequest(BaseModel):
@@ -87,7 +87,7 @@ class RetrieveRequest(BaseModel):
     question: str = Field(
         min_length=1, max_length=MAX_QUESTION, examples=["Who does Alice work with?"]
     )
-    top_k: int = Field(default=8, ge=1, le=MAX_TOP_K, description="hits to return")
+    top_k: int = Field(default=DEFAULT_TOP_K, ge=1, le=MAX_TOP_K, description="hits to return")
     filters: FiltersIn = Field(default_factory=FiltersIn)
 
     @field_validator("question")

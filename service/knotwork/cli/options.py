@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from knotwork.retrieve.config import MAX_TOP_K
+
 VaultPath = Annotated[
     Path | None,
     typer.Argument(metavar="PATH", help="vault folder (default KNOTWORK_VAULT_PATH)"),
@@ -29,7 +31,7 @@ Trust = Annotated[
     str,
     typer.Option(metavar="all|structural", help="all, or structural (no model-extracted facts)"),
 ]
-TopK = Annotated[int, typer.Option("--top-k", metavar="N", help="hits to use (1-50)")]
+TopK = Annotated[int, typer.Option("--top-k", metavar="N", help=f"hits to use (1-{MAX_TOP_K})")]
 Limit = typer.Option(min=1, max=1000, metavar="N", help="at most this many")
 
 # The request model's field paths, as the options the user typed (``--from``, not

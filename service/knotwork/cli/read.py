@@ -19,6 +19,7 @@ from knotwork.cli.options import DateFrom, DateTo, Folder, Json, Limit, NotePath
 from knotwork.cli.printed import cite, revision_fact
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
+from knotwork.retrieve.config import DEFAULT_TOP_K
 
 if TYPE_CHECKING:
     from knotwork.api.schemas import QueryRequest
@@ -95,7 +96,7 @@ def ask(
         str,
         typer.Option(metavar="normal|fast|retrieve", help="normal, fast, or retrieve (no model)"),
     ] = "normal",
-    top_k: TopK = 8,
+    top_k: TopK = DEFAULT_TOP_K,
     folder: Folder = None,
     tag: Tag = None,
     date_from: DateFrom = None,
@@ -146,7 +147,7 @@ def ask(
 @app.command()
 def retrieve(
     question: Annotated[str, typer.Argument(metavar="QUESTION")],
-    top_k: TopK = 8,
+    top_k: TopK = DEFAULT_TOP_K,
     folder: Folder = None,
     tag: Tag = None,
     date_from: DateFrom = None,

@@ -22,11 +22,12 @@ from knotwork.errors import ModelUnavailableError
 from knotwork.eval.data import Question
 from knotwork.eval.metrics import answer_f1, contains_answer, exact_match, percentile
 from knotwork.ingest.sync import Progress
+from knotwork.retrieve.config import DEFAULT_TOP_K
 from knotwork.retrieve.types import Mode
 
 log = logging.getLogger(__name__)
 ANSWER_MODES: tuple[Mode, ...] = ("fast", "normal")
-ANSWER_TOP_K = 8  # hits in the prompt, as POST /query gives by default
+ANSWER_TOP_K = DEFAULT_TOP_K  # hits in the prompt, as POST /query gives by default
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.graph.queries.admin import EVAL_SECTIONS, VAULT_STATS
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.retrieve.config import ABLATIONS, PRESETS
+from knotwork.retrieve.config import ABLATIONS, MAX_TOP_K, PRESETS
 from knotwork.retrieve.types import Hit, Mode
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 CONFIGS = PRESETS
 # Hits asked of retrieve(): FETCH times the largest k, so that k distinct notes (or sections) are
 # there even when a note has several chunks among the best; recall then cuts at k.
-FETCH, MAX_TOP_K = 2, 50
+FETCH = 2
 _GENERIC = {"notes", "vault", "corpus", "data", "docs", "questions"}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 SECTION_MATCH = (

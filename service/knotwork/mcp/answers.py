@@ -38,6 +38,7 @@ from knotwork.mcp.common import (
     work_slot,
 )
 from knotwork.redact import redact
+from knotwork.retrieve.config import DEFAULT_TOP_K
 
 if TYPE_CHECKING:
     from knotwork.retrieve.types import Evidence
@@ -101,7 +102,7 @@ def register(server: MCPServer[Served]) -> None:
         question: Question,
         ctx: ServedContext,
         mode: AskMode = "normal",
-        top_k: TopK = 8,
+        top_k: TopK = DEFAULT_TOP_K,
         folder: Folder = None,
         tags: Tags = None,
         date_from: DateFrom = None,
@@ -160,7 +161,7 @@ def register(server: MCPServer[Served]) -> None:
     async def retrieve(
         question: Question,
         ctx: ServedContext,
-        top_k: TopK = 8,
+        top_k: TopK = DEFAULT_TOP_K,
         folder: Folder = None,
         tags: Tags = None,
         date_from: DateFrom = None,
@@ -176,7 +177,7 @@ def register(server: MCPServer[Served]) -> None:
     async def explain(
         question: Question,
         ctx: ServedContext,
-        top_k: TopK = 8,
+        top_k: TopK = DEFAULT_TOP_K,
         folder: Folder = None,
         tags: Tags = None,
         date_from: DateFrom = None,

@@ -18,12 +18,13 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from knotwork.api.schemas import MAX_QUESTION, MAX_TOP_K
+from knotwork.api.schemas import MAX_QUESTION
 from knotwork.api.strict import type_message
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.redact import redact
 from knotwork.retrieve import Mode
+from knotwork.retrieve.config import MAX_TOP_K
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from knotwork.core import Core
 from knotwork.retrieve import relevance
+from knotwork.retrieve.config import DEFAULT_TOP_K
 from knotwork.retrieve.pipeline import retrieve
 from knotwork.retrieve.relevance import Calibration
 
@@ -13,7 +14,7 @@ async def calibrate_vault(core: Core, vault: str) -> Calibration:
     ``retrieve``, no model call), and store the floor of their best cosines."""
 
     async def best_cosine(question: str) -> float:
-        evidence = await retrieve(core, vault, question, top_k=8, mode="retrieve")
+        evidence = await retrieve(core, vault, question, top_k=DEFAULT_TOP_K, mode="retrieve")
         return relevance.parts(question, evidence.hits)[0]
 
     settings = core.settings

@@ -11,6 +11,11 @@ from dataclasses import dataclass, replace
 
 from knotwork.retrieve.types import RETRIEVERS
 
+# Ranked chunks of evidence a question gets, unless it asks for another number, and at most:
+# REST, MCP, the command line, the LlamaIndex retriever and the evaluation all take these.
+DEFAULT_TOP_K = 8
+MAX_TOP_K = 50
+
 # The order the fusion reads the rankings in (the seed searches, then the walks): fused scores
 # are float sums, so this order is part of the result, as are the retrievers of each hit.
 FUSION_ORDER = ("vector", "fulltext", "names", "temporal", "graph", "synonym")
@@ -107,11 +112,3 @@ PRESETS: dict[str, RetrievalConfig] = {
     **{f"no-{part}": FULL.without(part) for part in (*RETRIEVERS, "ppr", "note-vector")},
 }
 ABLATIONS = tuple(name for name in PRESETS if name.startswith("no-"))
-
-
-def preset(name: str) -> RetrievalConfig:
-    """The named configuration; KeyError names the known ones."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise KeyError(f"unknown configuration {name!r}; known: {', '.join(PRESETS)}") from None

@@ -29,7 +29,7 @@ from knotwork.core import Core
 from knotwork.graph.queries.reads import CitedChunk
 from knotwork.graph.store import reads_within
 from knotwork.retrieve import relevance, retrievers, search
-from knotwork.retrieve.config import DEFAULT, RetrievalConfig
+from knotwork.retrieve.config import DEFAULT, DEFAULT_TOP_K, RetrievalConfig
 from knotwork.retrieve.context import Context, Rankings
 from knotwork.retrieve.graphrank import pagerank as graph_pagerank
 from knotwork.retrieve.notes import no_notes_warning
@@ -45,7 +45,7 @@ async def retrieve(
     core: Core,
     vault: str,
     question: str,
-    top_k: int = 8,
+    top_k: int = DEFAULT_TOP_K,
     *,
     mode: Mode = "retrieve",
     filters: Filters | None = None,
