@@ -50,10 +50,18 @@ def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
             if not line and watcher.poll() is not None:
                 break
             lines.append(line)
+        watcher.send_signal(signal.SIGTERM)  # the model still holds both chunks
+        lines.append(watcher.stdout.read())
+        watcher.wait(timeout=60)
     finally:
         held.set()
-        watcher.send_signal(signal.SIGTERM)
-        watcher.wait(timeout=60)
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
     said = "".join(lines)
     assert "pending: 2 for model extraction; this watcher does them in the background" in said, said
     assert "not available" not in said, said
+    # Stopped, it says what it leaves: nothing unwritten, the model's two chunks for later.
+    assert f"stopped watching {vault}\n" in said, said
+    assert "2 chunks wait for the model's extraction: the next `knotwork watch`" in said, said
+    assert "changes were not written" not in said, said

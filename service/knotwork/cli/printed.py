@@ -1,8 +1,10 @@
 """How the commands print what they found for a person: a citation as
-``path#heading:lines``, a revision's fact as ``note`` prints a fact, verify's last line."""
+``path#heading:lines``, a revision's fact as ``note`` prints a fact, verify's last line, what a
+stopped watcher leaves."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -47,3 +49,20 @@ def verify_summary(count: int, unreadable: int, elsewhere: str | None) -> str:
             "note's last readable version until the file is mended or removed."
         )
     return said + "."
+
+
+def watch_stopped(root: Path | None, unwritten: int, model_pending: int) -> list[str]:
+    """What a watcher stopped by Ctrl-C or SIGTERM leaves: changes it could not write (their
+    warnings said why) and chunks the model has not read yet; nothing is lost either way."""
+    lines = [f"stopped watching {root}"]
+    if unwritten:
+        lines.append(
+            f"{unwritten} changes were not written (see the warnings above): the next "
+            "`knotwork watch` or `knotwork ingest` writes them"
+        )
+    if model_pending:
+        lines.append(
+            f"{model_pending} chunks wait for the model's extraction: the next `knotwork "
+            "watch` or `knotwork retry` does them"
+        )
+    return lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,7 +13,7 @@ import typer
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.cli.options import VaultPath
 from knotwork.core import Core
-from knotwork.errors import EmptyVaultError
+from knotwork.errors import EmptyVaultError, KnotworkError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import SyncReport, sync_vault
@@ -231,7 +232,9 @@ def watch(
     """Follow the vault: reconcile, then keep the graph in step with every change."""
     import signal
 
+    from knotwork.cli.printed import watch_stopped
     from knotwork.graph.lease import Lease
+    from knotwork.retrieve.notes import vault_stats
     from knotwork.watch.watcher import VaultWatcher
 
     async def work(core: Core) -> None:
@@ -262,6 +265,12 @@ def watch(
                     _print_calibration(calibration)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
+        model_pending = 0
+        if core.settings.extract:
+            with contextlib.suppress(KnotworkError):  # Neo4j away: the changes are said
+                model_pending = (await vault_stats(core))["pending_extractions"]
+        for line in watch_stopped(watcher.root, len(watcher.pending), model_pending):
+            typer.echo(line)
 
     with_core(work, models=True)
 
