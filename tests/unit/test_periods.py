@@ -142,3 +142,47 @@ def test_the_words_of_a_relative_time_are_not_asked_of_the_notes(
 def test_a_note_dated_then_is_as_relevant_as_its_words_make_it() -> None:
     hit = Hit("c", "Journal/2026-07-04.md", "2026-07-04", "", 1, 3, "We swam at the lake.", 0.1)
     assert relevance("What happened at the lake last summer?", [hit], None, 0.29) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "today", "span"),
+    [
+        ("What did I do in March?", TODAY, ("2026-03-01", "2026-03-31")),
+        ("What did I do in March?", date(2026, 2, 10), ("2025-03-01", "2025-03-31")),
+        ("Who did I meet in November?", TODAY, ("2026-11-01", "2026-11-30")),  # under way
+        ("What did I read in the summer?", TODAY, ("2026-06-01", "2026-08-31")),
+        ("What did I read during the winter?", TODAY, ("2025-12-01", "2026-02-28")),
+        ("Cosa ho fatto a marzo?", TODAY, ("2026-03-01", "2026-03-31")),
+        ("Cosa ho letto d'estate?", TODAY, ("2026-06-01", "2026-08-31")),
+        ("Was war im März?", TODAY, ("2026-03-01", "2026-03-31")),
+        ("Qu'ai-je fait en mars ?", TODAY, ("2026-03-01", "2026-03-31")),
+        ("Qu'ai-je lu au printemps ?", TODAY, ("2026-03-01", "2026-05-31")),
+        ("¿Qué hice en verano?", TODAY, ("2026-06-01", "2026-08-31")),
+        ("O que fiz no verão?", TODAY, ("2026-06-01", "2026-08-31")),
+        # the modifier or the year says which one, not the preposition
+        ("What happened in March last year?", TODAY, ("2025-03-01", "2025-03-31")),
+        ("Que s'est-il passé en mars dernier ?", MARCH, ("2025-03-01", "2025-03-31")),
+        ("What happened in March 2024?", TODAY, ("2024-03-01", "2024-03-31")),
+    ],
+)
+def test_a_month_or_season_after_a_preposition_is_its_latest_begun(
+    question: str, today: date, span: tuple[str, str]
+) -> None:
+    """ "in March" asks about the March a journal last had, as "last March" does, but the one
+    under way counts ("in November", asked in November)."""
+    assert _span(question, today) == span
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Who won in March Madness?", "This may fail in may", "What was in the March issue?"],
+)
+def test_a_preposition_before_a_name_that_is_no_period_places_nothing(question: str) -> None:
+    assert question_range(question, TODAY) is None
+
+
+def test_the_month_after_a_preposition_is_still_asked_of_the_notes() -> None:
+    """A note that writes "in March we moved" answers "What did we do in March?" by its words
+    too: only a modifier's phrase ("last March") asks by date alone."""
+    assert "march" in asked("What did we do in March?")
+    assert "march" not in asked("What did we do last March?")

@@ -1,6 +1,8 @@
 """Months and seasons placed relative to today, six languages: "last March", "marzo scorso",
 "letzten Sommer", "l'été dernier", "el próximo invierno", "neste verão", and a month of a
-relative year ("March last year", "marzo dell'anno scorso", "mars de l'année dernière").
+relative year ("March last year", "marzo dell'anno scorso", "mars de l'année dernière"), and a
+month or season after a preposition of time with no year ("in March", "a marzo", "im Sommer",
+"en mars", "no verão"): its latest occurrence begun by today.
 
 A month or season is a recurring period; "last" is its latest occurrence that ended before
 today (asked in November, "last summer" is this year's; asked in March, "last March" is a year
@@ -111,6 +113,19 @@ _JOINERS: dict[Language, str] = {
 }
 
 
+# Prepositions of time before a month or season with no modifier and no year; English "the"
+# only before a season ("in the summer"; "in the March issue" names an issue).
+_BARE: dict[Language, str] = {
+    "en": r"in|during|in\s+the|during\s+the|over\s+the",
+    "it": r"a|ad|in|d'|durante\s+l'|durante\s+il|nel\s+mese\s+di",
+    "de": r"im",
+    "fr": r"en|au|pendant\s+l'|pendant\s+le|au\s+mois\s+de|au\s+mois\s+d'",
+    "es": r"en|en\s+el|durante|durante\s+el|en\s+el\s+mes\s+de",
+    "pt": r"em|no|na|durante\s+o|durante\s+a|no\s+mês\s+de",
+}
+_NO_YEAR = r"(?!\w)(?!,?\s+(?:of\s+|de\s+|del\s+|di\s+)?\d)"  # "in March 2024": a month of a year
+
+
 def relative_span(unit: str, offset: int, today: date) -> tuple[date, date]:
     """The day, the week (Monday to Sunday), the month or the year ``offset`` units from
     today's: ("week", -1) is last week."""
@@ -151,6 +166,12 @@ class Period:
         if held[-1][1] >= today:
             return held[-1]
         return self.occurrence(today.year)
+
+    def begun(self, today: date) -> tuple[date, date]:
+        """The latest occurrence begun by today: "in March" asked in December is this year's,
+        asked in February last year's; "in December" asked on 5 December, this one."""
+        return [o for o in (self.occurrence(y) for y in range(today.year - 2, today.year + 1))
+                if o[0] <= today][-1]  # fmt: skip
 
 
 def _alternatives(words: Iterable[str]) -> str:
@@ -211,6 +232,15 @@ def _patterns(language: Language) -> list[tuple[re.Pattern[str], str]]:
             ),
             "after",
         )
+    found.append(
+        (
+            re.compile(
+                rf"(?<!\w)(?P<mod>{_BARE[language]})(?:\s+|(?<='))(?P<name>{names}){_NO_YEAR}",
+                re.IGNORECASE,
+            ),
+            "bare",
+        )
+    )
     return found
 
 
@@ -241,10 +271,14 @@ def _key(words: str) -> str:
 
 def relative_periods(question: str, today: date) -> tuple[list[tuple[date, date]], list[range]]:
     """The months and seasons ``question`` places relative to ``today``, and the character
-    spans those phrases take (a relative year inside one must not also count whole)."""
+    spans of the phrases that say it with a modifier ("last March": a relative year inside one
+    must not also count whole, and their words ask when, not what). A month or season after a
+    preposition alone ("in March") is placed too, but its span is not given: a note that
+    writes "March" may well answer it."""
     text = question.replace("\u2019", "'")
     found: list[tuple[date, date]] = []
     spans: list[range] = []
+    bare: list[tuple[int, tuple[date, date]]] = []  # where the name is, what it names
     for language, patterns in _PATTERNS.items():
         names = _names(language)
         for pattern, kind in patterns:
@@ -255,6 +289,10 @@ def relative_periods(question: str, today: date) -> tuple[list[tuple[date, date]
                     continue
                 period = names[_key(name)]
                 mod = _key(match.group("mod"))
+                if kind == "bare":
+                    if language != "en" or not mod.endswith("the") or period.months > 1:
+                        bare.append((match.start("name"), period.begun(today)))
+                    continue
                 if kind == "year":
                     year = today.year + _YEARS[language][mod]
                     found.append(period.occurrence(year))
@@ -262,4 +300,6 @@ def relative_periods(question: str, today: date) -> tuple[list[tuple[date, date]
                     offset = (_BEFORE if kind == "before" else _AFTER)[language][mod]
                     found.append(period.placed(offset, today))
                 spans.append(range(*match.span()))
+    # "in March last year", "en mars dernier": the phrase with its modifier says which one.
+    found += [span for at, span in bare if not any(at in taken for taken in spans)]
     return found, spans
