@@ -433,6 +433,25 @@ def test_paths_in_the_way_and_overlong_names_are_4xx(client: TestClient, vault: 
     assert (vault / "Top.md").read_text() == "# Top\n" and (vault / "folder.md").is_dir()
 
 
+def test_every_refusal_names_its_kind(client: TestClient, vault: Path) -> None:
+    """One status table, one body for each KnotworkError (the app's handler): the note routes
+    mapped theirs by hand and answered ``{"detail"}`` alone. (A body over the limit is refused
+    earlier, by ``api.body.BodyScreen``, as the other request checks are: ``{"detail"}``.)"""
+    (vault / "Top.md").write_text("# Top\n")
+    for response, status, error in (
+        (client.get("/notes/Nobody.md"), 404, "NoteNotFoundError"),
+        (client.delete("/notes/Nobody.md"), 404, "NoteNotFoundError"),
+        (client.get("/notes", params={"folder": "../out"}), 422, "VaultPathError"),
+        (client.put("/notes/.hidden/x.md", content="x"), 422, "VaultPathError"),
+        (client.put("/notes/Top.md/x.md", content="x"), 409, "WriteConflictError"),
+    ):
+        assert response.status_code == status, response.text
+        body = response.json()
+        assert set(body) == {"error", "detail"} and body["error"] == error, body
+        assert isinstance(body["detail"], str) and body["detail"], body
+    assert [p.name for p in vault.iterdir()] == ["Top.md"]
+
+
 def test_a_name_in_another_unicode_form_reaches_the_note_the_disk_holds(
     client: TestClient, vault: Path, settings: Settings
 ) -> None:

@@ -159,6 +159,29 @@ async def test_a_missing_vault_folder_is_503_and_no_vault_folder_409(
     assert put.status_code == 409 and "no vault folder is configured" in put.json()["detail"]
 
 
+async def test_a_routes_refusal_answers_in_the_apps_shape(fake_ollama: FakeOllama) -> None:
+    """Every KnotworkError reaches the app's handler: ``{"error", "detail"}``. The note routes
+    mapped theirs by hand (``api.vault_http.as_http`` and try/except blocks) and answered
+    ``{"detail"}`` alone. These refusals come before the graph (its Neo4j is down here); the
+    404 and a PUT's 422 are in tests/integration/test_api_notes.py."""
+    markdown = {**KEYED, "Content-Type": "text/markdown"}
+    async with served(fake_ollama) as client:
+        got = await client.get("/notes/..%2Fout.md", headers=KEYED)
+        found = await client.get("/notes", params={"folder": "../out"}, headers=KEYED)
+        put = await client.put("/notes/a.md", content=b"# a\n", headers=markdown)
+        deleted = await client.delete("/notes/a.md", headers=KEYED)
+    for response, status, error in (
+        (got, 422, "VaultPathError"),
+        (found, 422, "VaultPathError"),
+        (put, 409, "WriteConflictError"),
+        (deleted, 409, "WriteConflictError"),
+    ):
+        assert response.status_code == status, (response.request.url, response.text)
+        body = response.json()
+        assert set(body) == {"error", "detail"} and body["error"] == error, body
+        assert isinstance(body["detail"], str) and body["detail"], body
+
+
 async def test_an_empty_put_reaches_the_route(fake_ollama: FakeOllama) -> None:
     """An empty body is an empty note, not a missing one (422): with no vault configured the
     route itself answers."""

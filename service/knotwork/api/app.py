@@ -30,6 +30,7 @@ from knotwork.errors import (
     ManifestMismatchError,
     ModelUnavailableError,
     NoteError,
+    NoteNotFoundError,
     NoteTooLargeError,
     QueryTimeoutError,
     ServerBusyError,
@@ -46,7 +47,8 @@ from knotwork.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
-# How each core error reaches an HTTP client.
+# How each core error reaches an HTTP client: the one table, for every route (a subclass
+# listed before its base where their codes differ; LeaseLostError is a LeaseHeldError, 409).
 _STATUS = {
     ConfigError: 500,
     GraphUnavailableError: 503,
@@ -59,6 +61,7 @@ _STATUS = {
     VaultFolderError: 409,
     NoteTooLargeError: 413,
     NoteError: 422,
+    NoteNotFoundError: 404,
     WriteConflictError: 409,
     StorageFullError: 507,
     ServerBusyError: 503,

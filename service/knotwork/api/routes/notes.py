@@ -9,7 +9,8 @@ the file system refuses) answers 409, never 500. Each write holds its note's loc
 (``Core.note_locks``) from its checks to its graph write, so concurrent writes to one note
 apply one after the other; what a write may touch (no symbolic links, no case variants, no
 ignored places) is ``vault_write``'s policy. The writes themselves are ``api.note_writes``,
-which the MCP write tools call too; these routes map its results and refusals to HTTP.
+which the MCP write tools call too; these routes map its results to HTTP. Its refusals, like
+every KnotworkError, reach the app's handler (``api.app``): one status table, one body shape.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import unquote_to_bytes
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.convertors import Convertor, register_url_convertor
@@ -37,8 +38,6 @@ from knotwork.api.note_schemas import (
 )
 from knotwork.api.note_writes import WriteResult
 from knotwork.api.responses import Problems, Refusal
-from knotwork.api.vault_http import as_http
-from knotwork.errors import NoteNotFoundError, VaultPathError
 from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
 
 
@@ -167,10 +166,7 @@ async def find_notes(
 ) -> NoteSearch:
     """Every criterion given must hold; none lists the vault's notes, ordered by path. The same
     as the MCP tool ``search_notes`` and ``knotwork search``."""
-    try:
-        rows = await search_notes(core, text, tag=tag, folder=folder, limit=limit)
-    except VaultPathError as exc:
-        raise HTTPException(422, str(exc)) from exc
+    rows = await search_notes(core, text, tag=tag, folder=folder, limit=limit)
     return NoteSearch(notes=[NoteFound.model_validate(row) for row in rows])
 
 
@@ -180,12 +176,7 @@ async def find_notes(
     summary="A note's chunks and facts, with provenance",
 )
 async def get_note(path: str, core: CoreDep) -> dict[str, Any]:
-    try:
-        return await note_detail(core, path)
-    except VaultPathError as exc:
-        raise HTTPException(422, str(exc)) from exc
-    except NoteNotFoundError as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    return await note_detail(core, path)
 
 
 @router.get(
@@ -258,8 +249,7 @@ async def put_note(
         )
     if (problem := note_writes.nul_problem(body)) is not None:  # as a body that is not UTF-8
         raise RequestValidationError([{"type": "body_invalid", "loc": ("body",), "msg": problem}])
-    with as_http():
-        return _response(await note_writes.put_note(core, writers, path, body))
+    return _response(await note_writes.put_note(core, writers, path, body))
 
 
 @router.delete(
@@ -295,5 +285,4 @@ async def put_note(
     },
 )
 async def delete_note(path: str, core: CoreDep, writers: WritersDep) -> Ingested | JSONResponse:
-    with as_http():
-        return _response(await note_writes.delete_note(core, writers, path))
+    return _response(await note_writes.delete_note(core, writers, path))
