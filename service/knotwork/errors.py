@@ -1,28 +1,37 @@
 """The exceptions Knotwork raises. Entry points translate them; the core never raises HTTP errors.
+REST answers each with the status ``api.app._STATUS`` gives its class (500 for one it does not
+list; a 503 says Retry-After) and the body ``{"error": class name, "detail": message}``.
 
 KnotworkError
 ├── ConfigError            a setting is missing or unsafe (exit code 2 in the CLI)
+│   └── EvalInputError     a question file, corpus or folder the evaluation cannot use
 ├── GraphUnavailableError  Neo4j cannot be reached, refuses the credentials, or is too old
 │   ├── GraphAuthError     Neo4j refused the user name or password
-│   └── GraphBusyError     every pooled connection is in use and none came free in time
-├── QueryTimeoutError      Neo4j stopped a query that ran past its time limit (HTTP 504)
+│   ├── GraphBusyError     every pooled connection is in use and none came free in time
+│   └── GraphTransientError  a transient failure (deadlock, leader switch, database starting)
+│                          outlasted the retries: wait and try again
+├── GraphQueryError        Neo4j refused or failed a query otherwise (a client or database
+│                          error): retrying the same query will not help
+├── QueryTimeoutError      Neo4j stopped a query that ran past its time limit
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension
 ├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model,
 │                          or the in-process embedder's worker process died and would not restart
+│   └── VectorsRejectedError  the embedding model answered vectors that cannot be stored
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
 ├── VaultUnavailableError  the vault folder is missing, unreadable, or empty while the graph holds
 │                          its notes: a sync that would delete them all stops (exit code 2)
 ├── VaultFolderError       the vault name's notes were synced from another folder: a sync of
-│                          this one would delete them, so it stops (exit code 2, HTTP 409);
-│                          a REST or MCP write into it would not land in the vault (HTTP 409)
+│                          this one would delete them, so it stops (exit code 2);
+│                          a REST or MCP write into it would not land in the vault
 ├── NoteError              a file cannot be ingested as a note (binary, too large, unreadable)
-│   └── NoteTooLargeError  larger than KNOTWORK_MAX_NOTE_BYTES (HTTP 413)
+│   └── NoteTooLargeError  larger than KNOTWORK_MAX_NOTE_BYTES
 ├── NoteNotFoundError      a valid vault path that the graph holds no note at
+├── EmptyVaultError        the vault holds no embedded chunks to calibrate against (exit code 3)
 ├── WriteConflictError     a write the vault's state refuses (a symlink, a case variant, a folder)
-├── StorageFullError       the disk holding the vault or the journal has no space left (HTTP 507)
-├── ServerBusyError        every retrieval slot is taken and the queue is full (HTTP 503)
+├── StorageFullError       the disk holding the vault or the journal has no space left
+├── ServerBusyError        every retrieval slot is taken and the queue is full
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 │   └── LeaseLostError     a writer's lease was taken over while it wrote (it stops writing)
 ├── QueryNotFoundError     a named Cypher query does not exist in cypher/
@@ -40,6 +49,11 @@ class ConfigError(KnotworkError):
     """A setting is missing, malformed or unsafe."""
 
 
+class EvalInputError(ConfigError):
+    """A question file, corpus or folder given to the evaluation cannot be used as it is: the
+    user's to fix, so the CLI exits 2 (a ConfigError), as for any bad argument."""
+
+
 class GraphUnavailableError(KnotworkError):
     """Neo4j is unreachable, rejects the credentials, or is older than supported."""
 
@@ -50,6 +64,26 @@ class GraphAuthError(GraphUnavailableError):
 
 class GraphBusyError(GraphUnavailableError):
     """Every connection of the driver's pool is in use and none came free in time."""
+
+
+class GraphTransientError(GraphUnavailableError):
+    """Neo4j kept answering a transient error (a deadlock, a leader switch, a database
+    starting or stopping) past the runner's retries: the same work may succeed shortly, so
+    callers wait and try again as for Neo4j away. ``code`` is Neo4j's status code."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class GraphQueryError(KnotworkError):
+    """Neo4j refused or failed a query for a reason other than being out of reach or busy (a
+    client error such as a constraint violated, a database error): the same query would fail
+    again, so the work it belongs to fails. ``code`` is Neo4j's status code."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class QueryTimeoutError(KnotworkError):
@@ -80,6 +114,11 @@ class ModelUnavailableError(KnotworkError):
     """A model server (Ollama, an OpenAI-compatible one) is unreachable, or a configured model
     has not been pulled; or the in-process embedder's worker process died again after its one
     restart, or failed on a batch (the message quotes its exit status and stderr)."""
+
+
+class VectorsRejectedError(ModelUnavailableError):
+    """The embedding model answered, with vectors that cannot be stored (another count or
+    size, NaN, infinity, zeros): nothing of the answer is stored; says why."""
 
 
 class LocalNeo4jError(KnotworkError):

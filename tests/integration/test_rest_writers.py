@@ -9,14 +9,18 @@ import errno
 from pathlib import Path
 
 import pytest
-from neo4j.exceptions import TransientError
 
 from knotwork.api import note_writes
 from knotwork.api.note_writes import put_note
 from knotwork.api.writers import RestWriters
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
-from knotwork.errors import LeaseHeldError, StorageFullError, WriteConflictError
+from knotwork.errors import (
+    GraphTransientError,
+    LeaseHeldError,
+    StorageFullError,
+    WriteConflictError,
+)
 from knotwork.graph.lease import Lease
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
@@ -74,7 +78,7 @@ async def test_a_write_that_finds_the_graph_offline_does_not_hold_up_a_sync(
         proxy.restore()
 
 
-@pytest.mark.parametrize("cut", [TransientError("out of retries"), asyncio.CancelledError()])
+@pytest.mark.parametrize("cut", [GraphTransientError("out of retries"), asyncio.CancelledError()])
 async def test_a_direct_write_cut_off_after_its_file_changed_is_replayed(
     core: Core, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: BaseException
 ) -> None:

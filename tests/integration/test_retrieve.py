@@ -9,10 +9,10 @@ from time import monotonic
 
 import pytest
 from fastapi.testclient import TestClient
-from neo4j.exceptions import ClientError
 
 from knotwork.api import create_app
 from knotwork.core import Core
+from knotwork.errors import GraphQueryError
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve, search
@@ -142,7 +142,7 @@ async def test_a_search_neo4j_refuses_costs_that_search_not_the_question(
     await sync_vault(ingestor)
 
     async def refused(*args: object, **kwargs: object) -> object:
-        raise ClientError("Neo.ClientError.Procedure.ProcedureCallFailed", "analyzer failed")
+        raise GraphQueryError("analyzer failed", "Neo.ClientError.Procedure.ProcedureCallFailed")
 
     monkeypatch.setattr(search, "fulltext", refused)
     evidence = await retrieve(core, "t", "Who works with Bob?")

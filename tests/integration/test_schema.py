@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import socket
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,9 +15,11 @@ from knotwork.core import Core, open_core
 from knotwork.errors import ManifestMismatchError
 from knotwork.graph import schema
 from knotwork.graph.store import EXPECTED_INDEXES
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
-from tests.integration.conftest import Neo4jTarget, ad_hoc
+from tests.integration.conftest import Neo4jTarget, ad_hoc, put
 
 
 async def test_schema_creates_constraints_and_online_indexes(core: Core) -> None:
@@ -187,6 +191,29 @@ async def test_reembed_refuses_vectors_it_cannot_store_and_keeps_the_graph_refus
     assert "Traceback" not in result.output
     fake_ollama.embed_script = None
     assert (await asyncio.to_thread(reembed)).exit_code == 0, "a sound answer completes it"
+
+
+async def test_reembed_with_the_model_down_says_so_in_one_line(
+    env: None, core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client's ConnectError used to end `knotwork reembed` in a traceback."""
+    put(vault, "a.md", "# A\n\nA first note about kites.\n")
+    put(vault, "b.md", "# B\n\nA second note about gliders.\n")
+    report = await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    assert not report.errors
+    [row] = await ad_hoc(core, "MATCH (c:Chunk) RETURN count(c) AS n", {}, write=False)
+    with socket.socket() as closed:  # a port nothing listens on once the socket is closed
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("KNOTWORK_OLLAMA_BASE_URL", f"http://127.0.0.1:{port}")
+    get_settings.cache_clear()
+    result = await asyncio.to_thread(CliRunner().invoke, cli, ["reembed"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+    [said] = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert "nomic-embed-text could not embed chunk" in said
+    assert f"0 of {row['n']} chunks re-embedded so far" in said
+    assert "ConnectionError" in said and "`knotwork reembed` completes" in said
 
 
 async def test_the_word_index_is_full_text_and_replaces_the_text_index(core: Core) -> None:

@@ -7,11 +7,10 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
-from knotwork.errors import GraphUnavailableError
+from knotwork.errors import GraphQueryError, GraphUnavailableError
 from knotwork.graph import names as names_cache
 from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.writes import SYNC_OWED
@@ -93,7 +92,7 @@ async def test_a_deletes_only_sync_written_note_by_note_records_what_it_owes_fir
         calls.append(batch)
         if len(calls) == 1:  # the whole batch: Neo4j refuses it, so the notes go one by one
             assert batch.deletes and batch.reverse_keys
-            raise ClientError("refused")
+            raise GraphQueryError("refused")
         if batch.reverse_keys and not batch.deletes:  # the pass over other notes, after them
             raise GraphUnavailableError("Neo4j went away")
         return await real(store, batch)
@@ -168,7 +167,7 @@ async def test_names_cached_before_a_cut_off_sync_are_not_trusted_after_it(
     async def cut_off(store, batch: Batch):  # type: ignore[no-untyped-def]
         calls.append(batch)
         if refused and len(calls) == 1:
-            raise ClientError("refused")
+            raise GraphQueryError("refused")
         if batch.reverse_keys:  # the last batch
             raise GraphUnavailableError("Neo4j went away")
         return await real(store, batch)
@@ -233,7 +232,7 @@ async def test_a_note_refused_in_a_last_batch_written_one_by_one_is_not_counted_
 
     async def refused(store, batch: Batch):  # type: ignore[no-untyped-def]
         if any(d.path == "Bad.md" for d in batch.deletes):
-            raise ClientError("refused")
+            raise GraphQueryError("refused")
         return await real(store, batch)
 
     monkeypatch.setattr(write, "write_batch", refused)

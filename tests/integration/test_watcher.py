@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.errors import (
+    GraphQueryError,
     GraphUnavailableError,
     LeaseHeldError,
     LeaseLostError,
@@ -240,7 +240,7 @@ async def test_a_rename_refused_once_is_tried_again_as_a_rename(
     """The old path waits for the move's next try rather than being deleted in the same pass
     (which made the move a new note, embedded all again)."""
     monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.3)
-    rename, failures = watcher.ingestor.rename, [ClientError("refused once")]
+    rename, failures = watcher.ingestor.rename, [GraphQueryError("refused once")]
 
     async def flaky(old: str, new: str, text: str | None = None) -> NoteOutcome:
         if failures:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neo4j.exceptions import ClientError
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
+from knotwork.errors import GraphQueryError
 from knotwork.ingest import write
 from tests.integration.conftest import put
 from tests.integration.test_watcher import assert_verified, graph_paths, settle, started
@@ -32,7 +32,7 @@ def _counted(monkeypatch: pytest.MonkeyPatch, refuse: str | None = None) -> list
         paths = [w.path for w in batch.writes] + [d.path for d in batch.deletes]
         sizes.append(len(paths))
         if refuse in paths:
-            raise ClientError(f"refused: {refuse}")
+            raise GraphQueryError(f"refused: {refuse}")
         return await real(store, batch)
 
     monkeypatch.setattr(write, "write_batch", counting)

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from knotwork.errors import EvalInputError
 from knotwork.eval.data import (
     MARKER,
-    EvalInputError,
     Passage,
     corpus_notes,
     load_corpus,

@@ -21,9 +21,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from neo4j.exceptions import Neo4jError
-
-from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
+from knotwork.errors import (
+    GraphQueryError,
+    GraphUnavailableError,
+    KnotworkError,
+    LeaseHeldError,
+    LeaseLostError,
+)
 from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import ModelWork, pending_work
@@ -79,7 +83,7 @@ class Extraction:
                 try:
                     if not self.running and await retry.pending_count(self.ingestor.models):
                         self.wanted()
-                except (GraphUnavailableError, Neo4jError) as exc:
+                except (GraphUnavailableError, GraphQueryError) as exc:
                     log.debug("pending chunks not looked for: %s", exc)
                 except Exception:  # the task must outlive any one failure
                     log.exception("pending chunks not looked for; looked again later")
@@ -102,7 +106,7 @@ class Extraction:
         except LeaseLostError as exc:
             log.warning("pending model work stopped: %s", exc.lapsed)
             return 0
-        except (KnotworkError, Neo4jError) as exc:
+        except KnotworkError as exc:
             log.warning("pending model work not finished yet: %s", exc)
             return 0
         if done:

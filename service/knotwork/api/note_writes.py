@@ -20,8 +20,6 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork.api.note_schemas import Synced, synced
 from knotwork.api.vault_folder import vault_root
 from knotwork.api.write_refusals import busy, raise_if_full, refused_as_conflict, writable
@@ -29,6 +27,7 @@ from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
 from knotwork.errors import (
     ConfigError,
+    GraphTransientError,
     GraphUnavailableError,
     LeaseLostError,
     NoteError,
@@ -171,14 +170,12 @@ async def _ingest(
     """The direct write's graph step; its journal entry goes once the graph shows it."""
     try:
         outcome = await work()
-    except (GraphUnavailableError, QueryTimeoutError):  # the journal's replay applies it
-        return WriteResult(rel, "journaled", done)
-    except Neo4jError as exc:  # a transient one past the store's retries: the replay's turn
-        if not exc.is_retryable():
-            raise
+    except GraphTransientError as exc:  # Neo4j answers, but not this write: said, replayed
         log.warning(
             "%s: the file is %s; the graph write failed (%s), left to the replay", rel, done, exc
         )
+        return WriteResult(rel, "journaled", done)
+    except (GraphUnavailableError, QueryTimeoutError):  # the journal's replay applies it
         return WriteResult(rel, "journaled", done)
     _take_back(writers, entry)
     return WriteResult(rel, "done", done, outcome=outcome)

@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib.util
 from typing import Literal
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork.check.folder import vault_folder_problem
 from knotwork.check.reports import (
     Capability,
@@ -45,9 +43,6 @@ async def _neo4j(core: Core) -> Neo4jReport:
     except KnotworkError as exc:
         report.error = redact(str(exc))
         report.credentials_refused = isinstance(exc, GraphAuthError)
-        return report
-    except Neo4jError as exc:  # a server that answers but is not ready (starting, stopping)
-        report.error = redact(f"Neo4j is not ready: {exc.code}: {exc.message}")
         return report
     report.indexes = [
         IndexReport(name=s.name, type=s.type, state=s.state, population=s.population)

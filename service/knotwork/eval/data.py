@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from knotwork.errors import ConfigError
+from knotwork.errors import EvalInputError
 from knotwork.text.keys import nfc
 
 GoldKind = Literal["titles", "sections"]
@@ -32,11 +32,6 @@ def default_cache() -> Path:
     text must not land in a repository)."""
     base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
     return Path(base).expanduser() / "knotwork" / "eval"
-
-
-class EvalInputError(ConfigError):
-    """A question file, corpus or folder given to the evaluation cannot be used as it is: the
-    user's to fix, so the CLI exits 2 (a ConfigError), as for any bad argument."""
 
 
 @dataclass(frozen=True)

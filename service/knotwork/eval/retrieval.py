@@ -18,10 +18,9 @@ from typing import Any
 
 from knotwork import retrieve as retrieval
 from knotwork.core import Core
-from knotwork.errors import ModelUnavailableError
+from knotwork.errors import EvalInputError, ModelUnavailableError
 from knotwork.eval.answers import ANSWER_MODES, AnswerRun, answer_table, run_answers
 from knotwork.eval.data import (
-    EvalInputError,
     Question,
     default_cache,
     heading_leaf,

@@ -1,17 +1,22 @@
 """How the driver's failures reach callers: Neo4j down → GraphUnavailableError with a hint,
 refusing the credentials (or locking the login after repeated refusals) → GraphAuthError, pool
-exhausted → GraphBusyError, past a time limit → QueryTimeoutError."""
+exhausted → GraphBusyError, past a time limit → QueryTimeoutError, a transient error left
+after the retries → GraphTransientError (wait and try again), any other error of the server →
+GraphQueryError (the work fails). No ``neo4j.exceptions.Neo4jError`` goes past the runner, so
+no caller outside graph/ decides for itself what is worth retrying."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from knotwork.errors import (
     GraphAuthError,
     GraphBusyError,
+    GraphQueryError,
+    GraphTransientError,
     GraphUnavailableError,
     QueryTimeoutError,
 )
@@ -28,6 +33,7 @@ TIMED_OUT = frozenset(
 # raises it as a plain ClientError, not an AuthError, for the seconds the lock lasts.
 RATE_LIMITED = "Neo.ClientError.Security.AuthenticationRateLimit"
 CHECK_CREDENTIALS = "Check KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD."
+SAID = 300  # characters of the server's message quoted (it may echo a note's text)
 
 
 def unreachable_hint(uri: str) -> str:
@@ -44,9 +50,31 @@ def _one_line(what: object) -> str:
     return " ".join(str(what or "").split()).rstrip(".")
 
 
+def _query_failure(exc: Neo4jError, what: str) -> GraphTransientError | GraphQueryError:
+    """A server error past the runner's retries: transient (worth waiting for) or not. Says
+    the query's name and Neo4j's code and message, never the query's parameters."""
+    code = exc.code or type(exc).__name__
+    said = redact(_one_line(exc.message)[:SAID])
+    query = what or "a query"
+    if exc.is_retryable():
+        return GraphTransientError(
+            f"Neo4j kept failing {query} with a transient error past the retries ({code}: "
+            f"{said}); the database may be starting, stopping or switching leader: try "
+            "again shortly",
+            code,
+        )
+    return GraphQueryError(
+        f"Neo4j failed {query} ({code}: {said}); the same query would fail again: see "
+        "Neo4j's log (`knotwork doctor` checks the server and its indexes)",
+        code,
+    )
+
+
 @contextmanager
-def translated_errors(uri: str = "") -> Iterator[None]:
-    """Connection and credential failures become GraphUnavailableError with a hint."""
+def translated_errors(uri: str = "", what: str = "") -> Iterator[None]:
+    """Every failure of the driver becomes a KnotworkError: connection and credential
+    failures GraphUnavailableError with a hint, the server's own errors on ``what`` ("the
+    query note_upsert") GraphTransientError or GraphQueryError."""
     try:
         yield
     except AuthError as exc:
@@ -64,7 +92,7 @@ def translated_errors(uri: str = "") -> Iterator[None]:
             f"Neo4j is not reachable: {exc}. Check the host in KNOTWORK_NEO4J_URI (`neo4j` names "
             "the compose service only inside compose; from this machine use 127.0.0.1)"
         ) from exc
-    except ClientError as exc:
+    except Neo4jError as exc:
         if exc.code == RATE_LIMITED:
             raise GraphAuthError(  # the lock refuses the right password too, until it ends
                 "Neo4j rejected the credentials: after repeated wrong passwords it locks the "
@@ -77,8 +105,8 @@ def translated_errors(uri: str = "") -> Iterator[None]:
                 "(KNOTWORK_NEO4J_QUERY_TIMEOUT_S for reads, or the server's "
                 f"db.transaction.timeout): {exc.message}"
             ) from exc
-        if "failed to obtain a connection from the pool" not in str(exc):
-            raise
-        raise GraphBusyError(
-            "every connection to Neo4j is in use and none came free in time; retry shortly"
-        ) from exc
+        if "failed to obtain a connection from the pool" in str(exc):
+            raise GraphBusyError(
+                "every connection to Neo4j is in use and none came free in time; retry shortly"
+            ) from exc
+        raise _query_failure(exc, what) from exc

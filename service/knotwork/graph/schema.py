@@ -7,7 +7,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from knotwork import __version__
-from knotwork.errors import GraphUnavailableError, ManifestMismatchError, SchemaError
+from knotwork.errors import (
+    GraphUnavailableError,
+    ManifestMismatchError,
+    ModelUnavailableError,
+    SchemaError,
+    VectorsRejectedError,
+)
 from knotwork.graph import zero_vectors
 from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
@@ -101,10 +107,11 @@ async def reembed(
 ) -> int:
     """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
 
-    ``embed``: the texts' vectors, checked (``llm.vectors.embed_batch``); a ValueError for an
-    answer that cannot be stored becomes a SchemaError naming it, and nothing of that page is
-    stored. Entity names are left pending: the next note write or `knotwork retry` embeds them
-    and rebuilds their similarity edges.
+    ``embed``: the texts' vectors, checked (``llm.vectors.embed_batch``); a VectorsRejectedError
+    for an answer that cannot be stored becomes a SchemaError naming it, and nothing of that
+    page is stored; the model out of reach (ModelUnavailableError) is said with how far the
+    re-embedding got. Entity names are left pending: the next note write or `knotwork retry`
+    embeds them and rebuilds their similarity edges.
 
     Returns the number of chunks embedded. Safe to run again after an interruption: the manifest is
     written last, so until then the graph is still refused under the new settings.
@@ -118,13 +125,18 @@ async def reembed(
     done, after = 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
         texts = [embed_text(context, text) for _, _, context, text in page]
+        where = f"chunk {page[0][0]} and the {len(page) - 1} after it"
+        so_far = (
+            f"{done} of {total} chunks re-embedded so far. The graph stays refused under "
+            "these settings until `knotwork reembed` completes"
+        )
         try:
             vectors = await embed(texts)
-        except ValueError as exc:  # the model answered garbage: say so, store none of it
-            raise SchemaError(
-                f"{settings.embed_model} {exc} (chunk {page[0][0]} and the {len(page) - 1} "
-                f"after it); {done} of {total} chunks re-embedded so far. The graph stays "
-                "refused under these settings until `knotwork reembed` completes"
+        except VectorsRejectedError as exc:  # the model answered garbage: store none of it
+            raise SchemaError(f"{settings.embed_model} {exc} ({where}); {so_far}") from exc
+        except ModelUnavailableError as exc:  # down: run it again once the model answers
+            raise ModelUnavailableError(
+                f"{settings.embed_model} could not embed {where}: {exc}. {so_far}"
             ) from exc
         await store.set_chunk_embeddings(
             [(cid, h, vec) for (cid, h, *_), vec in zip(page, vectors, strict=True)]

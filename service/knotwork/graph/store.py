@@ -1,8 +1,9 @@
 """The graph store: the schema, manifest and admin operations on top of the transaction
 runner (graph/transactions.py), which runs every named Cypher query with retries and errors
 translated (graph/failures.py: Neo4j down → GraphUnavailableError, pool exhausted →
-GraphBusyError). The runner's helpers are named here too, where the rest of the package
-imports them from."""
+GraphBusyError, a transient error past the retries → GraphTransientError, any other error of
+the server → GraphQueryError). The runner's helpers are named here too, where the rest of the
+package imports them from."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j.exceptions import Neo4jError
-
-from knotwork.errors import QueryTimeoutError, SchemaError
+from knotwork.errors import GraphQueryError, GraphTransientError, QueryTimeoutError, SchemaError
 from knotwork.graph import cypher
 from knotwork.graph.queries.admin import (
     APOC_INSTALLED,
@@ -119,7 +118,7 @@ class GraphStore(TransactionRunner):
         for statement in [*cypher.statements("schema_retired"), *cypher.statements("schema")]:
             try:
                 await self._run(statement, params, write=True)
-            except Neo4jError as exc:
+            except (GraphQueryError, GraphTransientError) as exc:
                 raise SchemaError(
                     f"applying the schema failed at {statement[:60]!r}: {exc}"
                 ) from exc
@@ -127,11 +126,10 @@ class GraphStore(TransactionRunner):
     async def await_indexes(self, timeout_s: float) -> None:
         try:  # the read's own time limit is the wait's, and some more for the answer
             await self.read_within(timeout_s + 30, AWAIT_INDEXES, timeout_s=int(timeout_s))
-        except (Neo4jError, QueryTimeoutError) as exc:
+        except (GraphQueryError, GraphTransientError, QueryTimeoutError) as exc:
             states = ", ".join(f"{s.name}={s.state}" for s in await self.index_states())
-            why = exc.message if isinstance(exc, Neo4jError) else str(exc)
             raise SchemaError(
-                f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): {why}"
+                f"indexes did not come ONLINE within {timeout_s:.0f} s ({states}): {exc}"
             ) from exc
 
     async def index_states(self) -> list[IndexState]:
@@ -164,7 +162,7 @@ class GraphStore(TransactionRunner):
 
     async def drop_vector_index(self) -> None:
         for statement in cypher.statements("vector_index_drop"):
-            await self._run(statement, {}, write=True)
+            await self._run(statement, {}, write=True, name="vector_index_drop")
 
     async def calibration(self, vault: str, embed_model: str) -> CalibrationGetRow | None:
         """The vault's relevance calibration for one embedding model (floor, probe_mean,

@@ -130,10 +130,17 @@ class TransactionRunner:
         return await self._attempts(call, write=True)
 
     async def _run(
-        self, query: str, params: dict[str, Any], *, write: bool, timeout_s: float | None = None
+        self,
+        query: str,
+        params: dict[str, Any],
+        *,
+        write: bool,
+        timeout_s: float | None = None,
+        name: str = "",
     ) -> list[dict[str, Any]]:
-        """One statement; a read is given ``timeout_s``, by default the limit of the reads
-        made in its context (``reads_within``), else none."""
+        """One statement (``name``: its query's, said in a failure); a read is given
+        ``timeout_s``, by default the limit of the reads made in its context
+        (``reads_within``), else none."""
         params = unlogged(params)
 
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
@@ -144,7 +151,7 @@ class TransactionRunner:
         async def autocommit(session: AsyncSession) -> list[dict[str, Any]]:
             return await result_rows(await session.run(timed, params))
 
-        with translated_errors(self._uri):
+        with translated_errors(self._uri, f"the query {name}" if name else ""):
             if write:
                 return await self._managed(work)
             # A read of one statement needs no explicit transaction: an auto-commit query is
@@ -156,16 +163,18 @@ class TransactionRunner:
         """Run ``work`` in one managed write transaction, one at a time in this process; retried
         whole on transient errors and when a write of another process deleted a node it read
         (``RERUN_CODES``)."""
+        # Translated once the reruns are spent: the rerun looks at the driver's own error.
         async with self._write_turn:
-            for attempt in range(RERUNS + 1):
-                try:
-                    with translated_errors(self._uri):
+            with translated_errors(self._uri, "a write transaction"):
+                for attempt in range(RERUNS + 1):
+                    try:
                         return await self._managed(work)
-                except Neo4jError as exc:
-                    if exc.code not in RERUN_CODES or attempt == RERUNS:
-                        raise
-                    await asyncio.sleep(random.uniform(0.01, 0.05) * (attempt + 1))  # noqa: S311
-            raise AssertionError("unreachable")
+                    except Neo4jError as exc:
+                        if exc.code not in RERUN_CODES or attempt == RERUNS:
+                            raise
+                        pause = random.uniform(0.01, 0.05)  # noqa: S311 (jitter, not a secret)
+                        await asyncio.sleep(pause * (attempt + 1))
+                raise AssertionError("unreachable")
 
     async def rolled_back(
         self, work: Callable[[AsyncManagedTransaction], Awaitable[object]]
@@ -178,16 +187,19 @@ class TransactionRunner:
             raise _RolledBack
 
         async with self._write_turn:
-            with contextlib.suppress(_RolledBack), translated_errors(self._uri):
+            with contextlib.suppress(_RolledBack), translated_errors(self._uri, "a rehearsal"):
                 await self._managed(call)
 
     async def read(self, query: Query[R], /, **params: Any) -> list[R]:
-        return typed(query, await self._run(cypher.load(query.name), params, write=False))
+        text = cypher.load(query.name)
+        return typed(query, await self._run(text, params, write=False, name=query.name))
 
     async def read_within(self, timeout_s: float, query: Query[R], /, **params: Any) -> list[R]:
         """``read`` with its own time limit instead of the store's read timeout."""
         text = cypher.load(query.name)
-        return typed(query, await self._run(text, params, write=False, timeout_s=timeout_s))
+        rows = await self._run(text, params, write=False, timeout_s=timeout_s, name=query.name)
+        return typed(query, rows)
 
     async def write(self, query: Query[R], /, **params: Any) -> list[R]:
-        return typed(query, await self._run(cypher.load(query.name), params, write=True))
+        text = cypher.load(query.name)
+        return typed(query, await self._run(text, params, write=True, name=query.name))

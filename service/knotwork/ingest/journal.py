@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from knotwork.errors import (
+    GraphQueryError,
     GraphUnavailableError,
     KnotworkError,
     QueryTimeoutError,
@@ -213,10 +214,12 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
             except GraphUnavailableError:
                 raise
             except Exception as exc:
-                kept = isinstance(exc, QueryTimeoutError) or isinstance(exc.__cause__, OSError)
+                kept = isinstance(exc, (QueryTimeoutError, GraphQueryError)) or isinstance(
+                    exc.__cause__, OSError
+                )
                 if isinstance(exc, KnotworkError) and not kept:
                     log.warning("pending write of %s not applied: %s", rel, exc)
-                else:  # unreadable or too slow for now, or a failure of ours: kept
+                else:  # unreadable, too slow or refused by Neo4j for now, or a bug: kept
                     log.warning("pending write of %s kept for a later try: %s", rel, exc)
                     failed = failed or exc
                     continue

@@ -15,8 +15,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork import background
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseLostError
 from knotwork.ingest.ingestor import Ingestor
@@ -98,7 +96,7 @@ async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None 
     except LeaseLostError as exc:  # found before a write: the heartbeat says it, and stops
         log.debug("pending model work stopped: %s", exc.lapsed)
         return 0
-    except (KnotworkError, Neo4jError) as exc:
+    except KnotworkError as exc:
         log.warning("pending model work not finished yet: %s", exc)
         return 0
     finally:

@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from knotwork.core import Core
-from knotwork.errors import ModelUnavailableError
+from knotwork.errors import KnotworkError, ModelUnavailableError
 from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED
 from knotwork.ingest import extract, similar, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
 from knotwork.llm.vectors import VectorsRejectedError, embed_batch
 from knotwork.models import Chunk, Fact
-from knotwork.redact import described
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM
@@ -100,9 +99,8 @@ class ModelCalls:
             except VectorsRejectedError as exc:  # garbage: asked again by a retry, not stored
                 log.warning("embedding model %s; chunks left pending", exc)
                 return None
-            except Exception as exc:  # any client failure means "embed later"
-                # described(): a time-out or a dropped connection has no text of its own
-                log.warning("embedding failed, chunks left pending: %s", described(exc))
+            except KnotworkError as exc:  # the model down (embed_batch says which): later
+                log.warning("embedding failed, chunks left pending: %s", exc)
                 self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
                 return None
         return vectors

@@ -16,8 +16,6 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork.errors import ConfigError, GraphUnavailableError, KnotworkError
 from knotwork.ingest import pipeline, settle, write
 from knotwork.ingest.batch import Batch
@@ -138,7 +136,7 @@ async def _commit(
         return await ingestor.commit(prepared, shown)
     except GraphUnavailableError:
         raise
-    except (KnotworkError, Neo4jError) as exc:
+    except KnotworkError as exc:
         if not batch or (len(batch) == 1 and not (last or record)):
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
@@ -156,7 +154,7 @@ async def _commit(
             outcomes += await ingestor.commit(await prepare([change]), shown)
         except GraphUnavailableError:
             raise
-        except (KnotworkError, Neo4jError) as exc:
+        except KnotworkError as exc:
             report.errors.append(f"{change.path}: {exc}")
     if not last and b.names_token and outcomes:  # names changed: other caches go stale
         await _reported(
@@ -207,5 +205,5 @@ async def _reported(report: SyncReport, what: str, work: Awaitable[object]) -> N
         await work
     except GraphUnavailableError:
         raise
-    except (KnotworkError, Neo4jError) as exc:
+    except KnotworkError as exc:
         report.errors.append(f"{what}: {exc}")

@@ -15,12 +15,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from knotwork.errors import KnotworkError, ModelUnavailableError, VectorsRejectedError
+from knotwork.redact import described
+
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-
-class VectorsRejectedError(ValueError):
-    """The embedding model answered, with vectors that cannot be stored; says why."""
+__all__ = ["VectorsRejectedError", "embed_batch", "vectors_problem"]
 
 
 def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: int) -> str | None:
@@ -45,16 +46,23 @@ async def embed_batch(
     embedder: BaseEmbedding, texts: list[str], dimension: int
 ) -> list[list[float]]:
     """``texts`` embedded, asked twice when the call fails (a model being loaded may time out
-    once). VectorsRejectedError for an answer that cannot be stored; whatever the client
-    raises when the call failed twice."""
+    once). VectorsRejectedError for an answer that cannot be stored; ModelUnavailableError,
+    naming what the client raised, when the call failed twice."""
     for attempt in (1, 2):
         try:
             vectors = await embedder.aget_text_embedding_batch(texts)
             break
-        except Exception:
+        except KnotworkError:  # the in-process worker's own, which says what already
             if attempt == 2:
                 raise
-            await asyncio.sleep(1.0)
+        except Exception as exc:  # the clients (httpx, ollama, openai) raise many kinds
+            if attempt == 2:
+                # described(): a time-out or a dropped connection has no text of its own
+                raise ModelUnavailableError(
+                    f"the embedding model did not answer ({described(exc, 300)}); check that "
+                    "its server is running (`knotwork doctor` says which) and try again"
+                ) from exc
+        await asyncio.sleep(1.0)
     if problem := vectors_problem(vectors, len(texts), dimension):
         raise VectorsRejectedError(problem)
     return [list(v) for v in vectors]

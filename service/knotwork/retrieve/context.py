@@ -15,10 +15,8 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar, runtime_checkable
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork.core import Core
-from knotwork.errors import ConfigError, QueryTimeoutError
+from knotwork.errors import ConfigError, GraphQueryError, QueryTimeoutError
 from knotwork.llm.vectors import vectors_problem
 from knotwork.redact import described
 from knotwork.retrieve import cached, relevance, search
@@ -225,9 +223,7 @@ class Context:
         question."""
         try:
             return await work
-        except Neo4jError as exc:
-            if exc.is_retryable():  # the database starting or stopping: the question's 503
-                raise
+        except GraphQueryError as exc:  # a transient one fails the question (503), as Neo4j away
             log.warning("%s retrieval failed: %s", name, exc)
             self.warnings.append(f"{name} retrieval skipped: {exc.code}")
             return None

@@ -24,9 +24,9 @@ import logging
 import time
 from pathlib import Path
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork.errors import (
+    GraphQueryError,
+    GraphTransientError,
     GraphUnavailableError,
     KnotworkError,
     QueryTimeoutError,
@@ -139,12 +139,9 @@ class Applier(PathEvents):
         try:
             if await self._apply(rel, item, consumed):
                 self.done(item)
-        except (GraphUnavailableError, VaultUnavailableError, Neo4jError) as exc:
-            if isinstance(exc, Neo4jError) and not exc.is_retryable():
-                self._failed(rel, item, exc)
-                return True
+        except (GraphUnavailableError, VaultUnavailableError) as exc:
             return not self.wait_out([(rel, item)], exc)
-        except QueryTimeoutError as exc:  # the server's transaction limit: tried again
+        except (GraphQueryError, QueryTimeoutError) as exc:  # refused, or past the time limit
             self._failed(rel, item, exc)
         except KnotworkError as exc:  # about the note itself: its next change retries
             self.status.errors += 1
@@ -164,7 +161,7 @@ class Applier(PathEvents):
         waits (each at its cap)."""
         waiting = False
         for rel, item in changes:
-            if isinstance(exc, Neo4jError):
+            if isinstance(exc, GraphTransientError):
                 if item.attempts + 1 >= MAX_TRANSIENT:
                     self._failed(rel, item, exc)
                     continue
@@ -174,12 +171,12 @@ class Applier(PathEvents):
         if not waiting:
             return False
         said = f"{len(self.pending)} changes wait"
-        if isinstance(exc, GraphUnavailableError):
+        if isinstance(exc, GraphTransientError):  # Neo4j answers: said each time, not an outage
+            log.warning("%s (transient); %s, tried again shortly", exc, said)
+        elif isinstance(exc, GraphUnavailableError):
             self.outage.failed(exc, said)
         elif isinstance(exc, VaultUnavailableError):
             self.folder_outage.failed(exc, said)
-        else:
-            log.warning("%s (transient); %s, tried again shortly", exc, said)
         return True
 
     def _failed(self, rel: str, item: Pending, exc: BaseException) -> None:
@@ -283,14 +280,14 @@ class Applier(PathEvents):
             raise
         except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
             wait = RETRY_GRAPH_S
-            if not isinstance(exc, (KnotworkError, Neo4jError)):  # a bug: backs off, to 5 min
+            if not isinstance(exc, KnotworkError):  # a bug: backs off, to 5 min
                 log.exception("rescan failed")
                 self._rescan_bugs += 1
                 wait = min(RETRY_GRAPH_S * 2**self._rescan_bugs, 300.0)
             self._rescan_retry_at = time.monotonic() + wait
             self._rescan_failed = True
             self.status.warning = f"rescan failed, tried again in {wait:.0f} s: {exc}"
-            if isinstance(exc, GraphUnavailableError):
+            if isinstance(exc, GraphUnavailableError) and not isinstance(exc, GraphTransientError):
                 self.outage.failed(exc, "a rescan waits")
             else:
                 log.warning("%s", self.status.warning)

@@ -16,8 +16,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork.errors import GraphUnavailableError, VaultUnavailableError
 from knotwork.ingest.changes import Change, Delete, NoteOutcome, Upsert
 from knotwork.ingest.ingestor import Ingestor
@@ -109,14 +107,10 @@ async def apply_batch(
         return await applier.apply_one(*plain[0], consumed)
     try:
         written = await write_plain(applier, plain)
-    except (GraphUnavailableError, VaultUnavailableError, Neo4jError) as exc:
-        if isinstance(exc, Neo4jError) and not exc.is_retryable():
-            log.debug("a batch of %d refused (%s); written one by one", len(plain), exc)
-            written = Written(singles=plain)
-        else:  # each change waits, as one alone would
-            applier.wait_out(plain, exc)
-            return False
-    except Exception as exc:  # a note's own error, or a bug: each note says its own
+    except (GraphUnavailableError, VaultUnavailableError) as exc:  # each waits, as one would
+        applier.wait_out(plain, exc)
+        return False
+    except Exception as exc:  # refused by Neo4j, a note's own error, a bug: each says its own
         log.debug("a batch of %d failed (%s); written one by one", len(plain), exc)
         written = Written(singles=plain)
     for rel, item in written.back:

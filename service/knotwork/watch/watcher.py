@@ -20,8 +20,6 @@ import logging
 import time
 from functools import partial
 
-from neo4j.exceptions import Neo4jError
-
 from knotwork import background
 from knotwork.errors import (
     ConfigError,
@@ -219,7 +217,7 @@ class VaultWatcher(Applier):
                 await self._lease_confirmed()
             except LeaseLostError:
                 raise
-            except (KnotworkError, Neo4jError):
+            except KnotworkError:
                 pass  # Neo4j away: the writes meet it too, and wait for it as they do
         await super()._process_due()
 
@@ -264,7 +262,7 @@ class VaultWatcher(Applier):
         self.status.stopping = True
         try:
             await self._lease_confirmed()
-        except (KnotworkError, Neo4jError) as exc:  # the lease lapses on its own meanwhile
+        except KnotworkError as exc:  # the lease lapses on its own meanwhile
             log.debug("the lease could not say the watcher stops: %s", exc)
 
     async def _flush(self) -> None:

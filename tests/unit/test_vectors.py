@@ -1,0 +1,64 @@
+"""llm.vectors.embed_batch: a model client's failure leaves it as a ModelUnavailableError
+(the CLI's one-line error, REST's 503), whatever the client raised; an answer that cannot be
+stored as a VectorsRejectedError, one of ours too."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import httpx
+import pytest
+
+from knotwork.errors import ConfigError, KnotworkError, ModelUnavailableError, VectorsRejectedError
+from knotwork.llm import vectors
+from knotwork.llm.vectors import embed_batch
+
+
+class Embedder:
+    """An embedder whose calls fail with ``failures`` in turn, then answer ``answer``."""
+
+    def __init__(self, failures: list[Exception], answer: list[list[float]]) -> None:
+        self.failures, self.answer, self.calls = failures, answer, 0
+
+    async def aget_text_embedding_batch(self, texts: list[str]) -> list[list[float]]:
+        self.calls += 1
+        if self.failures:
+            raise self.failures.pop(0)
+        return self.answer
+
+
+@pytest.fixture(autouse=True)
+def no_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def instantly(_: float) -> None:
+        return None
+
+    monkeypatch.setattr(vectors.asyncio, "sleep", instantly)
+
+
+async def test_a_client_failing_twice_is_a_model_unavailable_error_naming_its_cause() -> None:
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    embedder = Embedder([refused, httpx.ConnectError("again")], [[1.0, 0.0]])
+    with pytest.raises(ModelUnavailableError) as caught:
+        await embed_batch(cast(Any, embedder), ["a"], 2)
+    assert embedder.calls == 2 and caught.value.__cause__ is not None
+    assert "ConnectError: again" in str(caught.value) and "running" in str(caught.value)
+
+
+async def test_one_failure_is_asked_again() -> None:
+    embedder = Embedder([httpx.ReadTimeout("")], [[1.0, 0.0]])
+    assert await embed_batch(cast(Any, embedder), ["a"], 2) == [[1.0, 0.0]]
+
+
+async def test_a_setting_to_fix_stays_a_config_error() -> None:
+    wrong = ConfigError("the model cannot be loaded as configured")
+    embedder = Embedder([wrong, ConfigError("the same")], [[1.0]])
+    with pytest.raises(ConfigError, match="the same"):
+        await embed_batch(cast(Any, embedder), ["a"], 1)
+
+
+async def test_vectors_that_cannot_be_stored_are_refused_as_one_of_ours() -> None:
+    embedder = Embedder([], [[0.0, 0.0]])
+    with pytest.raises(VectorsRejectedError, match="zero vector") as caught:
+        await embed_batch(cast(Any, embedder), ["a"], 2)
+    # Not a bare ValueError any more: graph.schema catches it by name.
+    assert isinstance(caught.value, KnotworkError) and not isinstance(caught.value, ValueError)
