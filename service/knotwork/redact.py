@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import urlsplit
 
-# scheme://userinfo@ — userinfo runs to the authority's last "@" (as urlsplit reads it: a raw
-# "@" in a password), never past "/", "?", "#" or whitespace.
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]+)@")
+# scheme://userinfo@: the userinfo runs to the authority's last "@" (a raw "@" in a password,
+# as urlsplit reads it), the authority ending at "/", "?", "#" or whitespace: "http://h/y@z"
+# has none. A password may hold one of those too ("http://bob:S3c/r3t@host", "bob:S3c r3t@"),
+# which clients misread as host "bob", port "S3c": when what comes before the first of them is
+# "user:password" and the password is no port, the userinfo runs on to the last "@" before the
+# host (no other "@" after it up to "/", "?", "#", whitespace or the end), within the line and
+# 256 characters, never into another URL. A port may end in punctuation: "(http://h:1) a@b".
+_PLAIN = r"[^/?#\s]+"
+_RUN_ON = (
+    r"[^/?#\s@:\[\]]*:(?!\d*[)\]}>'\".,;!]*(?:[/?#\s]|$))(?:(?!://)[^\n]){1,256}?"
+    r"(?=@[^@/?#\s]*(?:[/?#\s]|$))"
+)
+_USERINFO = re.compile(
+    rf"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>{_PLAIN}(?=@)|{_RUN_ON})@"
+)
 MASK = "***"
 
 
@@ -24,6 +37,25 @@ def _masked(match: re.Match[str]) -> str:
 def redact(text: str) -> str:
     """``text`` with the credentials of every URL in it masked."""
     return _USERINFO.sub(_masked, text) if "@" in text else text
+
+
+def misread_url(url: str) -> str | None:
+    """Why clients would misread ``url`` (its credentials masked), or None: a port that is not
+    a number, or an "@" after the host. A password holding "/", "?" or "#" ends the host early,
+    so clients take part of it for the port (and say so in errors) or send it as the path."""
+    parts = urlsplit(url)
+    encode = (
+        "; a password holding / ? # or @ must be percent-encoded (%2F %3F %23 %40)"
+        if "@" in url
+        else ""
+    )
+    try:
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError:
+        return f"the port in {redact(url)!r} is not a number from 0 to 65535{encode}"
+    if "@" in parts.path + parts.query + parts.fragment:  # unquoted: the mask cannot tell
+        return f"the URL holds an '@' after its host{encode}"  # "h:1234/x@y" from a password
+    return None
 
 
 def described(exc: BaseException, limit: int | None = None) -> str:

@@ -14,9 +14,16 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from knotwork.errors import ConfigError
-from knotwork.redact import redact
+from knotwork.redact import misread_url, redact
 
 log = logging.getLogger(__name__)
+
+
+def _readable_port(url: str) -> str:
+    """``url``, or the ValueError pydantic reports when clients would misread it."""
+    if problem := misread_url(url):
+        raise ValueError(problem)
+    return url
 
 
 class Settings(BaseSettings):
@@ -151,13 +158,19 @@ class Settings(BaseSettings):
         allowed = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
         if scheme not in allowed:
             raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
+        if "@" in value:  # the driver refuses a user in the URI, with a traceback
+            raise ValueError(
+                f"{redact(value)!r} holds credentials; they go in KNOTWORK_NEO4J_USER / "
+                f"KNOTWORK_NEO4J_PASSWORD: write the URI as {scheme}://host:port"
+            )
         if not urlsplit(value).hostname:  # bolt:/host:7687 would quietly mean localhost:7687
             raise ValueError(f"{redact(value)!r} names no host; write it as {scheme}://host:port")
-        try:
-            urlsplit(value).port  # noqa: B018 - parsing the port is the check
-        except ValueError as exc:
-            raise ValueError(f"the port in {value!r} is not a number from 0 to 65535") from exc
-        return value
+        return _readable_port(value)
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _llm_port(cls, value: str | None) -> str | None:
+        return value if value is None else _readable_port(value)
 
     @field_validator("ollama_base_url")
     @classmethod
@@ -168,7 +181,7 @@ class Settings(BaseSettings):
                 f"{redact(value)!r} is not an http(s) URL with a host; write it as "
                 "http://host:11434 (Ollama's own port, unless you changed it)"
             )
-        return value.strip()
+        return _readable_port(value.strip())
 
     # An empty line in .env (`KNOTWORK_VAULT_PATH=`, as init-env writes without a path) is
     # unset, never "the current folder".

@@ -120,12 +120,17 @@ def test_a_non_ascii_key_header_is_401(exposed: Settings) -> None:
         assert client.get("/stats", headers={"X-API-Key": KEY}).status_code == 200
 
 
+@pytest.mark.parametrize("password", ["s3cret-pw", "s3cret pw"])  # a space: clients take it
 def test_credentials_in_urls_never_leave_the_process(
-    local: Settings, fake_ollama: FakeOllama, vault: Path, monkeypatch: pytest.MonkeyPatch
+    local: Settings,
+    fake_ollama: FakeOllama,
+    vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    password: str,
 ) -> None:
     monkeypatch.setattr(health_route, "REPORT_TTL_S", 0.0)  # the report with Ollama down
     (vault / "Alice.md").write_text(ALICE)
-    secret_url = fake_ollama.base_url.replace("http://", "http://knot:s3cret-pw@")
+    secret_url = fake_ollama.base_url.replace("http://", f"http://knot:{password}@")
     settings = local.model_copy(update={"ollama_base_url": secret_url})
     with client_at(settings, "http://127.0.0.1:8000") as client:
         assert client.post("/sync").status_code == 200
@@ -138,7 +143,20 @@ def test_credentials_in_urls_never_leave_the_process(
     warnings = " ".join(answer.json()["warnings"])
     assert "knot:***@" in warnings
     for text in (health.text, down, answer.text):
-        assert "s3cret-pw" not in text
+        assert password not in text and "s3cret" not in text
+
+
+def test_a_note_path_too_long_for_any_file_system_is_not_echoed_whole(
+    local: Settings, vault: Path
+) -> None:
+    """A read of a 60,000-byte name answered 404 with the name whole; a write cut it."""
+    name = "a" * 60_000 + ".md"
+    with client_at(local, "http://127.0.0.1:8000") as client:
+        for response in (client.get(f"/notes/{name}"), client.put(f"/notes/{name}", headers=MD)):
+            assert response.status_code == 422, response.status_code
+            assert "at most 255 bytes per name" in response.text and len(response.text) < 600
+        deep = client.get(f"/notes/{'a/' * 3_000}b.md")  # short names, a path over 4096 bytes
+        assert deep.status_code == 422 and len(deep.text) < 600
 
 
 def test_doctor_prints_no_credentials(

@@ -45,3 +45,41 @@ def test_read_settings_names_each_bad_variable_and_keeps_pydantics_reason(
     text = str(raised.value)
     assert "KNOTWORK_CHUNK_SIZE: Input should be greater than or equal to 200" in text
     assert "KNOTWORK_EMBED_PROVIDER: Input should be 'ollama'" in text
+
+
+@pytest.mark.parametrize(
+    ("variable", "url", "said"),
+    [
+        (
+            "KNOTWORK_OLLAMA_BASE_URL",
+            "http://bob:S3cr3t/xyz@127.0.0.1:11434",
+            "the port in 'http://bob:***@127.0.0.1:11434' is not a number",
+        ),
+        (
+            "KNOTWORK_NEO4J_URI",
+            "bolt://neo4j:S3cr3t-pw@127.0.0.1:7687",
+            "credentials; they go in KNOTWORK_NEO4J_USER / KNOTWORK_NEO4J_PASSWORD",
+        ),
+        (
+            "KNOTWORK_NEO4J_URI",
+            "bolt://neo4j:NEO/S3cr3t@127.0.0.1:7687",
+            "'bolt://neo4j:***@127.0.0.1:7687' holds credentials",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [["doctor"], ["serve"], ["stats"]])
+def test_a_url_with_a_password_clients_misread_stops_with_one_masked_line(
+    monkeypatch: pytest.MonkeyPatch, variable: str, url: str, said: str, command: list[str]
+) -> None:
+    """A password holding "/" made doctor print it in a traceback and /health a 500; a Neo4j
+    URI with credentials crashed every command in the driver ("Username is not supported")."""
+    monkeypatch.setenv(variable, url)
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, command)
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: invalid settings: {variable}: ")
+    assert said in result.output and result.output.count("\n") == 1
+    assert "S3cr3t" not in result.output

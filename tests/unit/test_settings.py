@@ -10,6 +10,7 @@ from pydantic import SecretStr, ValidationError
 
 from knotwork.core import open_core
 from knotwork.errors import ConfigError, GraphUnavailableError
+from knotwork.settings import read_settings
 from tests.conftest import make_settings
 
 
@@ -173,3 +174,36 @@ def test_an_env_file_takes_its_relative_folders_from_its_own_folder_and_warns_of
     assert "KNOTWORK_VAULT_NAM" in caplog.text and "KNOTWORK_VAULT_NAME" in caplog.text
     monkeypatch.setenv("KNOTWORK_VAULT_PATH", "here")
     assert read_env_file(env).vault_path == Path("here")
+
+
+@pytest.mark.parametrize(
+    ("field", "url"),
+    [
+        ("ollama_base_url", "http://bob:S3cr3t/xyz@127.0.0.1:11434"),
+        ("llm_base_url", "http://bob:S3cr3t?xyz@127.0.0.1:8080/v1"),
+        ("llm_base_url", "http://bob:S3c#r3t@127.0.0.1:8080/v1"),
+    ],
+)
+def test_a_model_url_whose_port_is_no_number_is_refused_masked(field: str, url: str) -> None:
+    """The model probe failed with a traceback (doctor) or a 500 (/health) that printed the
+    password: a password holding "/" ends the host early, and clients read it as the port."""
+    with pytest.raises(ConfigError, match="is not a number from 0 to 65535") as caught:
+        read_settings_with(field, url)
+    assert "S3cr3t" not in str(caught.value) and str(caught.value).count("\n") == 0
+
+
+def test_a_neo4j_uri_with_credentials_is_refused_naming_the_settings_they_go_in() -> None:
+    """The driver refused it ("Username is not supported in the URI") with a traceback."""
+    for uri in ("bolt://neo4j:pw-Secret@127.0.0.1:7687", "bolt://neo4j:NEO/SECRET@127.0.0.1:1"):
+        with pytest.raises(ConfigError) as caught:
+            read_settings_with("neo4j_uri", uri)
+        said = str(caught.value)
+        assert "credentials; they go in KNOTWORK_NEO4J_USER / KNOTWORK_NEO4J_PASSWORD" in said
+        assert "neo4j:***@127.0.0.1" in said and "secret" not in said.lower()
+
+
+def read_settings_with(field: str, value: str) -> None:
+    """``read_settings`` (the entry points' reader) with one variable set."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(f"KNOTWORK_{field.upper()}", value)
+        read_settings("/nonexistent/.env")

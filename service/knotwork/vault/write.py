@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import threading
 import unicodedata
 from pathlib import Path
@@ -47,56 +46,68 @@ from knotwork.vault.files import (
     resolve_in_vault,
     symlink_on_path,
 )
+from knotwork.vault.lookalike import invisible_in, trimmed
 from knotwork.vault.nofollow import note_folder, remove_file, replace_file
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
+MAX_PATH_BYTES = 4096  # per path: Linux's PATH_MAX, as MCP's NotePath bounds it
 _UMASK_LOCK = threading.Lock()
 
 
-# Characters that show nothing in a file name: a name holding one looks like another note's
-# (ZWJ and ZWNJ are left alone: emoji sequences and Persian and Indic words need them).
-_INVISIBLE = re.compile("[\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
-
-
 def lookalike_name(rel: str) -> str | None:
-    """Why a new note's path would pass for another's: a file or folder name that begins or
-    ends with a space, or holds an invisible or text-direction character. Such a note takes
-    over the name of the one it looks like (retrieval names it for the question's "Alice"),
-    as a case variant would take over its links. Asked of new notes only: one on disk already
-    is the user's and stays writable."""
+    """Why a new note's path would pass for another's: a file or folder name whose stem (the
+    name without ``.md``) begins or ends with a space or a blank, or that holds a character
+    that shows nothing. Such a note takes over the name of the one it looks like (retrieval
+    names it for the question's "Alice"), as a case variant would take over its links. Asked
+    of new notes only: one on disk already is the user's and stays writable."""
     for part in rel.split("/"):
-        if part != part.strip():
+        stem = part[:-3] if part.lower().endswith(".md") else part
+        if stem != trimmed(stem):
+            seen = trimmed(stem) + part[len(stem) :]
             return (
-                f"the name {part!r} in note path {rel!r} begins or ends with a space, so it "
-                f"looks like {part.strip()!r}; name the note without it"
+                f"the name {part!r} in note path {rel!r} begins or ends with a space or a "
+                f"blank, so it looks like {seen!r}; name the note without it"
             )
-        if found := _INVISIBLE.search(part):
+        if found := invisible_in(part):
             return (
                 f"the name {part!r} in note path {rel!r} holds the invisible character "
-                f"U+{ord(found.group()):04X}, so it looks like another name; name the note "
+                f"U+{ord(found):04X}, so it looks like another name; name the note "
                 "without it"
             )
     return None
+
+
+def checked_relpath(path: str) -> str:
+    """The clean vault-relative path (``clean_relpath``), or VaultPathError for one no file
+    system holds: a name over 255 bytes, a path over 4096, invalid Unicode. Reads check it as
+    writes do, so a huge path is refused with its start, never echoed back whole."""
+    rel = clean_relpath(path)
+    try:
+        size = len(rel.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise VaultPathError(f"note path {rel[:80]!r} is not valid Unicode") from exc
+    for part in rel.split("/"):
+        if (long := len(part.encode("utf-8"))) > MAX_NAME_BYTES:
+            raise VaultPathError(
+                f"the name {part[:40]!r}… in note path {rel[:80]!r} is {long} bytes long; file "
+                f"systems allow at most {MAX_NAME_BYTES} bytes per name"
+            )
+    if size > MAX_PATH_BYTES:
+        raise VaultPathError(
+            f"note path {rel[:80]!r}… is {size} bytes long; file systems allow at most "
+            f"{MAX_PATH_BYTES} bytes per path"
+        )
+    return rel
 
 
 def note_target(root: Path, path: str) -> tuple[str, Path]:
     """The clean vault-relative path and the file for a write or delete of a note.
 
     VaultPathError (a 422) for a path that is not a note path, is ignored, holds a name over
-    255 bytes, or resolves outside the vault; WriteConflictError (a 409) for a path through a
-    symbolic link inside the vault.
+    255 bytes or is over 4096, or resolves outside the vault; WriteConflictError (a 409) for a
+    path through a symbolic link inside the vault.
     """
-    rel = clean_relpath(path)
-    for part in rel.split("/"):
-        try:
-            size = len(part.encode("utf-8"))
-        except UnicodeEncodeError as exc:
-            raise VaultPathError(f"note path {rel!r} is not valid Unicode") from exc
-        if size > MAX_NAME_BYTES:
-            raise VaultPathError(
-                f"the name {part[:40]!r}… in note path {rel[:80]!r} is {size} bytes long; file "
-                f"systems allow at most {MAX_NAME_BYTES} bytes per name"
-            )
+    rel = checked_relpath(path)
     if problem := note_path_problem(rel):
         raise VaultPathError(problem)
     rel = spelled_on_disk(root, rel)

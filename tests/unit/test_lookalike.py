@@ -1,0 +1,81 @@
+"""Note names that would pass for another note's are refused; names real users type are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork.errors import VaultPathError
+from knotwork.vault.write import checked_relpath, lookalike_name
+
+FLAG_ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # Space or blank around the stem, before ".md" too (the title is "Alice ").
+        "People/Alice .md",
+        "People/Alice\u00a0.md",  # no-break space
+        "People/Alice\u3000.md",  # ideographic space
+        "People/\u3164Alice.md",  # Hangul filler
+        "People/Alice\u2800.md",  # braille blank
+        # A character that shows nothing, anywhere in the name.
+        "People/Al\u034fice.md",  # combining grapheme joiner
+        "People/Al\u3164ice.md",  # Hangul filler
+        "People/Al\uffa0ice.md",  # halfwidth Hangul filler
+        "People/Al\u115fice.md",  # Hangul choseong filler
+        "People/Al\u2800ice.md",  # braille blank
+        "People/Al\U000e0021ice.md",  # tag character outside a flag
+        "People/Al\u180eice.md",  # Mongolian vowel separator (Cf)
+        "People/Al\u2061ice.md",  # function application (Cf)
+        "People/Al\u061cice.md",  # Arabic letter mark (Cf)
+        "People/Al\u200dice.md",  # ZWJ between Latin letters
+        "People/Al\u200cice.md",  # ZWNJ between Latin letters
+        "People/Alice\ufe0f.md",  # variation selector after a letter
+        "People/Alice1\ufe0f.md",  # … after a digit that is no keycap
+        "People/\u6f22\U000e0100.md",  # ideographic variation selector
+        "People/x\U0001f3f4\U000e0067\U000e0062.md",  # a flag's tags without the cancel tag
+    ],
+)
+def test_a_name_that_looks_like_another_is_refused(path: str) -> None:
+    assert lookalike_name(path), path
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "People/Alice.md",
+        "Café.md",
+        "Cafe\u0301.md",  # decomposed
+        "日本語のノート.md",
+        "한국어 메모.md",
+        "Привет мир.md",
+        "\U0001f469\u200d\U0001f4bb notes.md",  # 👩‍💻 woman technologist
+        "\U0001f468\U0001f3fd\u200d\U0001f4bb.md",  # with a skin tone
+        "\U0001f3f3\ufe0f\u200d\U0001f308 pride.md",  # 🏳️‍🌈
+        "\u2764\ufe0f\u200d\U0001f525.md",  # ❤️‍🔥
+        "1\ufe0f\u20e3 first.md",  # keycap 1️⃣
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.md",  # Persian, with its ZWNJ
+        "\u0915\u094d\u200d\u0937.md",  # Devanagari half form, with ZWJ
+        f"{FLAG_ENGLAND} England.md",
+        "\u1820\u180b\u1821.md",  # Mongolian free variation selector
+    ],
+)
+def test_a_name_a_user_types_is_kept(path: str) -> None:
+    assert lookalike_name(path) is None, lookalike_name(path)
+
+
+def test_the_refusal_says_what_the_name_looks_like() -> None:
+    said = lookalike_name("People/Alice\u3164.md") or ""
+    assert "begins or ends with a space or a blank, so it looks like 'Alice.md'" in said
+    said = lookalike_name("People/Al\u034fice.md") or ""
+    assert "holds the invisible character U+034F" in said
+
+
+def test_a_path_no_file_system_holds_is_refused_with_its_echo_cut() -> None:
+    """A read of a 60,000-byte name echoed it whole; a write cut it."""
+    for path in ("a" * 60_000 + ".md", "a/" * 3_000 + "b.md"):
+        with pytest.raises(VaultPathError, match="bytes long; file systems allow") as caught:
+            checked_relpath(path)
+        assert len(str(caught.value)) < 300
+    assert checked_relpath("./People//Alice.md") == "People/Alice.md"
