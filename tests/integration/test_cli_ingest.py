@@ -45,6 +45,32 @@ def test_ingest_the_italian_vault_and_report_unresolved_links(env: None) -> None
     assert "relevance floor" not in again.output
 
 
+def test_a_vault_emptied_and_filled_again_is_calibrated_again(env: None, tmp_path: Path) -> None:
+    """Emptied (the README's `.keep`) and filled again, a vault holds other notes, here in
+    another language: the sync that writes into it is a first sync, so the floor the old notes
+    set goes and the ingest calibrates on the new ones."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    english = "The team deploys the service every week and reviews the incidents on Friday."
+    italian = "La squadra prepara la pasta con il pomodoro e racconta la storia della città."
+    for i in range(6):
+        (vault / f"note{i}.md").write_text(f"# Note {i}\n\n{english} Number {i}.\n")
+    first = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert "probe questions (en)" in first.output, first.output
+    for note in vault.glob("*.md"):
+        note.unlink()
+    (vault / ".keep").write_text("")
+    emptied = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert "deleted 6" in emptied.output and "relevance floor" not in emptied.output
+    for i in range(6):
+        (vault / f"nota{i}.md").write_text(f"# Nota {i}\n\n{italian} Numero {i}.\n")
+    refilled = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert refilled.exit_code == 0, refilled.output
+    assert "probe questions (it)" in refilled.output, refilled.output
+    again = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert "relevance floor" not in again.output  # calibrated: once
+
+
 def test_bad_files_are_reported_and_the_rest_lands(env: None, tmp_path: Path) -> None:
     vault = tmp_path / "v"
     vault.mkdir()

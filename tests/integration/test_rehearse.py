@@ -19,8 +19,10 @@ from tests.integration.conftest import ad_hoc, put
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 # Run after a sync's last batch, by entity linking (its own transactions, model calls between);
-# and the vault's folder, recorded before the first batch, by a vault's first sync only.
+# and the vault's folder and its old calibration's drop, before the first batch, by a vault's
+# first sync only.
 AFTER_THE_WRITES = {
+    "calibration_drop",
     "entities_pending",
     "entity_embedding_set",
     "entity_similar_link",

@@ -14,16 +14,18 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import cached
 from knotwork.text.keys import entity_key
 from tests.fakes.ollama import FakeOllama, hash_embedding
-from tests.integration.conftest import ad_hoc
+from tests.integration.conftest import ad_hoc, put
 
 THRESHOLD = 0.55
 COMPANIES = {"A.md": "Acme Corporation", "B.md": "Acme Corp", "C.md": "acme corporation ltd"}
 
 
-def ingestor_for(core: Core, vault: Path, threshold: float = THRESHOLD) -> Ingestor:
-    update = {"similarity_threshold": threshold}
+def ingestor_for(
+    core: Core, vault: Path, threshold: float = THRESHOLD, name: str = "t", **update: object
+) -> Ingestor:
+    update["similarity_threshold"] = threshold
     tuned = dataclasses.replace(core, settings=core.settings.model_copy(update=update))
-    return Ingestor(tuned, root=vault, vault="t", extract_enabled=False)
+    return Ingestor(tuned, root=vault, vault=name, extract_enabled=False)
 
 
 def write_vault(vault: Path) -> None:
@@ -42,12 +44,12 @@ def expected_pairs(names: list[str], dimension: int) -> set[tuple[str, str]]:
     return out
 
 
-async def similar(core: Core) -> list[dict[str, object]]:
+async def similar(core: Core, vault: str = "t") -> list[dict[str, object]]:
     return await ad_hoc(
         core,
-        "MATCH (a:Entity {vault: 't'})-[s:SIMILAR_TO]->(b:Entity) "
+        "MATCH (a:Entity {vault: $vault})-[s:SIMILAR_TO]->(b:Entity) "
         "RETURN a.key AS a, b.key AS b, s.cosine AS cosine, s.source AS source ORDER BY a, b",
-        {},
+        {"vault": vault},
         write=False,
     )
 
@@ -131,3 +133,36 @@ async def test_new_similarity_edges_renew_the_vaults_generation(
     assert before is not None and after != before
     assert await ingestor.link_entities() == 0  # nothing new: the generation stays
     assert await cached.generation(core.store, "t") == after
+
+
+async def test_other_vaults_never_crowd_a_vaults_similar_entities_out(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """The entity vector index holds every vault's entities: copies of this vault's names in
+    other vaults (cosine 1) fill the page of neighbours first asked for, so an entity whose
+    page held fewer than ``similarity_top_k`` of its vault's own is asked again, deeper."""
+    names = ["Acme Corporation", "Acme Corp", "acme corporation ltd", "Acme Corp Europe"]
+    names += ["Acme Corp Asia", "Acme Corporation Group"]
+    dimension = core.settings.embed_dimension
+    vectors = {entity_key(n): hash_embedding(n, dimension) for n in names}
+    want: set[tuple[str, ...]] = (
+        set()
+    )  # each entity with its two nearest: every pair lies within the threshold
+    for key, vector in vectors.items():
+        cosines = {
+            k: sum(x * y for x, y in zip(vector, v, strict=True)) for k, v in vectors.items()
+        }
+        assert min(cosines.values()) >= 0.3
+        near = sorted((k for k in cosines if k != key), key=lambda k: -cosines[k])[:2]
+        want |= {tuple(sorted((key, k))) for k in near}
+    edges: dict[str, set[tuple[object, object]]] = {}
+    for vault in ("t", "u", "w"):  # the same notes in three folders, three vaults
+        folder = tmp_path / vault
+        for i, name in enumerate(names):
+            put(folder, f"{i}.md", f"---\ncompany: {name}\n---\nWorks at a company.\n")
+        ingestor = ingestor_for(core, folder, 0.3, vault, similarity_top_k=2)
+        report = await sync_vault(ingestor)
+        edges[vault] = {(r["a"], r["b"]) for r in await similar(core, vault)}
+        assert report.linked == len(edges[vault]), vault
+    assert edges["t"] == want
+    assert edges["u"] == edges["w"] == want

@@ -168,6 +168,26 @@ async def test_another_folder_under_the_vaults_name_deletes_nothing_unless_it_is
     assert sorted(await stored_notes(core, "t")) == ["Dave.md"]
 
 
+async def test_a_folder_with_the_vaults_paths_but_other_notes_is_not_the_vaults(
+    core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
+) -> None:
+    """Two vaults made from one template share most of their paths (People/, the daily notes'
+    dates, Index.md): a folder holds a note of the vault only with its path and its content,
+    so another vault's folder synced under this vault's name does not replace its notes."""
+    held = await _synced(vault, ingestor, core)
+    twin = tmp_path / "twin"
+    for path, text in NOTES.items():
+        put(twin, path, text.replace("\n", " in the twin vault.\n", 1))
+    put(twin, "Alice.md", NOTES["Alice.md"])  # one of the three as the graph holds it
+    elsewhere = Ingestor(core, root=twin, vault="t", extract_enabled=False)
+    with pytest.raises(VaultFolderError, match=f"this folder, {twin}, holds 1 of them"):
+        await sync_vault(elsewhere)
+    assert await stored_notes(core, "t") == held
+    put(twin, "team/Bob.md", NOTES["team/Bob.md"])  # two of three: the vault, edited since
+    report = await sync_vault(elsewhere)
+    assert report.written == 1 and report.deleted == 0 and report.unchanged == 2
+
+
 async def test_the_vault_folder_moved_or_made_again_is_still_the_vaults(
     core: Core, vault: Path, ingestor: Ingestor, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from knotwork.errors import KnotworkError, VaultFolderError, VaultUnavailableError
 from knotwork.graph.names import NameIndex
+from knotwork.graph.queries.admin import CALIBRATION_DROP
 from knotwork.graph.queries.writes import (
     NOTE_HASHES,
     SYNC_OWED,
@@ -78,7 +79,6 @@ async def plan_sync(
     # Derived under older rules or another language setting: rewritten even when unchanged.
     outdated = {row["path"] for row in rows if not row["current"]}
     _check_seen(root, scan, len(stored), ingestor.vault)
-    await _own_folder(ingestor, folders, stored, scan, new_folder)
     paths, report.warnings = scan.paths, scan.warnings
     report.errors += scan.errors  # names no note can have: not ingested, as a binary file
     report.notes = len(paths)
@@ -99,6 +99,10 @@ async def plan_sync(
             note, hashes[path] = read
             report.warnings += note.warnings
             texts[path] = (note.text, note.mtime)
+    # Judged once read: a folder holds a note of the vault only with its path and its content.
+    await _own_folder(ingestor, folders, stored, hashes, new_folder)
+    if hashes and all(digest is None for digest in stored.values()):
+        await _first_notes(ingestor)
     for folder, why in sorted(scan.unreadable.items()):
         held = sum(1 for p in stored if p.startswith(f"{folder}/"))
         report.errors.append(
@@ -189,30 +193,42 @@ async def _own_folder(
     ingestor: Ingestor,
     folders: _Folders,
     stored: dict[str, str | None],
-    scan: NoteScan,
+    hashes: dict[str, str],
     new_folder: bool,
 ) -> None:
     """Stop before a sync takes the notes of another folder for deleted: a second vault under
     the default name (compose mounts any vault at /vault), a subfolder, another drive at the
     mount point, a typo. The folder is the vault's when it is the one the last sync read (the
-    same path and identity), or else when it holds at least half of the notes the graph holds
-    (moved, mounted elsewhere, made again: neither a path nor an inode, which a new folder may
-    reuse at once, tells that alone). It is recorded as the vault's then, on a first sync, on
-    a graph written before folders were recorded, and with ``new_folder``."""
+    same path and identity), or else when it holds at least half of the notes the graph holds,
+    each at its path with its content (``hashes``, the files read): moved, mounted elsewhere,
+    made again. Neither a path nor an inode, which a new folder may reuse at once, tells that
+    alone, nor do paths: two vaults made from one template share most of theirs. It is
+    recorded as the vault's then, on a first sync, on a graph written before folders were
+    recorded, and with ``new_folder``."""
     store, vault = ingestor.core.store, ingestor.vault
     path, ident, was = folders.path, folders.ident, folders.was
     if (was["folder"], was["folder_id"]) == (path, ident):
         return
-    held = sum(p in stored for p in scan.paths)
-    if stored and was["folder"] is not None and 2 * held < len(stored) and not new_folder:
+    notes = {p: h for p, h in stored.items() if h is not None}  # a placeholder has no file
+    held = sum(hashes.get(p) == h for p, h in notes.items())
+    if notes and was["folder"] is not None and 2 * held < len(notes) and not new_folder:
         raise VaultFolderError(
-            f"vault '{vault}' holds {len(stored)} notes synced from {was['folder']}; this "
-            f"folder, {path}, holds {held} of them, and a sync of it would delete the others, "
-            "so nothing was changed. For a second vault, set another KNOTWORK_VAULT_NAME; if "
-            f"this folder now holds vault '{vault}', run `knotwork ingest {path} --new-folder` "
-            "once."
+            f"vault '{vault}' holds {len(notes)} notes synced from {was['folder']}; this "
+            f"folder, {path}, holds {held} of them (the same path and content), and a sync of "
+            "it would overwrite or delete the others, so nothing was changed. For a second "
+            f"vault, set another KNOTWORK_VAULT_NAME; if this folder now holds vault '{vault}', "
+            f"run `knotwork ingest {path} --new-folder` once."
         )
     await store.write(VAULT_FOLDER_SET, vault=vault, folder=path, folder_id=ident)
+
+
+async def _first_notes(ingestor: Ingestor) -> None:
+    """Notes about to be written into a vault holding none (new, or emptied with a ``.keep``
+    and filled again): a first sync. A relevance floor the vault kept measured other notes,
+    maybe in other languages, so it goes: the sync's caller calibrates the vault as after any
+    first sync (cli/vault.py), and the gate meanwhile reads raw cosines."""
+    await ingestor.core.store.write(CALIBRATION_DROP, vault=ingestor.vault)
+    ingestor.core.relevance_floors.clear()
 
 
 def empty_held(held: int, vault: str) -> str:

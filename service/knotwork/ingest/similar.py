@@ -19,6 +19,7 @@ from knotwork.graph.store import GraphStore
 from knotwork.settings import Settings
 
 ENTITY_BATCH = 256
+MAX_CANDIDATES = 20_000  # the most the index is asked for, as retrieve/search.py's searches
 Embed = Callable[[list[str]], Awaitable[list[list[float]] | None]]
 
 
@@ -43,12 +44,28 @@ async def link_new_entities(store: GraphStore, settings: Settings, vault: str, e
             vault=vault,
             rows=[{"key": k, "embedding": v} for k, v in zip(keys, vectors, strict=True)],
         )
-        result = await store.write(
+        linked += await _link(store, vault, keys, settings.similarity_top_k, threshold)
+    return linked
+
+
+async def _link(
+    store: GraphStore, vault: str, keys: list[str], top_k: int, threshold: float
+) -> int:
+    """Link ``keys`` to their ``top_k`` nearest entities of the vault within ``threshold``.
+    The vector index holds every vault's entities: an entity whose page came back full of
+    other vaults' is asked again with four times the neighbours, up to ``MAX_CANDIDATES``,
+    so a vault's edges never depend on what other vaults hold."""
+    k, linked = top_k + 1, set[str]()  # the entity itself comes back first
+    while keys:
+        [row] = await store.write(
             ENTITY_SIMILAR_LINK,
             vault=vault,
             keys=keys,
-            k=settings.similarity_top_k + 1,  # the entity itself comes back first
+            k=k,
+            top_k=top_k,
             min_score=(1.0 + threshold) / 2.0,  # the index scores cosine as (1 + cos) / 2
+            deepen=k < MAX_CANDIDATES,
         )
-        linked += int(result[0]["linked"]) if result else 0
-    return linked
+        linked |= set(row["edges"])  # an edge found from both ends, once
+        keys, k = row["deeper"], min(k * 4, MAX_CANDIDATES)
+    return len(linked)

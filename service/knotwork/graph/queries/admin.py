@@ -126,8 +126,13 @@ class CalibrationPutRow(TypedDict):
     vault: str
 
 
+class CalibrationDropRow(TypedDict):
+    dropped: int
+
+
 CALIBRATION_GET = Query("calibration_get", CalibrationGetRow)
 CALIBRATION_PUT = Query("calibration_put", CalibrationPutRow)
+CALIBRATION_DROP = Query("calibration_drop", CalibrationDropRow)
 
 # Verification (check/verify.py): a canonical line per node or fact.
 
@@ -176,6 +181,13 @@ DUMP_NOTES = Query("dump_notes", DumpNoteFieldsRow)
 DUMP_CHUNKS = Query("dump_chunks", DumpChunkFieldsRow)
 DUMP_FACTS = Query("dump_facts", DumpFactsRow)
 DUMP_NODES = Query("dump_nodes", DumpLineRow)
+
+
+class ScratchVaultsRow(TypedDict):
+    vault: str
+
+
+SCRATCH_VAULTS = Query("scratch_vaults", ScratchVaultsRow)
 
 # Counts and lists for the CLI, evaluation, tests and benchmarks.
 

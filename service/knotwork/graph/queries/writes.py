@@ -248,6 +248,14 @@ class EntitiesPendingRow(TypedDict):
     name: str | None
 
 
+class SimilarLinkedRow(TypedDict):
+    """The edges linked (element ids), and the entities whose page of neighbours other vaults
+    filled: to ask again, deeper."""
+
+    edges: list[str]
+    deeper: list[str]
+
+
 CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
 CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingCountRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
@@ -257,7 +265,7 @@ CHUNKS_ERRORS_PENDING = Query("chunks_errors_pending", UpdatedRow)
 CHUNK_FACTS_DELETE = Query("chunk_facts_delete", TouchedRow)
 ENTITIES_PENDING = Query("entities_pending", EntitiesPendingRow)
 ENTITY_EMBEDDING_SET = Query("entity_embedding_set", UpdatedRow)
-ENTITY_SIMILAR_LINK = Query("entity_similar_link", LinkedRow)
+ENTITY_SIMILAR_LINK = Query("entity_similar_link", SimilarLinkedRow)
 
 # Note vectors: each note's mean chunk vector, following its chunks (ingest/write.py after a
 # batch's writes, GraphStore.set_chunk_embeddings after a retry or a re-embedding, and once
