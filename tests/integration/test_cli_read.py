@@ -154,6 +154,9 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     code, out = run("history", "People/Team.md")
     assert code == 0 and out.splitlines()[0].endswith("  renamed from Team.md  +0 -0"), out
     assert out.splitlines()[1].endswith("  upsert  [Team.md]  +3 -0"), out
+    # A link or a mention as the note it names, as `note` shows it: not its key ("bob").
+    assert "    + MENTIONS → People/Bob.md  [mention, line 2]" in out, out
+    assert "    + WORKS_WITH → People/Alice.md  [wikilink, line 2]" in out, out
 
 
 def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
@@ -172,15 +175,20 @@ def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
 def test_note_and_search_in_a_vault_the_graph_holds_nothing_of_say_so(
     ingested: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """As `ask` does: a mistyped KNOTWORK_VAULT_NAME is not "no such note"."""
+    """As `ask` does: a mistyped KNOTWORK_VAULT_NAME is not "no such note", nor a vault that
+    is merely empty (`stats`, `history`)."""
     code, out = run("search", "zyxwvut")
     assert code == 3 and "no note matches" in out and "holds no notes" not in out, out
-    code, out = run("note", "Nowhere.md")
-    assert code == 3 and "holds no notes" not in out, out
-    setting(monkeypatch, "KNOTWORK_VAULT_NAME", "typo")
-    for args in (("search", "Alice"), ("note", "People/Alice.md"), ("search", "--json")):
+    for args in (("note", "Nowhere.md"), ("history", "Nowhere.md")):
         code, out = run(*args)
-        assert code == 3, out
+        assert code == 3 and "holds no notes" not in out, out
+    code, out = run("stats")
+    assert code == 0 and "holds no notes" not in out, out
+    setting(monkeypatch, "KNOTWORK_VAULT_NAME", "typo")
+    for args in (("search", "Alice"), ("note", "People/Alice.md"), ("search", "--json"),
+                 ("history", "People/Alice.md"), ("stats",), ("stats", "--json")):  # fmt: skip
+        code, out = run(*args)
+        assert code == (0 if args[0] == "stats" else 3), out
         assert "warning: the graph holds no notes of vault 'typo'" in out, out
         assert "check KNOTWORK_VAULT_NAME" in out
 

@@ -183,6 +183,7 @@ async def test_names_stored_decomposed_before_are_composed_on_the_next_sync(
         core,
         "MATCH (n:Note) WHERE n.content_hash IS NOT NULL "
         "SET n.facts_version = $old, n.title = $title, n.aliases = [$alias] "
+        "REMOVE n.fnames, n.ftags "  # kept since FACTS_RULES 15
         "WITH count(n) AS notes MATCH (e:Entity {key: 'jalape\u00f1o poppers'}) "
         "SET e.name = $alias RETURN elementId(e) AS id",
         {

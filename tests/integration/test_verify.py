@@ -1,17 +1,24 @@
-"""verify reads the graph's fields by name, never by position in a canonical line."""
+"""verify reads the graph's fields by name, never by position in a canonical line, and leaves
+no scratch vault behind, stopped or killed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
 from knotwork.check.verify import snapshot, verify_vault
 from knotwork.core import Core
+from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import put
+from tests.integration.conftest import ad_hoc, put
+from tests.startup import child_env
 
 
 def extraction(body: dict[str, Any]) -> str:
@@ -51,3 +58,68 @@ async def test_verify_reports_the_progress_of_its_fresh_parse(core: Core, vault:
     assert {what for _, _, what in calls} >= {
         f"writing notes: {n}.md" for n in ("Ann", "Ben", "Cy")
     }
+
+
+async def vaults(core: Core) -> set[str]:
+    rows = await ad_hoc(core, "MATCH (n) WHERE n.vault IS NOT NULL RETURN DISTINCT n.vault AS v")
+    return {r["v"] for r in rows}
+
+
+async def test_verify_drops_the_scratch_vaults_of_killed_verifies_not_of_running_ones(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """A verify killed outright (SIGKILL) leaves its scratch vault: the next verify drops it,
+    once no live verify holds its lease, and never one a verify running now holds."""
+    put(vault, "Ann.md", "# Ann\n\nAnn knows [[Ben]].\n")
+    await sync_vault(ingestor)
+    older, killed, running = "verify-0123456789ab", "verify-00000000dead", "verify-00000000a11e"
+    for scratch in (older, killed, running, "verify-notes"):  # the last, a user's own vault
+        await sync_vault(Ingestor(core, root=vault, vault=scratch, extract_enabled=False))
+    # An older version's scratch vault has no lease; a killed verify's lapsed.
+    await Lease(core.store, killed, 30).acquire({"mode": "verify-scratch"})
+    await ad_hoc(
+        core,
+        "MATCH (l:Lease {vault: $v}) SET l.expires_at = datetime() - duration('PT1S')",
+        {"v": killed},
+        write=True,
+    )
+    live = Lease(core.store, running, 30)
+    await live.acquire({"mode": "verify-scratch"})
+
+    assert await verify_vault(ingestor) == []
+    assert await vaults(core) == {"t", running, "verify-notes"}
+    leases = await ad_hoc(core, "MATCH (l:Lease) RETURN l.vault AS v, l.holder AS holder")
+    assert leases == [{"v": running, "holder": live.holder}]  # the dropped ones' given back
+
+
+async def test_a_verify_stopped_by_sigterm_drops_its_scratch_vault(
+    core: Core, settings: Settings, vault: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (`timeout`, `docker stop`, systemd) stops verify as Ctrl-C does: its scratch
+    vault is dropped before the process ends; before, it stayed in the database for good."""
+    for i in range(400):  # enough that the scratch sync is stopped half way
+        put(vault, f"n/{i}.md", f"# Note {i}\n\nNote {i} links [[{i + 1}]].\n")
+    env = child_env({
+        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+        "KNOTWORK_NEO4J_USER": settings.neo4j_user,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_VAULT_PATH": str(vault),
+    })  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "knotwork.cli", "verify"),
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    scratch_notes = "MATCH (n:Note) WHERE n.vault STARTS WITH 'verify-' RETURN count(n) AS c"
+    for _ in range(3000):
+        if process.returncode is not None or (await ad_hoc(core, scratch_notes))[0]["c"]:
+            break
+        await asyncio.sleep(0.02)
+    assert process.returncode is None, "verify ended before its scratch vault held a note"
+    process.send_signal(signal.SIGTERM)
+    out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == -signal.SIGTERM, out.decode()[-2000:]
+    assert await vaults(core) == set()  # nothing of the scratch vault, its lease included
+    assert await ad_hoc(core, "MATCH (l:Lease) RETURN l") == []

@@ -15,7 +15,7 @@ from knotwork.ingest.facts import note_keys, structural_facts
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import fact_rows, note_props
 from knotwork.models import Fact
-from knotwork.text.keys import link_key, nfc
+from knotwork.text.keys import folded, link_key, nfc
 
 _nfd = functools.partial(unicodedata.normalize, "NFD")
 
@@ -173,3 +173,14 @@ def test_the_names_of_a_chunks_entities_are_stored_composed() -> None:
     [row] = entity_rows("c1", extraction)
     assert (row["key"], row["name"]) == ("z\u00fcrich", "Z\u00fcrich")
     assert nfc("plain") == "plain" and nfc("e\u0301") == "\u00e9"
+
+
+def test_names_and_tags_are_kept_case_folded_for_the_note_search() -> None:
+    """Cypher's toLower keeps "ß" and a final "ς", so a search for "GRÖSSE" (folded: "grösse")
+    compares with the note's names and tags folded in Python (notes_search.cypher)."""
+    text = "---\ntitle: Die Größe\naliases: [ΟΔΟΣ]\ntags: [Straße/Ost]\n---\n#" + _nfd("été\n")
+    props = note_props(parse_note(_nfd("Deutsch/Größe.md"), text), None)
+    assert props["fnames"] == ["die grösse", "grösse", "οδοσ"]
+    assert props["ftags"] == ["strasse/ost", "\u00e9t\u00e9"]
+    assert folded("GRÖSSE") == folded("Grösse") == "grösse" and folded("ABC") == "abc"
+    assert folded(_nfd("ΐ")) == "\u0390"  # folded, then composed again

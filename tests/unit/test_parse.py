@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -246,6 +247,22 @@ def test_inline_tag_rules() -> None:
     note = parse_note("x.md", text)
     assert note.tags == ["first", "nested/deep", "über", "with-dash_and_1", "y1984", "inheading",
                          "todo"]  # fmt: skip
+
+
+def test_inline_tags_keep_their_combining_marks() -> None:
+    # Devanagari vowel signs, Thai vowels and tone marks, Hebrew and Arabic points are marks
+    # (Mn/Mc), which ``\\w`` does not match: "#भारत" was cut to "#भ".
+    text = "Inline: #भारत #हिन्दी #เชียงใหม่ #שָׁלוֹם #مُحَمَّد #ไทย #भाषा #१२३\n"
+    note = parse_note("x.md", text)
+    assert note.tags == ["भारत", "हिन्दी", "เชียงใหม่", "שָׁלוֹם", "مُحَمَّد", "ไทย", "भाषा"]
+
+
+def test_decomposed_tags_are_read_whole_and_composed() -> None:
+    text = "---\ntags: [réunion]\n---\n# Réunion\n\nNotes #été #café #Réunion.\n"
+    note = parse_note("x.md", unicodedata.normalize("NFD", text))
+    composed = [unicodedata.normalize("NFC", t) for t in ("réunion", "été", "café")]
+    assert note.tags == composed  # "#Réunion" is the frontmatter's tag again
+    assert note.tag_lines == {"été": 6, "café": 6, "réunion": 6}
 
 
 def test_frontmatter_tags_come_first_and_dedupe_case_insensitively() -> None:

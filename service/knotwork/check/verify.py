@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypedDict
 
+from knotwork.errors import LeaseHeldError
+from knotwork.graph.lease import Lease, holding
 from knotwork.graph.queries.admin import (
     DUMP_CHUNKS,
     DUMP_FACTS,
     DUMP_NODES,
     DUMP_NOTES,
+    SCRATCH_VAULTS,
     DumpChunkFieldsRow,
     DumpChunksRow,
     DumpFactsRow,
@@ -25,6 +30,12 @@ from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, sync_vault
 from knotwork.vault.folders import folder_key
+
+log = logging.getLogger(__name__)
+
+SCRATCH_PREFIX = "verify-"
+SCRATCH_NAME = re.compile(r"verify-[0-9a-f]{12}")  # a scratch vault's, never a user's vault
+SCRATCH_MODE = "verify-scratch"  # the mode of a scratch vault's lease
 
 
 class Dump(TypedDict):
@@ -122,19 +133,24 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
     and the files it could not read.
 
     The fresh ingest goes to a scratch vault in the same database, which is dropped after;
-    ``progress`` follows it as it follows an ingest.
+    ``progress`` follows it as it follows an ingest. The scratch vault's lease, held
+    throughout, tells a later verify it is in use; those a killed verify left are dropped first.
     """
-    scratch = f"verify-{uuid.uuid4().hex[:12]}"
+    core = ingestor.core
+    store = core.store
+    await drop_stale_scratch(store, core.settings.lease_ttl_s)
+    scratch = f"{SCRATCH_PREFIX}{uuid.uuid4().hex[:12]}"
     fresh = Ingestor(
-        ingestor.core, root=ingestor.root, vault=scratch, extract_enabled=False, embed_enabled=False
+        core, root=ingestor.root, vault=scratch, extract_enabled=False, embed_enabled=False
     )
-    store = ingestor.core.store
-    try:
-        report = await sync_vault(fresh, progress)
-        want = structural(await dump(store, scratch))
-        have = structural(await dump(store, ingestor.vault))
-    finally:
-        await store.drop_vault(scratch)
+    lease = Lease(store, scratch, core.settings.lease_ttl_s)
+    async with holding(lease, {"mode": SCRATCH_MODE, "watches": False}):
+        try:
+            report = await sync_vault(fresh, progress)
+            want = structural(await dump(store, scratch))
+            have = structural(await dump(store, ingestor.vault))
+        finally:
+            await store.drop_vault(scratch)
     out = []
     for part in want:
         missing = sorted(set(want[part]) - set(have[part]))
@@ -142,6 +158,31 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
         if missing or stale:
             out.append(Difference(part, missing, stale))
     return Verified(out, list(report.errors))
+
+
+async def drop_stale_scratch(store: GraphStore, ttl_s: int) -> list[str]:
+    """Drop the scratch vaults no live verify holds: those a verify killed outright (SIGKILL,
+    a crash, the machine stopped) left behind. They are hidden from every command, yet their
+    chunks weigh in the full-text indexes every vault shares. A verify holds its scratch
+    vault's lease, so one running now is refused here and kept; a killed one's lapses after
+    ``ttl_s``. The names of the vaults dropped."""
+    dropped = []
+    for row in await store.read(SCRATCH_VAULTS, prefix=SCRATCH_PREFIX):
+        vault = row["vault"]
+        if not SCRATCH_NAME.fullmatch(vault):
+            continue
+        try:
+            async with holding(
+                Lease(store, vault, ttl_s), {"mode": SCRATCH_MODE, "watches": False}
+            ):
+                nodes = await store.drop_vault(vault)
+        except LeaseHeldError:
+            continue  # a verify running now
+        log.info(
+            "dropped scratch vault %s (%d nodes), left by a verify that was killed", vault, nodes
+        )
+        dropped.append(vault)
+    return dropped
 
 
 async def synced_from(ingestor: Ingestor) -> str | None:

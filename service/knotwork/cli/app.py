@@ -1,16 +1,21 @@
 """The one ``app`` every command registers on, and what the commands share: logging set up at
-the entry point, errors turned into a message and an exit code, a core per command, the vault's
-lease for commands that write, a progress bar."""
+the entry point, errors turned into a message and an exit code, a core per command (stopped by
+SIGTERM or SIGHUP as by Ctrl-C), the vault's lease for commands that write, a progress bar."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -77,15 +82,57 @@ def fail(exc: KnotworkError) -> typer.Exit:
     return typer.Exit(2 if isinstance(exc, usage) else 1)
 
 
+# Signals that stop a command as Ctrl-C does (asyncio cancels the running task on SIGINT), so
+# what it holds is given back on the way out: the vault's lease, verify's scratch vault. Left to
+# their default, they ended the process where it stood (`timeout`, `docker stop`, systemd, a
+# closed terminal).
+STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _cancel_on_signals(task: asyncio.Task[Any], received: list[signal.Signals]) -> None:
+    """Cancel ``task`` on a STOPPING signal, noted in ``received``. A command that handles one
+    itself (``watch``) replaces this handler; one the process was started ignoring (nohup's
+    SIGHUP) stays ignored. Only the main thread takes signals (a test may run a command in
+    another)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+
+    def stop(sig: signal.Signals) -> None:
+        received.append(sig)
+        loop.remove_signal_handler(sig)  # a second one ends the process at once, as Ctrl-C's
+        task.cancel()
+
+    for sig in STOPPING:
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            loop.add_signal_handler(sig, stop, sig)
+
+
+def _end_by(sig: signal.Signals) -> NoReturn:
+    """End the process by ``sig`` once the command has cleaned up: its caller (a shell,
+    `timeout`, systemd) sees it stopped by that signal, as it would have without the cleanup."""
+    with contextlib.suppress(OSError):  # a terminal already closed (SIGHUP)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+    raise typer.Exit(128 + sig)  # only if the signal is blocked
+
+
 def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> T:
     """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
+    SIGTERM and SIGHUP cancel it, as Ctrl-C does, and then end the process.
 
     ``models``: the command calls the models, so their clients are built first and a setting
     that cannot work (e.g. the in-process model's vector size) stops it before any work. The
     others never import LlamaIndex.
     """
+    stopped: list[signal.Signals] = []
 
     async def run() -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        _cancel_on_signals(task, stopped)
         async with open_core(get_settings()) as core:
             if models:
                 core.models.load()
@@ -94,7 +141,10 @@ def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> 
     try:
         return asyncio.run(run())
     except KnotworkError as exc:
-        raise fail(exc) from exc
+        raise fail(exc) from exc  # said before the process ends, when it was stopped
+    finally:
+        if stopped:
+            _end_by(stopped[0])
 
 
 def writing(core: Core, vault: str, mode: str) -> AbstractAsyncContextManager[Lease]:

@@ -1,11 +1,14 @@
 """How the commands print what they found for a person: a citation as
-``path#heading:lines``, a revision's fact as ``note`` prints a fact, verify's last line, what a
-stopped watcher leaves."""
+``path#heading:lines``, a note's fact, a revision's fact as ``note`` prints a fact, verify's last
+line, what a stopped watcher leaves."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from knotwork.graph.names import Names
+from knotwork.text.keys import BREAK, spaceless
 
 
 def cite(c: dict[str, Any]) -> str:
@@ -13,18 +16,46 @@ def cite(c: dict[str, Any]) -> str:
     return f"{c['path']}{heading}:{c['line_start']}-{c['line_end']}"
 
 
-def revision_fact(key: str) -> str:
+def note_fact(f: dict[str, Any], path: str) -> str:
+    """A fact ``note`` lists: ``RELATION → object (kind)  [extractor, line N]``, the subject
+    first when it is not the note ``path`` (a model fact about an entity the note names reads
+    "Kubernetes DEPENDS_ON → Postgres", not as the note's own), as ``history`` prints one."""
+    who = f"{f['subject']} " if f["subject"] != path else ""
+    where = f"[{f['extractor']}, line {f['line']}]"
+    return f"{who}{f['predicate']} → {f['object']} ({f['object_kind']})  {where}"
+
+
+def revision_fact(key: str, names: Names | None = None, source: str = "") -> str:
     """A revision's fact, stored as ``rows.canonical`` writes it (relation|subject|target|
     extractor|line|predicate|chunk id), as ``note`` prints one: ``RELATION → target  [extractor,
-    line N]``, the subject first when it is not the note itself."""
+    line N]``, the subject first when it is not the note itself. A link's or a mention's target
+    is stored as the key it is matched by ("санкт петербург", "北 京 大 学"): it is shown as
+    the note that key names in ``names`` (the vault's now, as seen from the note ``source``),
+    else as its words written as a name is ("北京大学")."""
     parts = key.split("|")
     if len(parts) < 7:
         return key
     relation, subject, target = parts[0], parts[1], "|".join(parts[2:-4])
     extractor, line, predicate = parts[-4], parts[-3], parts[-2]
+    if extractor == "mention":
+        named = names.resolve(target, source) if names is not None else None
+        target = named or _written(target)
+    elif extractor == "wikilink" and names is not None:
+        target = names.link_target(target) or target
     said = f" ({predicate!r})" if predicate else ""
     who = f"{subject} " if subject else ""
     return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"
+
+
+def _written(mention: str) -> str:
+    """A mention key's words as text writes them: no space between two characters of a
+    script written without spaces (Han, kana, Hangul; a Thai letter), none kept for a BREAK."""
+    out = ""
+    for before, word in zip(["", *mention.split(" ")], mention.split(" "), strict=False):
+        if word == BREAK:
+            continue
+        out += word if not out or (spaceless(before) and spaceless(word)) else f" {word}"
+    return out
 
 
 def verify_summary(count: int, unreadable: int, elsewhere: str | None) -> str:

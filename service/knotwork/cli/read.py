@@ -16,7 +16,7 @@ import typer
 
 from knotwork.cli.app import NOT_FOUND, app, fail, with_core
 from knotwork.cli.options import DateFrom, DateTo, Folder, Json, Limit, NotePath, Tag, TopK, Trust
-from knotwork.cli.printed import cite, revision_fact
+from knotwork.cli.printed import cite, note_fact, revision_fact
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.retrieve.config import DEFAULT_TOP_K
@@ -221,10 +221,7 @@ def note(path: NotePath, as_json: Json = False) -> None:
         )
     typer.echo(f"\nfacts ({len(body['facts'])}):")
     for f in body["facts"]:
-        typer.echo(
-            f"  {f['predicate']} → {f['object']} ({f['object_kind']})  "
-            f"[{f['extractor']}, line {f['line']}]"
-        )
+        typer.echo(f"  {note_fact(f, n['path'])}")
 
 
 @app.command()
@@ -234,12 +231,24 @@ def history(
     as_json: Json = False,
 ) -> None:
     """A note's revisions, newest first: what each change added and removed."""
+    from knotwork.errors import NoteNotFoundError
+    from knotwork.graph import names as names_cache
+    from knotwork.graph.names import NameIndex
     from knotwork.retrieve.notes import note_history
 
-    async def work(core: Core) -> list[dict[str, Any]]:
-        return await note_history(core, path, limit)
+    async def work(core: Core) -> tuple[list[dict[str, Any]], NameIndex | None]:
+        try:
+            rows = await note_history(core, path, limit)
+        except NoteNotFoundError:
+            await _warn_no_notes(core)
+            raise
+        if as_json:  # the stored keys, as the REST API and the graph's Revisions hold them
+            return rows, None
+        # The notes the keys of links and mentions name, to show them as `note` does.
+        vault = core.settings.vault_name
+        return rows, (await names_cache.cached(core.store, core.names, vault))[1]
 
-    rows = with_core(work)
+    rows, names = with_core(work)
     if as_json:
         _print_json(rows)
         return
@@ -248,9 +257,9 @@ def history(
         then = f"  [{r['path']}]" if r["path"] != rows[0]["path"] else ""  # before a rename
         typer.echo(f"{r['at']}  {kind}{then}  +{len(r['added'])} -{len(r['removed'])}")
         for fact in r["added"]:
-            typer.secho(f"    + {revision_fact(fact)}", fg=typer.colors.GREEN)
+            typer.secho(f"    + {revision_fact(fact, names, r['path'])}", fg=typer.colors.GREEN)
         for fact in r["removed"]:
-            typer.secho(f"    - {revision_fact(fact)}", fg=typer.colors.RED)
+            typer.secho(f"    - {revision_fact(fact, names, r['path'])}", fg=typer.colors.RED)
 
 
 @app.command()
@@ -258,7 +267,13 @@ def stats(as_json: Json = False) -> None:
     """Counts of notes, chunks, entities, unresolved links, pending work and facts."""
     from knotwork.retrieve.notes import vault_stats
 
-    body = with_core(vault_stats)
+    async def work(core: Core) -> dict[str, Any]:
+        body = await vault_stats(core)
+        if not body["notes"]:  # `stats` is how one checks which vault one reads
+            await _warn_no_notes(core)
+        return body
+
+    body = with_core(work)
     if as_json:
         _print_json(body)
         return

@@ -12,14 +12,21 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
+import regex
+
 from knotwork.ingest.frontmatter import load_frontmatter
 from knotwork.models import FrontmatterValue, Heading, Link, LinkKind, ParsedNote
 from knotwork.text import markdown
 from knotwork.text.dates import iso_date, text_dates
+from knotwork.text.keys import nfc
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
-_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
-_WORDY = re.compile(r"[^\d/-]")  # a tag needs more than digits, dashes and slashes
+# A tag, as Obsidian reads one: letters, digits and their combining marks, "_", "-" and "/"
+# (nesting). ``\w`` alone cuts "#भारत" at its vowel sign, "#שָׁלוֹם" at its points and a
+# decomposed "#été" (macOS) at its accent.
+_TAG = regex.compile(r"(?<!\S)#([\p{L}\p{N}\p{M}_/-]+)")
+# A tag needs more than digits (with their marks), dashes and slashes.
+_WORDY = regex.compile(r"[^\d\p{M}/-]")
 # Not after a backslash (but after an escaped one): "\[[x]]" is text, "\![[x]]" a link (its
 # "!" escaped), "\\[[x]]" a link after a backslash, as in CommonMark.
 _WIKILINK = re.compile(r"(?:(?<!\\)|(?<=\\\\))(!?)(?:(?<!\\)|(?<=\\\\))\[\[([^\[\]]+)\]\]")
@@ -158,7 +165,8 @@ def parse_note(path: str, text: str) -> ParsedNote:
     aliases = _unique(
         _numbers_as_written(frontmatter, values, alias_keys) or _fm_list(frontmatter, alias_keys)
     )
-    tags = [t.lstrip("#").strip() for t in _fm_list(frontmatter, ("tags", "tag"), split=True)]
+    # Tags composed (NFC), as they are stored: a decomposed "#été" is the tag "été".
+    tags = [nfc(t.lstrip("#").strip()) for t in _fm_list(frontmatter, ("tags", "tag"), split=True)]
 
     folder = path.rsplit("/", 1)[0] if "/" in path else ""  # relative links start here
     links: list[Link] = []
@@ -191,7 +199,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if atx := markdown.atx_heading(raw):
             headings.append(Heading(atx[0], atx[1], idx + 1))
         if "#" in masked:
-            found = [tag for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]
+            found = [nfc(tag) for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]
             tags += found
             for tag in found:
                 tag_lines.setdefault(tag.casefold(), idx + 1)

@@ -8,7 +8,15 @@ from typing import Any
 from knotwork.errors import KnotworkError
 from knotwork.ingest.chunk import CHUNKER_VERSION
 from knotwork.models import Fact, ParsedNote, fact_key
-from knotwork.text.keys import entity_key, link_key, loose_key, name_key, nfc, note_name_keys
+from knotwork.text.keys import (
+    entity_key,
+    folded,
+    link_key,
+    loose_key,
+    name_key,
+    nfc,
+    note_name_keys,
+)
 from knotwork.text.vocab import RELATIONS
 
 
@@ -96,7 +104,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 14: a link's relation read from its own clause only ("Beacon uses Atlas. Owner: [[Dieter]]"
 # asserts no USES of Dieter), and not inherited across a sentence's end; a frontmatter value's
 # fact on the line the value is written on (an item of a block list: its own), not its key's.
-FACTS_RULES = 14
+# 15: inline tags keep their combining marks (#भारत, #שָׁלוֹם) and are composed (a decomposed
+# #été); a note keeps its names and tags case-folded (fnames, ftags) for notes_search.cypher.
+FACTS_RULES = 15
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
@@ -117,6 +127,10 @@ def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
         "lpath": lpath,
         "aliases": list(dict.fromkeys(map(nfc, note.aliases))),  # one per composed spelling
         "tags": list(dict.fromkeys(map(nfc, note.tags))),
+        # What a search by name or tag compares (notes_search.cypher): Cypher's toLower keeps
+        # "ß" where a search for "GRÖSSE" folds it to "ss".
+        "fnames": sorted({folded(n) for n in [file_stem, note.title, *note.aliases]}),
+        "ftags": sorted({folded(t) for t in note.tags}),
         "content_hash": note.content_hash,
         "mtime": mtime,
         "dates": note.dates,

@@ -18,21 +18,21 @@ from knotwork.graph.queries.reads import (
 )
 from knotwork.retrieve import cached
 from knotwork.retrieve.types import bare_tag, vault_folder
-from knotwork.text.keys import nfc
-from knotwork.vault.files import clean_relpath
-from knotwork.vault.write import unicode_forms
+from knotwork.text.keys import folded
+from knotwork.vault.write import checked_relpath, unicode_forms
 
 
 async def note_detail(core: Core, path: str) -> dict[str, Any]:
     """A note with its chunks and the facts it asserts, with provenance.
 
-    Raises VaultPathError for a path that is absolute or leaves the vault, and NoteNotFoundError
-    for one the graph does not hold. The path is looked up as sent, then in its other Unicode
+    Raises VaultPathError for a path that is absolute, leaves the vault or is longer than a
+    file system allows (as a write, so its echo is cut), and NoteNotFoundError for one the
+    graph does not hold. The path is looked up as sent, then in its other Unicode
     forms (a vault from macOS holds decomposed names, a client types composed ones), as PUT
     and DELETE find it; a note beats a placeholder of a link. The note's text is returned as
     data, never interpreted.
     """
-    rel = clean_relpath(path)
+    rel = checked_relpath(path)
     found = None
     for form in unicode_forms(rel):
         rows = await core.store.read(NOTE_DETAIL, vault=core.settings.vault_name, path=form)
@@ -65,7 +65,7 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
 
     Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
     of it in any Unicode form (the first form that has some is followed, as ``note_detail``)."""
-    rel = clean_relpath(path)
+    rel = checked_relpath(path)
     for form in unicode_forms(rel):
         if rows := await _history(core, form, limit):
             return [{**row, "at": row["at"].iso_format()} for row in rows]
@@ -118,11 +118,10 @@ async def search_notes(
     rows = await core.store.read(
         NOTES_SEARCH,
         vault=core.settings.vault_name,
-        # lower(), not casefold(): the query lowers stored names with Cypher's toLower, which
-        # keeps ß and final ς ("Straße".casefold() is "strasse"). Composed first, as the
-        # names are stored (ingest/rows.py note_props; the stem is a composed link key).
-        text=nfc(text).lower() if text else None,
-        tag=nfc(bare).lower() if bare is not None else None,
+        # Case-folded and composed, as notes keep their names and tags for this search
+        # (ingest/rows.py note_props): "GRÖSSE" and "Grösse" find "Größe".
+        text=folded(text) if text else None,
+        tag=folded(bare) if bare is not None else None,
         folder=under,
         limit=limit,
     )

@@ -76,6 +76,13 @@ def nfc(name: str) -> str:
     return name if name.isascii() else unicodedata.normalize("NFC", name)
 
 
+def folded(name: str) -> str:
+    """``name`` case-folded and composed: how a name search compares ("GRÖSSE" and "Grösse"
+    find "Größe", which lower case alone does not: Cypher has no case folding, so notes keep
+    their names folded so, ingest/rows.py ``note_props``)."""
+    return name.lower() if name.isascii() else nfc(nfc(name).casefold())
+
+
 def link_key(target: str) -> str:
     """How a link target is matched: case-insensitive, no ``.md``, POSIX, no leading ``./``.
     A note's path keyed so (its ``lpath``) is what its links match."""

@@ -1,0 +1,69 @@
+"""SIGTERM and SIGHUP stop a one-shot command as Ctrl-C does: its task is cancelled, so what it
+holds is given back on the way out (the vault's lease, verify's scratch vault), and the process
+then ends by the signal, as its caller expects. Before, it ended where it stood."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.startup import child_env
+
+# A command whose work waits until stopped, then cleans up with an await (as verify's drop of
+# its scratch vault does), and prints what happened.
+COMMAND = """
+import asyncio, signal, sys
+from knotwork.cli.app import with_core
+if sys.argv[1] == "ignore":
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup starts it
+
+async def work(core):
+    print("ready", flush=True)
+    try:
+        await asyncio.sleep(float(sys.argv[2]))
+    finally:
+        await asyncio.sleep(0.05)
+        print("cleaned up", flush=True)
+    return "finished"
+
+print(with_core(work), flush=True)
+"""
+
+
+def start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    env = child_env(
+        {"KNOTWORK_NEO4J_PASSWORD": "unused", "KNOTWORK_NEO4J_URI": "bolt://127.0.0.1:9"}
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", COMMAND, *args],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == "ready\n", child.stderr and child.stderr.read()
+    return child
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_stopping_signal_cleans_up_then_ends_the_process_by_it(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    child = start(tmp_path, "default", "60")
+    child.send_signal(sig)
+    out, err = child.communicate(timeout=30)
+    assert out == "cleaned up\n", err
+    assert child.returncode == -sig, err  # the caller sees it stopped by the signal
+
+
+def test_a_sighup_the_process_was_started_ignoring_stays_ignored(tmp_path: Path) -> None:
+    child = start(tmp_path, "ignore", "1")
+    child.send_signal(signal.SIGHUP)
+    out, err = child.communicate(timeout=30)
+    assert (out, child.returncode) == ("cleaned up\nfinished\n", 0), err

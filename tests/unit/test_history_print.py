@@ -1,0 +1,46 @@
+"""How ``knotwork history`` prints a revision's fact: a link's or a mention's target as the
+note its stored key names, as ``knotwork note`` prints it, not as the key."""
+
+from __future__ import annotations
+
+from knotwork.cli.printed import revision_fact
+from knotwork.graph.names import NameIndex
+from knotwork.ingest import mentions
+from knotwork.models import fact_key
+from knotwork.text.keys import link_key, name_key, note_name_keys
+
+
+def _names(*paths: str) -> NameIndex:
+    index = NameIndex()
+    for path in paths:
+        stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+        index.put(path, link_key(path), note_name_keys(stem, stem, []))
+    return index
+
+
+def test_a_mention_is_shown_as_the_note_its_key_names() -> None:
+    names = _names("中文/北京大学.md", "Русский/Санкт-Петербург.md")
+    beijing = mentions.canonical(name_key("北京大学") or "", 3, "c1")
+    assert beijing.split("|")[2] == "北 京 大 学"  # the key stored, a character a word
+    shown = revision_fact(beijing, names, "中文/张伟.md")
+    assert shown == "MENTIONS → 中文/北京大学.md  [mention, line 3]"
+    spb = mentions.canonical(name_key("Санкт-Петербург") or "", 3, "c1")
+    assert revision_fact(spb, names, "Русский/Москва.md").startswith(
+        "MENTIONS → Русский/Санкт-Петербург.md  ["
+    )
+
+
+def test_a_link_is_shown_as_the_note_it_resolves_to() -> None:
+    link = fact_key("LINKS_TO", None, link_key("Санкт-Петербург"), "wikilink", 3, None, "c1")
+    names = _names("Русский/Санкт-Петербург.md")
+    assert revision_fact(link, names).startswith("LINKS_TO → Русский/Санкт-Петербург.md  [")
+    assert revision_fact(link, _names()).startswith("LINKS_TO → санкт-петербург  [")
+
+
+def test_a_mention_of_a_note_gone_is_shown_as_its_words() -> None:
+    shown = {"北京大学": "北京大学", "เชียงใหม่": "เชียงใหม่", "東京タワー": "東京タワー",
+             "Café de Flore": "café de flore"}  # fmt: skip
+    for name, words in shown.items():
+        key = mentions.canonical(name_key(name) or "", 1, "c1")
+        assert revision_fact(key, _names()) == f"MENTIONS → {words}  [mention, line 1]"
+    assert revision_fact("odd") == "odd"
