@@ -1,7 +1,7 @@
 """A direct REST write answers before the chat model extracts its chunks: the API process
 extracts them in the background, a few chunks at a time under its shared lease (never starving
 another writer, never making a sync wait), again every period for chunks a model outage left
-pending, and a stop leaves what it had not done pending (api/extraction.py); the MCP server's
+pending, and a stop leaves what it had not done pending (serving/extraction.py); the MCP server's
 write tools alike."""
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import pytest
 from fastapi import FastAPI
 
 from knotwork.api import create_app
-from knotwork.api import extraction as api_extraction
-from knotwork.api.writers import RestWriters
 from knotwork.check.verify import snapshot
 from knotwork.core import Core
 from knotwork.errors import LeaseHeldError
@@ -27,6 +25,8 @@ from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.serving import extraction as api_extraction
+from knotwork.serving.writers import VaultWriters
 from knotwork.settings import Settings
 from tests.fakes.ollama import ChatRefusal, FakeOllama
 from tests.integration.conftest import ad_hoc
@@ -139,7 +139,7 @@ async def test_a_cli_writer_takes_the_lease_between_two_passes(
 ) -> None:
     monkeypatch.setattr(api_extraction, "EXTRACT_EVERY_S", 0.3)
     async with _api(settings, vault, tmp_path / "state") as (app, client):
-        writers: RestWriters = app.state.writers
+        writers: VaultWriters = app.state.writers
         body = await _put(client, "Long.md", _long(6))
         assert body["chunks"] > api_extraction.EXTRACT_PASS, body
         await asyncio.to_thread(held.asked.wait, 30)

@@ -18,7 +18,13 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, SecretStr
 
 from knotwork.api import create_app
-from knotwork.api.note_schemas import (
+from knotwork.api.routes.health import Readiness
+from knotwork.check.reports import HealthReport
+from knotwork.core import open_core
+from knotwork.graph.lease import Lease
+from knotwork.graph.queries.writes import MENTIONS_WRITE
+from knotwork.retrieve.notes import note_detail, vault_stats
+from knotwork.serving.bodies import (
     Accepted,
     Ingested,
     Journaled,
@@ -27,12 +33,6 @@ from knotwork.api.note_schemas import (
     Synced,
     VaultStats,
 )
-from knotwork.api.routes.health import Readiness
-from knotwork.check.reports import HealthReport
-from knotwork.core import open_core
-from knotwork.graph.lease import Lease
-from knotwork.graph.queries.writes import MENTIONS_WRITE
-from knotwork.retrieve.notes import note_detail, vault_stats
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import Neo4jTarget

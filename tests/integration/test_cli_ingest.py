@@ -174,7 +174,7 @@ def test_a_writer_refused_by_the_apis_extraction_is_told_to_try_again_shortly(
     vault = tmp_path / "v"
     vault.mkdir()
     (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
-    # the API server's background extraction: api/writers.py MODEL_MODE
+    # the API server's background extraction: serving/writers.py MODEL_MODE
     lease = asyncio.run(_hold({"mode": "rest-extract", "watches": False}))
     for command in (["ingest", str(vault), "--no-extract"], ["retry"], ["reembed"]):
         refused = CliRunner().invoke(cli, command)

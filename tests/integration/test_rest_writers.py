@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from knotwork.api import note_writes
-from knotwork.api.note_writes import put_note
-from knotwork.api.writers import RestWriters
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
 from knotwork.errors import (
@@ -25,6 +22,9 @@ from knotwork.graph.lease import Lease
 from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal
+from knotwork.serving import writes as note_writes
+from knotwork.serving.writers import VaultWriters
+from knotwork.serving.writes import put_note
 from knotwork.settings import Settings
 from knotwork.watch.queue import WatchStatus
 from tests.integration.conftest import put
@@ -34,7 +34,7 @@ from tests.integration.server import TcpProxy
 async def test_a_sync_starting_while_a_write_waits_for_the_lease_waits_for_that_write(
     core: Core, tmp_path: Path
 ) -> None:
-    writers = RestWriters(core, Journal(tmp_path / "journal"))
+    writers = VaultWriters(core, Journal(tmp_path / "journal"))
     order: list[str] = []
 
     async def put() -> None:
@@ -70,7 +70,7 @@ async def test_a_write_that_finds_the_graph_offline_does_not_hold_up_a_sync(
         update={"neo4j_uri": f"bolt://127.0.0.1:{proxy.port}", "neo4j_unavailable_after_s": 0.5}
     )
     async with open_core(through) as proxied:
-        writers = RestWriters(proxied, Journal(tmp_path / "journal"))
+        writers = VaultWriters(proxied, Journal(tmp_path / "journal"))
         proxy.cut()
         async with writers.write() as way:
             assert way.kind == "offline"
@@ -87,7 +87,7 @@ async def test_a_direct_write_cut_off_after_its_file_changed_is_replayed(
     here = dataclasses.replace(
         core, settings=core.settings.model_copy(update={"vault_path": vault, "extract": False})
     )
-    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    writers = VaultWriters(here, Journal(tmp_path / "journal"))
     assert (await put_note(here, writers, "Old.md", "# Old\n\nFirst.\n")).status == "done"
     assert writers.journal.paths() == []
 
@@ -117,7 +117,7 @@ async def test_a_write_refused_before_its_file_changed_leaves_no_journal_entry(
     here = dataclasses.replace(
         core, settings=core.settings.model_copy(update={"vault_path": vault})
     )
-    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    writers = VaultWriters(here, Journal(tmp_path / "journal"))
     put(vault, "Kite.md", "# Kite\n")
     with pytest.raises(WriteConflictError):  # a case variant of a note on disk
         await put_note(here, writers, "kite.md", "# kite\n")
@@ -130,7 +130,7 @@ async def test_a_full_disk_is_a_clear_refusal_with_nothing_written_or_journaled(
     here = dataclasses.replace(
         core, settings=core.settings.model_copy(update={"vault_path": vault})
     )
-    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    writers = VaultWriters(here, Journal(tmp_path / "journal"))
 
     def full(*args: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -169,7 +169,7 @@ async def test_a_lease_lost_after_the_file_changed_is_accepted_and_replayed_not_
             update={"vault_path": vault, "extract": False, "lease_ttl_s": 0.6}
         ),
     )
-    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    writers = VaultWriters(here, Journal(tmp_path / "journal"))
     assert (await put_note(here, writers, "Old.md", "# Old\n\nFirst.\n")).status == "done"
     name = "upsert_text" if op == "put" else "delete"
 
@@ -208,7 +208,7 @@ async def test_a_watcher_that_is_stopping_takes_no_more_rest_writes(
     watcher = Lease(here.store, here.settings.vault_name, 30)
     status = WatchStatus(folder=str(await asyncio.to_thread(vault.resolve)))
     await watcher.acquire(status.report(0))
-    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    writers = VaultWriters(here, Journal(tmp_path / "journal"))
     result = await put_note(here, writers, "New.md", "# New\n")
     assert (result.status, result.ingested_by) == ("accepted", watcher.holder)
     status.stopping = True
@@ -227,7 +227,7 @@ async def test_a_note_sent_with_a_byte_order_mark_is_ingested_as_its_file_reads(
     here = dataclasses.replace(
         core, settings=core.settings.model_copy(update={"vault_path": vault, "extract": False})
     )
-    writers = RestWriters(here, Journal(tmp_path / "journal"))
+    writers = VaultWriters(here, Journal(tmp_path / "journal"))
     result = await put_note(here, writers, "Bom.md", "\ufeff# Bom\n\nText.\n")
     assert result.status == "done"
     assert (vault / "Bom.md").read_bytes().startswith(b"\xef\xbb\xbf# Bom")

@@ -9,11 +9,11 @@ import logging
 import time
 from pathlib import Path
 
-from knotwork.api.writers import follows
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.serving.writers import follows
 from knotwork.settings import Settings
 from knotwork.watch import apply as watching
 from knotwork.watch.watcher import VaultWatcher

@@ -43,6 +43,7 @@ STAGES: list[set[str]] = [
     {"watch"},
     {"eval"},
     {"check"},
+    {"serving"},
     {"api", "cli", "mcp", "llamaindex"},
 ]
 # Apart from the flow: tooling only the command line starts.

@@ -1,4 +1,4 @@
-"""The REST writers' sync flag (api/writers.py), no server: a sync that ends after a later
+"""The REST writers' sync flag (serving/writers.py), no server: a sync that ends after a later
 one began leaves the flag to the later one, so writes made during it are still queued."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
-from knotwork.api.writers import RestWriters
+from knotwork.serving.writers import VaultWriters
 
 
 def test_a_sync_leaving_the_lease_keeps_the_next_syncs_flag() -> None:
     async def scenario() -> list[bool]:
         core: Any = SimpleNamespace(settings=SimpleNamespace(vault_name="v"))
-        writers = RestWriters(core, journal=None)  # type: ignore[arg-type]
+        writers = VaultWriters(core, journal=None)  # type: ignore[arg-type]
         leaving = asyncio.Event()
 
         @contextlib.asynccontextmanager

@@ -1,6 +1,6 @@
 """FastAPI app factory: the lifespan opens one Core, readies the schema, replays the REST
-writes the graph has not caught up with (``api.writers``) and extracts the chunks they left
-pending (``api.extraction``)."""
+writes the graph has not caught up with (``serving.writers``) and extracts the chunks they left
+pending (``serving.extraction``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from knotwork.api.guard import RequestGuard
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
 from knotwork.api.responses import COMMON_RESPONSES
 from knotwork.api.routes import health, notes, query, sync
-from knotwork.api.writers import RestWriters
 from knotwork.core import open_core
 from knotwork.errors import (
     ConfigError,
@@ -43,6 +42,7 @@ from knotwork.errors import (
 from knotwork.ingest import rehearse
 from knotwork.ingest.journal import Journal, journal_file
 from knotwork.redact import redact
+from knotwork.serving.writers import VaultWriters
 from knotwork.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             # REST writes the graph has not caught up with are replayed in the background.
-            app.state.writers = writers = RestWriters(core, Journal(journal_file(settings)))
+            app.state.writers = writers = VaultWriters(core, Journal(journal_file(settings)))
             replaying = asyncio.create_task(writers.replay_forever())
             # The chat model's work the direct writes leave pending, beside them.
             extracting = asyncio.create_task(writers.extraction.forever())

@@ -8,8 +8,8 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import APIKeyHeader
 
 from knotwork.api.guard import key_matches
-from knotwork.api.writers import RestWriters
 from knotwork.core import Core
+from knotwork.serving.writers import VaultWriters
 
 
 def get_core(request: Request) -> Core:
@@ -20,12 +20,12 @@ def get_core(request: Request) -> Core:
 CoreDep = Annotated[Core, Depends(get_core)]
 
 
-def get_writers(request: Request) -> RestWriters:
-    writers: RestWriters = request.app.state.writers
+def get_writers(request: Request) -> VaultWriters:
+    writers: VaultWriters = request.app.state.writers
     return writers
 
 
-WritersDep = Annotated[RestWriters, Depends(get_writers)]
+WritersDep = Annotated[VaultWriters, Depends(get_writers)]
 
 _api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False)
 ApiKeyDep = Annotated[str | None, Depends(_api_key_header)]

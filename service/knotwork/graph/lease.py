@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 # Modes of holders that follow the vault's files (leases written before ``watches`` existed).
 WATCHING_MODES = frozenset({"inotify", "polling"})
 # The API server's mode while a background pass extracts the facts of chunks its REST writes
-# left pending (api/extraction.py): it holds the lease a few chunks at a time.
+# left pending (serving/extraction.py): it holds the lease a few chunks at a time.
 REST_EXTRACT_MODE = "rest-extract"
 
 Status = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
@@ -133,7 +133,7 @@ async def holding(
     """Hold ``lease`` for the block, renewed every ttl/3 s with ``status`` (a map, or a callable
     giving the current one). If a renewal finds the lease lost, the block is cancelled at its
     next await and LeaseLostError raised from it. ``release=False`` leaves the lease to lapse
-    or to another user of the same holder id (see ``api.writers``). ``outage``: the holder's
+    or to another user of the same holder id (see ``serving.writers``). ``outage``: the holder's
     own report of Neo4j away (the watcher's), through which a renewal's failure on it is said,
     so an outage is said once whichever of the holder's tries meets it first."""
 

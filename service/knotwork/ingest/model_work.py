@@ -5,7 +5,7 @@ every ``RETRY_PENDING_S`` (chunks a model down left pending); a pass asked for w
 follows it, since the running one read its chunks before the last writes. A pass is
 ``pending_work``, what ``knotwork retry`` does (ingest/retry.py) for a few chunks, under the
 caller's lease: the watcher holds the vault's, the API takes it for each pass
-(api/extraction.py).
+(serving/extraction.py).
 """
 
 from __future__ import annotations

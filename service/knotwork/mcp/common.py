@@ -29,8 +29,8 @@ from knotwork.retrieve.config import MAX_TOP_K
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
-    from knotwork.api.writers import RestWriters
     from knotwork.limits import WorkLimiter
+    from knotwork.serving.writers import VaultWriters
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Served:
     the reason the server could not start."""
 
     core: Core | None = None
-    writers: RestWriters | None = None
+    writers: VaultWriters | None = None
     failure: str | None = None
     limiter: WorkLimiter | None = None  # retrievals and answers at once, as REST bounds them
 

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
 
-from knotwork.api.note_schemas import NoteFound, NoteSearch
 from knotwork.mcp.common import (
     READ_ONLY,
     NotePath,
@@ -18,6 +17,7 @@ from knotwork.mcp.common import (
     tool_errors,
 )
 from knotwork.retrieve.notes import note_detail, note_history, search_notes, vault_stats
+from knotwork.serving.bodies import NoteFound, NoteSearch
 from knotwork.vault.files import clean_relpath
 
 Limit = Annotated[int, Field(strict=True, ge=1, le=500, description="at most this many, 1 to 500")]

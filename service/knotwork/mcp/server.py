@@ -8,8 +8,8 @@ as its error, so a desktop agent shows it instead of a dead server. A tool retur
 REST API returns for the same request, validated by the same request models.
 
 Writes are off by default; with ``allow_writes`` the lifespan also holds the vault's writers
-(``api.writers``, as the REST API's), replays the journaled writes and extracts the chunks
-the writes left pending in the background (``api.extraction``).
+(``serving.writers``, as the REST API's), replays the journaled writes and extracts the chunks
+the writes left pending in the background (``serving.extraction``).
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ async def _start(stack: AsyncExitStack, settings: Settings) -> Core:
 async def _writers(core: Core, limiter: WorkLimiter) -> AsyncIterator[Served]:
     """The vault's writers, as the REST API's, with the journal replayed and the chunks its
     writes left pending extracted in the background."""
-    from knotwork.api.writers import RestWriters
     from knotwork.ingest.journal import Journal, journal_file
+    from knotwork.serving.writers import VaultWriters
 
-    writers = RestWriters(core, Journal(journal_file(core.settings)))
+    writers = VaultWriters(core, Journal(journal_file(core.settings)))
     replaying = asyncio.create_task(writers.replay_forever())
     extracting = asyncio.create_task(writers.extraction.forever())
     try:

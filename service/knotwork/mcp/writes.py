@@ -1,5 +1,5 @@
 """The write tools, registered only with ``knotwork mcp --allow-writes``: put and delete a note,
-sync the whole vault. Each goes through ``api.note_writes``, exactly as REST ``PUT`` and
+sync the whole vault. Each goes through ``serving.writes``, exactly as REST ``PUT`` and
 ``DELETE /notes/{path}`` and ``POST /sync`` do, under the same lease rules; what REST answers
 with 202 or 503 comes back as the result's ``status`` (``accepted``, ``journaled``) with a
 ``detail``, and what it refuses (404, 409, 413, 422) as a tool error with REST's message."""
@@ -12,10 +12,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from knotwork.api import note_writes
-from knotwork.api.note_schemas import Synced, ingested
-from knotwork.api.note_writes import WriteResult
 from knotwork.mcp.common import NotePath, Served, ServedContext, add_tool, served, tool_errors
+from knotwork.serving import writes as note_writes
+from knotwork.serving.bodies import Synced, ingested
+from knotwork.serving.writes import WriteResult
 
 Content = Annotated[str, Field(description="the note's whole Markdown text, frontmatter included")]
 

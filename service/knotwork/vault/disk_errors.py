@@ -2,7 +2,7 @@
 that fails is ``VaultUnavailableError`` (a 503, nothing changed), and the path's own problems —
 a symbolic link appeared on it, a name too long, a file or a folder in the way — are 4xx
 refusals (``WriteConflictError``, ``VaultPathError``). The rest (a read-only mount, permissions,
-a full disk) is the caller's to map (``api.write_refusals``).
+a full disk) is the caller's to map (``serving.refusals``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """REST writes for clients that are not the file system: put and delete a note.
 
 The file in the vault stays the truth: a PUT writes it atomically, then ingests it under the
-vault's lease — or leaves the ingest to whoever will do it (``api.writers``): a watcher that
+vault's lease — or leaves the ingest to whoever will do it (``serving.writers``): a watcher that
 holds the lease (202), this process's running sync (202), or the journal replay once Neo4j is
 back (503 saying the file is saved). A write that no one would ingest is refused (409) before
 the file changes. A read-only vault (the setting, a folder without write permission, or a write
 the file system refuses) answers 409, never 500. Each write holds its note's lock
 (``Core.note_locks``) from its checks to its graph write, so concurrent writes to one note
 apply one after the other; what a write may touch (no symbolic links, no case variants, no
-ignored places) is ``vault_write``'s policy. The writes themselves are ``api.note_writes``,
+ignored places) is ``vault_write``'s policy. The writes themselves are ``serving.writes``,
 which the MCP write tools call too; these routes map its results to HTTP. Its refusals, like
 every KnotworkError, reach the app's handler (``api.app``): one status table, one body shape.
 """
@@ -23,10 +23,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.convertors import Convertor, register_url_convertor
 
-from knotwork.api import note_writes
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
 from knotwork.api.limits import RETRY_AFTER_S
-from knotwork.api.note_schemas import (
+from knotwork.api.responses import Problems, Refusal
+from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
+from knotwork.serving import writes as note_writes
+from knotwork.serving.bodies import (
     Accepted,
     Ingested,
     Journaled,
@@ -36,9 +38,7 @@ from knotwork.api.note_schemas import (
     VaultStats,
     ingested,
 )
-from knotwork.api.note_writes import WriteResult
-from knotwork.api.responses import Problems, Refusal
-from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
+from knotwork.serving.writes import WriteResult
 
 
 class NotePath(Convertor[str]):

@@ -6,8 +6,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
 
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
-from knotwork.api.note_schemas import Synced
-from knotwork.api.note_writes import sync_all
+from knotwork.serving.bodies import Synced
+from knotwork.serving.writes import sync_all
 
 
 async def no_body(request: Request) -> None:

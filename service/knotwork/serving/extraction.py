@@ -7,7 +7,7 @@ outlast any HTTP or MCP client's patience.
 A pass is asked for after each direct write that left chunks pending, and every
 ``EXTRACT_EVERY_S`` while the graph holds pending chunks (a model outage's, ``knotwork
 retry``'s work done by a running API). One pass takes the process's shared lease
-(``RestWriters.model_pass``) for at most ``EXTRACT_PASS`` chunks and gives it back, leaving a
+(``VaultWriters.model_pass``) for at most ``EXTRACT_PASS`` chunks and gives it back, leaving a
 gap before the next, so a ``knotwork ingest`` is never kept out for long; it does nothing while
 this process's sync runs or another writer holds the lease (a watcher extracts itself, a CLI
 ingest waits for its own extraction, and the next period finds what is left). A pass is no
@@ -32,8 +32,8 @@ from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import ModelWork, pending_work
 
-if TYPE_CHECKING:  # the writers own this work (api/writers.py)
-    from knotwork.api.writers import RestWriters
+if TYPE_CHECKING:  # the writers own this work (serving/writers.py)
+    from knotwork.serving.writers import VaultWriters
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ PASS_GAP_S = 0.5  # the lease left free between two passes, for another writer t
 class Extraction:
     """The API process's passes over the pending chunks, one at a time."""
 
-    def __init__(self, writers: RestWriters) -> None:
+    def __init__(self, writers: VaultWriters) -> None:
         self.writers = writers
         self._ingestor: Ingestor | None = None
         self.every_s = EXTRACT_EVERY_S

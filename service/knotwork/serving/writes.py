@@ -4,12 +4,12 @@ Nothing here knows HTTP: a refusal is a Knotwork error (``VaultPathError`` for t
 ``WriteConflictError`` for a conflict with the vault or a read-only vault, ``NoteNotFoundError``,
 ``NoteError`` for a body that is not a note, ``LeaseHeldError`` when a writer that does not
 watch the files holds the vault, ``VaultUnavailableError`` for a vault folder that cannot be
-seen: ``api.vault_folder``), and a write that reached the disk returns a ``WriteResult``
+seen: ``serving.folder``), and a write that reached the disk returns a ``WriteResult``
 saying whether the graph shows it already (``done``; the chat model's facts follow in the
-background, ``api.extraction``), someone else will ingest it
+background, ``serving.extraction``), someone else will ingest it
 (``accepted``) or the journal replays it once Neo4j is back (``journaled``). Which way a write
-goes is ``api.writers``'s rule; what a write may touch is ``vault_write``'s policy; the
-refusals met before the file changes are ``api.write_refusals``.
+goes is ``serving.writers``'s rule; what a write may touch is ``vault_write``'s policy; the
+refusals met before the file changes are ``serving.refusals``.
 """
 
 from __future__ import annotations
@@ -20,10 +20,6 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from knotwork.api.note_schemas import Synced, synced
-from knotwork.api.vault_folder import vault_root
-from knotwork.api.write_refusals import busy, raise_if_full, refused_as_conflict, writable
-from knotwork.api.writers import RestWriters, Way
 from knotwork.core import Core
 from knotwork.errors import (
     ConfigError,
@@ -40,6 +36,10 @@ from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Entry
 from knotwork.ingest.sync import sync_vault
+from knotwork.serving.bodies import Synced, synced
+from knotwork.serving.folder import vault_root
+from knotwork.serving.refusals import busy, raise_if_full, refused_as_conflict, writable
+from knotwork.serving.writers import VaultWriters, Way
 from knotwork.vault.files import decode
 from knotwork.vault.write import (
     case_variants,
@@ -78,7 +78,7 @@ class WriteResult:
         return SAVED.format(done=self.done)
 
 
-def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
+def _journal_first(writers: VaultWriters, way: Way, rel: str) -> Entry | None:
     """For a write this process brings to the graph (direct, queued, offline), the path is
     journaled before the file changes: whatever stops the write after that — a lost lease, a
     cancelled request, an error from Neo4j, a crash — leaves it for the replay, which reads
@@ -96,7 +96,7 @@ def _journal_first(writers: RestWriters, way: Way, rel: str) -> Entry | None:
         ) from exc
 
 
-def _take_back(writers: RestWriters, entry: Entry | None) -> None:
+def _take_back(writers: VaultWriters, entry: Entry | None) -> None:
     """This write's entry goes (its file unchanged, or the graph showing it); if the journal
     cannot be rewritten now, the entry stays and costs one replay of a path in step."""
     if entry is None:
@@ -108,7 +108,7 @@ def _take_back(writers: RestWriters, entry: Entry | None) -> None:
 
 
 @contextmanager
-def _changing(writers: RestWriters, way: Way, rel: str) -> Iterator[Entry | None]:
+def _changing(writers: VaultWriters, way: Way, rel: str) -> Iterator[Entry | None]:
     """The block that changes the file, journaled first; a block that raises changed nothing."""
     entry = _journal_first(writers, way, rel)
     try:
@@ -132,7 +132,7 @@ class _Landing:
     is a refusal (409); after, the write is not undone — its journal entry stays for the
     replay (202, ingested by this process) — and after the graph showed it, it is done."""
 
-    def __init__(self, writers: RestWriters, rel: str, done: Literal["saved", "deleted"]):
+    def __init__(self, writers: VaultWriters, rel: str, done: Literal["saved", "deleted"]):
         self.writers, self.rel, self.done = writers, rel, done
         self.changed = False
         self.result: WriteResult | None = None
@@ -161,7 +161,7 @@ class _Landing:
 
 
 async def _ingest(
-    writers: RestWriters,
+    writers: VaultWriters,
     entry: Entry | None,
     rel: str,
     done: Literal["saved", "deleted"],
@@ -194,7 +194,7 @@ def nul_problem(body: str) -> str | None:
     )
 
 
-async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> WriteResult:
+async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> WriteResult:
     """Write the note's file atomically, then ingest it (or leave it to whoever will)."""
     root = await vault_root(core, held_ok=0)
     rel, full = note_target(root, path)
@@ -235,7 +235,7 @@ async def put_note(core: Core, writers: RestWriters, path: str, body: str) -> Wr
     return result
 
 
-async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResult:
+async def delete_note(core: Core, writers: VaultWriters, path: str) -> WriteResult:
     """Delete the note's file, then remove it from the graph (or leave it to whoever will)."""
     root = await vault_root(core, held_ok=1)
     rel, full = note_target(root, path)
@@ -268,7 +268,7 @@ async def delete_note(core: Core, writers: RestWriters, path: str) -> WriteResul
         return landing.outcome()
 
 
-async def sync_all(core: Core, writers: RestWriters) -> Synced:
+async def sync_all(core: Core, writers: VaultWriters) -> Synced:
     """Bring the graph in step with the whole vault folder, under the vault's lease.
 
     The lease is renewed while the sync runs (LeaseHeldError naming the holder; a lease lost

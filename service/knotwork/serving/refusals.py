@@ -1,4 +1,4 @@
-"""The refusals a note write meets before its file changes, as ``api.note_writes`` raises them:
+"""The refusals a note write meets before its file changes, as ``serving.writes`` raises them:
 a vault that is read-only (``KNOTWORK_VAULT_READ_ONLY``, the folder's permissions, or the file
 system refusing the write), a disk or quota that is full, and a lease held by a writer that would
 not ingest the write (``busy``). Each is a Knotwork error saying what to do; nothing here knows
@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from knotwork.api.writers import Way
 from knotwork.core import Core
 from knotwork.errors import LeaseHeldError, StorageFullError, WriteConflictError
+from knotwork.serving.writers import Way
 
 # A write the file system refuses because of the mount or permissions, not because of a bug.
 _READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -69,7 +69,7 @@ def busy(rel: str, way: Way) -> LeaseHeldError:
         if holder
         else "another writer"
     )
-    if holder and way.elsewhere:  # a watcher of another folder (RestWriters._other_holder)
+    if holder and way.elsewhere:  # a watcher of another folder (VaultWriters._other_holder)
         return LeaseHeldError(
             f"nothing was written to {rel!r}: vault writes are held by {who}, a watcher of "
             f"{holder.get('folder')}, not of this server's vault folder, so this write would "

@@ -17,7 +17,7 @@ finish gives it back). Which way a write goes:
   replay task brings the graph in step once Neo4j is back.
 
 A direct write does not wait for the chat model: the chunks it leaves pending are extracted by
-the writers' background passes (``extraction``, api/extraction.py), each a user of the shared
+the writers' background passes (``extraction``, serving/extraction.py), each a user of the shared
 lease for a few chunks but no direct write, so a sync never waits behind the model.
 """
 
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from knotwork.api.extraction import Extraction
 from knotwork.core import Core
 from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseHeldError, LeaseLostError
 from knotwork.graph.lease import (
@@ -44,6 +43,7 @@ from knotwork.graph.lease import (
 )
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
+from knotwork.serving.extraction import Extraction
 from knotwork.vault.folders import folder_key
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class Way:
     elsewhere: bool = False  # busy: the holder is a live watcher of another folder
 
 
-class RestWriters:
+class VaultWriters:
     """The API process's writers of the configured vault, and its journal."""
 
     def __init__(self, core: Core, journal: Journal) -> None:
