@@ -4,7 +4,7 @@ of commands, each registering on the one ``app`` (cli/app.py), in the order help
 from knotwork.cli.app import app
 
 # isort: off
-from knotwork.cli import service, vault, read, evaluate, neo4j  # noqa: F401  (register commands)
+from knotwork.cli import service, vault, read, notes, evaluate, neo4j  # noqa: F401  (register commands)
 # isort: on
 
 __all__ = ["app"]

@@ -1,14 +1,20 @@
 """How the commands print what they found for a person: a citation as
 ``path#heading:lines``, a note's fact, a revision's fact as ``note`` prints a fact, verify's last
-line, what a stopped watcher leaves."""
+line, what a stopped watcher leaves; ``--json`` bodies and the warning of a vault with no notes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import typer
 
 from knotwork.graph.names import Names
 from knotwork.text.keys import BREAK, spaceless
+
+if TYPE_CHECKING:
+    from knotwork.core import Core
 
 
 def cite(c: dict[str, Any]) -> str:
@@ -97,3 +103,17 @@ def watch_stopped(root: Path | None, unwritten: int, model_pending: int) -> list
             "watch` or `knotwork retry` does them"
         )
     return lines
+
+
+def print_json(body: Any) -> None:
+    """``--json``: the body as REST and MCP give it, non-ASCII kept as written."""
+    typer.echo(json.dumps(body, ensure_ascii=False, indent=2, default=str))
+
+
+async def warn_no_notes(core: Core) -> None:
+    """A read that found nothing warns, as ``ask`` does, when the vault holds no notes at all
+    (not ingested, or KNOTWORK_VAULT_NAME mistyped); on stderr, so ``--json`` stays JSON."""
+    from knotwork.retrieve.notes import no_notes_warning
+
+    if warning := await no_notes_warning(core, core.settings.vault_name):
+        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
