@@ -370,6 +370,13 @@ def test_a_case_variant_of_an_existing_note_is_409_naming_it(
     assert response.status_code == 409 and "'Draft.md'" in response.json()["detail"]
     # Deleting a variant name is no delete of the note.
     assert client.delete("/notes/DRAFT.md").status_code == 404
+    # Both spellings on disk already (ingest keeps both): each is written at its own path.
+    (vault / "Pair.md").write_text("# Upper\n")
+    (vault / "pair.md").write_text("# lower\n")
+    for name, text in (("Pair.md", "# Upper, edited\n"), ("pair.md", "# lower, edited\n")):
+        response = client.put(f"/notes/{name}", content=text)
+        assert response.status_code == 200, response.text
+        assert (vault / name).read_text() == text
     assert (vault / "Draft.md").exists()
 
 

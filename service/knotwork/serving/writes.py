@@ -209,13 +209,17 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
         if way.kind == "busy":
             raise busy(rel, way)
         with _changing(writers, way, rel) as entry:
-            if way.kind == "offline":  # the disk's case variants; the graph's are the disk's
-                variants = case_variants_on_disk(root, rel)
-            else:
-                variants = await case_variants(core.store, writers.vault, root, rel)
-            refuse_case_variants(rel, variants)  # first: it names the note taken for
-            if (lookalike := lookalike_name(rel)) and not exists_exactly(full, root.resolve()):
-                raise VaultPathError(f"{lookalike} (nothing was written)")
+            # A note already on disk under exactly this name stays writable: a case variant
+            # or a look-alike is refused as a new name only (ingest keeps both of a pair
+            # "Pair.md" and "pair.md"; each is edited at its own path).
+            if not exists_exactly(full, root.resolve()):
+                if way.kind == "offline":  # the disk's variants; the graph's are the disk's
+                    variants = case_variants_on_disk(root, rel)
+                else:
+                    variants = await case_variants(core.store, writers.vault, root, rel)
+                refuse_case_variants(rel, variants)  # first: it names the note taken for
+                if lookalike := lookalike_name(rel):
+                    raise VaultPathError(f"{lookalike} (nothing was written)")
             with refused_as_conflict():
                 mtime = write_note_file(root, rel, full, data)
         landing.changed = True
