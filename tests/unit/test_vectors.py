@@ -4,6 +4,7 @@ stored as a VectorsRejectedError, one of ours too."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 import httpx
@@ -62,3 +63,22 @@ async def test_vectors_that_cannot_be_stored_are_refused_as_one_of_ours() -> Non
         await embed_batch(cast(Any, embedder), ["a"], 2)
     # Not a bare ValueError any more: graph.schema catches it by name.
     assert isinstance(caught.value, KnotworkError) and not isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        json.JSONDecodeError("Expecting value", '{"embeddings": [[1,2,', 21),
+        KeyError("embeddings"),
+        httpx.HTTPStatusError("404", request=httpx.Request("POST", "http://m"), response=None),  # type: ignore[arg-type]
+    ],
+)
+async def test_an_answer_with_no_embeddings_is_not_said_as_a_server_down(answer: Exception) -> None:
+    """A server that answered a body cut short or another model's page is up: the message
+    sends the user to the model and what is between, not to start a running server."""
+    embedder = Embedder([answer, answer], [[1.0]])
+    with pytest.raises(ModelUnavailableError) as caught:
+        await embed_batch(cast(Any, embedder), ["a"], 1)
+    said = str(caught.value)
+    assert "answered, but with no embeddings" in said and "running" not in said, said
+    assert type(answer).__name__ in said

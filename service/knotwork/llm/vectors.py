@@ -57,12 +57,27 @@ async def embed_batch(
                 raise
         except Exception as exc:  # the clients (httpx, ollama, openai) raise many kinds
             if attempt == 2:
-                # described(): a time-out or a dropped connection has no text of its own
-                raise ModelUnavailableError(
-                    f"the embedding model did not answer ({described(exc, 300)}); check that "
-                    "its server is running (`knotwork doctor` says which) and try again"
-                ) from exc
+                raise ModelUnavailableError(_failed(exc)) from exc
         await asyncio.sleep(1.0)
     if problem := vectors_problem(vectors, len(texts), dimension):
         raise VectorsRejectedError(problem)
     return [list(v) for v in vectors]
+
+
+def _failed(exc: Exception) -> str:
+    """Why a call failed, as the user acts on it: a server that did not answer (not running,
+    unreachable, too slow) or one that answered with no embeddings (another model, a proxy's
+    page, a body cut short). described(): a time-out has no text of its own."""
+    import httpx
+
+    said = described(exc, 300)
+    if isinstance(exc, (OSError, TimeoutError, httpx.TransportError)):
+        return (
+            f"the embedding model did not answer ({said}); check that its server is running "
+            "(`knotwork doctor` says which) and try again"
+        )
+    return (
+        f"the embedding model's server answered, but with no embeddings ({said}); check that "
+        "KNOTWORK_EMBED_MODEL names an embedding model it serves and that nothing between "
+        "rewrites its answers (`knotwork doctor` checks the model)"
+    )
