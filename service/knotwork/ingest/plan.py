@@ -100,7 +100,7 @@ async def plan_sync(
             report.warnings += note.warnings
             texts[path] = (note.text, note.mtime)
     # Judged once read: a folder holds a note of the vault only with its path and its content.
-    await _own_folder(ingestor, folders, stored, hashes, new_folder)
+    await _refuse_another_folder(ingestor, folders, stored, hashes, new_folder)
     if hashes and all(digest is None for digest in stored.values()):
         await _first_notes(ingestor)
     for folder, why in sorted(scan.unreadable.items()):
@@ -189,7 +189,7 @@ async def _folders(ingestor: Ingestor, root: Path) -> _Folders:
     return _Folders(path, ident, was)
 
 
-async def _own_folder(
+async def _refuse_another_folder(
     ingestor: Ingestor,
     folders: _Folders,
     stored: dict[str, str | None],

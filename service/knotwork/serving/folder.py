@@ -51,11 +51,11 @@ async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:
     if unseen:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
     if held_ok is not None:
-        await _own_folder(core, root)
+        await _refuse_another_vaults_folder(core, root)
     return root
 
 
-async def _own_folder(core: Core, root: Path) -> None:
+async def _refuse_another_vaults_folder(core: Core, root: Path) -> None:
     """VaultFolderError when the vault's notes were synced from another folder: a note
     written here would not be the vault's file, yet the graph would serve its text (and cite
     its lines) under the vault note's path. The folder is the vault's when its path or its
