@@ -20,6 +20,8 @@ import asyncio, signal, sys
 from knotwork.cli.app import with_core
 if sys.argv[1] == "ignore":
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup starts it
+else:  # as a terminal starts it, whatever this test run inherited (CI under nohup ignores it)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 async def work(core):
     print("ready", flush=True)
