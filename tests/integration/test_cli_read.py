@@ -4,6 +4,7 @@ the fake Ollama: human output by default, the API's body with --json, documented
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,19 @@ def test_ask_exit_codes_for_no_evidence_a_silent_model_and_bad_arguments(
     for command in ("ask", "retrieve"):  # no word to ask about: refused as the API does
         code, out = run(command, "🤔🤔?")
         assert code == 2 and "question holds no words" in out, (command, out)
+
+
+def test_ask_says_a_model_that_is_down_once_without_a_log_record(
+    ingested: Path, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The warning printed with the answer is the one message: no raw log record beside it
+    (the server and the MCP server, which print no body, keep theirs)."""
+    fake_ollama.down = True
+    caplog.set_level(logging.INFO)
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
+    assert code == 4 and out.count("running, with the model available?") == 1, out
+    assert not [r for r in caplog.records if r.name == "knotwork.answer.respond"]
+    assert logging.getLogger("knotwork.answer.respond").level == logging.NOTSET  # restored
 
 
 def test_ask_without_a_question_is_an_interactive_session(

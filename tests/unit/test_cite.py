@@ -170,6 +170,13 @@ def test_words_in_brackets_that_cite_nothing_stay(text: str) -> None:
         ("Alpha [Sources 1, 4].", [0, 3], []),
         ("Alpha [S3-S9].", [2, 3], ["[S5]", "[S6]", "[S7]", "[S8]", "[S9]"]),
         ("Alpha [S1-S300].", [0], ["[S300]"]),
+        # As a label names a source, or with the note a model added: the number is cited.
+        ("Alpha [Source: S2].", [1], []),
+        ("Alpha [S1: C# notes.md].", [0], []),
+        ("Alpha [S2: a draft, step one].", [1], []),
+        ("Alpha [^S3].", [2], []),
+        ("Alpha [S4.]", [3], []),
+        ("Alpha [S9: Secret/Plan.md].", [], ["[S9]"]),
     ],
 )
 def test_source_markers_as_models_write_them(
@@ -292,3 +299,43 @@ def test_a_marker_split_by_a_cut_is_left_out(raw: str, sent: str) -> None:
     stream = CitationStream(ODD, SOURCES)
     assert "".join([stream.feed(raw), stream.cut()]) == sent
     assert check_citations(stream.text, ODD, SOURCES).text == sent
+
+
+@pytest.mark.parametrize(
+    ("text", "rendered", "dropped"),
+    [
+        ("Alice works at Acme [1]. Bob [S2].", "Alice works at Acme. Bob [a [draft].md#Step [1]].",
+         ["[1]"]),
+        ("Acme.[2] Bob [1, 3]; Carol [4] [S1]", "Acme. Bob; Carol [C# notes.md#Intro]",
+         ["[2]", "[1, 3]", "[4]"]),
+        ("The last claim [3]", "The last claim", ["[3]"]),
+    ],
+)  # fmt: skip
+def test_a_bare_number_used_as_a_citation_is_removed_and_reported(
+    text: str, rendered: str, dropped: list[str]
+) -> None:
+    """ "[1]" is no number the prompt gave (its blocks are S1, S2…): after a claim it is a
+    citation of nothing the reader can find, removed and reported as an invented [S99] is."""
+    checked = check_citations(text, ODD, SOURCES)
+    assert (checked.text, checked.dropped) == (rendered, dropped)
+    for cut in range(len(text) + 1):
+        stream = CitationStream(ODD, SOURCES)
+        pieces = [stream.feed(text[:cut]), stream.feed(text[cut:]), stream.close()]
+        assert "".join(pieces) == rendered, (cut, pieces)
+        assert stream.checked.dropped == dropped
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read array[1] first.",
+        "A list [1] and [2] of things.",
+        "[1] is the first item.",
+        "Steps:\n[1] open\n[2] close",
+        "Run `x [1].` in the shell.",
+        "See [text][1] for more.",
+    ],
+)
+def test_a_bare_number_that_is_no_citation_stays(text: str) -> None:
+    checked = check_citations(text, ODD, SOURCES)
+    assert (checked.text, checked.dropped) == (text, [])

@@ -93,6 +93,65 @@ def test_an_answer_that_says_what_is_missing_is_not_a_refusal(raw: str) -> None:
 
 @pytest.mark.parametrize(
     "raw",
+    [
+        "I cannot help with that.",
+        "I'm sorry, I can't assist with that request.",
+        "I don't know.",
+        "I am unable to answer that from the notes.",
+        "The context does not contain enough information to answer this question.",
+        "There is no information about this in your notes.",
+        "The provided context does not mention where Alice works.",
+        "I don't have enough information to answer.",
+        "Mi dispiace, non lo so.",
+        "Non ci sono informazioni su questo nelle tue note.",
+        "Ich weiß es nicht.",
+        "Es tut mir leid, ich kann das nicht beantworten.",
+        "Je ne sais pas.",
+        "Il n'y a aucune information à ce sujet.",
+        "No lo sé.",
+        "No hay información sobre esto en tus notas.",
+        "Não sei.",
+        "Não há informações sobre isso nas suas notas.",
+    ],
+)
+def test_a_reply_that_cites_nothing_and_says_it_cannot_answer_is_a_refusal(raw: str) -> None:
+    status, answer, _ = reply(raw)
+    assert (status, answer) == ("insufficient_context", INSUFFICIENT)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "I don't know all of it, but Alice works with Bob [S1].",
+        "The notes do not mention a date; Alice works with Bob [S1].",
+        "There is no information about the date, yet Alice works with Bob [S1].",
+        # Cited or not, the same words that do not open the reply are an answer.
+        "Alice works with Bob; I don't know since when.",
+        "Nobody knows more than Bob [S1].",
+    ],
+)
+def test_a_reply_that_answers_is_no_refusal_for_saying_what_it_does_not_know(raw: str) -> None:
+    status, answer, _ = reply(raw)
+    assert status == "ok" and answer is not None and answer != INSUFFICIENT
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Your notes do not contain enough to say when. Alice works with Bob [S1].",
+        "Your notes do not contain enough to say when, yet Alice works with Bob [S1].",
+        "Your notes do not contain enough to say when; Alice works with Bob [S1].",
+        "Vos notes ne contiennent pas assez de détails, pourtant Alice travaille avec Bob [S1].",
+        "Deine Notizen enthalten nicht genug dazu. Alice arbeitet mit Bob [S1].",
+    ],
+)
+def test_a_cited_answer_after_the_sentence_of_what_is_missing_is_an_answer(raw: str) -> None:
+    status, answer, _ = reply(raw)
+    assert status == "ok" and answer is not None and "[Alice.md#Work]" in answer
+
+
+@pytest.mark.parametrize(
+    "raw",
     # Punctuation, a list's dashes or a closing mark around the citations are no words either.
     [
         "",

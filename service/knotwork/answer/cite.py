@@ -2,11 +2,11 @@
 
 The model cites ``[S3]``, the number of a context block in this request's prompt; the answer
 the user gets names the hit instead, as ``[path#heading]`` (``[path]`` for a chunk without a
-heading). A number the prompt never gave, or anything else written like a citation that names no
-retrieved chunk, is removed from the text and reported. The old form ``[path#heading]`` is still
-accepted when it names a retrieved chunk (``answer.cite_match``). Paths and headings may hold
-``[``, ``]`` and ``#``: labels are found by exact comparison with the hits, never by parsing what
-is inside brackets.
+heading). A number the prompt never gave (a bare ``[1]`` after a claim too), or anything else
+written like a citation that names no retrieved chunk, is removed from the text and reported.
+The old form ``[path#heading]`` is still accepted when it names a retrieved chunk
+(``answer.cite_match``). Paths and headings may hold ``[``, ``]`` and ``#``: labels are found
+by exact comparison with the hits, never by parsing what is inside brackets.
 
 The same scanner serves a whole answer and a streamed one: it stops before a ``[`` whose
 meaning the text so far does not settle, so a citation split across chunks is rendered once it
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from knotwork.answer.cite_match import is_citation, match_citation
+from knotwork.answer.cite_match import BARE, cites_bare, is_citation, match_citation
 from knotwork.retrieve import Hit
 
 # Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),
@@ -30,9 +30,12 @@ _DASH = r"\-\u2013\u2014"  # hyphen, en dash, em dash (for a character class)
 # of digits or spaces is read one way only (an optional separator made the match exponential).
 _SEP = rf"(?:\s*(?:[,;&]|and|to|[{_DASH}])\s*|\s+)"
 _NUMBERS = rf"{_WORD}\s*\d+(?:{_SEP}(?:{_WORD}\s*)?\d+)*"
-_SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|\[\s*({_NUMBERS})\s*\]", re.I)
+# Also as a label names them ([Source: S1], a footnote's [^S1], [S1.]) and with the note a
+# model added ([S1: People/Alice.md]): the number is what it cites.
+_LABELLED = rf"\[\^?\s*(?:{_WORD}\s*:\s*)?({_NUMBERS})\s*(?::[^\[\]\n]*)?\.?\]"
+_SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|{_LABELLED}", re.I)
 # What may still become one as a streamed answer arrives: "[", then only the characters of one.
-_SOURCES_PREFIX = re.compile(rf"\[\[?[\s\d,;&{_DASH}sourcendat]*\]?\]?", re.I)
+_SOURCES_PREFIX = re.compile(rf"\[\[?\^?[\s\d,;:.&{_DASH}sourcendat]*\]?\]?", re.I)
 _NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
 MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
 SPAN_CHARS = 1024  # the longest bracketed span read as a possible citation (more, for labels)
@@ -157,12 +160,21 @@ class CitationScanner:
                 elif hit not in kept:
                     kept.append(hit)
             return _Decision(numbers.end(), kept, dropped)
+        if bare := BARE.match(text, i):
+            return self._bare(text, i, bare.end(), final)
         end = self._span_end(text, i)
         if end is None or (end == -1 and final):
             return _PLAIN
         if not final and end in (-1, len(text)):
             return None  # not closed yet, or a "(" next would make it a link
         return self._span(text, i, end)
+
+    def _bare(self, text: str, i: int, end: int, final: bool) -> _Decision | None:
+        """A bare "[1]": removed and reported where it cites, text elsewhere; None while what
+        follows it has not arrived."""
+        if not final and not text[end:].strip(" \t"):
+            return None
+        return _Decision(end, [], [text[i:end]]) if cites_bare(text, i, end) else _PLAIN
 
     def _span(self, text: str, i: int, end: int) -> _Decision:
         if text.startswith("(", end):

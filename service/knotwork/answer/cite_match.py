@@ -1,11 +1,13 @@
 """Which retrieved hit a citation written as a label names (``[path#heading]``, the old form the
-model may still write), and whether a bracketed text is written like a citation at all. Paths
+model may still write), and whether a bracketed text is written like a citation at all (a bare
+``[1]`` included). Paths
 and headings are compared whole, as a reader sees them: either Unicode form, any case, spaces
 collapsed; never parsed at a ``#`` or a bracket inside them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from knotwork.retrieve import Hit
@@ -48,3 +50,24 @@ def is_citation(inner: str) -> bool:
     text = inner.strip()
     path, sep, heading = text.partition("#")
     return text.casefold().endswith(".md") or bool(sep and path.strip() and heading.strip())
+
+
+# A bare number in brackets, as a model cites when it numbers sources its own way ("Acme [1].",
+# "[2, 3]"): never a number the prompt gave (S1, S2…).
+BARE = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+_AFTER_CLAIM = " \t.,;:!?)\"'\u201d"  # what a cited bare number is written after
+_SENTENCE_END = ".,;:!?)[\n"  # and before: the end of a clause, or another citation
+
+
+def cites_bare(text: str, i: int, end: int) -> bool:
+    """Whether the bare number ``text[i:end]`` is used as a citation: after a claim and before
+    its clause's end or another citation ("Acme [1].", "Acme.[2] Bob"), outside code. An index
+    ("array[1]"), a list's item ("[1] open" at a line's start) or words ("a list [1] and")
+    are text."""
+    before = text[i - 1] if i else "\n"
+    after = text[end:].lstrip(" \t")
+    return (
+        before in _AFTER_CLAIM
+        and (not after or after[0] in _SENTENCE_END or before in ".!?;,")
+        and text.count("`", 0, i) % 2 == 0
+    )

@@ -8,6 +8,7 @@ read as a stream, streamed to the client or not, so one that runs on is cut at t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -18,6 +19,7 @@ from typing import Literal
 from knotwork.answer.cite import CitationStream, check_citations, cite_label, strip_citations
 from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
+from knotwork.answer.waiting import Overdue, by, http_status, timed_out
 from knotwork.core import Core
 from knotwork.llm.providers import chat_server
 from knotwork.redact import described
@@ -151,22 +153,26 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     result = _base(evidence, "model_unavailable", None, evidence.hits)
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
     why = described(exc, 300)
-    if _timed_out(exc):  # an HTTP client's timeout often says nothing more ("ReadTimeout: ")
+    if timed_out(exc):  # an HTTP client's timeout often says nothing more ("ReadTimeout: ")
         limit = f"no reply within {core.settings.ollama_timeout_s:g} s (KNOTWORK_OLLAMA_TIMEOUT_S)"
         why = f"{why}; {limit}" if str(exc).strip() else f"{type(exc).__name__}: {limit}"
+    model, server = core.settings.llm_model, chat_server(core.settings)
+    status = None if timed_out(exc) else http_status(exc)
+    # The server is up and said why it failed: "is it running?" would mislead. 502-504 are a
+    # proxy's (or a busy server's) way of saying the model is not there: that hint holds.
+    if status is not None and status not in (502, 503, 504):
+        result.warnings.append(
+            f"{server} failed on the request for the chat model {model!r} with HTTP status "
+            f"{status} ({why}); here is the ranked evidence without an answer. The server's "
+            "own log says more."
+        )
+        return result
     result.warnings.append(
-        f"the chat model {core.settings.llm_model!r} did not answer ({why}); here is the "
-        f"ranked evidence without an answer. Is {chat_server(core.settings)} running, with "
-        "the model available? `knotwork doctor` checks both."
+        f"the chat model {model!r} did not answer ({why}); here is the ranked evidence without "
+        f"an answer. Is {server} running, with the model available? `knotwork doctor` checks "
+        "both."
     )
     return result
-
-
-def _timed_out(exc: BaseException) -> bool:
-    """A client's timeout, whichever client (httpx's ReadTimeout, openai's APITimeoutError)."""
-    return isinstance(exc, TimeoutError) or any(
-        "Timeout" in kind.__name__ for kind in type(exc).__mro__
-    )
 
 
 def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
@@ -208,28 +214,32 @@ async def _from_model(
     down or silent ends in ``model_unavailable``; one that goes on past
     ``KNOTWORK_ANSWER_TIMEOUT_S`` or ``MAX_ANSWER_CHARS`` is cut there with a warning."""
     started = time.perf_counter()
-    deadline = started + core.settings.answer_timeout_s
+    limit = core.settings.answer_timeout_s
+    # On the event loop's clock: the wait for a chunk is cut at it, not only checked once one
+    # arrives (a slow first token, a reasoning model thinking, a server sending nothing).
+    deadline = asyncio.get_running_loop().time() + limit
     size, cut = 0, None
     rendered = CitationStream(evidence.hits, prompt.sources)
     try:
         llm = await core.load_llm()  # built off the event loop on first use
-        async with contextlib.aclosing(await llm.astream_chat(prompt.messages)) as stream:
-            async for chunk in stream:
-                # A chunk without text (a reasoning model's thinking) still counts its time.
-                if chunk.delta:
-                    size += len(chunk.delta)
-                    if text := rendered.feed(chunk.delta):
-                        yield TokenEvent(text)
-                if size >= MAX_ANSWER_CHARS:
-                    cut = f"the answer was cut at {MAX_ANSWER_CHARS} characters"
-                elif time.perf_counter() > deadline:
-                    cut = (
-                        f"the answer was cut after {core.settings.answer_timeout_s:.0f} s "
-                        "(KNOTWORK_ANSWER_TIMEOUT_S)"
-                    )
-                if cut:
-                    log.warning("chat answer: %s", cut)
-                    break
+        try:
+            opened = await by(deadline, llm.astream_chat(prompt.messages))
+            async with contextlib.aclosing(opened) as stream:
+                while (chunk := await by(deadline, anext(stream, None))) is not None:
+                    if chunk.delta:
+                        size += len(chunk.delta)
+                        if text := rendered.feed(chunk.delta):
+                            yield TokenEvent(text)
+                    if size >= MAX_ANSWER_CHARS:
+                        cut = f"the answer was cut at {MAX_ANSWER_CHARS} characters"
+                        break
+        except Overdue:
+            cut = (
+                f"the answer was cut after {time.perf_counter() - started:.1f} s "
+                f"(KNOTWORK_ANSWER_TIMEOUT_S is {limit:g} s)"
+            )
+        if cut:
+            log.warning("chat answer: %s", cut)
     except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"
         yield DoneEvent(_unavailable(core, evidence, exc, started))
         return

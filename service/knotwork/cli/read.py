@@ -10,6 +10,9 @@ the chat model did not answer.
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -32,9 +35,9 @@ async def _same_models(core: Core) -> None:
     a question's vector compared with the graph's would rank by noise or fail in Neo4j, as
     the API and the MCP server refuse at start-up. Warns of zero vectors an older version left
     (graph/zero_vectors.py): search passes them by until a retry embeds them again."""
-    from knotwork.graph import schema, zero_vectors
+    from knotwork.graph import zero_vectors
 
-    manifest = await schema.check_manifest(core.store, core.settings)
+    manifest = await core.check_manifest()  # read once: the retrieval's own check reuses it
     await zero_vectors.warn_left(core.store, manifest)
 
 
@@ -60,13 +63,30 @@ def _print_answer(body: dict[str, Any]) -> None:
     elif body["status"] == "model_unavailable":
         typer.secho("the chat model did not answer; the best evidence:", fg=typer.colors.YELLOW)
     if body["citations"]:
+        # Unnumbered: a stray "[1]" in the answer must not read as a pointer into this list.
+        # A source is found by its label, "[path#heading]" in the text, "path#heading" here.
         typer.echo("\nsources:")
-        for i, c in enumerate(body["citations"], 1):
-            typer.echo(f"  [{i}] {cite(c)}")
+        for c in body["citations"]:
+            typer.echo(f"  - {cite(c)}")
     for dropped in body["dropped_citations"]:
         typer.secho(f"dropped a citation no source supports: {dropped}", fg=typer.colors.YELLOW)
     for warning in body["warnings"]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+
+
+@contextmanager
+def _warned_once() -> Iterator[None]:
+    """The answer's problems (a model down, an answer cut) are printed as its warnings: the log
+    records the answer module writes for the server and the MCP server, which print no body,
+    would say each again, raw, on stderr. Kept with --verbose."""
+    logger = logging.getLogger("knotwork.answer.respond")
+    level = logger.level
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _answer_exit(status: str) -> int:
@@ -128,7 +148,9 @@ def ask(
             except KnotworkError as exc:
                 fail(exc)  # prints the error; its exit code is not the session's
 
-    raise typer.Exit(with_core(work, models=True))
+    with _warned_once():
+        code = with_core(work, models=True)
+    raise typer.Exit(code)
 
 
 @app.command()
