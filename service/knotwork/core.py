@@ -9,6 +9,7 @@ call a model.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -27,6 +28,11 @@ from knotwork.vault.locks import NoteLocks
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.llms import LLM
+
+# How old this process's reading of the graph's manifest may be when a write embeds or a
+# question is asked: a `knotwork reembed` elsewhere is seen within this long, for one small
+# read per period however busy the process is.
+MANIFEST_RECHECK_S = 2.0
 
 
 @dataclass
@@ -57,6 +63,12 @@ class Core:
     names_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Whether the server was made to plan the write queries ahead (ingest/rehearse.py).
     writes_rehearsed: bool = False
+    # The graph's manifest as last read (monotonic time, manifest), whether it ever matched
+    # the settings in this process, and the lock that makes concurrent checks share one read:
+    # see check_manifest.
+    manifest_read: tuple[float, dict[str, Any] | None] | None = None
+    manifest_matched: bool = False
+    manifest_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def llm(self) -> LLM:
@@ -78,7 +90,29 @@ class Core:
 
     async def ensure_ready(self) -> dict[str, Any]:
         """Apply the schema and check the manifest; returns the manifest."""
-        return await schema.ensure_ready(self.store, self.settings)
+        manifest = await schema.ensure_ready(self.store, self.settings)
+        self.manifest_read, self.manifest_matched = (time.monotonic(), manifest), True
+        return manifest
+
+    async def check_manifest(self) -> dict[str, Any] | None:
+        """The graph's manifest (None before the first `init`), read again at most every
+        ``MANIFEST_RECHECK_S``, concurrent callers sharing one read; ManifestMismatchError
+        when it names another embedding model or dimension than the settings.
+
+        Called before a write embeds and before a question: a `knotwork reembed` run while
+        this process serves switches the graph under it, and its old model's vectors would be
+        stored where the vector index ignores them, or compared with the graph's by noise. A
+        mismatch after a match says to restart with the graph's settings."""
+        async with self.manifest_lock:
+            read = self.manifest_read
+            if read is None or time.monotonic() - read[0] >= MANIFEST_RECHECK_S:
+                read = self.manifest_read = (time.monotonic(), await self.store.get_manifest())
+        manifest = read[1]
+        refused = schema.mismatch(manifest, self.settings, changed=self.manifest_matched)
+        if refused is not None:
+            raise refused
+        self.manifest_matched = self.manifest_matched or manifest is not None
+        return manifest
 
 
 @asynccontextmanager

@@ -14,12 +14,14 @@ KnotworkError
 │                          error): retrying the same query will not help
 ├── QueryTimeoutError      Neo4j stopped a query that ran past its time limit
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
-├── ManifestMismatchError  the graph was built with another embedding model or dimension
+├── ManifestMismatchError  the graph was built with another embedding model or dimension, or
+│                          re-embedded with one since this process last found it matching
 ├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model,
 │                          or the in-process embedder's worker process died and would not restart
 │   └── VectorsRejectedError  the embedding model answered vectors that cannot be stored
 ├── LocalNeo4jError        the local (no Docker) Neo4j could not be resolved, started or stopped
 ├── VaultPathError         a note path is absolute, escapes the vault, or holds control characters
+├── FilterError            a search filter that names nothing (an empty tag: ``#``)
 ├── VaultUnavailableError  the vault folder is missing, unreadable, or empty while the graph holds
 │                          its notes: a sync that would delete them all stops (exit code 2)
 ├── VaultFolderError       the vault name's notes were synced from another folder: a sync of
@@ -97,11 +99,31 @@ class SchemaError(KnotworkError):
 
 
 class ManifestMismatchError(KnotworkError):
-    """The graph's manifest names another embedding model or dimension than the settings."""
+    """The graph's manifest names another embedding model or dimension than the settings.
+    ``changed``: the manifest matched them before, in this process (a `knotwork reembed` ran
+    while it served), so the advice is a restart with the graph's settings."""
 
-    def __init__(self, stored_model: str, stored_dim: int, wanted_model: str, wanted_dim: int):
+    def __init__(
+        self,
+        stored_model: str,
+        stored_dim: int,
+        wanted_model: str,
+        wanted_dim: int,
+        *,
+        changed: bool = False,
+    ):
         self.stored_model, self.stored_dim = stored_model, stored_dim
         self.wanted_model, self.wanted_dim = wanted_model, wanted_dim
+        if changed:
+            super().__init__(
+                f"The graph was re-embedded with {stored_model!r} ({stored_dim} dimensions) "
+                f"after this process started with {wanted_model!r} ({wanted_dim} dimensions): "
+                "its writes and questions are refused, as the graph's vector index would "
+                "ignore their vectors. Restart it (`knotwork serve`, `mcp`, `watch`) with the "
+                f"settings the graph was re-embedded with: KNOTWORK_EMBED_MODEL={stored_model} "
+                f"and KNOTWORK_EMBED_DIMENSION={stored_dim} (and its KNOTWORK_EMBED_PROVIDER)."
+            )
+            return
         super().__init__(
             f"The graph was embedded with {stored_model!r} ({stored_dim} dimensions) but the "
             f"settings ask for {wanted_model!r} ({wanted_dim} dimensions). Either set "
@@ -127,6 +149,11 @@ class LocalNeo4jError(KnotworkError):
 
 class VaultPathError(KnotworkError, ValueError):
     """A note path is absolute, contains '..', NUL or control characters, or leaves the vault."""
+
+
+class FilterError(KnotworkError, ValueError):
+    """A search filter that names nothing, such as a tag of ``#`` or spaces alone: a search by
+    it would find nothing and seem to say no note matches (HTTP 422)."""
 
 
 class VaultUnavailableError(KnotworkError):

@@ -38,7 +38,6 @@ from knotwork.answer.respond import gather, sufficient
 from knotwork.api.schemas import RetrieveRequest
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, RetrieverClosedError
-from knotwork.graph.schema import check_manifest
 from knotwork.retrieve import Evidence, FactRow, Filters, Mode
 from knotwork.retrieve.config import DEFAULT_TOP_K, MAX_TOP_K
 from knotwork.settings import Settings, get_settings
@@ -113,7 +112,7 @@ class _LoopThread:
             self.core: Core = self.run(self._stack.enter_async_context(open_core(settings)))
             # Another model's graph is refused here, as the CLI, the API and MCP refuse it:
             # a question's vector compared with the graph's would rank by noise.
-            self.run(check_manifest(self.core.store, settings))
+            self.run(self.core.check_manifest())
         except BaseException:
             self.close()
             raise

@@ -15,13 +15,16 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from pydantic import SecretStr
 
+from knotwork import core as core_module
 from knotwork.api import create_app
 from knotwork.check.verify import snapshot
 from knotwork.core import open_core
+from knotwork.graph import schema
 from knotwork.graph.lease import Lease
 from knotwork.retrieve.notes import note_history
 from knotwork.settings import Settings
-from tests.integration.conftest import Neo4jTarget
+from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import Neo4jTarget, ad_hoc
 
 KEY = "k" * 24
 
@@ -658,4 +661,49 @@ def test_get_notes_finds_notes_by_name_tag_and_folder(client: TestClient) -> Non
     assert climbs.status_code == 422 and "climbs out of the vault" in climbs.text
     empty = client.get("/notes", params={"tag": "#"})  # refused as POST /retrieve does
     assert empty.status_code == 422 and "a tag is empty" in empty.text, empty.text
+    assert empty.json()["error"] == "FilterError"  # a tag is no note path
     assert client.get("/notes", params={"limit": 0}).status_code == 422
+
+
+def test_a_graph_reembedded_under_the_server_refuses_writes_and_questions(
+    client: TestClient,
+    vault: Path,
+    settings: Settings,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server started before `knotwork reembed` switched the graph's model went on embedding
+    with its own: a PUT stored vectors of the old size that the vector index ignored (or
+    answered 500 after writing the file), and /retrieve answered without vector search."""
+    monkeypatch.setattr(core_module, "MANIFEST_RECHECK_S", 0.0)  # the bound: tests/unit
+    before = client.put("/notes/First.md", content="# First\n\nWritten before the switch.\n")
+    assert before.status_code == 200, before.text
+
+    async def reembed(other: Settings) -> None:  # as `knotwork reembed` does, elsewhere
+        async with open_core(other) as switched:
+            await schema.reembed(switched.store, other, switched.embedder.aget_text_embedding_batch)
+
+    fake_ollama.models["all-minilm:latest"] = 384
+    asyncio.run(
+        reembed(settings.model_copy(update={"embed_model": "all-minilm", "embed_dimension": 384}))
+    )
+    text = "# Second\n\nAnother note written after the switch.\n"
+    put = client.put("/notes/mix/Second.md", content=text)
+    assert put.status_code == 409, put.text
+    assert put.json()["error"] == "ManifestMismatchError"
+    detail = put.json()["detail"]
+    assert "'all-minilm' (384 dimensions)" in detail and "'nomic-embed-text' (768" in detail
+    assert "Restart it" in detail
+    assert not (vault / "mix").exists()  # refused before the file was written
+    json = {"Content-Type": "application/json"}
+    for route in ("/retrieve", "/query"):
+        asked = client.post(route, json={"question": "What was written?"}, headers=json)
+        assert asked.status_code == 409, (route, asked.text)
+        assert asked.json()["error"] == "ManifestMismatchError"
+
+    async def notes() -> list[str]:
+        async with open_core(settings) as core:
+            rows = await ad_hoc(core, "MATCH (n:Note) RETURN n.path AS p", {}, write=False)
+        return sorted(r["p"] for r in rows)
+
+    assert asyncio.run(notes()) == ["First.md"]

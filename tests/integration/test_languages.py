@@ -118,6 +118,26 @@ async def test_a_changed_setting_rewrites_every_note_on_the_next_sync(
         assert await verify_vault(ingestor) == []
 
 
+async def test_verify_lists_chunks_left_in_another_languages_index(
+    settings: Settings, empty_db: object, vault: Path
+) -> None:
+    """Synced under KNOTWORK_LANGUAGE=en, then verified under auto: the Italian note's chunk
+    sits in the English index, which a fresh parse would not put it in, so it is stale."""
+    put(vault, "strutture.md", TREES)
+    async with open_core(settings.model_copy(update={"language": "en"})) as core:
+        await core.ensure_ready()
+        await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+        assert await _labels(core, "strutture.md") == [("en", ["English"])]
+    async with open_core(settings) as core:
+        ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+        [diff] = await verify_vault(ingestor)
+        assert diff.part == "chunks"
+        assert [line.endswith('"it/Italian"]') for line in diff.missing] == [True]
+        assert [line.endswith('"en/English"]') for line in diff.stale] == [True]
+        assert (await sync_vault(ingestor)).written == 1
+        assert await verify_vault(ingestor) == []
+
+
 GATES_IT = (
     "# Porte logiche\n\nLe porte logiche realizzano le funzioni booleane: ogni porta logica "
     "ha degli ingressi e una uscita, e le porte logiche si collegano in circuiti.\n"

@@ -54,6 +54,7 @@ async def test_search_notes_by_name_tag_and_folder(served: Settings, vault: Path
     assert whole == everything
     assert "climbs out of the vault" in climbs
     assert "a tag is empty" in no_tag, no_tag  # as retrieve's filters refuse it
+    assert no_tag.startswith("FilterError: "), no_tag  # a tag is no note path
     # Bounds and types the SDK checks read as the tools' own refusals, not pydantic's dump.
     assert too_many.startswith("invalid arguments: limit: "), too_many
     assert not_a_number.startswith("invalid arguments: top_k: "), not_a_number

@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from knotwork import core as core_module
 from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
 from knotwork.errors import ManifestMismatchError
 from knotwork.graph import schema
 from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal import Journal, replay
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
@@ -239,3 +241,41 @@ async def test_the_word_index_is_full_text_and_replaces_the_text_index(core: Cor
         write=False,
     )
     assert row["analyzer"] == "whitespace"
+
+
+async def test_writes_of_a_process_the_graph_was_reembedded_under_are_refused(
+    core: Core,
+    settings: Settings,
+    vault: Path,
+    tmp_path: Path,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every way a running process embeds (a note write, a sync, the journal's replay, entity
+    names) refuses once `knotwork reembed` switched the graph: nothing of the old model is
+    stored, and the replay keeps its paths for after a restart with the graph's settings."""
+    monkeypatch.setattr(core_module, "MANIFEST_RECHECK_S", 0.0)  # the bound: tests/unit
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await ingestor.upsert_text("a.md", "# A\n\nWritten before the switch.\n")
+    fake_ollama.models["all-minilm:latest"] = 384
+    other = settings.model_copy(update={"embed_model": "all-minilm", "embed_dimension": 384})
+    async with open_core(other) as switched:
+        await schema.reembed(switched.store, other, switched.embedder.aget_text_embedding_batch)
+    put(vault, "b.md", "# B\n\nWritten after the switch.\n")
+    journal = Journal(tmp_path / "t.journal")
+    journal.add("b.md")
+    for work in (
+        lambda: ingestor.upsert_path("b.md"),
+        lambda: sync_vault(ingestor),
+        lambda: replay(ingestor, journal),
+        ingestor.link_entities,
+    ):
+        with pytest.raises(ManifestMismatchError, match="Restart it"):
+            await work()
+    assert journal.paths() == ["b.md"]
+    notes = await ad_hoc(core, "MATCH (n:Note) RETURN n.path AS p", {}, write=False)
+    assert notes == [{"p": "a.md"}]
+    sizes = await ad_hoc(
+        core, "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False
+    )
+    assert sizes == [{"d": 384}]

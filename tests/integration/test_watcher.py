@@ -18,16 +18,19 @@ from typing import Any
 
 import pytest
 
+from knotwork import core as core_module
 from knotwork.check.verify import verify_vault
-from knotwork.core import Core
+from knotwork.core import Core, open_core
 from knotwork.errors import (
     GraphQueryError,
     GraphUnavailableError,
     LeaseHeldError,
     LeaseLostError,
+    ManifestMismatchError,
     NoteError,
     VaultUnavailableError,
 )
+from knotwork.graph import schema
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
@@ -800,3 +803,39 @@ async def test_the_terminal_says_what_each_pass_wrote(
     assert burst and all(line.startswith("written ") for line in burst), burst
     assert sum(int(line.split()[1].rstrip(":")) if ":" in line else 1 for line in burst) == 8
     assert all(len(line) < 200 for line in burst), burst
+
+
+async def _reembedded(core: Core, fake_ollama: FakeOllama) -> None:
+    """The graph switched to all-minilm (384), as `knotwork reembed` run elsewhere does."""
+    fake_ollama.models["all-minilm:latest"] = 384
+    other = core.settings.model_copy(update={"embed_model": "all-minilm", "embed_dimension": 384})
+    async with open_core(other) as switched:
+        await schema.reembed(switched.store, other, switched.embedder.aget_text_embedding_batch)
+
+
+@pytest.mark.parametrize("via", ["change", "model work"])
+async def test_a_graph_reembedded_under_the_watcher_stops_it_saying_why(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch, via: str
+) -> None:
+    """It went on embedding with its own model: vectors the switched index ignores. A change,
+    or the chunks a model left pending, meets the refusal: the watcher stops, not loops."""
+    monkeypatch.setattr(core_module, "MANIFEST_RECHECK_S", 0.0)  # the bound: tests/unit
+    running, task = await started(core, vault, watch_debounce_ms=100, watch_rescan_s=0)
+    running.retry_s = 0.2
+    try:
+        await _reembedded(core, fake_ollama)
+        if via == "change":
+            put(vault, "Carol.md", "# Carol\n\nCarol joined after the switch.\n")
+        else:
+            await ad_hoc(core, "MATCH (c:Chunk) SET c.embedding_state = 'pending'", {}, write=True)
+        with pytest.raises(ManifestMismatchError, match="Restart it"):
+            await asyncio.wait_for(task, 30)
+    finally:
+        running.stop()
+        await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 30)
+    assert "Carol.md" not in await stored_notes(core, "w")
+    assert (running.model_work.refused is not None) == (via == "model work")
+    sizes = await ad_hoc(
+        core, "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False
+    )
+    assert sizes == [{"d": 384}], "a vector of the old model was stored"

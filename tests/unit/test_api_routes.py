@@ -168,11 +168,13 @@ async def test_a_routes_refusal_answers_in_the_apps_shape(fake_ollama: FakeOllam
     async with served(fake_ollama) as client:
         got = await client.get("/notes/..%2Fout.md", headers=KEYED)
         found = await client.get("/notes", params={"folder": "../out"}, headers=KEYED)
+        tagged = await client.get("/notes", params={"tag": "#"}, headers=KEYED)
         put = await client.put("/notes/a.md", content=b"# a\n", headers=markdown)
         deleted = await client.delete("/notes/a.md", headers=KEYED)
     for response, status, error in (
         (got, 422, "VaultPathError"),
         (found, 422, "VaultPathError"),
+        (tagged, 422, "FilterError"),  # a tag is no note path
         (put, 409, "WriteConflictError"),
         (deleted, 409, "WriteConflictError"),
     ):

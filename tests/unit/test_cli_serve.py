@@ -69,7 +69,8 @@ def test_serve_on_a_port_in_use_says_so_before_starting_and_exits_2(
 
 
 def test_mcp_over_http_on_a_port_in_use_says_so_and_exits_2(no_neo4j: str) -> None:
-    """`knotwork mcp --transport http --port N` binds as serve does: one line, exit 2."""
+    """`knotwork mcp --transport http --port N` binds as serve does: one line, exit 2. It
+    names --port, which overrides KNOTWORK_API_PORT (setting that would change nothing)."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -77,8 +78,36 @@ def test_mcp_over_http_on_a_port_in_use_says_so_and_exits_2(no_neo4j: str) -> No
         get_settings.cache_clear()
         result = CliRunner().invoke(cli, ["mcp", "--transport", "http", "--port", str(port)])
     assert result.exit_code == 2, result.output
-    assert result.output.startswith(f"error: KNOTWORK_API_PORT {port} is in use on 127.0.0.1")
+    assert result.output.startswith(f"error: --port {port} is in use on 127.0.0.1")
+    assert "give --port a free port" in " ".join(result.output.split())
+    assert "KNOTWORK_API_PORT" not in result.output
     assert result.output.count("error:") == 1, result.output
+
+
+def test_mcp_over_http_on_a_port_setting_in_use_names_the_setting(
+    no_neo4j: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --port, the port is KNOTWORK_API_PORT's, and the error names the setting."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        monkeypatch.setenv("KNOTWORK_API_PORT", str(port))
+        get_settings.cache_clear()
+        result = CliRunner().invoke(cli, ["mcp", "--transport", "http"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: KNOTWORK_API_PORT {port} is in use on 127.0.0.1")
+
+
+def test_mcp_over_http_on_a_host_not_of_this_machine_names_host(
+    no_neo4j: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KNOTWORK_API_KEY", "abcdefghijklmnop1234")  # beyond loopback: keyed
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["mcp", "--transport", "http", "--host", "192.0.2.1"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: --host 192.0.2.1 is not an address"), result.output
+    assert "KNOTWORK_API_HOST" not in result.output
 
 
 def test_an_address_not_of_this_machine_says_which_setting_to_change() -> None:

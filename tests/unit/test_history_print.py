@@ -44,3 +44,13 @@ def test_a_mention_of_a_note_gone_is_shown_as_its_words() -> None:
         key = mentions.canonical(name_key(name) or "", 1, "c1")
         assert revision_fact(key, _names()) == f"MENTIONS → {words}  [mention, line 1]"
     assert revision_fact("odd") == "odd"
+
+
+def test_a_frontmatter_link_is_shown_as_the_note_it_resolves_to() -> None:
+    """``works_at: "[[Acme]]"`` is a link as a wikilink is; a plain value stays as its key."""
+    names = _names("Acme.md", "Chemist.md")
+    link = fact_key("LINKS_TO", None, link_key("Acme"), "frontmatter", 3, "works_at", None)
+    assert revision_fact(link, names) == "LINKS_TO ('works_at') → Acme.md  [frontmatter, line 3]"
+    assert revision_fact(link, _names()).startswith("LINKS_TO ('works_at') → acme  [")
+    value = fact_key("HAS_PROPERTY", None, "chemist", "frontmatter", 2, "job", None)
+    assert revision_fact(value, names).startswith("HAS_PROPERTY ('job') → chemist  [")

@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from knotwork.errors import ManifestMismatchError
 from knotwork.ingest import model_work
 from knotwork.ingest.model_work import ModelWork
 
@@ -102,3 +103,22 @@ async def test_a_stop_ends_the_pass_under_way_and_says_what_was_done(
     assert not work.running
     said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert len(said) == 1 and said[0].startswith("pending model work done: 7 chunks")
+
+
+async def test_a_graph_reembedded_under_the_work_ends_it_for_its_owner_to_stop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Not logged as a bug and asked again every period: kept for the watcher, which stops."""
+    passes: list[int] = []
+
+    async def one_pass(limit: int) -> int:
+        passes.append(limit)
+        raise ManifestMismatchError("all-minilm", 384, "nomic-embed-text", 768, changed=True)
+
+    work = ModelWork(one_pass)
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await _ran(work)
+    assert len(passes) == 1 and isinstance(work.refused, ManifestMismatchError)
+    assert "Restart it" in str(work.refused)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

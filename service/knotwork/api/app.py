@@ -23,6 +23,7 @@ from knotwork.api.routes import health, notes, query, sync
 from knotwork.core import open_core
 from knotwork.errors import (
     ConfigError,
+    FilterError,
     GraphUnavailableError,
     KnotworkError,
     LeaseHeldError,
@@ -57,6 +58,7 @@ _STATUS = {
     ManifestMismatchError: 409,
     LeaseHeldError: 409,
     VaultPathError: 422,
+    FilterError: 422,
     VaultUnavailableError: 503,
     VaultFolderError: 409,
     NoteTooLargeError: 413,

@@ -70,9 +70,13 @@ def _note_line(n: DumpNoteFieldsRow) -> DumpLineRow:
 def _chunk_line(c: DumpChunkFieldsRow) -> DumpChunksRow:
     at = f"{c['path']}#{c['ord']}"
     lines = f"{c['line_start']}-{c['line_end']}"
-    states = [c["hash"], c["embedding_state"], c["extraction_state"]]
+    # The language and the labels that put the chunk in a full-text index ("it/Italian"): a
+    # fresh parse decides them, so a chunk left in another language's index is stale.
+    language = "/".join([_text(c["language"]), *sorted(c["labels"])])
+    states = [c["hash"], language, c["embedding_state"], c["extraction_state"]]
     order = json.dumps([sorted(c["next"]), sorted(c["entities"])])
-    parsed = json.dumps([at, c["heading_path"], c["line_start"], c["line_end"], c["hash"]])
+    where = [at, c["heading_path"], c["line_start"], c["line_end"], c["hash"], language]
+    parsed = json.dumps(where)
     line = "|".join(map(_text, [at, c["heading_path"], lines, *states, order]))
     return DumpChunksRow(line=line, parsed=parsed)
 

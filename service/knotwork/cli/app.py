@@ -25,6 +25,7 @@ from knotwork.core import Core, open_core
 from knotwork.errors import (
     ConfigError,
     EmptyVaultError,
+    FilterError,
     KnotworkError,
     NoteNotFoundError,
     VaultFolderError,
@@ -78,7 +79,7 @@ def fail(exc: KnotworkError) -> typer.Exit:
     # 2: the user can fix the call or the settings; 3: nothing there; 1: the service failed.
     if isinstance(exc, NoteNotFoundError | EmptyVaultError):
         return typer.Exit(NOT_FOUND)
-    usage = ConfigError | VaultPathError | VaultUnavailableError | VaultFolderError
+    usage = ConfigError | VaultPathError | FilterError | VaultUnavailableError | VaultFolderError
     return typer.Exit(2 if isinstance(exc, usage) else 1)
 
 

@@ -3,9 +3,10 @@
 uvicorn binds its port only after the app's lifespan has run: a port another program holds
 was logged as "ready" and "Application startup complete", then uvicorn's bind error and its
 exit code 3, which the CLI documents as "nothing found". Bound first, a port in use is one
-``error:`` line naming ``KNOTWORK_API_PORT`` and exit 2 (a setting to fix), before anything
-starts; the sockets are then the ones the server listens on, so no other program can take the
-port in between. Any other startup failure of uvicorn is a ``KnotworkError`` (exit 1).
+``error:`` line naming ``KNOTWORK_API_PORT`` (or ``mcp``'s ``--port``, which overrides it) and
+exit 2 (a setting to fix), before anything starts; the sockets are then the ones the server
+listens on, so no other program can take the port in between. Any other startup failure of
+uvicorn is a ``KnotworkError`` (exit 1).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import errno
 import logging
 import socket
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from knotwork.errors import ConfigError, KnotworkError
@@ -27,41 +29,67 @@ def _address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _refusal(exc: OSError, host: str, port: int) -> ConfigError:
+@dataclass(frozen=True)
+class Named:
+    """What the user gave the host and port as, for the error that says what to change:
+    the settings (``serve``), or ``mcp --transport http``'s --host and --port, which override
+    them (a busy ``--port`` fixed by setting KNOTWORK_API_PORT would stay busy)."""
+
+    host: str = "KNOTWORK_API_HOST"
+    port: str = "KNOTWORK_API_PORT"
+
+
+SETTINGS = Named()
+
+
+def _said(name: str, value: object) -> str:
+    """``KNOTWORK_API_HOST=x`` for a setting, ``--host x`` for an option."""
+    return f"{name} {value}" if name.startswith("--") else f"{name}={value}"
+
+
+def _set(name: str, value: str) -> str:
+    """The fix: ``set KNOTWORK_API_PORT to <value>``, or ``give --port <value>``."""
+    return f"give {name} {value}" if name.startswith("--") else f"set {name} to {value}"
+
+
+def _refusal(exc: OSError, host: str, port: int, named: Named) -> ConfigError:
     """What a failed bind means for the settings, and what to change."""
     if exc.errno == errno.EADDRINUSE:
         return ConfigError(
-            f"KNOTWORK_API_PORT {port} is in use on {host or 'every interface'} (another "
-            "`knotwork serve`, or another program, listens there); stop it, or set "
-            "KNOTWORK_API_PORT to a free port"
+            f"{named.port} {port} is in use on {host or 'every interface'} (another "
+            "`knotwork serve`, or another program, listens there); stop it, or "
+            f"{_set(named.port, 'a free port')}"
         )
     if exc.errno == errno.EACCES:
         return ConfigError(
-            f"KNOTWORK_API_PORT {port} needs privileges this user lacks (ports below 1024 "
-            "do); set KNOTWORK_API_PORT to a port from 1024 up"
+            f"{named.port} {port} needs privileges this user lacks (ports below 1024 "
+            f"do); {_set(named.port, 'a port from 1024 up')}"
         )
     if exc.errno == errno.EADDRNOTAVAIL:
         return ConfigError(
-            f"KNOTWORK_API_HOST={host} is not an address of this machine; set it to one "
-            "(127.0.0.1 keeps the API on this machine)"
+            f"{_said(named.host, host)} is not an address of this machine; "
+            f"{_set(named.host, 'one of its addresses')} (127.0.0.1 keeps the API on this "
+            "machine)"
         )
     return ConfigError(
         f"cannot listen on {_address(host, port)} ({exc.strerror or exc}); check "
-        "KNOTWORK_API_HOST and KNOTWORK_API_PORT"
+        f"{named.host} and {named.port}"
     )
 
 
-def bind_listeners(host: str, port: int) -> list[socket.socket]:
+def bind_listeners(host: str, port: int, named: Named = SETTINGS) -> list[socket.socket]:
     """Bind ``host:port`` as asyncio's ``create_server`` would (every address the name gives,
-    SO_REUSEADDR, IPv6 only on IPv6 sockets); ConfigError saying what to change if it cannot."""
+    SO_REUSEADDR, IPv6 only on IPv6 sockets); ConfigError saying what to change (as
+    ``named``) if it cannot."""
     try:
         infos = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )
     except socket.gaierror as exc:
         raise ConfigError(
-            f"KNOTWORK_API_HOST={host} does not resolve ({exc.strerror}); set it to an address "
-            "of this machine (127.0.0.1 keeps the API on this machine)"
+            f"{_said(named.host, host)} does not resolve ({exc.strerror}); "
+            f"{_set(named.host, 'an address of this machine')} (127.0.0.1 keeps the API on "
+            "this machine)"
         ) from exc
     sockets: list[socket.socket] = []
     try:
@@ -75,7 +103,7 @@ def bind_listeners(host: str, port: int) -> list[socket.socket]:
     except OSError as exc:
         for sock in sockets:
             sock.close()
-        raise _refusal(exc, host, port) from exc
+        raise _refusal(exc, host, port, named) from exc
     return sockets
 
 

@@ -46,11 +46,19 @@ def revision_fact(key: str, names: Names | None = None, source: str = "") -> str
     if extractor == "mention":
         named = names.resolve(target, source) if names is not None else None
         target = named or _written(target)
-    elif extractor == "wikilink" and names is not None:
+    elif names is not None and (extractor == "wikilink" or _frontmatter_link(relation, extractor)):
         target = names.link_target(target) or target
     said = f" ({predicate!r})" if predicate else ""
     who = f"{subject} " if subject else ""
     return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"
+
+
+def _frontmatter_link(relation: str, extractor: str) -> bool:
+    """Whether a frontmatter fact is surely a link (``works_at: "[[Acme]]"``): its key is the
+    link's key then, as a wikilink's is. Only LINKS_TO tells: a value under an unknown key is
+    HAS_PROPERTY, and a known key (``project``) relates a link and a plain value alike, which
+    its stored key does not tell apart, so such a fact is shown as its key."""
+    return extractor == "frontmatter" and relation == "LINKS_TO"
 
 
 def _written(mention: str) -> str:

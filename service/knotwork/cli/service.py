@@ -137,13 +137,17 @@ def mcp_server(
         if transport is Transport.stdio:
             anyio.run(serve_stdio, create_mcp_server(settings, allow_writes=allow_writes))
             return
-        from knotwork.cli.listen import bind_listeners, serve_on
+        from knotwork.cli.listen import SETTINGS, Named, bind_listeners, serve_on
 
         update = {"api_host": host or settings.api_host, "api_port": port or settings.api_port}
         settings = settings.model_copy(update=update)
         app = http_app(settings, allow_writes=allow_writes)
-        # As serve: a port in use is one line and exit 2, before the server says it is ready.
-        sockets = bind_listeners(settings.api_host, settings.api_port)
+        # As serve: a port in use is one line and exit 2, before the server says it is ready;
+        # it names --host and --port when they were given, since they override the settings.
+        named = Named(
+            host="--host" if host else SETTINGS.host, port="--port" if port else SETTINGS.port
+        )
+        sockets = bind_listeners(settings.api_host, settings.api_port, named)
         serve_on(app, settings.api_host, settings.api_port, sockets)
     except BaseException as exc:
         if (error := _knotwork_error(exc)) is None:

@@ -46,19 +46,31 @@ async def check_server(store: GraphStore) -> ServerInfo:
     return info
 
 
+def mismatch(
+    manifest: dict[str, Any] | None, settings: Settings, *, changed: bool = False
+) -> ManifestMismatchError | None:
+    """The refusal of ``manifest`` when it names another model or dimension than ``settings``
+    (``changed``: it matched them before, see ManifestMismatchError); None when it matches or
+    there is none yet."""
+    if manifest is None or (
+        same_model(str(manifest.get("embed_model")), settings.embed_model)
+        and manifest.get("embed_dimension") == settings.embed_dimension
+    ):
+        return None
+    return ManifestMismatchError(
+        str(manifest.get("embed_model")),
+        int(manifest.get("embed_dimension") or 0),
+        settings.embed_model,
+        settings.embed_dimension,
+        changed=changed,
+    )
+
+
 async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any] | None:
     """The stored manifest; ManifestMismatchError when it names another model or dimension."""
     manifest = await store.get_manifest()
-    if manifest is not None and (
-        not same_model(str(manifest.get("embed_model")), settings.embed_model)
-        or manifest.get("embed_dimension") != settings.embed_dimension
-    ):
-        raise ManifestMismatchError(
-            str(manifest.get("embed_model")),
-            int(manifest.get("embed_dimension") or 0),
-            settings.embed_model,
-            settings.embed_dimension,
-        )
+    if (refused := mismatch(manifest, settings)) is not None:
+        raise refused
     return manifest
 
 

@@ -193,12 +193,17 @@ class Ingestor:
 
     async def embed(self, drafted: Drafted) -> Drafted:
         """Every draft's new chunks embedded in one call (the client batches it further); a
-        model that cannot answer leaves them pending, with a warning on the note."""
+        model that cannot answer leaves them pending, with a warning on the note.
+        ManifestMismatchError, before the model is asked, when the graph was re-embedded with
+        another model meanwhile (``Core.check_manifest``): its vectors would be stored where
+        the vector index ignores them."""
         drafts, outcomes = drafted.drafts, drafted.outcomes
         fresh = {path: d.fresh() for path, d in drafts.items()}
         chunks = [c for cs in fresh.values() for c in cs]
         if not chunks:
             return drafted
+        if self.embed_enabled:
+            await self.core.check_manifest()
         vectors = await self.models.embed(drafting.embed_inputs(chunks))
         by_path = {o.path: o for o in outcomes}
         if vectors is None:

@@ -29,6 +29,7 @@ from knotwork.errors import (
     GraphQueryError,
     GraphUnavailableError,
     KnotworkError,
+    ManifestMismatchError,
     QueryTimeoutError,
     VaultUnavailableError,
 )
@@ -179,7 +180,8 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     not mounted) the replay stops with VaultUnavailableError before deleting anything, and a
     path that could not be read, or failed unexpectedly, stays pending while the others go
     on; the first such failure is raised once they are done, so a caller that loops until
-    the journal is empty stops."""
+    the journal is empty stops. Neo4j away, or the graph re-embedded with another model
+    (ManifestMismatchError), stops the replay at once, every path kept."""
     root = ingestor.root
     if root is None:
         return 0
@@ -211,7 +213,7 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
                     await ingestor.upsert_path(spelled)
                 else:
                     await ingestor.delete(rel)
-            except GraphUnavailableError:
+            except (GraphUnavailableError, ManifestMismatchError):  # kept, for after a restart
                 raise
             except Exception as exc:
                 kept = isinstance(exc, (QueryTimeoutError, GraphQueryError)) or isinstance(

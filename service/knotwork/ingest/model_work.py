@@ -16,7 +16,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 from knotwork import background
-from knotwork.errors import GraphUnavailableError, KnotworkError, LeaseLostError
+from knotwork.errors import (
+    GraphUnavailableError,
+    KnotworkError,
+    LeaseLostError,
+    ManifestMismatchError,
+)
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.outage import Outage
 
@@ -33,6 +38,9 @@ class ModelWork:
         self._retry = retry
         self._task: asyncio.Task[None] | None = None
         self._again = False  # chunks written since the running pass read its own
+        # The graph re-embedded with another model under this process: the passes end, and
+        # the owner stops (a watcher) rather than ask again every period.
+        self.refused: ManifestMismatchError | None = None
 
     @property
     def running(self) -> bool:
@@ -70,6 +78,8 @@ class ModelWork:
                     )
                 if not (did or self._again):
                     return
+        except ManifestMismatchError as exc:  # the owner says it, as it stops
+            self.refused = exc
         except Exception:  # a bug: said, and the next change or period starts a pass again
             log.exception("the model's work on pending chunks failed")
         finally:  # also when stopped: what it did is in the graph, the rest stays pending
@@ -83,7 +93,8 @@ async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None 
     """What ``knotwork retry`` does for at most ``limit`` pending chunks, waiting out a model's
     back-off, under a lease the caller holds (the watcher's, the API's): how many chunks it did.
     Each extraction postponed or failed is logged with why; Neo4j away is said as ``outage``
-    (once, as the watcher says it), and a lease lost before a write ends the pass."""
+    (once, as the watcher says it), and a lease lost before a write ends the pass. A graph
+    re-embedded with another model meanwhile raises ManifestMismatchError."""
     said: list[str] = []
     try:
         embedded, extracted = await ingestor.retry_pending(limit, ask_again=False, warnings=said)
@@ -96,6 +107,8 @@ async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None 
     except LeaseLostError as exc:  # found before a write: the heartbeat says it, and stops
         log.debug("pending model work stopped: %s", exc.lapsed)
         return 0
+    except ManifestMismatchError:  # no pass can do anything: the caller refuses or stops
+        raise
     except KnotworkError as exc:
         log.warning("pending model work not finished yet: %s", exc)
         return 0

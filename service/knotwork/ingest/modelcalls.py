@@ -190,9 +190,11 @@ class ModelCalls:
         )
 
     async def link_entities(self) -> int:
-        """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""
+        """Embed new entities' names and link similar ones; see ``similar.link_new_entities``.
+        ManifestMismatchError when the graph was re-embedded with another model meanwhile."""
         if not self.embed_enabled:
             return 0
+        await self.core.check_manifest()
         return await similar.link_new_entities(
             self.core.store, self.core.settings, self.vault, self.embed
         )

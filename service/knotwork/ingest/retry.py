@@ -101,6 +101,8 @@ async def retry_pending(
     need = [r for r in rows if r["embedding_state"] == "pending"]
     todo = [r for r in rows if r["extraction_state"] == "pending"] if models.extract_enabled else []
     total, done = len(need) + len(todo), 0
+    if need and models.embed_enabled:  # not another model's graph now (Core.check_manifest)
+        await models.core.check_manifest()
     # A slice at a time, each stored as it comes: a failure part-way keeps what came.
     size = models.embed_slice
     for first in range(0, len(need), size):

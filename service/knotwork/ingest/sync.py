@@ -16,7 +16,12 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 
-from knotwork.errors import ConfigError, GraphUnavailableError, KnotworkError
+from knotwork.errors import (
+    ConfigError,
+    GraphUnavailableError,
+    KnotworkError,
+    ManifestMismatchError,
+)
 from knotwork.ingest import pipeline, settle, write
 from knotwork.ingest.batch import Batch
 from knotwork.ingest.changes import (
@@ -152,7 +157,7 @@ async def _commit(
     for change in batch:
         try:
             outcomes += await ingestor.commit(await prepare([change]), shown)
-        except GraphUnavailableError:
+        except (GraphUnavailableError, ManifestMismatchError):  # no note would go: stop
             raise
         except KnotworkError as exc:
             report.errors.append(f"{change.path}: {exc}")

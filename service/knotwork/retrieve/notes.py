@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from knotwork.core import Core
-from knotwork.errors import NoteNotFoundError, VaultPathError
+from knotwork.errors import FilterError, NoteNotFoundError, VaultPathError
 from knotwork.graph.queries.admin import VAULT_STATS
 from knotwork.graph.queries.reads import (
     NOTE_DETAIL,
@@ -108,13 +108,16 @@ async def search_notes(
 ) -> list[dict[str, Any]]:
     """Notes whose file name, title or an alias contains ``text`` (case-insensitive, in
     either Unicode form), under ``folder``, tagged ``tag`` (or a tag nested in it); every given
-    criterion must hold. VaultPathError for a folder outside the vault or an empty tag (``#``),
-    as the REST filters refuse them; ``.`` is the whole vault, as there."""
+    criterion must hold. VaultPathError for a folder outside the vault, FilterError for an
+    empty tag (``#``), as the REST filters refuse them; ``.`` is the whole vault, as there."""
     try:
         under = vault_folder(folder)
-        bare = bare_tag(tag) if tag is not None else None
     except ValueError as exc:
         raise VaultPathError(str(exc)) from exc
+    try:
+        bare = bare_tag(tag) if tag is not None else None
+    except ValueError as exc:  # no path: a client branching on the kind must not take it so
+        raise FilterError(str(exc)) from exc
     rows = await core.store.read(
         NOTES_SEARCH,
         vault=core.settings.vault_name,

@@ -65,6 +65,9 @@ async def retrieve(
     # copied from a macOS file name) is otherwise embedded as other bytes, another cosine.
     question = nfc(question)
     with reads_within(core.settings.neo4j_query_timeout_s):
+        # Refused (ManifestMismatchError) rather than answered without vectors, or with
+        # another model's, when the graph was re-embedded since this process started.
+        await core.check_manifest()
         return await _retrieve(core, vault, question, top_k, mode, filters, config, use, ppr)
 
 

@@ -4,7 +4,8 @@ Nothing here knows HTTP: a refusal is a Knotwork error (``VaultPathError`` for t
 ``WriteConflictError`` for a conflict with the vault or a read-only vault, ``NoteNotFoundError``,
 ``NoteError`` for a body that is not a note, ``LeaseHeldError`` when a writer that does not
 watch the files holds the vault, ``VaultUnavailableError`` for a vault folder that cannot be
-seen: ``serving.folder``), and a write that reached the disk returns a ``WriteResult``
+seen: ``serving.folder``; ``ManifestMismatchError`` for a graph re-embedded with another model
+since this process started), and a write that reached the disk returns a ``WriteResult``
 saying whether the graph shows it already (``done``; the chat model's facts follow in the
 background, ``serving.extraction``), someone else will ingest it
 (``accepted``) or the journal replays it once Neo4j is back (``journaled``). Which way a write
@@ -14,6 +15,7 @@ refusals met before the file changes are ``serving.refusals``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -208,6 +210,9 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
     async with core.note_locks.hold(rel), landing.kept(), writers.write() as way:
         if way.kind == "busy":
             raise busy(rel, way)
+        if way.kind != "offline":  # not written for a graph re-embedded under this process
+            with contextlib.suppress(GraphUnavailableError):  # gone meanwhile: journaled
+                await core.check_manifest()
         with _changing(writers, way, rel) as entry:
             # A note already on disk under exactly this name stays writable: a case variant
             # or a look-alike is refused as a new name only (ingest keeps both of a pair

@@ -29,6 +29,7 @@ from knotwork.errors import (
     GraphTransientError,
     GraphUnavailableError,
     KnotworkError,
+    ManifestMismatchError,
     QueryTimeoutError,
     VaultFolderError,
     VaultUnavailableError,
@@ -143,6 +144,8 @@ class Applier(PathEvents):
             return not self.wait_out([(rel, item)], exc)
         except (GraphQueryError, QueryTimeoutError) as exc:  # refused, or past the time limit
             self._failed(rel, item, exc)
+        except ManifestMismatchError:  # re-embedded under it: stops; its next start rescans
+            raise
         except KnotworkError as exc:  # about the note itself: its next change retries
             self.status.errors += 1
             # A note's own errors name it already ("a.md: looks binary …").
@@ -269,15 +272,16 @@ class Applier(PathEvents):
     async def _rescan_or_retry(self) -> None:
         """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)
         is logged and tried again shortly; the watcher goes on. The folder now holding another
-        vault's notes (VaultFolderError) stops it: its events would write them in this one."""
+        vault's notes (VaultFolderError) stops it: its events would write them in this one; so
+        does a graph re-embedded with another model (ManifestMismatchError)."""
         self._rescan_retry_at = None
         try:
             await self.rescan()
             self.outage.ended()
             if self._rescan_failed:  # the warning it left is over
                 self.status.warning, self._rescan_failed = None, False
-        except VaultFolderError:  # another vault's folder now at this path: stop, said why
-            raise
+        except (VaultFolderError, ManifestMismatchError):  # another vault's, or re-embedded
+            raise  # stop, said why
         except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
             wait = RETRY_GRAPH_S
             if not isinstance(exc, KnotworkError):  # a bug: backs off, to 5 min

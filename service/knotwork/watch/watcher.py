@@ -176,6 +176,8 @@ class VaultWatcher(Applier):
         looked = time.monotonic()
         self.model_work.wanted()  # what the start-up rescan left pending
         while not self._stop.is_set():
+            if (refused := self.model_work.refused) is not None:
+                raise refused  # the graph re-embedded under it: stop, as a change would
             following.keep_alive()
             if time.monotonic() - looked > 1:
                 looked = time.monotonic()

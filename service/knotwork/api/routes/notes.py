@@ -144,8 +144,8 @@ def _response(result: WriteResult) -> Ingested | JSONResponse:
     responses={
         422: {
             "model": Problems | Refusal,
-            "description": "a folder outside the vault, a limit out of range, or a query "
-            "parameter unknown or given twice",
+            "description": "a folder outside the vault (`VaultPathError`), an empty tag "
+            "(`FilterError`), a limit out of range, or a query parameter unknown or given twice",
         }
     },
     dependencies=[Depends(known_search)],

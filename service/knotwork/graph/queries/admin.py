@@ -170,6 +170,8 @@ class DumpChunkFieldsRow(TypedDict):
     extraction_state: str
     next: list[int]
     entities: list[str]
+    language: str | None
+    labels: list[str]
 
 
 class DumpFactsRow(TypedDict):

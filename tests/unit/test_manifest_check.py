@@ -1,0 +1,87 @@
+"""Core.check_manifest: the graph's manifest read again at most every MANIFEST_RECHECK_S, one
+read shared by concurrent callers, and a switch under a running process refused with advice
+to restart (a `knotwork reembed` run while `serve`, `mcp` or `watch` ran)."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from knotwork import core as core_module
+from knotwork.core import MANIFEST_RECHECK_S, Core
+from knotwork.errors import ManifestMismatchError
+from tests.conftest import make_settings
+
+NOMIC = {"embed_model": "nomic-embed-text", "embed_dimension": 768, "schema_version": 2}
+USE = {"embed_model": "use-multilingual-v3", "embed_dimension": 512, "schema_version": 2}
+
+
+class Store:
+    """A graph whose manifest the test sets, counting the reads of it."""
+
+    def __init__(self, manifest: dict[str, Any] | None) -> None:
+        self.manifest, self.reads = manifest, 0
+
+    async def get_manifest(self) -> dict[str, Any] | None:
+        self.reads += 1
+        await asyncio.sleep(0.01)  # long enough for concurrent callers to overlap
+        return self.manifest
+
+
+def _core(store: Store) -> Core:
+    settings = make_settings(embed_model="nomic-embed-text", embed_dimension=768)
+    return Core(settings, cast(Any, None), cast(Any, store), cast(Any, None))
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The core's clock alone (the event loop keeps its own), moved by the test."""
+    now = [1000.0]
+    monkeypatch.setattr(core_module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    return now
+
+
+async def test_concurrent_checks_share_one_read_and_reads_are_bounded(clock: list[float]) -> None:
+    store = Store(NOMIC)
+    core = _core(store)
+    found = await asyncio.gather(*(core.check_manifest() for _ in range(20)))
+    assert store.reads == 1 and all(m == NOMIC for m in found)
+    clock[0] += MANIFEST_RECHECK_S - 0.1
+    await core.check_manifest()
+    assert store.reads == 1, "read again before the period was over"
+    clock[0] += 0.2
+    await core.check_manifest()
+    assert store.reads == 2
+
+
+async def test_a_switch_under_a_running_process_is_refused_once_seen(clock: list[float]) -> None:
+    store = Store(NOMIC)
+    core = _core(store)
+    await core.check_manifest()
+    store.manifest = USE  # `knotwork reembed` with USE, elsewhere
+    assert await core.check_manifest() == NOMIC  # within the period: the reading it has
+    clock[0] += MANIFEST_RECHECK_S
+    for _ in range(3):  # refused on every call, from one read
+        with pytest.raises(ManifestMismatchError) as info:
+            await core.check_manifest()
+    assert store.reads == 2
+    said = str(info.value)
+    assert "'use-multilingual-v3' (512 dimensions)" in said
+    assert "'nomic-embed-text' (768 dimensions)" in said
+    assert "Restart it" in said and "KNOTWORK_EMBED_MODEL=use-multilingual-v3" in said
+    store.manifest = NOMIC  # re-embedded back with this process's model: served again
+    clock[0] += MANIFEST_RECHECK_S
+    assert await core.check_manifest() == NOMIC
+
+
+async def test_a_graph_of_another_model_from_the_start_says_to_reembed(
+    clock: list[float],
+) -> None:
+    """Never matched in this process: the start-up advice (set the model, or reembed)."""
+    core = _core(Store(USE))
+    with pytest.raises(ManifestMismatchError) as info:
+        await core.check_manifest()
+    assert "`knotwork reembed`" in str(info.value) and "Restart" not in str(info.value)
