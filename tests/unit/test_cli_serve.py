@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -22,6 +23,15 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def _taken_port() -> Iterator[int]:
+    """A loopback port another socket listens on, for as long as the block runs."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
 
 
 @pytest.fixture
@@ -54,10 +64,7 @@ def test_serve_on_a_port_in_use_says_so_before_starting_and_exits_2(
 ) -> None:
     """A port another program holds is a setting to fix, said before Neo4j is even tried and
     before anything logs "ready"; not uvicorn's bind error after the lifespan, and exit 3."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with _taken_port() as port:
         monkeypatch.setenv("KNOTWORK_API_PORT", str(port))
         get_settings.cache_clear()
         result = CliRunner().invoke(cli, ["serve"])
@@ -71,10 +78,7 @@ def test_serve_on_a_port_in_use_says_so_before_starting_and_exits_2(
 def test_mcp_over_http_on_a_port_in_use_says_so_and_exits_2(no_neo4j: str) -> None:
     """`knotwork mcp --transport http --port N` binds as serve does: one line, exit 2. It
     names --port, which overrides KNOTWORK_API_PORT (setting that would change nothing)."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with _taken_port() as port:
         get_settings.cache_clear()
         result = CliRunner().invoke(cli, ["mcp", "--transport", "http", "--port", str(port)])
     assert result.exit_code == 2, result.output
@@ -88,10 +92,7 @@ def test_mcp_over_http_on_a_port_setting_in_use_names_the_setting(
     no_neo4j: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without --port, the port is KNOTWORK_API_PORT's, and the error names the setting."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with _taken_port() as port:
         monkeypatch.setenv("KNOTWORK_API_PORT", str(port))
         get_settings.cache_clear()
         result = CliRunner().invoke(cli, ["mcp", "--transport", "http"])
