@@ -16,6 +16,7 @@ from knotwork.ingest import plan
 from knotwork.ingest.changes import Delete, Upsert
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.vault import files
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put, stored_notes
 
@@ -127,4 +128,37 @@ async def test_a_sync_keeps_the_notes_gone_while_a_listed_file_vanished_before_i
     assert (again.renamed, again.kept_gone) == (1, 0)
     assert sorted(await stored_notes(core, "t")) == ["c/lake.md"]
     assert await _revisions(core, "c/lake.md") == [("rename", "lake.md")]
+    assert fake_ollama.embedded_texts() == []
+
+
+async def test_a_sync_keeps_the_notes_gone_while_a_listed_folder_vanished_before_its_walk(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama, monkeypatch: Any
+) -> None:
+    """The folder moved on between the listing of its parent and its own (a/ moved to b/,
+    listed, then moved to c/ before it was walked): the notes at a/, gone, may be below it.
+    Deleted, they would be made new at c/, embedded all again; kept, the next sync finds
+    the move. Nor is b/ said to be unreadable: it is gone, not shut."""
+    for i in range(3):
+        put(vault, f"a/n{i}.md", f"# N{i}\n\nNote {i} on the lake.\n")
+    await sync_vault(ingestor)
+    (vault / "a").rename(vault / "b")
+    real = files.os.walk
+
+    def moved_on_after_the_top(top: Any, *args: Any, **kwargs: Any) -> Any:
+        for i, entry in enumerate(real(top, *args, **kwargs)):
+            yield entry
+            if i == 0:  # the top listed (b/ in it), b/ not yet walked
+                (vault / "b").rename(vault / "c")
+
+    monkeypatch.setattr(files.os, "walk", moved_on_after_the_top)
+    report = await sync_vault(ingestor)
+    monkeypatch.undo()
+    assert report.kept_gone == 3 and report.deleted == 0
+    assert any("vanished while the folder was read" in w for w in report.warnings)
+    assert not any("cannot be listed" in e for e in report.errors), report.errors
+    assert sorted(await stored_notes(core, "t")) == ["a/n0.md", "a/n1.md", "a/n2.md"]
+    fake_ollama.calls.clear()
+    again = await sync_vault(ingestor)
+    assert (again.renamed, again.kept_gone) == (3, 0)
+    assert sorted(await stored_notes(core, "t")) == ["c/n0.md", "c/n1.md", "c/n2.md"]
     assert fake_ollama.embedded_texts() == []

@@ -103,7 +103,12 @@ async def plan_sync(
     await _refuse_another_folder(ingestor, folders, stored, hashes, new_folder)
     if hashes and all(digest is None for digest in stored.values()):
         await _first_notes(ingestor)
+    # A folder listed, then gone before it was walked (moved on meanwhile) is not unreadable:
+    # the folder changed while it was read, as a file vanished before its read.
+    gone_folders = await asyncio.to_thread(_vanished, root, set(scan.unreadable))
     for folder, why in sorted(scan.unreadable.items()):
+        if folder in gone_folders:
+            continue
         held = sum(1 for p in stored if p.startswith(f"{folder}/"))
         report.errors.append(
             f"{folder}/: cannot be listed ({why}); the graph keeps the {held} notes it holds "
@@ -124,14 +129,15 @@ async def plan_sync(
         if path not in stored and by_hash.get(digest):
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
-    if deleted and (vanished := await asyncio.to_thread(_vanished, root, unread)):
+    if deleted and (vanished := await asyncio.to_thread(_vanished, root, unread) | gone_folders):
         # Listed, then gone before it was read: the folder changed while it was read (a folder
         # moved on). A gone note may be one of those files, moved: deleted now, it would be
         # made new where it went, embedded all again. Kept for the next sync to decide.
         report.kept_gone, deleted = len(deleted), []
         report.warnings.append(
-            f"{vanished} files vanished while the folder was read (moved or deleted meanwhile); "
-            f"the {report.kept_gone} notes found gone are kept until the next sync"
+            f"{len(vanished)} files or folders vanished while the folder was read (moved or "
+            f"deleted meanwhile); the {report.kept_gone} notes found gone are kept until the "
+            "next sync"
         )
     work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)
@@ -140,9 +146,10 @@ async def plan_sync(
     return upserts, deleted, planned
 
 
-def _vanished(root: Path, unread: set[str]) -> int:
-    """How many of the files listed but not read are no longer there at all."""
-    return sum(1 for path in unread if not os.path.lexists(root / path))
+def _vanished(root: Path, listed: set[str]) -> set[str]:
+    """Those of the paths listed but not read (files, or folders not walked) that are no
+    longer there at all."""
+    return {path for path in listed if not os.path.lexists(root / path)}
 
 
 async def _planned(
