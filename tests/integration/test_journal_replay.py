@@ -1,8 +1,10 @@
 """The journal's replay never takes for gone what it cannot see: a missing vault folder stops
-it before any delete, and a note that cannot be read now stays pending while others go on."""
+it before any delete, and a note that cannot be read now stays pending while others go on. The
+API's replay writes first and leaves the chat model's work to its background extraction."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,8 +12,18 @@ import pytest
 from knotwork.core import Core
 from knotwork.errors import NoteError, QueryTimeoutError, VaultUnavailableError
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.journal import Journal, replay
+from knotwork.ingest.journal import Journal, journal_file, replay
+from knotwork.settings import Settings
 from tests.integration.conftest import put, stored_notes
+from tests.integration.test_api_extraction import (
+    TEAM,
+    _api,
+    _as_fresh,
+    _model_facts,
+    _nothing_pending,
+    _pending,
+)
+from tests.integration.test_watcher_extraction import HeldModel, _until, held  # noqa: F401
 
 
 def _move(folder: Path, to: Path) -> Path:
@@ -120,3 +132,33 @@ async def test_a_write_neo4j_stopped_for_its_time_stays_pending(
     monkeypatch.setattr(ingestor, "upsert_path", upsert)
     assert await replay(ingestor, journal) == 1
     assert set(await stored_notes(core, "t")) == {"A.md"} and journal.paths() == []
+
+
+async def test_the_apis_replay_writes_first_and_the_models_facts_follow(
+    core: Core,
+    settings: Settings,
+    vault: Path,
+    tmp_path: Path,
+    held: HeldModel,  # noqa: F811
+) -> None:
+    """Back from an outage, the replay does not wait for a slow chat model (it would hold the
+    writes behind it for minutes): the note lands with its chunks pending, and the background
+    extraction does them after, as for a direct write."""
+    state = tmp_path / "state"
+    served = settings.model_copy(update={"vault_path": vault, "state_dir": state})
+    put(vault, "Team.md", TEAM)  # a PUT while Neo4j was down: the file saved, the path journaled
+    journal = Journal(journal_file(served))
+    journal.add("Team.md")
+    async with _api(settings, vault, state):  # the replay at start, as once Neo4j is back
+
+        async def replayed() -> bool:
+            return not journal.paths()
+
+        await _until(replayed, 20)  # before the model answers (it holds each answer 60 s)
+        assert "Team.md" in await stored_notes(core)
+        assert await _pending(core) == ["Team.md", "Team.md"] and not held.go.is_set()
+        await asyncio.to_thread(held.asked.wait, 30)  # the background pass asks the model
+        held.go.set()
+        await _until(lambda: _nothing_pending(core))
+        assert {"source": "Team.md", "extractor": "llm"} in await _model_facts(core)
+        assert await _as_fresh(core, vault) == []

@@ -4,15 +4,21 @@ and answers at once, its chunks ``pending`` extraction; a background pass asks t
 about them after. A CPU model takes a minute a chunk, so a write that waited for it would
 outlast any HTTP or MCP client's patience.
 
-A pass is asked for after each direct write that left chunks pending, and every
-``EXTRACT_EVERY_S`` while the graph holds pending chunks (a model outage's, ``knotwork
+A pass is asked for after each direct write (or journal replay) that left chunks pending, and
+every ``EXTRACT_EVERY_S`` while the graph holds pending chunks (a model outage's, ``knotwork
 retry``'s work done by a running API). One pass takes the process's shared lease
 (``VaultWriters.model_pass``) for at most ``EXTRACT_PASS`` chunks and gives it back, leaving a
 gap before the next, so a ``knotwork ingest`` is never kept out for long; it does nothing while
 this process's sync runs or another writer holds the lease (a watcher extracts itself, a CLI
-ingest waits for its own extraction, and the next period finds what is left). A pass is no
-direct write: a ``POST /sync`` does not wait for it. A stop cancels the pass under way (the
-model's answer is not awaited): what it had not done stays pending.
+ingest waits for its own extraction). A pass is no direct write: a ``POST /sync`` does not wait
+for it. A stop cancels the pass under way (the model's answer is not awaited): what it had not
+done stays pending.
+
+The periods stay quiet while nothing changes: once a pass met another writer's lease, they
+read only the lease (not the pending count) until it is free or this process's again; once the
+graph was re-embedded under this process (ManifestMismatchError, which says to restart it),
+they read only the manifest, which matches again only if the graph is re-embedded back. A
+refusal is logged once, when it begins, not every period.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from knotwork.errors import (
     KnotworkError,
     LeaseHeldError,
     LeaseLostError,
+    ManifestMismatchError,
 )
+from knotwork.graph.lease import lease_status
 from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import ModelWork, pending_work
@@ -51,6 +59,10 @@ class Extraction:
         self.every_s = EXTRACT_EVERY_S
         self._work = ModelWork(self._pass)
         self._stopped = False
+        self._said = ""  # the last failure logged: one that stands is said once
+        self._elsewhere = False  # another writer held the lease at the last pass
+        # The graph re-embedded with another model under this process: no pass can write.
+        self.stale: ManifestMismatchError | None = None
 
     @property
     def ingestor(self) -> Ingestor:
@@ -66,8 +78,10 @@ class Extraction:
         return self._work.running
 
     def wanted(self) -> None:
-        """A pass now (or after the running one); none once stopped."""
+        """A pass now (or after the running one); none once stopped. Asked for, it no longer
+        waits for another writer's lease to be given back: this process has just held it."""
         if not self._stopped:
+            self._elsewhere = False
             self._work.wanted()
 
     async def stop(self) -> None:
@@ -81,7 +95,7 @@ class Extraction:
         try:
             while True:  # from the start: what an earlier run or an outage left pending
                 try:
-                    if not self.running and await retry.pending_count(self.ingestor.models):
+                    if await self._due():
                         self.wanted()
                 except (GraphUnavailableError, GraphQueryError) as exc:
                     log.debug("pending chunks not looked for: %s", exc)
@@ -91,6 +105,36 @@ class Extraction:
         finally:
             await self.stop()
 
+    async def _due(self) -> bool:
+        """Whether this period starts a pass: chunks are pending and a pass could do them.
+        The pending count (a scan of the vault's chunks) is read only when no other writer
+        holds the lease and the graph's model is this process's."""
+        if self.running:
+            return False
+        if self.stale is not None:
+            try:
+                await self.writers.core.check_manifest()
+            except ManifestMismatchError:
+                return False  # said once, when the passes stopped
+            self.stale = None
+            log.info(
+                "the graph's embedding model matches this server's again: "
+                "the pending model work resumes"
+            )
+        if self._elsewhere:
+            row = await lease_status(self.writers.core.store, self.writers.vault)
+            if row is not None and row["live"] and row["holder"] != self.writers.holder:
+                return False  # its holder does the work (a watcher) or waits for its own
+            self._elsewhere = False
+            log.debug("the vault's lease is free again: pending chunks looked for")
+        return bool(await retry.pending_count(self.ingestor.models))
+
+    def _say(self, message: str) -> None:
+        """Log a pass's failure once while it stands (a pass may follow every period)."""
+        if message != self._said:
+            log.warning("%s", message)
+        self._said = message
+
     async def _pass(self, limit: int) -> int:
         """``pending_work`` for a few chunks under the shared lease: how many it did."""
         if self.writers.syncing:
@@ -98,17 +142,24 @@ class Extraction:
         try:
             async with self.writers.model_pass():
                 done = await pending_work(self.ingestor, min(limit, EXTRACT_PASS))
+        except LeaseLostError as exc:  # before LeaseHeldError, its base class
+            log.warning("pending model work stopped: %s", exc.lapsed)
+            return 0
         except LeaseHeldError:  # another writer: a watcher extracts, a CLI waits for its own
+            self._elsewhere = True
             return 0
         except GraphUnavailableError as exc:
             log.debug("the chunks a model left pending wait for Neo4j: %s", exc)
             return 0
-        except LeaseLostError as exc:
-            log.warning("pending model work stopped: %s", exc.lapsed)
+        except ManifestMismatchError as exc:  # no pass can write until a restart
+            if self.stale is None:
+                log.warning("pending model work stopped until this server is restarted: %s", exc)
+            self.stale = exc
             return 0
         except KnotworkError as exc:
-            log.warning("pending model work not finished yet: %s", exc)
+            self._say(f"pending model work not finished yet: {exc}")
             return 0
+        self._said = ""
         if done:
             await asyncio.sleep(PASS_GAP_S)  # the lease free a moment before the next pass
         return done

@@ -16,9 +16,10 @@ finish gives it back). Which way a write goes:
 - **offline** — Neo4j does not answer: the file changes, the path is journaled (503), and the
   replay task brings the graph in step once Neo4j is back.
 
-A direct write does not wait for the chat model: the chunks it leaves pending are extracted by
-the writers' background passes (``extraction``, serving/extraction.py), each a user of the shared
-lease for a few chunks but no direct write, so a sync never waits behind the model.
+A direct write, and the journal's replay, does not wait for the chat model: the chunks it
+leaves pending are extracted by the writers' background passes (``extraction``,
+serving/extraction.py), each a user of the shared lease for a few chunks but no direct write,
+so a sync never waits behind the model.
 """
 
 from __future__ import annotations
@@ -206,13 +207,22 @@ class VaultWriters:
         self.syncing = False
 
     async def replay_once(self) -> int:
-        """Apply the pending writes if the lease can be had now; 0 when it cannot."""
+        """Apply the pending writes if the lease can be had now; 0 when it cannot. As a direct
+        write, each lands without waiting for the chat model (after an outage, a slow model
+        would hold the replay, and the writes behind its lease, for minutes): the chunks stay
+        pending for the background extraction, asked for once the replay is done (one that
+        failed part-way leaves them to the extraction's next period)."""
         if self.syncing or not self.journal.pending():
             return 0
         async with self.write() as way:
             if way.kind != "direct":
                 return 0
-            return await replay(Ingestor(self.core), self.journal)
+            ingestor = Ingestor(self.core)
+            ingestor.extract_inline = False
+            done = await replay(ingestor, self.journal)
+        if done:
+            self.extraction.wanted()
+        return done
 
     async def replay_forever(self) -> None:
         """The lifespan's background task: retry the pending writes every few seconds."""
