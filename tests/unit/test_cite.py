@@ -242,13 +242,15 @@ def test_a_source_word_split_by_a_line_break_streams_as_the_whole() -> None:
     assert sent == check_citations("x [\nSource 1]", ODD, SOURCES).text
 
 
-def test_two_chunks_of_one_section_cited_together_are_named_once_and_both_cited() -> None:
+def test_two_chunks_of_one_section_cited_together_are_told_apart_and_both_cited() -> None:
     first = hit("Long.md", "Setup", "part one", line=1)
     second = replace(first, id="Long.md#Setup/2", text="part two", line_start=40, line_end=60)
     checked = check_citations(
         "Both parts [S1, S2]. Again [S2].", [first, second], {1: first, 2: second}
     )
-    assert checked.text == "Both parts [Long.md#Setup]. Again [Long.md#Setup]."
+    assert checked.text == (
+        "Both parts [Long.md#Setup] [Long.md#Setup:40-60]. Again [Long.md#Setup:40-60]."
+    )
     assert checked.cited == [first, second]
 
 

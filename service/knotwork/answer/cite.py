@@ -4,13 +4,16 @@ The model cites ``[S3]``, the number of a context block in this request's prompt
 the user gets names the hit instead, as ``[path#heading]`` (``[path]`` for a chunk without a
 heading). A number the prompt never gave (a bare ``[1]`` after a claim too), or anything else
 written like a citation that names no retrieved chunk, is removed from the text and reported.
-The old form ``[path#heading]`` is still accepted when it names a retrieved chunk
-(``answer.cite_match``). Paths and headings may hold ``[``, ``]`` and ``#``: labels are found
-by exact comparison with the hits, never by parsing what is inside brackets.
+Two cited chunks of one label (a long section split, two ``## Log`` in a note) are told apart:
+the later ones carry their lines, ``[path#heading:49-51]``, so each marker names one entry of the
+answer's citations (``cite_match.markers``). The old form ``[path#heading]`` is still accepted
+when it names a retrieved chunk (``answer.cite_match``), and so is a marker with lines. Paths
+and headings may hold ``[``, ``]`` and ``#``: labels are found by exact comparison with the
+hits, never by parsing what is inside brackets.
 
-The same scanner serves a whole answer and a streamed one: it stops before a ``[`` whose
-meaning the text so far does not settle, so a citation split across chunks is rendered once it
-is complete, and the streamed text equals the checked answer.
+The same scanner serves a whole answer and a streamed one: it stops before a ``[``, ``(`` or
+``\u3010`` whose meaning the text so far does not settle, so a citation split across chunks is
+rendered once it is complete, and the streamed text equals the checked answer.
 """
 
 from __future__ import annotations
@@ -19,64 +22,30 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from knotwork.answer.cite_match import BARE, cites_bare, is_citation, match_citation
+from knotwork.answer.cite_match import (
+    BARE,
+    cite_label,
+    cites_bare,
+    is_citation,
+    marker,
+    match_citation,
+)
+from knotwork.answer.cite_sources import (
+    OPENING,
+    PARENS_PREFIX,
+    SOURCES,
+    SQUARE_PREFIX,
+    begun,
+    cited_numbers,
+    lenticular_end,
+    source_tag,
+)
 from knotwork.retrieve import Hit
 
-# Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),
-# [Source 2], [[S2]].
-_WORD = r"S(?:ources?)?"
-_DASH = r"\-\u2013\u2014"  # hyphen, en dash, em dash (for a character class)
-# Numbers are apart by a separator word or mark, or by spaces alone: never by nothing, so a run
-# of digits or spaces is read one way only (an optional separator made the match exponential).
-_SEP = rf"(?:\s*(?:[,;&]|and|to|[{_DASH}])\s*|\s+)"
-_NUMBERS = rf"{_WORD}\s*\d+(?:{_SEP}(?:{_WORD}\s*)?\d+)*"
-# Also as a label names them ([Source: S1], a footnote's [^S1], [S1.]) and with the note a
-# model added ([S1: People/Alice.md]): the number is what it cites.
-_LABELLED = rf"\[\^?\s*(?:{_WORD}\s*:\s*)?({_NUMBERS})\s*(?::[^\[\]\n]*)?\.?\]"
-_SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|{_LABELLED}", re.I)
-# What may still become one as a streamed answer arrives: "[", then only the characters of one.
-_SOURCES_PREFIX = re.compile(rf"\[\[?\^?[\s\d,;:.&{_DASH}sourcendat]*\]?\]?", re.I)
-_NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
-MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
 SPAN_CHARS = 1024  # the longest bracketed span read as a possible citation (more, for labels)
 # [path#heading], [path.md], or the same in double brackets, one level of [] allowed inside;
 # never a Markdown link's [text](url). Used only to remove citations, never to keep one.
 _CITATION = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\](?!\()")
-
-
-def label(path: str, heading: str) -> str:
-    """How the answer names a chunk: ``[path#heading]``, or ``[path]`` without a heading."""
-    return f"[{path}#{heading}]" if heading else f"[{path}]"
-
-
-def cite_label(hit: Hit) -> str:
-    return label(hit.path, hit.heading)
-
-
-def source_tag(number: int) -> str:
-    """How the prompt numbers a block, and how the model cites it."""
-    return f"[S{number}]"
-
-
-def inert(text: str) -> str:
-    """Note text as a prompt shows it: a source marker written in a note ("[S2]") cannot pass
-    for the number of a block, its brackets turned fullwidth ("\uff3bS2\uff3d")."""
-    return _SOURCES.sub(lambda m: m.group(0).translate(_FULLWIDTH), text)
-
-
-_FULLWIDTH = str.maketrans({"[": "\uff3b", "]": "\uff3d"})
-
-
-def _numbers(written: str) -> list[int]:
-    """The source numbers a marker names, ranges spelled out."""
-    numbers: list[int] = []
-    for found in _NUMBER_OR_RANGE.finditer(written):
-        first, last = int(found[1]), int(found[2]) if found[2] else None
-        if last is not None and first < last <= first + MAX_RANGE:
-            numbers += range(first, last + 1)
-        else:
-            numbers += [first] if last is None else [first, last]
-    return numbers
 
 
 @dataclass
@@ -84,6 +53,7 @@ class Checked:
     text: str
     cited: list[Hit] = field(default_factory=list)  # in order of first citation
     dropped: list[str] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)  # each cited hit's, as the text has it
 
 
 @dataclass(frozen=True)
@@ -107,14 +77,17 @@ class CitationScanner:
         self.sources = dict(sources or {})
         shown = {hit.id for hit in self.sources.values()}
         self.hits = [h for h in hits if h.id in shown] if sources else list(hits)
-        labels = {cite_label(h): h for h in reversed(self.hits) if "\n" not in cite_label(h)}
+        # A label names the best-ranked hit it is the label of; a marker with lines, its hit.
+        named = [(f"[{h.citation}]", h) for h in self.hits]
+        named += [(cite_label(h), h) for h in reversed(self.hits)]
+        labels = {k: h for k, h in named if "\n" not in k}
         self._labels = {**{f"[{k}]": h for k, h in labels.items()}, **labels}
         # How far a "[" is read for its "]": an invented citation longer than any label is
         # still one (and removed); a "[" left open longer than this is text, not a citation
         # still arriving, so a stream does not wait for it or read it again at every piece.
         self._longest = max(2 * max(map(len, self._labels), default=0) + 64, SPAN_CHARS)
         self.checked = Checked(text="")
-        self._seen: set[str] = set()
+        self._markers: dict[str, str] = {}  # hit id → its marker, given at its first citation
 
     def _label_at(self, text: str, i: int, final: bool) -> _Decision | None:
         rest = text[i : i + max(map(len, self._labels), default=0) + 1]
@@ -145,21 +118,19 @@ class CitationScanner:
         return -1 if len(text) <= i + self._longest else None
 
     def _decide(self, text: str, i: int, final: bool) -> _Decision | None:
-        """What the ``[`` at ``i`` starts; None when the text so far does not settle it."""
+        """What the ``[``, ``(`` or ``\u3010`` at ``i`` starts; None when the text so far does
+        not settle it."""
+        if text[i] == "(":
+            return self._parens(text, i, final)
+        if text[i] == "\u3010":
+            return self._lenticular(text, i, final)
         decision = self._label_at(text, i, final)
         if decision is not _PLAIN:
             return decision
-        if not final and (prefix := _SOURCES_PREFIX.match(text, i)) and prefix.end() == len(text):
+        if not final and (prefix := SQUARE_PREFIX.match(text, i)) and prefix.end() == len(text):
             return None  # "[S1" may yet be "[S12]"
-        if numbers := _SOURCES.match(text, i):
-            kept, dropped = [], []
-            for number in _numbers(numbers.group(1) or numbers.group(2)):
-                hit = self.sources.get(number)
-                if hit is None:
-                    dropped.append(source_tag(number))
-                elif hit not in kept:
-                    kept.append(hit)
-            return _Decision(numbers.end(), kept, dropped)
+        if numbers := SOURCES.match(text, i):
+            return self._numbered(numbers)
         if bare := BARE.match(text, i):
             return self._bare(text, i, bare.end(), final)
         end = self._span_end(text, i)
@@ -168,6 +139,37 @@ class CitationScanner:
         if not final and end in (-1, len(text)):
             return None  # not closed yet, or a "(" next would make it a link
         return self._span(text, i, end)
+
+    def _numbered(self, marker: re.Match[str]) -> _Decision:
+        """A source marker: the hits of the numbers the prompt gave, the others dropped."""
+        kept: list[Hit] = []
+        dropped: list[str] = []
+        for number in cited_numbers(marker):
+            hit = self.sources.get(number)
+            if hit is None:
+                dropped.append(source_tag(number))
+            elif hit not in kept:
+                kept.append(hit)
+        return _Decision(marker.end(), kept, dropped)
+
+    def _parens(self, text: str, i: int, final: bool) -> _Decision | None:
+        """ "(S1)", "(S1, S2)": source numbers alone in parentheses, not right after a word
+        ("f(S1)") or a link's "]" ("[text](S1)")."""
+        if i and (text[i - 1].isalnum() or text[i - 1] in "_]"):
+            return _PLAIN
+        if numbers := SOURCES.match(text, i):
+            return self._numbered(numbers)
+        if not final and (prefix := PARENS_PREFIX.match(text, i)) and prefix.end() == len(text):
+            return None  # "(S1" may yet be "(S1, S2)"
+        return _PLAIN
+
+    def _lenticular(self, text: str, i: int, final: bool) -> _Decision | None:
+        """ "\u3010S1\u3011" cites S1; any other text in those brackets is words."""
+        end = lenticular_end(text, i, self._longest)
+        if end == -1 and not final:
+            return None
+        numbers = SOURCES.match(text, i) if end not in (None, -1) else None
+        return self._numbered(numbers) if numbers and numbers.end() == end else _PLAIN
 
     def _bare(self, text: str, i: int, end: int, final: bool) -> _Decision | None:
         """A bare "[1]": removed and reported where it cites, text elsewhere; None while what
@@ -194,11 +196,12 @@ class CitationScanner:
 
     def scan(self, text: str, pos: int, final: bool) -> tuple[str, int]:
         """The rendered text from ``pos`` on, and where the next scan resumes: before the first
-        ``[`` still undecided, and before trailing whitespace (a removed citation takes the
-        spaces before it along)."""
+        ``[``, ``(`` or ``\u3010`` still undecided, and before trailing whitespace (a removed
+        citation takes the spaces before it along)."""
         out: list[str] = []
         while True:
-            bracket = text.find("[", pos)
+            opening = OPENING.search(text, pos)
+            bracket = opening.start() if opening else -1
             decision = None if bracket < 0 else self._decide(text, bracket, final)
             if decision is None:
                 stop = len(text) if bracket < 0 else bracket
@@ -215,27 +218,23 @@ class CitationScanner:
                 continue
             before = text[pos:bracket]
             out.append(before if decision.kept else before.rstrip(" \t"))
-            # Two chunks of one section (a long section split) have one label: named once.
-            out.append(" ".join(dict.fromkeys(cite_label(h) for h in decision.kept)))
             self._record(decision)
+            out.append(" ".join(self._markers[h.id] for h in decision.kept))
             pos = decision.end
 
     def split_at(self, text: str, i: int) -> bool:
-        """Whether the text from the ``[`` at ``i`` to its end is a citation begun and not
-        finished: a source marker ("[", "[S1", "[Source 2, S": not "[1, 2") or a label."""
+        """Whether the text from the ``[``, ``(`` or ``\u3010`` at ``i`` to its end is a citation
+        begun and not finished: a source marker ("[", "[S1", "(Source 2, S": not "[1, 2") or a
+        label."""
         tail = text[i:]
-        marker = _SOURCES_PREFIX.fullmatch(tail)
-        if marker and "]" not in tail:
-            inner = tail.lstrip("[").lstrip()
-            if not inner or inner[0] in "sS":
-                return True
-        return any(len(tail) < len(k) and k.startswith(tail) for k in self._labels)
+        return begun(tail) or any(len(tail) < len(k) and k.startswith(tail) for k in self._labels)
 
     def _record(self, decision: _Decision) -> None:
         for hit in decision.kept:
-            if hit.id not in self._seen:
-                self._seen.add(hit.id)
+            if hit.id not in self._markers:
+                self._markers[hit.id] = marker(hit, self.checked.markers)
                 self.checked.cited.append(hit)
+                self.checked.markers.append(self._markers[hit.id])
         for written in decision.dropped:
             if written not in self.checked.dropped:
                 self.checked.dropped.append(written)
@@ -278,9 +277,9 @@ class CitationStream:
         """The rest of an answer cut off by a limit: a citation the cut split ("… [S1" of
         "[S12]", "… [notes.md#In" of a label) is left out of ``text`` rather than shown as a
         bracket that cites nothing."""
-        start = self._text.find("[", self._pos)
-        if start >= 0 and self._scanner.split_at(self._text, start):
-            self._text = self._text[:start]
+        start = OPENING.search(self._text, self._pos)
+        if start and self._scanner.split_at(self._text, start.start()):
+            self._text = self._text[: start.start()]
         return self._emit(final=True)
 
     @property
@@ -305,7 +304,7 @@ def strip_citations(text: str, labels: Iterable[str] = ()) -> str:
     ``labels`` of its citations, found exactly, then anything else written like one."""
     for written in sorted(set(labels), key=len, reverse=True):
         text = text.replace(written, " ")
-    kept = _SOURCES.sub("", text)
+    kept = SOURCES.sub("", text)
     kept = _CITATION.sub(lambda m: "" if is_citation(_inner(m.group(1))) else m.group(0), kept)
     return " ".join(kept.split())
 

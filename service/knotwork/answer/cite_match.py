@@ -1,17 +1,56 @@
-"""Which retrieved hit a citation written as a label names (``[path#heading]``, the old form the
-model may still write), and whether a bracketed text is written like a citation at all (a bare
-``[1]`` included). Paths
-and headings are compared whole, as a reader sees them: either Unicode form, any case, spaces
-collapsed; never parsed at a ``#`` or a bracket inside them.
+"""How an answer marks the chunks it cites (``[path#heading]``, with the lines when two cited
+chunks share that label), which retrieved hit a citation written as a label names (the old form
+the model may still write), and whether a bracketed text is written like a citation at all (a
+bare ``[1]`` included). Paths and headings are compared whole, as a reader sees them: either
+Unicode form, any case, spaces collapsed; never parsed at a ``#`` or a bracket inside them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
+from typing import Protocol
 
 from knotwork.retrieve import Hit
 from knotwork.text.keys import entity_key
+
+
+def label(path: str, heading: str) -> str:
+    """How the answer names a chunk: ``[path#heading]``, or ``[path]`` without a heading."""
+    return f"[{path}#{heading}]" if heading else f"[{path}]"
+
+
+def cite_label(hit: Hit) -> str:
+    return label(hit.path, hit.heading)
+
+
+class Located(Protocol):
+    """A cited chunk as an answer's ``citations`` entry gives it (a ``Hit``, a ``Cited``)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def line_start(self) -> int: ...
+    @property
+    def line_end(self) -> int: ...
+
+
+def marker(entry: Located, taken: Collection[str]) -> str:
+    """How the answer marks a cited chunk, given the markers of the chunks cited before it: its
+    label, or, when one of them already is that label (two chunks of one section), the label
+    with its lines, ``[path#heading:49-51]``, so that a marker names one chunk."""
+    plain = label(entry.path, entry.heading)
+    return plain if plain not in taken else f"{plain[:-1]}:{entry.line_start}-{entry.line_end}]"
+
+
+def markers(entries: Iterable[Located]) -> list[str]:
+    """The markers of an answer's ``citations`` (in their order, that of first citation)."""
+    found: list[str] = []
+    for entry in entries:
+        found.append(marker(entry, found))
+    return found
 
 
 # Compared as a reader sees them (entity_key): either Unicode form (a path from macOS is

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from knotwork.answer.cite import inert, source_tag
+from knotwork.answer.cite_sources import inert, source_tag
 from knotwork.answer.refusal import INSUFFICIENT
 from knotwork.retrieve import Evidence, Hit
 

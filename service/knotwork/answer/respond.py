@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from knotwork.answer.cite import CitationStream, check_citations, cite_label, strip_citations
+from knotwork.answer.cite import CitationStream, check_citations, strip_citations
 from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.answer.waiting import Overdue, by, http_status, timed_out
@@ -178,7 +178,7 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
 def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
     """Check the model's citations against the hits and build the answer."""
     checked = check_citations(raw, evidence.hits, prompt.sources)
-    words = strip_citations(checked.text, map(cite_label, checked.cited))
+    words = strip_citations(checked.text, checked.markers)
     # Nothing, or only citations and the marks around them ("[S1] [S2]."): no answer at all.
     if not any(char.isalnum() for char in words):
         result = _base(evidence, "model_unavailable", None, evidence.hits)

@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from knotwork.answer.cite import label as citation_label
 from knotwork.answer.cite import strip_citations
+from knotwork.answer.cite_match import markers
 from knotwork.answer.respond import answer
 from knotwork.core import Core
 from knotwork.errors import ModelUnavailableError
@@ -71,7 +71,7 @@ async def run_answers(
                 f"question {q.id}: the chat model {core.settings.llm_model!r} did not answer; "
                 f"{' '.join(reply.warnings)}"
             )
-        labels = [citation_label(c.path, c.heading) for c in reply.citations]
+        labels = markers(reply.citations)  # as the answer marks them, lines and all
         said = strip_citations(reply.answer or "", labels) if reply.status == "ok" else ""
         results.append(
             AnswerResult(

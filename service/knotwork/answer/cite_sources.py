@@ -1,0 +1,87 @@
+"""How a model writes the source numbers a prompt gave (``[S3]``, ``(S1, S2)``, ``【S2】``…):
+the forms read as citations, what may still become one while an answer streams, and the numbers
+one names. ``answer.cite`` decides with these what each bracket of an answer is.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Source numbers as models write them: [S3], [S1, S4], [S1 S4], [S1 and S4], [S1-S3] (a range),
+# [Source 2], [[S2]].
+_WORD = r"S(?:ources?)?"
+_DASH = r"\-\u2013\u2014"  # hyphen, en dash, em dash (for a character class)
+# Numbers are apart by a separator word or mark, or by spaces alone: never by nothing, so a run
+# of digits or spaces is read one way only (an optional separator made the match exponential).
+_SEP = rf"(?:\s*(?:[,;&]|and|to|[{_DASH}])\s*|\s+)"
+_NUMBERS = rf"{_WORD}\s*\d+(?:{_SEP}(?:{_WORD}\s*)?\d+)*"
+_NAMED = rf"(?:{_WORD}\s*:\s*)?({_NUMBERS})"  # "Source: S1" names S1
+# Also as a label names them ([Source: S1], a footnote's [^S1], [S1.]) and with the note a
+# model added ([S1: People/Alice.md]): the number is what it cites.
+_LABELLED = rf"\[\^?\s*{_NAMED}\s*(?::[^\[\]\n]*)?\.?\]"
+# In parentheses only when they hold nothing else: "(S1)", "(S1, S2)", "(Sources 1-2)" cite;
+# "(see S1 of the manual)" and "(1)" are words.
+_PARENS = rf"\(\s*{_NAMED}\s*\)"
+# In lenticular brackets, as some models cite ("【S1】", "【S1†source】").
+_LENTICULAR = rf"\u3010\s*{_NAMED}\s*(?:[:\u2020][^\u3010\u3011\n]*)?\.?\u3011"
+SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|{_LABELLED}|{_PARENS}|{_LENTICULAR}", re.I)
+# What may still become one as a streamed answer arrives: the opening mark, then only the
+# characters of one (a parenthesis: its "S" first, so "(1990 to 2000" is not held back).
+_CHARS = rf"[\s\d,;:.&{_DASH}sourcendat]"
+SQUARE_PREFIX = re.compile(rf"\[\[?\^?{_CHARS}*\]?\]?", re.I)
+PARENS_PREFIX = re.compile(rf"\(\s*(?:s{_CHARS}*)?\)?", re.I)
+_BEGUN = re.compile(rf"[\[(\u3010]\[?\^?\s*(?:s{_CHARS}*)?", re.I)
+OPENING = re.compile("[\\[(\u3010]")  # where a citation may begin
+_NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
+MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
+_INERT = str.maketrans(
+    {
+        "[": "\uff3b",
+        "]": "\uff3d",
+        "(": "\uff08",
+        ")": "\uff09",
+        "\u3010": "\u3016",
+        "\u3011": "\u3017",
+    }
+)
+
+
+def source_tag(number: int) -> str:
+    """How the prompt numbers a block, and how the model cites it."""
+    return f"[S{number}]"
+
+
+def inert(text: str) -> str:
+    """Note text as a prompt shows it: a source marker written in a note ("[S2]", "(S2)")
+    cannot pass for the number of a block, its brackets turned to look-alikes ("\uff3bS2\uff3d")."""
+    return SOURCES.sub(lambda m: m.group(0).translate(_INERT), text)
+
+
+def cited_numbers(marker: re.Match[str]) -> list[int]:
+    """The source numbers a ``SOURCES`` match names, ranges spelled out."""
+    written = next(group for group in marker.groups() if group)
+    numbers: list[int] = []
+    for found in _NUMBER_OR_RANGE.finditer(written):
+        first, last = int(found[1]), int(found[2]) if found[2] else None
+        if last is not None and first < last <= first + MAX_RANGE:
+            numbers += range(first, last + 1)
+        else:
+            numbers += [first] if last is None else [first, last]
+    return numbers
+
+
+def begun(tail: str) -> bool:
+    """Whether ``tail`` is a source marker begun and not finished: "[", "[S1", "(Source 2, S",
+    "\u3010S" (not "[1, 2", nor one closed)."""
+    return bool(_BEGUN.fullmatch(tail))
+
+
+def lenticular_end(text: str, i: int, longest: int) -> int | None:
+    """The end of the "【…】" at ``i``; -1 when the text ends first, None when a line break or
+    more than ``longest`` characters come first (words, not a citation)."""
+    for k in range(i + 1, min(len(text), i + longest + 1)):
+        if text[k] == "\n":
+            return None
+        if text[k] == "\u3011":
+            return k + 1
+    return -1 if len(text) <= i + longest else None

@@ -1,0 +1,113 @@
+"""Source numbers in parentheses and lenticular brackets ("(S1)", "\u3010S1\u3011"): resolved
+as "[S1]" is, a number the prompt never gave removed and reported, and parentheses of ordinary
+prose left alone, whole or streamed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from knotwork.answer.cite import CitationStream, check_citations
+from knotwork.answer.cite_sources import inert
+from tests.conftest import hit
+
+HITS = [hit("Alice.md", "Work"), hit("Bob.md", ""), hit("Acme.md", "History")]
+SOURCES = {1: HITS[0], 2: HITS[1], 3: HITS[2]}
+ALICE, BOB, ACME = "[Alice.md#Work]", "[Bob.md]", "[Acme.md#History]"
+
+
+def streamed(text: str, size: int) -> tuple[str, list[str]]:
+    stream = CitationStream(HITS, SOURCES)
+    pieces = [stream.feed(text[i : i + size]) for i in range(0, len(text), size)]
+    return "".join([*pieces, stream.close()]), stream.checked.dropped
+
+
+@pytest.mark.parametrize(
+    ("text", "rendered", "dropped"),
+    [
+        ("Alice works (S1).", f"Alice works {ALICE}.", []),
+        ("Alice works (S1, S2).", f"Alice works {ALICE} {BOB}.", []),
+        ("Alice works (Sources 1-3).", f"Alice works {ALICE} {BOB} {ACME}.", []),
+        ("Alice works ( Source: S2 ) here.", f"Alice works {BOB} here.", []),
+        ("Alice works (s3)", f"Alice works {ACME}", []),
+        ("Alice works (S99).", "Alice works.", ["[S99]"]),
+        ("Alice works (S1, S9).", f"Alice works {ALICE}.", ["[S9]"]),
+        ("Alice works \u3010S1\u3011.", f"Alice works {ALICE}.", []),
+        ("Alice works\u3010S2\u2020source\u3011.", f"Alice works{BOB}.", []),
+        ("Alice works \u3010Source 1, S3\u3011.", f"Alice works {ALICE} {ACME}.", []),
+        ("Alice works \u3010S7\u3011.", "Alice works.", ["[S7]"]),
+        ("Alice works [^S2].", f"Alice works {BOB}.", []),
+        ("Alice works [^S8].", "Alice works.", ["[S8]"]),
+    ],
+)
+def test_source_numbers_in_parentheses_and_lenticular_brackets_cite(
+    text: str, rendered: str, dropped: list[str]
+) -> None:
+    checked = check_citations(text, HITS, SOURCES)
+    assert (checked.text, checked.dropped) == (rendered, dropped)
+    for size in (1, 2, 3, 7):
+        assert streamed(text, size) == (rendered, dropped), size
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Alice works (see S1 of the manual).",
+        "Step one (1) comes first.",
+        "It ran from (1990 to 2000) there.",
+        "Call f(S1) to start.",
+        "Read [the spec](S1) first.",
+        "The Galaxy (S1 model) sold well.",
+        "\u3010Note\u3011 Alice works here.",
+        "An open ( S and more",
+        "Unclosed \u3010S1 and more",
+    ],
+)
+def test_parentheses_of_ordinary_prose_stay(text: str) -> None:
+    checked = check_citations(text, HITS, SOURCES)
+    assert (checked.text, checked.cited, checked.dropped) == (text, [], [])
+    for size in (1, 2, 5):
+        assert streamed(text, size) == (text, []), size
+
+
+def test_a_marker_split_anywhere_streams_as_the_whole() -> None:
+    raw = "A (S1) b (S9, S2) c (see S1) d \u3010S3\u3011 e f(S1) (S1 x) (Sources 1-2)"
+    whole = check_citations(raw, HITS, SOURCES)
+    for i in range(len(raw) + 1):
+        for j in range(i, len(raw) + 1, 4):
+            stream = CitationStream(HITS, SOURCES)
+            pieces = [stream.feed(raw[:i]), stream.feed(raw[i:j]), stream.feed(raw[j:])]
+            assert "".join([*pieces, stream.close()]) == whole.text, (i, j)
+            assert stream.checked.dropped == whole.dropped == ["[S9]"]
+    rng = random.Random(11)
+    words = ["(", ")", "S", "1", "9", ", ", " ", "x", "\u3010", "\u3011", "(S1)", "(S2", "]"]
+    for _ in range(2_000):
+        raw = "".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+        cuts = sorted(rng.sample(range(len(raw) + 1), min(3, len(raw) + 1)))
+        pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+        stream = CitationStream(HITS, SOURCES)
+        sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
+        assert sent == check_citations(raw, HITS, SOURCES).text, (raw, pieces)
+
+
+@pytest.mark.parametrize(
+    ("raw", "sent"),
+    [("Alice works (S1", "Alice works"), ("Alice (S1, S", "Alice"), ("Alice \u3010S", "Alice")],
+)
+def test_a_marker_split_by_a_cut_is_left_out(raw: str, sent: str) -> None:
+    stream = CitationStream(HITS, SOURCES)
+    assert "".join([stream.feed(raw), stream.cut()]) == sent
+
+
+def test_a_long_parenthesis_that_never_closes_is_read_at_once() -> None:
+    text = "Order (S1 " + "S1 " * 2000 + "x"
+    assert check_citations(text, HITS, SOURCES).text == text
+    assert streamed(text, 500)[0] == text
+
+
+def test_note_text_shows_these_markers_inert() -> None:
+    """A note's "(S2)" in the prompt could pass for block 2's number, as its "[S2]" could."""
+    shown = inert("Study (S2) and \u3010S3\u3011 and (see S1) and [S1].")
+    assert check_citations(shown, HITS, SOURCES).cited == []
+    assert "(see S1)" in shown
