@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 LinkKind = Literal["wikilink", "embed", "markdown", "frontmatter"]
 Extractor = Literal["wikilink", "frontmatter", "alias", "tag", "mention", "llm"]
@@ -113,10 +113,19 @@ def fact_key(
     line: int | None,
     predicate: str | None,
     chunk_id: str | None,
+    written: str | None = None,
 ) -> str:
     """A fact as revisions record it: ``relation|subject|target|extractor|line|predicate|
     chunk_id``. The one renderer: facts about to be written (rows.canonical, mentions.canonical)
-    and facts read back from the graph (``stored_fact_key``) go through it, so they compare."""
+    and facts read back from the graph (``stored_fact_key``) go through it, so they compare.
+    ``written``: the target as the note writes it (a link's or an alias's ``target_text``).
+    A frontmatter link's target is recorded as ``[[key]]``: under a key such as ``project`` a
+    link and a plain value share a relation, and ``history`` shows a link as the note it names.
+    An alias is recorded as written: its key is case-folded."""
+    if written is not None and extractor == "frontmatter":
+        target = f"[[{target}]]"
+    elif written is not None and extractor == "alias":
+        target = written
     fields = [relation, subject or "", target, extractor, str(line), predicate or ""]
     return "|".join([*fields, chunk_id or ""])
 
@@ -131,6 +140,7 @@ class StoredFact(TypedDict):
     line: int | None
     predicate: str | None
     chunk_id: str | None
+    target_text: NotRequired[str | None]  # a link's or an alias's; a mention's is not read
 
 
 def stored_fact_key(row: StoredFact) -> str:
@@ -143,6 +153,7 @@ def stored_fact_key(row: StoredFact) -> str:
         row["line"],
         row["predicate"],
         row["chunk_id"],
+        row.get("target_text"),
     )
 
 

@@ -173,6 +173,40 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     assert "    + WORKS_WITH → People/Alice.md  [wikilink, line 2]" in out, out
 
 
+def test_history_shows_frontmatter_links_as_their_notes_and_aliases_as_written(
+    env: None, tmp_path: Path
+) -> None:
+    """A frontmatter link under a key with a relation of its own (``owner``) and an alias, as
+    `note` shows them, not as their lower-case keys; a plain value under such a key as its
+    key. An edit that keeps them lists no change of them."""
+    vault = tmp_path / "v"
+    put(vault, "People/Alice.md", '---\naliases: [Ali]\nworks_at: "[[Acme]]"\n'
+        'owner: "[[Bob]]"\nstatus: Active\n---\n# Alice\nAlice builds anvils.\n')  # fmt: skip
+    put(vault, "People/Bob.md", "# Bob\nBob sells anvils.\n")
+    put(vault, "Acme.md", "# Acme\nAcme makes anvils.\n")
+    assert run("ingest", str(vault), "--no-extract")[0] == 0
+    code, out = run("note", "People/Alice.md")
+    assert code == 0 and "HAS_OWNER → People/Bob.md (note)  [frontmatter, line 4]" in out, out
+    code, out = run("history", "People/Alice.md")
+    assert code == 0, out
+    assert "    + HAS_OWNER ('owner') → People/Bob.md  [frontmatter, line 4]" in out, out
+    assert "    + LINKS_TO ('works_at') → Acme.md  [frontmatter, line 3]" in out, out
+    assert "    + HAS_ALIAS → Ali  [alias, line 2]" in out, out
+    assert "    + HAS_STATUS ('status') → active  [frontmatter, line 5]" in out, out
+
+    put(vault, "People/Alice.md", '---\naliases: [Ali]\nworks_at: "[[Acme]]"\n'
+        'owner: "[[Bob]]"\nstatus: Done\n---\n# Alice\nAlice builds anvils.\n')  # fmt: skip
+    assert run("ingest", str(vault), "--no-extract")[0] == 0
+    code, out = run("history", "People/Alice.md", "--limit", "1")
+    assert code == 0 and out.splitlines()[0].endswith("  upsert  +1 -1"), out  # the status
+    put(vault, "People/Alice.md", "---\naliases: [Ali]\n---\n# Alice\nAlice builds anvils.\n")
+    assert run("ingest", str(vault), "--no-extract")[0] == 0
+    code, out = run("history", "People/Alice.md", "--limit", "1")
+    assert code == 0 and out.splitlines()[0].endswith("  upsert  +0 -3"), out
+    assert "    - HAS_OWNER ('owner') → People/Bob.md  [frontmatter, line 4]" in out, out
+    assert "    - LINKS_TO ('works_at') → Acme.md  [frontmatter, line 3]" in out, out
+
+
 def test_a_question_to_a_vault_the_graph_holds_nothing_of_says_so(
     ingested: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

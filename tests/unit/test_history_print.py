@@ -6,7 +6,8 @@ from __future__ import annotations
 from knotwork.cli.printed import revision_fact
 from knotwork.graph.names import NameIndex
 from knotwork.ingest import mentions
-from knotwork.models import fact_key
+from knotwork.ingest.rows import canonical
+from knotwork.models import Fact, fact_key
 from knotwork.text.keys import link_key, name_key, note_name_keys
 
 
@@ -54,3 +55,25 @@ def test_a_frontmatter_link_is_shown_as_the_note_it_resolves_to() -> None:
     assert revision_fact(link, _names()).startswith("LINKS_TO ('works_at') → acme  [")
     value = fact_key("HAS_PROPERTY", None, "chemist", "frontmatter", 2, "job", None)
     assert revision_fact(value, names).startswith("HAS_PROPERTY ('job') → chemist  [")
+
+
+def test_a_frontmatter_link_under_a_key_with_its_own_relation_is_shown_as_its_note() -> None:
+    """``owner: "[[Dana]]"`` relates as ``owner: Dana`` does (HAS_OWNER): its key records that
+    it is a link, so it is shown as the note it names, as ``note`` shows it; the plain value
+    and a revision written before the marker (a bare key) are shown as their key."""
+    names = _names("People/Dana.md")
+    link = canonical(Fact("HAS_OWNER", "Dana", "note", "frontmatter", 2, predicate="owner"))
+    shown = "HAS_OWNER ('owner') → People/Dana.md  [frontmatter, line 2]"
+    assert revision_fact(link, names) == shown
+    assert revision_fact(link, _names()).startswith("HAS_OWNER ('owner') → dana  [")
+    value = canonical(Fact("HAS_OWNER", "Dana", "entity", "frontmatter", 3, predicate="owner"))
+    assert revision_fact(value, names).startswith("HAS_OWNER ('owner') → dana  [")
+    before = fact_key("HAS_OWNER", None, "dana", "frontmatter", 2, "owner", None)
+    assert revision_fact(before, names).startswith("HAS_OWNER ('owner') → dana  [")
+
+
+def test_an_alias_is_shown_as_written() -> None:
+    alias = canonical(Fact("HAS_ALIAS", "Ali Ğ", "entity", "alias", 2))
+    assert revision_fact(alias, _names()) == "HAS_ALIAS → Ali Ğ  [alias, line 2]"
+    before = fact_key("HAS_ALIAS", None, "ali", "alias", 2, None, None)  # an older revision
+    assert revision_fact(before, _names()) == "HAS_ALIAS → ali  [alias, line 2]"

@@ -5,6 +5,7 @@ line, what a stopped watcher leaves; ``--json`` bodies and the warning of a vaul
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,8 @@ from knotwork.text.keys import BREAK, spaceless
 
 if TYPE_CHECKING:
     from knotwork.core import Core
+
+_MARKED_LINK = re.compile(r"\[\[([^\[\]]+)\]\]")  # a frontmatter link's key (models.fact_key)
 
 
 def cite(c: dict[str, Any]) -> str:
@@ -35,9 +38,10 @@ def revision_fact(key: str, names: Names | None = None, source: str = "") -> str
     """A revision's fact, stored as ``rows.canonical`` writes it (relation|subject|target|
     extractor|line|predicate|chunk id), as ``note`` prints one: ``RELATION → target  [extractor,
     line N]``, the subject first when it is not the note itself. A link's or a mention's target
-    is stored as the key it is matched by ("санкт петербург", "北 京 大 学"): it is shown as
-    the note that key names in ``names`` (the vault's now, as seen from the note ``source``),
-    else as its words written as a name is ("北京大学")."""
+    is stored as the key it is matched by ("санкт петербург", "北 京 大 学"; a frontmatter
+    link's as ``[[key]]``): it is shown as the note that key names in ``names`` (the vault's
+    now, as seen from the note ``source``), else as its key, a mention's as its words written
+    as a name is ("北京大学"). An alias is stored as written (before, as its key)."""
     parts = key.split("|")
     if len(parts) < 7:
         return key
@@ -46,19 +50,26 @@ def revision_fact(key: str, names: Names | None = None, source: str = "") -> str
     if extractor == "mention":
         named = names.resolve(target, source) if names is not None else None
         target = named or _written(target)
-    elif names is not None and (extractor == "wikilink" or _frontmatter_link(relation, extractor)):
-        target = names.link_target(target) or target
+    elif (link := _link_key(relation, extractor, target)) is not None:
+        target = (names.link_target(link) if names is not None else None) or link
     said = f" ({predicate!r})" if predicate else ""
     who = f"{subject} " if subject else ""
     return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"
 
 
-def _frontmatter_link(relation: str, extractor: str) -> bool:
-    """Whether a frontmatter fact is surely a link (``works_at: "[[Acme]]"``): its key is the
-    link's key then, as a wikilink's is. Only LINKS_TO tells: a value under an unknown key is
-    HAS_PROPERTY, and a known key (``project``) relates a link and a plain value alike, which
-    its stored key does not tell apart, so such a fact is shown as its key."""
-    return extractor == "frontmatter" and relation == "LINKS_TO"
+def _link_key(relation: str, extractor: str, target: str) -> str | None:
+    """The link key a fact's stored target holds, None when the fact is no link: a wikilink's
+    target; a frontmatter link's (``works_at: "[[Acme]]"``, ``project: "[[Apollo]]"``), stored
+    as ``[[key]]`` (a link key holds no bracket), as a plain value under the same key never is.
+    A revision written before that holds a frontmatter link's bare key, which only LINKS_TO
+    tells from a plain value (a known key such as ``project`` relates both alike)."""
+    if extractor == "wikilink":
+        return target
+    if extractor != "frontmatter":
+        return None
+    if marked := _MARKED_LINK.fullmatch(target):
+        return marked[1]
+    return target if relation == "LINKS_TO" else None
 
 
 def _written(mention: str) -> str:

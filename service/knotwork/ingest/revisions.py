@@ -6,7 +6,10 @@ fact keys (``models.stored_fact_key``); a revision lists the keys added and remo
 A fact's key ends with its chunk's id, which is derived from the note's path, the chunk's place
 and its text: an edit elsewhere in a fact's section, or a move of the note, gives the chunk a
 new id though the note asserts the same fact on the same line. Keys are compared without that
-last field, so a revision lists only the facts an edit or a move changed.
+last field, so a revision lists only the facts an edit or a move changed. An alias's key holds
+it as written, and is compared by the alias's case-folded key, as its entity is matched: a
+note written before aliases kept their spelling (``rows.FACTS_RULES`` 16) lists no change of
+its aliases when it is next written.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from neo4j import AsyncManagedTransaction
 from knotwork.graph.queries.writes import NOTES_FACTS
 from knotwork.graph.store import run_query
 from knotwork.models import stored_fact_key
+from knotwork.text.keys import entity_key
 
 Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted
 
@@ -33,8 +37,13 @@ async def facts_of(
 
 
 def _without_chunk(key: str) -> str:
-    """``key`` without its chunk id (its last field; ids hold no ``|``)."""
-    return key.rpartition("|")[0]
+    """``key`` without its chunk id (its last field; ids hold no ``|``), an alias as its key."""
+    head = key.rpartition("|")[0]
+    parts = head.split("|")
+    if len(parts) < 6 or parts[0] != "HAS_ALIAS" or parts[-3] != "alias":
+        return head
+    alias = "|".join(parts[2:-3])
+    return "|".join([*parts[:2], entity_key(alias), *parts[-3:]])
 
 
 def _beyond(keys: list[str], other: list[str]) -> list[str]:

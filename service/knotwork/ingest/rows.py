@@ -30,11 +30,21 @@ def canonical(fact: Fact) -> str:
         fact.line,
         fact.predicate,
         fact.chunk_id,
+        _spelling(fact),
     )
 
 
 def _target(fact: Fact) -> str:
     return link_key(fact.object) if fact.object_kind == "note" else entity_key(fact.object)
+
+
+def _spelling(fact: Fact) -> str | None:
+    """The target as the note writes it, kept as the fact's ``target_text``: a link's (what
+    the note shows, whatever the placeholder is named) and an alias's (``history`` shows it as
+    written, not as its case-folded key); None for any other fact."""
+    if fact.object_kind == "note":
+        return fact.object
+    return nfc(fact.object) if fact.extractor == "alias" else None
 
 
 def _props(fact: Fact, path: str) -> dict[str, Any]:
@@ -61,9 +71,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
             # A KnotworkError: a sync records it against the note and goes on.
             raise KnotworkError(f"{path}: relation {fact.relation!r} is not in the vocabulary")
         props = _props(fact, path)
+        if (spelling := _spelling(fact)) is not None:
+            props["target_text"] = spelling
         if fact.object_kind == "note":
-            # The link as written: what the note shows, whatever the placeholder is named.
-            props["target_text"] = fact.object
             links.append({"relation": fact.relation, "props": props})
         else:
             entities.append(
@@ -106,7 +116,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # fact on the line the value is written on (an item of a block list: its own), not its key's.
 # 15: inline tags keep their combining marks (#भारत, #שָׁלוֹם) and are composed (a decomposed
 # #été); a note keeps its names and tags case-folded (fnames, ftags) for notes_search.cypher.
-FACTS_RULES = 15
+# 16: an alias's fact keeps the alias as written (target_text), for its revision's key.
+FACTS_RULES = 16
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
