@@ -3,7 +3,6 @@ the old ``[path#heading]`` form, names holding ``[``, ``]`` and ``#``, and the s
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from knotwork.answer.cite import CitationStream, check_citations, strip_citations
 from knotwork.answer.cite_match import match_citation
 from tests.conftest import hit
+from tests.unit.cite_streams import assert_streams_as_whole
 
 HITS = [hit("People/Alice.md", "Alice > Work"), hit("Recipes.md", "Lasagna"), hit("Misc.md", "")]
 
@@ -206,16 +206,9 @@ def test_a_stream_cut_anywhere_adds_up_to_the_checked_answer() -> None:
     pieces = ["Notes/a\n[", "S", "12]", " "]
     sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
     assert sent == check_citations("".join(pieces), ODD, SOURCES).text == "Notes/a"
-    rng = random.Random(7)
     words = ["Notes/a", "\n", " ", "[", "S", "1", "12", "]", "[[", "]]", "x", ".", "#", "md"]
     words += ["[S12]", "[S1]", "\n[S9]", " [Gone.md] "]
-    for _ in range(3_000):
-        raw = "".join(rng.choice(words) for _ in range(rng.randint(1, 14)))
-        cuts = sorted(rng.sample(range(len(raw) + 1), min(3, len(raw) + 1)))
-        pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
-        stream = CitationStream(ODD, SOURCES)
-        sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
-        assert sent == check_citations(raw, ODD, SOURCES).text, (raw, pieces)
+    assert_streams_as_whole(words, ODD, SOURCES, seed=7, rounds=3_000, longest=14)
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,12 @@ prose left alone, whole or streamed."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from knotwork.answer.cite import CitationStream, check_citations
 from knotwork.answer.cite_sources import inert
 from tests.conftest import hit
+from tests.unit.cite_streams import assert_streams_as_whole
 
 HITS = [hit("Alice.md", "Work"), hit("Bob.md", ""), hit("Acme.md", "History")]
 SOURCES = {1: HITS[0], 2: HITS[1], 3: HITS[2]}
@@ -80,15 +79,8 @@ def test_a_marker_split_anywhere_streams_as_the_whole() -> None:
             pieces = [stream.feed(raw[:i]), stream.feed(raw[i:j]), stream.feed(raw[j:])]
             assert "".join([*pieces, stream.close()]) == whole.text, (i, j)
             assert stream.checked.dropped == whole.dropped == ["[S9]"]
-    rng = random.Random(11)
     words = ["(", ")", "S", "1", "9", ", ", " ", "x", "\u3010", "\u3011", "(S1)", "(S2", "]"]
-    for _ in range(2_000):
-        raw = "".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
-        cuts = sorted(rng.sample(range(len(raw) + 1), min(3, len(raw) + 1)))
-        pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
-        stream = CitationStream(HITS, SOURCES)
-        sent = "".join([*(stream.feed(piece) for piece in pieces), stream.close()])
-        assert sent == check_citations(raw, HITS, SOURCES).text, (raw, pieces)
+    assert_streams_as_whole(words, HITS, SOURCES, seed=11, rounds=2_000, longest=12)
 
 
 @pytest.mark.parametrize(
