@@ -24,6 +24,7 @@ from knotwork.retrieve import keywords as kw
 from knotwork.retrieve.config import RetrievalConfig
 from knotwork.retrieve.steps import Clock, Steps
 from knotwork.retrieve.types import HopPath, Mode
+from knotwork.retrieve.undated import undated
 from knotwork.retrieve.walk import Walk
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,8 @@ class Context:
             # Built on first use: a ConfigError building it is a setting to fix, not a model
             # down, and is raised; a model that could not be loaded is one down.
             embedder = await self.core.load_embedder()
-            vector = list(await embedder.aget_query_embedding(self.question))
+            # Without the periods it names: the temporal side answers when (undated.py).
+            vector = list(await embedder.aget_query_embedding(undated(self.question)))
         except ConfigError:
             raise
         except Exception as exc:  # the embedding model may be down: the rest still answers

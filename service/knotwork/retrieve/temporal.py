@@ -167,14 +167,15 @@ def _in_parentheses(text: str, at: int) -> bool:
     return text.rfind("(", 0, at) > text.rfind(")", 0, at)
 
 
-def _time_years(text: str, covered: list[tuple[int, int]]) -> list[int]:
-    """The years ``text`` (lower case) places in time, outside the ``covered`` spans."""
-    years: list[int] = []
+def _time_years(text: str, covered: list[tuple[int, int]]) -> list[tuple[int, range]]:
+    """The years ``text`` (lower case) places in time, outside the ``covered`` spans, each
+    with the span of the phrase that says it ("in 2019", "from 2018 to 2020": the whole)."""
+    years: list[tuple[int, range]] = []
     for match in _CUED_YEAR.finditer(text):
         for group in (1, 2):
             span = match.span(group)
             if match.group(group) and span not in covered and not _in_parentheses(text, span[0]):
-                years.append(int(match.group(group)))
+                years.append((int(match.group(group)), range(*match.span())))
     if years or not _WHEN.search(text):
         return years
     for match in _YEAR.finditer(text):
@@ -182,12 +183,14 @@ def _time_years(text: str, covered: list[tuple[int, int]]) -> list[int]:
         if match.span() in covered or _in_parentheses(text, start):
             continue
         if not _ARTICLE_BEFORE.search(text, 0, start):
-            years.append(int(match.group(1)))
+            years.append((int(match.group(1)), range(*match.span())))
     return years
 
 
-def _relative_phrases(question: str, today: date) -> tuple[str, list[DateRange], list[str]]:
-    """The question in lower case, and the ranges and words of its relative phrases and
+def _relative_phrases(
+    question: str, today: date
+) -> tuple[str, list[DateRange], list[str], list[range]]:
+    """The question in lower case, and the ranges, words and spans of its relative phrases and
     periods. A typographic apostrophe (U+2019) reads as the plain one, as "aujourd'hui" is often
     typed; the lower case keeps every character's place, so the periods' spans hold."""
     plain = question.replace("\u2019", "'")
@@ -201,7 +204,8 @@ def _relative_phrases(question: str, today: date) -> tuple[str, list[DateRange],
         if _meant(match.group(1), text, match.start()):
             ranges.append(DateRange(*relative_span(*RELATIVE[match.group(1)], today)))
             said.append(match.group(1))
-    return text, ranges, said
+            taken.append(range(*match.span()))
+    return text, ranges, said, taken
 
 
 def time_words(question: str) -> frozenset[str]:
@@ -219,8 +223,17 @@ def _time_words(question: str, today: date) -> frozenset[str]:
 
 def question_range(question: str, today: date | None = None) -> DateRange | None:
     """The span of every date and temporal expression in the question, or None."""
-    today = today or date.today()
-    text, relative, _ = _relative_phrases(question, today)
+    ranges = dated(question, today or date.today())[0]
+    if not ranges:
+        return None
+    return DateRange(min(r.start for r in ranges), max(r.end for r in ranges))
+
+
+def dated(question: str, today: date) -> tuple[list[DateRange], list[range]]:
+    """The ranges of the question's dates and temporal expressions, and where it says those
+    that name a period (relative phrases, months and seasons placed by a modifier, a month of
+    a year, a year in time; not a day, "5 March 2024", nor a bare "in March")."""
+    text, relative, _, spans = _relative_phrases(question, today)
     ranges: list[DateRange] = []
     for iso in text_dates(question):
         if iso:
@@ -240,12 +253,12 @@ def question_range(question: str, today: date | None = None) -> DateRange | None
             last = calendar.monthrange(year, month)[1]
             ranges.append(DateRange(date(year, month, 1), date(year, month, last)))
             covered.append(match.span(2))
+            spans.append(range(*match.span()))
     if not ranges:
-        for year in _time_years(text, covered):
+        for year, span in _time_years(text, covered):
             ranges.append(DateRange(date(year, 1, 1), date(year, 12, 31)))
-    if not ranges:
-        return None
-    return DateRange(min(r.start for r in ranges), max(r.end for r in ranges))
+            spans.append(span)
+    return ranges, spans
 
 
 FAR = 100000  # days: the distance search_temporal.cypher starts from
