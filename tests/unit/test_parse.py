@@ -182,7 +182,8 @@ def _laughs(levels: int, width: int) -> str:
 def test_billion_laughs_and_friends_are_refused_quickly(text: str, reason: str) -> None:
     start = time.perf_counter()
     note = parse_note("x.md", text)
-    assert time.perf_counter() - start < 1.0
+    # Unguarded, these take hours or all memory; the bound is loose for a loaded machine.
+    assert time.perf_counter() - start < 10.0
     assert note.frontmatter == {} and note.frontmatter_values == []
     assert note.frontmatter_error is not None and reason in note.frontmatter_error
     assert [link.target for link in note.links] == ["Still Parsed"]
