@@ -536,7 +536,8 @@ def test_one_megabyte_note_is_fast() -> None:
 def test_pathological_lines_are_linear(line: str) -> None:
     start = time.perf_counter()
     parse_note("x.md", line)
-    assert time.perf_counter() - start < 1.0
+    # Quadratic on these lines is minutes; linear, milliseconds: loose for a loaded machine.
+    assert time.perf_counter() - start < 5.0
 
 
 # --- a real vault ------------------------------------------------------------------------------

@@ -229,14 +229,14 @@ async def test_keywords_from_a_model_that_does_not_answer_in_time_are_skipped(
     monkeypatch.setattr(keywords, "KEYWORDS_TIMEOUT_S", 0.2)
 
     def slow(body: object) -> str:
-        time.sleep(1.0)
+        time.sleep(5.0)
         return json.dumps({"keywords": ["Ann"]})
 
     chat.script(slow)
     started = time.perf_counter()
     words, error = await propose(chat.llm, "Who is Ann?")
     assert words == [] and error is not None and "did not answer within 0.2 s" in error
-    assert time.perf_counter() - started < 0.9
+    assert time.perf_counter() - started < 4.0  # well before the model's 5 s answer
 
 
 def test_a_client_that_could_not_be_loaded_is_built_again_later(
