@@ -3,21 +3,18 @@ never reads as the whole."""
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from knotwork.cli.app import MAX_LISTED
+from knotwork.cli.synced import SyncSummary, print_sync
 from knotwork.graph.queries.admin import UnresolvedLinksRow
 from knotwork.ingest.sync import SyncReport
-
-cli_vault = importlib.import_module("knotwork.cli.vault")
 
 STATS = {"facts": {}, "pending_embeddings": 0, "pending_extractions": 0, "extraction_errors": 0}
 
 
 def _printed(unresolved: list[UnresolvedLinksRow], capsys: pytest.CaptureFixture[str]) -> str:
-    cli_vault._print_sync(cli_vault._Summary(SyncReport(), unresolved, STATS))
+    print_sync(SyncSummary(SyncReport(), unresolved, STATS))
     return capsys.readouterr().out
 
 

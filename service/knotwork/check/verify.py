@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal, TypedDict
 
 from knotwork.errors import LeaseHeldError
@@ -25,11 +23,10 @@ from knotwork.graph.queries.admin import (
     DumpLineRow,
     DumpNoteFieldsRow,
 )
-from knotwork.graph.queries.writes import VAULT_FOLDER
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, sync_vault
-from knotwork.vault.folders import folder_key
+from knotwork.vault.folders import other_folder
 
 log = logging.getLogger(__name__)
 
@@ -194,17 +191,3 @@ async def synced_from(ingestor: Ingestor) -> str | None:
     KNOTWORK_VAULT_NAME or path mixed up: every note would show as a difference), else None."""
     root = ingestor.root
     return None if root is None else await other_folder(ingestor.core.store, ingestor.vault, root)
-
-
-async def other_folder(store: GraphStore, vault: str, root: Path) -> str | None:
-    """The folder ``vault`` was last synced from when ``root`` is not it, else None (none
-    recorded yet, or ``root`` is it by path or by identity: the same folder mounted at another
-    path, compose's /vault, or moved whole, keeps its identity). Verify and the REST and MCP
-    writes ask it."""
-    [row] = await store.read(VAULT_FOLDER, vault=vault)
-    if row["folder"] is None:
-        return None
-    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
-    if path == row["folder"] or (ident is not None and ident == row["folder_id"]):
-        return None
-    return str(row["folder"])

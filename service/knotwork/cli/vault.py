@@ -4,96 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
 from knotwork.cli.options import VaultPath
+from knotwork.cli.synced import (
+    SyncSummary,
+    calibrate_once,
+    print_calibration,
+    print_sync,
+    sync_summary,
+)
 from knotwork.core import Core
-from knotwork.errors import EmptyVaultError, KnotworkError
-from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
+from knotwork.errors import KnotworkError
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.sync import SyncReport, sync_vault
-from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
-from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
-
-
-@dataclass
-class _Summary:
-    """What a sync did, and what the graph holds after it (the reverse mention pass and other
-    writers' work included), for the summary a person reads."""
-
-    report: SyncReport
-    unresolved: list[UnresolvedLinksRow]
-    stats: dict[str, Any]
-
-
-async def _summary(core: Core, report: SyncReport, vault: str) -> _Summary:
-    from knotwork.retrieve.notes import vault_stats
-
-    unresolved = await core.store.read(UNRESOLVED_LINKS, vault=vault)
-    return _Summary(report, unresolved, await vault_stats(core))
-
-
-RETRY_HINT = "`knotwork retry` finishes them once it answers"
-SOURCES_LISTED = 3  # the notes named for each unresolved link
-
-
-def _print_sync(
-    summary: _Summary, finisher: str = RETRY_HINT, why: str = " (the model was not available)"
-) -> None:
-    """A sync's summary; ``finisher`` says what finishes the chunks left pending and ``why``
-    why they are (a watcher's are pending by design: it extracts beside its writes)."""
-    report, stats = summary.report, summary.stats
-    typer.echo(
-        f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
-        f"moved {report.renamed}, deleted {report.deleted}"
-    )
-    typer.echo(
-        f"chunks {report.chunks} (embedded {report.embedded}), model extractions {report.extracted}"
-    )
-    if report.linked:
-        typer.echo(f"similar entities linked: {report.linked}")
-    facts = ", ".join(f"{k} {v}" for k, v in sorted(stats["facts"].items())) or "none"
-    typer.echo(f"facts in the graph by extractor: {facts}")
-    if summary.unresolved:
-        typer.echo(f"unresolved links: {len(summary.unresolved)}")
-        for row in summary.unresolved[:MAX_LISTED]:  # a list cut short says so
-            sources, more = row["sources"], len(row["sources"]) - SOURCES_LISTED
-            cut = f", … and {more} more" if more > 0 else ""
-            typer.echo(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
-        if (left := len(summary.unresolved) - MAX_LISTED) > 0:
-            typer.echo(f"  … and {left} more unresolved links")
-    pending = []
-    if (n := stats["pending_embeddings"]) == 1:
-        pending.append("1 chunk waits for its embedding")
-    elif n:
-        pending.append(f"{n} chunks wait for their embedding")
-    if stats["pending_extractions"]:
-        pending.append(f"{stats['pending_extractions']} for model extraction")
-    if any(pending):
-        typer.secho(
-            f"pending: {', '.join(pending)}{why}; {finisher}",
-            fg=typer.colors.YELLOW,
-        )
-    if failed := stats["extraction_errors"]:
-        typer.secho(
-            f"model extraction failed for good on {failed} chunks (the model's answers could "
-            "not be read, or it refused the text); after changing the model or its context, "
-            "`knotwork retry --errors` tries them again",
-            fg=typer.colors.YELLOW,
-        )
-    for warning in report.warnings[:MAX_LISTED]:
-        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
-    if len(report.warnings) > MAX_LISTED:
-        typer.secho(
-            f"… and {len(report.warnings) - MAX_LISTED} more warnings", fg=typer.colors.YELLOW
-        )
-    for error in report.errors:
-        typer.secho(f"error: {error}", fg=typer.colors.RED)
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve.calibrate import calibrate_vault
+from knotwork.retrieve.relevance import Calibration
 
 
 @app.command()
@@ -111,40 +41,20 @@ def ingest(
 ) -> None:
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
 
-    async def work(core: Core) -> tuple[_Summary, Calibration | None]:
+    async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         async with writing(core, ingestor.vault, "cli-ingest"):
             with progress_bar() as progress:
                 report = await sync_vault(ingestor, progress, new_folder=new_folder)
-        summary = await _summary(core, report, ingestor.vault)
-        return summary, await _calibrate_once(core, ingestor.vault, summary)
+        summary = await sync_summary(core, report, ingestor.vault)
+        return summary, await calibrate_once(core, ingestor.vault, summary)
 
     summary, calibration = with_core(work, models=True)
-    _print_sync(summary)
+    print_sync(summary)
     if calibration is not None:
-        _print_calibration(calibration)
+        print_calibration(calibration)
     raise typer.Exit(1 if summary.report.errors else 0)
-
-
-async def _calibrate_once(core: Core, vault: str, summary: _Summary) -> Calibration | None:
-    """Calibrate the relevance gate of a vault not yet calibrated for this embedding model,
-    once every chunk is embedded (probes against half-embedded notes would set it too low)."""
-    if summary.stats["pending_embeddings"] or await is_calibrated(core, vault):
-        return None
-    try:
-        return await calibrate_vault(core, vault)
-    except EmptyVaultError:  # an empty vault, or notes without text: calibrated once it has some
-        return None
-
-
-def _print_calibration(calibration: Calibration) -> None:
-    typer.echo(
-        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: "
-        f"{FLOOR_SPREAD:g} standard deviations over the mean ({calibration.probe_mean:.2f}) "
-        f"of all but the top tenth of {calibration.probes} off-topic probe questions "
-        f"({', '.join(calibration.languages)})"
-    )
 
 
 @app.command()
@@ -157,7 +67,7 @@ def calibrate() -> None:
         await core.ensure_ready()
         return await calibrate_vault(core, core.settings.vault_name)
 
-    _print_calibration(with_core(work, models=True))
+    print_calibration(with_core(work, models=True))
 
 
 @app.command()
@@ -259,10 +169,10 @@ def watch(
                     f"not answering is asked again every {watcher.retry_s:.0f} s; `knotwork "
                     "retry` waits for the watcher's lease)"
                 )
-                summary = await _summary(core, watcher.last_report, ingestor.vault)
-                _print_sync(summary, finisher, why="")
-                if calibration := await _calibrate_once(core, ingestor.vault, summary):
-                    _print_calibration(calibration)
+                summary = await sync_summary(core, watcher.last_report, ingestor.vault)
+                print_sync(summary, finisher, why="")
+                if calibration := await calibrate_once(core, ingestor.vault, summary):
+                    print_calibration(calibration)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
         model_pending = 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from knotwork.check.verify import other_folder
 from knotwork.core import Core
 from knotwork.errors import (
     GraphUnavailableError,
@@ -18,7 +17,13 @@ from knotwork.errors import (
 )
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.vault.disk_errors import failing_disk
-from knotwork.vault.folders import EMPTY, GONE_FOR_GOOD, empty_while_held, folder_unseen
+from knotwork.vault.folders import (
+    EMPTY,
+    GONE_FOR_GOOD,
+    empty_while_held,
+    folder_unseen,
+    other_folder,
+)
 
 
 async def vault_root(core: Core, *, held_ok: int | None = None) -> Path:

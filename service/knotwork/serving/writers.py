@@ -60,7 +60,7 @@ def follows(row: Mapping[str, Any], root: Path) -> bool:
     and inode), wherever it is mounted (containers mount theirs at /vault), or, when either
     side cannot say its identity, the same path. A holder that does not say which folder
     (from before watchers said it) is trusted. Identity first, unlike the vault's own folder
-    (check/verify.py ``other_folder``, path or identity): two containers each mount a folder
+    (vault/folders.py ``other_folder``, path or identity): two containers each mount a folder
     at /vault, so a watcher's path alone says nothing; the vault's recorded folder made again
     at its path is still where its notes are written."""
     folder, ident = row.get("folder"), row.get("folder_id")

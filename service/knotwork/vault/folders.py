@@ -1,14 +1,21 @@
 """The vault folder and the folders in it as the file system has them: a folder's identity
-(another once deleted and made again), why the vault folder shows nothing, and flushing a
-folder's entries to the disk. Nothing here reads a note.
+(another once deleted and made again), whether it is another folder than the one a vault was
+synced from, why the vault folder shows nothing, and flushing a folder's entries to the disk.
+Nothing here reads a note.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from knotwork.graph.queries.writes import VAULT_FOLDER, VaultFolderRow
 from knotwork.vault.nofollow import sync
+
+if TYPE_CHECKING:  # a journal replay or a folder check need not load the Neo4j driver
+    from knotwork.graph.store import GraphStore
 
 
 def folder_id(folder: Path) -> tuple[int, int] | None:
@@ -26,6 +33,35 @@ def folder_key(folder: Path) -> str | None:
     follows; None while the folder is missing."""
     ident = folder_id(folder)
     return f"{ident[0]}:{ident[1]}" if ident else None
+
+
+def other_than_recorded(path: str, ident: str | None, was: VaultFolderRow) -> str | None:
+    """The folder a vault was last synced from (``was``, as recorded) when the folder at
+    ``path`` (resolved) with identity ``ident`` is not it, else None: none recorded yet, or
+    the same path, or the same identity (the same folder mounted at another path, compose's
+    /vault, or moved whole, keeps its identity; one made again at the path keeps the path)."""
+    if was["folder"] is None:
+        return None
+    if path == was["folder"] or (ident is not None and ident == was["folder_id"]):
+        return None
+    return str(was["folder"])
+
+
+async def recorded_folder(store: GraphStore, vault: str) -> VaultFolderRow:
+    """The folder ``vault``'s notes were last synced from, as the sync recorded it (both None
+    before any sync recorded one)."""
+    [row] = await store.read(VAULT_FOLDER, vault=vault)
+    return row
+
+
+async def other_folder(store: GraphStore, vault: str, root: Path) -> str | None:
+    """``other_than_recorded`` for the folder ``root``: the folder ``vault`` was last synced
+    from when ``root`` is not it, else None. Verify and the REST and MCP writes ask it."""
+    was = await recorded_folder(store, vault)
+    if was["folder"] is None:  # nothing to compare with: the folder is not even looked at
+        return None
+    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
+    return other_than_recorded(path, ident, was)
 
 
 EMPTY = "is empty"

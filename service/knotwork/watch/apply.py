@@ -1,21 +1,16 @@
 """The paths due, applied to the graph as they are on disk, and the full rescans that reconcile
 what events missed; a failed write waits and is tried again, never fatal.
 
-Each path due is ingested as it is on disk: present → upsert (unchanged content writes
-nothing), absent → delete, moved → rename (no re-embedding). An editor's atomic save (write a
-temp file, rename it over the note) is thus one modification. Moves are applied first, one
-by one; the plain changes of a burst (a folder copied in) are written in batches
-(watch/bulk.py), a note that fails going on its own. Symbolic links are never
-followed: a linked note, or a note under a linked folder, is treated as absent. A change or
-rescan that fails on the graph (Neo4j down or restarting) waits and is tried again every
+Each path due is written as it is on disk (watch/change.py: upsert, delete or rename, and a
+note missing while the folder is away, or gone before its event is read, left alone). An
+editor's atomic save (write a temp file, rename it over the note) is thus one modification.
+Moves are applied first, one by one; the plain changes of a burst (a folder copied in) are
+written in batches (watch/bulk.py), a note that fails going on its own. A change or rescan
+that fails on the graph (Neo4j down or restarting) waits and is tried again every
 ``RETRY_GRAPH_S``: none is dropped and the watcher goes on; one that fails otherwise is tried
-``MAX_ATTEMPTS`` times, then left to a rescan. A move given up still deletes its old path. A
-note missing from a vault folder that is away (unmounted, emptied by a drive gone) is not
-deleted (watch/folder.py says whether a note is there), nor one gone before the event saying
-where it went is read: it waits for that event (watch/events.py ``gone_unsaid``). A move
-whose note is then gone from its new path too leaves its old one to a rescan, which finds the
-note by its content. Which paths wait is watch/events.py's part; when all this runs,
-watch/watcher.py's.
+``MAX_ATTEMPTS`` times, then left to a rescan. A move given up still deletes its old path.
+Which paths wait is watch/events.py's part; how one change is written, watch/change.py's;
+when all this runs, watch/watcher.py's.
 """
 
 from __future__ import annotations
@@ -37,8 +32,8 @@ from knotwork.errors import (
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.outage import Outage
-from knotwork.vault.write import exists_exactly
 from knotwork.watch.bulk import apply_batch, batch_size
+from knotwork.watch.change import write_change
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.folder import FolderView
 from knotwork.watch.queue import WatchStatus
@@ -138,7 +133,7 @@ class Applier(PathEvents):
     async def apply_one(self, rel: str, item: Pending, consumed: set[str]) -> bool:
         """One change written alone: False when the pass ends (Neo4j or the folder away)."""
         try:
-            if await self._apply(rel, item, consumed):
+            if await write_change(self, rel, item, consumed):
                 self.done(item)
         except (GraphUnavailableError, VaultUnavailableError) as exc:
             return not self.wait_out([(rel, item)], exc)
@@ -195,64 +190,6 @@ class Applier(PathEvents):
     def _again(self, rel: str, item: Pending, *, attempts: int) -> None:
         """Put a change that failed on the graph back, unless a newer one for the path came."""
         self.put_back(rel, item, time.monotonic() + RETRY_GRAPH_S, attempts, item.there)
-
-    async def _apply(self, rel: str, item: Pending, consumed: set[str]) -> bool:
-        """One change written: False when it waits instead, its note gone unsaid."""
-        source = item.moved_from
-        # The notes' locks: a REST write in this process never interleaves with this one.
-        async with self.ingestor.core.note_locks.hold(rel, *([source] if source else [])):
-            exists = self.folder.is_note_file(rel)
-            # A note missing from a folder that is not there is not known to be deleted.
-            if not exists and (away := await self.folder.away()):
-                raise VaultUnavailableError(away)  # said as "the vault folder unavailable (…)"
-            # Gone, and moved on (a→b read, then b→c while a→b was taken) or no event yet
-            # saying where: chained, or waiting for that event, rather than deleted.
-            if not exists and (
-                self.gone_unsaid(rel, item) or (source and self.moved_onward(rel) is not None)
-            ):
-                if source:  # its note is at the old path in the graph: that waits with it
-                    self._keep_source(source, consumed)
-                self.wait_for_event(rel, item)
-                return False
-            if exists and source and not exists_exactly(self.root / source, self.root):
-                waiting = self.pending.pop(source, None)
-                try:
-                    await self.ingestor.rename(source, rel)
-                except BaseException as exc:
-                    # Not moved: the old path waits again (not in this pass), for the move
-                    # tried again or, if that is given up, its own delete.
-                    self._keep_source(source, consumed, waiting)
-                    if isinstance(exc, Exception) and not self.folder.is_note_file(rel):
-                        self.wait_for_event(rel, item)  # moved on while it was read
-                        return False
-                    raise
-                consumed.add(source)
-                self.said.add("moved", f"{source} → {rel}")
-                return True
-            if not exists and source:  # gone at both ends, no event (waited for) said where
-                self._leave_to_rescan(source, consumed)
-            outcome = await (self.ingestor.upsert_path if exists else self.ingestor.delete)(rel)
-            for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
-                log.warning("%s", warning)
-            self.said.add(outcome.status, rel)
-        return True
-
-    def _leave_to_rescan(self, source: str, consumed: set[str]) -> None:
-        """A move's old path whose note left its new path unsaid (moved on with its event
-        later than GONE_WAIT_S, or deleted) is not deleted on its own: a rescan finds the note
-        by its content wherever it went (deleted here, it would be made new there, embedded all
-        again), and deletes it if it is nowhere."""
-        self.pending.pop(source, None)
-        consumed.add(source)
-        self._rescan_when_quiet()
-
-    def _keep_source(self, source: str, consumed: set[str], item: Pending | None = None) -> None:
-        """A move's old path waits again, not in this pass: for the move tried again, or for
-        its own delete if that is given up."""
-        now = time.monotonic()
-        kept = item or self.pending.get(source) or Pending(now, now)
-        self.pending.setdefault(source, kept)
-        consumed.add(source)
 
     # -- rescans ------------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ class Pending:
     attempts: int = 0  # failed tries on the graph so far
     # The path's last event said a note is there (written, or moved in): found gone, it has
     # moved on or been deleted since, and the event saying which may lag: it waits for that
-    # (watch/apply.py), not to take a move for a delete.
+    # (watch/change.py), not to take a move for a delete.
     there: bool = False
 
 

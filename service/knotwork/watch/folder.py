@@ -1,7 +1,8 @@
 """The vault folder as the watcher judges a note in it: there (a regular note file reached
 without a symbolic link, at exactly its name) or not, and, for a note the folder no longer
 shows, whether it is known to be gone or the folder is away (unmounted, a drive's mount point
-left empty), when nothing may be deleted. watch/apply.py asks before each write."""
+left empty), when nothing may be deleted. watch/change.py and watch/bulk.py ask before each
+write."""
 
 from __future__ import annotations
 

@@ -1,0 +1,112 @@
+"""What a sync did and what the graph holds after it, printed for a person (the summary
+`ingest` and `watch` print), and the relevance gate calibrated after a vault's first sync."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+from knotwork.cli.app import MAX_LISTED
+from knotwork.core import Core
+from knotwork.errors import EmptyVaultError
+from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
+from knotwork.ingest.sync import SyncReport
+from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
+from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
+
+
+@dataclass
+class SyncSummary:
+    """What a sync did, and what the graph holds after it (the reverse mention pass and other
+    writers' work included), for the summary a person reads."""
+
+    report: SyncReport
+    unresolved: list[UnresolvedLinksRow]
+    stats: dict[str, Any]
+
+
+async def sync_summary(core: Core, report: SyncReport, vault: str) -> SyncSummary:
+    from knotwork.retrieve.notes import vault_stats
+
+    unresolved = await core.store.read(UNRESOLVED_LINKS, vault=vault)
+    return SyncSummary(report, unresolved, await vault_stats(core))
+
+
+RETRY_HINT = "`knotwork retry` finishes them once it answers"
+SOURCES_LISTED = 3  # the notes named for each unresolved link
+
+
+def print_sync(
+    summary: SyncSummary, finisher: str = RETRY_HINT, why: str = " (the model was not available)"
+) -> None:
+    """A sync's summary; ``finisher`` says what finishes the chunks left pending and ``why``
+    why they are (a watcher's are pending by design: it extracts beside its writes)."""
+    report, stats = summary.report, summary.stats
+    typer.echo(
+        f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
+        f"moved {report.renamed}, deleted {report.deleted}"
+    )
+    typer.echo(
+        f"chunks {report.chunks} (embedded {report.embedded}), model extractions {report.extracted}"
+    )
+    if report.linked:
+        typer.echo(f"similar entities linked: {report.linked}")
+    facts = ", ".join(f"{k} {v}" for k, v in sorted(stats["facts"].items())) or "none"
+    typer.echo(f"facts in the graph by extractor: {facts}")
+    if summary.unresolved:
+        typer.echo(f"unresolved links: {len(summary.unresolved)}")
+        for row in summary.unresolved[:MAX_LISTED]:  # a list cut short says so
+            sources, more = row["sources"], len(row["sources"]) - SOURCES_LISTED
+            cut = f", … and {more} more" if more > 0 else ""
+            typer.echo(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
+        if (left := len(summary.unresolved) - MAX_LISTED) > 0:
+            typer.echo(f"  … and {left} more unresolved links")
+    pending = []
+    if (n := stats["pending_embeddings"]) == 1:
+        pending.append("1 chunk waits for its embedding")
+    elif n:
+        pending.append(f"{n} chunks wait for their embedding")
+    if stats["pending_extractions"]:
+        pending.append(f"{stats['pending_extractions']} for model extraction")
+    if any(pending):
+        typer.secho(
+            f"pending: {', '.join(pending)}{why}; {finisher}",
+            fg=typer.colors.YELLOW,
+        )
+    if failed := stats["extraction_errors"]:
+        typer.secho(
+            f"model extraction failed for good on {failed} chunks (the model's answers could "
+            "not be read, or it refused the text); after changing the model or its context, "
+            "`knotwork retry --errors` tries them again",
+            fg=typer.colors.YELLOW,
+        )
+    for warning in report.warnings[:MAX_LISTED]:
+        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+    if len(report.warnings) > MAX_LISTED:
+        typer.secho(
+            f"… and {len(report.warnings) - MAX_LISTED} more warnings", fg=typer.colors.YELLOW
+        )
+    for error in report.errors:
+        typer.secho(f"error: {error}", fg=typer.colors.RED)
+
+
+async def calibrate_once(core: Core, vault: str, summary: SyncSummary) -> Calibration | None:
+    """Calibrate the relevance gate of a vault not yet calibrated for this embedding model,
+    once every chunk is embedded (probes against half-embedded notes would set it too low)."""
+    if summary.stats["pending_embeddings"] or await is_calibrated(core, vault):
+        return None
+    try:
+        return await calibrate_vault(core, vault)
+    except EmptyVaultError:  # an empty vault, or notes without text: calibrated once it has some
+        return None
+
+
+def print_calibration(calibration: Calibration) -> None:
+    typer.echo(
+        f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: "
+        f"{FLOOR_SPREAD:g} standard deviations over the mean ({calibration.probe_mean:.2f}) "
+        f"of all but the top tenth of {calibration.probes} off-topic probe questions "
+        f"({', '.join(calibration.languages)})"
+    )
