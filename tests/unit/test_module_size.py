@@ -1,7 +1,7 @@
 """Modules stay under the house limit of about 300 lines: past it, a module is split along a
 seam (the watcher's writes: watch/apply.py, bulk.py, change.py; the vault's commands:
-cli/vault.py and the summary they print, cli/synced.py). Held here for the packages split to
-it; the rest follow as they are split."""
+cli/vault.py and the summary they print, cli/synced.py). The few modules over it are named
+below with the lines they hold now, a ceiling that only comes down as they are split."""
 
 from __future__ import annotations
 
@@ -11,14 +11,31 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "service" / "knotwork"
 LIMIT = 300
-SPLIT = ("watch", "cli")
+OVER = {
+    "settings.py": 324,  # the one Settings class: every setting, its range and its doc
+    "text/link_phrases.py": 325,  # phrase tables in six languages, mostly data
+    "answer/cite.py": 313,
+    "retrieve/temporal.py": 310,
+    "retrieve/periods.py": 305,
+}
 
 
-@pytest.mark.parametrize(
-    "path",
-    sorted(p for name in SPLIT for p in (PACKAGE / name).glob("*.py")),
-    ids=lambda p: f"{p.parent.name}/{p.name}",
-)
-def test_a_split_packages_modules_stay_under_the_limit(path: Path) -> None:
+def _name(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=_name)
+def test_a_module_stays_under_the_limit(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= LIMIT, f"{path.name} has {lines} lines: split it along a seam"
+    ceiling = OVER.get(_name(path), LIMIT)
+    assert lines <= ceiling, f"{_name(path)} has {lines} lines (at most {ceiling}): split it"
+
+
+def test_the_modules_over_the_limit_are_still_there() -> None:
+    """A module split below the limit, or gone, leaves the list: the ceiling is not kept for
+    whatever grows there next."""
+    for name in OVER:
+        path = PACKAGE / name
+        assert path.exists(), f"{name} is gone: drop it from OVER"
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines > LIMIT, f"{name} has {lines} lines now: drop it from OVER"
