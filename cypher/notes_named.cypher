@@ -1,10 +1,11 @@
 // Notes the question names: word runs of the question matched against note file stems,
-// titles and aliases (the mention keys of text/keys.py), with how many notes write each name
+// titles, aliases and the other name a title's or file name's parenthesis gives (Note.mparen,
+// text/keys.py paren_key; all mention keys of text/keys.py), with how many notes write each name
 // out (a name most notes use, such as "api", says little about what the question is about)
 // and the note's chunks nearest the question. Loosely too: a note's title without its stop
 // words and parenthetical parts (Note.mloose, text/keys.py loose_key) among the question's
 // runs of content words, unless another note bears that key exactly ("flip-flop (JK)" is not
-// named by "flip-flop" while flip-flop.md is). Set-based: four index seeks over the key lists.
+// named by "flip-flop" while flip-flop.md is). Set-based: five index seeks over the key lists.
 // Parameters: $vault (str), $keys (list<str>, mention keys of the question's word runs),
 //             $loose (list<str>, the question's runs of content words: loose_grams),
 //             $chunks (int, chunks per note), $embedding (list<float> or null: without it,
@@ -25,9 +26,12 @@ CALL () {
   WHERE e.mkey IN $keys AND a.source = m.path
   RETURN m, e.mkey AS key
   UNION
+  MATCH (m:Note {vault: $vault}) WHERE m.mparen IN $keys RETURN m, m.mparen AS key
+  UNION
   MATCH (m:Note {vault: $vault}) WHERE m.mloose IN $loose
     AND NOT EXISTS { MATCH (x:Note {vault: $vault, mkey: m.mloose}) WHERE x <> m }
     AND NOT EXISTS { MATCH (x:Note {vault: $vault, mtitle: m.mloose}) WHERE x <> m }
+    AND NOT EXISTS { MATCH (x:Note {vault: $vault, mparen: m.mloose}) WHERE x <> m }
   RETURN m, m.mloose AS key
 }
 CALL (m) {

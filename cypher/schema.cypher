@@ -103,6 +103,9 @@ FOR (e:Entity) ON (e.vault, e.mkey);
 // A chunk's words for the reverse mention pass: a full-text index splitting Chunk.mtext (already
 // case-folded words joined by single spaces) on whitespace, so a phrase query for a name key
 // finds exactly the chunks holding its words in a row. It replaces the text index chunk_mtext
+CREATE INDEX note_mparen IF NOT EXISTS
+FOR (n:Note) ON (n.vault, n.mparen);
+
 // (schema_retired.cypher drops it), whose trigrams made it the costliest index a chunk fed.
 
 CREATE FULLTEXT INDEX chunk_words IF NOT EXISTS

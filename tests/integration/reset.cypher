@@ -27,6 +27,7 @@ DROP INDEX note_mkey IF EXISTS;
 DROP INDEX note_mtitle IF EXISTS;
 DROP INDEX note_mloose IF EXISTS;
 DROP INDEX entity_mkey IF EXISTS;
+DROP INDEX note_mparen IF EXISTS;
 DROP INDEX chunk_mtext IF EXISTS;
 DROP INDEX chunk_words IF EXISTS;
 DROP INDEX mention_target IF EXISTS;

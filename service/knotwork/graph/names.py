@@ -2,10 +2,10 @@
 
 Unlinked mentions are matched in process rather than by a query per note: every note's word
 runs are looked up here, so a batch of notes costs no round trip for its mentions. A key names
-the notes whose ``mkeys`` (file stem, title, aliases; see ``text.keys.note_name_keys``) hold it;
-when several do, the shortest vault path wins (then the lower-cased path, then the path), as
-Obsidian prefers for links. A note never mentions itself, so the resolution for a note that
-bears the key is the best *other* bearer.
+the notes whose ``mkeys`` (file stem, title, aliases, the other name a parenthesis gives; see
+``text.keys.note_name_keys``) hold it; when several do, the shortest vault path wins (then the
+lower-cased path, then the path), as Obsidian prefers for links. A note never mentions itself,
+so the resolution for a note that bears the key is the best *other* bearer.
 """
 
 from __future__ import annotations

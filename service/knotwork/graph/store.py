@@ -74,6 +74,7 @@ EXPECTED_INDEXES = (
     "note_mtitle",
     "note_mloose",
     "note_stem",
+    "note_mparen",
     "revision_path",
     "unresolved_key",
 )

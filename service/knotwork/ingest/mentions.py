@@ -1,9 +1,11 @@
 """Unlinked mentions: another note's name written as plain text → a ``MENTIONS`` fact.
 
 A note is named by its file stem, its title and its aliases (what Obsidian's "unlinked
-mentions" pane looks for). Names and text are compared as sequences of case-folded words, so
-"marco  Rossi's" mentions "Marco Rossi" and "Node.js" mentions "node-js". Text inside links,
-inline code, code fences and URLs is not searched.
+mentions" pane looks for), and by the other name its title's or file name's parenthesis gives
+("K8s" of "Kubernetes (K8s)"; not a disambiguator such as "(città)": ``text.keys.paren_key``).
+Names and text are compared as sequences of case-folded words, so "marco  Rossi's" mentions
+"Marco Rossi" and "Node.js" mentions "node-js". Text inside links, inline code, code fences
+and URLs is not searched.
 
 A mention depends on two notes, so it is kept consistent from both ends inside the writing
 transaction: the *forward* pass finds the names a written note mentions, matched in memory

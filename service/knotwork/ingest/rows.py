@@ -16,6 +16,7 @@ from knotwork.text.keys import (
     name_key,
     nfc,
     note_name_keys,
+    paren_key,
 )
 from knotwork.text.vocab import RELATIONS
 
@@ -116,7 +117,10 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # fact on the line the value is written on (an item of a block list: its own), not its key's.
 # 15: inline tags keep their combining marks (#भारत, #שָׁלוֹם) and are composed (a decomposed
 # #été); a note keeps its names and tags case-folded (fnames, ftags) for notes_search.cypher.
-# 16: an alias's fact keeps the alias as written (target_text), for its revision's key.
+# 16: an alias's fact keeps the alias as written (target_text), for its revision's key; a
+# note is named by the other name its title or file name gives in parentheses (mparen, mkeys:
+# "master-slave latch (o flip-flop SR master-slave)", "Kubernetes (K8s)"; keys.paren_key);
+# Chinese, Japanese and Korean notes indexed in `cjk` (chunk_text_cjk), not the default language.
 FACTS_RULES = 16
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
@@ -152,6 +156,8 @@ def note_props(note: ParsedNote, mtime: float | None) -> dict[str, Any]:
         "mkey": name_key(file_stem),
         "mtitle": name_key(note.title),
         "mkeys": note_name_keys(file_stem, note.title, note.aliases),
+        # The other name its parentheses give, which a question names it by (retrieve/named.py).
+        "mparen": paren_key(note.title, file_stem),
         # What a question names it by loosely: its title's content words (retrieve/named.py).
         "mloose": loose_key(note.title),
         "facts_version": FACTS_VERSION,

@@ -125,7 +125,9 @@ async def named_notes(
     notes: int | Awaitable[int],
     embedding: list[float] | None = None,
 ) -> list[NamedNote]:
-    """Notes whose file name, title or alias the question writes out, longest names first,
+    """Notes whose file name, title or alias, or the other name a parenthesis of its title or
+    file name gives ("flip-flop SR master-slave" of "master-slave latch (o flip-flop SR
+    master-slave)": text.keys.paren_key), the question writes out, longest names first,
     with their chunks nearest the question (``embedding``) and how specific the name is among
     the vault's ``notes`` (awaited only once the query is back: the query does not need it).
 

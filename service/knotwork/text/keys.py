@@ -19,6 +19,7 @@ from itertools import pairwise
 import regex
 
 from knotwork.text import markdown
+from knotwork.text.connectives import CONNECTIVES
 from knotwork.text.scripts import (
     KHMER_BLOCKS,
     LAO_BLOCK,
@@ -60,6 +61,10 @@ BREAK = "|"
 _BEYOND_LATIN = re.compile(r"[^\x00-\u02ff]")
 _LATIN_WORD = re.compile(r"\w+")
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
+# A parenthesis opened by "o", "or", "aka"…: the rest is the note's other name.
+_CONNECTIVE = re.compile(
+    r"^\s*(?:" + "|".join(map(re.escape, CONNECTIVES)) + r")(?:\s*[:,]\s*|\s+)", re.IGNORECASE
+)
 # Never a mention: links (a Markdown link's destination may hold balanced parentheses), URLs
 # (any scheme's letter case, "www." hosts) and e-mail addresses. Code spans are blanked first.
 _MASKED = re.compile(
@@ -216,9 +221,44 @@ def content_words(key: str) -> str:
     return " ".join(word for word in key.split() if word not in STOPWORDS)
 
 
+def _coded(word: str) -> bool:
+    """Whether ``word`` is written as an abbreviation or code is: a capital past its first
+    letter ("LLM", "macOS") or letters and digits mixed ("K8s", "i18n")."""
+    return any(c.isupper() for c in word[1:]) or (
+        any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+    )
+
+
+def paren_key(*names: str) -> str | None:
+    """The key of the first parenthesis of ``names`` (a note's title, then its file stem) that
+    is the note's other name, matched as an alias is; None when none is.
+
+    A parenthesis is the note's other name when, a leading connective ("o", "or", "aka",
+    "ovvero", "oder", "ou", "o sea": text/connectives.py) dropped, it holds a letter, makes
+    a name key (``name_key``: 3+ characters, at most MAX_WORDS words, not only stop words),
+    and either began with a connective ("master-slave latch (o flip-flop SR master-slave)")
+    or is written as an abbreviation or code ("Kubernetes (K8s)", "Large language model
+    (LLM)"). Anything else is taken for a disambiguator, too generic to name a note: a year
+    or number ("(2019)"), plain words ("Roma (città)", "Python (programming language)",
+    "Paris (Texas)")."""
+    for name in names:
+        for paren in _PARENTHETICAL.findall(name):
+            inner = paren[1:-1]
+            bare = _CONNECTIVE.sub("", inner, count=1)
+            if not any(c.isalpha() for c in bare):
+                continue
+            if bare == inner and not any(map(_coded, re.findall(r"[^\W_]+", bare))):
+                continue
+            if key := name_key(bare):
+                return key
+    return None
+
+
 def note_name_keys(stem: str, title: str, aliases: list[str]) -> list[str]:
-    """Every key that names a note, sorted."""
-    return sorted({k for k in (name_key(n) for n in [stem, title, *aliases]) if k})
+    """Every key that names a note, sorted: its file stem's, title's and aliases', and its
+    parenthesis's when that is its other name (``paren_key``)."""
+    keys = {name_key(n) for n in [stem, title, *aliases]} | {paren_key(title, stem)}
+    return sorted(k for k in keys if k)
 
 
 def chunk_grams(
