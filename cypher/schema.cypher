@@ -63,6 +63,12 @@ CREATE FULLTEXT INDEX chunk_text_th IF NOT EXISTS
 FOR (c:Thai) ON EACH [c.text, c.context]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'thai'}};
 
+// Chinese, Japanese and Korean (language `cjk`): overlapping pairs of Han, kana and Hangul
+// characters, so a word is found inside a run ("서울" in "서울은").
+CREATE FULLTEXT INDEX chunk_text_cjk IF NOT EXISTS
+FOR (c:CJK) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS
 FOR (n:Entity|Note) ON EACH [n.name, n.title, n.aliases];
 
@@ -97,15 +103,15 @@ FOR (n:Note) ON (n.vault, n.mtitle);
 CREATE INDEX note_mloose IF NOT EXISTS
 FOR (n:Note) ON (n.vault, n.mloose);
 
+CREATE INDEX note_mparen IF NOT EXISTS
+FOR (n:Note) ON (n.vault, n.mparen);
+
 CREATE INDEX entity_mkey IF NOT EXISTS
 FOR (e:Entity) ON (e.vault, e.mkey);
 
 // A chunk's words for the reverse mention pass: a full-text index splitting Chunk.mtext (already
 // case-folded words joined by single spaces) on whitespace, so a phrase query for a name key
 // finds exactly the chunks holding its words in a row. It replaces the text index chunk_mtext
-CREATE INDEX note_mparen IF NOT EXISTS
-FOR (n:Note) ON (n.vault, n.mparen);
-
 // (schema_retired.cypher drops it), whose trigrams made it the costliest index a chunk fed.
 
 CREATE FULLTEXT INDEX chunk_words IF NOT EXISTS

@@ -80,10 +80,11 @@ class Settings(BaseSettings):
 
     # Vault and chunking
     # The language notes are indexed in for full-text search (its stemming and stop words):
-    # "auto" tells each note's language from its text, among the seven; a note too short to
-    # tell, or in another language, gets ``default_language``.
-    language: Literal["auto", "en", "it", "de", "fr", "es", "pt", "th"] = "auto"
-    default_language: Literal["en", "it", "de", "fr", "es", "pt", "th"] = "en"
+    # "auto" tells each note's language from its text, among the eight ("cjk": Chinese,
+    # Japanese and Korean, one analyzer); a note too short to tell, or in another language,
+    # gets ``default_language``.
+    language: Literal["auto", "en", "it", "de", "fr", "es", "pt", "th", "cjk"] = "auto"
+    default_language: Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk"] = "en"
     vault_path: Path | None = None
     # One database can hold several vaults; each is keyed by this name.
     vault_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]{1,64}$")

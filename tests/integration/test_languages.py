@@ -8,6 +8,7 @@ from pathlib import Path
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import cached, search
 from knotwork.settings import Settings
@@ -221,3 +222,51 @@ async def test_thai_notes_are_split_into_words_and_found_by_any_of_them(
     assert await _labels(core, "ภูเก็ต.md") == [("th", ["Thai"])]
     assert (await _top(core, "เกาะอยู่ที่ไหน"))[:1] == ["ภูเก็ต.md"]  # "island": one word of a run
     assert (await _top(core, "ภาคเหนือมีเมืองอะไรบ้าง"))[:1] == ["เชียงใหม่.md"]
+
+
+async def test_cjk_notes_are_paired_and_found_by_a_word_inside_a_run(
+    core: Core, vault: Path
+) -> None:
+    """Korean writes a word with its particle as one run, Chinese no word apart: their notes
+    sit in the `cjk` index, which pairs neighbouring characters, so a question finds a note by
+    a word inside a run; a question of one character finds the pairs it begins or ends."""
+    put(vault, "seoul.md", "# 도시\n\n서울은 한국의 수도입니다\n")
+    put(vault, "beijing.md", "# 城市\n\n北京大学在北京市海淀区。\n")
+    put(vault, "cat.md", "# 动物\n\n小猫很可爱\uff0c我爱小猫\n")
+    put(vault, "queues.md", DOCS)
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    assert await _labels(core, "seoul.md") == [("cjk", ["CJK"])]
+    assert await _labels(core, "beijing.md") == [("cjk", ["CJK"])]
+    assert await _labels(core, "queues.md") == [("en", ["English"])]
+    assert await _top(core, "서울") == ["seoul.md"]  # "서울은": the city with its particle
+    assert await _top(core, "수도는 어디입니까?") == ["seoul.md"]  # "수도입니다"
+    assert await _top(core, "海淀区在哪里\uff1f") == ["beijing.md"]
+    assert await _top(core, "大学") == ["beijing.md"]
+    assert await _top(core, "猫") == ["cat.md"]  # no lone 猫: by 猫很 and 小猫
+    assert await _top(core, "물") == []
+    # English beside them is still searched in its own index.
+    assert (await _top(core, "When does the worker retry a job?"))[:1] == ["queues.md"]
+    assert await verify_vault(ingestor) == []
+
+
+async def test_a_cjk_note_indexed_by_an_earlier_version_moves_on_the_next_sync(
+    core: Core, vault: Path
+) -> None:
+    """Before the `cjk` index a Korean note sat in the default language's index: the next sync
+    rewrites it (FACTS_RULES 16), which moves its chunks to the `cjk` index."""
+    put(vault, "seoul.md", "# 도시\n\n서울은 한국의 수도입니다\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    await ad_hoc(
+        core,
+        "MATCH (n:Note {vault: 't'})-[:HAS_CHUNK]->(c:Chunk) "
+        "SET n.facts_version = $rule_15, c.language = 'en' REMOVE c:CJK SET c:English",
+        {"rule_15": FACTS_VERSION - 100},
+        write=True,
+    )
+    assert await _top(core, "서울") == []  # the English index has the run "서울은" only
+    assert (await sync_vault(ingestor)).written == 1
+    assert await _labels(core, "seoul.md") == [("cjk", ["CJK"])]
+    assert await _top(core, "서울") == ["seoul.md"]
+    assert await verify_vault(ingestor) == []

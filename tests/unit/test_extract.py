@@ -106,6 +106,21 @@ def test_lucene_query_makes_each_han_character_a_term_as_the_index_does() -> Non
     assert lucene_query("*?!") == ""
 
 
+def test_cjk_query_keeps_runs_whole_for_the_cjk_analyzer_to_pair() -> None:
+    """The `cjk` index holds pairs of characters: a Han character alone, or a Hangul run
+    quoted (a phrase of its pairs), found no note by a word inside a run; a lone character
+    matches the pairs it begins or ends."""
+    from knotwork.retrieve.lucene import MAX_TERMS, cjk_query
+
+    assert cjk_query("서울은 어디입니까?") == "서울은 OR 어디입니까"
+    assert cjk_query("北京大学在哪里\uff1f") == "北京大学在哪里"
+    assert cjk_query("東京タワー café AND") == '東京タワー OR "café" OR "AND"'
+    assert cjk_query("What is 猫?") == '"What" OR "is" OR 猫* OR *猫'
+    assert cjk_query("*?!") == ""
+    # A long run's pairs stay under Lucene's clause limit: MAX_TERMS pairs, nothing after.
+    assert cjk_query("北" * 200 + " later") == "北" * (MAX_TERMS + 1)
+
+
 def test_lucene_query_keeps_a_words_combining_marks_as_the_index_does() -> None:
     """``\\w`` alone cut "हिन्दी" at its vowel signs into letters no chunk holds alone, and a
     question typed decomposed (NFD) into "nai" and "ve"."""

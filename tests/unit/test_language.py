@@ -47,7 +47,23 @@ def test_thai_is_told_by_its_script() -> None:
     assert detect("Trip notes: ที่นี่ที่นั่น and the market") == "en"
 
 
+def test_chinese_japanese_and_korean_are_told_by_their_scripts_together() -> None:
+    """Korean writes a word with its particle as one run, Chinese and Japanese no word apart:
+    their letters tell them (one language, `cjk`, one index), English terms in them or not."""
+    assert detect("서울은 한국의 수도입니다") == "cjk"
+    assert detect("北京大学在北京。") == "cjk"
+    assert detect("東京タワーはコーヒーの街です") == "cjk"
+    assert detect("我们用 Neo4j 和 Docker 部署服务") == "cjk"
+    # An English note quoting a name of theirs is English.
+    assert detect("The word 北京 means northern capital, and it is the name of the city.") == "en"
+    assert detect("Trip notes: 서울 and the market") == "en"
+    # Thai stays Thai.
+    assert detect("เชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย") == "th"
+
+
 def test_the_setting_wins_and_the_default_fills_in() -> None:
+    assert note_language("서울은 한국의 수도입니다", "en", "en") == "en"
+    assert note_language(PARAGRAPHS["en"], "cjk", "en") == "cjk"
     assert note_language(PARAGRAPHS["de"], "it", "en") == "it"
     assert note_language(PARAGRAPHS["de"], "auto", "en") == "de"
     assert note_language("x = 1", "auto", "fr") == "fr"

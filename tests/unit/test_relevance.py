@@ -68,7 +68,7 @@ def test_the_floor_stands_above_the_probes_by_their_spread() -> None:
 
 
 def test_every_language_has_its_probes() -> None:
-    assert sorted(PROBES) == ["de", "en", "es", "fr", "it", "pt", "th"]
+    assert sorted(PROBES) == ["cjk", "de", "en", "es", "fr", "it", "pt", "th"]
     assert all(len(set(qs)) == 16 for qs in PROBES.values())
 
 

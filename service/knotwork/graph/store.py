@@ -59,6 +59,7 @@ EXPECTED_INDEXES = (
     "chunk_text_es",
     "chunk_text_pt",
     "chunk_text_th",
+    "chunk_text_cjk",
     "chunk_words",
     "entity_embedding",
     "entity_embedding_state",
@@ -73,8 +74,8 @@ EXPECTED_INDEXES = (
     "note_mkey",
     "note_mtitle",
     "note_mloose",
-    "note_stem",
     "note_mparen",
+    "note_stem",
     "revision_path",
     "unresolved_key",
 )

@@ -228,7 +228,7 @@ async def calibrate(
             f"vault {vault!r} holds no embedded chunks: ingest it (`knotwork ingest`, with the "
             "embedding model answering), then calibrate"
         )
-    # Seven languages: one of them always holds at least a seventh of the chunks.
+    # Eight languages: one of them always holds at least an eighth of the chunks.
     languages = tuple(sorted(r["language"] for r in rows if int(r["chunks"]) / total >= MIN_SHARE))
     questions = [q for lang in languages for q in PROBES.get(lang, ())]
     cosines = tuple([round(await best_cosine(q), 4) for q in questions])

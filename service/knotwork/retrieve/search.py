@@ -27,7 +27,7 @@ from knotwork.graph.queries.reads import (
     VectorNotesRow,
 )
 from knotwork.graph.store import GraphStore
-from knotwork.retrieve.lucene import lucene_query
+from knotwork.retrieve.lucene import cjk_query, lucene_query
 from knotwork.retrieve.named import (
     SIZE_TTL_S,
     NamedNote,
@@ -68,6 +68,7 @@ __all__ = [
 
 MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own
 FULLTEXT = [f"chunk_text_{lang}" for lang in LANGUAGES]  # one per language (schema.cypher)
+CJK_INDEX = "chunk_text_cjk"
 _Page = TypeVar("_Page", HitsRow, VectorNotesRow, IndexPageRow)  # an index's page, any vault
 _Hit = TypeVar("_Hit", ScoredId, NoteScoredId)
 
@@ -184,7 +185,7 @@ async def fulltext(
     narrow: Narrow | None = None,
 ) -> list[tuple[str, float]]:
     """BM25 over the full-text index of each of ``languages`` (the vault's, as
-    cached.vault_view reads them, the most notes' language first; None: all seven), of the
+    cached.vault_view reads them, the most notes' language first; None: all eight), of the
     chunks whose note passes ``narrow`` (see ``_own``), each hit scoring its BM25 score's
     share of its own index's best for the vault, best first (a tie, such as two indexes' best
     hits, goes to the earlier language). Each index is asked again, with four times the
@@ -201,7 +202,8 @@ async def fulltext(
     the fusion"). The words of a relative time ("last week", "this winter") are not searched:
     a note dated then answers them by its date (``temporal``), and one that merely writes
     "week" ("three runs per week") answers nothing of them."""
-    words = lucene_query(question, drop=time_words(question))
+    drop = time_words(question)
+    words = lucene_query(question, drop=drop)
     by_language = dict(zip(LANGUAGES, FULLTEXT, strict=True))
     indexes = (
         FULLTEXT
@@ -210,12 +212,18 @@ async def fulltext(
     )
     if not words or not indexes:
         return []
+    # The `cjk` analyzer pairs the characters of a Han, kana or Hangul run, which the others
+    # split one by one (Han, hiragana) or keep whole (katakana, Hangul): its query keeps such
+    # runs whole.
+    queries = {
+        index: cjk_query(question, drop) if index == CJK_INDEX else words for index in indexes
+    }
 
     async def ask(limits: dict[str, int]) -> list[tuple[str, IndexPageRow]]:
         rows = await store.read(
             SEARCH_FULLTEXT,
             vault=vault,
-            query=words,
+            queries=[queries[index] for index in limits],
             indexes=list(limits),
             limits=[*limits.values()],
         )

@@ -1,5 +1,5 @@
-"""Which of the seven languages a note is written in, told by its commonest function words (and
-Thai by its script); pure.
+"""Which of the eight languages a note is written in, told by its commonest function words (and
+Thai, and Chinese, Japanese and Korean together, by their scripts); pure.
 
 The language picks the full-text analyzer a note's chunks are indexed with (stemming and stop
 words of that language: "alberi" finds "albero"). Function words are the most frequent words
@@ -15,10 +15,12 @@ import unicodedata
 from collections import Counter
 from typing import Literal
 
-from knotwork.text.scripts import THAI_LETTERS, char_class
+import regex
 
-Language = Literal["en", "it", "de", "fr", "es", "pt", "th"]
-LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th")
+from knotwork.text.scripts import CJK_LETTER, THAI_LETTERS, char_class
+
+Language = Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk"]
+LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th", "cjk")
 # The Neo4j full-text analyzer of each language (its chunk label is in chunks_write.cypher).
 ANALYZERS: dict[Language, str] = {
     "en": "english",
@@ -28,6 +30,9 @@ ANALYZERS: dict[Language, str] = {
     "es": "spanish",
     "pt": "portuguese",
     "th": "thai",  # a dictionary splits its words, which run together
+    # Chinese, Japanese and Korean: overlapping pairs of Han, kana and Hangul characters, so a
+    # word is found inside a run ("서울" in "서울은", a Korean word with its particle).
+    "cjk": "cjk",
 }
 
 # Frequent function words, chosen to tell the six apart: words two languages share count for
@@ -65,6 +70,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _THAI = re.compile(char_class(*THAI_LETTERS))
 _LETTER = re.compile(r"[^\W\d_]")
 THAI_SHARE = 0.3  # of a text's letters: Thai prose with English terms in it is still Thai
+# Chinese, Japanese and Korean are told as Thai is, by their letters together (one index and
+# one analyzer for the three): a Han character or a Hangul syllable says as much as a few
+# Latin letters, so their prose with English terms in it is theirs, and an English note
+# quoting a name of theirs is not.
+_CJK = regex.compile(CJK_LETTER, regex.V1)
+CJK_SHARE = 0.3  # of a text's letters, as THAI_SHARE
 MIN_HITS = 2  # function words a text needs before its language is told
 MARGIN = 1.25  # the winner's count over the runner-up's
 SAMPLE_CHARS = 20_000  # a note's first characters suffice; a long note costs no more
@@ -97,19 +108,21 @@ def leading_language(text: str) -> Language | None:
     return ranked[0][0]
 
 
-def _thai(text: str) -> bool:
-    """Whether ``text`` is mostly Thai, counted over the letters of its start."""
+def _mostly(script: re.Pattern[str] | regex.Pattern[str], share: float, text: str) -> bool:
+    """Whether at least ``share`` of the letters of ``text``'s start are ``script``'s."""
     sample = text[:SAMPLE_CHARS]
-    if _THAI.search(sample) is None:  # nearly every note: no count at all
+    if script.search(sample) is None:  # nearly every note: no count at all
         return False
-    return len(_THAI.findall(sample)) >= THAI_SHARE * len(_LETTER.findall(sample))
+    return len(script.findall(sample)) >= share * len(_LETTER.findall(sample))
 
 
 def detect(text: str) -> Language | None:
     """The language of ``text``, or None when it cannot be told (too short, another
     language, or two languages nearly tied)."""
-    if _thai(text):
+    if _mostly(_THAI, THAI_SHARE, text):
         return "th"
+    if _mostly(_CJK, CJK_SHARE, text):
+        return "cjk"
     counts = _function_word_counts(text)
     ranked = counts.most_common(2)
     if not ranked or ranked[0][1] < MIN_HITS:

@@ -1,7 +1,8 @@
 """The code point ranges of the scripts that the text code tells apart, each defined once; the
 character classes of text/language.py, text/keys.py and retrieve/lucene.py are built from
 them (``char_class``): Thai, Lao, Myanmar and Khmer, and the scripts whose every character is a
-word of its own to Lucene's tokenizers (Han, hiragana)."""
+word of its own to Lucene's tokenizers (Han, hiragana); and the letters of Chinese, Japanese and
+Korean together, by their scripts (``CJK_LETTER``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,12 @@ KHMER_BLOCKS: tuple[Range, ...] = ((0x1780, 0x17FF), (0x19E0, 0x19FF))
 # Hiragana, CJK Unified Ideographs Extension A and CJK Unified Ideographs: Lucene's tokenizers
 # index each of their characters as a term of its own.
 ONE_CHAR_TERM_BLOCKS: tuple[Range, ...] = ((0x3040, 0x309F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF))
+
+
+# Han, hiragana, katakana and Hangul letters, by script extensions (kana's prolonged sound
+# mark "ー" is of both kana): the letters of Chinese, Japanese and Korean, which the `cjk`
+# analyzer pairs (text/language.py tells those notes by them). A ``regex`` V1 class.
+CJK_LETTER = r"[[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]&&\p{L}]"
 
 
 def char_class(*ranges: Range) -> str:
