@@ -29,8 +29,11 @@ def client_markers(citations: list[Any]) -> list[str]:
     found: list[str] = []
     for c in citations:
         name = f"{c.path}#{c.heading}" if c.heading else c.path
-        plain = f"[{name}]"
-        found.append(plain if plain not in found else f"[{name}:{c.line_start}-{c.line_end}]")
+        lined, number = f"[{name}:{c.line_start}-{c.line_end}", 2
+        written = f"[{name}]" if f"[{name}]" not in found else f"{lined}]"
+        while written in found:  # that too taken: numbered, the first number free
+            written, number = f"{lined} ({number})]", number + 1
+        found.append(written)
     return found
 
 
@@ -90,3 +93,23 @@ def test_the_streamed_markers_are_the_checked_ones() -> None:
         pieces = [stream.feed(raw[i : i + size]) for i in range(0, len(raw), size)]
         assert "".join([*pieces, stream.close()]) == whole.text
         assert stream.checked.markers == whole.markers
+
+
+def test_a_heading_named_like_a_marker_with_lines_takes_no_other_chunks_marker() -> None:
+    """P.md holds "## Log" twice and "## Log:3-4": the second Log chunk's marker with lines
+    is already the third heading's label, so it is numbered; each marker names one entry."""
+    first = replace(hit("P.md", "Log", "Slate decided."), id="P.md#Log/1", line_end=2)
+    second = replace(hit("P.md", "Log", "Tiles ordered.", line=3), id="P.md#Log/2", line_end=4)
+    named = replace(hit("P.md", "Log:3-4", "Gutter cleaned.", line=5), line_end=6)
+    hits = [first, second, named]
+    raw = "Slate was decided [S1], the gutter cleaned [S3] and tiles ordered [S2]."
+    checked = check_citations(raw, hits, {1: first, 2: second, 3: named})
+    assert checked.text == (
+        "Slate was decided [P.md#Log], the gutter cleaned [P.md#Log:3-4] and tiles ordered "
+        "[P.md#Log:3-4 (2)]."
+    )
+    assert checked.markers == markers(checked.cited) == client_markers(checked.cited)
+    assert len(set(checked.markers)) == 3
+    assert markers([named, first, second, second]) == [
+        "[P.md#Log:3-4]", "[P.md#Log]", "[P.md#Log:3-4 (2)]", "[P.md#Log:3-4 (3)]"
+    ]  # fmt: skip

@@ -1,6 +1,6 @@
 """Source numbers in parentheses and lenticular brackets ("(S1)", "\u3010S1\u3011"): resolved
 as "[S1]" is, a number the prompt never gave removed and reported, and parentheses of ordinary
-prose left alone, whole or streamed."""
+prose or code left alone, whole or streamed."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def streamed(text: str, size: int) -> tuple[str, list[str]]:
         ("Alice works (S1, S2).", f"Alice works {ALICE} {BOB}.", []),
         ("Alice works (Sources 1-3).", f"Alice works {ALICE} {BOB} {ACME}.", []),
         ("Alice works ( Source: S2 ) here.", f"Alice works {BOB} here.", []),
-        ("Alice works (s3)", f"Alice works {ACME}", []),
+        ("Alice works (Source 3)", f"Alice works {ACME}", []),
         ("Alice works (S99).", "Alice works.", ["[S99]"]),
         ("Alice works (S1, S9).", f"Alice works {ALICE}.", ["[S9]"]),
         ("Alice works \u3010S1\u3011.", f"Alice works {ALICE}.", []),
@@ -56,6 +56,7 @@ def test_source_numbers_in_parentheses_and_lenticular_brackets_cite(
         "Step one (1) comes first.",
         "It ran from (1990 to 2000) there.",
         "Call f(S1) to start.",
+        "Alice works (s1), (s1, s2), (sources 1-2), (Source 1, s2).",
         "Read [the spec](S1) first.",
         "The Galaxy (S1 model) sold well.",
         "\u3010Note\u3011 Alice works here.",
@@ -103,3 +104,39 @@ def test_note_text_shows_these_markers_inert() -> None:
     shown = inert("Study (S2) and \u3010S3\u3011 and (see S1) and [S1].")
     assert check_citations(shown, HITS, SOURCES).cited == []
     assert "(see S1)" in shown
+
+
+@pytest.mark.parametrize(
+    ("text", "cited"),
+    [
+        ("Alice's loop is:\n```c\nwhile (s2) {\n  s2 = next(S2);\n}\n```\nends (S1).", ALICE),
+        ("The check is `if (s1) return;` and `if (S9) return;` [S1].", ALICE),
+        ("Use `strcmp (S1, S2)`, `a[S1]`, `x [1].` and `\u3010S3\u3011` here (S2).", BOB),
+        ("Run:\n````sh\n```\nfoo (S1) [S2] [Bob.md]\n````\nthen (S3).", ACME),
+        ("Run:\n~~~\nfoo (S1)\n~~~\n- ```js\n  f([S1]);\n  ```\nthen `` a ` (S2) `` [S3].", ACME),
+    ],
+)  # fmt: skip
+def test_code_stays_as_written(text: str, cited: str) -> None:
+    """A source number in code, inline or fenced ("if (s1)", "a[S1]"), is code: never a
+    citation, never removed; only the marker after the code (the text's last) cites."""
+    rendered = f"{text.rpartition(' ')[0]} {cited}."
+    checked = check_citations(text, HITS, SOURCES)
+    assert (checked.text, checked.dropped, len(checked.cited)) == (rendered, [], 1)
+    for size in (1, 2, 3, 7):
+        assert streamed(text, size) == (rendered, []), size
+
+
+def test_a_marker_outside_code_still_cites() -> None:
+    text = "Code `x` then (S1), ```y``` then [S2], and `z` (S3)."
+    checked = check_citations(text, HITS, SOURCES)
+    assert checked.text == f"Code `x` then {ALICE}, ```y``` then {BOB}, and `z` {ACME}."
+
+
+def test_code_streams_as_the_whole() -> None:
+    words = ["`", "```", "\n", "(S1)", "(s2)", "[S2]", "(S9)", " ", "x", "~~~", "\\", "(", "S1"]
+    assert_streams_as_whole(words, HITS, SOURCES, seed=5, rounds=2_000, longest=14)
+
+
+def test_a_cut_inside_code_keeps_the_code() -> None:
+    stream = CitationStream(HITS, SOURCES)
+    assert "".join([stream.feed("Run `f (S1"), stream.cut()]) == "Run `f (S1"

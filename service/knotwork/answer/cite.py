@@ -26,6 +26,7 @@ from knotwork.answer.cite_match import (
     BARE,
     cite_label,
     cites_bare,
+    in_code,
     is_citation,
     marker,
     match_citation,
@@ -39,6 +40,7 @@ from knotwork.answer.cite_sources import (
     cited_numbers,
     lenticular_end,
     source_tag,
+    span_end,
 )
 from knotwork.retrieve import Hit
 
@@ -103,23 +105,11 @@ class CitationScanner:
             return _PLAIN
         return _Decision(end, [self._labels[found]], [])
 
-    def _span_end(self, text: str, i: int) -> int | None:
-        """The end of a bracketed span at ``i`` (one level of nesting), -1 if the text ends
-        first, None if there is none (a newline, or longer than any citation: "[0, 1)" then a
-        paragraph is neither held back nor scanned again at every piece of a stream)."""
-        depth = 0
-        for k in range(i, min(len(text), i + self._longest + 1)):
-            char = text[k]
-            if char == "\n" or (char == "[" and depth == 2):
-                return None
-            depth += {"[": 1, "]": -1}.get(char, 0)
-            if depth == 0:
-                return k + 1
-        return -1 if len(text) <= i + self._longest else None
-
     def _decide(self, text: str, i: int, final: bool) -> _Decision | None:
         """What the ``[``, ``(`` or ``\u3010`` at ``i`` starts; None when the text so far does
-        not settle it."""
+        not settle it. Inside code every bracket is text: code stays as written."""
+        if in_code(text, i):
+            return _PLAIN
         if text[i] == "(":
             return self._parens(text, i, final)
         if text[i] == "\u3010":
@@ -133,7 +123,7 @@ class CitationScanner:
             return self._numbered(numbers)
         if bare := BARE.match(text, i):
             return self._bare(text, i, bare.end(), final)
-        end = self._span_end(text, i)
+        end = span_end(text, i, self._longest)
         if end is None or (end == -1 and final):
             return _PLAIN
         if not final and end in (-1, len(text)):
@@ -225,8 +215,10 @@ class CitationScanner:
     def split_at(self, text: str, i: int) -> bool:
         """Whether the text from the ``[``, ``(`` or ``\u3010`` at ``i`` to its end is a citation
         begun and not finished: a source marker ("[", "[S1", "(Source 2, S": not "[1, 2") or a
-        label."""
+        label (never in code)."""
         tail = text[i:]
+        if in_code(text, i):
+            return False
         return begun(tail) or any(len(tail) < len(k) and k.startswith(tail) for k in self._labels)
 
     def _record(self, decision: _Decision) -> None:

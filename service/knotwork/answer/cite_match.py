@@ -13,6 +13,7 @@ from typing import Protocol
 
 from knotwork.retrieve import Hit
 from knotwork.text.keys import entity_key
+from knotwork.text.markdown import file_lines, step
 
 
 def label(path: str, heading: str) -> str:
@@ -40,9 +41,17 @@ class Located(Protocol):
 def marker(entry: Located, taken: Collection[str]) -> str:
     """How the answer marks a cited chunk, given the markers of the chunks cited before it: its
     label, or, when one of them already is that label (two chunks of one section), the label
-    with its lines, ``[path#heading:49-51]``, so that a marker names one chunk."""
+    with its lines, ``[path#heading:49-51]``; when that too is taken (another chunk's heading is
+    literally ``heading:49-51``), the lined form numbered, ``[path#heading:49-51 (2)]``, the
+    first number free. So a marker names one chunk."""
     plain = label(entry.path, entry.heading)
-    return plain if plain not in taken else f"{plain[:-1]}:{entry.line_start}-{entry.line_end}]"
+    if plain not in taken:
+        return plain
+    lined = f"{plain[:-1]}:{entry.line_start}-{entry.line_end}"
+    found, number = f"{lined}]", 2
+    while found in taken:
+        found, number = f"{lined} ({number})]", number + 1
+    return found
 
 
 def markers(entries: Iterable[Located]) -> list[str]:
@@ -96,6 +105,7 @@ def is_citation(inner: str) -> bool:
 BARE = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _AFTER_CLAIM = " \t.,;:!?)\"'\u201d"  # what a cited bare number is written after
 _SENTENCE_END = ".,;:!?)[\n"  # and before: the end of a clause, or another citation
+_TICKS = re.compile(r"`+")
 
 
 def cites_bare(text: str, i: int, end: int) -> bool:
@@ -108,5 +118,37 @@ def cites_bare(text: str, i: int, end: int) -> bool:
     return (
         before in _AFTER_CLAIM
         and (not after or after[0] in _SENTENCE_END or before in ".!?;,")
-        and text.count("`", 0, i) % 2 == 0
+        and not in_code(text, i)
     )
+
+
+def in_code(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is code, as the text before it tells: in a fenced block (the note
+    parser's rule, ``text.markdown.step``) or after a run of backticks its line has not closed
+    with a run of the same length. Only what comes before counts, so a streamed answer decides
+    as the whole one does; a stray backtick makes code of the rest of its line, no more."""
+    start = text.rfind("\n", 0, i) + 1
+    if text.find("`", 0, i) < 0 and text.find("~~", 0, i) < 0:
+        return False  # most answers: no code at all
+    fence = ""
+    for line in file_lines(text[:start]):
+        _, fence = step(fence, line)
+    belongs, _ = step(fence, text[start:i])
+    return bool(belongs) or _span_open(text[start:i])
+
+
+def _span_open(line: str) -> bool:
+    """Whether ``line`` ends inside an inline code span: one opened (a backtick run, not
+    escaped: mask_code_spans's rule) that no run of the same length closed."""
+    size, pos = 0, 0
+    for run in _TICKS.finditer(line):
+        start, end = run.span()
+        if size:
+            if end - start == size:
+                size, pos = 0, end
+            continue
+        lead = start
+        while lead > pos and line[lead - 1] == "\\":
+            lead -= 1
+        size = end - start - (start - lead) % 2  # an odd run of backslashes escapes one
+    return size > 0

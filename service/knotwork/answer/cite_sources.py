@@ -14,14 +14,27 @@ _DASH = r"\-\u2013\u2014"  # hyphen, en dash, em dash (for a character class)
 # Numbers are apart by a separator word or mark, or by spaces alone: never by nothing, so a run
 # of digits or spaces is read one way only (an optional separator made the match exponential).
 _SEP = rf"(?:\s*(?:[,;&]|and|to|[{_DASH}])\s*|\s+)"
-_NUMBERS = rf"{_WORD}\s*\d+(?:{_SEP}(?:{_WORD}\s*)?\d+)*"
-_NAMED = rf"(?:{_WORD}\s*:\s*)?({_NUMBERS})"  # "Source: S1" names S1
+
+
+def _numbers(word: str) -> str:
+    """Source numbers, the first (and any other) led by ``word``."""
+    return rf"{word}\s*\d+(?:{_SEP}(?:{word}\s*)?\d+)*"
+
+
+def _named(word: str) -> str:
+    return rf"(?:{word}\s*:\s*)?({_numbers(word)})"  # "Source: S1" names S1
+
+
+_NUMBERS = _numbers(_WORD)
+_NAMED = _named(_WORD)
 # Also as a label names them ([Source: S1], a footnote's [^S1], [S1.]) and with the note a
 # model added ([S1: People/Alice.md]): the number is what it cites.
 _LABELLED = rf"\[\^?\s*{_NAMED}\s*(?::[^\[\]\n]*)?\.?\]"
 # In parentheses only when they hold nothing else: "(S1)", "(S1, S2)", "(Sources 1-2)" cite;
-# "(see S1 of the manual)" and "(1)" are words.
-_PARENS = rf"\(\s*{_NAMED}\s*\)"
+# "(see S1 of the manual)" and "(1)" are words, and so is "(s1)": in parentheses only the
+# capital "S" / "Source" models write is read ("if (s1)" is a variable).
+_CASED_WORD = rf"(?-i:{_WORD})"
+_PARENS = rf"\(\s*{_named(_CASED_WORD)}\s*\)"
 # In lenticular brackets, as some models cite ("【S1】", "【S1†source】").
 _LENTICULAR = rf"\u3010\s*{_NAMED}\s*(?:[:\u2020][^\u3010\u3011\n]*)?\.?\u3011"
 SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|{_LABELLED}|{_PARENS}|{_LENTICULAR}", re.I)
@@ -29,8 +42,8 @@ SOURCES = re.compile(rf"\[\[\s*({_NUMBERS})\s*\]\]|{_LABELLED}|{_PARENS}|{_LENTI
 # characters of one (a parenthesis: its "S" first, so "(1990 to 2000" is not held back).
 _CHARS = rf"[\s\d,;:.&{_DASH}sourcendat]"
 SQUARE_PREFIX = re.compile(rf"\[\[?\^?{_CHARS}*\]?\]?", re.I)
-PARENS_PREFIX = re.compile(rf"\(\s*(?:s{_CHARS}*)?\)?", re.I)
-_BEGUN = re.compile(rf"[\[(\u3010]\[?\^?\s*(?:s{_CHARS}*)?", re.I)
+PARENS_PREFIX = re.compile(rf"\(\s*(?:(?-i:S){_CHARS}*)?\)?", re.I)
+_BEGUN = re.compile(rf"[\[\u3010]\[?\^?\s*(?:s{_CHARS}*)?|\(\s*(?:(?-i:S){_CHARS}*)?", re.I)
 OPENING = re.compile("[\\[(\u3010]")  # where a citation may begin
 _NUMBER_OR_RANGE = re.compile(rf"(\d+)(?:\s*(?:to|[{_DASH}])\s*(?:{_WORD}\s*)?(\d+))?", re.I)
 MAX_RANGE = 20  # [S1-S300] is no range of blocks a prompt gave
@@ -83,5 +96,20 @@ def lenticular_end(text: str, i: int, longest: int) -> int | None:
         if text[k] == "\n":
             return None
         if text[k] == "\u3011":
+            return k + 1
+    return -1 if len(text) <= i + longest else None
+
+
+def span_end(text: str, i: int, longest: int) -> int | None:
+    """The end of the bracketed span at ``i`` (one level of nesting), -1 if the text ends
+    first, None if there is none (a newline, or longer than ``longest``: "[0, 1)" then a
+    paragraph is neither held back nor scanned again at every piece of a stream)."""
+    depth = 0
+    for k in range(i, min(len(text), i + longest + 1)):
+        char = text[k]
+        if char == "\n" or (char == "[" and depth == 2):
+            return None
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth == 0:
             return k + 1
     return -1 if len(text) <= i + longest else None
