@@ -75,7 +75,7 @@ async def test_the_answer_is_cut_at_its_time_limit_while_no_chunk_arrives() -> N
     the warning gives the time it really took."""
     model = SlowModel([(0.01, "Alice works with Bob [S1]."), (5, " And more.")])
     result, streamed, took = await asked(model)
-    assert took < 2, took
+    assert took < 4, took  # cut well before the 5 s chunk, on a loaded machine too
     assert result.status == "ok" and result.answer == "Alice works with Bob [Alice.md#Work]."
     assert streamed == result.answer
     [cut] = [w for w in result.warnings if "KNOTWORK_ANSWER_TIMEOUT_S" in w]
@@ -84,7 +84,7 @@ async def test_the_answer_is_cut_at_its_time_limit_while_no_chunk_arrives() -> N
 
 async def test_a_first_token_slower_than_the_time_limit_is_cut_too() -> None:
     result, _, took = await asked(SlowModel([(5, "Alice works with Bob [S1].")]))
-    assert took < 2, took
+    assert took < 4, took  # cut well before the 5 s chunk, on a loaded machine too
     assert result.answer is None
     assert any("KNOTWORK_ANSWER_TIMEOUT_S" in w for w in result.warnings), result.warnings
 
