@@ -14,23 +14,24 @@ REMIND_S = 60.0  # while an outage lasts, it is said again this often
 
 class Outage:
     """``what`` (Neo4j, the model) out of reach: a warning when the first try fails, a
-    reminder every ``REMIND_S`` while tries keep failing (each try in between at debug
-    level), and one line when a try succeeds again."""
+    reminder every ``remind_s`` while tries keep failing (None: none, each try after the first
+    at debug level), and one line when a try succeeds again."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, remind_s: float | None = REMIND_S) -> None:
         self.what = what
+        self.remind_s = remind_s
         self.since: float | None = None  # when the first failed try of this outage was
         self._said = 0.0
 
-    def failed(self, exc: BaseException, waiting: str) -> None:
-        """A try failed on ``what`` being away; ``waiting`` says what waits for it."""
+    def failed(self, exc: BaseException | str, waiting: str) -> None:
+        """A try failed on ``what`` being away (``exc``: why); ``waiting`` says what waits."""
         now = time.monotonic()
         if self.since is None:
             self.since = self._said = now
             log.warning(
                 "%s unavailable (%s); %s, tried again until it is back", self.what, exc, waiting
             )
-        elif now - self._said >= REMIND_S:
+        elif self.remind_s is not None and now - self._said >= self.remind_s:
             self._said = now
             log.warning(
                 "%s still unavailable after %.0f s (%s); %s",

@@ -7,6 +7,7 @@ write tools alike."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from knotwork import outage
 from knotwork.api import create_app
 from knotwork.check.verify import snapshot
 from knotwork.core import Core
@@ -203,6 +205,54 @@ async def test_chunks_a_model_outage_left_pending_are_extracted_once_it_answers(
         await _until(lambda: _nothing_pending(core))
         assert {"source": "Team.md", "extractor": "llm"} in await _model_facts(core)
         assert await _as_fresh(core, vault) == []
+
+
+async def test_a_chat_model_that_stays_down_is_logged_once_not_every_period(
+    core: Core,
+    settings: Settings,
+    vault: Path,
+    tmp_path: Path,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The real passes (ingest/model_work.py pending_work) meeting a refusing model period
+    after period: one warning naming the note that waits and why, one line once it answers."""
+    monkeypatch.setattr(api_extraction, "EXTRACT_EVERY_S", 0.3)
+    monkeypatch.setattr(modelcalls, "MODEL_BACKOFF_S", 0.1)  # every period asks it again
+    asked: list[bool] = []
+    down = True
+
+    def model(body: dict[str, Any]) -> str:
+        asked.append(down)
+        if down:
+            raise ChatRefusal(503, "model overloaded")
+        return ANSWER
+
+    fake_ollama.chat_script = model
+    with caplog.at_level(logging.INFO), caplog.at_level(logging.DEBUG, logger=outage.__name__):
+        async with _api(settings, vault, tmp_path / "state") as (_, client):
+            await _put(client, "Team.md", TEAM)
+
+            async def periods() -> bool:  # the pass after the write, then two periods' passes
+                again = [r for r in caplog.records if "still unavailable" in r.getMessage()]
+                return len(again) >= 2
+
+            await _until(periods)
+            said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+            assert len(said) == 1, said
+            assert "chat model unavailable" in said[0] and "model overloaded" in said[0]
+            assert "Team.md" in said[0], said
+            down = False
+
+            async def back() -> bool:  # said as the pass that extracted the chunks ends
+                return any("reachable again" in r.getMessage() for r in caplog.records)
+
+            await _until(back)
+    assert await _pending(core) == []
+    again = [r.getMessage() for r in caplog.records if "reachable again" in r.getMessage()]
+    assert len(again) == 1 and again[0].startswith("the chat model"), again
+    assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 1
 
 
 async def test_a_stop_while_the_model_extracts_leaves_the_chunks_pending(

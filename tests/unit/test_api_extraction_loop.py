@@ -50,7 +50,7 @@ class Vault:
             raise LeaseHeldError(f"vault 'v' is being written by {self.holder}")
         yield
 
-    async def pending_work(self, ingestor: Any, limit: int) -> int:
+    async def pending_work(self, ingestor: Any, limit: int, *, said: Any) -> int:
         self.passes += 1
         if self.refusal is not None:
             raise self.refusal

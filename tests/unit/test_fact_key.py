@@ -62,3 +62,22 @@ def test_an_alias_kept_as_written_is_no_change_from_its_key() -> None:
     assert revision("A.md", "upsert", [old], [new])["removed"] == []
     other = canonical(Fact("HAS_ALIAS", "Bo", "entity", "alias", 4))
     assert revision("A.md", "upsert", [old], [new, other])["added"] == [other]
+
+
+def test_aliases_differing_only_in_case_list_no_change_after_rules_16() -> None:
+    """Under rules 15 a note's case variants of one alias had one key (``facts_of`` reads the
+    graph's keys as a set); under 16 each keeps its spelling: written again, the note lists no
+    change. A new alias still lists each spelling, and a fact asserted in two chunks twice."""
+    old = [fact_key("HAS_ALIAS", None, "robert", "alias", 2, None, None)]
+    names = ("Robert", "ROBERT", "robert")
+    new = [canonical(Fact("HAS_ALIAS", name, "entity", "alias", 2)) for name in names]
+    assert revision("Bob.md", "upsert", old, new)["added"] == []
+    assert revision("Bob.md", "upsert", new, old)["removed"] == []
+    assert revision("Bob.md", "upsert", new, new)["added"] == []
+    bobby = [
+        canonical(Fact("HAS_ALIAS", name, "entity", "alias", 3)) for name in ("Bobby", "BOBBY")
+    ]
+    assert revision("Bob.md", "upsert", old, new + bobby)["added"] == sorted(bobby)
+    link = fact_key("WORKS_WITH", "bob", "ann", "wikilink", 4, None, "c1")
+    twice = [link, link.replace("|c1", "|c2")]
+    assert revision("Bob.md", "upsert", [link], twice)["added"] == [twice[1]]

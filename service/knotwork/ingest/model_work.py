@@ -23,6 +23,7 @@ from knotwork.errors import (
     ManifestMismatchError,
 )
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.modelcalls import POSTPONED
 from knotwork.outage import Outage
 
 log = logging.getLogger(__name__)
@@ -89,15 +90,66 @@ class ModelWork:
                 )
 
 
-async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None = None) -> int:
+class Standing:
+    """What the passes over the pending chunks meet, said once while it stands rather than once
+    a pass (a pass follows every period while chunks wait): the chat model postponing their
+    extraction is an outage of the model (``Outage``, said when it begins and when the model
+    answers again), and a pass that cannot finish is said again only when its error changes.
+    An extraction that failed for good (its chunk's error recorded) is said each time: it is
+    not tried again. One per owner of the passes: the watcher, the API's extraction."""
+
+    def __init__(self) -> None:
+        self.model = Outage("the chat model", remind_s=None)
+        self._failed = ""  # the failure of the last pass said: one that repeats is said once
+        self._postponed = False  # the last pass's extractions were postponed: the model down
+
+    def failed(self, message: str) -> None:
+        """A pass that could not finish: ``message`` says why."""
+        if message != self._failed:
+            log.warning("%s", message)
+        else:
+            log.debug("%s", message)
+        self._failed = message
+
+    def extractions(self, warnings: list[str]) -> None:
+        """What a pass's extractions said (``retry_pending``'s warnings: "<note>: why")."""
+        postponed: dict[str, str] = {}  # note: why, for the extractions postponed
+        for warning in warnings:
+            note, _, why = warning.partition(POSTPONED)
+            if why:
+                postponed.setdefault(note, why)
+            else:  # failed for good: each chunk's once, as it is not tried again
+                log.warning("%s", warning)
+        self._postponed = bool(postponed)
+        if postponed:
+            notes = ", ".join(postponed)
+            self.model.failed(
+                next(iter(postponed.values())),
+                f"the chunks pending extraction ({notes}, …) wait",
+            )
+
+    def passed(self, extracted: int) -> None:
+        """A pass that finished, having extracted so many chunks: a model that answered after
+        an outage is back (a pass in its back-off asks it nothing, and says nothing)."""
+        self._failed = ""
+        if extracted and not self._postponed:
+            self.model.ended(": the pending extractions resume")
+
+
+async def pending_work(
+    ingestor: Ingestor, limit: int, *, said: Standing, outage: Outage | None = None
+) -> int:
     """What ``knotwork retry`` does for at most ``limit`` pending chunks, waiting out a model's
     back-off, under a lease the caller holds (the watcher's, the API's): how many chunks it did.
-    Each extraction postponed or failed is logged with why; Neo4j away is said as ``outage``
-    (once, as the watcher says it), and a lease lost before a write ends the pass. A graph
-    re-embedded with another model meanwhile raises ManifestMismatchError."""
-    said: list[str] = []
+    What it meets is said through the caller's ``said``, once while it stands (the chat model
+    down, a pass that cannot finish); Neo4j away is said as ``outage`` (once, as the watcher
+    says it), and a lease lost before a write ends the pass. A graph re-embedded with another
+    model meanwhile raises ManifestMismatchError."""
+    warnings: list[str] = []
     try:
-        embedded, extracted = await ingestor.retry_pending(limit, ask_again=False, warnings=said)
+        embedded, extracted = await ingestor.retry_pending(
+            limit, ask_again=False, warnings=warnings
+        )
     except GraphUnavailableError as exc:
         if outage is not None:
             outage.failed(exc, "the chunks a model left pending wait")
@@ -110,11 +162,11 @@ async def pending_work(ingestor: Ingestor, limit: int, *, outage: Outage | None 
     except ManifestMismatchError:  # no pass can do anything: the caller refuses or stops
         raise
     except KnotworkError as exc:
-        log.warning("pending model work not finished yet: %s", exc)
+        said.failed(f"pending model work not finished yet: {exc}")
         return 0
     finally:
-        for warning in said:
-            log.warning("%s", warning)
+        said.extractions(warnings)
+    said.passed(extracted)
     if outage is not None and not ingestor.models.down:  # the chunks were read: Neo4j answers
         outage.ended()
     if embedded or extracted:  # a run of passes says its total (ModelWork)

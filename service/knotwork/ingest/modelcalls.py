@@ -40,7 +40,10 @@ MAX_EXTRACTION_TRIES = 1
 # chunk the model refuses from a model that refuses everything.
 PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
-__all__ = ["Extracted", "ModelCalls"]
+# In a warning "<note>: extraction postponed: <why>": the model down, the chunk left pending
+# (the background passes say these once while the model stays down, ingest/model_work.py).
+POSTPONED = ": extraction postponed: "
+__all__ = ["POSTPONED", "Extracted", "ModelCalls"]
 
 
 @dataclass
@@ -116,7 +119,7 @@ class ModelCalls:
         llm_model = self.core.settings.llm_model
         for chunk in chunks:
             if self.chat_down:
-                out.warnings.append(f"{path}: extraction postponed: model unavailable")
+                out.warnings.append(f"{path}{POSTPONED}model unavailable")
                 break
             llm = await self.core.load_llm()  # built off the event loop on first use
             result = await extract.extract_chunk(llm, chunk.heading_path, chunk.text)
@@ -146,7 +149,7 @@ class ModelCalls:
                 out.warnings.append(
                     f"{path}: extraction failed for a chunk, the model refused it: {result.error}"
                     if failed
-                    else f"{path}: extraction postponed: {result.error}"
+                    else f"{path}{POSTPONED}{result.error}"
                 )
                 continue
             facts: list[Fact] = []

@@ -36,27 +36,34 @@ async def facts_of(
     return {row["path"]: sorted({stored_fact_key(f) for f in row["facts"]}) for row in rows}
 
 
-def _without_chunk(key: str) -> str:
-    """``key`` without its chunk id (its last field; ids hold no ``|``), an alias as its key."""
-    head = key.rpartition("|")[0]
-    parts = head.split("|")
-    if len(parts) < 6 or parts[0] != "HAS_ALIAS" or parts[-3] != "alias":
-        return head
-    alias = "|".join(parts[2:-3])
-    return "|".join([*parts[:2], entity_key(alias), *parts[-3:]])
+def _compared(key: str) -> str:
+    """``key`` as revisions compare it: an alias as its case-folded key, as its entity is
+    matched (its chunk id kept)."""
+    parts = key.split("|")
+    if len(parts) < 7 or parts[0] != "HAS_ALIAS" or parts[-4] != "alias":
+        return key
+    alias = "|".join(parts[2:-4])
+    return "|".join([*parts[:2], entity_key(alias), *parts[-4:]])
 
 
 def _beyond(keys: list[str], other: list[str]) -> list[str]:
     """The keys of ``keys`` that ``other`` does not hold, chunk ids aside (as many times as
-    ``keys`` holds one more than ``other``: a long line cut in two chunks asserts twice)."""
-    left = Counter(map(_without_chunk, other))
-    out = []
+    ``keys`` holds one more than ``other``: a long line cut in two chunks asserts twice).
+    Each side counts its distinct compared keys, as ``facts_of`` reads the graph's: aliases
+    differing only in case are one key under rules 15 and one alias each under 16, so they
+    count once, and an alias added or removed lists each of its spellings."""
+    # The chunk id (a key's last field; ids hold no ``|``) set aside after the fold.
+    left = Counter(key.rpartition("|")[0] for key in {_compared(k) for k in other})
+    spelled: dict[str, list[str]] = {}  # a compared key → the keys of ``keys`` it stands for
     for key in keys:
-        head = _without_chunk(key)
+        spelled.setdefault(_compared(key), []).append(key)
+    out = []
+    for compared, stored in spelled.items():
+        head = compared.rpartition("|")[0]
         if left[head]:
             left[head] -= 1
         else:
-            out.append(key)
+            out += stored
     return sorted(out)
 
 

@@ -18,7 +18,8 @@ The periods stay quiet while nothing changes: once a pass met another writer's l
 read only the lease (not the pending count) until it is free or this process's again; once the
 graph was re-embedded under this process (ManifestMismatchError, which says to restart it),
 they read only the manifest, which matches again only if the graph is re-embedded back. A
-refusal is logged once, when it begins, not every period.
+refusal is logged once, when it begins, not every period, and so is a chat model that stays
+down (``model_work.Standing``, the watcher's way too), with a line when it answers again.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from knotwork.errors import (
 from knotwork.graph.lease import lease_status
 from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.model_work import ModelWork, pending_work
+from knotwork.ingest.model_work import ModelWork, Standing, pending_work
 
 if TYPE_CHECKING:  # the writers own this work (serving/writers.py)
     from knotwork.serving.writers import VaultWriters
@@ -59,7 +60,7 @@ class Extraction:
         self.every_s = EXTRACT_EVERY_S
         self._work = ModelWork(self._pass)
         self._stopped = False
-        self._said = ""  # the last failure logged: one that stands is said once
+        self.said = Standing()  # what the passes meet, said once while it stands
         self._elsewhere = False  # another writer held the lease at the last pass
         # The graph re-embedded with another model under this process: no pass can write.
         self.stale: ManifestMismatchError | None = None
@@ -129,19 +130,13 @@ class Extraction:
             log.debug("the vault's lease is free again: pending chunks looked for")
         return bool(await retry.pending_count(self.ingestor.models))
 
-    def _say(self, message: str) -> None:
-        """Log a pass's failure once while it stands (a pass may follow every period)."""
-        if message != self._said:
-            log.warning("%s", message)
-        self._said = message
-
     async def _pass(self, limit: int) -> int:
         """``pending_work`` for a few chunks under the shared lease: how many it did."""
         if self.writers.syncing:
             return 0  # the sync waits for its own extraction; the period finds the rest
         try:
             async with self.writers.model_pass():
-                done = await pending_work(self.ingestor, min(limit, EXTRACT_PASS))
+                done = await pending_work(self.ingestor, min(limit, EXTRACT_PASS), said=self.said)
         except LeaseLostError as exc:  # before LeaseHeldError, its base class
             log.warning("pending model work stopped: %s", exc.lapsed)
             return 0
@@ -157,9 +152,8 @@ class Extraction:
             self.stale = exc
             return 0
         except KnotworkError as exc:
-            self._say(f"pending model work not finished yet: {exc}")
+            self.said.failed(f"pending model work not finished yet: {exc}")
             return 0
-        self._said = ""
         if done:
             await asyncio.sleep(PASS_GAP_S)  # the lease free a moment before the next pass
         return done

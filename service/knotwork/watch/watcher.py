@@ -32,7 +32,7 @@ from knotwork.errors import (
 from knotwork.graph.lease import Lease, holding, lease_status, watches
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.model_work import ModelWork, pending_work
+from knotwork.ingest.model_work import ModelWork, Standing, pending_work
 from knotwork.ingest.sync import Progress
 from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
@@ -73,7 +73,9 @@ class VaultWatcher(Applier):
         ingestor.models.before_write = self._lease_confirmed
         # The model's work on pending chunks, beside the writes: this watcher's, under its
         # lease (asked for by its loop, stopped as the follow ends).
-        self.model_work = ModelWork(partial(pending_work, ingestor, outage=self.outage))
+        self.model_work = ModelWork(
+            partial(pending_work, ingestor, said=Standing(), outage=self.outage)
+        )
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
 
