@@ -254,15 +254,15 @@ async def test_a_cjk_note_indexed_by_an_earlier_version_moves_on_the_next_sync(
     core: Core, vault: Path
 ) -> None:
     """Before the `cjk` index a Korean note sat in the default language's index: the next sync
-    rewrites it (FACTS_RULES 16), which moves its chunks to the `cjk` index."""
+    rewrites it (FACTS_RULES 17), which moves its chunks to the `cjk` index."""
     put(vault, "seoul.md", "# 도시\n\n서울은 한국의 수도입니다\n")
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
     await sync_vault(ingestor)
     await ad_hoc(
         core,
         "MATCH (n:Note {vault: 't'})-[:HAS_CHUNK]->(c:Chunk) "
-        "SET n.facts_version = $rule_15, c.language = 'en' REMOVE c:CJK SET c:English",
-        {"rule_15": FACTS_VERSION - 100},
+        "SET n.facts_version = $rule_16, c.language = 'en' REMOVE c:CJK SET c:English",
+        {"rule_16": FACTS_VERSION - 100},
         write=True,
     )
     assert await _top(core, "서울") == []  # the English index has the run "서울은" only

@@ -25,7 +25,7 @@ from knotwork.text.keys import chunk_grams, name_key, note_name_keys, paren_key
         ("Kubernetes (K8s)", "k8s"),
         ("Large language model (LLM)", "llm"),
         ("multiplexer (MUX)", "mux"),
-        ("sistema (macOS)", "macos"),
+        ("Mac operating system (macOS)", "macos"),
     ],
 )
 def test_a_parenthesis_that_is_another_name_names_the_note(name: str, key: str) -> None:
@@ -38,6 +38,14 @@ def test_a_parenthesis_that_is_another_name_names_the_note(name: str, key: str) 
         "Roma (città)",  # one plain word: a disambiguator
         "Paris (Texas)",
         "Python (programming language)",
+        # An abbreviation, but of something else than the name: it tells notes apart.
+        "Sherlock (TV series)",
+        "Springfield (USA)",
+        "Oasis (UK band)",
+        "Apollo (NASA program)",
+        "beta (GPU2)",
+        "beta (beta (GPU2))",
+        "sistema (macOS)",
         "Princess (2010 film)",
         "Evento (2019)",  # a year
         "Versione (1.2)",

@@ -117,11 +117,12 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # fact on the line the value is written on (an item of a block list: its own), not its key's.
 # 15: inline tags keep their combining marks (#भारत, #שָׁלוֹם) and are composed (a decomposed
 # #été); a note keeps its names and tags case-folded (fnames, ftags) for notes_search.cypher.
-# 16: an alias's fact keeps the alias as written (target_text), for its revision's key; a
-# note is named by the other name its title or file name gives in parentheses (mparen, mkeys:
-# "master-slave latch (o flip-flop SR master-slave)", "Kubernetes (K8s)"; keys.paren_key);
-# Chinese, Japanese and Korean notes indexed in `cjk` (chunk_text_cjk), not the default language.
-FACTS_RULES = 16
+# 16: an alias's fact keeps the alias as written (target_text), for its revision's key.
+# 17: a note is named by the other name its title or file name gives in parentheses (mparen,
+# mkeys: "master-slave latch (o flip-flop SR master-slave)", "Kubernetes (K8s)";
+# keys.paren_key); Chinese, Japanese and Korean notes indexed in `cjk` (chunk_text_cjk), not the
+# default language.
+FACTS_RULES = 17
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

@@ -221,12 +221,25 @@ def content_words(key: str) -> str:
     return " ".join(word for word in key.split() if word not in STOPWORDS)
 
 
-def _coded(word: str) -> bool:
-    """Whether ``word`` is written as an abbreviation or code is: a capital past its first
-    letter ("LLM", "macOS") or letters and digits mixed ("K8s", "i18n")."""
-    return any(c.isupper() for c in word[1:]) or (
-        any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
-    )
+def _abbreviates(short: str, long: str) -> bool:
+    """Whether ``short`` is written as a code (a capital past its first letter, or letters and
+    digits mixed) that abbreviates ``long`` (Schwartz and Hearst, 2003): its letters in order
+    in ``long``, its first at a word's start ("LLM": Large Language Model; "K8s": Kubernetes)."""
+    digits = any(c.isdigit() for c in short)
+    if not (any(c.isupper() for c in short[1:]) or digits):
+        return False
+    letters = [c for c in short.casefold() if c.isalpha()]
+    text = long.casefold()
+    at = len(text) - 1
+    for k in range(len(letters) - 1, -1, -1):
+        while at >= 0 and (
+            text[at] != letters[k] or (k == 0 and at > 0 and text[at - 1].isalnum())
+        ):
+            at -= 1
+        if at < 0:
+            return False
+        at -= 1
+    return bool(letters)
 
 
 def paren_key(*names: str) -> str | None:
@@ -234,20 +247,21 @@ def paren_key(*names: str) -> str | None:
     is the note's other name, matched as an alias is; None when none is.
 
     A parenthesis is the note's other name when, a leading connective ("o", "or", "aka",
-    "ovvero", "oder", "ou", "o sea": text/connectives.py) dropped, it holds a letter, makes
+    "ovvero", "oder", "ou", "o sea": text/connectives.py) dropped, it holds a letter and makes
     a name key (``name_key``: 3+ characters, at most MAX_WORDS words, not only stop words),
     and either began with a connective ("master-slave latch (o flip-flop SR master-slave)")
-    or is written as an abbreviation or code ("Kubernetes (K8s)", "Large language model
-    (LLM)"). Anything else is taken for a disambiguator, too generic to name a note: a year
-    or number ("(2019)"), plain words ("Roma (città)", "Python (programming language)",
-    "Paris (Texas)")."""
+    or is one word written as an abbreviation or code that abbreviates the rest of the name
+    ("Kubernetes (K8s)"). Anything else is a disambiguator: a number ("(2019)"), plain words
+    ("Roma (città)"), something else's abbreviation ("Springfield (USA)")."""
     for name in names:
+        rest = _PARENTHETICAL.sub(" ", name)
         for paren in _PARENTHETICAL.findall(name):
             inner = paren[1:-1]
             bare = _CONNECTIVE.sub("", inner, count=1)
             if not any(c.isalpha() for c in bare):
                 continue
-            if bare == inner and not any(map(_coded, re.findall(r"[^\W_]+", bare))):
+            words = re.findall(r"[^\W_]+", bare)
+            if bare == inner and not (len(words) == 1 and _abbreviates(words[0], rest)):
                 continue
             if key := name_key(bare):
                 return key
