@@ -17,6 +17,7 @@ from knotwork.ingest import modelcalls
 from knotwork.ingest.modelcalls import ModelCalls
 from tests.conftest import make_settings
 from tests.fakes.http import JsonHandler, serve, shut
+from tests.fakes.ollama import FakeOllama
 
 DIM = 8
 PEAK = [0]  # the most /api/embed requests the embed_server had in hand at once
@@ -142,3 +143,37 @@ async def test_a_large_call_is_asked_a_few_batches_at_a_time(
     vectors = await calls.embed(texts)
     assert vectors is not None and len(vectors) == len(texts)
     assert 1 <= PEAK[0] <= modelcalls.EMBED_SLICE_BATCHES
+
+
+async def test_an_embedding_model_that_stays_down_is_said_once_and_its_return_once(
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each period's pass of a watcher or a server asks the model again once its back-off is
+    over: while it stays down that is one warning (what waits, why), not one a pass, and one
+    line when it answers again. A one-shot command's run still says it."""
+    monkeypatch.setattr(modelcalls, "MODEL_BACKOFF_S", 0.0)  # every pass asks it again
+    settings = make_settings(ollama_base_url=fake_ollama.base_url, neo4j_password="unused")
+    caplog.set_level(logging.DEBUG, logger="knotwork")
+    async with open_core(settings) as core:
+        calls = ModelCalls(core, "v", extract_enabled=False, embed_enabled=True, model_tag="m")
+        fake_ollama.down = True  # every request answered 503
+        for _ in range(2):  # two periods' passes meet the model down
+            assert await calls.embed(["a chunk"]) is None
+        asked = len(fake_ollama.calls_to("/api/embed"))
+        assert asked >= 2, asked  # both passes asked the model: it was not merely let be
+        warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(warned) == 1, warned
+        assert warned[0].startswith("the embedding model unavailable (embedding failed: ")
+        assert "503" in warned[0] and "stay pending" in warned[0], warned[0]
+        # A one-shot `knotwork ingest` or `retry` has its own model calls: it says it too.
+        run = ModelCalls(core, "v", extract_enabled=False, embed_enabled=True, model_tag="m")
+        assert await run.embed(["a chunk"]) is None
+        assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 2
+        fake_ollama.down = False
+        for _ in range(2):  # the model answers again: said by the first pass only
+            assert await calls.embed(["a chunk"]) is not None
+    back = [r.getMessage() for r in caplog.records if "reachable again" in r.getMessage()]
+    assert len(back) == 1 and back[0].startswith("the embedding model reachable again"), back
+    assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 2

@@ -4,7 +4,9 @@ ingest/retry.py (``retry.retry_all(models)``).
 
 A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
 Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
-chat model failing leaves the embeddings going (and the reverse). Whatever is not embedded or
+chat model failing leaves the embeddings going (and the reverse). The embedding model down is
+said once while it stays down (``embed_outage``: every embed call comes here, a write's and
+each period's pass alike), and once when it answers again. Whatever is not embedded or
 extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model
 refuses itself (a prompt too long for its context) is recorded as an error at once.
 """
@@ -26,6 +28,7 @@ from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
 from knotwork.llm.vectors import VectorsRejectedError, embed_batch
 from knotwork.models import Chunk, Fact
+from knotwork.outage import Outage
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM
@@ -43,6 +46,8 @@ EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
 # In a warning "<note>: extraction postponed: <why>": the model down, the chunk left pending
 # (the background passes say these once while the model stays down, ingest/model_work.py).
 POSTPONED = ": extraction postponed: "
+# What waits while the embedding model is down (ModelCalls.embed_outage says it).
+EMBED_WAITING = "the chunks it has not embedded stay pending, out of vector search"
 __all__ = ["POSTPONED", "Extracted", "ModelCalls"]
 
 
@@ -66,6 +71,12 @@ class ModelCalls:
     model_tag: str  # the chat model and extractor version an extraction is recorded under
     embed_down_until: float = 0.0  # monotonic time before which the model is not asked again
     chat_down_until: float = 0.0  # the same for the chat model
+    # Said when it begins and when the model answers again, at debug level meanwhile: a
+    # watcher's or server's pass every period would repeat it while the model stays down (a
+    # one-shot `ingest` or `retry` has its own ModelCalls, so says it once a run).
+    embed_outage: Outage = field(
+        default_factory=lambda: Outage("the embedding model", remind_s=None)
+    )
     # Awaited before each extraction is written, raising to leave it unwritten: the watcher's
     # lease confirmed (an answer may come after another writer took it, before the heartbeat).
     before_write: Callable[[], Awaitable[None]] | None = None
@@ -92,7 +103,7 @@ class ModelCalls:
         try:  # built on first use: a ConfigError is a setting to fix, raised; not a model down
             embedder = await self.core.load_embedder()
         except ModelUnavailableError as exc:
-            log.warning("embedding model not loaded, chunks left pending: %s", exc)
+            self.embed_outage.failed(f"not loaded: {exc}", EMBED_WAITING)
             self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
             return None
         size, vectors = self.embed_slice, []
@@ -103,9 +114,10 @@ class ModelCalls:
                 log.warning("embedding model %s; chunks left pending", exc)
                 return None
             except KnotworkError as exc:  # the model down (embed_batch says which): later
-                log.warning("embedding failed, chunks left pending: %s", exc)
+                self.embed_outage.failed(f"embedding failed: {exc}", EMBED_WAITING)
                 self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
                 return None
+            self.embed_outage.ended(": chunks are embedded again")
         return vectors
 
     async def extract(
