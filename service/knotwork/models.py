@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 LinkKind = Literal["wikilink", "embed", "markdown", "frontmatter"]
 Extractor = Literal["wikilink", "frontmatter", "alias", "tag", "mention", "llm"]
@@ -128,6 +128,30 @@ def fact_key(
         target = written
     fields = [relation, subject or "", target, extractor, str(line), predicate or ""]
     return "|".join([*fields, chunk_id or ""])
+
+
+class FactKey(NamedTuple):
+    """A revision's fact key read back into its fields (``fact_key``'s inverse; a target may
+    hold ``|``, the other fields never do)."""
+
+    relation: str
+    subject: str
+    target: str
+    extractor: str
+    line: str
+    predicate: str
+    chunk_id: str
+
+    def __str__(self) -> str:
+        return "|".join(self)
+
+
+def read_fact_key(key: str) -> FactKey | None:
+    """The fields of a key ``fact_key`` rendered; None for one of another shape."""
+    parts = key.split("|")
+    if len(parts) < 7:
+        return None
+    return FactKey(parts[0], parts[1], "|".join(parts[2:-4]), *parts[-4:])
 
 
 class StoredFact(TypedDict):

@@ -94,6 +94,20 @@ async def _as_fresh(core: Core, vault: Path) -> list[str]:
     ]
 
 
+class _DownModel:
+    """A chat script refusing with 503 (``why``) while ``down``; ``asked`` records each call
+    with whether the model was down then."""
+
+    def __init__(self, why: str) -> None:
+        self.why, self.down, self.asked = why, True, list[bool]()
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        self.asked.append(self.down)
+        if self.down:
+            raise ChatRefusal(503, self.why)
+        return ANSWER
+
+
 async def _put(client: httpx.AsyncClient, path: str, text: str) -> dict[str, Any]:
     # Under the minute the held model keeps its answer: the write must not wait for it.
     response = await asyncio.wait_for(
@@ -182,26 +196,18 @@ async def test_chunks_a_model_outage_left_pending_are_extracted_once_it_answers(
 ) -> None:
     monkeypatch.setattr(api_extraction, "EXTRACT_EVERY_S", 0.3)
     monkeypatch.setattr(modelcalls, "MODEL_BACKOFF_S", 0.5)
-    asked: list[bool] = []
-    down = True
-
-    def model(body: dict[str, Any]) -> str:
-        asked.append(down)
-        if down:
-            raise ChatRefusal(503, "model loading")
-        return ANSWER
-
+    model = _DownModel("model loading")
     fake_ollama.chat_script = model
     async with _api(settings, vault, tmp_path / "state") as (_, client):
         body = await _put(client, "Team.md", TEAM)
         assert body["pending_extractions"] == 2
 
         async def tried() -> bool:
-            return bool(asked)
+            return bool(model.asked)
 
         await _until(tried)  # the pass after the write met the model down
         assert await _pending(core) == ["Team.md", "Team.md"]
-        down = False
+        model.down = False
         await _until(lambda: _nothing_pending(core))
         assert {"source": "Team.md", "extractor": "llm"} in await _model_facts(core)
         assert await _as_fresh(core, vault) == []
@@ -220,15 +226,7 @@ async def test_a_chat_model_that_stays_down_is_logged_once_not_every_period(
     after period: one warning naming the note that waits and why, one line once it answers."""
     monkeypatch.setattr(api_extraction, "EXTRACT_EVERY_S", 0.3)
     monkeypatch.setattr(modelcalls, "MODEL_BACKOFF_S", 0.1)  # every period asks it again
-    asked: list[bool] = []
-    down = True
-
-    def model(body: dict[str, Any]) -> str:
-        asked.append(down)
-        if down:
-            raise ChatRefusal(503, "model overloaded")
-        return ANSWER
-
+    model = _DownModel("model overloaded")
     fake_ollama.chat_script = model
     with caplog.at_level(logging.INFO), caplog.at_level(logging.DEBUG, logger=outage.__name__):
         async with _api(settings, vault, tmp_path / "state") as (_, client):
@@ -243,7 +241,7 @@ async def test_a_chat_model_that_stays_down_is_logged_once_not_every_period(
             assert len(said) == 1, said
             assert "chat model unavailable" in said[0] and "model overloaded" in said[0]
             assert "Team.md" in said[0], said
-            down = False
+            model.down = False
 
             async def back() -> bool:  # said as the pass that extracted the chunks ends
                 return any("reachable again" in r.getMessage() for r in caplog.records)

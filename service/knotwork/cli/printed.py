@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from knotwork.graph.names import Names
+from knotwork.models import read_fact_key
 from knotwork.text.keys import BREAK, spaceless
 
 if TYPE_CHECKING:
@@ -42,11 +43,10 @@ def revision_fact(key: str, names: Names | None = None, source: str = "") -> str
     link's as ``[[key]]``): it is shown as the note that key names in ``names`` (the vault's
     now, as seen from the note ``source``), else as its key, a mention's as its words written
     as a name is ("北京大学"). An alias is stored as written (before, as its key)."""
-    parts = key.split("|")
-    if len(parts) < 7:
+    fact = read_fact_key(key)
+    if fact is None:
         return key
-    relation, subject, target = parts[0], parts[1], "|".join(parts[2:-4])
-    extractor, line, predicate = parts[-4], parts[-3], parts[-2]
+    relation, subject, target, extractor, line, predicate, _ = fact
     if extractor == "mention":
         named = names.resolve(target, source) if names is not None else None
         target = named or _written(target)

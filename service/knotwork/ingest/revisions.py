@@ -21,7 +21,7 @@ from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.queries.writes import NOTES_FACTS
 from knotwork.graph.store import run_query
-from knotwork.models import stored_fact_key
+from knotwork.models import read_fact_key, stored_fact_key
 from knotwork.text.keys import entity_key
 
 Asserted = dict[str, list[str]]  # note path → the keys of the facts it asserted
@@ -39,11 +39,10 @@ async def facts_of(
 def _compared(key: str) -> str:
     """``key`` as revisions compare it: an alias as its case-folded key, as its entity is
     matched (its chunk id kept)."""
-    parts = key.split("|")
-    if len(parts) < 7 or parts[0] != "HAS_ALIAS" or parts[-4] != "alias":
+    fact = read_fact_key(key)
+    if fact is None or fact.relation != "HAS_ALIAS" or fact.extractor != "alias":
         return key
-    alias = "|".join(parts[2:-4])
-    return "|".join([*parts[:2], entity_key(alias), *parts[-4:]])
+    return str(fact._replace(target=entity_key(fact.target)))
 
 
 def _beyond(keys: list[str], other: list[str]) -> list[str]:
