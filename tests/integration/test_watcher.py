@@ -4,6 +4,7 @@ ends, once the watcher is idle, with `verify` finding no difference."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
@@ -100,6 +101,20 @@ async def started(
     task = asyncio.create_task(running.run(ready=ready))
     await asyncio.wait_for(ready.wait(), 60)
     return running, task
+
+
+@contextlib.asynccontextmanager
+async def watched(
+    core: Core, vault: Path, *, extract: bool = False, **settings: object
+) -> AsyncIterator[VaultWatcher]:
+    """``started``'s watcher for the body of an ``async with``, stopped and awaited after it
+    however the body ends."""
+    running, task = await started(core, vault, extract=extract, **settings)
+    try:
+        yield running
+    finally:
+        running.stop()
+        await asyncio.wait_for(task, 30)
 
 
 async def settle(

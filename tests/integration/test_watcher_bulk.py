@@ -4,7 +4,6 @@ that fails costs only itself."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from knotwork.core import Core
 from knotwork.errors import GraphQueryError
 from knotwork.ingest import write
 from tests.integration.conftest import put
-from tests.integration.test_watcher import assert_verified, graph_paths, settle, started
+from tests.integration.test_watcher import assert_verified, graph_paths, settle, watched
 
 NOTES = 300
 DEBOUNCE_MS = 1000  # long enough that one pass takes the whole burst on a busy machine
@@ -47,8 +46,7 @@ def _copy_in(vault: Path, folder: str, count: int) -> None:
 async def test_a_burst_of_copied_notes_is_written_in_a_few_transactions(
     core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    running, task = await started(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0) as running:
         before = await graph_paths(core)
         sizes = _counted(monkeypatch)
         _copy_in(vault, "copied", NOTES)
@@ -64,17 +62,13 @@ async def test_a_burst_of_copied_notes_is_written_in_a_few_transactions(
         await assert_verified(running)
         assert await graph_paths(core) == before
         assert 0 < len(sizes) <= 10, sizes
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
 
 
 async def test_a_binary_note_in_a_burst_costs_only_itself(
     core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="knotwork.watch")
-    running, task = await started(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0) as running:
         before = await graph_paths(core)
         sizes = _counted(monkeypatch)
         _copy_in(vault, "copied", 50)
@@ -89,9 +83,6 @@ async def test_a_binary_note_in_a_burst_costs_only_itself(
         assert {p for d in differences for p in (*d.missing, *d.stale)} <= {"copied/image.md"}, (
             differences
         )
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
 
 
 async def test_a_batch_neo4j_refuses_is_written_one_by_one(
@@ -99,8 +90,7 @@ async def test_a_batch_neo4j_refuses_is_written_one_by_one(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="knotwork.watch")
     monkeypatch.setattr("knotwork.watch.apply.RETRY_GRAPH_S", 0.2)
-    running, task = await started(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0) as running:
         before = await graph_paths(core)
         sizes = _counted(monkeypatch, refuse="copied/n007.md")
         _copy_in(vault, "copied", 50)
@@ -116,6 +106,3 @@ async def test_a_batch_neo4j_refuses_is_written_one_by_one(
         assert {p for d in differences for p in (*d.missing, *d.stale)} <= {"copied/n007.md"}, (
             differences
         )
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)

@@ -22,7 +22,7 @@ from knotwork.watch import bulk
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put
-from tests.integration.test_watcher import assert_verified, graph_paths, settle, started
+from tests.integration.test_watcher import assert_verified, graph_paths, settle, started, watched
 
 
 async def _revisions(core: Core) -> list[tuple[str, str, str | None]]:
@@ -39,17 +39,13 @@ async def test_a_note_renamed_twice_within_the_debounce_is_one_rename(
     core: Core, vault: Path
 ) -> None:
     put(vault, "a.md", "# A\n\nA note that is renamed twice.\n")
-    running, task = await started(core, vault, watch_debounce_ms=500, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=500, watch_rescan_s=0) as running:
         os.rename(vault / "a.md", vault / "b.md")
         os.rename(vault / "b.md", vault / "c.md")
         await settle(running, quiet=1.0)
         await assert_verified(running)
         assert await graph_paths(core) == ["c.md"]
         assert (await _revisions(core))[1:] == [("c.md", "rename", "a.md")]
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
 
 
 async def test_a_folder_moved_and_moved_back_within_the_debounce_changes_nothing(
@@ -57,8 +53,7 @@ async def test_a_folder_moved_and_moved_back_within_the_debounce_changes_nothing
 ) -> None:
     for i in range(20):
         put(vault, f"a/n{i:02d}.md", f"# N{i}\n\nLinks to [[n{(i + 1) % 20:02d}]].\n")
-    running, task = await started(core, vault, watch_debounce_ms=500, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=500, watch_rescan_s=0) as running:
         revisions = await _revisions(core)
         fake_ollama.calls.clear()
         os.rename(vault / "a", vault / "b")
@@ -68,9 +63,6 @@ async def test_a_folder_moved_and_moved_back_within_the_debounce_changes_nothing
         await assert_verified(running)
         assert fake_ollama.embedded_texts() == []
         assert await _revisions(core) == revisions
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
 
 
 async def test_a_folder_moved_twice_within_the_debounce_is_one_move(
@@ -78,8 +70,7 @@ async def test_a_folder_moved_twice_within_the_debounce_is_one_move(
 ) -> None:
     for i in range(20):
         put(vault, f"a/n{i:02d}.md", f"# N{i}\n\nLinks to [[n{(i + 1) % 20:02d}]].\n")
-    running, task = await started(core, vault, watch_debounce_ms=500, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=500, watch_rescan_s=0) as running:
         fake_ollama.calls.clear()
         os.rename(vault / "a", vault / "b")
         await asyncio.sleep(0.1)
@@ -90,9 +81,6 @@ async def test_a_folder_moved_twice_within_the_debounce_is_one_move(
         assert {s for _, kind, s in (await _revisions(core))[20:] if kind == "rename"} == {
             f"a/n{i:02d}.md" for i in range(20)
         }
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
 
 
 async def test_a_folder_moved_twice_at_once_is_one_move(
@@ -101,17 +89,13 @@ async def test_a_folder_moved_twice_at_once_is_one_move(
     """Both moves done before the first one's event is read: the folder it names is gone."""
     for i in range(20):
         put(vault, f"a/n{i:02d}.md", f"# N{i}\n\nLinks to [[n{(i + 1) % 20:02d}]].\n")
-    running, task = await started(core, vault, watch_debounce_ms=500, watch_rescan_s=0)
-    try:
+    async with watched(core, vault, watch_debounce_ms=500, watch_rescan_s=0) as running:
         fake_ollama.calls.clear()
         os.rename(vault / "a", vault / "b")
         os.rename(vault / "b", vault / "c")
         await settle(running, quiet=1.0)
         await assert_verified(running)
         assert fake_ollama.embedded_texts() == []
-    finally:
-        running.stop()
-        await asyncio.wait_for(task, 30)
 
 
 class HeldEvents:
