@@ -7,23 +7,24 @@ import logging
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from knotwork.errors import ConfigError
-from knotwork.redact import misread_url, redact
+from knotwork.redact import redact
+from knotwork.setting_types import (
+    ChatServerUrl,
+    HostNames,
+    Neo4jUri,
+    OllamaUrl,
+    OptionalPath,
+    OptionalSecret,
+)
 
 log = logging.getLogger(__name__)
-
-
-def _readable_port(url: str) -> str:
-    """``url``, or the ValueError pydantic reports when clients would misread it."""
-    if problem := misread_url(url):
-        raise ValueError(problem)
-    return url
 
 
 class Settings(BaseSettings):
@@ -32,9 +33,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KNOTWORK_", env_file=".env", extra="ignore", frozen=True
     )
+    # A URL, a host list or a value an empty line leaves unset is checked by its type
+    # (setting_types.py); ranges and patterns are the fields' own.
 
     # Neo4j
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_uri: Neo4jUri = "bolt://127.0.0.1:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
@@ -49,7 +52,7 @@ class Settings(BaseSettings):
     neo4j_query_timeout_s: float = Field(default=60.0, gt=0)
 
     # Ollama
-    ollama_base_url: str = "http://127.0.0.1:11434"
+    ollama_base_url: OllamaUrl = "http://127.0.0.1:11434"
     # Per model call, whichever server answers it.
     ollama_timeout_s: float = Field(default=120.0, gt=0)
     # The longest a chat answer may go on, streamed or not: past it the answer so far is kept
@@ -59,9 +62,9 @@ class Settings(BaseSettings):
     # chat-completions API (llama.cpp's llama-server, vLLM, LM Studio) at llm_base_url.
     llm_provider: Literal["ollama", "openai-like"] = "ollama"
     # The OpenAI-compatible server's API root, /v1 included: http://127.0.0.1:8080/v1.
-    llm_base_url: str | None = None
+    llm_base_url: ChatServerUrl = None
     # Sent as `Authorization: Bearer …` to that server; most local servers need none.
-    llm_api_key: SecretStr | None = None
+    llm_api_key: OptionalSecret = None
     llm_model: str = "llama3.1:8b"
     # Set explicitly so the client never makes a blocking /api/show call to discover it.
     llm_context_window: int = Field(default=8192, ge=512)
@@ -85,7 +88,7 @@ class Settings(BaseSettings):
     # gets ``default_language``.
     language: Literal["auto", "en", "it", "de", "fr", "es", "pt", "th", "cjk"] = "auto"
     default_language: Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk"] = "en"
-    vault_path: Path | None = None
+    vault_path: OptionalPath = None
     # One database can hold several vaults; each is keyed by this name.
     vault_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     max_note_bytes: int = Field(default=2_000_000, ge=1_000)
@@ -93,7 +96,7 @@ class Settings(BaseSettings):
     vault_read_only: bool = False
     # Where the API keeps its journal of REST writes the graph has not caught up with yet
     # (ingest/journal.py); None: $XDG_STATE_HOME/knotwork, i.e. ~/.local/state/knotwork.
-    state_dir: Path | None = None
+    state_dir: OptionalPath = None
     # Model extraction of entities and triples; off means structural facts only.
     extract: bool = True
     # Plain-text mentions of another note's name (stem, title, alias) as MENTIONS facts.
@@ -134,7 +137,7 @@ class Settings(BaseSettings):
     # Host names (``name`` or ``name:port``) the API answers to besides its bind address (and,
     # on loopback, 127.0.0.1 / localhost / [::1] at its port); comma-separated. They are also
     # the origins (http or https) allowed to call it. ``*`` turns the Host check off.
-    api_allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    api_allowed_hosts: HostNames = Field(default_factory=list)
     # Largest request body but a note's (PUT /notes is bounded by max_note_bytes).
     api_max_body_bytes: int = Field(default=65_536, ge=1_024, le=10_000_000)
     # Retrievals and answers running at once, and how many more may wait; beyond, 503.
@@ -151,52 +154,6 @@ class Settings(BaseSettings):
     neo4j_local_http_port: int = Field(default=7474, ge=1, le=65535)
     neo4j_local_heap: str = Field(default="2g", pattern=r"^\d+[mMgG]$")
     neo4j_local_pagecache: str = Field(default="1g", pattern=r"^\d+[mMgG]$")
-
-    @field_validator("neo4j_uri")
-    @classmethod
-    def _known_scheme(cls, value: str) -> str:
-        scheme = urlsplit(value).scheme
-        allowed = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
-        if scheme not in allowed:
-            raise ValueError(f"scheme {scheme!r} is not one of {sorted(allowed)}")
-        if "@" in value:  # the driver refuses a user in the URI, with a traceback
-            raise ValueError(
-                f"{redact(value)!r} holds credentials; they go in KNOTWORK_NEO4J_USER / "
-                f"KNOTWORK_NEO4J_PASSWORD: write the URI as {scheme}://host:port"
-            )
-        if not urlsplit(value).hostname:  # bolt:/host:7687 would quietly mean localhost:7687
-            raise ValueError(f"{redact(value)!r} names no host; write it as {scheme}://host:port")
-        return _readable_port(value)
-
-    @field_validator("llm_base_url")
-    @classmethod
-    def _llm_port(cls, value: str | None) -> str | None:
-        return value if value is None else _readable_port(value)
-
-    @field_validator("ollama_base_url")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        parts = urlsplit(value.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                f"{redact(value)!r} is not an http(s) URL with a host; write it as "
-                "http://host:11434 (Ollama's own port, unless you changed it)"
-            )
-        return _readable_port(value.strip())
-
-    # An empty line in .env (`KNOTWORK_VAULT_PATH=`, as init-env writes without a path) is
-    # unset, never "the current folder".
-    @field_validator("vault_path", "state_dir", "llm_base_url", "llm_api_key", mode="before")
-    @classmethod
-    def _empty_is_default(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    @field_validator("api_allowed_hosts", mode="before")
-    @classmethod
-    def _comma_separated(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [part.strip().lower() for part in value.split(",") if part.strip()]
-        return value
 
     def password(self) -> str:
         """The Neo4j password, or a ConfigError that says how to set one."""

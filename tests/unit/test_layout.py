@@ -23,6 +23,7 @@ STAGES: list[set[str]] = [
     {
         "__init__",
         "settings",
+        "setting_types",
         "unknown_settings",
         "errors",
         "redact",

@@ -10,9 +10,10 @@ import pytest
 from knotwork.graph.queries.reads import ScoredId
 from knotwork.retrieve import search
 from knotwork.retrieve.config import FULL
+from knotwork.retrieve.dated_notes import FAR, DatedNotes
 from knotwork.retrieve.rank import coverage, personalized_pagerank, rrf, terms
 from knotwork.retrieve.search import max_mentioned_by, specificity
-from knotwork.retrieve.temporal import FAR, DatedNotes, DateRange, question_range
+from knotwork.retrieve.temporal import DateRange, question_range
 
 TODAY = date(2026, 11, 30)  # a Monday
 

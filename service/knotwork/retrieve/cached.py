@@ -14,7 +14,8 @@ from knotwork.graph.memo import Memo
 from knotwork.graph.queries.reads import VAULT_DATES, VAULT_GENERATION, VAULT_PROFILE
 from knotwork.graph.store import GraphStore
 from knotwork.retrieve import search
-from knotwork.retrieve.temporal import DatedNotes, question_range
+from knotwork.retrieve.dated_notes import DatedNotes
+from knotwork.retrieve.temporal import question_range
 from knotwork.retrieve.walk import Scores, Walk, walk_scored
 
 

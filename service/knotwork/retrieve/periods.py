@@ -16,7 +16,7 @@ Only a modifier and a name of the same language pair up ("next estate" is Englis
 not an Italian summer), abbreviations are not names here, English "may" counts only as "May"
 ("why this may fail" asks about no time), and an English name within a proper name ("the last
 Summer Olympics", "March Madness") or after "the last" ("the last summer of the war": the
-final one) names no period.
+final one) names no period. The words of each language are ``retrieve.period_words``.
 """
 
 from __future__ import annotations
@@ -27,102 +27,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from knotwork.retrieve.period_words import (
+    AFTER,
+    BARE,
+    BEFORE,
+    JOINERS,
+    MONTH_NAMES,
+    SEASONS,
+    YEAR_WORD,
+    YEARS,
+)
 from knotwork.text.language import Language
 from knotwork.text.vocab import MONTHS
 
-_MONTH_NAMES: dict[Language, str] = {
-    "en": "january february march april may june july august september october november december",
-    "it": "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre "
-    "dicembre",
-    "de": "januar jänner februar märz april mai juni juli august september oktober november "
-    "dezember",
-    "fr": "janvier février fevrier mars avril mai juin juillet août aout septembre octobre "
-    "novembre décembre decembre",
-    "es": "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre "
-    "noviembre diciembre",
-    "pt": "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro "
-    "dezembro",
-}
-# Each season's first month; each lasts three months.
-_SEASONS: dict[Language, dict[str, int]] = {
-    "en": {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12},
-    "it": {"primavera": 3, "estate": 6, "autunno": 9, "inverno": 12},
-    "de": {"frühling": 3, "frühjahr": 3, "sommer": 6, "herbst": 9, "winter": 12},
-    "fr": {"printemps": 3, "été": 6, "automne": 9, "hiver": 12},
-    "es": {"primavera": 3, "verano": 6, "otoño": 9, "invierno": 12},
-    "pt": {"primavera": 3, "verão": 6, "outono": 9, "inverno": 12},
-}
-_LAST, _THIS, _NEXT = -1, 0, 1
-
-
-def _forms(stems: str, endings: str, offset: int) -> dict[str, int]:
-    return {stem + end: offset for stem in stems.split() for end in endings.split()}
-
-
-# Modifiers written before the name, and after it, by language → -1 last, 0 this, +1 next.
-_BEFORE: dict[Language, dict[str, int]] = {
-    "en": {"last": _LAST, "past": _LAST, "previous": _LAST, "this": _THIS, "next": _NEXT,
-           "coming": _NEXT},
-    "it": {"scorso": _LAST, "scorsa": _LAST, "passato": _LAST, "passata": _LAST,
-           "questo": _THIS, "questa": _THIS, "quest'": _THIS, "prossimo": _NEXT,
-           "prossima": _NEXT},
-    "de": {**_forms("letzt vergangen vorig", "e en er es", _LAST),
-           **_forms("dies", "e en er es", _THIS), **_forms("nächst kommend", "e en er es", _NEXT)},
-    "fr": {"ce": _THIS, "cet": _THIS, "cette": _THIS},
-    "es": {"pasado": _LAST, "pasada": _LAST, "este": _THIS, "esta": _THIS, "próximo": _NEXT,
-           "próxima": _NEXT},
-    "pt": {"passado": _LAST, "passada": _LAST, "este": _THIS, "esta": _THIS, "neste": _THIS,
-           "nesta": _THIS, "próximo": _NEXT, "próxima": _NEXT},
-}  # fmt: skip
-_AFTER: dict[Language, dict[str, int]] = {
-    "en": {},
-    "it": {"scorso": _LAST, "scorsa": _LAST, "passato": _LAST, "passata": _LAST,
-           "prossimo": _NEXT, "prossima": _NEXT},
-    "de": {},
-    "fr": {"dernier": _LAST, "dernière": _LAST, "passé": _LAST, "passée": _LAST,
-           "prochain": _NEXT, "prochaine": _NEXT},
-    "es": {"pasado": _LAST, "pasada": _LAST, "próximo": _NEXT, "próxima": _NEXT,
-           "que viene": _NEXT},
-    "pt": {"passado": _LAST, "passada": _LAST, "próximo": _NEXT, "próxima": _NEXT,
-           "que vem": _NEXT},
-}  # fmt: skip
-# A relative year after a month ("March last year", "März letzten Jahres"), with the words
-# that may join them.
-_YEARS: dict[Language, dict[str, int]] = {
-    "en": {"last year": _LAST, "this year": _THIS, "next year": _NEXT},
-    "it": {"anno scorso": _LAST, "scorso anno": _LAST, "anno passato": _LAST,
-           "quest'anno": _THIS, "anno prossimo": _NEXT, "prossimo anno": _NEXT},
-    "de": {**_forms("letzt vergangen vorig", "es en", _LAST), **_forms("dies", "es en", _THIS),
-           **_forms("nächst kommend", "es en", _NEXT)},
-    "fr": {"année dernière": _LAST, "an dernier": _LAST, "an passé": _LAST,
-           "année passée": _LAST, "cette année": _THIS, "année prochaine": _NEXT,
-           "an prochain": _NEXT},
-    "es": {"año pasado": _LAST, "este año": _THIS, "año que viene": _NEXT,
-           "próximo año": _NEXT},
-    "pt": {"ano passado": _LAST, "este ano": _THIS, "deste ano": _THIS, "ano que vem": _NEXT,
-           "próximo ano": _NEXT},
-}  # fmt: skip
-_YEAR_WORD: dict[Language, str] = {"de": r"\s+jahr(?:es|e)?"}  # "letzten Jahres": the stem above
-_JOINERS: dict[Language, str] = {
-    "en": r"(?:of\s+|in\s+)?",
-    "it": r"(?:dell'|dello\s+|del\s+|di\s+quest'|di\s+questo\s+)?",
-    "de": r"(?:des\s+|im\s+)?",
-    "fr": r"(?:de\s+l'|de\s+cette\s+|l'|de\s+)?",
-    "es": r"(?:del\s+|de\s+este\s+|de\s+)?",
-    "pt": r"(?:do\s+|de\s+)?",
-}
-
-
-# Prepositions of time before a month or season with no modifier and no year; English "the"
-# only before a season ("in the summer"; "in the March issue" names an issue).
-_BARE: dict[Language, str] = {
-    "en": r"in|during|in\s+the|during\s+the|over\s+the",
-    "it": r"a|ad|in|d'|durante\s+l'|durante\s+il|nel\s+mese\s+di",
-    "de": r"im",
-    "fr": r"en|au|pendant\s+l'|pendant\s+le|au\s+mois\s+de|au\s+mois\s+d'",
-    "es": r"en|en\s+el|durante|durante\s+el|en\s+el\s+mes\s+de",
-    "pt": r"em|no|na|durante\s+o|durante\s+a|no\s+mês\s+de",
-}
 _NO_YEAR = r"(?!\w)(?!,?\s+(?:of\s+|de\s+|del\s+|di\s+)?\d)"  # "in March 2024": a month of a year
 
 
@@ -181,8 +98,8 @@ def _alternatives(words: Iterable[str]) -> str:
 
 
 def _names(language: Language) -> dict[str, Period]:
-    named = {m: Period(MONTHS[m], 1) for m in _MONTH_NAMES[language].split()}
-    return named | {s: Period(first, 3) for s, first in _SEASONS[language].items()}
+    named = {m: Period(MONTHS[m], 1) for m in MONTH_NAMES[language].split()}
+    return named | {s: Period(first, 3) for s, first in SEASONS[language].items()}
 
 
 _NOT_DATED = r"(?!\w)(?!\s+(?:of\s+|de\s+|del\s+)?\d)"  # "last March 2024": the year says it
@@ -194,7 +111,7 @@ def _patterns(language: Language) -> list[tuple[re.Pattern[str], str]]:
     found = [
         (
             re.compile(
-                rf"(?<!\w)(?P<mod>{_alternatives(_BEFORE[language])})(?:\s+|(?<='))"
+                rf"(?<!\w)(?P<mod>{_alternatives(BEFORE[language])})(?:\s+|(?<='))"
                 rf"(?P<name>{names}){_NOT_DATED}",
                 re.IGNORECASE,
             ),
@@ -202,19 +119,19 @@ def _patterns(language: Language) -> list[tuple[re.Pattern[str], str]]:
         ),
         (
             re.compile(
-                rf"(?<!\w)(?P<name>{_alternatives(_MONTH_NAMES[language].split())})\s+"
-                rf"{_JOINERS[language]}(?P<mod>{_alternatives(_YEARS[language])})"
-                rf"{_YEAR_WORD.get(language, '')}(?!\w)",
+                rf"(?<!\w)(?P<name>{_alternatives(MONTH_NAMES[language].split())})\s+"
+                rf"{JOINERS[language]}(?P<mod>{_alternatives(YEARS[language])})"
+                rf"{YEAR_WORD.get(language, '')}(?!\w)",
                 re.IGNORECASE,
             ),
             "year",
         ),
     ]
-    if _AFTER[language]:
+    if AFTER[language]:
         found.append(
             (
                 re.compile(
-                    rf"(?<!\w)(?P<name>{names})\s+(?P<mod>{_alternatives(_AFTER[language])})"
+                    rf"(?<!\w)(?P<name>{names})\s+(?P<mod>{_alternatives(AFTER[language])})"
                     r"(?!\w)",
                     re.IGNORECASE,
                 ),
@@ -225,9 +142,9 @@ def _patterns(language: Language) -> list[tuple[re.Pattern[str], str]]:
         # dernier"; "a été dernier" is "came last"
         found[-1] = (
             re.compile(
-                rf"(?:(?<!\w)(?:l'|le\s+)(?P<season>{_alternatives(_SEASONS['fr'])})|"
-                rf"(?<!\w)(?P<name>{_alternatives(_MONTH_NAMES['fr'].split())}))"
-                rf"\s+(?P<mod>{_alternatives(_AFTER['fr'])})(?!\w)",
+                rf"(?:(?<!\w)(?:l'|le\s+)(?P<season>{_alternatives(SEASONS['fr'])})|"
+                rf"(?<!\w)(?P<name>{_alternatives(MONTH_NAMES['fr'].split())}))"
+                rf"\s+(?P<mod>{_alternatives(AFTER['fr'])})(?!\w)",
                 re.IGNORECASE,
             ),
             "after",
@@ -235,7 +152,7 @@ def _patterns(language: Language) -> list[tuple[re.Pattern[str], str]]:
     found.append(
         (
             re.compile(
-                rf"(?<!\w)(?P<mod>{_BARE[language]})(?:\s+|(?<='))(?P<name>{names}){_NO_YEAR}",
+                rf"(?<!\w)(?P<mod>{BARE[language]})(?:\s+|(?<='))(?P<name>{names}){_NO_YEAR}",
                 re.IGNORECASE,
             ),
             "bare",
@@ -244,7 +161,7 @@ def _patterns(language: Language) -> list[tuple[re.Pattern[str], str]]:
     return found
 
 
-_PATTERNS = {language: _patterns(language) for language in _MONTH_NAMES}
+_PATTERNS = {language: _patterns(language) for language in MONTH_NAMES}
 
 
 # After an English period's name, a capitalised word (but "I") makes it part of a name: "the
@@ -294,10 +211,10 @@ def relative_periods(question: str, today: date) -> tuple[list[tuple[date, date]
                         bare.append((match.start("name"), period.begun(today)))
                     continue
                 if kind == "year":
-                    year = today.year + _YEARS[language][mod]
+                    year = today.year + YEARS[language][mod]
                     found.append(period.occurrence(year))
                 else:
-                    offset = (_BEFORE if kind == "before" else _AFTER)[language][mod]
+                    offset = (BEFORE if kind == "before" else AFTER)[language][mod]
                     found.append(period.placed(offset, today))
                 spans.append(range(*match.span()))
     # "in March last year", "en mars dernier": the phrase with its modifier says which one.

@@ -1,12 +1,13 @@
-"""The wording tables the relation vocabulary reads (``text/vocab.py``): per language, the
-phrases before a link that say what the link means, the contracted forms of their last
-preposition, and the words that may stand between two links. Plain data, no logic.
+"""The wording table the relation vocabulary reads (``text/vocab.py``): per language, the
+phrases before a link that say what the link means. The grammar words around them (contracted
+prepositions, the words between two links) are ``text/link_grammar.py``. Plain data, no logic.
 """
 
 from __future__ import annotations
 
 # Words on a line before a link that say what the link means. A multi-word phrase whose last
-# word is a preposition also matches that preposition's contracted forms (see CONTRACTIONS).
+# word is a preposition also matches that preposition's contracted forms (link_grammar's
+# CONTRACTIONS).
 LINK_PHRASES: dict[str, dict[str, list[str]]] = {
     "en": {
         "WORKS_WITH": ["works with", "worked with", "working with", "work with",
@@ -291,35 +292,3 @@ LINK_PHRASES: dict[str, dict[str, list[str]]] = {
                        "ligada a", "associado a"],
     },
 }  # fmt: skip
-
-# A phrase ending in one of these prepositions also matches its contracted forms.
-CONTRACTIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "en": {},
-    "it": {
-        "di": ("di", "del", "della", "dello", "dei", "degli", "delle", "dell'"),
-        "a": ("a", "al", "alla", "allo", "ai", "agli", "alle", "all'"),
-        "da": ("da", "dal", "dalla", "dallo", "dai", "dagli", "dalle", "dall'"),
-        "in": ("in", "nel", "nella", "nello", "nei", "negli", "nelle", "nell'"),
-        "su": ("su", "sul", "sulla", "sullo", "sui", "sugli", "sulle", "sull'"),
-        "con": ("con", "col", "coi"),
-    },
-    "de": {"in": ("in", "im"), "an": ("an", "am"), "zu": ("zu", "zum", "zur"),
-           "bei": ("bei", "beim"), "von": ("von", "vom")},
-    "fr": {"de": ("de", "du", "des", "de la", "de l'", "d'"),
-           "à": ("à", "au", "aux", "à la", "à l'")},
-    "es": {"de": ("de", "del"), "a": ("a", "al")},
-    "pt": {"de": ("de", "do", "da", "dos", "das"),
-           "em": ("em", "no", "na", "nos", "nas", "num", "numa"),
-           "a": ("a", "ao", "à", "aos", "às"),
-           "por": ("por", "pelo", "pela", "pelos", "pelas")},
-}  # fmt: skip
-
-# What may stand between two links for the second to inherit the first one's relation.
-SEPARATOR_WORDS = (
-    "and", "or", "as well as", "plus", "also", "the", "an", "a",
-    "e", "ed", "o", "od", "oppure", "anche", "il", "lo", "la", "i", "gli", "le",
-    "und", "oder", "sowie", "auch", "der", "die", "das", "den", "dem",
-    "et", "ou", "ainsi que", "aussi", "les", "l'",
-    "y", "u", "ni", "también", "el", "los", "las",
-    "além de", "bem como", "também", "os", "as",
-)  # fmt: skip

@@ -2,8 +2,8 @@
 
 Relationship types cannot be Cypher parameters, so every type the graph may hold is listed here
 and anything else collapses to ``GENERIC``: no text from a note ever becomes a type name. The
-phrase tables (``text/link_phrases.py``) and key tables are plain data (EN, IT, DE, FR, ES,
-PT), compiled once at import.
+phrase tables (``text/link_phrases.py``, their grammar words ``text/link_grammar.py``) and key
+tables are plain data (EN, IT, DE, FR, ES, PT), compiled once at import.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from knotwork.text.link_phrases import CONTRACTIONS, LINK_PHRASES, SEPARATOR_WORDS
+from knotwork.text.link_grammar import CONTRACTIONS, SEPARATOR_WORDS
+from knotwork.text.link_phrases import LINK_PHRASES
 
 GENERIC = "RELATED_TO"
 LINKS_TO = "LINKS_TO"
