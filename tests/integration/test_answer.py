@@ -386,6 +386,32 @@ async def test_citations_of_notes_whose_names_hold_brackets_and_hashes(
     assert "".join(data["text"] for kind, data in events if kind == "token") == expected
 
 
+async def test_a_name_in_parentheses_stays_in_the_answer(api: Api, fake_ollama: FakeOllama) -> None:
+    """The note says "Galaxy (S2)" and the prompt gives a block S2: the model copying the name
+    writes no citation of that block. "(S23)", a number the prompt did not give, is a name too:
+    kept, not dropped. Streamed or not, only the bracketed number cites."""
+    (api.vault / "Phones.md").write_text("# Phones\n\nAlice bought the Samsung Galaxy (S2).\n")
+    assert (await api.client.post("/sync")).status_code == 200
+    blocks: list[int] = []
+
+    def reply(prompt: str) -> str:
+        blocks.append(len(_BEGIN.findall(prompt)))
+        cited = labels(prompt)["Phones.md"]
+        return f"Alice bought the Samsung Galaxy (S2) {cited}, not the Galaxy (S23)."
+
+    fake_ollama.chat_script = model(reply)
+    question = {"question": "Which Samsung Galaxy did Alice buy?", "mode": "fast"}
+    expected = "Alice bought the Samsung Galaxy (S2) [Phones.md#Phones], not the Galaxy (S23)."
+    body = await ask(api, **question)
+    assert (body["status"], body["answer"], body["dropped_citations"]) == ("ok", expected, [])
+    assert [c["path"] for c in body["citations"]] == ["Phones.md"]
+    events = await sse_query(api, json={**question, "stream": True})
+    done = events[-1][1]
+    assert (done["answer"], done["dropped_citations"]) == (expected, [])
+    assert "".join(data["text"] for kind, data in events if kind == "token") == expected
+    assert min(blocks) >= 2  # S2 was a block of the prompt: kept as the note's text, not cited
+
+
 @pytest.mark.parametrize("streamed", [False, True])
 async def test_a_model_that_runs_on_is_cut_with_a_warning(
     api: Api, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch, streamed: bool

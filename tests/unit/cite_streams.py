@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from knotwork.answer.cite import CitationStream, check_citations
+from knotwork.answer.cite import check_citations
+from knotwork.answer.cite_stream import CitationStream
 from knotwork.retrieve import Hit
 
 

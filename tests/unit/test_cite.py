@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from knotwork.answer.cite import CitationStream, check_citations, strip_citations
+from knotwork.answer.cite import check_citations, strip_citations
 from knotwork.answer.cite_match import match_citation
+from knotwork.answer.cite_stream import CitationStream
 from tests.conftest import hit
 from tests.unit.cite_streams import assert_streams_as_whole
 

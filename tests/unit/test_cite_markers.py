@@ -8,8 +8,9 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from knotwork.answer.cite import CitationStream, check_citations
+from knotwork.answer.cite import check_citations
 from knotwork.answer.cite_match import markers
+from knotwork.answer.cite_stream import CitationStream
 from knotwork.answer.prompt import build_prompt
 from knotwork.answer.respond import finish
 from knotwork.retrieve import Evidence

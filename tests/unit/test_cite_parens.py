@@ -1,13 +1,20 @@
 """Source numbers in parentheses and lenticular brackets ("(S1)", "\u3010S1\u3011"): resolved
-as "[S1]" is, a number the prompt never gave removed and reported, and parentheses of ordinary
-prose or code left alone, whole or streamed."""
+as "[S1]" is, a number the prompt never gave removed and reported in brackets of either kind,
+and parentheses of ordinary prose, of names ("Galaxy (S23)") or code left alone, whole or
+streamed."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from knotwork.answer.cite import CitationStream, check_citations
+from knotwork.answer.cite import check_citations
 from knotwork.answer.cite_sources import inert
+from knotwork.answer.cite_stream import CitationStream
+from knotwork.answer.prompt import build_prompt
+from knotwork.answer.respond import finish
+from knotwork.retrieve import Evidence, FactRow
 from tests.conftest import hit
 from tests.unit.cite_streams import assert_streams_as_whole
 
@@ -30,7 +37,6 @@ def streamed(text: str, size: int) -> tuple[str, list[str]]:
         ("Alice works (Sources 1-3).", f"Alice works {ALICE} {BOB} {ACME}.", []),
         ("Alice works ( Source: S2 ) here.", f"Alice works {BOB} here.", []),
         ("Alice works (Source 3)", f"Alice works {ACME}", []),
-        ("Alice works (S99).", "Alice works.", ["[S99]"]),
         ("Alice works (S1, S9).", f"Alice works {ALICE}.", ["[S9]"]),
         ("Alice works \u3010S1\u3011.", f"Alice works {ALICE}.", []),
         ("Alice works\u3010S2\u2020source\u3011.", f"Alice works{BOB}.", []),
@@ -140,3 +146,53 @@ def test_code_streams_as_the_whole() -> None:
 def test_a_cut_inside_code_keeps_the_code() -> None:
     stream = CitationStream(HITS, SOURCES)
     assert "".join([stream.feed("Run `f (S1"), stream.cut()]) == "Run `f (S1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Samsung Galaxy (S23) sold well [S1].",
+        "Alice works (S99) [S1].",
+        "Both the Galaxy (S8, S9) and (Sources 7-9) phones [S1].",
+    ],
+)
+def test_a_parenthesis_that_names_no_block_the_prompt_gave_stays(text: str) -> None:
+    """A model name, not a citation: parentheses are no form the prompt asks for (an invented
+    "[S99]" is, and is dropped), so numbers in them that name no block are kept as written."""
+    rendered = text.replace("[S1]", ALICE)
+    checked = check_citations(text, HITS, SOURCES)
+    assert (checked.text, checked.cited, checked.dropped) == (rendered, [HITS[0]], [])
+    for size in (1, 2, 3, 7):
+        assert streamed(text, size) == (rendered, []), size
+
+
+CAMERAS = hit("Cameras.md", "Cameras", "Alice bought the Sony Alpha (S2) in May.")
+CAROL = hit("Carol.md", "", "Carol sells phones.")
+
+
+def test_a_parenthesis_the_prompt_showed_the_model_is_text_even_when_it_names_a_block() -> None:
+    """The prompt gave blocks S1-S3, and a note of it says "Sony Alpha (S2)", a fact "Galaxy
+    (S3)", the question "Pixel (S1)": the model copying them writes names, not citations.
+    A parenthesis the prompt did not show still cites, streamed as whole."""
+    evidence = Evidence(
+        hits=[CAMERAS, HITS[1], CAROL],
+        timings_ms={},
+        facts=[FactRow("Carol", "SELLS", "Galaxy (S3)", "Carol.md", "model", 1.0, None, None)],
+    )
+    prompt = build_prompt("Did Alice buy the Pixel (S1)?", evidence, 8192)
+    assert sorted(prompt.sources) == [1, 2, 3]
+    raw = (
+        "Alice bought the Sony Alpha (S2) (Source 1), not the Pixel (S1); "
+        "Carol sells a Galaxy (S3) [S3]."
+    )
+    rendered = (
+        "Alice bought the Sony Alpha (S2) [Cameras.md#Cameras], not the Pixel (S1); "
+        "Carol sells a Galaxy (S3) [Carol.md]."
+    )
+    result = finish(evidence, raw, time.perf_counter(), prompt)
+    assert (result.answer, result.dropped_citations) == (rendered, [])
+    assert [c.path for c in result.citations] == ["Cameras.md", "Carol.md"]
+    stream = CitationStream(evidence.hits, prompt.sources, prompt.given)
+    assert "".join([*(stream.feed(char) for char in raw), stream.close()]) == rendered
+    # Without what the prompt gave, each of them would cite its block.
+    assert check_citations(raw, evidence.hits, prompt.sources).text.count("(S") == 0

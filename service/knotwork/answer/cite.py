@@ -11,9 +11,14 @@ when it names a retrieved chunk (``answer.cite_match``), and so is a marker with
 and headings may hold ``[``, ``]`` and ``#``: labels are found by exact comparison with the
 hits, never by parsing what is inside brackets.
 
-The same scanner serves a whole answer and a streamed one: it stops before a ``[``, ``(`` or
-``\u3010`` whose meaning the text so far does not settle, so a citation split across chunks is
-rendered once it is complete, and the streamed text equals the checked answer.
+Parentheses are no convention of the prompt's, and names are written in them ("Galaxy (S23)"):
+"(S2)" cites only when it names a block the prompt gave and is not text the prompt showed the
+model (a note's, the question's); otherwise it stays as written, never removed.
+
+The same scanner serves a whole answer and a streamed one (``answer.cite_stream``): it stops
+before a ``[``, ``(`` or ``\u3010`` whose meaning the text so far does not settle (a citation
+not finished, code not closed yet), so a citation split across chunks is rendered once it is
+complete, and the streamed text equals the checked answer.
 """
 
 from __future__ import annotations
@@ -22,11 +27,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from knotwork.answer.cite_code import CodeMap, code_map
 from knotwork.answer.cite_match import (
     BARE,
     cite_label,
     cites_bare,
-    in_code,
     is_citation,
     marker,
     match_citation,
@@ -73,10 +78,15 @@ _PLAIN = _Decision(0, [], [], citation=False)
 class CitationScanner:
     """Renders one request's answer text: the hits retrieved and the numbers the prompt gave.
     With ``sources``, only the hits the prompt showed can be cited, by number or by label: a
-    hit left out of the context window is text the model never saw."""
+    hit left out of the context window is text the model never saw. ``given`` is the text the
+    prompt gave the model as the notes and the user wrote it (``Prompt.given``)."""
 
-    def __init__(self, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None) -> None:
+    def __init__(
+        self, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None, given: str = ""
+    ) -> None:
         self.sources = dict(sources or {})
+        self._given = given
+        self._code: tuple[str, bool, CodeMap] | None = None  # the last text's, as it was read
         shown = {hit.id for hit in self.sources.values()}
         self.hits = [h for h in hits if h.id in shown] if sources else list(hits)
         # A label names the best-ranked hit it is the label of; a marker with lines, its hit.
@@ -105,10 +115,23 @@ class CitationScanner:
             return _PLAIN
         return _Decision(end, [self._labels[found]], [])
 
+    def _in_code(self, text: str, i: int, final: bool) -> bool | None:
+        """Whether ``text[i]`` is code; None while the text so far does not say. The map is
+        made once per text a scan reads."""
+        read = self._code
+        if read is None or read[0] is not text or read[1] != final:
+            # A stream's text grows: its map goes on from the last one's, if that was not final.
+            since = read[2] if read and not read[1] and text.startswith(read[0]) else None
+            self._code = read = (text, final, code_map(text, final, since))
+        return read[2].at(i)
+
     def _decide(self, text: str, i: int, final: bool) -> _Decision | None:
         """What the ``[``, ``(`` or ``\u3010`` at ``i`` starts; None when the text so far does
         not settle it. Inside code every bracket is text: code stays as written."""
-        if in_code(text, i):
+        code = self._in_code(text, i, final)
+        if code is None:
+            return None
+        if code:
             return _PLAIN
         if text[i] == "(":
             return self._parens(text, i, final)
@@ -144,10 +167,14 @@ class CitationScanner:
 
     def _parens(self, text: str, i: int, final: bool) -> _Decision | None:
         """ "(S1)", "(S1, S2)": source numbers alone in parentheses, not right after a word
-        ("f(S1)") or a link's "]" ("[text](S1)")."""
+        ("f(S1)") or a link's "]" ("[text](S1)"), naming a block the prompt gave, and not copied
+        from the prompt: a name such as "Galaxy (S23)" stays as written."""
         if i and (text[i - 1].isalnum() or text[i - 1] in "_]"):
             return _PLAIN
         if numbers := SOURCES.match(text, i):
+            named = any(n in self.sources for n in cited_numbers(numbers))
+            if not named or numbers.group(0) in self._given:
+                return _PLAIN
             return self._numbered(numbers)
         if not final and (prefix := PARENS_PREFIX.match(text, i)) and prefix.end() == len(text):
             return None  # "(S1" may yet be "(S1, S2)"
@@ -217,8 +244,8 @@ class CitationScanner:
         begun and not finished: a source marker ("[", "[S1", "(Source 2, S": not "[1, 2") or a
         label (never in code)."""
         tail = text[i:]
-        if in_code(text, i):
-            return False
+        if self._in_code(text, i, final=False) is not False:
+            return False  # code, or maybe code: kept as written
         return begun(tail) or any(len(tail) < len(k) and k.startswith(tail) for k in self._labels)
 
     def _record(self, decision: _Decision) -> None:
@@ -232,60 +259,13 @@ class CitationScanner:
                 self.checked.dropped.append(written)
 
 
-class CitationStream:
-    """Feeds the model's answer in pieces; each call returns the rendered text now settled."""
-
-    def __init__(self, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None) -> None:
-        self._scanner = CitationScanner(hits, sources)
-        self._text = ""
-        self._pos = 0
-        self._started = False
-        self._held = ""  # whitespace sent only once text follows it: the answer is stripped
-
-    def _emit(self, final: bool) -> str:
-        rendered, self._pos = self._scanner.scan(self._text, self._pos, final)
-        rendered = self._held + rendered
-        if not self._started:
-            rendered = rendered.lstrip()
-            self._started = bool(rendered)
-        sent = rendered.rstrip()
-        self._held = "" if final else rendered[len(sent) :]
-        return sent
-
-    @property
-    def checked(self) -> Checked:
-        """The citations kept and dropped so far (``text`` stays empty: the caller has it)."""
-        return self._scanner.checked
-
-    def feed(self, delta: str) -> str:
-        self._text += delta
-        return self._emit(final=False)
-
-    def close(self) -> str:
-        """The rest of the text, now that the answer is complete."""
-        return self._emit(final=True)
-
-    def cut(self) -> str:
-        """The rest of an answer cut off by a limit: a citation the cut split ("… [S1" of
-        "[S12]", "… [notes.md#In" of a label) is left out of ``text`` rather than shown as a
-        bracket that cites nothing."""
-        start = OPENING.search(self._text, self._pos)
-        if start and self._scanner.split_at(self._text, start.start()):
-            self._text = self._text[: start.start()]
-        return self._emit(final=True)
-
-    @property
-    def text(self) -> str:
-        """The model's text as fed (less a marker ``cut`` left out)."""
-        return self._text
-
-
 def check_citations(
-    text: str, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None
+    text: str, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None, given: str = ""
 ) -> Checked:
     """Render the source numbers and the citations that name a retrieved chunk as the chunk's
-    label; remove the others from the text and report them."""
-    scanner = CitationScanner(hits, sources)
+    label; remove the others from the text and report them. ``given``: the text the prompt gave
+    the model (``Prompt.given``), where a parenthesis it copies is text."""
+    scanner = CitationScanner(hits, sources, given)
     rendered, _ = scanner.scan(text, 0, final=True)
     scanner.checked.text = rendered.strip()
     return scanner.checked

@@ -13,7 +13,6 @@ from typing import Protocol
 
 from knotwork.retrieve import Hit
 from knotwork.text.keys import entity_key
-from knotwork.text.markdown import file_lines, step
 
 
 def label(path: str, heading: str) -> str:
@@ -105,50 +104,13 @@ def is_citation(inner: str) -> bool:
 BARE = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _AFTER_CLAIM = " \t.,;:!?)\"'\u201d"  # what a cited bare number is written after
 _SENTENCE_END = ".,;:!?)[\n"  # and before: the end of a clause, or another citation
-_TICKS = re.compile(r"`+")
 
 
 def cites_bare(text: str, i: int, end: int) -> bool:
     """Whether the bare number ``text[i:end]`` is used as a citation: after a claim and before
-    its clause's end or another citation ("Acme [1].", "Acme.[2] Bob"), outside code. An index
-    ("array[1]"), a list's item ("[1] open" at a line's start) or words ("a list [1] and")
-    are text."""
+    its clause's end or another citation ("Acme [1].", "Acme.[2] Bob"). An index ("array[1]"),
+    a list's item ("[1] open" at a line's start) or words ("a list [1] and") are text; so is
+    code, which the caller leaves out first (``answer.cite_code``)."""
     before = text[i - 1] if i else "\n"
     after = text[end:].lstrip(" \t")
-    return (
-        before in _AFTER_CLAIM
-        and (not after or after[0] in _SENTENCE_END or before in ".!?;,")
-        and not in_code(text, i)
-    )
-
-
-def in_code(text: str, i: int) -> bool:
-    """Whether ``text[i]`` is code, as the text before it tells: in a fenced block (the note
-    parser's rule, ``text.markdown.step``) or after a run of backticks its line has not closed
-    with a run of the same length. Only what comes before counts, so a streamed answer decides
-    as the whole one does; a stray backtick makes code of the rest of its line, no more."""
-    start = text.rfind("\n", 0, i) + 1
-    if text.find("`", 0, i) < 0 and text.find("~~", 0, i) < 0:
-        return False  # most answers: no code at all
-    fence = ""
-    for line in file_lines(text[:start]):
-        _, fence = step(fence, line)
-    belongs, _ = step(fence, text[start:i])
-    return bool(belongs) or _span_open(text[start:i])
-
-
-def _span_open(line: str) -> bool:
-    """Whether ``line`` ends inside an inline code span: one opened (a backtick run, not
-    escaped: mask_code_spans's rule) that no run of the same length closed."""
-    size, pos = 0, 0
-    for run in _TICKS.finditer(line):
-        start, end = run.span()
-        if size:
-            if end - start == size:
-                size, pos = 0, end
-            continue
-        lead = start
-        while lead > pos and line[lead - 1] == "\\":
-            lead -= 1
-        size = end - start - (start - lead) % 2  # an odd run of backslashes escapes one
-    return size > 0
+    return before in _AFTER_CLAIM and (not after or after[0] in _SENTENCE_END or before in ".!?;,")

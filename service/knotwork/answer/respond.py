@@ -16,7 +16,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from knotwork.answer.cite import CitationStream, check_citations, strip_citations
+from knotwork.answer.cite import check_citations, strip_citations
+from knotwork.answer.cite_stream import CitationStream
 from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.answer.waiting import Overdue, by, http_status, timed_out
@@ -177,7 +178,7 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
 
 def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
     """Check the model's citations against the hits and build the answer."""
-    checked = check_citations(raw, evidence.hits, prompt.sources)
+    checked = check_citations(raw, evidence.hits, prompt.sources, prompt.given)
     words = strip_citations(checked.text, checked.markers)
     # Nothing, or only citations and the marks around them ("[S1] [S2]."): no answer at all.
     if not any(char.isalnum() for char in words):
@@ -219,7 +220,7 @@ async def _from_model(
     # arrives (a slow first token, a reasoning model thinking, a server sending nothing).
     deadline = asyncio.get_running_loop().time() + limit
     size, cut = 0, None
-    rendered = CitationStream(evidence.hits, prompt.sources)
+    rendered = CitationStream(evidence.hits, prompt.sources, prompt.given)
     try:
         llm = await core.load_llm()  # built off the event loop on first use
         try:
