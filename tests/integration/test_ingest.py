@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -530,9 +531,11 @@ async def test_pending_chunks_are_embedded_a_slice_at_a_time_each_kept_as_it_com
     real = ingestor.models.embed
     asked: list[int] = []
 
-    async def second_fails(texts: list[str]) -> list[list[float]] | None:
+    async def second_fails(
+        texts: list[str], chunks: Mapping[str, str] | None = None
+    ) -> list[list[float]] | None:
         asked.append(len(texts))
-        return None if len(asked) == 2 else await real(texts)
+        return None if len(asked) == 2 else await real(texts, chunks)
 
     monkeypatch.setattr(ingestor.models, "embed", second_fails)
     embedded, _ = await ingestor.retry_pending()

@@ -13,15 +13,20 @@ import pytest
 
 from knotwork.errors import GraphQueryError
 from knotwork.ingest.model_work import Standing, pending_work
+from knotwork.ingest.waiting import Waiting
 
 POSTPONED = "New.md: extraction postponed: model call failed: ResponseError: overloaded (503)"
 
 
 class Ingestor:
-    """``retry_pending`` answering what the test sets: warnings, chunks done, or a failure."""
+    """``retry_pending`` answering what the test sets: warnings, chunks done, or a failure;
+    its model calls count ``waits`` as what waits for extraction (read from the graph in
+    tests/integration/test_model_trouble_said.py)."""
 
     def __init__(self) -> None:
-        self.models = SimpleNamespace(down=False)
+        self.models = SimpleNamespace(down=False, waiting_for=self._waiting_for)
+        self.waits = Waiting(5, 7, ["A.md", "B.md", "New.md"])
+        self.read = 0  # times what waits was read
         self.warnings: list[str] = []
         self.extracted = 0
         self.failure: Exception | None = None
@@ -33,6 +38,11 @@ class Ingestor:
         if self.failure is not None:
             raise self.failure
         return 0, self.extracted
+
+    async def _waiting_for(self, step: str) -> Waiting:
+        assert step == "extraction"
+        self.read += 1
+        return self.waits
 
 
 async def _passes(ingestor: Ingestor, said: Standing, n: int) -> None:
@@ -54,8 +64,10 @@ async def test_a_chat_model_down_is_said_once_and_its_return_once(
         await _passes(ingestor, said, 3)  # three periods meet the model down
         assert _said(caplog) == [
             "the chat model unavailable (model call failed: ResponseError: overloaded (503)); "
-            "the chunks pending extraction (New.md, …) wait, tried again until it is back"
+            "waiting for extraction: 7 chunks of 5 notes (A.md, B.md, New.md and 2 more), "
+            "tried again until it is back"
         ]
+        assert ingestor.read == 1  # as the outage began, not once a pass
         ingestor.warnings, ingestor.extracted = [], 2
         await _passes(ingestor, said, 2)
     back = [s for s in _said(caplog, logging.INFO) if "reachable again" in s]

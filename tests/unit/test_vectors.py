@@ -82,3 +82,22 @@ async def test_an_answer_with_no_embeddings_is_not_said_as_a_server_down(answer:
     said = str(caught.value)
     assert "answered, but with no embeddings" in said and "running" not in said, said
     assert type(answer).__name__ in said
+
+
+@pytest.mark.parametrize(
+    ("answer", "fix"),
+    [
+        (
+            [[1.0, 0.0, 0.0]],
+            "set KNOTWORK_EMBED_DIMENSION to this model's size and run `knotwork reembed`",
+        ),
+        ([[float("nan"), 1.0]], "`knotwork doctor` checks the model"),
+        ([[1.0, 0.0], [0.0, 1.0]], "`knotwork doctor` checks the model"),
+    ],
+)
+async def test_vectors_refused_say_what_to_do(answer: list[list[float]], fix: str) -> None:
+    """Another size is the model served or the dimension set, mended by a re-embedding; any
+    other garbage is the model or a proxy to look at."""
+    with pytest.raises(VectorsRejectedError) as caught:
+        await embed_batch(cast(Any, Embedder([], answer)), ["a"], 2)
+    assert fix in vectors.rejected_fix(caught.value)

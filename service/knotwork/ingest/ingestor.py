@@ -204,7 +204,8 @@ class Ingestor:
             return drafted
         if self.embed_enabled:
             await self.core.check_manifest()
-        vectors = await self.models.embed(drafting.embed_inputs(chunks))
+        owners = {c.id: path for path, cs in fresh.items() for c in cs}  # counted if it fails
+        vectors = await self.models.embed(drafting.embed_inputs(chunks), owners)
         by_path = {o.path: o for o in outcomes}
         if vectors is None:
             if self.embed_enabled:
@@ -212,7 +213,7 @@ class Ingestor:
                     if cs:
                         by_path[path].models_down = True
                         by_path[path].warnings.append(
-                            f"{path}: embedding model unavailable; "
+                            f"{path}: {self.models.embed_failed}; "
                             f"{len(cs)} chunks wait for `knotwork retry`"
                         )
             return drafted

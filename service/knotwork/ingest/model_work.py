@@ -23,7 +23,7 @@ from knotwork.errors import (
     ManifestMismatchError,
 )
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.modelcalls import POSTPONED
+from knotwork.ingest.modelcalls import POSTPONED, ModelCalls
 from knotwork.outage import Outage
 
 log = logging.getLogger(__name__)
@@ -93,8 +93,9 @@ class ModelWork:
 class Standing:
     """What the passes over the pending chunks meet, said once while it stands rather than once
     a pass (a pass follows every period while chunks wait): the chat model postponing their
-    extraction is an outage of the model (``Outage``, said when it begins and when the model
-    answers again), and a pass that cannot finish is said again only when its error changes.
+    extraction is an outage of the model (``Outage``, said when it begins, with every note whose
+    chunks wait, and when the model answers again), and a pass that cannot finish is said again
+    only when its error changes.
     An extraction that failed for good (its chunk's error recorded) is said each time: it is
     not tried again. One per owner of the passes: the watcher, the API's extraction."""
 
@@ -111,8 +112,10 @@ class Standing:
             log.debug("%s", message)
         self._failed = message
 
-    def extractions(self, warnings: list[str]) -> None:
-        """What a pass's extractions said (``retry_pending``'s warnings: "<note>: why")."""
+    async def extractions(self, warnings: list[str], models: ModelCalls) -> None:
+        """What a pass's extractions said (``retry_pending``'s warnings: "<note>: why"). A pass
+        stops at the first chunk the model refuses: the warning counts all the chunks waiting,
+        read as the outage begins (a line at debug level names the pass's notes after)."""
         postponed: dict[str, str] = {}  # note: why, for the extractions postponed
         for warning in warnings:
             note, _, why = warning.partition(POSTPONED)
@@ -122,11 +125,13 @@ class Standing:
                 log.warning("%s", warning)
         self._postponed = bool(postponed)
         if postponed:
-            notes = ", ".join(postponed)
-            self.model.failed(
-                next(iter(postponed.values())),
-                f"the chunks pending extraction ({notes}, …) wait",
+            found = await models.waiting_for("extraction") if self.model.since is None else None
+            waits = (
+                f"waiting for extraction: {found}"
+                if found is not None
+                else f"the chunks pending extraction ({', '.join(postponed)}, …) wait"
             )
+            self.model.failed(next(iter(postponed.values())), waits)
 
     def passed(self, extracted: int) -> None:
         """A pass that finished, having extracted so many chunks: a model that answered after
@@ -165,7 +170,7 @@ async def pending_work(
         said.failed(f"pending model work not finished yet: {exc}")
         return 0
     finally:
-        said.extractions(warnings)
+        await said.extractions(warnings, ingestor.models)
     said.passed(extracted)
     if outage is not None and not ingestor.models.down:  # the chunks were read: Neo4j answers
         outage.ended()

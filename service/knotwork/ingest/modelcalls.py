@@ -6,9 +6,12 @@ A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a lar
 Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
 chat model failing leaves the embeddings going (and the reverse). The embedding model down is
 said once while it stays down (``embed_outage``: every embed call comes here, a write's and
-each period's pass alike), and once when it answers again. Whatever is not embedded or
-extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model
-refuses itself (a prompt too long for its context) is recorded as an error at once.
+each period's pass alike), and once when it answers again; so is a model answering vectors
+that cannot be stored (``vectors_outage``), which is asked again at once, with no back-off (a
+zero vector may be one text's). Each names what waits (ingest/waiting.py). Whatever is not
+embedded or extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose
+request the model refuses itself (a prompt too long for its context) is recorded as an error
+at once.
 """
 
 from __future__ import annotations
@@ -16,17 +19,17 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from knotwork.core import Core
 from knotwork.errors import KnotworkError, ModelUnavailableError
 from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED
-from knotwork.ingest import extract, similar, write
+from knotwork.ingest import extract, similar, waiting, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
-from knotwork.llm.vectors import VectorsRejectedError, embed_batch
+from knotwork.llm.vectors import VectorsRejectedError, embed_batch, rejected_fix
 from knotwork.models import Chunk, Fact
 from knotwork.outage import Outage
 
@@ -46,8 +49,11 @@ EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
 # In a warning "<note>: extraction postponed: <why>": the model down, the chunk left pending
 # (the background passes say these once while the model stays down, ingest/model_work.py).
 POSTPONED = ": extraction postponed: "
-# What waits while the embedding model is down (ModelCalls.embed_outage says it).
+# What waits while the embedding model is down or answers garbage, when no chunk is counted.
 EMBED_WAITING = "the chunks it has not embedded stay pending, out of vector search"
+# Why a note's chunks were left unembedded (its outcome's warning).
+EMBED_DOWN = "embedding model unavailable"
+EMBED_REJECTED = "embedding model answered vectors that cannot be stored"
 __all__ = ["POSTPONED", "Extracted", "ModelCalls"]
 
 
@@ -77,6 +83,17 @@ class ModelCalls:
     embed_outage: Outage = field(
         default_factory=lambda: Outage("the embedding model", remind_s=None)
     )
+    # The model answering vectors that cannot be stored, said alike: asked again each pass.
+    vectors_outage: Outage = field(
+        default_factory=lambda: Outage(
+            "the embedding model",
+            remind_s=None,
+            trouble="answers vectors that cannot be stored",
+            until="it answers good ones",
+            back="answers good vectors again",
+        )
+    )
+    embed_failed: str = EMBED_DOWN  # why the last call that gave no vectors did not
     # Awaited before each extraction is written, raising to leave it unwritten: the watcher's
     # lease confirmed (an answer may come after another writer took it, before the heartbeat).
     before_write: Callable[[], Awaitable[None]] | None = None
@@ -94,31 +111,61 @@ class ModelCalls:
         """Texts asked of the embedding model at once: ``EMBED_SLICE_BATCHES`` batches."""
         return self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
 
-    async def embed(self, texts: list[str]) -> list[list[float]] | None:
+    async def embed(
+        self, texts: list[str], chunks: Mapping[str, str] | None = None
+    ) -> list[list[float]] | None:
         """Vectors for texts, or None when the embedding model cannot answer or answers
         garbage. A slice of ``EMBED_SLICE_BATCHES`` batches at a time: the client sends a
-        call's batches at once, and a CPU model times out on the last of a large note's."""
+        call's batches at once, and a CPU model times out on the last of a large note's.
+        ``chunks``: the texts' chunks (id → note path), counted among what waits when the
+        model fails (None: entity names)."""
         if not self.embed_enabled or time.monotonic() < self.embed_down_until:
             return None
         try:  # built on first use: a ConfigError is a setting to fix, raised; not a model down
             embedder = await self.core.load_embedder()
         except ModelUnavailableError as exc:
-            self.embed_outage.failed(f"not loaded: {exc}", EMBED_WAITING)
-            self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
+            await self._down(f"not loaded: {exc}", chunks)
             return None
         size, vectors = self.embed_slice, []
         for part in (texts[first : first + size] for first in range(0, len(texts), size)):
             try:
                 vectors += await embed_batch(embedder, part, self.core.settings.embed_dimension)
             except VectorsRejectedError as exc:  # garbage: asked again by a retry, not stored
-                log.warning("embedding model %s; chunks left pending", exc)
+                self.embed_failed = EMBED_REJECTED
+                self.vectors_outage.failed(
+                    f"{self.core.settings.embed_model} {exc}",
+                    await self._embed_waiting(self.vectors_outage, chunks),
+                    rejected_fix(exc),
+                )
                 return None
             except KnotworkError as exc:  # the model down (embed_batch says which): later
-                self.embed_outage.failed(f"embedding failed: {exc}", EMBED_WAITING)
-                self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
+                await self._down(f"embedding failed: {exc}", chunks)
                 return None
             self.embed_outage.ended(": chunks are embedded again")
+            self.vectors_outage.ended(": chunks are embedded again")
         return vectors
+
+    async def _down(self, why: str, chunks: Mapping[str, str] | None) -> None:
+        """The embedding model out of reach: let be for a while, said once while it stays."""
+        self.embed_failed = EMBED_DOWN
+        self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
+        self.embed_outage.failed(why, await self._embed_waiting(self.embed_outage, chunks))
+
+    async def _embed_waiting(self, outage: Outage, chunks: Mapping[str, str] | None) -> str:
+        """What waits for the embedding model: the vault's chunks pending it and ``chunks``,
+        read only as ``outage`` begins (its later tries are said at debug level)."""
+        if outage.since is not None or chunks is None:
+            return EMBED_WAITING
+        if (found := await self.waiting_for("embedding", chunks)) is None:
+            return EMBED_WAITING
+        return f"waiting for an embedding, out of vector search: {found}"
+
+    async def waiting_for(
+        self, step: waiting.Step, held: Mapping[str, str] | None = None
+    ) -> waiting.Waiting | None:
+        """The notes whose chunks wait for ``step`` in this vault, None when Neo4j could not
+        say (ingest/waiting.py)."""
+        return await waiting.read(self.core.store, self.vault, step, held)
 
     async def extract(
         self, chunks: list[Chunk], path: str, tick: Callable[[], None] | None = None

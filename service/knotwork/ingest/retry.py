@@ -108,7 +108,7 @@ async def retry_pending(
     for first in range(0, len(need), size):
         part = need[first : first + size]
         texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in part]
-        vectors = await models.embed(texts)
+        vectors = await models.embed(texts, {r["id"]: r["note_path"] for r in part})
         if vectors is None:
             break  # the model is down: the rest stays pending
         embedded += await models.core.store.set_chunk_embeddings(

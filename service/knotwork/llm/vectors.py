@@ -21,7 +21,9 @@ from knotwork.redact import described
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-__all__ = ["VectorsRejectedError", "embed_batch", "vectors_problem"]
+__all__ = ["VectorsRejectedError", "embed_batch", "rejected_fix", "vectors_problem"]
+
+SIZE_PROBLEM = "returned a vector of size"  # another size than the graph's: a setting's matter
 
 
 def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: int) -> str | None:
@@ -30,9 +32,7 @@ def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: i
         return f"returned {len(vectors)} vectors for {count} texts"
     for vector in vectors:
         if len(vector) != dimension:
-            return (
-                f"returned a vector of size {len(vector)}, not KNOTWORK_EMBED_DIMENSION={dimension}"
-            )
+            return f"{SIZE_PROBLEM} {len(vector)}, not KNOTWORK_EMBED_DIMENSION={dimension}"
         # A plain sum, a quarter of a norm's cost on a sync's every vector: NaN and infinity
         # leave it non-finite (a finite vector summing past the float range is garbage too).
         if not math.isfinite(sum(vector)):
@@ -40,6 +40,20 @@ def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: i
         if not any(vector):
             return "returned a zero vector, which has no direction to compare by cosine"
     return None
+
+
+def rejected_fix(exc: VectorsRejectedError) -> str:
+    """What to do about a model answering vectors that cannot be stored: another size is the
+    model or the dimension set, anything else a model or a proxy answering garbage."""
+    if str(exc).startswith(SIZE_PROBLEM):
+        return (
+            "serve the model the graph was embedded with, or set KNOTWORK_EMBED_DIMENSION to "
+            "this model's size and run `knotwork reembed`"
+        )
+    return (
+        "check the model and anything between that rewrites its answers (`knotwork doctor` "
+        "checks the model)"
+    )
 
 
 async def embed_batch(

@@ -229,6 +229,11 @@ class PendingCountRow(TypedDict):
     chunks: int
 
 
+class WaitingRow(PendingCountRow):
+    notes: int
+    shown: list[str]
+
+
 class ExtractionWrittenRow(TypedDict):
     note_path: str
     line_start: int
@@ -258,6 +263,7 @@ class SimilarLinkedRow(TypedDict):
 
 CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
 CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingCountRow)
+CHUNKS_WAITING = Query("chunks_waiting", WaitingRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
 CHUNK_EXTRACTION_TRIED = Query("chunk_extraction_tried", ExtractionTriedRow)
 CHUNK_PENDING = Query("chunk_pending", ChunkPendingRow)
