@@ -5,8 +5,9 @@
 //             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
-// Returns: ok (bool), holder, host, pid, mode, heartbeat_at (of whoever holds it); no row when
-//          the lease was given back while this waited for its lock (it is free: run it again)
+// Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
+//          recorded), heartbeat_at (of whoever holds it); no row when the lease was given back
+//          while this waited for its lock (it is free: run it again)
 MERGE (l:Lease {vault: $vault})
 ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')
 // The node's write lock before its holder is read: two writers taking a lapsed lease at once
@@ -27,4 +28,4 @@ CALL (l, free) {
   RETURN false AS ok
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
-       l.heartbeat_at AS heartbeat_at
+       l.watches AS watches, l.heartbeat_at AS heartbeat_at

@@ -1,9 +1,9 @@
 // Renew the lease of a vault for the holder that has it, and for no one else: a lease that
 // lapsed and was taken by another holder (or given back) stays lost.
 // Parameters: $vault (str), $holder (str), $ttl_s (int), $status (map: mode, watches, …)
-// Returns: holder, host, pid, mode, heartbeat_at (of whoever holds it now; null when no one
-//          does), ok (bool: renewed for $holder); no row when the lease was deleted while this
-//          waited for its lock (no one holds it)
+// Returns: holder, host, pid, mode, watches (bool or null), heartbeat_at (of whoever holds it
+//          now; null when no one does), ok (bool: renewed for $holder); no row when the lease
+//          was deleted while this waited for its lock (no one holds it)
 OPTIONAL MATCH (l:Lease {vault: $vault})
 // The node's write lock before its holder is read: a renewal racing a writer that takes the
 // lapsed lease would otherwise read its own holder, wait, and extend the other's lease as ok.
@@ -21,4 +21,4 @@ CALL (l) {
   RETURN false AS ok
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
-       l.heartbeat_at AS heartbeat_at
+       l.watches AS watches, l.heartbeat_at AS heartbeat_at

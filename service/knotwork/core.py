@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.llms import LLM
 
+    from knotwork.llm.embed_trouble import EmbedTrouble
+
 # How old this process's reading of the graph's manifest may be when a write embeds or a
 # question is asked: a `knotwork reembed` elsewhere is seen within this long, for one small
 # read per period however busy the process is.
@@ -61,6 +63,9 @@ class Core:
     # and links resolve against names no other write of this process changes meanwhile (a
     # link resolved to a note deleted in between would bring the note back as a placeholder).
     names_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # vault → the embedding model's trouble with it (llm/embed_trouble.py): every writer of
+    # the vault in this process meets the same one, said once, not once a writer.
+    embed_trouble: dict[str, EmbedTrouble] = field(default_factory=dict)
     # Whether the server was made to plan the write queries ahead (ingest/rehearse.py).
     writes_rehearsed: bool = False
     # The graph's manifest as last read (monotonic time, manifest), whether it ever matched

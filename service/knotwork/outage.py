@@ -63,9 +63,10 @@ class Outage:
         else:
             log.debug("%s still %s (%s); %s", self.what, self.trouble, exc, waiting)
 
-    def ended(self, after: str = "") -> None:
-        """A try succeeded: an outage under way is over (``after``: what follows from it)."""
+    def ended(self, after: str = "", back: str | None = None) -> None:
+        """A try succeeded: an outage under way is over (``after``: what follows from it;
+        ``back``: how it ended, when not by ``what`` answering again)."""
         if self.since is not None:
             took = time.monotonic() - self.since
             self.since = None
-            log.info("%s %s after %.0f s%s", self.what, self.back, took, after)
+            log.info("%s %s after %.0f s%s", self.what, back or self.back, took, after)

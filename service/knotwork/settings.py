@@ -158,8 +158,7 @@ class Settings(BaseSettings):
     def password(self) -> str:
         """The Neo4j password, or a ConfigError that says how to set one."""
         if self.neo4j_password is None or not self.neo4j_password.get_secret_value():
-            here = Path.cwd()
-            found = "" if (here / ".env").is_file() else f" (there is no .env in {here})"
+            found = f" ({missing})" if (missing := no_env_file_here()) else ""
             raise ConfigError(
                 f"KNOTWORK_NEO4J_PASSWORD is not set{found}. Settings are read from the "
                 "environment and from .env in the current folder: run Knotwork from the folder "
@@ -230,6 +229,13 @@ class Settings(BaseSettings):
                 "set (at least 16 characters); or list the names the API answers to. "
                 "`scripts/init-env` generates a key."
             )
+
+
+def no_env_file_here() -> str | None:
+    """Says "there is no .env in <folder>" when the current folder holds none (its settings are
+    then the environment's and the defaults: often a command run from another folder)."""
+    here = Path.cwd()
+    return None if (here / ".env").is_file() else f"there is no .env in {here}"
 
 
 def read_settings(env_file: str | Path | None = None) -> Settings:

@@ -11,6 +11,7 @@ The one fake the tests allow: it sits at the model boundary, so LlamaIndex's ``O
   script that raises ``ChatRefusal`` has the request refused with its status, as a server
   refuses a prompt longer than the model's context (400).
 - Every request is recorded in ``calls`` so tests can count model work.
+- ``stream_gap_s`` sends a streamed chat's pieces that far apart, as a model writes them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import math
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -145,6 +147,7 @@ class FakeOllama:
     embed_script: Callable[[list[str], int], list[list[float]]] | None = None
     down: bool = False  # answer every request with HTTP 503
     thinking: int = 0  # streamed chats open with this many thinking chunks (no content)
+    stream_gap_s: float = 0.0  # the pause between a streamed chat's pieces
     version: str = "0.12.3"
     calls: list[Call] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
@@ -170,6 +173,7 @@ class FakeOllama:
         with self._lock:
             self.calls.clear()
         self.chat_script, self.embed_script, self.down, self.thinking = None, None, False, 0
+        self.stream_gap_s = 0.0
         self.models = {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
 
     def resolve(self, name: str) -> str | None:
@@ -319,4 +323,15 @@ class _Handler(JsonHandler):
         opening = {"model": model, "created_at": now, "done": False, "message": thought}
         lines[:0] = [json.dumps(opening)] * self.state.thinking
         lines.append(json.dumps({**final, "message": {"role": "assistant", "content": ""}}))
-        self._send(200, ("\n".join(lines) + "\n").encode(), "application/x-ndjson")
+        whole = ("\n".join(lines) + "\n").encode()
+        if not self.state.stream_gap_s:
+            self._send(200, whole, "application/x-ndjson")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Content-Length", str(len(whole)))
+        self.end_headers()
+        for line in lines:  # each piece as it is "written", the client reading as they come
+            self.wfile.write(f"{line}\n".encode())
+            self.wfile.flush()
+            time.sleep(self.state.stream_gap_s)

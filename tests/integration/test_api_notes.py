@@ -75,6 +75,27 @@ def test_put_writes_the_file_and_ingests_it(
     assert client.delete("/notes/People/Ann.md").status_code == 404
 
 
+def test_a_write_with_the_embedding_model_down_says_the_server_embeds_it_later(
+    client: TestClient, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """The server's background passes embed what waits once the model answers: its warnings
+    send no one to `knotwork retry`, which they make needless (and a watcher refuses)."""
+    fake_ollama.down = True
+    put = client.put("/notes/Ann.md", content="# Ann\n\nAnn works with Ben.\n")
+    assert put.status_code == 200, put.text
+    assert put.json()["warnings"] == [
+        "Ann.md: embedding model unavailable; 1 chunk waits: the server embeds it once the "
+        "model answers"
+    ], put.json()
+    (vault / "Ben.md").write_text("# Ben\n\nBen is a chemist.\n")
+    synced = client.post("/sync")
+    assert synced.status_code == 200, synced.text
+    assert synced.json()["warnings"] == [
+        "Ben.md: embedding model unavailable; 1 chunk waits: the server embeds it once the "
+        "model answers"
+    ], synced.json()
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -134,6 +155,9 @@ def test_sync_and_the_watchers_lease(client: TestClient, vault: Path, settings: 
     lease = asyncio.run(hold())
     busy = client.post("/sync")
     assert busy.status_code == 409 and lease.holder in busy.json()["detail"]
+    # A watcher never "finishes": it syncs the vault itself, so there is nothing to do.
+    assert "The watcher keeps this vault in step itself" in busy.json()["detail"], busy.text
+    assert "wait for it to finish" not in busy.json()["detail"], busy.text
     accepted = client.put("/notes/Three.md", content="# Three\n")
     assert accepted.status_code == 202 and accepted.json()["ingested_by"] == lease.holder
     assert (vault / "Three.md").exists()

@@ -43,8 +43,11 @@ async def test_the_floor_is_stored_read_and_refuses_off_topic(
     # The threshold at which this off-topic question passes the uncalibrated gate.
     lenient = settings.model_copy(update={"min_relevance": before.relevance})
     async with open_core(lenient) as core:
-        calibration = await calibrate_vault(core, "t")
+        told: list[tuple[int, int, str]] = []
+        calibration = await calibrate_vault(core, "t", lambda *call: told.append(call))
         assert calibration.languages == ("it",) and calibration.probes == 16
+        # Its seconds are no silence after a sync's bar: each probe asked moves a count.
+        assert told == [(i, 16, "calibrating the relevance gate") for i in range(17)]
         assert max(calibration.probe_cosines) > 0 and 0 < calibration.floor < 1
         assert calibration.probe_mean < calibration.floor
         assert await is_calibrated(core, "t")

@@ -259,6 +259,9 @@ async def test_retry_reports_its_progress_per_chunk(
     fake_ollama.down = False
     calls: list[tuple[int, int, str]] = []
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
+    # Two chunks, each owing its embedding and its extraction: four steps, as passes count.
+    owed = (await retry.pending_count(ingestor.models), await retry.pending_steps(ingestor.models))
+    assert owed == (2, 4)
     done = await retry.retry_all(ingestor.models, lambda *call: calls.append(call))
     assert (done.embedded, done.extracted, done.pending, done.model_down) == (2, 2, 0, False)
     assert calls[0] == (2, 4, "embedded 2/2 chunks"), calls

@@ -203,6 +203,7 @@ def test_serve_refuses_a_graph_of_another_embedding_model_in_one_line(
 
 
 def test_doctor_is_red_when_ollama_is_down(env: None, fake_ollama: FakeOllama) -> None:
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0  # the graph ready: Ollama fails
     fake_ollama.down = True
     result = CliRunner().invoke(cli, ["doctor"])
     assert result.exit_code == 1

@@ -20,6 +20,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve.notes import note_history, vault_stats
+from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put, stale_revisions, stored_notes
 
@@ -137,7 +138,9 @@ async def test_ollama_down_keeps_text_and_structure_and_retries_later(
     fake_ollama.down = True
     report = await sync_vault(ingestor)
     assert report.written == 1 and report.embedded == 0
-    assert any("knotwork retry" in w for w in report.warnings)
+    assert "Ann.md: embedding model unavailable; 1 chunk waits for `knotwork retry`" in (
+        report.warnings
+    ), report.warnings
     snap = await snapshot(core.store, "t")
     assert any("|WORKS_WITH|note:Ann.md|unresolved:ben|" in f for f in snap["facts"])
     assert any("|HAS_ROLE|note:Ann.md|entity:chemist|" in f for f in snap["facts"])
@@ -437,14 +440,43 @@ async def test_an_edit_that_changes_no_fact_lists_none_as_removed_and_added(
 async def test_progress_counts_the_files_read_before_the_writes(
     core: Core, vault: Path, ingestor: Ingestor
 ) -> None:
+    """Counted once read, a group of files at a time: the count reaches all of them (told
+    before each file, it would stand at 4 of 5 while the sync went on)."""
     for i in range(5):
         put(vault, f"N{i}.md", f"# N{i}\n\nNote {i}.\n")
     calls: list[tuple[int, int, str]] = []
     await sync_vault(ingestor, lambda done, total, note: calls.append((done, total, note)))
     reading = [c for c in calls if c[2].startswith("reading ")]
-    assert [(done, total) for done, total, _ in reading] == [(i, 5) for i in range(5)]
+    assert reading == [(0, 5, "reading notes: N0.md"), (5, 5, "reading notes: N4.md")]
     assert calls[: len(reading)] == reading  # the bar moves from the first file on
-    assert calls[-1][:2] == (5, 5)  # then the writes, to the last note
+    written = [c for c in calls if c[2].startswith("writing notes: ")]
+    assert written[-1] == (5, 5, "writing notes: N4.md")  # then the writes, to the last note
+
+
+async def test_a_large_notes_embedding_moves_the_progress_slice_by_slice(
+    settings: Settings, empty_db: object, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """A note of many sections held a bar that counted notes still for all of its embedding
+    (a slow model: minutes): its chunks are counted as each slice of them is embedded, before
+    the notes are written."""
+    put(vault, "Small.md", "# Small\n\nA short note.\n")
+    put(vault, "Big.md", "".join(f"## Part {i}\n\nPart {i} of a big note.\n\n" for i in range(20)))
+    calls: list[tuple[int, int, str]] = []
+    sliced = settings.model_copy(update={"embed_batch_size": 2})  # slices of 8 texts
+    async with open_core(sliced) as core:
+        await core.ensure_ready()
+        ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+        await sync_vault(ingestor, lambda *call: calls.append(call))
+    embedding = [call for call in calls if call[2].startswith("embedding ")]
+    assert embedding == [
+        (0, 21, "embedding chunks: Big.md"),
+        (8, 21, "embedding chunks: Big.md"),
+        (16, 21, "embedding chunks: Big.md"),
+        (21, 21, "embedding chunks: Small.md"),
+    ], calls
+    assert len(fake_ollama.embedded_texts()) == 21  # each once
+    first_write = next(i for i, call in enumerate(calls) if call[2].startswith("writing "))
+    assert calls.index(embedding[-1]) < first_write
 
 
 async def test_a_note_that_fails_in_a_sync_leaves_the_links_to_it_resolved_elsewhere(
@@ -641,8 +673,9 @@ async def test_the_sync_progress_moves_with_each_chunk_extracted(
     core: Core, vault: Path, fake_ollama: FakeOllama
 ) -> None:
     """The model's minutes per batch are not a bar that stands still: the batch's notes are
-    counted as their write lands, then each chunk extracted is a step counted in chunks (no
-    "0 of 2 notes" while the model works), and the facts written are the same."""
+    parsed, their chunks embedded (counted in chunks), the notes counted as their write lands,
+    then each chunk extracted is a step counted in chunks (no "0 of 2 notes" while the model
+    works), and the facts written are the same."""
     fake_ollama.chat_script = lambda body: json.dumps({"entities": [], "triples": []})
     put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n\n# Later\n\nAnn moved.\n")
     put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
@@ -651,11 +684,18 @@ async def test_the_sync_progress_moves_with_each_chunk_extracted(
     report = await sync_vault(ingestor, lambda *call: calls.append(call))
     assert report.extracted == 3
     assert [call for call in calls if not call[2].startswith("reading ")] == [
-        (1, 2, "writing notes: Ann.md"),
+        (0, 2, "parsing notes: Ann.md"),
+        (0, 3, "embedding chunks: Ann.md"),
+        (3, 3, "embedding chunks: Ben.md"),
+        (0, 2, "writing notes: Ann.md"),  # the write under way
+        (1, 2, "writing notes: Ann.md"),  # and landed
         (2, 2, "writing notes: Ben.md"),
+        (0, 3, "extracting facts from chunks"),  # the model asked about the first
         (1, 3, "extracting facts from chunks"),
         (2, 3, "extracting facts from chunks"),
         (3, 3, "extracting facts from chunks"),
+        (2, 2, "writing mentions and links"),  # the sync's last batch, of no note
+        (2, 2, "linking similar entities"),
     ], calls
     calls.clear()
     put(vault, "Ben.md", "# Ben\n\nBen is a chemist in Oslo.\n")

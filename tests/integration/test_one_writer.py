@@ -25,6 +25,7 @@ from knotwork.core import Core, open_core
 from knotwork.errors import LeaseHeldError, LeaseLostError
 from knotwork.graph.lease import Lease, holding, lease_status
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.llm.clients import ModelClients
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama, schema_instance
 from tests.integration.conftest import Neo4jTarget, stored_notes
@@ -67,21 +68,46 @@ async def _hold(settings: Settings, status: dict[str, Any]) -> Lease:
         return lease
 
 
-@pytest.mark.parametrize("command", [["ingest", "--no-extract"], ["retry"], ["reembed"]])
+# What each writer refused by a watcher is told: the watcher never "finishes", and it already
+# does what most of them would.
+WATCHED_ADVICE = {
+    "ingest": "The watcher already syncs this vault, every change as it is saved, so there is "
+    "nothing to do here; to run `knotwork ingest` anyway (with --new-folder, say), stop the "
+    "watcher first",
+    "retry": "The watcher finishes the pending chunks itself, every 30 s once the model "
+    "answers, so there is nothing to do here",
+    "reembed": "The watcher embeds with the model it started with: stop it first, run "
+    "`knotwork reembed`, then start it again",
+    "watch": "The watcher already follows this vault, and one is enough",
+}
+
+
+@pytest.mark.parametrize("command", [["ingest", "--no-extract"], ["retry"], ["reembed"], ["watch"]])
 def test_cli_writers_refuse_while_another_holder_is_live(
-    env: None, settings: Settings, tmp_path: Path, command: list[str]
+    env: None,
+    settings: Settings,
+    tmp_path: Path,
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Refused at once, before the model clients are built (seconds of LlamaIndex), and told
+    that the holder is a watcher and what that means for this command."""
     vault = tmp_path / "v"
     vault.mkdir()
     (vault / "One.md").write_text("# One\n")
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    loads: list[object] = []
+    monkeypatch.setattr(ModelClients, "load", lambda self: loads.append(self))
     lease = asyncio.run(_hold(settings, {"mode": "inotify", "watches": True}))
-    args = [command[0], *([str(vault)] if command[0] == "ingest" else []), *command[1:]]
+    args = [command[0], *([str(vault)] if command[0] in ("ingest", "watch") else []), *command[1:]]
     result = CliRunner().invoke(cli, args)
+    said = " ".join(result.output.split())
     assert result.exit_code == 1, result.output
-    assert lease.holder in result.output and "only one writer" in result.output
-    if command == ["retry"]:  # the holder watches: it does the retry itself
-        assert "it finishes the pending chunks itself" in " ".join(result.output.split())
+    assert lease.holder in said and "only one writer" in said
+    assert f"being written by the watcher {lease.holder}" in said, said
+    assert WATCHED_ADVICE[command[0]] in said, said
+    assert "wait for it to finish" not in said, said
+    assert loads == [], "refused before the model clients were built"
 
     async def notes() -> list[dict[str, Any]]:
         async with open_core(settings) as core:

@@ -241,6 +241,8 @@ async def test_a_note_refused_in_a_last_batch_written_one_by_one_is_not_counted_
     assert report.deleted == 1 and [e.split(":")[0] for e in report.errors] == ["Bad.md"]
     shown = [call for call in calls if call[2].startswith("writing notes")]
     assert shown == [
+        (0, 3, "writing notes: Ann.md"),  # its batch's write under way
         (1, 3, "writing notes: Ann.md"),
+        (1, 3, "writing notes: Bad.md"),  # the deletes' batch under way (in path order)
         (2, 3, "writing notes: Old.md (deleted)"),
     ], calls

@@ -1,8 +1,10 @@
-"""`knotwork watch`'s start-up summary: the chunks its first sync leaves to the model's
-background work are said as such, never as a model that was not available."""
+"""`knotwork watch`'s start-up: its summary says the chunks its first sync leaves to the model's
+background work as such, never as a model that was not available (nor as `knotwork retry`'s,
+which the watcher refuses), and its ready file comes once it holds the vault."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -11,9 +13,23 @@ import threading
 import time
 from pathlib import Path
 
+from knotwork.core import open_core
+from knotwork.graph.lease import lease_status
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import put
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    return {
+        **os.environ,
+        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        "KNOTWORK_VAULT_NAME": "s",
+        "KNOTWORK_EXTRACT": "true",
+        "KNOTWORK_LEASE_TTL_S": "5",
+    }
 
 
 def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
@@ -24,18 +40,9 @@ def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
     vault = tmp_path / "vault"
     put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n")
     put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
-    env = {
-        **os.environ,
-        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
-        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
-        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
-        "KNOTWORK_VAULT_NAME": "s",
-        "KNOTWORK_EXTRACT": "true",
-        "KNOTWORK_LEASE_TTL_S": "5",
-    }
     watcher = subprocess.Popen(
         [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
-        env=env,
+        env=_env(settings),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -60,8 +67,46 @@ def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
             watcher.wait()
     said = "".join(lines)
     assert "pending: 2 for model extraction; this watcher does them in the background" in said, said
+    # Not `knotwork retry`, which is refused while the watcher holds the vault.
+    assert "knotwork retry" not in said.partition("stopped watching")[0], said
     assert "not available" not in said, said
     # Stopped, it says what it leaves: nothing unwritten, the model's two chunks for later.
     assert f"stopped watching {vault}\n" in said, said
     assert "2 chunks wait for the model's extraction: the next `knotwork watch`" in said, said
     assert "changes were not written" not in said, said
+
+
+def test_the_ready_file_comes_once_the_watcher_holds_the_vault(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    """What scripts/run waits for before it starts the API: not a fixed few seconds."""
+    vault, ready = tmp_path / "vault", tmp_path / "run" / "watching"
+    put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n")
+    ready.parent.mkdir()
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "knotwork.cli", "watch", str(vault), "--ready-file", str(ready)],
+        env=_env(settings),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    async def holder() -> dict[str, object] | None:
+        async with open_core(settings) as core:
+            return await lease_status(core.store, "s")
+
+    try:
+        deadline = time.monotonic() + 90
+        while not ready.exists() and watcher.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert ready.exists(), f"no ready file (exit {watcher.poll()})"
+        lease = asyncio.run(holder())
+        assert lease is not None and lease["live"] and lease["pid"] == watcher.pid, lease
+        assert lease["watches"] is True, lease
+    finally:
+        watcher.send_signal(signal.SIGTERM)
+        try:
+            watcher.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            watcher.wait()

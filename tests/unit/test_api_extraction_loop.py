@@ -16,6 +16,7 @@ import pytest
 
 from knotwork.errors import GraphQueryError, LeaseHeldError, ManifestMismatchError
 from knotwork.ingest import retry
+from knotwork.llm.embed_trouble import EmbedTrouble
 from knotwork.serving import extraction as api_extraction
 from knotwork.serving.extraction import Extraction
 
@@ -38,6 +39,9 @@ class Vault:
 
     async def pending_count(self, models: Any) -> int:
         self.counts += 1
+        return self.pending
+
+    async def pending_steps(self, models: Any) -> int:  # what a run of passes logs it left
         return self.pending
 
     async def lease_status(self, store: Any, vault: str) -> dict[str, Any] | None:
@@ -66,6 +70,7 @@ class Vault:
 def vault(monkeypatch: pytest.MonkeyPatch) -> Vault:
     fake = Vault()
     monkeypatch.setattr(retry, "pending_count", fake.pending_count)
+    monkeypatch.setattr(retry, "pending_steps", fake.pending_steps)
     monkeypatch.setattr(api_extraction, "lease_status", fake.lease_status)
     monkeypatch.setattr(api_extraction, "pending_work", fake.pending_work)
     monkeypatch.setattr(api_extraction, "PASS_GAP_S", 0.0)
@@ -78,7 +83,8 @@ def _extraction(vault: Vault) -> Extraction:
         core=core, vault="v", holder="api", syncing=False, model_pass=vault.model_pass
     )
     work = Extraction(writers)
-    work._ingestor = SimpleNamespace(models=None)  # type: ignore[assignment]
+    models = SimpleNamespace(trouble=EmbedTrouble())  # the embedding model's, read as it counts
+    work._ingestor = SimpleNamespace(models=models)  # type: ignore[assignment]
     work.every_s = PERIOD_S
     return work
 

@@ -8,35 +8,68 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
 
+import pytest
+
+from knotwork.check.capabilities import capabilities
 from knotwork.check.folder import vault_folder_problem
-from knotwork.check.health import capabilities
 from knotwork.check.reports import Capability, ManifestReport, Neo4jReport
 from knotwork.core import Core
 from tests.conftest import make_settings
 
+URI = "bolt://127.0.0.1:7687"
 
-def _graph_fix(error: str, credentials_refused: bool = False) -> str | None:
-    neo4j = Neo4jReport(
-        ok=False, uri="bolt://127.0.0.1:7687", error=error, credentials_refused=credentials_refused
-    )
-    found = capabilities(make_settings(), neo4j, None, ManifestReport(ok=False))
-    assert not found["ingest"].ready and found["ingest"].reason == error
-    return found["ingest"].fix
+
+def _graph(error: str, **flags: bool) -> dict[str, Capability]:
+    neo4j = Neo4jReport(ok=False, uri=URI, error=error, **flags)
+    return dict(capabilities(make_settings(), neo4j, None, ManifestReport(ok=False)))
 
 
 def test_a_refused_password_is_not_told_to_start_neo4j() -> None:
-    fix = _graph_fix(
+    error = (
         "Neo4j rejected the credentials: The client is unauthorized due to authentication "
-        "failure. Check KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD.",
-        credentials_refused=True,
+        "failure. Check KNOTWORK_NEO4J_USER and KNOTWORK_NEO4J_PASSWORD."
     )
-    assert fix is not None and "KNOTWORK_NEO4J_PASSWORD to the server's" in fix
-    assert "start Neo4j" not in fix
+    ingest = _graph(error, credentials_refused=True)["ingest"]
+    assert not ingest.ready
+    assert ingest.reason == f"Neo4j at {URI} refused the login (why: see the Neo4j check)"
+    assert ingest.fix is not None and "KNOTWORK_NEO4J_PASSWORD to the server's" in ingest.fix
+    assert "start Neo4j" not in ingest.fix
 
 
 def test_a_server_that_does_not_answer_is_told_to_start() -> None:
-    fix = _graph_fix("Neo4j is not reachable: Couldn't connect to 127.0.0.1:7687")
-    assert fix is not None and "knotwork neo4j start" in fix
+    down = "Neo4j is not reachable: Couldn't connect to 127.0.0.1:7687"
+    ingest = _graph(down, unreachable=True)["ingest"]
+    assert ingest.reason == f"Neo4j is not reachable at {URI} (why: see the Neo4j check)"
+    assert ingest.fix is not None and "knotwork neo4j start" in ingest.fix
+
+
+def test_a_server_too_old_is_not_told_it_is_down() -> None:
+    ingest = _graph("Neo4j 5.1.0 is too old: Knotwork needs 5.26 or newer (…)")["ingest"]
+    assert ingest.reason == f"Neo4j at {URI} cannot be used (why: see the Neo4j check)"
+    assert ingest.fix is None  # the error on the Neo4j line says what it needs
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [({"unreachable": True}, "is not reachable at"), ({"credentials_refused": True}, "refused")],
+)
+def test_extraction_is_not_ready_without_the_graph_its_facts_go_to(
+    flags: dict[str, bool], said: str
+) -> None:
+    """Extraction used to be judged by the chat model alone: `ok extraction: ready` under four
+    FAILs. Each capability says what fails, the driver's long error is on the Neo4j line."""
+    driver = "Couldn't connect to 127.0.0.1:7687 (resolved to ('127.0.0.1:7687',)): " * 4
+    found = _graph(f"Neo4j is not reachable: {driver}", **flags)
+    assert {name: cap.ready for name, cap in found.items()} == dict.fromkeys(found, False)
+    assert found["extraction"] == found["ingest"] and said in str(found["extraction"].reason)
+    assert all(driver not in str(cap.reason) for cap in found.values())
+
+
+def test_extraction_stays_off_when_the_settings_turn_it_off() -> None:
+    settings = make_settings(extract=False)
+    neo4j = Neo4jReport(ok=False, uri=URI, error="down", unreachable=True)
+    extraction = capabilities(settings, neo4j, None, ManifestReport(ok=False))["extraction"]
+    assert not extraction.needed and "KNOTWORK_EXTRACT=false" in str(extraction.reason)
 
 
 def _folder_problem(tmp_path: Path, vault_path: Path | None) -> Capability | None:
@@ -79,3 +112,13 @@ def test_a_readable_vault_folder_leaves_ingest_ready(tmp_path: Path) -> None:
     empty.mkdir()
     assert _folder_problem(tmp_path, empty) is None  # a new vault's folder, the graph not asked
     assert _ingest(None).ready
+
+
+def test_indexes_not_online_are_counted_and_named_once() -> None:
+    missing = ["chunk_embedding", "note_embedding", "chunk_text_en"]
+    neo4j = Neo4jReport(ok=False, uri=URI, version="5.26.30", missing_indexes=missing)
+    found = capabilities(make_settings(), neo4j, None, ManifestReport(ok=False))
+    ingest = found["ingest"]
+    assert ingest.reason == "3 indexes not ONLINE (which: see the Neo4j check)"
+    assert ingest.fix is not None and "knotwork init" in ingest.fix
+    assert not found["extraction"].ready

@@ -143,9 +143,15 @@ def test_code_streams_as_the_whole() -> None:
     assert_streams_as_whole(words, HITS, SOURCES, seed=5, rounds=2_000, longest=14)
 
 
-def test_a_cut_inside_code_keeps_the_code() -> None:
+def test_a_cut_inside_a_fence_keeps_the_code() -> None:
     stream = CitationStream(HITS, SOURCES)
-    assert "".join([stream.feed("Run `f (S1"), stream.cut()]) == "Run `f (S1"
+    assert "".join([stream.feed("Run:\n```\nf (S1"), stream.cut()]) == "Run:\n```\nf (S1"
+
+
+def test_a_cut_after_a_backtick_left_open_leaves_out_the_split_marker() -> None:
+    """The cut ends the answer: a run of backticks none closes is backticks, not code."""
+    stream = CitationStream(HITS, SOURCES)
+    assert "".join([stream.feed("Run `f (S1"), stream.cut()]) == "Run `f"
 
 
 @pytest.mark.parametrize(
@@ -196,3 +202,85 @@ def test_a_parenthesis_the_prompt_showed_the_model_is_text_even_when_it_names_a_
     assert "".join([*(stream.feed(char) for char in raw), stream.close()]) == rendered
     # Without what the prompt gave, each of them would cite its block.
     assert check_citations(raw, evidence.hits, prompt.sources).text.count("(S") == 0
+
+
+def answered(evidence: Evidence, question: str, raw: str) -> tuple[str, list[str], list[str]]:
+    """The answer ``raw`` renders to, its cited paths and dropped citations, after a prompt
+    built for ``question``: whole, and streamed character by character alike."""
+    prompt = build_prompt(question, evidence, 2048)
+    result = finish(evidence, raw, time.perf_counter(), prompt)
+    stream = CitationStream(evidence.hits, prompt.sources, prompt.given)
+    sent = "".join([*(stream.feed(char) for char in raw), stream.close()])
+    assert sent == result.answer
+    return str(result.answer), [c.path for c in result.citations], result.dropped_citations
+
+
+def test_a_parenthesis_a_note_shows_elsewhere_still_cites() -> None:
+    """Block S1 says "Databases (S2) and Networks (S1)": the model's "lecturer (S2)" and
+    "Databases (S1)" are not written so in the prompt, so they cite; "Databases (S2)" is."""
+    courses = hit("Courses.md", "Plan", "Alice teaches Databases (S2) and Networks (S1) this year.")
+    alice = hit("Alice.md", "Work", "Alice works at Acme as a lecturer.")
+    evidence = Evidence(hits=[courses, alice], timings_ms={}, facts=[])
+    raw = "Alice works at Acme as a lecturer (S2). She teaches Databases (S1)."
+    assert answered(evidence, "Where does Alice work?", raw) == (
+        "Alice works at Acme as a lecturer [Alice.md#Work]. "
+        "She teaches Databases [Courses.md#Plan].",
+        ["Alice.md", "Courses.md"],
+        [],
+    )
+    copied = "She teaches databases (S2) [S1]."
+    assert answered(evidence, "Where does Alice work?", copied)[0] == (
+        "She teaches databases (S2) [Courses.md#Plan]."
+    )
+
+
+def test_a_name_in_a_block_header_or_a_fact_source_is_text() -> None:
+    """The prompt shows a note's name in its block's header and, for a fact of a note with no
+    block, at the fact's end: "Galaxy (S2)" copied from either is a name."""
+    galaxy = hit("Phones/Galaxy (S2).md", "", "Alice bought it in May.")
+    bob = hit("Bob.md", "", "Bob sells phones.")
+    fact = FactRow("Carol", "OWNS", "a phone", "Phones/Pixel (S1).md", "model", 1.0, 2, None)
+    evidence = Evidence(hits=[galaxy, bob], timings_ms={}, facts=[fact])
+    raw = "Alice bought the Galaxy (S2) in May [S1]; Carol owns the Pixel (S1) [S2]."
+    assert answered(evidence, "Which phone did Alice buy?", raw) == (
+        "Alice bought the Galaxy (S2) in May [Phones/Galaxy (S2).md]; "
+        "Carol owns the Pixel (S1) [Bob.md].",
+        ["Phones/Galaxy (S2).md", "Bob.md"],
+        [],
+    )
+
+
+def test_a_parenthesis_only_in_the_text_cut_to_fit_cites() -> None:
+    """The hit is cut to fit the window: its "appendix (S1)" past the cut was never shown."""
+    big = hit("Big.md", "", "Alice works at Acme. " + "filler " * 3000 + "See the appendix (S1).")
+    evidence = Evidence(hits=[big], timings_ms={}, facts=[])
+    raw = "Alice works at Acme, see the appendix (S1)."
+    assert answered(evidence, "Where does Alice work?", raw) == (
+        "Alice works at Acme, see the appendix [Big.md].",
+        ["Big.md"],
+        [],
+    )
+
+
+@pytest.mark.parametrize(
+    ("shown", "text", "cites"),
+    [
+        ("the Samsung Galaxy (S2) sold", "Alice has a GALAXY  (S2).", False),
+        ("the Samsung Galaxy\n(S2) sold", "Alice has a Galaxy (S2).", False),
+        ("the Samsung Galaxy \uff08S2\uff09 sold", "Alice has a Galaxy (S2).", False),
+        ("the Samsung Galaxy (S2, S3)", "Alice has a Galaxy (S2, S3).", False),
+        ("the Samsung MyGalaxy (S2) sold", "Alice has a Galaxy (S2).", True),
+        ("the Samsung Galaxy (S2) sold", "Alice has a MyGalaxy (S2).", True),
+        ("the Samsung Galaxy (S2) sold", "Alice has a phone (S2).", True),
+        ("the Samsung Galaxy (S2) sold", "Alice has one. (S2)", True),
+        ("the Samsung Galaxy (S2) sold", "Alice has a Galaxy (S2, S3).", True),
+    ],
+)
+def test_what_is_compared_with_the_prompt_is_the_word_before_and_the_parenthesis(
+    shown: str, text: str, cites: bool
+) -> None:
+    """Case aside, any run of whitespace as one space, the prompt's look-alike parentheses as
+    parentheses; a word, not the end of a longer one."""
+    checked = check_citations(text, HITS, SOURCES, given=shown)
+    assert bool(checked.cited) is cites
+    assert ("(S2" in checked.text) is not cites

@@ -73,7 +73,9 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
     monkeypatch.setattr(service.schema, "reembed", reembed)
     monkeypatch.setattr(service, "writing", writing)
     monkeypatch.setattr(service, "Ingestor", Linker)
-    monkeypatch.setattr(service, "with_core", lambda work, models: asyncio.run(work(core)))
+    monkeypatch.setattr(
+        service, "with_core", lambda work, models, first=None: asyncio.run(work(core))
+    )
     clock = iter(float(t) for t in (0, 11, 12, 25))
     # The CLI's clock only: the event loop reads time.monotonic too.
     monkeypatch.setattr(cli_app, "time", SimpleNamespace(monotonic=lambda: next(clock)))
@@ -84,3 +86,36 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
     assert result.output.splitlines()[0].startswith("re-embedded 76 chunks; the manifest now")
     lines = [r.getMessage() for r in caplog.records if r.name == cli_app.__name__]
     assert lines == ["re-embedding chunks (32 of 76, 11 s)", "re-embedding chunks (76 of 76, 25 s)"]
+
+
+def test_off_a_terminal_the_end_of_a_step_no_line_said_is_not_said(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A sync tells each unit of notes embedded, start to end: once past the first seconds,
+    a line for every unit's end would be a flood. The end of a step a line said is said."""
+    clock = iter(float(t) for t in range(0, 100))
+    monkeypatch.setattr(cli_app.time, "monotonic", lambda: next(clock))
+    caplog.set_level(logging.INFO, logger=cli_app.__name__)
+    with cli_app.progress_bar() as progress:
+        for unit in range(8):  # eight units of 20 chunks, one second a call: 24 s in all
+            for done in (0, 10, 20):
+                progress(done, 20, f"embedding chunks: n{unit}.md")
+    lines = [r.getMessage() for r in caplog.records if r.name == cli_app.__name__]
+    assert lines == [
+        "embedding chunks: n3.md (0 of 20, 10 s)",
+        "embedding chunks: n3.md (20 of 20, 12 s)",  # its run was said: its end is
+        "embedding chunks: n7.md (0 of 20, 22 s)",  # ten seconds on: the next line
+        "embedding chunks: n7.md (20 of 20, 24 s)",
+    ]  # not the ends of n4, n5 and n6, which no line named
+
+
+def test_a_status_off_a_terminal_says_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ask``'s spinner is for a person at a terminal: a pipe or a log gets no line of it."""
+    from knotwork.cli.answering import status
+
+    assert not cli_app.console().is_terminal
+    with status("searching the notes") as step:
+        step("waiting for the chat model's answer")
+        step(None)
+        step("after the spinner went: ignored")
+    assert capsys.readouterr() == ("", "")

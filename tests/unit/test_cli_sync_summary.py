@@ -1,11 +1,14 @@
 """The summary `ingest` and `watch` print: a list cut short says how much it left out, so it
-never reads as the whole."""
+never reads as the whole; what a stopped watcher leaves is counted in good English."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from knotwork.cli.app import MAX_LISTED
+from knotwork.cli.printed import watch_stopped
 from knotwork.cli.synced import SyncSummary, print_sync
 from knotwork.graph.queries.admin import UnresolvedLinksRow
 from knotwork.ingest.sync import SyncReport
@@ -41,3 +44,16 @@ def test_the_unresolved_targets_cut_short_say_how_many_more(
     assert f"unresolved links: {MAX_LISTED + 4}\n" in out
     assert out.count("  [[t") == MAX_LISTED
     assert "  … and 4 more unresolved links\n" in out
+
+
+def test_a_stopped_watcher_counts_one_change_and_one_chunk_in_the_singular() -> None:
+    one, two = watch_stopped(Path("/v"), 1, 1), watch_stopped(Path("/v"), 2, 2)
+    assert one == [
+        "stopped watching /v",
+        "1 change was not written (see the warnings above): the next `knotwork watch` or "
+        "`knotwork ingest` writes it",
+        "1 chunk waits for the model's extraction: the next `knotwork watch` or `knotwork "
+        "retry` does it",
+    ], one
+    assert two[1].startswith("2 changes were not written") and two[1].endswith("writes them")
+    assert two[2].startswith("2 chunks wait for the model's extraction"), two

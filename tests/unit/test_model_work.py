@@ -1,5 +1,6 @@
 """ModelWork: passes run one at a time, a pass asked for while one runs follows it, and a run
-of passes is logged once, not pass by pass."""
+of passes is logged once, not pass by pass: how far it is of how much, and at its end done, or
+stopped with what it left."""
 
 from __future__ import annotations
 
@@ -8,9 +9,33 @@ import logging
 
 import pytest
 
-from knotwork.errors import ManifestMismatchError
+from knotwork.errors import GraphUnavailableError, ManifestMismatchError
 from knotwork.ingest import model_work
 from knotwork.ingest.model_work import ModelWork
+
+
+class Owed:
+    """The work a vault's chunks owe, as the graph counts it (``left``), done by passes of at
+    most ``limit`` each; ``stall`` makes the passes do nothing from then on (a model down)."""
+
+    def __init__(self, owed: int, stall: int | None = None) -> None:
+        self.owed, self.stall, self.passes = owed, stall, 0
+        self.neo4j_down = False
+
+    async def one_pass(self, limit: int) -> int:
+        self.passes += 1
+        did = 0 if self.stall is not None and self.passes > self.stall else min(limit, self.owed)
+        self.owed -= did
+        return did
+
+    async def left(self) -> int:
+        if self.neo4j_down:
+            raise GraphUnavailableError("Neo4j is not reachable")
+        return self.owed
+
+
+def infos(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
 
 
 async def _ran(work: ModelWork) -> None:
@@ -24,41 +49,81 @@ async def _ran(work: ModelWork) -> None:
 async def test_a_run_of_passes_is_logged_once_with_its_total(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    answers = iter([64, 64, 3, 0])
+    owed = Owed(131)
     limits: list[int] = []
 
     async def one_pass(limit: int) -> int:
         limits.append(limit)
-        return next(answers)
+        return await owed.one_pass(limit)
 
-    work = ModelWork(one_pass)
+    work = ModelWork(one_pass, owed.left)
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
         work.wanted()
         await _ran(work)
     assert limits == [model_work.MODEL_PASS] * 4  # until a pass does nothing
-    said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert len(said) == 1 and said[0].startswith("pending model work done: 131 chunks in ")
+    said = infos(caplog)
+    assert len(said) == 1
+    assert said[0].startswith("pending model work done: 131 embeddings and extractions in ")
 
 
-async def test_a_long_run_says_how_far_it_is(
+async def test_a_long_run_says_how_far_it_is_of_how_much(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(model_work, "PROGRESS_S", 0.0)  # every pass counts as long
-    answers = iter([5, 5, 0])
-
-    async def one_pass(limit: int) -> int:
-        return next(answers)
-
-    work = ModelWork(one_pass)
+    monkeypatch.setattr(model_work, "MODEL_PASS", 5)
+    owed = Owed(10)
+    work = ModelWork(owed.one_pass, owed.left)
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
         work.wanted()
         await _ran(work)
-    said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    said = infos(caplog)
     assert [s.split(",")[0] for s in said[:2]] == [
-        "pending model work: 5 chunks done so far",
-        "pending model work: 10 chunks done so far",
+        "pending model work: 5 of 10 embeddings and extractions done",
+        "pending model work: 10 of 10 embeddings and extractions done",
     ]
-    assert said[2].startswith("pending model work done: 10 chunks")
+    assert said[2].startswith("pending model work done: 10 embeddings and extractions in ")
+    assert len(said) == 3
+
+
+async def test_a_run_the_model_cuts_off_says_it_stopped_and_how_much_is_left(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The passes end when one does nothing: with work left (the model down), that is no
+    "done". The count, read as the run ends, says what is left."""
+    owed = Owed(1216 + 258, stall=19)  # 19 passes of 64, then the model stops answering
+    work = ModelWork(owed.one_pass, owed.left)
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await _ran(work)
+    said = infos(caplog)
+    assert len(said) == 1
+    assert said[0].startswith(
+        "pending model work stopped (258 left): 1216 of 1474 embeddings and extractions done in "
+    )
+
+
+async def test_a_run_neo4j_cuts_off_says_what_was_left_when_last_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Neo4j away ends the passes (each does nothing) and the count with them: what is left
+    is the count of the run's first pass less what was done since, said as an estimate."""
+    owed = Owed(300, stall=3)
+
+    async def one_pass(limit: int) -> int:
+        did = await owed.one_pass(limit)
+        owed.neo4j_down = not did
+        return did
+
+    work = ModelWork(one_pass, owed.left)
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await _ran(work)
+    said = infos(caplog)
+    assert len(said) == 1
+    assert said[0].startswith(
+        "pending model work stopped (about 108 left): 192 of 300 embeddings and extractions "
+        "done in "
+    )
 
 
 async def test_a_pass_asked_for_while_one_runs_follows_it() -> None:
@@ -95,14 +160,24 @@ async def test_a_stop_ends_the_pass_under_way_and_says_what_was_done(
             await asyncio.Event().wait()  # a model that never answers
             return 0
 
-    work = ModelWork(one_pass)
+    counts = 0
+
+    async def left() -> int:
+        nonlocal counts
+        counts += 1
+        return 20 - 7
+
+    work = ModelWork(one_pass, left)
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
         work.wanted()
         await asyncio.wait_for(began.wait(), 5)
         await asyncio.wait_for(work.stop(), 5)
     assert not work.running
-    said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert len(said) == 1 and said[0].startswith("pending model work done: 7 chunks")
+    said = infos(caplog)
+    assert len(said) == 1 and said[0].startswith(
+        "pending model work stopped (about 13 left): 7 of 20 embeddings and extractions done"
+    )
+    assert counts == 1, "counted once its first pass had done something, not as it stopped"
 
 
 async def test_a_graph_reembedded_under_the_work_ends_it_for_its_owner_to_stop(

@@ -167,9 +167,15 @@ async def test_an_embedding_model_that_stays_down_is_said_once_and_its_return_on
         assert len(warned) == 1, warned
         assert warned[0].startswith("the embedding model unavailable (embedding failed: ")
         assert "503" in warned[0] and "stay pending" in warned[0], warned[0]
-        # A one-shot `knotwork ingest` or `retry` has its own model calls: it says it too.
-        run = ModelCalls(core, "v", extract_enabled=False, embed_enabled=True, model_tag="m")
-        assert await run.embed(["a chunk"]) is None
+        # Another writer of the vault in this process (a server's next note write) meets the
+        # same trouble; a one-shot `knotwork ingest` or `retry` is a process of its own (its
+        # own core): it says it too.
+        write = ModelCalls(core, "v", extract_enabled=False, embed_enabled=True, model_tag="m")
+        assert await write.embed(["a chunk"]) is None
+        assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 1
+        async with open_core(settings) as own:
+            run = ModelCalls(own, "v", extract_enabled=False, embed_enabled=True, model_tag="m")
+            assert await run.embed(["a chunk"]) is None
         assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 2
         fake_ollama.down = False
         for _ in range(2):  # the model answers again: said by the first pass only

@@ -15,6 +15,7 @@ from knotwork.ingest import pipeline
 from knotwork.ingest.batch import Batch
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.modelcalls import EmbedProgress
 
 
 def notes(count: int) -> list[Change]:
@@ -39,14 +40,18 @@ class Steps:
             raise RuntimeError(f"cannot draft {first}")
         return Drafted({}, [NoteOutcome(c.path, "written") for c in changes], {}, [])
 
-    async def embed(self, drafted: Drafted) -> Drafted:
+    async def embed(self, drafted: Drafted, progress: EmbedProgress | None = None) -> Drafted:
         first = drafted.outcomes[0].path if drafted.outcomes else "-"
         self.running += 1
         self.most = max(self.most, self.running)
         self.log.append(("embed", first))
+        if progress is not None:  # as ModelCalls.embed tells it: as it begins, then each slice
+            progress(0, len(drafted.outcomes), first)
         if first in self.gate:
             await self.gate[first].wait()
         await asyncio.sleep(0)
+        if progress is not None:
+            progress(len(drafted.outcomes), len(drafted.outcomes), first)
         self.running -= 1
         return drafted
 
@@ -149,3 +154,26 @@ async def test_only_the_first_unit_is_drafted_before_the_names_are_worked_out() 
         prepared, first = await run.take(first)
         taken += [o.path for o in prepared.outcomes]
     assert taken == [c.path for unit in cut for c in unit]
+
+
+async def test_each_units_embedding_is_told_with_its_unit() -> None:
+    """A sync shows the embedding its writer waits for: each unit's count comes with the
+    unit's index, the units embedded ahead of the writer included."""
+    steps = Steps()
+    told: list[tuple[int, int, int, str]] = []
+    cut = [*pipeline.units(notes(40), 200), [Delete("gone.md")]]
+    run = pipeline.Stages(
+        cast(Ingestor, steps), cut, 200, resolve, embedding=lambda *call: told.append(call)
+    )
+    run.start()
+    first = 0
+    while first < len(cut):
+        _, first = await run.take(first)
+    assert told == [
+        (0, 0, 32, "n000.md"),
+        (0, 32, 32, "n000.md"),
+        (1, 0, 8, "n032.md"),
+        (1, 8, 8, "n032.md"),
+        (2, 0, 1, "gone.md"),
+        (2, 1, 1, "gone.md"),
+    ]

@@ -66,6 +66,25 @@ def test_commands_on_the_graph_import_no_model_or_server_package(
     assert run.loaded == [], f"knotwork {command} imported {run.loaded}"
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["watch"], "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"),
+        (["watch", "nowhere"], "nowhere does not exist; check KNOTWORK_VAULT_PATH"),
+        (["ingest"], "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"),
+    ],
+)
+def test_a_writer_without_a_vault_folder_is_refused_before_any_model_or_the_graph(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """A certain refusal comes at once: `knotwork watch` loaded LlamaIndex and reached for
+    Neo4j first (4-8 s), longer than scripts/run waited for it, so the API was started."""
+    run = run_command(args, tmp_path, {**DOWN, "KNOTWORK_VAULT_PATH": ""})
+    assert run.code == 2, run.output
+    assert said in run.output and "127.0.0.1:9" not in run.output, run.output
+    assert run.loaded == [], f"knotwork {' '.join(args)} imported {run.loaded}"
+
+
 def test_doctor_probes_an_openai_like_server_without_its_client(tmp_path: Path) -> None:
     """The probe is a plain GET /models: doctor imports neither LlamaIndex nor openai."""
     env = {**DOWN, "KNOTWORK_LLM_PROVIDER": "openai-like"}

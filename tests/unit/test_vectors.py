@@ -18,6 +18,8 @@ from knotwork.llm.vectors import embed_batch
 class Embedder:
     """An embedder whose calls fail with ``failures`` in turn, then answer ``answer``."""
 
+    model_name = ""  # as OllamaEmbedding names its model
+
     def __init__(self, failures: list[Exception], answer: list[list[float]]) -> None:
         self.failures, self.answer, self.calls = failures, answer, 0
 
@@ -101,3 +103,36 @@ async def test_vectors_refused_say_what_to_do(answer: list[list[float]], fix: st
     with pytest.raises(VectorsRejectedError) as caught:
         await embed_batch(cast(Any, Embedder([], answer)), ["a"], 2)
     assert fix in vectors.rejected_fix(caught.value)
+
+
+def _missing(embedder: Embedder, model: str) -> Embedder:
+    embedder.model_name = model
+    return embedder
+
+
+async def test_a_model_ollama_has_not_pulled_is_said_as_doctor_says_it() -> None:
+    """Ollama's 404 for a model not pulled used to read as a proxy rewriting answers ("answered,
+    but with no embeddings … nothing between rewrites its answers")."""
+    from ollama import ResponseError
+
+    missing = ResponseError('model "nomic-embed-text" not found, try pulling it first', 404)
+    embedder = _missing(Embedder([missing, missing], [[1.0]]), "nomic-embed-text")
+    with pytest.raises(ModelUnavailableError) as caught:
+        await embed_batch(cast(Any, embedder), ["a"], 1)
+    assert str(caught.value) == (
+        "the embedding model nomic-embed-text is not pulled; run: ollama pull nomic-embed-text"
+    )
+
+
+async def test_a_page_not_found_is_no_model_to_pull() -> None:
+    """A 404 without Ollama's words (a wrong base URL, a proxy's page) is no model to pull."""
+    page = httpx.HTTPStatusError(
+        "404 page not found",
+        request=httpx.Request("POST", "http://m/api/embed"),
+        response=httpx.Response(404, text="404 page not found"),
+    )
+    embedder = _missing(Embedder([page, page], [[1.0]]), "nomic-embed-text")
+    with pytest.raises(ModelUnavailableError) as caught:
+        await embed_batch(cast(Any, embedder), ["a"], 1)
+    assert "answered, but with no embeddings" in str(caught.value)
+    assert "ollama pull" not in str(caught.value)

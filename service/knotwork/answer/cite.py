@@ -12,8 +12,9 @@ and headings may hold ``[``, ``]`` and ``#``: labels are found by exact comparis
 hits, never by parsing what is inside brackets.
 
 Parentheses are no convention of the prompt's, and names are written in them ("Galaxy (S23)"):
-"(S2)" cites only when it names a block the prompt gave and is not text the prompt showed the
-model (a note's, the question's); otherwise it stays as written, never removed.
+"(S2)" cites only when it names a block the prompt gave and is not, with the word before it
+("Databases (S2)"), a name the prompt showed the model (in a note's text, a block's header, a
+fact, the question); otherwise it stays as written, never removed.
 
 The same scanner serves a whole answer and a streamed one (``answer.cite_stream``): it stops
 before a ``[``, ``(`` or ``\u3010`` whose meaning the text so far does not settle (a citation
@@ -41,9 +42,11 @@ from knotwork.answer.cite_sources import (
     PARENS_PREFIX,
     SOURCES,
     SQUARE_PREFIX,
+    as_shown,
     begun,
     cited_numbers,
     lenticular_end,
+    shown_name,
     source_tag,
     span_end,
 )
@@ -79,13 +82,14 @@ class CitationScanner:
     """Renders one request's answer text: the hits retrieved and the numbers the prompt gave.
     With ``sources``, only the hits the prompt showed can be cited, by number or by label: a
     hit left out of the context window is text the model never saw. ``given`` is the text the
-    prompt gave the model as the notes and the user wrote it (``Prompt.given``)."""
+    prompt showed the model (``Prompt.given``)."""
 
     def __init__(
         self, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None, given: str = ""
     ) -> None:
         self.sources = dict(sources or {})
         self._given = given
+        self._shown: str | None = None  # ``given`` as ``shown_name`` compares it, once needed
         self._code: tuple[str, bool, CodeMap] | None = None  # the last text's, as it was read
         shown = {hit.id for hit in self.sources.values()}
         self.hits = [h for h in hits if h.id in shown] if sources else list(hits)
@@ -167,13 +171,16 @@ class CitationScanner:
 
     def _parens(self, text: str, i: int, final: bool) -> _Decision | None:
         """ "(S1)", "(S1, S2)": source numbers alone in parentheses, not right after a word
-        ("f(S1)") or a link's "]" ("[text](S1)"), naming a block the prompt gave, and not copied
-        from the prompt: a name such as "Galaxy (S23)" stays as written."""
+        ("f(S1)") or a link's "]" ("[text](S1)"), naming a block the prompt gave, and not, with
+        the word before it, a name the prompt showed ("Galaxy (S2)"): names stay as written."""
         if i and (text[i - 1].isalnum() or text[i - 1] in "_]"):
             return _PLAIN
         if numbers := SOURCES.match(text, i):
-            named = any(n in self.sources for n in cited_numbers(numbers))
-            if not named or numbers.group(0) in self._given:
+            if not any(n in self.sources for n in cited_numbers(numbers)):
+                return _PLAIN
+            if self._shown is None:
+                self._shown = as_shown(self._given)
+            if shown_name(text, i, numbers.end(), self._shown):
                 return _PLAIN
             return self._numbered(numbers)
         if not final and (prefix := PARENS_PREFIX.match(text, i)) and prefix.end() == len(text):
@@ -242,10 +249,11 @@ class CitationScanner:
     def split_at(self, text: str, i: int) -> bool:
         """Whether the text from the ``[``, ``(`` or ``\u3010`` at ``i`` to its end is a citation
         begun and not finished: a source marker ("[", "[S1", "(Source 2, S": not "[1, 2") or a
-        label (never in code)."""
+        label, not in code. ``text`` is complete (a cut ends it): a run of backticks left open
+        is backticks, not code."""
         tail = text[i:]
-        if self._in_code(text, i, final=False) is not False:
-            return False  # code, or maybe code: kept as written
+        if self._in_code(text, i, final=True):
+            return False
         return begun(tail) or any(len(tail) < len(k) and k.startswith(tail) for k in self._labels)
 
     def _record(self, decision: _Decision) -> None:
@@ -263,8 +271,8 @@ def check_citations(
     text: str, hits: Sequence[Hit], sources: Mapping[int, Hit] | None = None, given: str = ""
 ) -> Checked:
     """Render the source numbers and the citations that name a retrieved chunk as the chunk's
-    label; remove the others from the text and report them. ``given``: the text the prompt gave
-    the model (``Prompt.given``), where a parenthesis it copies is text."""
+    label; remove the others from the text and report them. ``given``: the text the prompt showed
+    the model (``Prompt.given``), where a name with a parenthesis it copies is text."""
     scanner = CitationScanner(hits, sources, given)
     rendered, _ = scanner.scan(text, 0, final=True)
     scanner.checked.text = rendered.strip()

@@ -4,14 +4,17 @@ code spans, read as CommonMark reads them where that is cheap.
 A fence at a line's start (the note parser's rule, ``text.markdown.step``: indented, in a
 blockquote or on a list item's first line too) runs to its closing fence or the answer's end. A
 run of backticks opens a code span closed by the next run of exactly its length, on its line or
-a later one, never past a blank line or a fence that opens; a run that none closes is backticks
-as written. One liberty: a run opened mid-line is closed by a run of its length on a line of
-its own ("Run this: ```python" … "```"), where CommonMark would open a fence, as models mean it.
+a later one of its paragraph: never past a blank line, a line that starts a block (a list item,
+a heading, a break, a deeper quote: ``answer.cite_paragraph``) or a fence that opens; a run that
+none closes is backticks as written. One liberty: a run opened mid-line is closed by a run of
+its length on a line of its own ("Run this: ```python" … "```"), where CommonMark would open a
+fence, as models mean it.
 
 Whether a run is closed depends on what follows it, so a streamed answer's map leaves undecided
 what the text so far does not settle (a run not closed yet, a last line that may still open a
-fence): the scanner waits there, and so decides as it does for the whole answer. The map of a
-longer text of the stream goes on from where the last one stopped being sure.
+fence or start a block): the scanner waits there, and so decides as it does for the whole
+answer. The map of a longer text of the stream goes on from where the last one stopped being
+sure.
 """
 
 from __future__ import annotations
@@ -20,12 +23,17 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from knotwork.answer.cite_paragraph import Paragraph, ends, following
 from knotwork.text.markdown import step
 
 _TICKS = re.compile(r"`+")
 _BREAK = re.compile(r"\r\n|\r|\n")  # as the note parser breaks lines (text.markdown.file_lines)
 _NONE = -1  # no closer: the run is backticks as written
 _OPEN = -2  # no closer yet, and the text so far does not say whether one comes
+# Where a reading goes on: a line's start, the fence open there, where its text resumes after a
+# span, how many spans come before, the paragraph the line before is in (or the line's, mid-line).
+Resume = tuple[int, str, int, int, Paragraph | None]
+_FROM_START: Resume = (0, "", 0, 0, None)
 
 
 @dataclass(frozen=True)
@@ -46,13 +54,12 @@ def _line(text: str, start: int, final: bool) -> _Line:
 @dataclass
 class CodeMap:
     """The code of one text: sorted, disjoint ``(start, end)`` spans; from ``settled`` on the
-    text so far does not tell. ``resume`` is where a longer text's map goes on from (a line's
-    start, the fence open there, where its text resumes after a span, the spans before it), and
-    ``searched`` where the search for a run's closer does (its lines before hold none)."""
+    text so far does not tell. ``resume`` is where a longer text's map goes on from (``Resume``),
+    and ``searched`` where the search for a run's closer does (its lines before hold none)."""
 
     spans: list[tuple[int, int]]
     settled: int
-    resume: tuple[int, str, int, int] = (0, "", 0, 0)
+    resume: Resume = _FROM_START
     searched: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def at(self, i: int) -> bool | None:
@@ -66,8 +73,8 @@ class CodeMap:
 def code_map(text: str, final: bool, since: CodeMap | None = None) -> CodeMap:
     """The code of ``text``; ``final`` when no more of it will come. ``since``: the map of a
     text this one extends, not final, to go on from."""
-    start = since.resume if since else (0, "", 0, 0)
-    if start == (0, "", 0, 0) and "`" not in text and "~~" not in text:
+    start = since.resume if since else _FROM_START
+    if start == _FROM_START and "`" not in text and "~~" not in text:
         return CodeMap([], len(text) + 1)  # most answers: no code at all
     return _Reader(text, final, since).read(start[0], start[1], start[2])
 
@@ -78,6 +85,7 @@ class _Reader:
     def __init__(self, text: str, final: bool, since: CodeMap | None) -> None:
         self.text, self.final = text, final
         self.map = CodeMap(list(since.spans) if since else [], len(text) + 1)
+        self.para = since.resume[4] if since else None  # the paragraph the line read is in
         if since:
             self.map.searched = since.searched
             del self.map.spans[since.resume[3] :]
@@ -86,12 +94,13 @@ class _Reader:
         spans = self.map.spans
         while True:
             line = _line(self.text, start, self.final)
-            self.map.resume = (start, fence, resume, len(spans))
+            self.map.resume = (start, fence, resume, len(spans), self.para)
             if resume <= line.start:  # not the rest of a line a span closed on
-                before = fence
-                belongs, fence = step(fence, self.text[line.start : line.stop])
+                before, body = fence, self.text[line.start : line.stop]
+                belongs, fence = step(fence, body)
                 if belongs and belongs != before and line.partial:
                     return self._unsure(line.start)  # a fence opening, unless a "`" comes
+                self.para = None if belongs else following(self.para, body)
                 if belongs:
                     spans.append((line.start, line.stop))
                     resume = -1
@@ -133,27 +142,31 @@ class _Reader:
                     return closer
                 pos = closer[1]
             # Settled up to here, and the line is no fence: a longer text goes on from here.
-            self.map.resume = (line.start, "", pos, len(self.map.spans))
+            self.map.resume = (line.start, "", pos, len(self.map.spans), self.para)
         return -1
 
     def _closer(self, line: _Line, pos: int, size: int) -> tuple[int, int] | int:
         """The start of the line and the end of the run of ``size`` backticks that closes a
-        span opened on ``line`` before ``pos``: ``_NONE`` if a blank line, a fence or the end
-        comes first, ``_OPEN`` if the text so far does not say."""
+        span opened on ``line`` before ``pos``: ``_NONE`` if the paragraph ends (a blank line,
+        a line that starts a block, a fence) or the text does first, ``_OPEN`` if the text so
+        far does not say."""
         text, key = self.text, (pos, size)
         start = self.map.searched.get(key, line.start)
+        para = self.para or Paragraph((), heading=False)
         while True:
             here = line if start == line.start else _line(text, start, self.final)
             if here is not line:
+                if para.heading:
+                    return _NONE  # a heading is a line of its own
                 pos = here.start
                 body = text[here.start : here.stop]
                 marker, _ = step("", body)
-                if not body.strip(" \t") or (marker and marker != "`" * size):
-                    return self._open(key, here, line) if here.partial else _NONE
-                if marker:  # a fence would open here, but its run is the span's own length
-                    end = here.start + body.index(marker) + size
-                    unsure = end == len(text) and not self.final
-                    return self._open(key, here, line) if unsure else (here.start, end)
+                if marker or ends(para, body):
+                    if here.partial:  # "- ``" may yet be "- ```", "- ```x" "- ```x`"
+                        return self._open(key, here, line)
+                    if marker == "`" * size:  # a fence would open here, but of the span's run
+                        return here.start, here.start + body.index(marker) + size
+                    return _NONE  # the paragraph ends, or a fence opens
             for run in _TICKS.finditer(text, pos, here.stop):
                 if run.end() == len(text) and not self.final:
                     return self._open(key, here, line)  # the run may grow

@@ -58,6 +58,8 @@ _INERT = str.maketrans(
     }
 )
 
+_SHOWN = str.maketrans({"\uff08": "(", "\uff09": ")"})  # ``inert``'s parentheses, read back
+
 
 def source_tag(number: int) -> str:
     """How the prompt numbers a block, and how the model cites it."""
@@ -68,6 +70,32 @@ def inert(text: str) -> str:
     """Note text as a prompt shows it: a source marker written in a note ("[S2]", "(S2)")
     cannot pass for the number of a block, its brackets turned to look-alikes ("\uff3bS2\uff3d")."""
     return SOURCES.sub(lambda m: m.group(0).translate(_INERT), text)
+
+
+def as_shown(given: str) -> str:
+    """What the prompt showed the model as ``shown_name`` compares with it: case aside, any run
+    of whitespace as one space, the look-alikes ``inert`` wrote for a note's parentheses as
+    parentheses."""
+    return " ".join(given.translate(_SHOWN).split()).casefold()
+
+
+def shown_name(text: str, i: int, end: int, shown: str) -> bool:
+    """Whether the parenthesis ``text[i:end]`` and the word right before it ("Databases (S2)")
+    are written so in ``shown`` (``as_shown``), the word not the end of a longer one there: a
+    name the model copied, not a citation. No word before it ("… at Acme. (S2)"): no name."""
+    stop = i
+    while stop and text[stop - 1].isspace():
+        stop -= 1
+    start = stop
+    while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    if stop == i or start == stop:
+        return False
+    name = as_shown(f"{text[start:stop]} {text[i:end]}")
+    at = shown.find(name)
+    while at > 0 and (shown[at - 1].isalnum() or shown[at - 1] == "_"):
+        at = shown.find(name, at + 1)  # "MyDatabases (S2)" names no "Databases (S2)"
+    return at >= 0
 
 
 def cited_numbers(marker: re.Match[str]) -> list[int]:

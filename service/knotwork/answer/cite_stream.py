@@ -50,10 +50,11 @@ class CitationStream:
     def cut(self) -> str:
         """The rest of an answer cut off by a limit: a citation the cut split ("… [S1" of
         "[S12]", "… [notes.md#In" of a label) is left out of ``text`` rather than shown as a
-        bracket that cites nothing."""
-        start = OPENING.search(self._text, self._pos)
-        if start and self._scanner.split_at(self._text, start.start()):
-            self._text = self._text[: start.start()]
+        bracket that cites nothing. It may follow brackets still undecided ("Press ` (x) [S1")."""
+        for start in OPENING.finditer(self._text, self._pos):
+            if self._scanner.split_at(self._text, start.start()):
+                self._text = self._text[: start.start()]
+                break
         return self._emit(final=True)
 
     @property

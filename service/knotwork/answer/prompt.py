@@ -78,8 +78,9 @@ class Prompt:
     fence: Fence
     sources: dict[int, Hit]  # source number → the hit it names, for this request only
     left_out: int  # hits that did not fit the context window
-    # The question, the chunks' text and the facts shown, as the user and the notes wrote them
-    # (before ``inert``): a "(S23)" the model copies from them is a name, not a citation.
+    # What the model was shown besides the fixed rules: the user message as sent (the blocks'
+    # headers and text, cut to fit, the fact lines, the question). A name with a parenthesis the
+    # model copies from it ("Galaxy (S23)") is text, not a citation (``answer.cite``).
     given: str
 
 
@@ -158,14 +159,12 @@ def build_prompt(question: str, evidence: Evidence, context_window: int) -> Prom
     blocks = [
         f"{fence.begin(header)}\n{texts[n]}\n{fence.end()}" for n, header in enumerate(headers, 1)
     ]
-    given = [question, *(hit.text for hit in sources.values())]
     if facts:
         block = f"{fence.begin('facts: subject | predicate | object | source')}\n"
         block += "\n".join(facts) + "\n"
         if budget - len(block) > 0:
             blocks.append(block + fence.end())
             sources.update(extra)  # numbers a fact line gives, cited only if the model saw it
-            given += [str(v) for f in evidence.facts for v in (f.subject, f.predicate, f.object)]
     context = "\n\n".join(blocks)
     user = f"{FENCE_LINE}{fence.token}\n\nContext:\n\n{context}\n\nQuestion: {question}"
     return Prompt(
@@ -176,5 +175,5 @@ def build_prompt(question: str, evidence: Evidence, context_window: int) -> Prom
         fence=fence,
         sources=sources,
         left_out=len(hits) - included,
-        given="\n".join(given),
+        given=user,
     )

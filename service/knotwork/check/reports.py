@@ -31,6 +31,8 @@ class Neo4jReport(BaseModel):
     # Neo4j refused the credentials: the fix is the password, not a start. Left out of the
     # JSON (``error`` says it in words), so /health's shape does not change.
     credentials_refused: bool = Field(default=False, exclude=True)
+    # The driver found no server to talk to (down, a wrong port or host): the fix is a start.
+    unreachable: bool = Field(default=False, exclude=True)
 
 
 class ModelReport(BaseModel):
@@ -52,6 +54,10 @@ class ManifestReport(BaseModel):
     ok: bool
     stored: dict[str, Any] | None = None
     error: str | None = None
+    # What the capabilities say of a manifest that fails, short (``error`` says it whole),
+    # and the fix that works for it; left out of the JSON, as ``error`` says them in words.
+    reason: str | None = Field(default=None, exclude=True)
+    fix: str | None = Field(default=None, exclude=True)
 
 
 class Capability(BaseModel):

@@ -9,13 +9,14 @@ import contextlib
 import functools
 import logging
 import os
+import re
 import signal
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -32,9 +33,12 @@ from knotwork.errors import (
     VaultPathError,
     VaultUnavailableError,
 )
-from knotwork.graph.lease import Lease, holding
+from knotwork.graph.lease import WATCHED, Lease, holding
 from knotwork.redact import install_log_redaction, redact
 from knotwork.settings import get_settings
+
+if TYPE_CHECKING:
+    from rich.progress import ProgressColumn
 
 app = App(
     help="Knotwork: a Markdown vault as a live knowledge graph in Neo4j.",
@@ -120,13 +124,20 @@ def _end_by(sig: signal.Signals) -> NoReturn:
     raise typer.Exit(128 + sig)  # only if the signal is blocked
 
 
-def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> T:
+def with_core(
+    work: Callable[[Core], Awaitable[T]],
+    *,
+    models: bool = False,
+    first: Callable[[Core], Awaitable[None]] | None = None,
+) -> T:
     """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
     SIGTERM and SIGHUP cancel it, as Ctrl-C does, and then end the process.
 
     ``models``: the command calls the models, so their clients are built first and a setting
     that cannot work (e.g. the in-process model's vector size) stops it before any work. The
     others never import LlamaIndex.
+    ``first``: the refusals that need no model (no vault folder, the vault's lease held by
+    another writer), before the model clients are built: said at once, not seconds later.
     """
     stopped: list[signal.Signals] = []
 
@@ -135,6 +146,8 @@ def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> 
         assert task is not None
         _cancel_on_signals(task, stopped)
         async with open_core(get_settings()) as core:
+            if first is not None:
+                await first(core)
             if models:
                 core.models.load()
             return await work(core)
@@ -148,11 +161,16 @@ def with_core(work: Callable[[Core], Awaitable[T]], *, models: bool = False) -> 
             _end_by(stopped[0])
 
 
-def writing(core: Core, vault: str, mode: str) -> AbstractAsyncContextManager[Lease]:
+def writer_lease(core: Core, watched: str = WATCHED) -> Lease:
+    """The lease of the configured vault for a command that writes it; ``watched``: what the
+    command's refusal advises while a watcher holds the vault."""
+    return Lease(core.store, core.settings.vault_name, core.settings.lease_ttl_s, watched=watched)
+
+
+def writing(core: Core, mode: str, watched: str = WATCHED) -> AbstractAsyncContextManager[Lease]:
     """The vault's lease for a command that writes the graph but does not watch the files:
     refused (LeaseHeldError, exit 1) while a watcher or another writer holds it."""
-    lease = Lease(core.store, vault, core.settings.lease_ttl_s)
-    return holding(lease, {"mode": mode, "watches": False})
+    return holding(writer_lease(core, watched), {"mode": mode, "watches": False})
 
 
 PROGRESS_EVERY_S = 10.0
@@ -160,15 +178,22 @@ SHOWN_WIDTH = 40  # the bar's text before the bar itself
 
 
 def _progress_lines() -> Callable[[int, int, str], None]:
+    """Off a terminal: a line every ``PROGRESS_EVERY_S`` at most, and the end of a step a line
+    said (its name before ": ", less its numbers, and its total), so a long step is seen to
+    finish. The ends of the steps no line said are not said: a sync's every unit of notes
+    embedded would be a line."""
     started = last = time.monotonic()
+    said: tuple[str, int] | None = None  # the step the last line said, until it ends
 
     def progress(done: int, total: int, what: str) -> None:
-        nonlocal last
+        nonlocal last, said
         now = time.monotonic()
-        if now - last >= PROGRESS_EVERY_S or (done == total and now - started >= PROGRESS_EVERY_S):
-            last = now
-            # ``what`` names the step and so what is counted (files read, notes written,
-            # chunks extracted, questions asked): the count is never called notes for all.
+        step = (re.sub(r"\d", "", what.partition(": ")[0]), total)  # retry's "embedded 8/9"
+        ends = done == total and step == said
+        if now - last >= PROGRESS_EVERY_S or ends:
+            last, said = now, None if ends else step
+            # ``what`` names the step and so what is counted (files read, chunks embedded,
+            # notes written, chunks extracted, questions asked): never notes for all.
             log.info("%s (%d of %d, %.0f s)", what, done, total, now - started)
 
     return progress
@@ -186,20 +211,46 @@ def shown(what: str, width: int = SHOWN_WIDTH) -> str:
     return "…" + what[-(width - 1) :]
 
 
+def running_columns() -> tuple[ProgressColumn, ProgressColumn]:
+    """A spinner and a clock that go on at "N of N" too: a step that has counted all it counts
+    may still run (the write after the last chunk embedded, the entities linked after the last
+    note), and rich stops both once a count is full."""
+    from datetime import timedelta
+
+    from rich.console import RenderableType
+    from rich.progress import SpinnerColumn, Task, TimeElapsedColumn
+    from rich.text import Text
+
+    class Spinner(SpinnerColumn):
+        def render(self, task: Task) -> RenderableType:
+            return self.spinner.render(task.get_time())
+
+    class Clock(TimeElapsedColumn):
+        def render(self, task: Task) -> Text:
+            elapsed = timedelta(seconds=max(0, int(task.elapsed or 0)))
+            return Text(str(elapsed), style="progress.elapsed")
+
+    return Spinner(), Clock()
+
+
 @contextmanager
 def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
-    """A terminal progress bar for long syncs; yields the callback that moves it. Where stderr
-    is no terminal (compose's logs, a file), a log line every ``PROGRESS_EVERY_S`` instead."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """A terminal progress bar for long syncs; yields the callback that moves it. Its spinner
+    and clock go on while a step takes long between two moves (a model on a large note).
+    Where stderr is no terminal (compose's logs, a file), a log line every
+    ``PROGRESS_EVERY_S`` instead."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     if not console().is_terminal:
         yield _progress_lines()
         return
+    spinner, clock = running_columns()
     with Progress(
+        spinner,
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TimeElapsedColumn(),
+        clock,
         console=console(),
         transient=True,
     ) as bar:

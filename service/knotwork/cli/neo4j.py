@@ -10,7 +10,7 @@ from knotwork.cli.app import app, fail
 from knotwork.cli.helptext import App
 from knotwork.errors import KnotworkError
 from knotwork.local_neo4j.server import LocalNeo4j
-from knotwork.settings import get_settings
+from knotwork.settings import get_settings, no_env_file_here
 
 neo4j_app = App(
     help="A local Neo4j server from Maven Central jars (no Docker).", no_args_is_help=True
@@ -23,6 +23,18 @@ def _local() -> LocalNeo4j:
         return LocalNeo4j(get_settings())
     except KnotworkError as exc:
         raise fail(exc) from exc
+
+
+def _elsewhere(local: LocalNeo4j) -> str:
+    """Why a server that runs may not be found: with no .env here, a relative
+    KNOTWORK_NEO4J_LOCAL_DIR (the default) is looked for in this folder, not the project's."""
+    missing = no_env_file_here()
+    if missing is None or local.settings.neo4j_local_dir.is_absolute():
+        return ""
+    return (
+        f"; {missing}, so the instance was looked for in this folder: run this from the "
+        "folder holding your .env (where `knotwork neo4j start` ran)"
+    )
 
 
 @neo4j_app.command("start")
@@ -50,24 +62,26 @@ def neo4j_start(
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop the local server."""
+    local = _local()
     try:
-        stopped = _local().stop()
+        stopped = local.stop()
     except KnotworkError as exc:
         raise fail(exc) from exc
-    typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
+    typer.echo("Neo4j stopped" if stopped else f"Neo4j was not running{_elsewhere(local)}")
 
 
 @neo4j_app.command("status")
 def neo4j_status() -> None:
     """Say whether the local server runs and answers Bolt; exit 1 when it does not."""
-    status = _local().status()
+    local = _local()
+    status = local.status()
     if status.running:
         typer.echo(
             f"running (pid {status.pid}), Bolt {'ready' if status.bolt_ready else 'not ready'}"
             f" at {status.bolt_uri}, home {status.home}"
         )
     else:
-        typer.echo(f"not running (home {status.home})")
+        typer.echo(f"not running (home {status.home}){_elsewhere(local)}")
     raise typer.Exit(0 if status.bolt_ready else 1)
 
 

@@ -113,13 +113,15 @@ def watch_stopped(root: Path | None, unwritten: int, model_pending: int) -> list
     lines = [f"stopped watching {root}"]
     if unwritten:
         lines.append(
-            f"{unwritten} changes were not written (see the warnings above): the next "
-            "`knotwork watch` or `knotwork ingest` writes them"
+            f"{unwritten} {'change was' if unwritten == 1 else 'changes were'} not written (see "
+            "the warnings above): the next `knotwork watch` or `knotwork ingest` writes "
+            f"{'it' if unwritten == 1 else 'them'}"
         )
     if model_pending:
         lines.append(
-            f"{model_pending} chunks wait for the model's extraction: the next `knotwork "
-            "watch` or `knotwork retry` does them"
+            f"{model_pending} {'chunk waits' if model_pending == 1 else 'chunks wait'} for the "
+            "model's extraction: the next `knotwork watch` or `knotwork retry` does "
+            f"{'it' if model_pending == 1 else 'them'}"
         )
     return lines
 

@@ -57,23 +57,6 @@ def _request(question: str, **fields: Any) -> QueryRequest:
         raise typer.Exit(2) from exc
 
 
-def _print_answer(body: dict[str, Any]) -> None:
-    if body["answer"] is not None:
-        typer.echo(body["answer"])
-    elif body["status"] == "model_unavailable":
-        typer.secho("the chat model did not answer; the best evidence:", fg=typer.colors.YELLOW)
-    if body["citations"]:
-        # Unnumbered: a stray "[1]" in the answer must not read as a pointer into this list.
-        # A source is found by its label, "[path#heading]" in the text, "path#heading" here.
-        typer.echo("\nsources:")
-        for c in body["citations"]:
-            typer.echo(f"  - {cite(c)}")
-    for dropped in body["dropped_citations"]:
-        typer.secho(f"dropped a citation no source supports: {dropped}", fg=typer.colors.YELLOW)
-    for warning in body["warnings"]:
-        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
-
-
 @contextmanager
 def _warned_once() -> Iterator[None]:
     """The answer's problems (a model down, an answer cut) are printed as its warnings: the log
@@ -112,8 +95,7 @@ def ask(
     as_json: Json = False,
 ) -> None:
     """Answer a question from the notes, with checked citations (the same as POST /query)."""
-    from knotwork.answer.respond import answer
-    from knotwork.api.schemas import query_response
+    from knotwork.cli.answering import asked
 
     options = dict(
         mode=mode, top_k=top_k, folder=folder, tags=tag or [], date_from=date_from,
@@ -122,12 +104,7 @@ def ask(
     first = _request(question, **options) if question is not None else None
 
     async def one(core: Core, q: QueryRequest) -> int:
-        result = await answer(
-            core, q.question, mode=q.mode, top_k=q.top_k, filters=q.filters.to_filters()
-        )
-        body = query_response(result).model_dump(mode="json")
-        print_json(body) if as_json else _print_answer(body)
-        return _answer_exit(body["status"])
+        return _answer_exit((await asked(core, q, as_json=as_json))["status"])
 
     async def work(core: Core) -> int:
         await _same_models(core)

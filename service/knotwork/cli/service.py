@@ -13,11 +13,12 @@ import typer
 from knotwork import __version__
 from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
-from knotwork.cli.app import app, fail, progress_bar, with_core, writing
+from knotwork.cli.app import app, fail, progress_bar, with_core, writer_lease, writing
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.llm.ollama_probe import not_pulled
 from knotwork.llm.vectors import embed_batch
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings, read_env_file
@@ -170,9 +171,14 @@ def reembed() -> None:
     """Re-embed every chunk with the configured embedding model and rebuild the vector index.
 
     Holds the lease of KNOTWORK_VAULT_NAME meanwhile: stop the watcher first."""
+    # A watcher embeds with the model it started with: it must not go on beside the new one.
+    watched = (
+        "The watcher embeds with the model it started with: stop it first, run `knotwork "
+        "reembed`, then start it again with the new settings"
+    )
 
     async def work(core: Core) -> tuple[int, int]:
-        async with writing(core, core.settings.vault_name, "cli-reembed"):
+        async with writing(core, "cli-reembed", watched):
             dimension = core.settings.embed_dimension
 
             async def embed(texts: list[str]) -> list[list[float]]:  # checked before stored
@@ -189,7 +195,9 @@ def reembed() -> None:
                 )
             return count, await Ingestor(core).link_entities()
 
-    count, linked = with_core(work, models=True)
+    count, linked = with_core(
+        work, models=True, first=lambda core: writer_lease(core, watched).check_free()
+    )
     typer.echo(f"re-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
     typer.echo(f"entity names embedded again; similar entities linked: {linked}")
 
@@ -219,11 +227,8 @@ def _print_report(report: HealthReport) -> None:
             + (f" (version {o.version})" if o.version else f": {o.error}"),
         )
         for model in o.models:
-            line(
-                model.present,
-                f"{model.role} model {model.name}"
-                + ("" if model.present else f" is not pulled; run: {model.pull_command}"),
-            )
+            said = f"model {model.name}" if model.present else not_pulled(model.name)
+            line(model.present, f"{model.role} {said}")
     if (c := report.llm_server) is not None:
         line(
             c.reachable,

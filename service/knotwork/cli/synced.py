@@ -12,7 +12,7 @@ from knotwork.cli.app import MAX_LISTED
 from knotwork.core import Core
 from knotwork.errors import EmptyVaultError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
-from knotwork.ingest.sync import SyncReport
+from knotwork.ingest.sync import Progress, SyncReport
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
 from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
 
@@ -92,13 +92,16 @@ def print_sync(
         typer.secho(f"error: {error}", fg=typer.colors.RED)
 
 
-async def calibrate_once(core: Core, vault: str, summary: SyncSummary) -> Calibration | None:
+async def calibrate_once(
+    core: Core, vault: str, summary: SyncSummary, progress: Progress | None = None
+) -> Calibration | None:
     """Calibrate the relevance gate of a vault not yet calibrated for this embedding model,
-    once every chunk is embedded (probes against half-embedded notes would set it too low)."""
+    once every chunk is embedded (probes against half-embedded notes would set it too low);
+    ``progress`` counts the probes asked."""
     if summary.stats["pending_embeddings"] or await is_calibrated(core, vault):
         return None
     try:
-        return await calibrate_vault(core, vault)
+        return await calibrate_vault(core, vault, progress)
     except EmptyVaultError:  # an empty vault, or notes without text: calibrated once it has some
         return None
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writing
+from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writer_lease, writing
 from knotwork.cli.options import VaultPath
 from knotwork.cli.synced import (
     SyncSummary,
@@ -19,11 +19,24 @@ from knotwork.cli.synced import (
     sync_summary,
 )
 from knotwork.core import Core
-from knotwork.errors import KnotworkError
+from knotwork.errors import ConfigError, KnotworkError
+from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve.calibrate import calibrate_vault
 from knotwork.retrieve.relevance import Calibration
+
+NO_FOLDER = "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"
+# What `ingest` refused by a watcher is told: the watcher already does what it would.
+INGEST_WATCHED = (
+    "The watcher already syncs this vault, every change as it is saved, so there is nothing "
+    "to do here; to run `knotwork ingest` anyway (with --new-folder, say), stop the watcher "
+    "first"
+)
+WATCH_WATCHED = (
+    "The watcher already follows this vault, and one is enough, so there is nothing to do "
+    "here; to watch it from here, stop that one first"
+)
 
 
 @app.command()
@@ -44,13 +57,18 @@ def ingest(
     async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
-        async with writing(core, ingestor.vault, "cli-ingest"):
-            with progress_bar() as progress:
+        with progress_bar() as progress:  # on to the calibration: no silent seconds after
+            async with writing(core, "cli-ingest", INGEST_WATCHED):
                 report = await sync_vault(ingestor, progress, new_folder=new_folder)
-        summary = await sync_summary(core, report, ingestor.vault)
-        return summary, await calibrate_once(core, ingestor.vault, summary)
+            summary = await sync_summary(core, report, ingestor.vault)
+            return summary, await calibrate_once(core, ingestor.vault, summary, progress)
 
-    summary, calibration = with_core(work, models=True)
+    async def refused(core: Core) -> None:
+        if (path or core.settings.vault_path) is None:
+            raise ConfigError(NO_FOLDER)
+        await writer_lease(core, INGEST_WATCHED).check_free()
+
+    summary, calibration = with_core(work, models=True, first=refused)
     print_sync(summary)
     if calibration is not None:
         print_calibration(calibration)
@@ -65,7 +83,8 @@ def calibrate() -> None:
 
     async def work(core: Core) -> Calibration:
         await core.ensure_ready()
-        return await calibrate_vault(core, core.settings.vault_name)
+        with progress_bar() as progress:
+            return await calibrate_vault(core, core.settings.vault_name, progress)
 
     print_calibration(with_core(work, models=True))
 
@@ -89,6 +108,11 @@ def retry(
     from knotwork.ingest.retry import Retried, errors_pending, retry_all
     from knotwork.watch.watcher import RETRY_PENDING_S
 
+    watched = (
+        f"The watcher finishes the pending chunks itself, every {RETRY_PENDING_S:.0f} s once "
+        "the model answers, so there is nothing to do here"
+    )
+
     async def work(core: Core) -> tuple[int, Retried]:
         await core.ensure_ready()
         ingestor = Ingestor(core)
@@ -96,27 +120,27 @@ def retry(
         # write of notes, so it needs no lease.
         back = await errors_pending(ingestor.models) if errors else 0
         try:
-            async with writing(core, ingestor.vault, "cli-retry"):
+            async with writing(core, "cli-retry", watched):
                 with progress_bar() as progress:
                     return back, await retry_all(ingestor.models, progress)
-        except LeaseHeldError as exc:
-            holder = await lease_status(core.store, ingestor.vault)
-            if holder is None or not watches(holder):
-                if errors:  # done without the lease: said before the refusal
-                    typer.echo(f"{back} chunks whose extraction had failed are pending again")
+        except LeaseHeldError:
+            if not errors:
                 raise
-            if errors:
-                typer.echo(
-                    f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
-                    f"chunks put back within {RETRY_PENDING_S:.0f} s once the model answers"
-                )
-                return back, Retried()
-            raise LeaseHeldError(
-                f"{exc} That writer is a watcher: it finishes the pending chunks itself, every "
-                f"{RETRY_PENDING_S:.0f} s once the model answers, so there is nothing to do here."
-            ) from exc
+            holder = await lease_status(core.store, ingestor.vault)
+            if holder is None or not watches(holder):  # done without the lease: said first
+                typer.echo(f"{back} chunks whose extraction had failed are pending again")
+                raise
+            typer.echo(
+                f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
+                f"chunks put back within {RETRY_PENDING_S:.0f} s once the model answers"
+            )
+            return back, Retried()
 
-    back, done = with_core(work, models=True)
+    async def refused(core: Core) -> None:  # --errors puts chunks back under any holder
+        if not errors:
+            await writer_lease(core, watched).check_free()
+
+    back, done = with_core(work, models=True, first=refused)
     if errors:
         typer.echo(f"{back} chunks whose extraction had failed are pending again")
     typer.echo(f"embedded {done.embedded} chunks, extracted {done.extracted}")
@@ -138,40 +162,56 @@ def retry(
 @app.command()
 def watch(
     path: VaultPath = None,
+    ready_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--ready-file",
+            metavar="FILE",
+            help="create FILE once the watcher holds the vault and begins its first sync "
+            "(scripts/run starts the API then)",
+        ),
+    ] = None,
 ) -> None:
     """Follow the vault: reconcile, then keep the graph in step with every change."""
     import signal
 
     from knotwork.cli.printed import watch_stopped
-    from knotwork.graph.lease import Lease
     from knotwork.retrieve.notes import vault_stats
-    from knotwork.watch.watcher import VaultWatcher
+    from knotwork.watch.watcher import VaultWatcher, folder_to_follow
+
+    def lease(core: Core) -> Lease:
+        return writer_lease(core, WATCH_WATCHED)
 
     async def work(core: Core) -> None:
         await core.ensure_ready()
         ingestor = Ingestor(core, root=path)
-        watcher = VaultWatcher(
-            ingestor, Lease(core.store, ingestor.vault, core.settings.lease_ttl_s)
-        )
+        watcher = VaultWatcher(ingestor, lease(core))
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, watcher.stop)
         with progress_bar() as progress:
             ready = asyncio.Event()
             task = asyncio.create_task(watcher.run(progress, ready))
-            await asyncio.wait(
-                [task, asyncio.create_task(ready.wait())], return_when=asyncio.FIRST_COMPLETED
-            )
+            if ready_file is not None and await _first(task, watcher.started):
+                try:
+                    ready_file.touch()
+                except OSError as exc:  # never made, it would keep its reader waiting
+                    watcher.stop()
+                    await task
+                    raise ConfigError(f"--ready-file {ready_file}: {exc.strerror}") from exc
+            await _first(task, ready)
         if not task.done():
             if watcher.last_report is not None:  # the first sync's summary, then the watch
                 finisher = (
-                    "this watcher does them in the background, beside its writes (a model "
-                    f"not answering is asked again every {watcher.retry_s:.0f} s; `knotwork "
-                    "retry` waits for the watcher's lease)"
+                    "this watcher does them in the background, beside its writes, once the "
+                    f"model answers (one not answering is asked again every "
+                    f"{watcher.retry_s:.0f} s)"
                 )
                 summary = await sync_summary(core, watcher.last_report, ingestor.vault)
                 print_sync(summary, finisher, why="")
-                if calibration := await calibrate_once(core, ingestor.vault, summary):
+                with progress_bar() as progress:
+                    calibration = await calibrate_once(core, ingestor.vault, summary, progress)
+                if calibration is not None:
                     print_calibration(calibration)
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
@@ -182,7 +222,21 @@ def watch(
         for line in watch_stopped(watcher.root, len(watcher.pending), model_pending):
             typer.echo(line)
 
-    with_core(work, models=True)
+    async def refused(core: Core) -> None:  # the watcher's own refusals at its start
+        folder_to_follow(path or core.settings.vault_path)
+        await lease(core).check_free()
+
+    with_core(work, models=True, first=refused)
+
+
+async def _first(task: asyncio.Task[None], event: asyncio.Event) -> bool:
+    """Wait until ``event`` is set or ``task`` ends: whether the event was set."""
+    waiting = asyncio.create_task(event.wait())
+    try:
+        await asyncio.wait([task, waiting], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiting.cancel()
+    return event.is_set()
 
 
 @app.command()

@@ -42,13 +42,29 @@ REST_EXTRACT_MODE = "rest-extract"
 Status = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 
 
+# What a writer refused by a watcher is told, unless its command words its own: the watcher
+# never "finishes" (it follows the vault until stopped), and it does a writer's work itself.
+WATCHED = (
+    "The watcher keeps this vault in step itself (every change, and the chunks a model left "
+    "pending once it answers), so there is nothing to do here; to run this writer anyway, stop "
+    "the watcher first"
+)
+
+
 class Lease:
     def __init__(
-        self, store: GraphStore, vault: str, ttl_s: int, holder: str | None = None
+        self,
+        store: GraphStore,
+        vault: str,
+        ttl_s: int,
+        holder: str | None = None,
+        *,
+        watched: str = WATCHED,
     ) -> None:
         self.store, self.vault, self.ttl_s = store, vault, ttl_s
         self.host, self.pid = socket.gethostname(), os.getpid()
         self.holder = holder or new_holder_id()
+        self.watched = watched  # the refusal's advice when a watcher holds the vault
 
     async def acquire(self, status: Mapping[str, Any] | None = None) -> None:
         """Take the lease, or renew it when this holder has it; LeaseHeldError when another
@@ -75,20 +91,42 @@ class Lease:
             )
         row = rows[0]
         if not row["ok"]:
-            raise LeaseHeldError(
-                f"vault {self.vault!r} is being written by {row['holder']} (host {row['host']}, "
-                f"pid {row['pid']}, mode {row['mode']}, last heartbeat {row['heartbeat_at']}); "
-                f"only one writer per vault. {self._advice(row['mode'])}"
-            )
+            raise LeaseHeldError(self.refusal(row))
 
-    def _advice(self, mode: str | None) -> str:
+    async def check_free(self) -> None:
+        """LeaseHeldError, worded as ``acquire``'s, when another live holder has the lease now;
+        nothing is taken. A look before a writer's slow start (the model clients), so it is
+        refused at once; ``acquire`` still decides. The API's background extraction is left to
+        it: that holder gives the lease back within moments, maybe before the start is over."""
+        rows = await self.store.read(LEASE_GET, vault=self.vault)
+        row = rows[0]["lease"] if rows and rows[0]["live"] else {}
+        if row and row.get("holder") != self.holder and row.get("mode") != REST_EXTRACT_MODE:
+            raise LeaseHeldError(self.refusal(row))
+
+    def refusal(self, row: Mapping[str, Any]) -> str:
+        """Why this writer is refused: who holds the lease (said to be a watcher when it is
+        one), and what to do about it."""
+        watcher = "the watcher " if watches(row) else ""
+        return (
+            f"vault {self.vault!r} is being written by {watcher}{row['holder']} (host "
+            f"{row['host']}, pid {row['pid']}, mode {row['mode']}, last heartbeat "
+            f"{row['heartbeat_at']}); only one writer per vault. {self._advice(row)}"
+        )
+
+    def _advice(self, row: Mapping[str, Any]) -> str:
         """What the refused writer can do: a holder that takes the lease a few chunks at a
-        time (the API's background extraction) needs no stopping, only a moment."""
-        if mode == REST_EXTRACT_MODE:
+        time (the API's background extraction) needs no stopping, only a moment; a watcher
+        never finishes, and already does what most writers would."""
+        if row.get("mode") == REST_EXTRACT_MODE:
             return (
                 "That writer is the API server extracting facts for notes written over REST, a "
                 "few chunks at a time; it gives the lease back between passes, so try again "
                 "shortly (or stop the API)."
+            )
+        if watches(row):
+            return (
+                f"{self.watched} (a watcher that was killed gives the vault up {self.ttl_s} s "
+                "after its last heartbeat)."
             )
         return f"Stop that writer (or wait for it to finish), or wait {self.ttl_s} s after it died."
 

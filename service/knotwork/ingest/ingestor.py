@@ -23,11 +23,11 @@ from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import NOTES_GONE_STATE, NOTES_STATE
 from knotwork.ingest import draft as drafting
-from knotwork.ingest import extract, moved, retry, write, written
+from knotwork.ingest import extract, moved, retry, waiting, write, written
 from knotwork.ingest import resolve as resolving
 from knotwork.ingest.batch import NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
-from knotwork.ingest.modelcalls import ModelCalls
+from knotwork.ingest.modelcalls import EmbedProgress, ModelCalls
 from knotwork.ingest.states import delete_outcome, draft_change
 from knotwork.ingest.written import BatchProgress
 from knotwork.text.language import setting_key
@@ -66,6 +66,9 @@ class Ingestor:
         # by its content (ingest/moved.py). The watcher turns it on: its events may misname a
         # move, and the note would be embedded all again as new.
         self.find_moves = False
+        # Who embeds and extracts the chunks a model down left pending, as a warning says:
+        # "the watcher", "the server" (their background passes), or `knotwork retry` (None).
+        self.finisher: str | None = None
 
     # -- public calls ----------------------------------------------------------------------
 
@@ -191,12 +194,12 @@ class Ingestor:
                 drafts[made.path] = made
         return Drafted(states, outcomes, drafts, deletes)
 
-    async def embed(self, drafted: Drafted) -> Drafted:
-        """Every draft's new chunks embedded in one call (the client batches it further); a
-        model that cannot answer leaves them pending, with a warning on the note.
-        ManifestMismatchError, before the model is asked, when the graph was re-embedded with
-        another model meanwhile (``Core.check_manifest``): its vectors would be stored where
-        the vector index ignores them."""
+    async def embed(self, drafted: Drafted, progress: EmbedProgress | None = None) -> Drafted:
+        """Every draft's new chunks embedded in one call (the client batches it further; a
+        sync's ``progress`` is told each slice); a model that cannot answer leaves them
+        pending, with a warning on the note. ManifestMismatchError, before the model is asked,
+        when the graph was re-embedded with another model meanwhile (``Core.check_manifest``):
+        its vectors would be stored where the vector index ignores them."""
         drafts, outcomes = drafted.drafts, drafted.outcomes
         fresh = {path: d.fresh() for path, d in drafts.items()}
         chunks = [c for cs in fresh.values() for c in cs]
@@ -205,7 +208,7 @@ class Ingestor:
         if self.embed_enabled:
             await self.core.check_manifest()
         owners = {c.id: path for path, cs in fresh.items() for c in cs}  # counted if it fails
-        vectors = await self.models.embed(drafting.embed_inputs(chunks), owners)
+        vectors = await self.models.embed(drafting.embed_inputs(chunks), owners, progress)
         by_path = {o.path: o for o in outcomes}
         if vectors is None:
             if self.embed_enabled:
@@ -214,7 +217,7 @@ class Ingestor:
                         by_path[path].models_down = True
                         by_path[path].warnings.append(
                             f"{path}: {self.models.embed_failed}; "
-                            f"{len(cs)} chunks wait for `knotwork retry`"
+                            f"{waiting.left_pending(len(cs), self.finisher)}"
                         )
             return drafted
         found = dict(zip([c.id for c in chunks], vectors, strict=True))

@@ -14,6 +14,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
 
 from knotwork import background
 from knotwork.errors import (
@@ -22,6 +24,7 @@ from knotwork.errors import (
     LeaseLostError,
     ManifestMismatchError,
 )
+from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.modelcalls import POSTPONED, ModelCalls
 from knotwork.outage import Outage
@@ -30,13 +33,48 @@ log = logging.getLogger(__name__)
 
 MODEL_PASS = 64  # pending chunks read per pass: the newest changes' chunks join soon
 PROGRESS_S = 30.0  # how often a long run of passes says how far it is
+# What a pass counts: a chunk's embedding and its extraction are two (ingest/retry.py).
+DONE = "embeddings and extractions"
+
+
+@dataclass
+class _Run:
+    """A run of passes, as the log says it: what it did of how much, and what it left."""
+
+    began: float
+    said: float
+    done: int = 0
+    total: int | None = None  # done and what was left, when last counted
+    exact: bool = False  # counted as the run ended (else: as it stood at the last count)
+
+    def of(self) -> str:
+        return f"{self.done} of {self.total}" if self.total is not None else f"{self.done}"
+
+    def ended(self, finished: bool) -> str:
+        """Done only when nothing is left: a run that Ctrl-C, a lost lease, Neo4j or the
+        model away cut off says it stopped, and how much it left."""
+        took = f"in {time.monotonic() - self.began:.0f} s"
+        left = None if self.total is None else max(self.total - self.done, 0)
+        if left == 0 or (left is None and finished):
+            return f"pending model work done: {self.done} {DONE} {took}"
+        if left is None:
+            return f"pending model work stopped: {self.done} {DONE} done {took}"
+        about = "" if self.exact else "about "
+        return f"pending model work stopped ({about}{left} left): {self.of()} {DONE} done {took}"
 
 
 class ModelWork:
-    """Passes of ``retry`` (chunks done, for at most so many chunks) run one at a time."""
+    """Passes of ``retry`` (embeddings and extractions done, for at most so many chunks) run
+    one at a time; ``left`` counts what the chunks still owe in the same unit (the "of N" of
+    the log's lines)."""
 
-    def __init__(self, retry: Callable[[int], Awaitable[int]]) -> None:
+    def __init__(
+        self,
+        retry: Callable[[int], Awaitable[int]],
+        left: Callable[[], Awaitable[int]] | None = None,
+    ) -> None:
         self._retry = retry
+        self._left = left
         self._task: asyncio.Task[None] | None = None
         self._again = False  # chunks written since the running pass read its own
         # The graph re-embedded with another model under this process: the passes end, and
@@ -62,32 +100,49 @@ class ModelWork:
 
     async def _passes(self) -> None:
         """Pass after pass until one does nothing (none left, the model down or in its
-        back-off) and none was asked for meanwhile. The log says what a run of passes did
-        once it ends, and how far it is every ``PROGRESS_S`` while a slow model takes long,
-        rather than a line per pass (a 500-chunk vault would log dozens)."""
-        began = said = time.monotonic()
-        done = 0
+        back-off, Neo4j away) and none was asked for meanwhile. The log says what a run of
+        passes did once it ends, and how far it is of how much every ``PROGRESS_S`` while a
+        slow model takes long, rather than a line per pass (a 500-chunk vault would log
+        dozens). What is left is counted once the first pass has done something, at each of
+        those lines and at the end (not when stopped: then as last counted)."""
+        run = _Run(began=time.monotonic(), said=time.monotonic())
+        finished = False
         try:
             while True:
                 self._again = False
                 did = await self._retry(MODEL_PASS)
-                done += did
-                if did and time.monotonic() - said >= PROGRESS_S:
-                    said = time.monotonic()
-                    log.info(
-                        "pending model work: %d chunks done so far, %.0f s", done, said - began
-                    )
+                run.done += did
+                due = did and time.monotonic() - run.said >= PROGRESS_S
+                if did and (run.total is None or due):
+                    await self._count(run)
+                if due:
+                    run.said = time.monotonic()
+                    took = run.said - run.began
+                    log.info("pending model work: %s %s done, %.0f s", run.of(), DONE, took)
                 if not (did or self._again):
+                    finished = True
                     return
         except ManifestMismatchError as exc:  # the owner says it, as it stops
             self.refused = exc
         except Exception:  # a bug: said, and the next change or period starts a pass again
             log.exception("the model's work on pending chunks failed")
         finally:  # also when stopped: what it did is in the graph, the rest stays pending
-            if done:
-                log.info(
-                    "pending model work done: %d chunks in %.0f s", done, time.monotonic() - began
-                )
+            if run.done:
+                if finished:
+                    await self._count(run, last=True)
+                log.info("%s", run.ended(finished))
+
+    async def _count(self, run: _Run, *, last: bool = False) -> None:
+        """``run``'s total as it stands: done, and what the chunks still owe; as it was when
+        Neo4j cannot say."""
+        if self._left is None:
+            return
+        try:
+            run.total = run.done + await self._left()
+        except KnotworkError as exc:
+            log.debug("the pending model work not counted: %s", exc)
+            return
+        run.exact = last
 
 
 class Standing:
@@ -177,3 +232,12 @@ async def pending_work(
     if embedded or extracted:  # a run of passes says its total (ModelWork)
         log.debug("pending model work: %d embedded, %d extracted", embedded, extracted)
     return embedded + extracted
+
+
+def model_passes(ingestor: Ingestor, *, said: Standing, outage: Outage | None = None) -> ModelWork:
+    """The passes of ``pending_work`` over ``ingestor``'s vault (the watcher's), their log
+    counting what they did of all that its chunks owe."""
+    return ModelWork(
+        partial(pending_work, ingestor, said=said, outage=outage),
+        partial(retry.pending_steps, ingestor.models),
+    )

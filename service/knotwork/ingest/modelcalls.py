@@ -5,13 +5,13 @@ ingest/retry.py (``retry.retry_all(models)``).
 A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
 Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
 chat model failing leaves the embeddings going (and the reverse). The embedding model down is
-said once while it stays down (``embed_outage``: every embed call comes here, a write's and
-each period's pass alike), and once when it answers again; so is a model answering vectors
-that cannot be stored (``vectors_outage``), which is asked again at once, with no back-off (a
-zero vector may be one text's). Each names what waits (ingest/waiting.py). Whatever is not
-embedded or extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose
-request the model refuses itself (a prompt too long for its context) is recorded as an error
-at once.
+said once while it stays down (every embed call comes here, a write's and each period's pass
+alike), and once when it answers again; so is a model answering vectors that cannot be stored,
+which is asked again at once, with no back-off (a zero vector may be one text's): both are the
+vault's trouble for the whole process (llm/embed_trouble.py), each naming what waits so far
+(ingest/waiting.py), a sync that met it the total at its end. Whatever is not embedded or
+extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model
+refuses itself (a prompt too long for its context) is recorded as an error at once.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED
 from knotwork.ingest import extract, similar, waiting, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
+from knotwork.llm.embed_trouble import EmbedTrouble
 from knotwork.llm.vectors import VectorsRejectedError, embed_batch, rejected_fix
 from knotwork.models import Chunk, Fact
 from knotwork.outage import Outage
@@ -54,7 +55,11 @@ EMBED_WAITING = "the chunks it has not embedded stay pending, out of vector sear
 # Why a note's chunks were left unembedded (its outcome's warning).
 EMBED_DOWN = "embedding model unavailable"
 EMBED_REJECTED = "embedding model answered vectors that cannot be stored"
-__all__ = ["POSTPONED", "Extracted", "ModelCalls"]
+__all__ = ["POSTPONED", "EmbedProgress", "Extracted", "ModelCalls"]
+# Told (texts embedded, of how many, the note whose chunks are embedded next) as an embedding
+# call starts and after each slice: a sync's progress, which a note of 1,500 sections would
+# otherwise hold still for the model's whole time on it.
+EmbedProgress = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -77,26 +82,18 @@ class ModelCalls:
     model_tag: str  # the chat model and extractor version an extraction is recorded under
     embed_down_until: float = 0.0  # monotonic time before which the model is not asked again
     chat_down_until: float = 0.0  # the same for the chat model
-    # Said when it begins and when the model answers again, at debug level meanwhile: a
-    # watcher's or server's pass every period would repeat it while the model stays down (a
-    # one-shot `ingest` or `retry` has its own ModelCalls, so says it once a run).
-    embed_outage: Outage = field(
-        default_factory=lambda: Outage("the embedding model", remind_s=None)
-    )
-    # The model answering vectors that cannot be stored, said alike: asked again each pass.
-    vectors_outage: Outage = field(
-        default_factory=lambda: Outage(
-            "the embedding model",
-            remind_s=None,
-            trouble="answers vectors that cannot be stored",
-            until="it answers good ones",
-            back="answers good vectors again",
-        )
-    )
     embed_failed: str = EMBED_DOWN  # why the last call that gave no vectors did not
     # Awaited before each extraction is written, raising to leave it unwritten: the watcher's
     # lease confirmed (an answer may come after another writer took it, before the heartbeat).
     before_write: Callable[[], Awaitable[None]] | None = None
+
+    @property
+    def trouble(self) -> EmbedTrouble:
+        """The embedding model's trouble with this vault, the process's (one a writer would
+        say it again with each server write), made at its first use."""
+        if (trouble := self.core.embed_trouble.get(self.vault)) is None:
+            trouble = self.core.embed_trouble[self.vault] = EmbedTrouble()
+        return trouble
 
     @property
     def chat_down(self) -> bool:
@@ -112,13 +109,17 @@ class ModelCalls:
         return self.core.settings.embed_batch_size * EMBED_SLICE_BATCHES
 
     async def embed(
-        self, texts: list[str], chunks: Mapping[str, str] | None = None
+        self,
+        texts: list[str],
+        chunks: Mapping[str, str] | None = None,
+        progress: EmbedProgress | None = None,
     ) -> list[list[float]] | None:
         """Vectors for texts, or None when the embedding model cannot answer or answers
         garbage. A slice of ``EMBED_SLICE_BATCHES`` batches at a time: the client sends a
         call's batches at once, and a CPU model times out on the last of a large note's.
-        ``chunks``: the texts' chunks (id → note path), counted among what waits when the
-        model fails (None: entity names)."""
+        ``chunks``: the texts' chunks (id → note path, in the texts' order), counted among
+        what waits when the model fails (None: entity names). ``progress``: told as the model
+        is first asked and after each slice."""
         if not self.embed_enabled or time.monotonic() < self.embed_down_until:
             return None
         try:  # built on first use: a ConfigError is a setting to fix, raised; not a model down
@@ -127,38 +128,61 @@ class ModelCalls:
             await self._down(f"not loaded: {exc}", chunks)
             return None
         size, vectors = self.embed_slice, []
-        for part in (texts[first : first + size] for first in range(0, len(texts), size)):
+        owners = list((chunks or {}).values())
+        for first in range(0, len(texts), size):
+            if progress is not None:  # the note of the slice's first text: the one under way
+                progress(first, len(texts), owners[min(first, len(owners) - 1)] if owners else "")
+            part = texts[first : first + size]
             try:
                 vectors += await embed_batch(embedder, part, self.core.settings.embed_dimension)
             except VectorsRejectedError as exc:  # garbage: asked again by a retry, not stored
                 self.embed_failed = EMBED_REJECTED
-                self.vectors_outage.failed(
+                self.trouble.refusals += 1  # at once: a pass reading meanwhile ends nothing
+                self.trouble.refused.failed(
                     f"{self.core.settings.embed_model} {exc}",
-                    await self._embed_waiting(self.vectors_outage, chunks),
+                    await self._embed_waiting(self.trouble.refused, chunks),
                     rejected_fix(exc),
                 )
                 return None
             except KnotworkError as exc:  # the model down (embed_batch says which): later
                 await self._down(f"embedding failed: {exc}", chunks)
                 return None
-            self.embed_outage.ended(": chunks are embedded again")
-            self.vectors_outage.ended(": chunks are embedded again")
+            # Back: any answer. Refused vectors are over only once none waits (``settled``).
+            self.trouble.down.ended(": chunks are embedded again")
+        if progress is not None and texts:
+            progress(len(texts), len(texts), owners[-1] if owners else "")
         return vectors
 
     async def _down(self, why: str, chunks: Mapping[str, str] | None) -> None:
         """The embedding model out of reach: let be for a while, said once while it stays."""
         self.embed_failed = EMBED_DOWN
         self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
-        self.embed_outage.failed(why, await self._embed_waiting(self.embed_outage, chunks))
+        self.trouble.down.failed(why, await self._embed_waiting(self.trouble.down, chunks))
 
     async def _embed_waiting(self, outage: Outage, chunks: Mapping[str, str] | None) -> str:
         """What waits for the embedding model: the vault's chunks pending it and ``chunks``,
-        read only as ``outage`` begins (its later tries are said at debug level)."""
+        read only as ``outage`` begins (its later tries are said at debug level). So far: a
+        sync's later units are not written yet (``said_after`` gives its total)."""
         if outage.since is not None or chunks is None:
             return EMBED_WAITING
         if (found := await self.waiting_for("embedding", chunks)) is None:
             return EMBED_WAITING
-        return f"waiting for an embedding, out of vector search: {found}"
+        return f"waiting for an embedding, out of vector search: {found} so far"
+
+    async def said_after(self, began: float) -> None:
+        """The end of a sync begun at ``began`` (monotonic): an embedding trouble that began
+        during it and stands counted only what waited then, so the total is said (the warning
+        was the trouble's)."""
+        if (outage := self.trouble.begun(began)) is None:
+            return
+        if (found := await self.waiting_for("embedding")) is not None and found.chunks:
+            log.info(
+                "%s %s: after the sync, %s %s for an embedding, out of vector search",
+                outage.what,
+                outage.trouble,
+                found,
+                "waits" if found.chunks == 1 else "wait",
+            )
 
     async def waiting_for(
         self, step: waiting.Step, held: Mapping[str, str] | None = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -27,6 +28,9 @@ from knotwork.ingest.ingestor import Ingestor
 
 UNIT = 32  # notes drafted and embedded at a time (two embedding batches of two-chunk notes)
 T = TypeVar("T")
+# Told (unit, texts embedded, of how many, the note under way) as each unit's embedding goes:
+# a sync shows the one its writer waits for.
+UnitEmbedding = Callable[[int, int, int, str], None]
 
 
 def units(changes: list[Change], batch: int) -> list[list[Change]]:
@@ -60,9 +64,11 @@ class Stages:
         batch: int,
         resolve: Callable[[Drafted], Awaitable[Prepared]],
         first_after: asyncio.Future[Any] | None = None,
+        embedding: UnitEmbedding | None = None,
     ) -> None:
         self.ingestor, self.units, self.batch, self.resolve = ingestor, units, batch, resolve
         self.first_after = first_after  # drafting beyond the first unit waits for it
+        self.embedding = embedding
         self.ahead = -(-batch // UNIT) + 1  # units in flight beyond the one taken
         # Per unit started and not taken: its drafting, embedding and resolving.
         self.tasks: dict[int, tuple[asyncio.Task[Drafted], ...]] = {}
@@ -99,7 +105,7 @@ class Stages:
         while (i := self.started) < min(first + 1 + self.ahead, len(self.units)):
             self.started += 1
             drafted = asyncio.create_task(self._draft(i, self.last[0]))
-            embedded = asyncio.create_task(self._embed(drafted, self.last[1]))
+            embedded = asyncio.create_task(self._embed(i, drafted, self.last[1]))
             self.ready[i] = asyncio.create_task(self._resolve(embedded))
             self.tasks[i], self.last = (drafted, embedded), (drafted, embedded)
 
@@ -110,11 +116,12 @@ class Stages:
         return await self.ingestor.draft(self.units[i])
 
     async def _embed(
-        self, drafted: asyncio.Task[Drafted], previous: asyncio.Task[Drafted] | None
+        self, i: int, drafted: asyncio.Task[Drafted], previous: asyncio.Task[Drafted] | None
     ) -> Drafted:
         ready = await drafted
         await _after(previous)  # one embedding at a time, in order
-        return await self.ingestor.embed(ready)
+        told = functools.partial(self.embedding, i) if self.embedding is not None else None
+        return await self.ingestor.embed(ready, told)
 
     async def _resolve(self, embedded: asyncio.Task[Drafted]) -> Prepared:
         return await self.resolve(await embedded)

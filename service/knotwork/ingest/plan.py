@@ -15,10 +15,8 @@ from knotwork.graph.queries.admin import CALIBRATION_DROP
 from knotwork.graph.queries.writes import (
     NOTE_HASHES,
     SYNC_OWED,
-    VAULT_FOLDER,
     VAULT_FOLDER_SET,
     VAULT_NAMES,
-    VaultFolderRow,
 )
 from knotwork.ingest.changes import Progress, SyncReport, Upsert
 from knotwork.ingest.draft import parse
@@ -29,9 +27,10 @@ from knotwork.vault.files import NoteScan, read_group, scan_notes
 from knotwork.vault.folders import (
     EMPTY,
     GONE_FOR_GOOD,
+    VaultFolders,
     empty_while_held,
-    folder_key,
     folder_unseen,
+    vault_folders,
 )
 
 READ_GROUP = 64  # files read per trip to a worker thread
@@ -72,7 +71,7 @@ async def plan_sync(
             facts_version=FACTS_VERSION,
             language_setting=ingestor.language_setting,
         ),
-        _folders(ingestor, root),
+        vault_folders(ingestor.core.store, ingestor.vault, root),
         asyncio.to_thread(scan_notes, root),  # symlinks skipped, case variants named
     )
     stored = {row["path"]: row["content_hash"] for row in rows}
@@ -87,9 +86,8 @@ async def plan_sync(
     unread: set[str] = set()  # listed but not readable: the graph keeps what it holds
     for start in range(0, len(paths), READ_GROUP):
         group = paths[start : start + READ_GROUP]
-        if progress:
-            for i, path in enumerate(group, start):
-                progress(i, len(paths), f"reading {path}")
+        if progress:  # the files read so far: the bar ends at all of them, once read
+            progress(start, len(paths), f"reading notes: {group[0]}")
         for path, read in await asyncio.to_thread(read_group, root, group, limit):
             if isinstance(read, KnotworkError):
                 kept = "; the graph keeps its last version" if path in stored else ""
@@ -99,6 +97,8 @@ async def plan_sync(
             note, hashes[path] = read
             report.warnings += note.warnings
             texts[path] = (note.text, note.mtime)
+    if progress and paths:
+        progress(len(paths), len(paths), f"reading notes: {paths[-1]}")
     # Judged once read: a folder holds a note of the vault only with its path and its content.
     await _refuse_another_folder(ingestor, folders, stored, hashes, new_folder)
     if hashes and all(digest is None for digest in stored.values()):
@@ -183,50 +183,27 @@ def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:
         raise VaultUnavailableError(f"the vault folder {root} {unseen}{nothing}")
 
 
-@dataclass(frozen=True)
-class _Folders:
-    path: str  # this sync's folder, resolved
-    ident: str | None  # its identity (device:inode)
-    was: VaultFolderRow  # the folder the vault was last synced from, as recorded
-
-
-async def _folders(ingestor: Ingestor, root: Path) -> _Folders:
-    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
-    [was] = await ingestor.core.store.read(VAULT_FOLDER, vault=ingestor.vault)
-    return _Folders(path, ident, was)
-
-
 async def _refuse_another_folder(
     ingestor: Ingestor,
-    folders: _Folders,
+    folders: VaultFolders,
     stored: dict[str, str | None],
     hashes: dict[str, str],
     new_folder: bool,
 ) -> None:
-    """Stop before a sync takes the notes of another folder for deleted: a second vault under
-    the default name (compose mounts any vault at /vault), a subfolder, another drive at the
-    mount point, a typo. The folder is the vault's when it is the one the last sync read (the
-    same path and identity), or else when it holds at least half of the notes the graph holds,
-    each at its path with its content (``hashes``, the files read): moved, mounted elsewhere,
-    made again. Neither a path nor an inode, which a new folder may reuse at once, tells that
-    alone, nor do paths: two vaults made from one template share most of theirs. It is
-    recorded as the vault's then, on a first sync, on a graph written before folders were
-    recorded, and with ``new_folder``."""
-    store, vault = ingestor.core.store, ingestor.vault
-    path, ident, was = folders.path, folders.ident, folders.was
-    if (was["folder"], was["folder_id"]) == (path, ident):
+    """Stop before a sync takes the notes of another folder for deleted (the rule:
+    ``VaultFolders.another``, which doctor asks too). A folder the sync may read is recorded
+    as the vault's, and so is one given with ``new_folder``."""
+    if folders.recorded:
         return
-    notes = {p: h for p, h in stored.items() if h is not None}  # a placeholder has no file
-    held = sum(hashes.get(p) == h for p, h in notes.items())
-    if notes and was["folder"] is not None and 2 * held < len(notes) and not new_folder:
+    refused = folders.another(ingestor.vault, stored, hashes)
+    if refused is not None and not new_folder:
+        fix = refused.fix
         raise VaultFolderError(
-            f"vault '{vault}' holds {len(notes)} notes synced from {was['folder']}; this "
-            f"folder, {path}, holds {held} of them (the same path and content), and a sync of "
-            "it would overwrite or delete the others, so nothing was changed. For a second "
-            f"vault, set another KNOTWORK_VAULT_NAME; if this folder now holds vault '{vault}', "
-            f"run `knotwork ingest {path} --new-folder` once."
+            f"{refused.reason}, so nothing was changed. {fix[0].upper()}{fix[1:]}."
         )
-    await store.write(VAULT_FOLDER_SET, vault=vault, folder=path, folder_id=ident)
+    await ingestor.core.store.write(
+        VAULT_FOLDER_SET, vault=ingestor.vault, folder=folders.path, folder_id=folders.ident
+    )
 
 
 async def _first_notes(ingestor: Ingestor) -> None:

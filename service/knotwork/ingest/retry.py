@@ -56,6 +56,15 @@ async def pending_count(models: ModelCalls) -> int:
     return int(row["chunks"])
 
 
+async def pending_steps(models: ModelCalls) -> int:
+    """The embeddings and extractions a retry still owes (a chunk owing both counts two), as
+    a pass counts what it did: the total of a run of background passes (ingest/model_work.py)."""
+    [row] = await models.core.store.read(
+        CHUNKS_PENDING_COUNT, vault=models.vault, extract=models.extract_enabled
+    )
+    return int(row["steps"])
+
+
 async def retry_all(models: ModelCalls, progress: Progress | None = None) -> Retried:
     """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
     no chunk is pending or a pass does nothing: the model is down, or what is left is
@@ -92,13 +101,19 @@ async def retry_pending(
         models.embed_down_until = models.chat_down_until = 0.0
     elif models.chat_down and time.monotonic() < models.embed_down_until:
         return 0, 0  # both let be; one model down leaves the other's work going
+    read = models.trouble.refusals  # refused vectors are over only if none is refused since
     rows = await models.core.store.read(
         CHUNKS_PENDING, vault=models.vault, extract=models.extract_enabled, limit=limit
     )
+    need = [r for r in rows if r["embedding_state"] == "pending"]
+    # Every chunk waiting for an embedding was read when fewer than ``limit`` came or some need
+    # none: those waiting for one come first (chunks_pending.cypher).
+    every = len(rows) < limit or len(need) < len(rows)
+    if not need and every:
+        models.trouble.settled(read, embedded=False)
     if not rows and not ask_again:
         return 0, 0
     embedded = extracted = 0
-    need = [r for r in rows if r["embedding_state"] == "pending"]
     todo = [r for r in rows if r["extraction_state"] == "pending"] if models.extract_enabled else []
     total, done = len(need) + len(todo), 0
     if need and models.embed_enabled:  # not another model's graph now (Core.check_manifest)
@@ -117,6 +132,9 @@ async def retry_pending(
         done += len(part)
         if progress:
             progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
+    else:  # good vectors for each: when they were all that waited, refused ones are over
+        if need and every:
+            models.trouble.settled(read, embedded=True)
     for i, row in enumerate(todo, 1):
         if models.chat_down:
             break  # the model is let be: the rest stays pending, said by the caller

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -49,11 +50,14 @@ async def sync_vault(
     ``new_folder``: the folder replaces the one the vault was synced from (plan_sync)."""
     if ingestor.root is None:
         raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
-    report = SyncReport()
+    report, began = SyncReport(), time.monotonic()
     upserts, deletes, planned = await plan_sync(ingestor, report, progress, new_folder)
-    plan = await _apply(ingestor, report, upserts, deletes, planned, progress)
+    shown = _Shown(progress, len(upserts) + len(deletes))
+    plan = await _apply(ingestor, report, upserts, deletes, planned, shown)
     await settle.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
+    shown.step("linking similar entities")  # their names embedded: a model's time
     report.linked = await ingestor.link_entities()
+    await ingestor.models.said_after(began)  # a model trouble it met: the total that waits
     return report
 
 
@@ -63,7 +67,7 @@ async def _apply(
     upserts: list[Upsert],
     deleted: list[str],
     planned: asyncio.Task[Plan],
-    progress: Progress | None,
+    shown: _Shown,
 ) -> Plan:
     size = ingestor.settings.ingest_batch
     # The last unit deletes what is gone and rewrites the other notes' mentions.
@@ -71,7 +75,6 @@ async def _apply(
     deletes: list[Change] = [Delete(p) for p in deleted]
     cut = [*pipeline.units(writes, size), deletes]
     exclude = sorted(u.path for u in upserts)
-    shown = _Shown(progress, len(upserts) + len(deleted))
 
     def advance(outcomes: list[NoteOutcome]) -> None:
         for outcome in outcomes:
@@ -84,13 +87,15 @@ async def _apply(
         return await ingestor.resolve(drafted, (await planned).names)
 
     ingestor.core.names.pop(ingestor.vault, None)  # re-read by whoever edits after the sync
-    stages = pipeline.Stages(ingestor, cut, size, resolve, first_after=planned)
+    stages = pipeline.Stages(ingestor, cut, size, resolve, planned, shown.embedded)
     stages.start()  # the first unit is drafted and embedded while the names are worked out
     try:
+        shown.awaiting(0, cut[0])
         plan = await planned
         first = 0
         owes = any(plan.record.values())
         while first < len(cut):
+            shown.awaiting(first, cut[first])
             prepared, after = await stages.take(first)
             batch = [change for unit in cut[first:after] for change in unit]
             last = after == len(cut)
@@ -111,6 +116,7 @@ async def _apply(
                 # (this one included) trusting the names it cached before.
                 prepared.batch.names_token = uuid.uuid4().hex
             record = plan.record if owes and (first == 0 or last) else None
+            shown.writing(batch)
             advance(await _commit(ingestor, report, prepared, batch, prepare, last, record, shown))
             first = after
     finally:
@@ -178,29 +184,58 @@ async def _commit(
 
 
 class _Shown:
-    """A sync's progress in the phases it goes through, each counted in its own unit: the
-    notes written (as each batch's write lands), then the chunks of that batch the model has
-    extracted facts from; never a count of notes standing still while the model works.
-
-    A note is counted once although a batch that fails is written again note by note."""
+    """A sync's progress: the step its writer waits for, counted in that step's own unit.
+    Its notes' chunks embedded (a unit of notes at a time: the chunks of a note of 1,500
+    sections are counted, not the note), parsed when their embedding has not begun, written
+    (counted as each batch's write lands, a batch that fails and is written again note by
+    note counted once), then the chunks of that batch the model has extracted facts from. The
+    units embedded ahead while the writer writes or the model extracts are not shown: what
+    the bar shows is what the sync waits for."""
 
     def __init__(self, progress: Progress | None, total: int) -> None:
         self.progress, self.total = progress, total
         self.seen: set[str] = set()
+        self.waits: int | None = None  # the unit the writer waits for
+        self.units: dict[int, tuple[int, int, str]] = {}  # each unit's embedding, as told
+        self.shown: tuple[int, int, str] | None = None
+
+    def _show(self, done: int, of: int, what: str) -> None:
+        if self.progress and (done, of, what) != self.shown:  # a wait told twice, once
+            self.shown = (done, of, what)
+            self.progress(done, of, what)
+
+    def awaiting(self, unit: int, changes: list[Change]) -> None:
+        """The writer waits for ``unit`` (drafted, then embedded, ahead of it)."""
+        self.waits = unit
+        if unit in self.units:  # embedding, or embedded: shown until done
+            if (told := self.units[unit])[0] < told[1]:
+                self.embedded(unit, *told)
+        elif upserts := [c.path for c in changes if isinstance(c, Upsert)]:
+            self._show(len(self.seen), self.total, f"parsing notes: {upserts[0]}")
+
+    def embedded(self, unit: int, done: int, of: int, path: str) -> None:
+        self.units[unit] = (done, of, path)
+        if unit == self.waits:
+            self._show(done, of, f"embedding chunks: {path}")
+
+    def writing(self, batch: list[Change]) -> None:
+        self.waits = None
+        what = f"writing notes: {batch[0].path}" if batch else "writing mentions and links"
+        self._show(len(self.seen), self.total, what)
 
     def written(self, outcomes: list[NoteOutcome]) -> None:
         for outcome in outcomes:
             if outcome.path not in self.seen:
                 self.seen.add(outcome.path)
                 gone = " (deleted)" if outcome.status == "deleted" else ""
-                if self.progress:
-                    self.progress(
-                        len(self.seen), self.total, f"writing notes: {outcome.path}{gone}"
-                    )
+                self._show(len(self.seen), self.total, f"writing notes: {outcome.path}{gone}")
 
     def extracted(self, tried: int, of: int) -> None:
-        if self.progress:
-            self.progress(tried, of, "extracting facts from chunks")
+        self._show(tried, of, "extracting facts from chunks")
+
+    def step(self, what: str) -> None:
+        """A step of the sync's end, counted in nothing finer than the notes done."""
+        self._show(len(self.seen), self.total, what)
 
 
 async def _reported(report: SyncReport, what: str, work: Awaitable[object]) -> None:

@@ -37,6 +37,17 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def left_pending(chunks: int, finisher: str | None) -> str:
+    """What becomes of a write's chunks left unembedded, as the writer that holds the vault
+    has it: '1 chunk waits: the watcher embeds it once the model answers' under a writer that
+    does the model's work in the background (``finisher``), or '3 chunks wait for `knotwork
+    retry`' after a one-shot run, which nothing follows."""
+    waits = f"{_counted(chunks, 'chunk')} {'waits' if chunks == 1 else 'wait'}"
+    if finisher is None:
+        return f"{waits} for `knotwork retry`"
+    return f"{waits}: {finisher} embeds {'it' if chunks == 1 else 'them'} once the model answers"
+
+
 async def read(
     store: GraphStore, vault: str, step: Step, held: Mapping[str, str] | None = None
 ) -> Waiting | None:

@@ -58,7 +58,8 @@ async def extract_pending(
     models: ModelCalls, prepared: Prepared, on_extracted: ExtractionProgress | None = None
 ) -> None:
     """Ask the model about each chunk the write left pending, note by note, into each note's
-    outcome; ``on_extracted`` is told (tried, of how many) after every chunk."""
+    outcome; ``on_extracted`` is told (tried, of how many) as the first is asked (the step
+    under way from then on, not the write before it) and after every chunk."""
     todo = []
     for w in prepared.batch.writes:
         outcome = next(o for o in prepared.outcomes if o.path == w.path)
@@ -71,6 +72,8 @@ async def extract_pending(
         ]
         todo.append((outcome, w.path, pending))
     total, tried = sum(len(pending) for _, _, pending in todo), 0
+    if on_extracted is not None and total and models.extract_enabled:
+        on_extracted(0, total)
 
     def tick() -> None:
         nonlocal tried

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from knotwork.errors import KnotworkError, ModelUnavailableError, VectorsRejectedError
+from knotwork.llm.ollama_probe import model_not_found, not_pulled
 from knotwork.redact import described
 
 if TYPE_CHECKING:
@@ -71,19 +72,23 @@ async def embed_batch(
                 raise
         except Exception as exc:  # the clients (httpx, ollama, openai) raise many kinds
             if attempt == 2:
-                raise ModelUnavailableError(_failed(exc)) from exc
+                model = str(getattr(embedder, "model_name", "") or "")
+                raise ModelUnavailableError(_failed(exc, model)) from exc
         await asyncio.sleep(1.0)
     if problem := vectors_problem(vectors, len(texts), dimension):
         raise VectorsRejectedError(problem)
     return [list(v) for v in vectors]
 
 
-def _failed(exc: Exception) -> str:
+def _failed(exc: Exception, model: str) -> str:
     """Why a call failed, as the user acts on it: a server that did not answer (not running,
-    unreachable, too slow) or one that answered with no embeddings (another model, a proxy's
-    page, a body cut short). described(): a time-out has no text of its own."""
+    unreachable, too slow), Ollama without the model (``model``) pulled, said as doctor says
+    it, or one that answered with no embeddings (another model, a proxy's page, a body cut
+    short). described(): a time-out has no text of its own."""
     import httpx
 
+    if model and model_not_found(exc):
+        return f"the embedding {not_pulled(model)}"
     said = described(exc, 300)
     if isinstance(exc, (OSError, TimeoutError, httpx.TransportError)):
         return (

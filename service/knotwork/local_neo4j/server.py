@@ -40,6 +40,10 @@ _ENTRY = "org.neo4j.server.CommunityEntryPoint"
 _ADMIN = "org.neo4j.server.startup.Neo4jAdminCommand"
 
 
+def _digest(password: str) -> str:
+    return hashlib.sha256(password.encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class LocalStatus:
     running: bool
@@ -62,6 +66,7 @@ class LocalNeo4j:
         self.http_port = settings.neo4j_local_http_port
         self._pidfile = self.home / "run" / "neo4j.pid"
         self._console = self.home / "logs" / "console.log"
+        self._marker = self.home / "data" / "knotwork-password.sha256"  # the password's hash
 
     def resolve_jars(self) -> bool:
         """Fetch the jars with Maven unless cached; True when Maven ran."""
@@ -106,14 +111,7 @@ class LocalNeo4j:
         for sub in ("conf", "data", "logs", "run", "import"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
         (self.home / "conf" / "neo4j.conf").write_text(self.config_text())
-        marker = self.home / "data" / "knotwork-password.sha256"
-        digest = hashlib.sha256(password.encode()).hexdigest()
-        if marker.is_file():
-            if marker.read_text().strip() != digest:
-                raise LocalNeo4jError(
-                    f"the instance in {self.home} was created with another password. Use that "
-                    f"password, or delete {self.home} to start over with an empty database."
-                )
+        if self._same_password(password):
             return
         proc = subprocess.run(
             [
@@ -132,7 +130,22 @@ class LocalNeo4j:
         )
         if proc.returncode != 0:
             raise LocalNeo4jError(f"setting the initial password failed: {proc.stderr.strip()}")
-        marker.write_text(digest)
+        self._marker.write_text(_digest(password))
+
+    def _same_password(self, password: str) -> bool:
+        """True when the instance was created with ``password`` (its marker holds the hash),
+        False before it was created; LocalNeo4jError when it was created with another, which
+        every command would find refused."""
+        try:
+            digest = self._marker.read_text().strip()
+        except FileNotFoundError:
+            return False
+        if digest != _digest(password):
+            raise LocalNeo4jError(
+                f"the instance in {self.home} was created with another password. Use that "
+                f"password, or delete {self.home} to start over with an empty database."
+            )
+        return True
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -152,7 +165,8 @@ class LocalNeo4j:
             raise LocalNeo4jError(
                 "KNOTWORK_NEO4J_PASSWORD must be at least 8 characters (Neo4j's minimum)."
             )
-        if self.pid() is not None:
+        if self.pid() is not None:  # running already: said ready only for its password
+            self._same_password(password)
             return self.wait_ready(timeout_s)
         for port in (self.bolt_port, self.http_port):
             if port_open(port):

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from knotwork.core import Core
 from knotwork.retrieve import relevance
 from knotwork.retrieve.config import DEFAULT_TOP_K
 from knotwork.retrieve.pipeline import retrieve
 from knotwork.retrieve.relevance import Calibration
 
+CALIBRATING = "calibrating the relevance gate"  # the step a progress bar names
 
-async def calibrate_vault(core: Core, vault: str) -> Calibration:
+
+async def calibrate_vault(
+    core: Core, vault: str, progress: Callable[[int, int, str], None] | None = None
+) -> Calibration:
     """Retrieve every probe of the vault's languages as a question is retrieved (mode
-    ``retrieve``, no model call), and store the floor of their best cosines."""
+    ``retrieve``, no model call), and store the floor of their best cosines. ``progress``
+    counts the probes asked, each a retrieval with its question embedded."""
 
     async def best_cosine(question: str) -> float:
         evidence = await retrieve(core, vault, question, top_k=DEFAULT_TOP_K, mode="retrieve")
         return relevance.parts(question, evidence.hits)[0]
 
     settings = core.settings
-    result = await relevance.calibrate(core.store, vault, settings.embed_model, best_cosine)
+    told = (lambda done, of: progress(done, of, CALIBRATING)) if progress is not None else None
+    result = await relevance.calibrate(core.store, vault, settings.embed_model, best_cosine, told)
     core.relevance_floors.clear()  # the next question reads the new floor
     return result
 

@@ -217,10 +217,12 @@ async def calibrate(
     vault: str,
     embed_model: str,
     best_cosine: Callable[[str], Awaitable[float]],
+    progress: Callable[[int, int], None] | None = None,
 ) -> Calibration:
     """Ask the probes of the vault's languages, store the floor of their best cosines.
 
-    ``best_cosine`` retrieves a question and returns its evidence's best dense cosine."""
+    ``best_cosine`` retrieves a question and returns its evidence's best dense cosine;
+    ``progress`` is told (probes asked, of how many) before each probe and at the end."""
     rows = await store.read(VAULT_LANGUAGES, vault=vault)
     total = sum(int(r["chunks"]) for r in rows)
     if not total:
@@ -231,7 +233,14 @@ async def calibrate(
     # Eight languages: one of them always holds at least an eighth of the chunks.
     languages = tuple(sorted(r["language"] for r in rows if int(r["chunks"]) / total >= MIN_SHARE))
     questions = [q for lang in languages for q in PROBES.get(lang, ())]
-    cosines = tuple([round(await best_cosine(q), 4) for q in questions])
+    asked: list[float] = []
+    for question in questions:
+        if progress is not None:
+            progress(len(asked), len(questions))
+        asked.append(round(await best_cosine(question), 4))
+    if progress is not None:
+        progress(len(asked), len(questions))
+    cosines = tuple(asked)
     result = Calibration(
         vault, embed_model, floor_of(cosines), len(cosines), languages, cosines, mean_of(cosines)
     )

@@ -58,7 +58,7 @@ class Extraction:
         self.writers = writers
         self._ingestor: Ingestor | None = None
         self.every_s = EXTRACT_EVERY_S
-        self._work = ModelWork(self._pass)
+        self._work = ModelWork(self._pass, lambda: retry.pending_steps(self.ingestor.models))
         self._stopped = False
         self.said = Standing()  # what the passes meet, said once while it stands
         self._elsewhere = False  # another writer held the lease at the last pass
@@ -128,7 +128,13 @@ class Extraction:
                 return False  # its holder does the work (a watcher) or waits for its own
             self._elsewhere = False
             log.debug("the vault's lease is free again: pending chunks looked for")
-        return bool(await retry.pending_count(self.ingestor.models))
+        trouble = self.ingestor.models.trouble
+        read = trouble.refusals
+        if await retry.pending_count(self.ingestor.models):
+            return True
+        if not self.writers.syncing:  # none waits (refused notes edited): no pass would say it
+            trouble.settled(read, embedded=False)
+        return False
 
     async def _pass(self, limit: int) -> int:
         """``pending_work`` for a few chunks under the shared lease: how many it did."""

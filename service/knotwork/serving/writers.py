@@ -53,6 +53,8 @@ REPLAY_EVERY_S = 2.0  # how often pending writes are retried while there are any
 
 Kind = Literal["direct", "queued", "watched", "busy", "offline"]
 MODEL_MODE = REST_EXTRACT_MODE  # the lease's mode while a pass of the model's work holds it
+# Who embeds and extracts what this process's writes leave pending: its background passes.
+SERVER = "the server"
 
 
 def follows(row: Mapping[str, Any], root: Path) -> bool:
@@ -219,6 +221,7 @@ class VaultWriters:
                 return 0
             ingestor = Ingestor(self.core)
             ingestor.extract_inline = False
+            ingestor.finisher = SERVER
             done = await replay(ingestor, self.journal)
         if done:
             self.extraction.wanted()

@@ -41,7 +41,7 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.serving.bodies import Synced, synced
 from knotwork.serving.folder import vault_root
 from knotwork.serving.refusals import busy, raise_if_full, refused_as_conflict, writable
-from knotwork.serving.writers import VaultWriters, Way
+from knotwork.serving.writers import SERVER, VaultWriters, Way
 from knotwork.vault.files import decode
 from knotwork.vault.write import (
     case_variants,
@@ -235,6 +235,7 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
         # The answer does not wait for the chat model (a minute a chunk on a CPU): the chunks
         # stay pending (the outcome counts them) for the writers' background extraction.
         ingestor.extract_inline = False
+        ingestor.finisher = SERVER
         landing.result = await _ingest(
             writers, entry, rel, "saved", lambda: ingestor.upsert_text(rel, body, mtime)
         )
@@ -284,6 +285,7 @@ async def sync_all(core: Core, writers: VaultWriters) -> Synced:
     meanwhile stops the sync with LeaseLostError). Note writes made meanwhile are applied from
     disk before the lease is given back."""
     ingestor = Ingestor(core, root=await vault_root(core))
+    ingestor.finisher = SERVER
     async with writers.sync():
         report = await sync_vault(ingestor)
         await writers.drain(ingestor)

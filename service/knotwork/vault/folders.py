@@ -1,13 +1,16 @@
 """The vault folder and the folders in it as the file system has them: a folder's identity
 (another once deleted and made again), whether it is another folder than the one a vault was
-synced from, why the vault folder shows nothing, and flushing a folder's entries to the disk.
-Nothing here reads a note.
+synced from (and whether a sync may take it for the vault's, from the notes it holds), why the
+vault folder shows nothing, and flushing a folder's entries to the disk. Nothing here reads a
+note.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +65,75 @@ async def other_folder(store: GraphStore, vault: str, root: Path) -> str | None:
         return None
     path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
     return other_than_recorded(path, ident, was)
+
+
+@dataclass(frozen=True)
+class AnotherFolder:
+    """Why a sync refuses a folder as its vault's: the vault's notes were synced from another
+    folder, and this one holds too few of them. A sync raises it (VaultFolderError), doctor
+    and ``/health`` say it before a sync or a watcher runs into it."""
+
+    vault: str
+    was: str  # the folder the vault was last synced from
+    path: str  # this folder, resolved
+    notes: int  # the notes the graph holds of the vault (placeholders aside)
+    held: int  # those this folder holds, each at its path with its content
+
+    @property
+    def reason(self) -> str:
+        return (
+            f"vault '{self.vault}' holds {self.notes} notes synced from {self.was}; this "
+            f"folder, {self.path}, holds {self.held} of them (the same path and content), and "
+            "a sync of it would overwrite or delete the others"
+        )
+
+    @property
+    def fix(self) -> str:
+        return (
+            "for a second vault, set another KNOTWORK_VAULT_NAME; if this folder now holds "
+            f"vault '{self.vault}', run `knotwork ingest {self.path} --new-folder` once"
+        )
+
+
+@dataclass(frozen=True)
+class VaultFolders:
+    """A sync's folder beside the one its vault was last synced from."""
+
+    path: str  # the sync's folder, resolved
+    ident: str | None  # its identity (device:inode)
+    was: VaultFolderRow  # the folder the vault was last synced from, as recorded
+
+    @property
+    def recorded(self) -> bool:
+        """Whether it is the folder the last sync read: the same path and identity."""
+        return (self.was["folder"], self.was["folder_id"]) == (self.path, self.ident)
+
+    def another(
+        self, vault: str, stored: Mapping[str, str | None], hashes: Mapping[str, str]
+    ) -> AnotherFolder | None:
+        """Why a sync must not take the notes the graph holds (``stored``: path → content
+        hash) for deleted, given the folder's files (``hashes``, those read); None when the
+        folder is the vault's. It is when it is the one the last sync read, when none was
+        recorded (a first sync, a graph written before folders were), or when it holds at
+        least half of the notes, each at its path with its content: moved, mounted
+        elsewhere, made again. Neither a path nor an inode, which a new folder may reuse at
+        once, tells that alone, nor do paths: two vaults made from one template share most of
+        theirs. Refused: a second vault under the default name (compose mounts any vault at
+        /vault), a subfolder, another drive at the mount point, a typo."""
+        if self.recorded or self.was["folder"] is None:
+            return None
+        notes = {p: h for p, h in stored.items() if h is not None}  # a placeholder has no file
+        held = sum(hashes.get(p) == h for p, h in notes.items())
+        if not notes or 2 * held >= len(notes):
+            return None
+        return AnotherFolder(vault, str(self.was["folder"]), self.path, len(notes), held)
+
+
+async def vault_folders(store: GraphStore, vault: str, root: Path) -> VaultFolders:
+    """The folder ``root`` beside the one ``vault`` was last synced from, as a sync judges it
+    (``VaultFolders.another``)."""
+    path, ident = await asyncio.to_thread(lambda: (str(root.resolve()), folder_key(root)))
+    return VaultFolders(path, ident, await recorded_folder(store, vault))
 
 
 EMPTY = "is empty"

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from functools import partial
+from pathlib import Path
 
 from knotwork import background
 from knotwork.errors import (
@@ -32,7 +32,7 @@ from knotwork.errors import (
 from knotwork.graph.lease import Lease, holding, lease_status, watches
 from knotwork.ingest import rehearse
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.model_work import ModelWork, Standing, pending_work
+from knotwork.ingest.model_work import Standing, model_passes
 from knotwork.ingest.sync import Progress
 from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
@@ -41,6 +41,7 @@ from knotwork.watch.queue import INOTIFY_LOGGER, OverflowLog, WatchStatus
 
 log = logging.getLogger(__name__)
 
+NO_FOLDER = "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"
 RETRY_PENDING_S = 30.0  # how often the chunks a model left pending are tried again
 STOP_FLUSH_S = 30.0  # the longest a stop waits for the changes still waiting to be applied
 LEASE_LOOK_S = 1.0  # how often a watcher whose lease was taken looks whether it is free again
@@ -51,7 +52,7 @@ class VaultWatcher(Applier):
 
     def __init__(self, ingestor: Ingestor, lease: Lease) -> None:
         if ingestor.root is None:
-            raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
+            raise ConfigError(NO_FOLDER)
         self.lease = lease
         self._held = False  # inside the lease's hold (``run``): changes are written under it
         settings = ingestor.settings
@@ -70,14 +71,14 @@ class VaultWatcher(Applier):
         self.retry_s = RETRY_PENDING_S
         ingestor.extract_inline = False  # the model's work runs beside the writes
         ingestor.find_moves = True  # a move its events misname is found by its content
+        ingestor.finisher = "the watcher"  # its warnings say who embeds what waits
         ingestor.models.before_write = self._lease_confirmed
         # The model's work on pending chunks, beside the writes: this watcher's, under its
         # lease (asked for by its loop, stopped as the follow ends).
-        self.model_work = ModelWork(
-            partial(pending_work, ingestor, said=Standing(), outage=self.outage)
-        )
+        self.model_work = model_passes(ingestor, said=Standing(), outage=self.outage)
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
+        self.started = asyncio.Event()  # it holds the lease and begins its first sync
 
     async def run(
         self, progress: Progress | None = None, ready: asyncio.Event | None = None
@@ -136,7 +137,7 @@ class VaultWatcher(Applier):
         return False
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        self._refuse_an_unseen_folder()
+        folder_to_follow(self.root)
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
@@ -144,6 +145,7 @@ class VaultWatcher(Applier):
         following = Following(loop, self, self.polling)
         rehearsal: asyncio.Task[None] | None = None
         try:
+            self.started.set()
             await self.rescan(progress)
             rehearsal = rehearse.start(self.ingestor.core)  # the first edit plans none
             if ready:
@@ -159,16 +161,6 @@ class VaultWatcher(Applier):
                 await background.stop(rehearsal)
             finally:  # the model's work ends with the lease: its chunks stay pending
                 await self.model_work.stop()
-
-    def _refuse_an_unseen_folder(self) -> None:
-        """VaultUnavailableError for a vault folder that is missing or cannot be listed (an
-        empty one is followed: a drive's mount point, or a vault whose last note went)."""
-        away = folder_unseen(self.root)
-        if away and away != EMPTY:  # the observer would fail on it with a bare errno
-            raise VaultUnavailableError(
-                f"the vault folder {self.root} {away}; check KNOTWORK_VAULT_PATH (nothing in "
-                "the graph was changed)"
-            )
 
     async def _until_stopped(self, following: Following) -> None:
         """The loop: the observer kept alive and on the vault folder, rescans when one is due,
@@ -279,6 +271,22 @@ class VaultWatcher(Applier):
             tried.update(fresh)
             await self._process_due()
             await asyncio.sleep(min(self.debounce, 1.0))  # the last writes' events, if any
+
+
+def folder_to_follow(root: Path | None) -> Path:
+    """The vault folder, resolved: ConfigError without one, VaultUnavailableError for one that
+    is missing or cannot be listed (an empty one is followed: a drive's mount point, or a vault
+    whose last note went). Cheap: `knotwork watch` asks before it loads the model clients."""
+    if root is None:
+        raise ConfigError(NO_FOLDER)
+    root = root.resolve()
+    away = folder_unseen(root)
+    if away and away != EMPTY:  # the observer would fail on it with a bare errno
+        raise VaultUnavailableError(
+            f"the vault folder {root} {away}; check KNOTWORK_VAULT_PATH (nothing in the graph "
+            "was changed)"
+        )
+    return root
 
 
 async def _sleep_or(event: asyncio.Event, seconds: float) -> None:

@@ -94,6 +94,7 @@ class LeaseHolderRow(TypedDict):
     host: str | None
     pid: int | None
     mode: str | None  # what the holder is: inotify/polling (a watcher), rest-write, cli-ingest…
+    watches: bool | None  # whether the holder follows the files (null: recorded before it was)
     heartbeat_at: DateTime | None
 
 

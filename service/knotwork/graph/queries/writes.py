@@ -229,6 +229,10 @@ class PendingCountRow(TypedDict):
     chunks: int
 
 
+class PendingStepsRow(PendingCountRow):
+    steps: int  # embeddings and extractions owed: a chunk owing both counts two
+
+
 class WaitingRow(PendingCountRow):
     notes: int
     shown: list[str]
@@ -262,7 +266,7 @@ class SimilarLinkedRow(TypedDict):
 
 
 CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
-CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingCountRow)
+CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingStepsRow)
 CHUNKS_WAITING = Query("chunks_waiting", WaitingRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
 CHUNK_EXTRACTION_TRIED = Query("chunk_extraction_tried", ExtractionTriedRow)
