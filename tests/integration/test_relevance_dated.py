@@ -17,59 +17,66 @@ from knotwork.retrieve.periods import relative_span
 from tests.fakes.ollama import FakeOllama
 from tests.integration.test_relevance_gate import _answering, _calibrated
 
-# The retriever reads relative times against the real today, so the notes are dated from it.
-TODAY = date.today()
-YESTERDAY = TODAY - timedelta(days=1)
-LAST_WEEK = relative_span("week", -1, TODAY)[0] + timedelta(days=2)  # its Wednesday
-LONG_AGO = TODAY - timedelta(days=40)
+
+def _days() -> dict[str, date]:
+    """The days the notes are dated, from today as the test runs: the retriever reads relative
+    times against the real today, and a run that crosses midnight must not date the notes from
+    the day its tests were collected."""
+    today = date.today()
+    return {
+        "yesterday": today - timedelta(days=1),
+        "last week": relative_span("week", -1, today)[0] + timedelta(days=2),  # its Wednesday
+        "long ago": today - timedelta(days=40),
+    }
 
 
 def _journal(day: date, text: str) -> str:
     return f"---\ndate: {day.isoformat()}\n---\n# {day.isoformat()}\n\n{text}\n"
 
 
-NOTES = {
-    f"Journal/{YESTERDAY.isoformat()}.md": _journal(
-        YESTERDAY, "Fixed the bike chain, then called grandma about her birthday party."
-    ),
-    f"Journal/{LAST_WEEK.isoformat()}.md": _journal(
-        LAST_WEEK, "Repainted the fence in the backyard and planted two rows of leeks."
-    ),
-    "Garden.md": "# Garden\n\nThe tomatoes in the garden ripen in August; the beans in July.\n",
-    "Holidays.md": "# Holidays\n\nWe drove to the lakes in the north and rented a boat.\n",
-}
-# The same vault without a note of yesterday: last week's and one long ago only.
-UNDATED_YESTERDAY = {
-    f"Journal/{LAST_WEEK.isoformat()}.md": NOTES[f"Journal/{LAST_WEEK.isoformat()}.md"],
-    f"Journal/{LONG_AGO.isoformat()}.md": _journal(
-        LONG_AGO, "Fixed the bike chain, then called grandma about her birthday party."
-    ),
-    "Garden.md": NOTES["Garden.md"],
-    "Holidays.md": NOTES["Holidays.md"],
-}
+def _dated(day: date) -> str:
+    return f"Journal/{day.isoformat()}.md"
+
+
+CHORES = "Fixed the bike chain, then called grandma about her birthday party."
+GARDEN = "# Garden\n\nThe tomatoes in the garden ripen in August; the beans in July.\n"
+HOLIDAYS = "# Holidays\n\nWe drove to the lakes in the north and rented a boat.\n"
+
+
+def _notes(days: dict[str, date], *, yesterday: bool = True) -> dict[str, str]:
+    """The vault; without ``yesterday``, yesterday's chores are written long ago instead."""
+    chores = days["yesterday" if yesterday else "long ago"]
+    fence = "Repainted the fence in the backyard and planted two rows of leeks."
+    return {
+        _dated(chores): _journal(chores, CHORES),
+        _dated(days["last week"]): _journal(days["last week"], fence),
+        "Garden.md": GARDEN,
+        "Holidays.md": HOLIDAYS,
+    }
 
 
 @pytest.mark.parametrize(
-    ("question", "day"),
+    ("question", "when"),
     [
-        ("What did I do yesterday?", YESTERDAY),
-        ("What happened last week?", LAST_WEEK),
-        ("Was ist gestern passiert?", YESTERDAY),
-        ("Was habe ich gestern gemacht?", YESTERDAY),
-        ("Cosa ho fatto ieri?", YESTERDAY),
-        ("Cosa è successo la settimana scorsa?", LAST_WEEK),
-        ("Qu'est-ce que j'ai fait hier ?", YESTERDAY),
-        ("¿Qué hice ayer?", YESTERDAY),
-        ("O que fiz ontem?", YESTERDAY),
+        ("What did I do yesterday?", "yesterday"),
+        ("What happened last week?", "last week"),
+        ("Was ist gestern passiert?", "yesterday"),
+        ("Was habe ich gestern gemacht?", "yesterday"),
+        ("Cosa ho fatto ieri?", "yesterday"),
+        ("Cosa è successo la settimana scorsa?", "last week"),
+        ("Qu'est-ce que j'ai fait hier ?", "yesterday"),
+        ("¿Qué hice ayer?", "yesterday"),
+        ("O que fiz ontem?", "yesterday"),
     ],
 )
 async def test_a_question_of_a_relative_time_alone_is_answered_by_the_note_dated_then(
-    core: Core, tmp_path: Path, fake_ollama: FakeOllama, question: str, day: date
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama, question: str, when: str
 ) -> None:
     """Nothing of the question is left to cover once its asking and time words are gone; the
     note the temporal retriever finds dated then answers it, and the answer cites it."""
-    await _calibrated(core, tmp_path, "j", NOTES)
-    dated = f"Journal/{day.isoformat()}.md"
+    days = _days()
+    await _calibrated(core, tmp_path, "j", _notes(days))
+    dated = _dated(days[when])
     evidence = await retrieve(core, "j", question, mode="retrieve")
     assert evidence.hits[0].path == dated, (question, [h.path for h in evidence.hits])
     assert evidence.relevance >= core.settings.min_relevance, (question, evidence.relevance)
@@ -84,7 +91,7 @@ async def test_a_relative_time_no_note_is_dated_in_is_still_refused(
 ) -> None:
     """No note is dated yesterday: the notes of other days do not answer it, whatever they
     say."""
-    await _calibrated(core, tmp_path, "j", UNDATED_YESTERDAY)
+    await _calibrated(core, tmp_path, "j", _notes(_days(), yesterday=False))
     _answering(fake_ollama)
     for question in ("What did I do yesterday?", "Was ist gestern passiert?"):
         evidence = await retrieve(core, "j", question, mode="retrieve")
@@ -98,7 +105,7 @@ async def test_a_question_asking_more_than_a_time_is_judged_by_its_words(
 ) -> None:
     """The note dated yesterday is found, but the question asks for the capital of Peru,
     which it does not hold: refused, as without the date."""
-    await _calibrated(core, tmp_path, "j", NOTES)
+    await _calibrated(core, tmp_path, "j", _notes(_days()))
     _answering(fake_ollama)
     threshold = core.settings.min_relevance
     question = "What is the capital of Peru, yesterday?"
@@ -120,9 +127,10 @@ async def test_a_note_that_writes_the_time_words_does_not_outrank_the_note_dated
     """ "week" is the question's time, not its subject: full text does not search it, so an
     undated note that writes it ("three runs per week") is no hit of full text for it."""
     fitness = "# Fitness\n\nThree runs per week, a long one every week; la settimana scorsa no.\n"
-    await _calibrated(core, tmp_path, "w", {**NOTES, "Fitness.md": fitness})
+    days = _days()
+    await _calibrated(core, tmp_path, "w", {**_notes(days), "Fitness.md": fitness})
     evidence = await retrieve(core, "w", question, mode="retrieve")
     paths = [h.path for h in evidence.hits]
-    assert paths[0] == f"Journal/{LAST_WEEK.isoformat()}.md", (question, paths)
+    assert paths[0] == _dated(days["last week"]), (question, paths)
     fitness_hits = [h for h in evidence.hits if h.path == "Fitness.md"]
     assert all("fulltext" not in h.retrievers for h in fitness_hits), fitness_hits
