@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from knotwork.errors import ServerBusyError
+from knotwork.plural import counted, plural
 
 RETRY_AFTER_S = 1
 
@@ -30,7 +31,8 @@ class WorkLimiter:
         if self._slots.locked():
             if self._queued >= self.waiting:
                 raise ServerBusyError(
-                    f"busy: {self.running} requests are running and {self._queued} waiting; "
+                    f"busy: {counted(self.running, 'request')} "
+                    f"{plural(self.running, 'is', 'are')} running and {self._queued} waiting; "
                     f"retry in {RETRY_AFTER_S} s"
                 )
             self._queued += 1

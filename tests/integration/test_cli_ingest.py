@@ -137,7 +137,7 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     fake_ollama.chat_script = lambda body: "this is not json {"
     result = CliRunner().invoke(cli, ["ingest", str(vault)])
     assert result.exit_code == 0, result.output
-    assert "model extraction failed for good on 1 chunks" in result.output
+    assert "model extraction failed for good on 1 chunk (" in result.output
     assert "`knotwork retry --errors`" in result.output
     fake_ollama.chat_script = lambda body: json.dumps(
         {
@@ -149,7 +149,7 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     assert plain.exit_code == 0 and "extracted 0" in plain.output, plain.output
     again = CliRunner().invoke(cli, ["retry", "--errors"])
     assert again.exit_code == 0, again.output
-    assert "1 chunks whose extraction had failed are pending again" in again.output
+    assert "1 chunk whose extraction had failed is pending again" in again.output
     assert "extracted 1" in again.output
     summary = CliRunner().invoke(cli, ["ingest", str(vault)])
     assert "failed for good" not in summary.output and "llm 1" in summary.output, summary.output
@@ -160,7 +160,7 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     lease = asyncio.run(_hold({"mode": "inotify", "watches": True}))
     held = CliRunner().invoke(cli, ["retry", "--errors"])
     assert held.exit_code == 0, held.output
-    assert "1 chunks whose extraction had failed are pending again" in held.output
+    assert "1 chunk whose extraction had failed is pending again" in held.output
     assert "a watcher holds the vault" in held.output and lease.holder in held.output
     states = asyncio.run(_extraction_states())
     assert states == ["pending"], states
@@ -197,11 +197,11 @@ def test_retry_says_what_stays_pending_and_exits_1_while_the_model_is_down(
     down = CliRunner().invoke(cli, ["retry"])
     assert down.exit_code == 1, down.output
     assert "embedded 0 chunks, extracted 0" in down.output
-    assert "1 chunks still pending: the model did not answer" in down.output
+    assert "1 chunk still pending: the model did not answer" in down.output
     fake_ollama.down = False
     up = CliRunner().invoke(cli, ["retry"])
     assert up.exit_code == 0, up.output
-    assert "embedded 1 chunks, extracted 0" in up.output and "still pending" not in up.output
+    assert "embedded 1 chunk, extracted 0" in up.output and "still pending" not in up.output
 
 
 def test_retry_goes_on_pass_after_pass_until_nothing_is_pending(

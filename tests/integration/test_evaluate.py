@@ -207,7 +207,7 @@ def test_the_cli_writes_the_table(env: None, data: tuple[Path, Path], tmp_path: 
         ["3", "16.7", "50.0", "50.0"],  # without the unmatched-subject one
     ]
     assert "| fulltext | inference | 1 | 100.0 | 100.0 | 100.0 |" in lines
-    assert "Without the 1 questions whose gold has an unmatched subject:" in lines
+    assert "Without the 1 question whose gold has an unmatched subject:" in lines
     assert "5 questions, 1 without gold evidence (not scored)" in text
     assert len(list((tmp_path / "c").glob("*/Delta.md"))) == 1
 

@@ -106,7 +106,7 @@ def test_retry_names_a_refused_chunk_and_exits_0_the_first_time(
     assert "warning: Long.md: extraction failed for a chunk, the model refused it" in result.output
     assert TOO_LONG in result.output
     summary = CliRunner().invoke(cli, ["ingest", str(vault)])
-    assert "model extraction failed for good on 1 chunks" in summary.output, summary.output
+    assert "model extraction failed for good on 1 chunk (" in summary.output, summary.output
 
 
 async def test_a_refused_chunk_in_a_sync_lets_the_others_be_extracted(

@@ -127,7 +127,7 @@ def test_doctor_fails_ingest_for_an_empty_folder_while_the_graph_holds_its_notes
     (vault / "a.md").unlink()  # the drive unmounted: its mount point left empty
     result = runner.invoke(cli, ["doctor"])
     assert result.exit_code == 1, result.output
-    assert f"FAIL ingest: the vault folder {vault} is empty while the graph holds 1 notes" in (
+    assert f"FAIL ingest: the vault folder {vault} is empty while the graph holds 1 note " in (
         result.output
     )
 

@@ -54,7 +54,7 @@ class Vault:
             raise LeaseHeldError(f"vault 'v' is being written by {self.holder}")
         yield
 
-    async def pending_work(self, ingestor: Any, limit: int, *, said: Any) -> int:
+    async def pending_work(self, ingestor: Any, limit: int, *, progress: Any, said: Any) -> int:
         self.passes += 1
         if self.refusal is not None:
             raise self.refusal

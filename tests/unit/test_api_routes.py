@@ -249,9 +249,9 @@ async def test_health_is_checked_once_for_callers_at_once_and_says_when_to_retry
 ) -> None:
     calls: list[float] = []
 
-    async def counted(core: Core) -> HealthReport:
+    async def counted(core: Core, finisher: str | None = None) -> HealthReport:
         calls.append(time.monotonic())
-        return await check_health(core)  # the real check: Neo4j refuses, so not ok
+        return await check_health(core, finisher)  # the real check: Neo4j refuses, so not ok
 
     monkeypatch.setattr(health_route, "check_health", counted)
     async with served(fake_ollama) as client:

@@ -12,7 +12,7 @@ import pytest
 
 from knotwork.check.capabilities import capabilities
 from knotwork.check.folder import vault_folder_problem
-from knotwork.check.reports import Capability, ManifestReport, Neo4jReport
+from knotwork.check.reports import Capability, ManifestReport, Neo4jReport, OllamaReport
 from knotwork.core import Core
 from tests.conftest import make_settings
 
@@ -122,3 +122,22 @@ def test_indexes_not_online_are_counted_and_named_once() -> None:
     assert ingest.reason == "3 indexes not ONLINE (which: see the Neo4j check)"
     assert ingest.fix is not None and "knotwork init" in ingest.fix
     assert not found["extraction"].ready
+
+
+@pytest.mark.parametrize(
+    ("finisher", "who"),
+    [(None, "`knotwork retry`"), ("the watcher", "the watcher"), ("the server", "the server")],
+)
+def test_extraction_waiting_for_the_chat_model_names_who_finishes_it(
+    finisher: str | None, who: str
+) -> None:
+    """`knotwork retry` is refused while a watcher holds the vault: the watcher, or the server,
+    extracts what waits itself, and is named instead."""
+    neo4j = Neo4jReport(ok=True, uri=URI)
+    ollama = OllamaReport(ok=False, base_url="http://127.0.0.1:11434", error="down")
+    found = capabilities(make_settings(), neo4j, ollama, ManifestReport(ok=True), finisher=finisher)
+    reason = found["extraction"].reason
+    assert reason == (
+        "Ollama is not reachable at http://127.0.0.1:11434; chunks wait for extraction; "
+        f"{who} extracts them once the model answers"
+    ), reason

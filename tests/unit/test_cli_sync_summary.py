@@ -1,5 +1,6 @@
 """The summary `ingest` and `watch` print: a list cut short says how much it left out, so it
-never reads as the whole; what a stopped watcher leaves is counted in good English."""
+never reads as the whole; what waits says why, as the sync met it; what a stopped watcher
+leaves is counted in good English."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from knotwork.cli.app import MAX_LISTED
 from knotwork.cli.printed import watch_stopped
 from knotwork.cli.synced import SyncSummary, print_sync
 from knotwork.graph.queries.admin import UnresolvedLinksRow
+from knotwork.ingest.changes import CHAT_DOWN, NoteOutcome
+from knotwork.ingest.modelcalls import EMBED_DOWN, EMBED_REJECTED
 from knotwork.ingest.sync import SyncReport
 
 STATS = {"facts": {}, "pending_embeddings": 0, "pending_extractions": 0, "extraction_errors": 0}
@@ -44,6 +47,8 @@ def test_the_unresolved_targets_cut_short_say_how_many_more(
     assert f"unresolved links: {MAX_LISTED + 4}\n" in out
     assert out.count("  [[t") == MAX_LISTED
     assert "  … and 4 more unresolved links\n" in out
+    one = _printed(rows[: MAX_LISTED + 1], capsys)
+    assert "  … and 1 more unresolved link\n" in one, one
 
 
 def test_a_stopped_watcher_counts_one_change_and_one_chunk_in_the_singular() -> None:
@@ -57,3 +62,49 @@ def test_a_stopped_watcher_counts_one_change_and_one_chunk_in_the_singular() -> 
     ], one
     assert two[1].startswith("2 changes were not written") and two[1].endswith("writes them")
     assert two[2].startswith("2 chunks wait for the model's extraction"), two
+
+
+@pytest.mark.parametrize(
+    ("waits_for", "pending", "said"),
+    [
+        (
+            [EMBED_REJECTED],
+            {"pending_embeddings": 1},
+            "pending: 1 chunk waits for its embedding (the embedding model answered vectors "
+            "that could not be stored); `knotwork retry` finishes them once the model answers",
+        ),
+        (
+            [EMBED_DOWN],
+            {"pending_embeddings": 2},
+            "pending: 2 chunks wait for their embedding (the embedding model was not "
+            "available); `knotwork retry`",
+        ),
+        (
+            [CHAT_DOWN],
+            {"pending_extractions": 2},
+            "pending: 2 for model extraction (the chat model was not available); `knotwork retry`",
+        ),
+        ([], {"pending_embeddings": 1}, "pending: 1 chunk waits for its embedding; `knotwork"),
+    ],
+)
+def test_the_summary_says_why_chunks_wait_as_the_sync_met_it(
+    capsys: pytest.CaptureFixture[str],
+    waits_for: list[str],
+    pending: dict[str, int],
+    said: str,
+) -> None:
+    """Refused vectors used to be said as "the model was not available", and so was work an
+    earlier run left, which this sync knows nothing of."""
+    print_sync(SyncSummary(SyncReport(waits_for=waits_for), [], {**STATS, **pending}))
+    out = " ".join(capsys.readouterr().out.split())
+    assert said in out, out
+    if CHAT_DOWN not in waits_for and EMBED_DOWN not in waits_for:
+        assert "not available" not in out, out
+
+
+def test_a_sync_report_gathers_why_its_notes_wait_each_once() -> None:
+    report = SyncReport()
+    report.add(NoteOutcome("a.md", "written", waits_for=[EMBED_REJECTED]))
+    report.add(NoteOutcome("b.md", "written", waits_for=[EMBED_REJECTED, CHAT_DOWN]))
+    report.add(NoteOutcome("c.md", "unchanged"))
+    assert report.waits_for == [EMBED_REJECTED, CHAT_DOWN]

@@ -32,6 +32,7 @@ STAGES: list[set[str]] = [
         "background",
         "outage",
         "limits",
+        "plural",
     },
     {"text"},
     {"graph"},

@@ -1,16 +1,21 @@
 """ModelWork: passes run one at a time, a pass asked for while one runs follows it, and a run
 of passes is logged once, not pass by pass: how far it is of how much, and at its end done, or
-stopped with what it left."""
+stopped with what it left. How far it is moves with each chunk a pass tells its progress of:
+a bar on a terminal, a line every few seconds elsewhere."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
 
 import pytest
 
 from knotwork.errors import GraphUnavailableError, ManifestMismatchError
 from knotwork.ingest import model_work
+from knotwork.ingest.changes import Progress
 from knotwork.ingest.model_work import ModelWork
 
 
@@ -22,7 +27,7 @@ class Owed:
         self.owed, self.stall, self.passes = owed, stall, 0
         self.neo4j_down = False
 
-    async def one_pass(self, limit: int) -> int:
+    async def one_pass(self, limit: int, progress: Progress) -> int:
         self.passes += 1
         did = 0 if self.stall is not None and self.passes > self.stall else min(limit, self.owed)
         self.owed -= did
@@ -52,9 +57,9 @@ async def test_a_run_of_passes_is_logged_once_with_its_total(
     owed = Owed(131)
     limits: list[int] = []
 
-    async def one_pass(limit: int) -> int:
+    async def one_pass(limit: int, progress: Progress) -> int:
         limits.append(limit)
-        return await owed.one_pass(limit)
+        return await owed.one_pass(limit, progress)
 
     work = ModelWork(one_pass, owed.left)
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
@@ -109,8 +114,8 @@ async def test_a_run_neo4j_cuts_off_says_what_was_left_when_last_counted(
     is the count of the run's first pass less what was done since, said as an estimate."""
     owed = Owed(300, stall=3)
 
-    async def one_pass(limit: int) -> int:
-        did = await owed.one_pass(limit)
+    async def one_pass(limit: int, progress: Progress) -> int:
+        did = await owed.one_pass(limit, progress)
         owed.neo4j_down = not did
         return did
 
@@ -130,7 +135,7 @@ async def test_a_pass_asked_for_while_one_runs_follows_it() -> None:
     gate = asyncio.Event()
     calls = 0
 
-    async def one_pass(limit: int) -> int:
+    async def one_pass(limit: int, progress: Progress) -> int:
         nonlocal calls
         calls += 1
         if calls == 1:
@@ -152,7 +157,7 @@ async def test_a_stop_ends_the_pass_under_way_and_says_what_was_done(
     began = asyncio.Event()
     answers = iter([7])
 
-    async def one_pass(limit: int) -> int:
+    async def one_pass(limit: int, progress: Progress) -> int:
         try:
             return next(answers)
         except StopIteration:
@@ -177,7 +182,7 @@ async def test_a_stop_ends_the_pass_under_way_and_says_what_was_done(
     assert len(said) == 1 and said[0].startswith(
         "pending model work stopped (about 13 left): 7 of 20 embeddings and extractions done"
     )
-    assert counts == 1, "counted once its first pass had done something, not as it stopped"
+    assert counts == 2, "counted as the run began and after its first pass, not as it stopped"
 
 
 async def test_a_graph_reembedded_under_the_work_ends_it_for_its_owner_to_stop(
@@ -186,7 +191,7 @@ async def test_a_graph_reembedded_under_the_work_ends_it_for_its_owner_to_stop(
     """Not logged as a bug and asked again every period: kept for the watcher, which stops."""
     passes: list[int] = []
 
-    async def one_pass(limit: int) -> int:
+    async def one_pass(limit: int, progress: Progress) -> int:
         passes.append(limit)
         raise ManifestMismatchError("all-minilm", 384, "nomic-embed-text", 768, changed=True)
 
@@ -197,3 +202,116 @@ async def test_a_graph_reembedded_under_the_work_ends_it_for_its_owner_to_stop(
     assert len(passes) == 1 and isinstance(work.refused, ManifestMismatchError)
     assert "Restart it" in str(work.refused)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+class Chunks:
+    """Passes that tell their progress as ``retry_pending`` does, a clock that each chunk
+    moves on (a slow model), and the passes' chunks: ``sizes`` per pass, then none."""
+
+    def __init__(self, sizes: list[int], left: int, per_chunk_s: float = 0.0) -> None:
+        self.sizes, self.owed, self.per_chunk_s, self.now = sizes, left, per_chunk_s, 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    async def one_pass(self, limit: int, progress: Progress) -> int:
+        if not self.sizes:
+            return 0  # the model stops answering: the rest stays pending
+        size = self.sizes.pop(0)
+        embed = size // 2  # the first half embedded as one slice, then each extracted
+        self.now += self.per_chunk_s * embed
+        progress(embed, size, f"embedded {embed}/{embed} chunks")
+        for i in range(embed + 1, size + 1):
+            self.now += self.per_chunk_s
+            progress(i, size, f"extracting facts: chunk {i - embed}/{size - embed}")
+        self.owed -= size
+        return size
+
+    async def left(self) -> int:
+        return self.owed
+
+
+async def test_off_a_terminal_a_slow_pass_says_how_far_it_is_chunk_by_chunk(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model taking 4 s a chunk: a line every 10 s or so from the first pass on, counted
+    of all the run owes, not one once the pass of 64 chunks is over (minutes, or an hour)."""
+    chunks = Chunks([6], left=20, per_chunk_s=4.0)
+    # The model work's clock only: the event loop reads time.monotonic too.
+    monkeypatch.setattr(model_work, "time", SimpleNamespace(monotonic=chunks.monotonic))
+    work = ModelWork(chunks.one_pass, chunks.left)
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await _ran(work)
+    assert infos(caplog) == [
+        "pending model work: 3 of 20 embeddings and extractions done, 12 s",  # a slice of 3
+        "pending model work: 6 of 20 embeddings and extractions done, 24 s",
+        "pending model work stopped (14 left): 6 of 20 embeddings and extractions done in 24 s",
+    ]
+
+
+async def test_on_a_terminal_a_bar_moves_chunk_by_chunk_across_the_passes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The bar (the CLI's, on a terminal) counts the run, not each pass: the second pass goes
+    on from where the first ended, of the total counted as the run began; it names the step
+    under way, and goes before the run's end is said. No progress line beside it."""
+    chunks = Chunks([4, 2], left=10)
+    moves: list[tuple[int, int, str]] = []
+    shown: list[str] = []
+
+    @contextmanager
+    def bar() -> Iterator[Progress]:
+        shown.append("shown")
+        yield lambda done, total, what: moves.append((done, total, what))
+        shown.append(f"gone, {len(infos(caplog))} lines said")
+
+    work = ModelWork(chunks.one_pass, chunks.left)
+    work.shown = bar
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await _ran(work)
+    embedding, extracting = (
+        "pending model work: embedding chunks",
+        "pending model work: extracting facts",
+    )
+    assert moves == [
+        (2, 10, embedding),
+        (3, 10, extracting),
+        (4, 10, extracting),
+        (4, 10, extracting),  # the pass over: counted again
+        (5, 10, embedding),
+        (6, 10, extracting),
+        (6, 10, extracting),
+    ]
+    assert shown == ["shown", "gone, 0 lines said"]  # opened once, closed before the end
+    said = infos(caplog)
+    assert len(said) == 1 and said[0].startswith("pending model work stopped (4 left): 6 of 10")
+
+
+async def test_a_stop_mid_pass_counts_what_the_pass_had_done(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Ctrl-C an hour into a pass of 64 chunks: its chunks extracted so far are in the graph,
+    and the run's last line counts them, not nothing."""
+    began = asyncio.Event()
+
+    async def one_pass(limit: int, progress: Progress) -> int:
+        for i in (1, 2):
+            progress(i, 5, f"extracting facts: chunk {i}/5")
+        began.set()
+        await asyncio.Event().wait()  # the third chunk's answer never comes
+        return 5
+
+    async def left() -> int:
+        return 5
+
+    work = ModelWork(one_pass, left)
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await asyncio.wait_for(began.wait(), 5)
+        await asyncio.wait_for(work.stop(), 5)
+    said = infos(caplog)
+    assert len(said) == 1 and said[0].startswith(
+        "pending model work stopped (about 3 left): 2 of 5 embeddings and extractions done in "
+    ), said

@@ -32,7 +32,7 @@ class Ingestor:
         self.failure: Exception | None = None
 
     async def retry_pending(
-        self, limit: int, *, ask_again: bool, warnings: list[str]
+        self, limit: int, *, ask_again: bool, warnings: list[str], progress: Any
     ) -> tuple[int, int]:
         warnings += self.warnings
         if self.failure is not None:

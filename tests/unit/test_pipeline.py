@@ -6,6 +6,8 @@ is what is under test here; the real stages run in tests/integration/test_ingest
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -24,6 +26,8 @@ def notes(count: int) -> list[Change]:
 
 class Steps:
     """Draft and embed that log what they do; ``gate`` holds an embedding until released."""
+
+    root = None  # no vault folder: the notes are drafted as given, never read again
 
     def __init__(self, fail_draft: str | None = None) -> None:
         self.log: list[tuple[str, str]] = []
@@ -177,3 +181,47 @@ async def test_each_units_embedding_is_told_with_its_unit() -> None:
         (2, 0, 1, "gone.md"),
         (2, 1, 1, "gone.md"),
     ]
+
+
+def _read(root: Path, path: str, text: str) -> Upsert:
+    """An upsert as a sync reads it: the file written with ``text``, then its mtime taken."""
+    (root / path).write_text(text)
+    return Upsert(path, text, (root / path).stat().st_mtime)
+
+
+def _later(root: Path, path: str, text: str) -> None:
+    """The file rewritten after the sync read it, its mtime moved on (a coarse clock may not)."""
+    file = root / path
+    before = file.stat().st_mtime
+    file.write_text(text)
+    os.utime(file, (before + 1, before + 1))
+
+
+def test_a_note_edited_since_the_sync_read_it_is_drafted_as_it_is_now(tmp_path: Path) -> None:
+    kept, edited = _read(tmp_path, "a.md", "# A\n\nOld.\n"), _read(tmp_path, "b.md", "# B\n\nX\n")
+    _later(tmp_path, "b.md", "# B\n\nNew.\n")
+    gone = Delete("c.md")
+    now = pipeline.as_now(tmp_path, [kept, edited, gone], 1_000_000)
+    assert now[0] is kept and now[2] is gone
+    assert isinstance(now[1], Upsert) and now[1].text == "# B\n\nNew.\n"
+    assert now[1].note is not None and now[1].mtime == (tmp_path / "b.md").stat().st_mtime
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "---\naliases: [Bee]\n---\n# B\n\nNew.\n",  # its names changed: others resolved on them
+        "# B\n\n" + "x" * 2000,  # over the size limit now: its own change says so
+        None,  # gone since: its own change deletes it
+    ],
+    ids=["names", "too-large", "gone"],
+)
+def test_a_note_edited_since_the_sync_read_it_is_kept_as_read_when(
+    tmp_path: Path, later: str | None
+) -> None:
+    read = _read(tmp_path, "b.md", "# B\n\nOld.\n")
+    if later is None:
+        (tmp_path / "b.md").unlink()
+    else:
+        _later(tmp_path, "b.md", later)
+    assert pipeline.as_now(tmp_path, [read], 1000) == [read]

@@ -23,6 +23,7 @@ from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.answer.waiting import Overdue, by, http_status, timed_out
 from knotwork.core import Core
 from knotwork.llm.providers import chat_server
+from knotwork.plural import counted, plural
 from knotwork.redact import described
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 from knotwork.retrieve.config import DEFAULT_TOP_K
@@ -200,10 +201,13 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
     result.dropped_citations = checked.dropped
     if checked.dropped:
         result.warnings.append(
-            f"removed {len(checked.dropped)} citation(s) that name no retrieved chunk"
+            f"removed {counted(len(checked.dropped), 'citation')} that "
+            f"{plural(len(checked.dropped), 'names', 'name')} no retrieved chunk"
         )
     if prompt.left_out:
-        result.warnings.append(f"{prompt.left_out} hit(s) did not fit the model's context window")
+        result.warnings.append(
+            f"{counted(prompt.left_out, 'hit')} did not fit the model's context window"
+        )
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
     return result
 

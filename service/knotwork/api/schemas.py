@@ -179,7 +179,7 @@ class QueryResponse(BaseModel):
                     "facts": [_FACT_EXAMPLE],
                     "paths": [_PATH_EXAMPLE],
                     "timings": {"vector": 12.5, "fulltext": 4.1, "answer_ms": 2310.0},
-                    "warnings": ["removed 1 citation(s) that name no retrieved chunk"],
+                    "warnings": ["removed 1 citation that names no retrieved chunk"],
                 }
             ]
         }

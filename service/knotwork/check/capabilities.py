@@ -10,6 +10,7 @@ from typing import Literal
 
 from knotwork.check.reports import Capability, ManifestReport, Neo4jReport, OllamaReport
 from knotwork.llm.providers import ChatServerReport
+from knotwork.plural import counted
 from knotwork.settings import Settings
 
 
@@ -66,7 +67,8 @@ def _graph(neo4j: Neo4jReport, manifest: ManifestReport) -> Capability:
     if not neo4j.ok and neo4j.missing_indexes:
         return Capability(
             ready=False,
-            reason=f"{len(neo4j.missing_indexes)} indexes not ONLINE (which: see the Neo4j check)",
+            reason=f"{counted(len(neo4j.missing_indexes), 'index', 'indexes')} not ONLINE "
+            "(which: see the Neo4j check)",
             fix="run `knotwork init`: it creates them and waits until they are ONLINE",
         )
     if not neo4j.ok and neo4j.unreachable:
@@ -95,9 +97,12 @@ def capabilities(
     manifest: ManifestReport,
     llm_server: ChatServerReport | None = None,
     vault_folder: Capability | None = None,
+    finisher: str | None = None,
 ) -> dict[Literal["ingest", "search", "answers", "extraction"], Capability]:
     """What the service can do with the dependencies as they are; ``vault_folder`` is why
-    ingest cannot read the vault folder (``check.folder``), None when it can."""
+    ingest cannot read the vault folder (``check.folder``), None when it can; ``finisher``
+    who does the chunks left pending once the model answers, as a write's warning names it
+    (``Ingestor.finisher``: the watcher, the server; None: `knotwork retry`)."""
     graph = _graph(neo4j, manifest)
     if settings.embed_provider == "ollama":
         embedder = _model_problem(ollama, "embedding")
@@ -129,6 +134,9 @@ def capabilities(
     elif not graph.ready:  # the model's facts are written into the graph
         extraction = graph
     else:
-        extraction = _degraded(chat, "chunks wait for extraction; `knotwork retry` finishes them")
+        who = finisher or "`knotwork retry`"  # refused while a watcher holds the vault
+        extraction = _degraded(
+            chat, f"chunks wait for extraction; {who} extracts them once the model answers"
+        )
     ingest = graph if not graph.ready or vault_folder is None else vault_folder
     return {"ingest": ingest, "search": search, "answers": answers, "extraction": extraction}

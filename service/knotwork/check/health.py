@@ -23,8 +23,9 @@ from knotwork.check.reports import (
 from knotwork.core import Core
 from knotwork.errors import GraphAuthError, KnotworkError, ManifestMismatchError
 from knotwork.graph import schema, zero_vectors
-from knotwork.graph.lease import lease_status
+from knotwork.graph.lease import lease_status, watches
 from knotwork.graph.store import EXPECTED_INDEXES
+from knotwork.ingest.waiting import WATCHER
 from knotwork.llm.ollama_probe import probe_ollama, pull_command
 from knotwork.llm.providers import chat_server_report
 from knotwork.model_names import model_present
@@ -147,7 +148,9 @@ async def _embeddings(core: Core, manifest: ManifestReport) -> EmbeddingsReport 
     )
 
 
-async def check_health(core: Core) -> HealthReport:
+async def check_health(core: Core, finisher: str | None = None) -> HealthReport:
+    """The report; ``finisher``: who does the chunks a model left pending when no watcher
+    holds the vault (the API server's background passes; None: `knotwork retry`)."""
     neo4j = await _neo4j(core)
     ollama = await _ollama(core)
     llm_server = await chat_server_report(core.settings)
@@ -168,7 +171,9 @@ async def check_health(core: Core) -> HealthReport:
             embeddings = await _embeddings(core, manifest)
         except KnotworkError:
             pass
-    caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server, vault_folder)
+    if watcher is not None and watcher["live"] and watches(watcher):
+        finisher = WATCHER  # it does them itself, and refuses `knotwork retry`
+    caps = capabilities(core.settings, neo4j, ollama, manifest, llm_server, vault_folder, finisher)
     return HealthReport(
         ok=all(c.ready for c in caps.values() if c.needed),
         capabilities=caps,

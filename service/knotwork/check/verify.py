@@ -26,6 +26,7 @@ from knotwork.graph.queries.admin import (
 from knotwork.graph.store import GraphStore
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, sync_vault
+from knotwork.plural import counted
 from knotwork.vault.folders import other_folder
 
 log = logging.getLogger(__name__)
@@ -180,7 +181,9 @@ async def drop_stale_scratch(store: GraphStore, ttl_s: int) -> list[str]:
         except LeaseHeldError:
             continue  # a verify running now
         log.info(
-            "dropped scratch vault %s (%d nodes), left by a verify that was killed", vault, nodes
+            "dropped scratch vault %s (%s), left by a verify that was killed",
+            vault,
+            counted(nodes, "node"),
         )
         dropped.append(vault)
     return dropped

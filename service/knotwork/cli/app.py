@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from knotwork.cli.helptext import App
+from knotwork.cli.starting import starting
 from knotwork.core import Core, open_core
 from knotwork.errors import (
     ConfigError,
@@ -129,6 +130,7 @@ def with_core(
     *,
     models: bool = False,
     first: Callable[[Core], Awaitable[None]] | None = None,
+    ready: bool = False,
 ) -> T:
     """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
     SIGTERM and SIGHUP cancel it, as Ctrl-C does, and then end the process.
@@ -138,6 +140,9 @@ def with_core(
     others never import LlamaIndex.
     ``first``: the refusals that need no model (no vault folder, the vault's lease held by
     another writer), before the model clients are built: said at once, not seconds later.
+    ``ready``: the schema applied and the manifest checked (``Core.ensure_ready``), after the
+    model clients (a setting they refuse writes no manifest).
+    Until ``work`` begins, a terminal shows which of these steps runs (cli/starting.py).
     """
     stopped: list[signal.Signals] = []
 
@@ -145,12 +150,25 @@ def with_core(
         task = asyncio.current_task()
         assert task is not None
         _cancel_on_signals(task, stopped)
-        async with open_core(get_settings()) as core:
-            if first is not None:
-                await first(core)
-            if models:
-                core.models.load()
-            return await work(core)
+        settings = get_settings()
+        neo4j = f"Neo4j at {redact(settings.neo4j_uri)}"
+        with starting(console()) as start:
+            async with open_core(settings) as core:
+                if first is not None:
+                    start.step(f"connecting to {neo4j}")
+                    await first(core)
+                if models:
+                    start.step(
+                        f"loading the embedding model {settings.embed_model} and the chat "
+                        f"model {settings.llm_model}"
+                    )
+                    core.models.load()
+                if ready:  # Neo4j's first query when no refusal came first
+                    schema = "applying the schema"
+                    start.step(schema if first else f"connecting to {neo4j}; {schema}")
+                    await core.ensure_ready()
+                start.done()
+                return await work(core)
 
     try:
         return asyncio.run(run())

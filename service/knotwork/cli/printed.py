@@ -13,10 +13,12 @@ import typer
 
 from knotwork.graph.names import Names
 from knotwork.models import read_fact_key
+from knotwork.plural import counted, plural
 from knotwork.text.keys import BREAK, spaceless
 
 if TYPE_CHECKING:
     from knotwork.core import Core
+    from knotwork.ingest.retry import Retried
 
 _MARKED_LINK = re.compile(r"\[\[([^\[\]]+)\]\]")  # a frontmatter link's key (models.fact_key)
 
@@ -90,8 +92,8 @@ def verify_summary(count: int, unreadable: int, elsewhere: str | None) -> str:
     if not count:
         return "graph and vault agree"
     said = (
-        f"{count} differences (missing: in the folder, not in the graph; stale: in the graph "
-        "only). "
+        f"{counted(count, 'difference')} (missing: in the folder, not in the graph; stale: in "
+        "the graph only). "
     )
     if elsewhere is not None:
         return said + (
@@ -113,17 +115,38 @@ def watch_stopped(root: Path | None, unwritten: int, model_pending: int) -> list
     lines = [f"stopped watching {root}"]
     if unwritten:
         lines.append(
-            f"{unwritten} {'change was' if unwritten == 1 else 'changes were'} not written (see "
+            f"{counted(unwritten, 'change')} {plural(unwritten, 'was', 'were')} not written (see "
             "the warnings above): the next `knotwork watch` or `knotwork ingest` writes "
-            f"{'it' if unwritten == 1 else 'them'}"
+            f"{plural(unwritten, 'it', 'them')}"
         )
     if model_pending:
         lines.append(
-            f"{model_pending} {'chunk waits' if model_pending == 1 else 'chunks wait'} for the "
+            f"{counted(model_pending, 'chunk')} {plural(model_pending, 'waits', 'wait')} for the "
             "model's extraction: the next `knotwork watch` or `knotwork retry` does "
-            f"{'it' if model_pending == 1 else 'them'}"
+            f"{plural(model_pending, 'it', 'them')}"
         )
     return lines
+
+
+def errors_put_back(n: int) -> str:
+    """What `retry --errors` put back to pending."""
+    return (
+        f"{counted(n, 'chunk')} whose extraction had failed {plural(n, 'is', 'are')} pending again"
+    )
+
+
+def retried(done: Retried) -> tuple[str, str | None]:
+    """What `retry` did, and what it left pending and why (None: nothing left)."""
+    did = f"embedded {counted(done.embedded, 'chunk')}, extracted {done.extracted}"
+    if not done.pending:
+        return did, None
+    them = plural(done.pending, "it", "them")
+    why = (
+        "the model did not answer; `knotwork doctor` checks it, then run `knotwork retry` again"
+        if done.model_down
+        else f"a pass made no progress on {them} (see the warnings above)"
+    )
+    return did, f"{counted(done.pending, 'chunk')} still pending: {why}"
 
 
 def print_json(body: Any) -> None:

@@ -33,7 +33,8 @@ MODEL_DOWN = 4
 async def _same_models(core: Core) -> None:
     """Refuse (ManifestMismatchError, exit 1) when the graph was embedded by another model:
     a question's vector compared with the graph's would rank by noise or fail in Neo4j, as
-    the API and the MCP server refuse at start-up. Warns of zero vectors an older version left
+    the API and the MCP server refuse at start-up; before the model clients load, so said at
+    once (and Neo4j down too). Warns of zero vectors an older version left
     (graph/zero_vectors.py): search passes them by until a retry embeds them again."""
     from knotwork.graph import zero_vectors
 
@@ -107,7 +108,6 @@ def ask(
         return _answer_exit((await asked(core, q, as_json=as_json))["status"])
 
     async def work(core: Core) -> int:
-        await _same_models(core)
         if first is not None:
             return await one(core, first)
         typer.echo("Ask about your notes; an empty line or Ctrl-D ends.")
@@ -126,7 +126,7 @@ def ask(
                 fail(exc)  # prints the error; its exit code is not the session's
 
     with _warned_once():
-        code = with_core(work, models=True)
+        code = with_core(work, models=True, first=_same_models)
     raise typer.Exit(code)
 
 
@@ -149,12 +149,11 @@ def retrieve(
                  date_to=date_to, trust=trust)  # fmt: skip
 
     async def work(core: Core) -> dict[str, Any]:
-        await _same_models(core)
         filters = q.filters.to_filters()
         evidence = await gather(core, q.question, mode="retrieve", top_k=q.top_k, filters=filters)
         return retrieve_response(evidence, sufficient(core, evidence)).model_dump(mode="json")
 
-    body = with_core(work, models=True)
+    body = with_core(work, models=True, first=_same_models)
     if as_json:
         print_json(body)
     else:

@@ -20,6 +20,7 @@ from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.llm.ollama_probe import not_pulled
 from knotwork.llm.vectors import embed_batch
+from knotwork.plural import counted
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings, read_env_file
 
@@ -198,7 +199,8 @@ def reembed() -> None:
     count, linked = with_core(
         work, models=True, first=lambda core: writer_lease(core, watched).check_free()
     )
-    typer.echo(f"re-embedded {count} chunks; the manifest now names {get_settings().embed_model}")
+    model = get_settings().embed_model
+    typer.echo(f"re-embedded {counted(count, 'chunk')}; the manifest now names {model}")
     typer.echo(f"entity names embedded again; similar entities linked: {linked}")
 
 
@@ -233,7 +235,7 @@ def _print_report(report: HealthReport) -> None:
         line(
             c.reachable,
             f"OpenAI-compatible server reachable at {c.base_url}"
-            + (f" ({len(c.served)} model(s) listed)" if c.reachable else f": {c.error}"),
+            + (f" ({counted(len(c.served), 'model')} listed)" if c.reachable else f": {c.error}"),
         )
         if c.reachable:
             line(c.ok, f"llm model {c.model}" + ("" if c.ok else f": {c.error}"))

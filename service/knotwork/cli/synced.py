@@ -12,7 +12,10 @@ from knotwork.cli.app import MAX_LISTED
 from knotwork.core import Core
 from knotwork.errors import EmptyVaultError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
+from knotwork.ingest.changes import CHAT_DOWN
+from knotwork.ingest.modelcalls import EMBED_DOWN, EMBED_REJECTED
 from knotwork.ingest.sync import Progress, SyncReport
+from knotwork.plural import counted, plural
 from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
 from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
 
@@ -34,15 +37,20 @@ async def sync_summary(core: Core, report: SyncReport, vault: str) -> SyncSummar
     return SyncSummary(report, unresolved, await vault_stats(core))
 
 
-RETRY_HINT = "`knotwork retry` finishes them once it answers"
+RETRY_HINT = "`knotwork retry` finishes them once the model answers"
 SOURCES_LISTED = 3  # the notes named for each unresolved link
+# Why the sync left chunks pending (SyncReport.waits_for), as the summary says it. None is
+# said when the sync met no trouble: what waits was left by an earlier run, or by design (a
+# watcher extracts beside its writes).
+WHY_PENDING = {
+    EMBED_DOWN: "the embedding model was not available",
+    EMBED_REJECTED: "the embedding model answered vectors that could not be stored",
+    CHAT_DOWN: "the chat model was not available",
+}
 
 
-def print_sync(
-    summary: SyncSummary, finisher: str = RETRY_HINT, why: str = " (the model was not available)"
-) -> None:
-    """A sync's summary; ``finisher`` says what finishes the chunks left pending and ``why``
-    why they are (a watcher's are pending by design: it extracts beside its writes)."""
+def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
+    """A sync's summary; ``finisher`` says what finishes the chunks left pending."""
     report, stats = summary.report, summary.stats
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
@@ -62,7 +70,7 @@ def print_sync(
             cut = f", … and {more} more" if more > 0 else ""
             typer.echo(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
         if (left := len(summary.unresolved) - MAX_LISTED) > 0:
-            typer.echo(f"  … and {left} more unresolved links")
+            typer.echo(f"  … and {left} more unresolved {plural(left, 'link')}")
     pending = []
     if (n := stats["pending_embeddings"]) == 1:
         pending.append("1 chunk waits for its embedding")
@@ -71,23 +79,23 @@ def print_sync(
     if stats["pending_extractions"]:
         pending.append(f"{stats['pending_extractions']} for model extraction")
     if any(pending):
+        why = "; ".join(WHY_PENDING.get(w, w) for w in report.waits_for)
         typer.secho(
-            f"pending: {', '.join(pending)}{why}; {finisher}",
+            f"pending: {', '.join(pending)}{f' ({why})' if why else ''}; {finisher}",
             fg=typer.colors.YELLOW,
         )
     if failed := stats["extraction_errors"]:
         typer.secho(
-            f"model extraction failed for good on {failed} chunks (the model's answers could "
-            "not be read, or it refused the text); after changing the model or its context, "
-            "`knotwork retry --errors` tries them again",
+            f"model extraction failed for good on {counted(failed, 'chunk')} (the model's "
+            "answers could not be read, or it refused the text); after changing the model or "
+            f"its context, `knotwork retry --errors` tries {plural(failed, 'it', 'them')} again",
             fg=typer.colors.YELLOW,
         )
     for warning in report.warnings[:MAX_LISTED]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
     if len(report.warnings) > MAX_LISTED:
-        typer.secho(
-            f"… and {len(report.warnings) - MAX_LISTED} more warnings", fg=typer.colors.YELLOW
-        )
+        more = len(report.warnings) - MAX_LISTED
+        typer.secho(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
     for error in report.errors:
         typer.secho(f"error: {error}", fg=typer.colors.RED)
 

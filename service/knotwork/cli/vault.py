@@ -9,8 +9,17 @@ from typing import Annotated
 
 import typer
 
-from knotwork.cli.app import MAX_LISTED, app, progress_bar, with_core, writer_lease, writing
+from knotwork.cli.app import (
+    MAX_LISTED,
+    app,
+    console,
+    progress_bar,
+    with_core,
+    writer_lease,
+    writing,
+)
 from knotwork.cli.options import VaultPath
+from knotwork.cli.printed import errors_put_back, retried
 from knotwork.cli.synced import (
     SyncSummary,
     calibrate_once,
@@ -23,6 +32,7 @@ from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.plural import plural
 from knotwork.retrieve.calibrate import calibrate_vault
 from knotwork.retrieve.relevance import Calibration
 
@@ -55,7 +65,6 @@ def ingest(
     """Bring the graph in step with a whole vault, with a progress bar and a summary."""
 
     async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
-        await core.ensure_ready()
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         with progress_bar() as progress:  # on to the calibration: no silent seconds after
             async with writing(core, "cli-ingest", INGEST_WATCHED):
@@ -68,7 +77,7 @@ def ingest(
             raise ConfigError(NO_FOLDER)
         await writer_lease(core, INGEST_WATCHED).check_free()
 
-    summary, calibration = with_core(work, models=True, first=refused)
+    summary, calibration = with_core(work, models=True, first=refused, ready=True)
     print_sync(summary)
     if calibration is not None:
         print_calibration(calibration)
@@ -82,11 +91,10 @@ def calibrate() -> None:
     embedding model; `ingest` does it on a vault not yet calibrated)."""
 
     async def work(core: Core) -> Calibration:
-        await core.ensure_ready()
         with progress_bar() as progress:
             return await calibrate_vault(core, core.settings.vault_name, progress)
 
-    print_calibration(with_core(work, models=True))
+    print_calibration(with_core(work, models=True, ready=True))
 
 
 @app.command()
@@ -114,7 +122,6 @@ def retry(
     )
 
     async def work(core: Core) -> tuple[int, Retried]:
-        await core.ensure_ready()
         ingestor = Ingestor(core)
         # Putting failed chunks back sets a flag that any retry reads, the watcher's too: no
         # write of notes, so it needs no lease.
@@ -128,7 +135,7 @@ def retry(
                 raise
             holder = await lease_status(core.store, ingestor.vault)
             if holder is None or not watches(holder):  # done without the lease: said first
-                typer.echo(f"{back} chunks whose extraction had failed are pending again")
+                typer.echo(errors_put_back(back))
                 raise
             typer.echo(
                 f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
@@ -140,22 +147,19 @@ def retry(
         if not errors:
             await writer_lease(core, watched).check_free()
 
-    back, done = with_core(work, models=True, first=refused)
+    back, done = with_core(work, models=True, first=refused, ready=True)
     if errors:
-        typer.echo(f"{back} chunks whose extraction had failed are pending again")
-    typer.echo(f"embedded {done.embedded} chunks, extracted {done.extracted}")
+        typer.echo(errors_put_back(back))
+    did, left = retried(done)
+    typer.echo(did)
     warnings = list(dict.fromkeys(done.warnings))  # a chunk postponed in two passes, said once
     for warning in warnings[:MAX_LISTED]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
     if len(warnings) > MAX_LISTED:
-        typer.secho(f"… and {len(warnings) - MAX_LISTED} more warnings", fg=typer.colors.YELLOW)
-    if done.pending:
-        why = (
-            "the model did not answer; `knotwork doctor` checks it, then run `knotwork retry` again"
-            if done.model_down
-            else "a pass made no progress on them (see the warnings above)"
-        )
-        typer.secho(f"{done.pending} chunks still pending: {why}", fg=typer.colors.YELLOW)
+        more = len(warnings) - MAX_LISTED
+        typer.secho(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
+    if left is not None:
+        typer.secho(left, fg=typer.colors.YELLOW)
     raise typer.Exit(1 if done.pending else 0)
 
 
@@ -183,7 +187,6 @@ def watch(
         return writer_lease(core, WATCH_WATCHED)
 
     async def work(core: Core) -> None:
-        await core.ensure_ready()
         ingestor = Ingestor(core, root=path)
         watcher = VaultWatcher(ingestor, lease(core))
         loop = asyncio.get_running_loop()
@@ -208,11 +211,13 @@ def watch(
                     f"{watcher.retry_s:.0f} s)"
                 )
                 summary = await sync_summary(core, watcher.last_report, ingestor.vault)
-                print_sync(summary, finisher, why="")
+                print_sync(summary, finisher)
                 with progress_bar() as progress:
                     calibration = await calibrate_once(core, ingestor.vault, summary, progress)
                 if calibration is not None:
                     print_calibration(calibration)
+            if console().is_terminal:  # the model's work has a bar from now on, not lines
+                watcher.model_work.shown = progress_bar
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
         model_pending = 0
@@ -226,7 +231,7 @@ def watch(
         folder_to_follow(path or core.settings.vault_path)
         await lease(core).check_free()
 
-    with_core(work, models=True, first=refused)
+    with_core(work, models=True, first=refused, ready=True)
 
 
 async def _first(task: asyncio.Task[None], event: asyncio.Event) -> bool:
@@ -248,13 +253,12 @@ def verify(
     from knotwork.cli.printed import verify_summary
 
     async def work(core: Core) -> tuple[Verified, str | None, Path | None]:
-        await core.ensure_ready()
         ingestor = Ingestor(core, root=path)
         with progress_bar() as progress:  # the fresh parse is a whole sync of the vault
             found = await verify_vault_report(ingestor, progress)
         return found, await synced_from(ingestor), ingestor.root
 
-    found, elsewhere, root = with_core(work)
+    found, elsewhere, root = with_core(work, ready=True)
     differences = found.differences
     if elsewhere is not None:
         typer.secho(f"note: this vault was last synced from {elsewhere}, not {root}",

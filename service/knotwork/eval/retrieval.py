@@ -43,6 +43,7 @@ from knotwork.graph.lease import Lease, holding
 from knotwork.graph.queries.admin import EVAL_SECTIONS, VAULT_STATS
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
+from knotwork.plural import counted, plural
 from knotwork.retrieve.config import ABLATIONS, MAX_TOP_K, PRESETS
 from knotwork.retrieve.types import Hit, Mode
 
@@ -146,7 +147,7 @@ async def prepare_vault(
     async with holding(lease, {"mode": "eval-ingest", "watches": False}):  # one writer
         if not spec.reuse:
             dropped = await core.store.drop_vault(vault)
-            log.info("dropped %d nodes of vault %s", dropped, vault)
+            log.info("dropped %s of vault %s", counted(dropped, "node"), vault)
         ingestor = Ingestor(core, root=folder, vault=vault, extract_enabled=False)
         report = await sync_vault(ingestor, progress)
         # A chunk whose embedding failed (an embedder that timed out under load) is missing
@@ -156,7 +157,8 @@ async def prepare_vault(
         [stats] = await core.store.read(VAULT_STATS, vault=vault)
         if pending := int(stats["pending_embeddings"]):
             raise ModelUnavailableError(
-                f"{pending} of the vault's {stats['chunks']} chunks have no embedding (the "
+                f"{pending} of the vault's {counted(stats['chunks'], 'chunk')} "
+                f"{plural(pending, 'has', 'have')} no embedding (the "
                 "embedding model did not answer); recall would be understated. Run the "
                 "evaluation again when the model answers: the ingested notes are kept."
             )
@@ -246,8 +248,9 @@ def render(report: EvalReport, settings_line: str) -> str:
     out = [
         f"### Retrieval recall: {report.name}",
         "",
-        f"Vault `{report.vault}`: {report.sync.notes} notes (written now {report.sync.written}, "
-        f"unchanged {report.sync.unchanged}); {len(qs)} questions"
+        f"Vault `{report.vault}`: {counted(report.sync.notes, 'note')} (written now "
+        f"{report.sync.written}, unchanged {report.sync.unchanged}); "
+        f"{counted(len(qs), 'question')}"
         + (f", {no_gold} without gold evidence (not scored)" if no_gold else "")
         + f"; {settings_line}. Recall in %, over the top-k distinct {unit} in rank order of "
         f"their best chunk among the {top_k} chunks asked of retrieve(); latency of one call.",
@@ -258,14 +261,14 @@ def render(report: EvalReport, settings_line: str) -> str:
     if unmatched:
         out += [
             "",
-            f"Without the {unmatched} questions whose gold has an unmatched subject:",
+            f"Without the {counted(unmatched, 'question')} whose gold has an unmatched subject:",
             "",
             recall_table(report.configs, ks, lambda r: not r.unmatched),
         ]
     if any(q.type for q in qs):
         out += ["", "By question type:", "", type_table(report.configs, ks)]
     found = report.gold_total - len(report.gold_missing)
-    gold_line = f"Gold in the graph: {found} of {report.gold_total} distinct gold keys."
+    gold_line = f"Gold in the graph: {found} of {counted(report.gold_total, 'distinct gold key')}."
     if report.gold_missing:
         more = " …" if len(report.gold_missing) > 10 else ""
         gold_line += " Missing: " + ", ".join(f"`{g}`" for g in report.gold_missing[:10]) + more
@@ -280,7 +283,11 @@ def render(report: EvalReport, settings_line: str) -> str:
             f"Answers by `{run.model}` in mode `{run.mode}` (the full pipeline, as `POST /query`"
             f" answers), citation markers removed; EM, F1 and answer contained in %, normalised "
             "as SQuAD does (case, punctuation, articles)"
-            + (f"; {run.skipped} questions without gold answers not asked" if run.skipped else "")
+            + (
+                f"; {counted(run.skipped, 'question')} without gold answers not asked"
+                if run.skipped
+                else ""
+            )
             + ":",
             "",
             answer_table(run),

@@ -20,6 +20,7 @@ from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.model_names import same_model
 from knotwork.models import embed_text
+from knotwork.plural import counted
 from knotwork.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -139,8 +140,8 @@ async def reembed(
         texts = [embed_text(context, text) for _, _, context, text in page]
         where = f"chunk {page[0][0]} and the {len(page) - 1} after it"
         so_far = (
-            f"{done} of {total} chunks re-embedded so far. The graph stays refused under "
-            "these settings until `knotwork reembed` completes"
+            f"{done} of {counted(total, 'chunk')} re-embedded so far. The graph stays refused "
+            "under these settings until `knotwork reembed` completes"
         )
         try:
             vectors = await embed(texts)

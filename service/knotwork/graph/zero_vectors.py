@@ -23,6 +23,7 @@ from typing import Any
 
 from knotwork.graph.queries.admin import VECTORS_ZERO_COUNT, VECTORS_ZERO_RESET
 from knotwork.graph.store import GraphStore
+from knotwork.plural import counted
 
 log = logging.getLogger(__name__)
 
@@ -41,13 +42,9 @@ class ZeroVectors:
         return bool(self.chunks or self.entities)
 
     def __str__(self) -> str:
-        held = [_counted(self.chunks, "chunk")] if self.chunks else []
-        held += [_counted(self.entities, "entity name")] if self.entities else []
+        held = [counted(self.chunks, "chunk")] if self.chunks else []
+        held += [counted(self.entities, "entity name")] if self.entities else []
         return " and ".join(held)
-
-
-def _counted(n: int, thing: str) -> str:
-    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def predates_check(manifest: Mapping[str, Any] | None) -> bool:

@@ -30,6 +30,9 @@ class NoteOutcome:
     # does not wait for the model (the watcher's, a REST write's) leaves them to a background
     # pass; one that waits leaves those the model did not do (down, or postponed).
     pending: int = 0
+    # Why a model left some of its chunks pending, as the write met it: ``ModelCalls``'s
+    # ``embed_failed`` (EMBED_DOWN, EMBED_REJECTED), or ``CHAT_DOWN``; a sync's summary says it.
+    waits_for: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -75,6 +78,8 @@ class Drafted:
 
 
 Progress = Callable[[int, int, str], None]  # (done, total, what): a progress bar's call
+# Why chunks were left pending extraction: the chat model did not answer (down, timing out).
+CHAT_DOWN = "chat model unavailable"
 
 
 @dataclass
@@ -94,6 +99,8 @@ class SyncReport:
     # Notes found gone but kept: files vanished between the listing and their read (the folder
     # changing meanwhile), and the gone notes may have moved there. The next sync decides.
     kept_gone: int = 0
+    # Why the sync's chunks were left pending, each once, in the order met (NoteOutcome's).
+    waits_for: list[str] = field(default_factory=list)
 
     def add(self, outcome: NoteOutcome) -> None:
         match outcome.status:
@@ -110,3 +117,4 @@ class SyncReport:
         self.extracted += outcome.extracted
         self.facts.update(outcome.facts)
         self.warnings += outcome.warnings
+        self.waits_for += [w for w in outcome.waits_for if w not in self.waits_for]

@@ -197,9 +197,10 @@ class Ingestor:
     async def embed(self, drafted: Drafted, progress: EmbedProgress | None = None) -> Drafted:
         """Every draft's new chunks embedded in one call (the client batches it further; a
         sync's ``progress`` is told each slice); a model that cannot answer leaves them
-        pending, with a warning on the note. ManifestMismatchError, before the model is asked,
-        when the graph was re-embedded with another model meanwhile (``Core.check_manifest``):
-        its vectors would be stored where the vector index ignores them."""
+        pending, with a warning on the note, as does garbage for some texts alone (theirs).
+        ManifestMismatchError, before the model is asked, when the graph was re-embedded with
+        another model meanwhile (``Core.check_manifest``): its vectors would be stored where
+        the vector index ignores them."""
         drafts, outcomes = drafted.drafts, drafted.outcomes
         fresh = {path: d.fresh() for path, d in drafts.items()}
         chunks = [c for cs in fresh.values() for c in cs]
@@ -209,21 +210,21 @@ class Ingestor:
             await self.core.check_manifest()
         owners = {c.id: path for path, cs in fresh.items() for c in cs}  # counted if it fails
         vectors = await self.models.embed(drafting.embed_inputs(chunks), owners, progress)
-        by_path = {o.path: o for o in outcomes}
-        if vectors is None:
-            if self.embed_enabled:
-                for path, cs in fresh.items():
-                    if cs:
-                        by_path[path].models_down = True
-                        by_path[path].warnings.append(
-                            f"{path}: {self.models.embed_failed}; "
-                            f"{waiting.left_pending(len(cs), self.finisher)}"
-                        )
+        if vectors is None and not self.embed_enabled:
             return drafted
-        found = dict(zip([c.id for c in chunks], vectors, strict=True))
+        found = dict(zip([c.id for c in chunks], vectors or [None] * len(chunks), strict=True))
+        by_path = {o.path: o for o in outcomes}
         for path, cs in fresh.items():
-            drafts[path].vectors = {c.id: found[c.id] for c in cs}
-            by_path[path].embedded = len(cs)
+            drafts[path].vectors = {c.id: v for c in cs if (v := found[c.id]) is not None}
+            outcome = by_path[path]
+            outcome.embedded = len(drafts[path].vectors)
+            if left := len(cs) - outcome.embedded:  # the model down, or garbage for these texts
+                outcome.models_down = vectors is None  # down: their extraction waits too
+                outcome.waits_for.append(self.models.embed_failed)
+                outcome.warnings.append(
+                    f"{path}: {self.models.embed_failed}; "
+                    f"{waiting.left_pending(left, self.finisher)}"
+                )
         return drafted
 
     async def resolve(
@@ -278,12 +279,19 @@ class Ingestor:
         return prepared.outcomes
 
     async def retry_pending(
-        self, limit: int = 10_000, *, ask_again: bool = True, warnings: list[str] | None = None
+        self,
+        limit: int = 10_000,
+        *,
+        ask_again: bool = True,
+        warnings: list[str] | None = None,
+        progress: EmbedProgress | None = None,
     ) -> tuple[int, int]:
         """Embed and extract chunks left pending while Ollama was down: (embedded, extracted);
-        ``warnings`` gets why an extraction was postponed or failed. See
-        ``retry.retry_pending``."""
-        return await retry.retry_pending(self.models, limit, ask_again=ask_again, warnings=warnings)
+        ``warnings`` gets why an extraction was postponed or failed, ``progress`` each slice
+        embedded and chunk extracted. See ``retry.retry_pending``."""
+        return await retry.retry_pending(
+            self.models, limit, ask_again=ask_again, warnings=warnings, progress=progress
+        )
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``."""

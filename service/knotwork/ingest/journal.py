@@ -35,6 +35,7 @@ from knotwork.errors import (
 )
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.plural import counted, plural
 from knotwork.settings import Settings
 from knotwork.vault.files import symlink_on_path
 from knotwork.vault.folders import EMPTY, folder_unseen, sync_folder
@@ -197,7 +198,8 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
     if unseen:
         raise VaultUnavailableError(
             f"the vault folder {root} {unseen} (a drive not mounted?); "
-            f"{len(journal.paths())} pending writes wait for it"
+            f"{counted(len(journal.paths()), 'pending write')} "
+            f"{plural(len(journal.paths()), 'waits', 'wait')} for it"
         )
     done, failed = 0, None
     for rel in journal.paths():

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from functools import partial
 
@@ -25,6 +26,7 @@ from knotwork.errors import (
     ManifestMismatchError,
 )
 from knotwork.ingest import retry
+from knotwork.ingest.changes import Progress
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.modelcalls import POSTPONED, ModelCalls
 from knotwork.outage import Outage
@@ -32,9 +34,13 @@ from knotwork.outage import Outage
 log = logging.getLogger(__name__)
 
 MODEL_PASS = 64  # pending chunks read per pass: the newest changes' chunks join soon
-PROGRESS_S = 30.0  # how often a long run of passes says how far it is
+PROGRESS_S = 10.0  # a line at most this often off a terminal, as `knotwork ingest` logs
 # What a pass counts: a chunk's embedding and its extraction are two (ingest/retry.py).
 DONE = "embeddings and extractions"
+# The step a pass's progress names, by the first word retry_pending gives it.
+STEPS = {"embedded": "embedding chunks", "extracting": "extracting facts"}
+# A terminal's progress bar (the CLI's), opened for a run once it moves and closed at its end.
+Shown = Callable[[], AbstractContextManager[Progress]]
 
 
 @dataclass
@@ -46,9 +52,20 @@ class _Run:
     done: int = 0
     total: int | None = None  # done and what was left, when last counted
     exact: bool = False  # counted as the run ended (else: as it stood at the last count)
+    doing: int = 0  # done by the pass under way, as its progress last said
+    step: str = DONE  # what the pass under way does, as its progress last said
+    bar: Progress | None = None  # the terminal's bar, once the run moved it
 
     def of(self) -> str:
         return f"{self.done} of {self.total}" if self.total is not None else f"{self.done}"
+
+    def at(self, doing: int, owed: int) -> tuple[int, int | None]:
+        """Done with ``doing`` of the pass under way, of how much: the last count, else what
+        the pass read (``owed``) beyond what the run did before it."""
+        done = self.done + doing
+        if self.total is not None:
+            return done, max(done, self.total)
+        return done, (self.done + owed) if owed else None
 
     def ended(self, finished: bool) -> str:
         """Done only when nothing is left: a run that Ctrl-C, a lost lease, Neo4j or the
@@ -64,17 +81,20 @@ class _Run:
 
 
 class ModelWork:
-    """Passes of ``retry`` (embeddings and extractions done, for at most so many chunks) run
-    one at a time; ``left`` counts what the chunks still owe in the same unit (the "of N" of
-    the log's lines)."""
+    """Passes of ``retry`` (embeddings and extractions done, for at most so many chunks, each
+    slice embedded and chunk extracted told to its progress callback) run one at a time;
+    ``left`` counts what the chunks still owe in the same unit (the "of N" of the progress)."""
 
     def __init__(
         self,
-        retry: Callable[[int], Awaitable[int]],
+        retry: Callable[[int, Progress], Awaitable[int]],
         left: Callable[[], Awaitable[int]] | None = None,
     ) -> None:
         self._retry = retry
         self._left = left
+        # A bar for the runs' progress (``knotwork watch`` on a terminal, once its own output
+        # is done); without one, a log line every ``PROGRESS_S`` at most.
+        self.shown: Shown | None = None
         self._task: asyncio.Task[None] | None = None
         self._again = False  # chunks written since the running pass read its own
         # The graph re-embedded with another model under this process: the passes end, and
@@ -100,37 +120,54 @@ class ModelWork:
 
     async def _passes(self) -> None:
         """Pass after pass until one does nothing (none left, the model down or in its
-        back-off, Neo4j away) and none was asked for meanwhile. The log says what a run of
-        passes did once it ends, and how far it is of how much every ``PROGRESS_S`` while a
-        slow model takes long, rather than a line per pass (a 500-chunk vault would log
-        dozens). What is left is counted once the first pass has done something, at each of
-        those lines and at the end (not when stopped: then as last counted)."""
+        back-off, Neo4j away) and none was asked for meanwhile. How far a run is of how much
+        moves with each slice embedded and chunk extracted (a CPU model takes a minute a
+        chunk, a pass of 64 an hour): a bar, or a line every ``PROGRESS_S`` at most rather
+        than one a chunk; the log says what the run did once it ends (a pass cut off: as far
+        as its progress went). What is left is counted as it starts, after each pass that did
+        something and at the end (not when stopped: then as last counted)."""
         run = _Run(began=time.monotonic(), said=time.monotonic())
         finished = False
         try:
-            while True:
-                self._again = False
-                did = await self._retry(MODEL_PASS)
-                run.done += did
-                due = did and time.monotonic() - run.said >= PROGRESS_S
-                if did and (run.total is None or due):
-                    await self._count(run)
-                if due:
-                    run.said = time.monotonic()
-                    took = run.said - run.began
-                    log.info("pending model work: %s %s done, %.0f s", run.of(), DONE, took)
-                if not (did or self._again):
-                    finished = True
-                    return
+            with ExitStack() as bar:  # closed before the run's end is said
+                await self._count(run)
+                while True:
+                    self._again = False
+                    did = await self._retry(MODEL_PASS, partial(self._moved, run, bar))
+                    run.done, run.doing = run.done + did, 0
+                    if did:
+                        await self._count(run)
+                        self._moved(run, bar, 0, 0, "")
+                    if not (did or self._again):
+                        finished = True
+                        return
         except ManifestMismatchError as exc:  # the owner says it, as it stops
             self.refused = exc
         except Exception:  # a bug: said, and the next change or period starts a pass again
             log.exception("the model's work on pending chunks failed")
         finally:  # also when stopped: what it did is in the graph, the rest stays pending
+            run.done += run.doing  # a pass cut off: what its progress said it had done
             if run.done:
                 if finished:
                     await self._count(run, last=True)
                 log.info("%s", run.ended(finished))
+
+    def _moved(self, run: _Run, bar: ExitStack, doing: int, owed: int, what: str) -> None:
+        """The pass under way has done ``doing`` of the ``owed`` steps it read, the last
+        ``what`` (retry_pending's progress; after a pass, none): the bar moves, or a line is
+        logged once ``PROGRESS_S`` have passed since the last."""
+        run.doing = doing
+        run.step = next((s for word, s in STEPS.items() if what.startswith(word)), run.step)
+        done, total = run.at(doing, owed)
+        if self.shown is not None:
+            if run.bar is None:
+                run.bar = bar.enter_context(self.shown())
+            run.bar(done, total or done, f"pending model work: {run.step}")
+            return
+        if (now := time.monotonic()) - run.said >= PROGRESS_S:
+            run.said = now
+            of = f"{done} of {total}" if total is not None else f"{done}"
+            log.info("pending model work: %s %s done, %.0f s", of, DONE, now - run.began)
 
     async def _count(self, run: _Run, *, last: bool = False) -> None:
         """``run``'s total as it stands: done, and what the chunks still owe; as it was when
@@ -197,10 +234,16 @@ class Standing:
 
 
 async def pending_work(
-    ingestor: Ingestor, limit: int, *, said: Standing, outage: Outage | None = None
+    ingestor: Ingestor,
+    limit: int,
+    progress: Progress | None = None,
+    *,
+    said: Standing,
+    outage: Outage | None = None,
 ) -> int:
     """What ``knotwork retry`` does for at most ``limit`` pending chunks, waiting out a model's
-    back-off, under a lease the caller holds (the watcher's, the API's): how many chunks it did.
+    back-off, under a lease the caller holds (the watcher's, the API's): how many chunks it did,
+    each slice embedded and chunk extracted told to ``progress``.
     What it meets is said through the caller's ``said``, once while it stands (the chat model
     down, a pass that cannot finish); Neo4j away is said as ``outage`` (once, as the watcher
     says it), and a lease lost before a write ends the pass. A graph re-embedded with another
@@ -208,7 +251,7 @@ async def pending_work(
     warnings: list[str] = []
     try:
         embedded, extracted = await ingestor.retry_pending(
-            limit, ask_again=False, warnings=warnings
+            limit, ask_again=False, warnings=warnings, progress=progress
         )
     except GraphUnavailableError as exc:
         if outage is not None:

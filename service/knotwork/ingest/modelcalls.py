@@ -7,8 +7,9 @@ Ollama down must not wait for a time-out on every batch. Each model has its own 
 chat model failing leaves the embeddings going (and the reverse). The embedding model down is
 said once while it stays down (every embed call comes here, a write's and each period's pass
 alike), and once when it answers again; so is a model answering vectors that cannot be stored,
-which is asked again at once, with no back-off (a zero vector may be one text's): both are the
-vault's trouble for the whole process (llm/embed_trouble.py), each naming what waits so far
+which is asked again at once, with no back-off (a zero vector may be one text's: the texts it
+is for are found apart, llm/vectors.py, and the others keep theirs): both are the vault's
+trouble for the whole process (llm/embed_trouble.py), each naming what waits so far
 (ingest/waiting.py), a sync that met it the total at its end. Whatever is not embedded or
 extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model
 refuses itself (a prompt too long for its context) is recorded as an error at once.
@@ -30,9 +31,15 @@ from knotwork.ingest import extract, similar, waiting, write
 from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
 from knotwork.llm.embed_trouble import EmbedTrouble
-from knotwork.llm.vectors import VectorsRejectedError, embed_batch, rejected_fix
+from knotwork.llm.vectors import (
+    PROBE_TEXT,
+    Vectors,
+    VectorsRejectedError,
+    embed_apart,
+    embed_batch,
+    rejected_fix,
+)
 from knotwork.models import Chunk, Fact
-from knotwork.outage import Outage
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM
@@ -43,15 +50,10 @@ MODEL_BACKOFF_S = 30.0
 # is recorded as an error (cypher/chunk_extraction_tried.cypher): the first, since the model
 # refuses the same request on every retry. A time-out, a model down, a 5xx or a 429 counts none.
 MAX_EXTRACTION_TRIES = 1
-# A section any chat model can answer: asked when a refusal comes before any answer, to tell a
-# chunk the model refuses from a model that refuses everything.
-PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
 # In a warning "<note>: extraction postponed: <why>": the model down, the chunk left pending
 # (the background passes say these once while the model stays down, ingest/model_work.py).
 POSTPONED = ": extraction postponed: "
-# What waits while the embedding model is down or answers garbage, when no chunk is counted.
-EMBED_WAITING = "the chunks it has not embedded stay pending, out of vector search"
 # Why a note's chunks were left unembedded (its outcome's warning).
 EMBED_DOWN = "embedding model unavailable"
 EMBED_REJECTED = "embedding model answered vectors that cannot be stored"
@@ -113,13 +115,14 @@ class ModelCalls:
         texts: list[str],
         chunks: Mapping[str, str] | None = None,
         progress: EmbedProgress | None = None,
-    ) -> list[list[float]] | None:
-        """Vectors for texts, or None when the embedding model cannot answer or answers
-        garbage. A slice of ``EMBED_SLICE_BATCHES`` batches at a time: the client sends a
-        call's batches at once, and a CPU model times out on the last of a large note's.
-        ``chunks``: the texts' chunks (id → note path, in the texts' order), counted among
-        what waits when the model fails (None: entity names). ``progress``: told as the model
-        is first asked and after each slice."""
+    ) -> Vectors | None:
+        """Vectors for texts, None when the embedding model cannot answer or answers garbage
+        for every text (even ``PROBE_TEXT``, asked once a slice of several is refused); else
+        None in place of each text's it answers garbage for (found apart, llm/vectors.py).
+        ``EMBED_SLICE_BATCHES`` batches at a time: a CPU model times out on the last of a
+        large note's sent at once. ``chunks``: the texts' chunks (id → note path, in order),
+        counted among what waits when the model fails (None: entity names). ``progress``:
+        told as the model is first asked and after each slice."""
         if not self.embed_enabled or time.monotonic() < self.embed_down_until:
             return None
         try:  # built on first use: a ConfigError is a setting to fix, raised; not a model down
@@ -127,47 +130,56 @@ class ModelCalls:
         except ModelUnavailableError as exc:
             await self._down(f"not loaded: {exc}", chunks)
             return None
-        size, vectors = self.embed_slice, []
+        size, dimension = self.embed_slice, self.core.settings.embed_dimension
+        vectors: Vectors = []
+        refused: VectorsRejectedError | None = None  # garbage for some texts
         owners = list((chunks or {}).values())
         for first in range(0, len(texts), size):
             if progress is not None:  # the note of the slice's first text: the one under way
                 progress(first, len(texts), owners[min(first, len(owners) - 1)] if owners else "")
             part = texts[first : first + size]
             try:
-                vectors += await embed_batch(embedder, part, self.core.settings.embed_dimension)
-            except VectorsRejectedError as exc:  # garbage: asked again by a retry, not stored
-                self.embed_failed = EMBED_REJECTED
-                self.trouble.refusals += 1  # at once: a pass reading meanwhile ends nothing
-                self.trouble.refused.failed(
-                    f"{self.core.settings.embed_model} {exc}",
-                    await self._embed_waiting(self.trouble.refused, chunks),
-                    rejected_fix(exc),
-                )
+                try:
+                    got: Vectors = list(await embed_batch(embedder, part, dimension))
+                except VectorsRejectedError as exc:  # garbage: the texts it is for found apart
+                    self.embed_failed, refused = EMBED_REJECTED, exc
+                    self.trouble.refusals += 1  # at once: a pass reading meanwhile ends nothing
+                    got = await embed_apart(embedder, part, dimension, exc)
+            except VectorsRejectedError as exc:  # for every text: asked again by a retry
+                await self._refused(exc, chunks)
                 return None
             except KnotworkError as exc:  # the model down (embed_batch says which): later
                 await self._down(f"embedding failed: {exc}", chunks)
                 return None
             # Back: any answer. Refused vectors are over only once none waits (``settled``).
             self.trouble.down.ended(": chunks are embedded again")
+            vectors += got
+        if refused is not None and None in vectors:
+            await self._refused(refused, chunks, vectors)
         if progress is not None and texts:
             progress(len(texts), len(texts), owners[-1] if owners else "")
         return vectors
+
+    async def _refused(
+        self, exc: VectorsRejectedError, held: Mapping[str, str] | None, got: Vectors | None = None
+    ) -> None:
+        """Vectors that cannot be stored for the chunks ``held``, said once while the trouble
+        lasts; ``got``: the call's, when some texts' alone were refused (the others' stored)."""
+        done = set[str]()
+        if got and held is not None:  # only the refused chunks wait
+            done = {c for c, v in zip(held, got, strict=True) if v is not None}
+            held = {c: p for c, p in held.items() if c not in done}
+        some = f", for {got.count(None)} of {len(got)} texts (the others embedded)" if got else ""
+        refused = self.trouble.refused
+        waits = await waiting.embedding(self.core.store, self.vault, refused, held, done)
+        refused.failed(f"{self.core.settings.embed_model} {exc}{some}", waits, rejected_fix(exc))
 
     async def _down(self, why: str, chunks: Mapping[str, str] | None) -> None:
         """The embedding model out of reach: let be for a while, said once while it stays."""
         self.embed_failed = EMBED_DOWN
         self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
-        self.trouble.down.failed(why, await self._embed_waiting(self.trouble.down, chunks))
-
-    async def _embed_waiting(self, outage: Outage, chunks: Mapping[str, str] | None) -> str:
-        """What waits for the embedding model: the vault's chunks pending it and ``chunks``,
-        read only as ``outage`` begins (its later tries are said at debug level). So far: a
-        sync's later units are not written yet (``said_after`` gives its total)."""
-        if outage.since is not None or chunks is None:
-            return EMBED_WAITING
-        if (found := await self.waiting_for("embedding", chunks)) is None:
-            return EMBED_WAITING
-        return f"waiting for an embedding, out of vector search: {found} so far"
+        down = self.trouble.down
+        down.failed(why, await waiting.embedding(self.core.store, self.vault, down, chunks))
 
     async def said_after(self, began: float) -> None:
         """The end of a sync begun at ``began`` (monotonic): an embedding trouble that began

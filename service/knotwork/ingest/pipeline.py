@@ -12,6 +12,11 @@ Only the first unit is drafted before ``first_after`` (the sync's final names, w
 note) is done: the writer cannot start before it, and drafting ahead would share the
 interpreter with that parse and hold the first write back (bench/RESULTS.md, "Ingest: the
 writer's first batch sooner"); the first unit keeps a model embedder busy meanwhile.
+
+Each note is drafted as it is on disk when its unit is drafted (``as_now``), not as the sync
+read it: a large vault's notes wait minutes for their turn, and a note edited meanwhile would be
+written as read, then again by the edit's own write (a watcher's change queued during its
+rescan), embedded and extracted twice.
 """
 
 from __future__ import annotations
@@ -19,12 +24,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
-from knotwork.ingest.changes import Change, Drafted, Prepared
+from knotwork.errors import KnotworkError
+from knotwork.ingest.changes import Change, Drafted, Prepared, Upsert
+from knotwork.ingest.draft import parse
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.rows import note_props
+from knotwork.vault.files import read_note
 
 UNIT = 32  # notes drafted and embedded at a time (two embedding batches of two-chunk notes)
 T = TypeVar("T")
@@ -113,6 +124,10 @@ class Stages:
         await _after(previous)  # in order: the unit embedded next is drafted first
         if i > 0:
             await _after(self.first_after)
+        # In place: ``units`` is the sync's ``cut``, whose notes it writes again one by one.
+        if (root := self.ingestor.root) is not None:
+            limit = self.ingestor.settings.max_note_bytes
+            self.units[i] = await asyncio.to_thread(as_now, root, self.units[i], limit)
         return await self.ingestor.draft(self.units[i])
 
     async def _embed(
@@ -133,6 +148,33 @@ class Stages:
             if task.done() and not task.cancelled():
                 with contextlib.suppress(BaseException):
                     task.exception()  # retrieved: no "never retrieved" noise at exit
+
+
+def as_now(root: Path, changes: list[Change], max_bytes: int) -> list[Change]:
+    """``changes`` with each note whose file changed since the sync read it (its modification
+    time moved, its text differs) as the file is now. Kept as read when its names (title,
+    aliases) changed: the sync resolved the other notes' mentions and links against those it
+    read; or when it cannot be read cleanly now (gone, binary, bytes replaced): its own change,
+    or the next sync, writes it and says why. Blocking: run off the event loop."""
+    return [_now(root, c, max_bytes) if isinstance(c, Upsert) else c for c in changes]
+
+
+def _now(root: Path, change: Upsert, max_bytes: int) -> Upsert:
+    if change.mtime is None:  # not read from the folder
+        return change
+    try:
+        if os.stat(root / change.path).st_mtime == change.mtime:
+            return change
+        read = read_note(root, change.path, max_bytes)
+    except (OSError, KnotworkError):
+        return change
+    if read.warnings or read.text == change.text:
+        return change
+    note = parse(change.path, read.text)
+    before = change.note or parse(change.path, change.text)
+    if note_props(note, None)["mkeys"] != note_props(before, None)["mkeys"]:
+        return change
+    return replace(change, text=read.text, mtime=read.mtime, note=note)
 
 
 async def _after(previous: asyncio.Future[T] | None) -> None:

@@ -23,6 +23,7 @@ from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION, note_props
+from knotwork.plural import counted, plural
 from knotwork.vault.files import NoteScan, read_group, scan_notes
 from knotwork.vault.folders import (
     EMPTY,
@@ -111,8 +112,8 @@ async def plan_sync(
             continue
         held = sum(1 for p in stored if p.startswith(f"{folder}/"))
         report.errors.append(
-            f"{folder}/: cannot be listed ({why}); the graph keeps the {held} notes it holds "
-            "under it as they were"
+            f"{folder}/: cannot be listed ({why}); the graph keeps the "
+            f"{counted(held, 'note')} it holds under it as {plural(held, 'it was', 'they were')}"
         )
     # Only what the scan saw to be absent is gone: a note it could not read, or under a folder
     # it could not list, is kept as the graph holds it.
@@ -135,9 +136,10 @@ async def plan_sync(
         # made new where it went, embedded all again. Kept for the next sync to decide.
         report.kept_gone, deleted = len(deleted), []
         report.warnings.append(
-            f"{len(vanished)} files or folders vanished while the folder was read (moved or "
-            f"deleted meanwhile); the {report.kept_gone} notes found gone are kept until the "
-            "next sync"
+            f"{counted(len(vanished), 'file or folder', 'files or folders')} vanished while the "
+            "folder was read (moved or deleted meanwhile); the "
+            f"{counted(report.kept_gone, 'note')} found gone "
+            f"{plural(report.kept_gone, 'is', 'are')} kept until the next sync"
         )
     work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)

@@ -4,8 +4,9 @@ pass after pass, through one vault's model calls (ingest/modelcalls.py).
 A pass reads at most ``RETRY_PASS`` pending chunks (held in memory), embeds the unembedded
 ones first — search needs them, and a chat model that is missing must not keep them waiting —
 a slice at a time, each stored as it comes, then extracts the others chunk by chunk. A model
-that fails leaves the rest pending for the next retry. Each takes the vault's ``ModelCalls``:
-``retry.retry_all(ingestor.models)``.
+that fails leaves the rest pending for the next retry; one that answers garbage for some texts
+(ingest/modelcalls.py) leaves theirs pending and goes on with the rest. Each takes the vault's
+``ModelCalls``: ``retry.retry_all(ingestor.models)``.
 """
 
 from __future__ import annotations
@@ -119,21 +120,21 @@ async def retry_pending(
     if need and models.embed_enabled:  # not another model's graph now (Core.check_manifest)
         await models.core.check_manifest()
     # A slice at a time, each stored as it comes: a failure part-way keeps what came.
-    size = models.embed_slice
+    size, refused = models.embed_slice, 0
     for first in range(0, len(need), size):
         part = need[first : first + size]
         texts = [embed_text(r["context"] or r["heading_path"] or "", r["text"]) for r in part]
         vectors = await models.embed(texts, {r["id"]: r["note_path"] for r in part})
         if vectors is None:
-            break  # the model is down: the rest stays pending
-        embedded += await models.core.store.set_chunk_embeddings(
-            [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True)]
-        )
+            break  # the model is down, or refuses every text: the rest stays pending
+        good = [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True) if v]
+        refused += len(part) - len(good)  # garbage for these texts alone: they stay pending
+        embedded += await models.core.store.set_chunk_embeddings(good) if good else 0
         done += len(part)
         if progress:
             progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
     else:  # good vectors for each: when they were all that waited, refused ones are over
-        if need and every:
+        if need and every and not refused:
             models.trouble.settled(read, embedded=True)
     for i, row in enumerate(todo, 1):
         if models.chat_down:

@@ -16,19 +16,21 @@ from knotwork.graph.queries.writes import (
     ENTITY_SIMILAR_LINK,
 )
 from knotwork.graph.store import GraphStore
+from knotwork.llm.vectors import Vectors
 from knotwork.settings import Settings
 
 ENTITY_BATCH = 256
 MAX_CANDIDATES = 20_000  # the most the index is asked for, as retrieve/search.py's searches
-Embed = Callable[[list[str]], Awaitable[list[list[float]] | None]]
+Embed = Callable[[list[str]], Awaitable[Vectors | None]]
 
 
 async def link_new_entities(store: GraphStore, settings: Settings, vault: str, embed: Embed) -> int:
     """Embed the names of the entities not embedded yet and link the similar ones.
 
     Only those entities are compared, so an update costs what it added; an entity left
-    unembedded (model down: ``embed`` returns None) waits for the next call. Returns the edges
-    made; 0 when ``similarity_threshold`` is 1 (the feature is off).
+    unembedded (model down: ``embed`` returns None; its name's vector refused: None for it)
+    waits for the next call. Returns the edges made; 0 when ``similarity_threshold`` is 1 (the
+    feature is off).
     """
     threshold = settings.similarity_threshold
     if threshold >= 1.0:
@@ -38,11 +40,12 @@ async def link_new_entities(store: GraphStore, settings: Settings, vault: str, e
         vectors = await embed([row["name"] or row["key"] for row in rows])
         if vectors is None:
             break
-        keys = [row["key"] for row in rows]
+        got = [(row["key"], v) for row, v in zip(rows, vectors, strict=True) if v is not None]
+        if not got:  # the names read are all refused ones: they wait, with those after them
+            break
+        keys = [key for key, _ in got]
         await store.write(
-            ENTITY_EMBEDDING_SET,
-            vault=vault,
-            rows=[{"key": k, "embedding": v} for k, v in zip(keys, vectors, strict=True)],
+            ENTITY_EMBEDDING_SET, vault=vault, rows=[{"key": k, "embedding": v} for k, v in got]
         )
         linked += await _link(store, vault, keys, settings.similarity_top_k, threshold)
     return linked

@@ -38,6 +38,7 @@ from knotwork.ingest.changes import (
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.plan import Plan, plan_sync
 from knotwork.ingest.written import BatchProgress
+from knotwork.plural import counted, plural
 
 log = logging.getLogger(__name__)
 __all__ = ["Progress", "SyncReport", "sync_vault"]  # the report types live in ingest/changes.py
@@ -151,7 +152,12 @@ async def _commit(
         if not batch or (len(batch) == 1 and not (last or record)):
             report.errors.append(f"{batch[0].path if batch else 'sync'}: {exc}")
             return []
-        log.warning("a batch of %d notes failed (%s); writing them one by one", len(batch), exc)
+        log.warning(
+            "a batch of %s failed (%s); writing %s one by one",
+            counted(len(batch), "note"),
+            exc,
+            plural(len(batch), "it", "them"),
+        )
     store = ingestor.core.store
     if record:  # cut off on the way, the next sync pays it
         await _reported(
@@ -170,7 +176,7 @@ async def _commit(
     if not last and b.names_token and outcomes:  # names changed: other caches go stale
         await _reported(
             report,
-            f"the names stamp after {len(outcomes)} notes",
+            f"the names stamp after {counted(len(outcomes), 'note')}",
             write.write_batch(store, Batch(b.vault, b.targets, names_token=b.names_token)),
         )
     if last:  # the record, if any, is written: cut off here, the next sync pays it

@@ -6,35 +6,38 @@ with them (``held``)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from knotwork.errors import KnotworkError
 from knotwork.graph.queries.writes import CHUNKS_WAITING
 from knotwork.graph.store import GraphStore
+from knotwork.outage import Outage
+from knotwork.plural import counted
 
 log = logging.getLogger(__name__)
 
 SHOWN = 3  # notes named; the rest are counted
+# Who does the chunks a model left pending while a watcher holds the vault (`knotwork retry`
+# is refused then): a write's warning and `doctor` name it (``left_pending``'s ``finisher``).
+WATCHER = "the watcher"
 Step = Literal["embedding", "extraction"]
+# What waits while the embedding model is down or answers garbage, when no chunk is counted.
+NOT_COUNTED = "the chunks it has not embedded stay pending, out of vector search"
 
 
 @dataclass(frozen=True)
 class Waiting:
     notes: int
     chunks: int
-    shown: list[str] = field(default_factory=list)  # the first notes by path
+    shown: list[str] = field(default_factory=list)  # the caller's notes, then the first by path
 
     def __str__(self) -> str:
         """'5 chunks of 4 notes (A.md, B.md, C.md and 1 more)'."""
         more = f" and {self.notes - len(self.shown)} more" if self.notes > len(self.shown) else ""
         named = f" ({', '.join(self.shown)}{more})" if self.shown else ""
-        return f"{_counted(self.chunks, 'chunk')} of {_counted(self.notes, 'note')}{named}"
-
-
-def _counted(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+        return f"{counted(self.chunks, 'chunk')} of {counted(self.notes, 'note')}{named}"
 
 
 def left_pending(chunks: int, finisher: str | None) -> str:
@@ -42,29 +45,52 @@ def left_pending(chunks: int, finisher: str | None) -> str:
     has it: '1 chunk waits: the watcher embeds it once the model answers' under a writer that
     does the model's work in the background (``finisher``), or '3 chunks wait for `knotwork
     retry`' after a one-shot run, which nothing follows."""
-    waits = f"{_counted(chunks, 'chunk')} {'waits' if chunks == 1 else 'wait'}"
+    waits = f"{counted(chunks, 'chunk')} {'waits' if chunks == 1 else 'wait'}"
     if finisher is None:
         return f"{waits} for `knotwork retry`"
     return f"{waits}: {finisher} embeds {'it' if chunks == 1 else 'them'} once the model answers"
 
 
 async def read(
-    store: GraphStore, vault: str, step: Step, held: Mapping[str, str] | None = None
+    store: GraphStore,
+    vault: str,
+    step: Step,
+    held: Mapping[str, str] | None = None,
+    done: Collection[str] = (),
 ) -> Waiting | None:
     """The chunks of ``vault`` pending ``step``, with ``held`` (chunk id → note path: the chunks
-    of the call that met the trouble, a write's not stored yet); None when Neo4j fails the
-    read, and the trouble is said without the count."""
+    of the call that met the trouble, a write's not stored yet), named first; ``done``: chunks
+    of that call whose vectors came, stored next, not counted. None when Neo4j fails the read,
+    and the trouble is said without the count."""
     held = held or {}
     paths = sorted(set(held.values()))
+    ids = [*held, *done]
     try:
         [row] = await store.read(
-            CHUNKS_WAITING, vault=vault, step=step, ids=list(held), paths=paths, shown=SHOWN
+            CHUNKS_WAITING, vault=vault, step=step, ids=ids, paths=paths, shown=SHOWN
         )
     except KnotworkError as exc:
         log.debug("what waits for the model not read: %s", exc)
         return None
+    # The call's own notes first: the notes it met the trouble for, not the first by path.
     return Waiting(
-        row["notes"] + len(paths),
-        row["chunks"] + len(held),
-        sorted({*row["shown"], *paths})[:SHOWN],
+        row["notes"] + len(paths), row["chunks"] + len(held), [*paths, *row["shown"]][:SHOWN]
     )
+
+
+async def embedding(
+    store: GraphStore,
+    vault: str,
+    outage: Outage,
+    held: Mapping[str, str] | None,
+    done: Collection[str] = (),
+) -> str:
+    """What waits for the embedding model as ``outage`` begins: its chunks in ``vault`` and
+    ``held`` (``read``'s). Its later tries are said at debug level, without a count, as is a
+    call for entity names (``held`` None). So far: a sync's later units are not written yet
+    (its end says the total)."""
+    if outage.since is not None or held is None:
+        return NOT_COUNTED
+    if (found := await read(store, vault, "embedding", held, done)) is None:
+        return NOT_COUNTED
+    return f"waiting for an embedding, out of vector search: {found} so far"

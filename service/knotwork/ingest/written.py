@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from knotwork.ingest.batch import WriteResult
-from knotwork.ingest.changes import NoteOutcome, Prepared
-from knotwork.ingest.modelcalls import ModelCalls
+from knotwork.ingest.changes import CHAT_DOWN, NoteOutcome, Prepared
+from knotwork.ingest.modelcalls import POSTPONED, ModelCalls
 
 # Told (chunks extracted, of how many) as a batch's extraction goes: a sync's progress bar
 # would otherwise stand still for the model's minutes per batch.
@@ -87,3 +87,5 @@ async def extract_pending(
         outcome.pending = max(0, outcome.pending - got.done)
         outcome.facts.update(got.facts)
         outcome.warnings += got.warnings
+        if any(POSTPONED in w for w in got.warnings):  # the chat model did not answer
+            outcome.waits_for.append(CHAT_DOWN)

@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING
 import knotwork
 from knotwork.errors import ConfigError, ModelUnavailableError
 from knotwork.llm.embed_worker import CONFIG, OK, SHAPE, pack_texts, read_frame, write_frame
+from knotwork.plural import counted
 
 if TYPE_CHECKING:
     from knotwork.llm.encoders import EncoderSpec, Vectors
@@ -224,8 +225,8 @@ class EncoderProcess:
         _, rows, dimension = SHAPE.unpack_from(payload)
         if rows != len(texts) or len(payload) != SHAPE.size + 4 * rows * dimension:
             raise ModelUnavailableError(
-                f"the {self.spec.model} embedding worker answered {rows} vectors of "
-                f"{dimension} for {len(texts)} texts ({len(payload)} bytes)"
+                f"the {self.spec.model} embedding worker answered {counted(rows, 'vector')} of "
+                f"{dimension} for {counted(len(texts), 'text')} ({len(payload)} bytes)"
             )
         vectors: Vectors = np.frombuffer(payload, dtype="<f4", offset=SHAPE.size)
         return vectors.reshape(rows, dimension)

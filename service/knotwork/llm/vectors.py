@@ -5,7 +5,8 @@ another size, NaN or infinity, or zeros. Stored, the first breaks the pairing of
 vectors (a sync stopped), NaN and infinity are refused by Neo4j's vector property (the note's
 whole write failed), and a zero vector is kept as "embedded" but never enters the cosine index,
 so its chunk is silently out of vector search's reach. Each is an answer to ask for again
-later, never data.
+later, never data. The model may answer garbage for one text only (NaN for it, a vector of
+another size): ``embed_apart`` finds which, so the others' vectors are stored.
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ from knotwork.redact import described
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-__all__ = ["VectorsRejectedError", "embed_batch", "rejected_fix", "vectors_problem"]
+__all__ = ["VectorsRejectedError", "embed_apart", "embed_batch", "rejected_fix", "vectors_problem"]
 
 SIZE_PROBLEM = "returned a vector of size"  # another size than the graph's: a setting's matter
+# A text any model answers: asked after a refusal, to tell the texts a model refuses from a
+# model that refuses everything (the chat model is asked it alike, ingest/modelcalls.py).
+PROBE_TEXT = "Ada Lovelace wrote the first program for Charles Babbage's Analytical Engine."
+Vectors = list[list[float] | None]  # one per text, None where the model's was refused
 
 
 def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: int) -> str | None:
@@ -78,6 +83,36 @@ async def embed_batch(
     if problem := vectors_problem(vectors, len(texts), dimension):
         raise VectorsRejectedError(problem)
     return [list(v) for v in vectors]
+
+
+async def embed_apart(
+    embedder: BaseEmbedding, texts: list[str], dimension: int, refusal: VectorsRejectedError
+) -> Vectors:
+    """The vectors of ``texts``, whose answer together was refused (``refusal``), asked again
+    in halves, each refused half split again down to single texts: each text the model answers
+    well has its vector, each it refuses None. ``refusal`` is raised, no half asked, when the
+    model refuses ``PROBE_TEXT`` too: it refuses every text (another size, a broken model), and
+    asking them apart would cost twice as many calls as texts for nothing. A model that fails
+    meanwhile raises as ``embed_batch`` does."""
+    if len(texts) > 1:
+        try:
+            await embed_batch(embedder, [PROBE_TEXT], dimension)
+        except VectorsRejectedError:
+            raise refusal from None
+    return await _halves(embedder, texts, dimension)
+
+
+async def _halves(embedder: BaseEmbedding, texts: list[str], dimension: int) -> Vectors:
+    """``texts``, refused together: each half asked alone, split again when refused."""
+    if len(texts) == 1:
+        return [None]
+    middle, found = len(texts) // 2, list[list[float] | None]()
+    for half in (texts[:middle], texts[middle:]):
+        try:
+            found += await embed_batch(embedder, half, dimension)
+        except VectorsRejectedError:
+            found += await _halves(embedder, half, dimension)
+    return found
 
 
 def _failed(exc: Exception, model: str) -> str:

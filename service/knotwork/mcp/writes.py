@@ -13,6 +13,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from knotwork.mcp.common import NotePath, Served, ServedContext, add_tool, served, tool_errors
+from knotwork.plural import counted
 from knotwork.serving import writes as note_writes
 from knotwork.serving.bodies import Synced, ingested
 from knotwork.serving.writes import WriteResult
@@ -48,7 +49,9 @@ class NoteWritten(BaseModel):
 def _written(result: WriteResult) -> NoteWritten:
     pending = result.outcome.pending if result.outcome is not None else 0
     later = (
-        f"; the model's facts of its {pending} chunks pending extraction follow" if pending else ""
+        f"; the model's facts of its {counted(pending, 'chunk')} pending extraction follow"
+        if pending
+        else ""
     )
     details = {
         "done": f"the note is {result.done} and the graph shows it{later}",

@@ -38,6 +38,7 @@ from knotwork.errors import (
 )
 from knotwork.graph.lease import lease_status
 from knotwork.ingest import retry
+from knotwork.ingest.changes import Progress
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import ModelWork, Standing, pending_work
 
@@ -136,13 +137,16 @@ class Extraction:
             trouble.settled(read, embedded=False)
         return False
 
-    async def _pass(self, limit: int) -> int:
-        """``pending_work`` for a few chunks under the shared lease: how many it did."""
+    async def _pass(self, limit: int, progress: Progress) -> int:
+        """``pending_work`` for a few chunks under the shared lease: how many it did, each
+        chunk told to ``progress`` (the run's log line)."""
         if self.writers.syncing:
             return 0  # the sync waits for its own extraction; the period finds the rest
         try:
             async with self.writers.model_pass():
-                done = await pending_work(self.ingestor, min(limit, EXTRACT_PASS), said=self.said)
+                done = await pending_work(
+                    self.ingestor, min(limit, EXTRACT_PASS), progress=progress, said=self.said
+                )
         except LeaseLostError as exc:  # before LeaseHeldError, its base class
             log.warning("pending model work stopped: %s", exc.lapsed)
             return 0

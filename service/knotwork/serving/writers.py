@@ -44,6 +44,7 @@ from knotwork.graph.lease import (
 )
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
+from knotwork.plural import counted
 from knotwork.serving.extraction import Extraction
 from knotwork.vault.folders import folder_key
 
@@ -233,7 +234,7 @@ class VaultWriters:
         while True:
             try:
                 if done := await self.replay_once():
-                    log.info("applied %d pending REST writes to the graph", done)
+                    log.info("applied %s to the graph", counted(done, "pending REST write"))
                 said = ""
             except GraphUnavailableError as exc:
                 log.debug("pending REST writes wait for Neo4j: %s", exc)

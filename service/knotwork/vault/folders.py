@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knotwork.graph.queries.writes import VAULT_FOLDER, VaultFolderRow
+from knotwork.plural import counted
 from knotwork.vault.nofollow import sync
 
 if TYPE_CHECKING:  # a journal replay or a folder check need not load the Neo4j driver
@@ -82,8 +83,8 @@ class AnotherFolder:
     @property
     def reason(self) -> str:
         return (
-            f"vault '{self.vault}' holds {self.notes} notes synced from {self.was}; this "
-            f"folder, {self.path}, holds {self.held} of them (the same path and content), and "
+            f"vault '{self.vault}' holds {counted(self.notes, 'note')} synced from {self.was}; "
+            f"this folder, {self.path}, holds {self.held} of them (the same path and content), and "
             "a sync of it would overwrite or delete the others"
         )
 
@@ -149,7 +150,10 @@ GONE_FOR_GOOD = (
 def empty_while_held(held: int, vault: str) -> str:
     """What is said of an empty vault folder while the graph holds ``held`` notes of it: an
     unmounted drive's mount point, which nothing may take for a vault whose notes all went."""
-    return f"is empty while the graph holds {held} notes of vault '{vault}' (an unmounted drive?)"
+    return (
+        f"is empty while the graph holds {counted(held, 'note')} of vault '{vault}' (an "
+        "unmounted drive?)"
+    )
 
 
 def folder_unseen(root: Path) -> str | None:

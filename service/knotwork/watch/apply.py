@@ -32,6 +32,7 @@ from knotwork.errors import (
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.outage import Outage
+from knotwork.plural import counted, plural
 from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.change import write_change
 from knotwork.watch.events import PathEvents, Pending
@@ -168,7 +169,9 @@ class Applier(PathEvents):
             waiting = True
         if not waiting:
             return False
-        said = f"{len(self.pending)} changes wait"
+        said = (
+            f"{counted(len(self.pending), 'change')} {plural(len(self.pending), 'waits', 'wait')}"
+        )
         if isinstance(exc, GraphTransientError):  # Neo4j answers: said each time, not an outage
             log.warning("%s (transient); %s, tried again shortly", exc, said)
         elif isinstance(exc, GraphUnavailableError):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent
 
+from knotwork.plural import counted
 from knotwork.vault.files import is_note, list_notes
 from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
 
@@ -203,13 +204,13 @@ class PathEvents:
         self.status.overflows += 1
         self.status.last_overflow = (
             f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}: {reason}; "
-            f"{dropped} pending paths dropped, the whole vault rescanned"
+            f"{counted(dropped, 'pending path')} dropped, the whole vault rescanned"
         )
         log.warning(
-            "event queue overflow: %s; dropping %d pending paths and rescanning the "
+            "event queue overflow: %s; dropping %s and rescanning the "
             "whole vault (KNOTWORK_WATCH_QUEUE_MAX=%d)",
             reason,
-            dropped,
+            counted(dropped, "pending path"),
             self.queue_max,
         )
         self._rescan.set()

@@ -30,7 +30,7 @@ from knotwork.errors import (
     VaultUnavailableError,
 )
 from knotwork.graph.lease import Lease, holding, lease_status, watches
-from knotwork.ingest import rehearse
+from knotwork.ingest import rehearse, waiting
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import Standing, model_passes
 from knotwork.ingest.sync import Progress
@@ -71,7 +71,7 @@ class VaultWatcher(Applier):
         self.retry_s = RETRY_PENDING_S
         ingestor.extract_inline = False  # the model's work runs beside the writes
         ingestor.find_moves = True  # a move its events misname is found by its content
-        ingestor.finisher = "the watcher"  # its warnings say who embeds what waits
+        ingestor.finisher = waiting.WATCHER  # its warnings say who embeds what waits
         ingestor.models.before_write = self._lease_confirmed
         # The model's work on pending chunks, beside the writes: this watcher's, under its
         # lease (asked for by its loop, stopped as the follow ends).

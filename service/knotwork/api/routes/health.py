@@ -20,6 +20,7 @@ from knotwork.api.limits import RETRY_AFTER_S
 from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
 from knotwork.core import Core
+from knotwork.serving.writers import SERVER
 
 router = APIRouter(tags=["health"])
 
@@ -52,7 +53,7 @@ class SharedCheck:
             if (report := self._fresh()) is not None:  # made while this caller waited
                 return report
             try:
-                report = await check_health(core)
+                report = await check_health(core, SERVER)  # its passes do what waits
             except Exception as exc:
                 self._last, self._made = exc, time.monotonic()
                 raise
