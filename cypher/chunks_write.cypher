@@ -4,11 +4,13 @@
 // times faster than a list of floats, and the vector is stored as float32 either way. `title`
 // is the chunk's own heading (the note's title above the first heading): Neo4j Browser
 // captions a node by it. The chunk carries the label of its language (and no other), which
-// puts it in that language's full-text index (schema.cypher).
+// puts it in that language's full-text index (schema.cypher); a chunk holding Lao, Khmer or
+// Myanmar also keeps the pairs of their runs (`pairs`, the chunk_pairs index), any other none.
 // Parameters: $vault (str), $chunks (list of maps: path (the note's), id, ord, heading_path,
 //             line_start, line_end, line_map, fence (str: the code fence open at the
 //             chunk's start, or ''), text, mtext, hash, context (title, aliases, heading
-//             path), embed_hash, language (en|it|de|fr|es|pt|th|cjk), embedding (str: comma-separated
+//             path), pairs (str: text/pairs.py, or null), embed_hash,
+//             language (en|it|de|fr|es|pt|th|cjk), embedding (str: comma-separated
 //             floats, or null), copy_from (old chunk id or null), extraction,
 //             extraction_model, extraction_state, extraction_error)
 // Returns: written (int)
@@ -23,6 +25,7 @@ SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch
     c.line_start = ch.line_start, c.line_end = ch.line_end, c.line_map = ch.line_map,
     c.fence = ch.fence,
     c.text = ch.text, c.mtext = ch.mtext, c.hash = ch.hash, c.context = ch.context,
+    c.pairs = ch.pairs,
     c.embed_hash = ch.embed_hash, c.language = ch.language,
     c.title = CASE WHEN ch.heading_path = '' THEN n.title
                    ELSE last(split(ch.heading_path, ' > ')) END,

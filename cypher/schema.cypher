@@ -69,6 +69,14 @@ CREATE FULLTEXT INDEX chunk_text_cjk IF NOT EXISTS
 FOR (c:CJK) ON EACH [c.text, c.context]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 
+// Lao, Khmer and Myanmar: no analyzer splits their runs into words, so a chunk holding them
+// keeps the overlapping pairs of their grapheme clusters in Chunk.pairs (text/pairs.py), split
+// here on spaces, whatever the chunk's language. No other chunk has the property, so this
+// index holds nothing of it.
+CREATE FULLTEXT INDEX chunk_pairs IF NOT EXISTS
+FOR (c:Chunk) ON EACH [c.pairs]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
+
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS
 FOR (n:Entity|Note) ON EACH [n.name, n.title, n.aliases];
 

@@ -5,8 +5,9 @@
 // its page came back full but held fewer than it needs of this vault's chunks: an index
 // answers across every vault, and each index is crowded by other vaults on its own.
 // Parameters: $vault (str), $queries (list<str>, already escaped, the query of each index: the
-//             `cjk` index's keeps Han, kana and Hangul runs whole, retrieve/lucene.py),
-//             $indexes (list<str>, chunk_text_* index names), $limits (list<int>, candidates
+//             `cjk` index's keeps Han, kana and Hangul runs whole, chunk_pairs's is the pairs
+//             of Lao, Khmer and Myanmar runs, retrieve/lucene.py), $indexes (list<str>,
+//             chunk_text_* and chunk_pairs index names), $limits (list<int>, candidates
 //             asked of each), all three in the same order
 // Returns: index (str, one row per index, in the order of $indexes), returned (int, the
 //          candidates it gave, any vault), hits (list of maps id, score (float, BM25), best

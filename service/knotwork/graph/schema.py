@@ -14,7 +14,7 @@ from knotwork.errors import (
     SchemaError,
     VectorsRejectedError,
 )
-from knotwork.graph import zero_vectors
+from knotwork.graph import pairs, zero_vectors
 from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
@@ -26,8 +26,10 @@ from knotwork.settings import Settings
 log = logging.getLogger(__name__)
 
 # 2: embeddings are checked before they are stored; a graph of 1 may hold zero vectors, which
-# ensure_ready forgets once (zero_vectors.CHECKED_SINCE).
-SCHEMA_VERSION = 2
+# ensure_ready forgets once (zero_vectors.CHECKED_SINCE). 3: a chunk holding Lao, Khmer or
+# Myanmar keeps the pairs of their runs; ensure_ready gives a graph of 2 theirs once
+# (pairs.PAIRED_SINCE).
+SCHEMA_VERSION = 3
 MIN_NEO4J = (5, 26)
 BACKFILL_BATCH = 500  # notes given their note vector per transaction
 
@@ -99,6 +101,8 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
         await zero_vectors.forget(store)  # before the backfill: a note's zero vector goes too
     while (await store.write(NOTE_EMBEDDING_BACKFILL, limit=BACKFILL_BATCH))[0]["updated"]:
         pass  # a graph written before notes had vectors: each batch its own transaction
+    if pairs.predates(manifest):
+        await pairs.backfill(store)
     if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:
         manifest = await store.put_manifest(
             schema_version=SCHEMA_VERSION,
@@ -158,6 +162,8 @@ async def reembed(
         after = page[-1][0]
         if progress:
             progress(done, total)
+    if pairs.predates(await store.get_manifest()):  # the manifest written next says it is done
+        await pairs.backfill(store)
     await store.put_manifest(
         schema_version=SCHEMA_VERSION,
         embed_model=settings.embed_model,

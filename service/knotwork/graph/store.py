@@ -60,6 +60,7 @@ EXPECTED_INDEXES = (
     "chunk_text_pt",
     "chunk_text_th",
     "chunk_text_cjk",
+    "chunk_pairs",
     "chunk_words",
     "entity_embedding",
     "entity_embedding_state",

@@ -23,6 +23,7 @@ from knotwork.ingest.rows import canonical, fact_rows, note_props
 from knotwork.models import Chunk, Fact, ParsedNote, embed_text
 from knotwork.text.keys import entity_key, nfc
 from knotwork.text.language import Language
+from knotwork.text.pairs import chunk_pairs
 
 
 @dataclass
@@ -126,6 +127,8 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
                 "mtext": mentions.chunk_mtext(c.text),
                 "hash": c.hash,
                 "context": c.context,
+                # Lao, Khmer and Myanmar runs paired, for full text (None: no such run).
+                "pairs": chunk_pairs(f"{c.context}\n{c.text}"),
                 "embed_hash": c.embed_hash,
                 "language": d.props["language"],
                 "embedding": vector_text(d.vectors.get(c.id)),

@@ -8,6 +8,7 @@ from collections.abc import Collection
 
 import regex
 
+from knotwork.text.pairs import pairs, runs
 from knotwork.text.scripts import CJK_LETTER, ONE_CHAR_TERM_BLOCKS, THAI_CHARACTERS, char_class
 
 # Han ideographs and hiragana are a term each, as Lucene's tokenizers index them: a run of them
@@ -61,3 +62,19 @@ def cjk_query(question: str, drop: Collection[str] = ()) -> str:
             terms.append(w[: budget + 1])
         budget -= max(len(w) - 1, 1) if _CJK_RUN.fullmatch(w) else 1
     return " OR ".join(terms)
+
+
+def pairs_query(question: str) -> str:
+    """The query of the ``chunk_pairs`` index (text/pairs.py): the overlapping pairs of the
+    grapheme clusters of each Lao, Khmer or Myanmar run of the question, OR-ed bare (no
+    character of these scripts is syntax), so "ວຽງຈັນ" finds "…ຫຼວງວຽງຈັນເປັນ…" by any pair
+    it shares; '' when the question holds no such run. A run of one cluster goes as the pairs
+    it begins or ends, as ``cjk_query`` has a lone character: "မြို့" (city) finds
+    "…ဆုံးမြို့ဖြစ်…"."""
+    terms: list[str] = []
+    for clusters in runs(question):
+        if len(clusters) == 1:
+            terms.append(f"{clusters[0]}* OR *{clusters[0]}")
+        else:
+            terms += pairs(clusters)
+    return " OR ".join(terms[:MAX_TERMS])

@@ -27,7 +27,7 @@ from knotwork.graph.queries.reads import (
     VectorNotesRow,
 )
 from knotwork.graph.store import GraphStore
-from knotwork.retrieve.lucene import cjk_query, lucene_query
+from knotwork.retrieve.lucene import cjk_query, lucene_query, pairs_query
 from knotwork.retrieve.named import (
     SIZE_TTL_S,
     NamedNote,
@@ -69,6 +69,7 @@ __all__ = [
 MAX_CANDIDATES = 20_000  # the most an index is asked for while looking for a vault's own
 FULLTEXT = [f"chunk_text_{lang}" for lang in LANGUAGES]  # one per language (schema.cypher)
 CJK_INDEX = "chunk_text_cjk"
+PAIRS_INDEX = "chunk_pairs"  # Lao, Khmer and Myanmar runs paired, any language's chunks
 _Page = TypeVar("_Page", HitsRow, VectorNotesRow, IndexPageRow)  # an index's page, any vault
 _Hit = TypeVar("_Hit", ScoredId, NoteScoredId)
 
@@ -119,7 +120,7 @@ async def _deepened(
     few notes of a large vault is searched as deep as they need, no deeper."""
     limits, pages = dict.fromkeys(indexes, k * 4), dict[str, tuple[list[Any], _Page]]()
     while limits:
-        found = sum(len(hits) for hits, _ in pages.values())
+        found = len({h["id"] for hits, _ in pages.values() for h in hits})  # a chunk on two: once
         if pages and narrow is not None and await narrow.all_found(found):
             break
         asked, limits = limits, {}
@@ -201,7 +202,9 @@ async def fulltext(
     the vault's own (bench/RESULTS.md, "Full text by its share of each index's best, spaced in
     the fusion"). The words of a relative time ("last week", "this winter") are not searched:
     a note dated then answers them by its date (``temporal``), and one that merely writes
-    "week" ("three runs per week") answers nothing of them."""
+    "week" ("three runs per week") answers nothing of them. A question holding Lao, Khmer or
+    Myanmar is searched in ``chunk_pairs`` too, by the pairs of its runs, which no language's
+    analyzer splits (text/pairs.py)."""
     drop = time_words(question)
     words = lucene_query(question, drop=drop)
     by_language = dict(zip(LANGUAGES, FULLTEXT, strict=True))
@@ -218,6 +221,8 @@ async def fulltext(
     queries = {
         index: cjk_query(question, drop) if index == CJK_INDEX else words for index in indexes
     }
+    if pairs := pairs_query(question):
+        queries[PAIRS_INDEX] = pairs
 
     async def ask(limits: dict[str, int]) -> list[tuple[str, IndexPageRow]]:
         rows = await store.read(
@@ -229,20 +234,24 @@ async def fulltext(
         )
         return [(row["index"], row) for row in rows]
 
-    pages = await _deepened(ask, indexes, k, narrow)
-    return merged([pages[index][0] for index in indexes if index in pages], k)
+    pages = await _deepened(ask, list(queries), k, narrow)
+    return merged([pages[index][0] for index in queries if index in pages], k)
 
 
 def merged(pages: list[list[ScoredId]], k: int) -> list[tuple[str, float]]:
     """The best ``k`` of several indexes' pages (each best first), each hit scored by its
     share of its own page's best, best first; a tie goes to the earlier page, then the higher
-    BM25 score, then the id."""
+    BM25 score, then the id. A chunk on two pages (its language's and ``chunk_pairs``) counts
+    once, by its better share."""
     ranked = []
     for i, page in enumerate(pages):
         best = max((h["score"] for h in page), default=0.0)
         ranked += [(h["score"] / best, i, h["score"], h["id"]) for h in page if best > 0]
     ranked.sort(key=lambda r: (-r[0], r[1], -r[2], r[3]))
-    return [(c, share) for share, _, _, c in ranked[:k]]
+    shares: dict[str, float] = {}
+    for share, _, _, c in ranked:
+        shares.setdefault(c, share)
+    return list(shares.items())[:k]
 
 
 async def temporal(

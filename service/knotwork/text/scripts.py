@@ -1,8 +1,8 @@
 """The code point ranges of the scripts that the text code tells apart, each defined once; the
-character classes of text/language.py, text/keys.py and retrieve/lucene.py are built from
-them (``char_class``): Thai, Lao, Myanmar and Khmer, and the scripts whose every character is a
-word of its own to Lucene's tokenizers (Han, hiragana); and the letters of Chinese, Japanese and
-Korean together, by their scripts (``CJK_LETTER``)."""
+character classes of text/language.py, text/keys.py, text/pairs.py and retrieve/lucene.py are
+built from them (``char_class``): Thai, Lao, Myanmar and Khmer, and the scripts whose every
+character is a word of its own to Lucene's tokenizers (Han, hiragana); and the letters of
+Chinese, Japanese and Korean together, by their scripts (``CJK_LETTER``)."""
 
 from __future__ import annotations
 

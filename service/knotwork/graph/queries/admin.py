@@ -66,6 +66,17 @@ CHUNK_COUNT = Query("chunk_count", ChunkCountRow)
 CHUNKS_PAGE = Query("chunks_page", ChunksPageRow)
 CHUNK_EMBEDDING_SET = Query("chunk_embedding_set", UpdatedRow)
 
+# Lao, Khmer and Myanmar runs paired in chunks written before chunks kept them (graph/pairs.py).
+
+
+class UnpairedChunkRow(TypedDict):
+    id: str
+    text: str
+
+
+CHUNKS_UNPAIRED = Query("chunks_unpaired", UnpairedChunkRow)
+CHUNK_PAIRS_SET = Query("chunk_pairs_set", UpdatedRow)
+
 # Zero vectors left by versions before embeddings were checked (graph/zero_vectors.py).
 
 
