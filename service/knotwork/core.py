@@ -66,6 +66,9 @@ class Core:
     # vault → the embedding model's trouble with it (llm/embed_trouble.py): every writer of
     # the vault in this process meets the same one, said once, not once a writer.
     embed_trouble: dict[str, EmbedTrouble] = field(default_factory=dict)
+    # vault → the monotonic time before which its chat model is not asked again (its back-off,
+    # ingest/modelcalls.py): kept here for the same reason, a /sync waits out the last one's.
+    chat_down_until: dict[str, float] = field(default_factory=dict)
     # Whether the server was made to plan the write queries ahead (ingest/rehearse.py).
     writes_rehearsed: bool = False
     # The graph's manifest as last read (monotonic time, manifest), whether it ever matched

@@ -95,7 +95,8 @@ class QueryTimeoutError(KnotworkError):
 
 
 class SchemaError(KnotworkError):
-    """The schema could not be applied or its indexes did not come ONLINE in time."""
+    """The schema could not be applied or its indexes did not come ONLINE in time, or the graph
+    was written by a newer Knotwork (a newer schema version than this one knows)."""
 
 
 class ManifestMismatchError(KnotworkError):

@@ -271,6 +271,19 @@ async def test_retry_reports_its_progress_per_chunk(
     ]
 
 
+async def test_retry_progress_counts_one_chunk_in_agreement(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    (vault / "Ann.md").write_text("# Ann\n\nAnn works here.\n")
+    fake_ollama.down = True
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    fake_ollama.down = False
+    calls: list[tuple[int, int, str]] = []
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await retry.retry_all(ingestor.models, lambda *call: calls.append(call))
+    assert calls == [(1, 1, "embedded 1/1 chunk")], calls
+
+
 async def _hold(status: dict[str, object]) -> Lease:
     async with open_core(get_settings()) as core:
         lease = Lease(core.store, core.settings.vault_name, 60)

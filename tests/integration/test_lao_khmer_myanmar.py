@@ -150,3 +150,25 @@ async def test_a_chunk_rewritten_while_its_pairs_were_made_keeps_what_its_writer
     assert await ad_hoc(core, "MATCH (c:Chunk) RETURN c.pairs AS pairs") == [
         {"pairs": "ວຽ ຽງ ງຈັ ຈັນ"}
     ]
+
+
+async def test_a_graph_without_the_pairs_index_still_answers(
+    core: Core, vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`ask` and `retrieve` apply no schema: on a graph last opened by a version before the
+    ``chunk_pairs`` index, a Lao question is searched by its other indexes instead of failing,
+    said once; once a writing command applies the schema, the same process pairs again."""
+    for path, text in NOTES.items():
+        put(vault, path, text)
+    put(vault, "queues.md", DOCS)
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    await ad_hoc(core, "DROP INDEX chunk_pairs", write=True)
+    with caplog.at_level("INFO", logger="knotwork.graph.store"):
+        assert await _top(core, "ວຽງຈັນຢູ່ໃສ") == []  # a word inside a run: only pairs find it
+        assert (await _top(core, NOTES["vientiane.md"].strip()))[:1] == ["vientiane.md"]
+    assert [r.getMessage() for r in caplog.records].count(
+        "the index chunk_pairs is missing: searches that need it are skipped until"
+        " `knotwork init` or a command that writes applies the schema"
+    ) == 1
+    await core.ensure_ready()
+    assert await _top(core, "ວຽງຈັນຢູ່ໃສ") == ["vientiane.md"]

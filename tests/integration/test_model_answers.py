@@ -53,7 +53,7 @@ async def test_the_periodic_retry_embeds_while_the_chat_model_is_let_be(
     assert (await ingestor.upsert_path("A.md")).embedded == 0
     fake_ollama.down = False
     fake_ollama.chat_script = _overloaded  # the chat model still fails, and is let be
-    ingestor.models.chat_down_until = time.monotonic() + 30
-    ingestor.models.embed_down_until = 0.0  # the embedding model's back-off is over
+    core.chat_down_until["t"] = time.monotonic() + 30
+    ingestor.models.trouble.down_until = 0.0  # the embedding model's back-off is over
     embedded, extracted = await ingestor.retry_pending(ask_again=False)
     assert (embedded, extracted) == (1, 0)

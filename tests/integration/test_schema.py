@@ -164,7 +164,7 @@ async def test_reembed_switches_model_dimension_and_manifest(
         dims = await ad_hoc(
             second, "MATCH (c:Chunk) RETURN DISTINCT size(c.embedding) AS d", {}, write=False
         )
-    assert done == 5 and seen[-1] == (5, 5) and len(seen) == 3
+    assert done.embedded == 5 and not done.refused and seen[-1] == (5, 5) and len(seen) == 3
     assert manifest["embed_model"] == "all-minilm" and manifest["embed_dimension"] == 384
     assert dims == [{"d": 384}]
     assert fake_ollama.embedded_texts() == [f"chunk number {i}" for i in range(1, 6)]

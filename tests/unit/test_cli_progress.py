@@ -54,10 +54,10 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
     one line: a "\\r" per update whatever stdout was. Its progress is now ingest's."""
     service = importlib.import_module("knotwork.cli.service")
 
-    async def reembed(store: Any, settings: Any, embed: Any, progress: Any) -> int:
+    async def reembed(store: Any, settings: Any, embed: Any, progress: Any) -> Any:
         for done in (32, 64, 76):
             progress(done, 76)
-        return 76
+        return service.schema.Reembedded(76)
 
     @asynccontextmanager
     async def writing(*_: Any) -> AsyncIterator[None]:
@@ -69,7 +69,7 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
         async def link_entities(self) -> int:
             return 0
 
-    core = SimpleNamespace(settings=make_settings(), embedder=None, store=None)
+    core = SimpleNamespace(settings=make_settings(), load_embedder=None, store=None)
     monkeypatch.setattr(service.schema, "reembed", reembed)
     monkeypatch.setattr(service, "writing", writing)
     monkeypatch.setattr(service, "Ingestor", Linker)

@@ -21,6 +21,7 @@ from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.retry import Retried
 from knotwork.ingest.sync import SyncReport
 from knotwork.limits import WorkLimiter
+from knotwork.llm.vectors import vectors_problem
 from knotwork.mcp.writes import _written
 from knotwork.plural import counted, plural
 from knotwork.retrieve import Evidence
@@ -130,6 +131,11 @@ def test_a_watcher_overflow_counts_the_paths_dropped_in_agreement(
         waiting._mark(f"n{i}.md")
     assert status.last_overflow is not None
     assert f"; {said} dropped, the whole vault rescanned" in status.last_overflow
+
+
+def test_an_embedding_answer_of_the_wrong_length_counts_in_agreement() -> None:
+    assert vectors_problem([[1.0]], 2, 1) == "returned 1 vector for 2 texts"
+    assert vectors_problem([[1.0], [1.0]], 1, 1) == "returned 2 vectors for 1 text"
 
 
 @pytest.mark.parametrize(

@@ -315,3 +315,43 @@ async def test_a_stop_mid_pass_counts_what_the_pass_had_done(
     assert len(said) == 1 and said[0].startswith(
         "pending model work stopped (about 3 left): 2 of 5 embeddings and extractions done in "
     ), said
+
+
+async def test_progress_never_goes_back_when_a_pass_did_less_than_it_tried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A pass tries 8 and does 5 (3 texts refused stay pending, 2 chunks written meanwhile):
+    the bar counts what was tried, going on from 8 of all the run now owes, never 5 of 10;
+    the run's last line counts what was done."""
+    owed = 8
+    passes = iter([(8, 5, 5), (5, 2, 3), (0, 0, 3)])  # tried, did, left after
+
+    async def one_pass(limit: int, progress: Progress) -> int:
+        nonlocal owed
+        tried, did, owed = next(passes)
+        for i in range(1, tried + 1):
+            progress(i, tried, f"extracting facts: chunk {i}/{tried}")
+        return did
+
+    async def left() -> int:
+        return owed
+
+    moves: list[tuple[int, int]] = []
+
+    @contextmanager
+    def bar() -> Iterator[Progress]:
+        yield lambda done, total, what: moves.append((done, total))
+
+    work = ModelWork(one_pass, left)
+    work.shown = bar
+    with caplog.at_level(logging.INFO, logger=model_work.__name__):
+        work.wanted()
+        await _ran(work)
+    shown = [done for done, _ in moves]
+    assert shown == sorted(shown) and shown[-1] == 13, moves
+    assert all(done <= total for done, total in moves), moves
+    assert moves[7:9] == [(8, 8), (8, 13)]  # the pass over: of what was tried and is left
+    said = infos(caplog)
+    assert len(said) == 1 and said[0].startswith(
+        "pending model work stopped (3 left): 7 of 10 embeddings and extractions done in "
+    ), said

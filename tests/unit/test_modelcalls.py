@@ -106,7 +106,7 @@ async def embed_core(embed_server: list[Any]) -> AsyncIterator[Core]:
 @pytest.mark.parametrize(
     ("answer", "problem"),
     [
-        (lambda texts: [[1.0] * DIM for _ in texts[1:]], "vectors for 3 texts"),
+        (lambda texts: [[1.0] * DIM for _ in texts[1:]], "returned 1 vector for 3 texts"),
         (lambda texts: [[1.0] * (DIM + 1) for _ in texts], "a vector of size 9"),
         (lambda texts: [[float("nan")] * DIM for _ in texts], "NaN or infinity"),
         (lambda texts: [[1.0] * (DIM - 1) + [float("inf")] for _ in texts], "NaN or infinity"),
@@ -183,3 +183,36 @@ async def test_an_embedding_model_that_stays_down_is_said_once_and_its_return_on
     back = [r.getMessage() for r in caplog.records if "reachable again" in r.getMessage()]
     assert len(back) == 1 and back[0].startswith("the embedding model reachable again"), back
     assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 2
+
+
+async def test_the_back_off_is_the_vaults_for_every_writer_in_the_process(
+    fake_ollama: FakeOllama,
+) -> None:
+    """A server's next write (model calls of its own) waits out the back-off the last one
+    began, rather than ask the model again and wait for its time-out; another vault's writer
+    does not, and an explicit retry's ``ask_again`` asks at once, for every writer."""
+    settings = make_settings(ollama_base_url=fake_ollama.base_url, neo4j_password="unused")
+    async with open_core(settings) as core:
+
+        def writer(vault: str) -> ModelCalls:
+            return ModelCalls(core, vault, extract_enabled=False, embed_enabled=True, model_tag="m")
+
+        def asked() -> int:
+            return len(fake_ollama.calls_to("/api/embed"))
+
+        fake_ollama.down = True
+        first = writer("v")
+        assert await first.embed(["a chunk"]) is None
+        before = asked()
+        assert before >= 1
+        later = writer("v")
+        assert later.embed_down and later.down and not later.chat_down
+        assert await later.embed(["a chunk"]) is None
+        assert asked() == before  # let be: not asked
+        assert await writer("w").embed(["a chunk"]) is None
+        assert asked() > before  # another vault's writer asks
+        before = asked()
+        later.ask_again()
+        assert not first.embed_down
+        assert await first.embed(["a chunk"]) is None
+        assert asked() > before

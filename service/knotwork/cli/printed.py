@@ -1,6 +1,7 @@
 """How the commands print what they found for a person: a citation as
 ``path#heading:lines``, a note's fact, a revision's fact as ``note`` prints a fact, verify's last
-line, what a stopped watcher leaves; ``--json`` bodies and the warning of a vault with no notes."""
+line, what a stopped watcher leaves, the chunks reembed left pending; ``--json`` bodies and the
+warning of a vault with no notes."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from knotwork.plural import counted, plural
 from knotwork.text.keys import BREAK, spaceless
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from knotwork.core import Core
     from knotwork.ingest.retry import Retried
 
@@ -147,6 +150,24 @@ def retried(done: Retried) -> tuple[str, str | None]:
         else f"a pass made no progress on {them} (see the warnings above)"
     )
     return did, f"{counted(done.pending, 'chunk')} still pending: {why}"
+
+
+def reembed_refused(refused: dict[str, Counter[str]], model: str, vault: str) -> list[str]:
+    """The chunks whose text ``model`` refused during `reembed` (vault → note path → chunks),
+    a line a vault: "1 chunk of 1 note (a.md) was refused by all-minilm and waits for
+    `knotwork retry`", a vault other than ``vault`` (KNOTWORK_VAULT_NAME) with the setting
+    its retry needs."""
+    from knotwork.ingest.waiting import SHOWN, Waiting
+
+    lines = []
+    for name, notes in sorted(refused.items(), key=lambda item: (item[0] != vault, item[0])):
+        chunks, paths = sum(notes.values()), sorted(p for p in notes if p)
+        retry = "`knotwork retry`" + ("" if name == vault else f" with KNOTWORK_VAULT_NAME={name}")
+        lines.append(
+            f"{Waiting(len(paths), chunks, paths[:SHOWN])} {plural(chunks, 'was', 'were')} "
+            f"refused by {model} and {plural(chunks, 'waits', 'wait')} for {retry}"
+        )
+    return lines
 
 
 def print_json(body: Any) -> None:

@@ -14,12 +14,13 @@ from knotwork import __version__
 from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
 from knotwork.cli.app import app, fail, progress_bar, with_core, writer_lease, writing
+from knotwork.cli.printed import reembed_refused
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.llm.ollama_probe import not_pulled
-from knotwork.llm.vectors import embed_batch
+from knotwork.llm.reembed_vectors import vectors_apart
 from knotwork.plural import counted
 from knotwork.redact import redact
 from knotwork.settings import Settings, get_settings, read_env_file
@@ -178,29 +179,31 @@ def reembed() -> None:
         "reembed`, then start it again with the new settings"
     )
 
-    async def work(core: Core) -> tuple[int, int]:
+    async def work(core: Core) -> tuple[schema.Reembedded, int]:
         async with writing(core, "cli-reembed", watched):
-            dimension = core.settings.embed_dimension
-
-            async def embed(texts: list[str]) -> list[list[float]]:  # checked before stored
-                return await embed_batch(core.embedder, texts, dimension)
-
+            # A text the model refuses alone waits for `knotwork retry`, the rest re-embedded.
+            embed = vectors_apart(core.load_embedder, core.settings.embed_dimension)
             # As ingest's and retry's: a bar on a terminal, else a log line every few seconds
             # (a "\r" written to a pipe or a file ran every count into one line).
             with progress_bar() as bar:
-                count = await schema.reembed(
+                done = await schema.reembed(
                     core.store,
                     core.settings,
                     embed,
                     lambda done, total: bar(done, total, "re-embedding chunks"),
                 )
-            return count, await Ingestor(core).link_entities()
+            return done, await Ingestor(core).link_entities()
 
-    count, linked = with_core(
+    done, linked = with_core(
         work, models=True, first=lambda core: writer_lease(core, watched).check_free()
     )
-    model = get_settings().embed_model
-    typer.echo(f"re-embedded {counted(count, 'chunk')}; the manifest now names {model}")
+    settings = get_settings()
+    typer.echo(
+        f"re-embedded {counted(done.embedded, 'chunk')}; the manifest now names "
+        f"{settings.embed_model}"
+    )
+    for line in reembed_refused(done.refused, settings.embed_model, settings.vault_name):
+        typer.secho(line, fg=typer.colors.YELLOW)
     typer.echo(f"entity names embedded again; similar entities linked: {linked}")
 
 

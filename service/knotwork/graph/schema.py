@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from knotwork import __version__
@@ -15,7 +17,7 @@ from knotwork.errors import (
     VectorsRejectedError,
 )
 from knotwork.graph import pairs, zero_vectors
-from knotwork.graph.queries.admin import ENTITIES_EMBEDDING_RESET
+from knotwork.graph.queries.admin import CHUNKS_EMBEDDING_REFUSED, ENTITIES_EMBEDDING_RESET
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.model_names import same_model
@@ -24,6 +26,8 @@ from knotwork.plural import counted
 from knotwork.settings import Settings
 
 log = logging.getLogger(__name__)
+# The texts' vectors, None for each the model refused alone (``reembed``'s ``embed``).
+Embed = Callable[[list[str]], Awaitable[Sequence[Sequence[float] | None]]]
 
 # 2: embeddings are checked before they are stored; a graph of 1 may hold zero vectors, which
 # ensure_ready forgets once (zero_vectors.CHECKED_SINCE). 3: a chunk holding Lao, Khmer or
@@ -77,11 +81,24 @@ async def check_manifest(store: GraphStore, settings: Settings) -> dict[str, Any
     return manifest
 
 
+def _not_newer(manifest: dict[str, Any] | None) -> None:
+    """SchemaError when ``manifest`` was written by a newer Knotwork: this version does not
+    know what its schema holds, and writing its own version would hide that from the newer."""
+    stored = int((manifest or {}).get("schema_version") or 0)
+    if stored > SCHEMA_VERSION:
+        raise SchemaError(
+            f"this graph was written by a newer Knotwork (schema {stored}); upgrade Knotwork "
+            f"(this one knows schema {SCHEMA_VERSION})"
+        )
+
+
 async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
     """Check the server and manifest, apply the schema, wait for ONLINE indexes, bring a graph
-    of an older schema version up to date; the manifest."""
+    of an older schema version up to date; the manifest. A graph of a newer schema version is
+    refused (SchemaError) before anything is written: the version never goes down."""
     await check_server(store)
     manifest = await check_manifest(store, settings)
+    _not_newer(manifest)
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)
     states = {s.name: s for s in await store.index_states()}
@@ -103,35 +120,48 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
         pass  # a graph written before notes had vectors: each batch its own transaction
     if pairs.predates(manifest):
         await pairs.backfill(store)
-    if manifest is None or manifest.get("schema_version") != SCHEMA_VERSION:
+    if manifest is None or int(manifest.get("schema_version") or 0) < SCHEMA_VERSION:
         manifest = await store.put_manifest(
             schema_version=SCHEMA_VERSION,
             embed_model=settings.embed_model,
             embed_dimension=settings.embed_dimension,
             knotwork_version=__version__,
         )
+        _not_newer(manifest)  # a newer version wrote since it was read: its own kept
         log.info(
             "manifest written: %s (%d dimensions)", settings.embed_model, settings.embed_dimension
         )
     return manifest
 
 
+@dataclass
+class Reembedded:
+    """What `knotwork reembed` did: the chunks given the new model's vector, and those whose
+    text it refused alone, left pending for `knotwork retry` (vault → note path → chunks)."""
+
+    embedded: int = 0
+    refused: dict[str, Counter[str]] = field(default_factory=dict)
+
+
 async def reembed(
     store: GraphStore,
     settings: Settings,
-    embed: Callable[[list[str]], Awaitable[list[list[float]]]],
+    embed: Embed,
     progress: Callable[[int, int], None] | None = None,
-) -> int:
+) -> Reembedded:
     """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
 
-    ``embed``: the texts' vectors, checked (``llm.vectors.embed_batch``); a VectorsRejectedError
-    for an answer that cannot be stored becomes a SchemaError naming it, and nothing of that
-    page is stored; the model out of reach (ModelUnavailableError) is said with how far the
-    re-embedding got. Entity names are left pending: the next note write or `knotwork retry`
-    embeds them and rebuilds their similarity edges.
+    ``embed``: the texts' vectors, checked (llm/reembed_vectors.py), None for a text the model
+    refuses alone: its chunk loses the old model's vector and waits for `knotwork retry`
+    (chunks_embedding_refused.cypher), so one text refused for good never keeps a run from
+    completing. A VectorsRejectedError (the model refuses every text) becomes a SchemaError
+    naming it, and nothing of that page is stored; the model out of reach
+    (ModelUnavailableError) is said with how far the re-embedding got. Entity names are left
+    pending: the next note write or `knotwork retry` embeds them and rebuilds their similarity
+    edges.
 
-    Returns the number of chunks embedded. Safe to run again after an interruption: the manifest is
-    written last, so until then the graph is still refused under the new settings.
+    Safe to run again after an interruption: the manifest is written last, so until then the
+    graph is still refused under the new settings.
     """
     await check_server(store)
     total = await store.chunk_count()
@@ -139,13 +169,13 @@ async def reembed(
     await store.drop_vector_index()
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)
-    done, after = 0, ""
+    out, seen, after = Reembedded(), 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
         texts = [embed_text(context, text) for _, _, context, text in page]
         where = f"chunk {page[0][0]} and the {len(page) - 1} after it"
         so_far = (
-            f"{done} of {counted(total, 'chunk')} re-embedded so far. The graph stays refused "
-            "under these settings until `knotwork reembed` completes"
+            f"{out.embedded} of {counted(total, 'chunk')} re-embedded so far. The graph stays "
+            "refused under these settings until `knotwork reembed` completes"
         )
         try:
             vectors = await embed(texts)
@@ -155,13 +185,19 @@ async def reembed(
             raise ModelUnavailableError(
                 f"{settings.embed_model} could not embed {where}: {exc}. {so_far}"
             ) from exc
-        await store.set_chunk_embeddings(
-            [(cid, h, vec) for (cid, h, *_), vec in zip(page, vectors, strict=True)]
-        )
-        done += len(page)
+        rows = [(cid, h, vec) for (cid, h, *_), vec in zip(page, vectors, strict=True)]
+        if good := [(cid, h, vec) for cid, h, vec in rows if vec is not None]:
+            out.embedded += await store.set_chunk_embeddings(good)
+        if refused := [{"id": cid, "embed_hash": h} for cid, h, vec in rows if vec is None]:
+            # After the good ones' notes are summed: a note of both is summed without it.
+            for row in await store.write(
+                CHUNKS_EMBEDDING_REFUSED, rows=refused, dimension=settings.embed_dimension
+            ):
+                out.refused.setdefault(row["vault"], Counter())[row["note_path"] or ""] += 1
+        seen += len(page)
         after = page[-1][0]
         if progress:
-            progress(done, total)
+            progress(seen, total)
     if pairs.predates(await store.get_manifest()):  # the manifest written next says it is done
         await pairs.backfill(store)
     await store.put_manifest(
@@ -170,4 +206,4 @@ async def reembed(
         embed_dimension=settings.embed_dimension,
         knotwork_version=__version__,
     )
-    return done
+    return out

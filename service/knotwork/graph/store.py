@@ -7,9 +7,13 @@ package imports them from."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import monotonic
 from typing import Any
+
+from neo4j import AsyncDriver
 
 from knotwork.errors import GraphQueryError, GraphTransientError, QueryTimeoutError, SchemaError
 from knotwork.graph import cypher
@@ -44,6 +48,10 @@ __all__ = [
     "run_query",
     "unlogged",
 ]
+
+log = logging.getLogger(__name__)
+MISSING_RECHECK_S = 60.0  # a missing index is looked for again after this: another process's
+# writing command may have applied the schema meanwhile
 
 # Every index schema.cypher creates (constraints are backed by indexes of the same name).
 EXPECTED_INDEXES = (
@@ -107,6 +115,12 @@ class GraphStore(TransactionRunner):
     """The transaction runner with typed methods for the queries whose results several
     modules share, and for the schema, the manifest and whole-vault admin work."""
 
+    def __init__(self, driver: AsyncDriver, database: str, **options: Any) -> None:
+        super().__init__(driver, database, **options)
+        self._online: set[str] = set()  # found ONLINE: indexes are never dropped under us
+        self._missing: dict[str, float] = {}  # not ONLINE → when that was read (monotonic)
+        self._said: set[str] = set()
+
     async def server_info(self) -> ServerInfo:
         rows = await self.read(SERVER_INFO)
         row = next((r for r in rows if r["name"] == "Neo4j Kernel"), rows[0])
@@ -117,6 +131,7 @@ class GraphStore(TransactionRunner):
         return bool(rows and rows[0]["apoc"])
 
     async def apply_schema(self, embedding_dimension: int) -> None:
+        self._missing.clear()  # each is looked for again, once ONLINE
         params = {"embedding_dimension": embedding_dimension}
         for statement in [*cypher.statements("schema_retired"), *cypher.statements("schema")]:
             try:
@@ -137,6 +152,31 @@ class GraphStore(TransactionRunner):
 
     async def index_states(self) -> list[IndexState]:
         return [IndexState(**row) for row in await self.read(INDEX_STATES)]
+
+    async def index_online(self, name: str) -> bool:
+        """Whether index ``name`` is ONLINE, for a search a graph of an older schema version
+        may lack: a read command applies no schema, and querying a missing index fails the
+        whole query. Read once per store, a missing index again after MISSING_RECHECK_S or
+        this store applying the schema; said once."""
+        if name in self._online:
+            return True
+        if monotonic() - self._missing.get(name, float("-inf")) < MISSING_RECHECK_S:
+            return False
+        state = next((s.state for s in await self.index_states() if s.name == name), None)
+        if state == "ONLINE":
+            self._online.add(name)
+            self._missing.pop(name, None)
+            return True
+        self._missing[name] = monotonic()
+        if name not in self._said:
+            self._said.add(name)
+            log.info(
+                "the index %s is %s: searches that need it are skipped until `knotwork init` or"
+                " a command that writes applies the schema",
+                name,
+                "missing" if state is None else f"{state.lower()}, not yet online",
+            )
+        return False
 
     async def get_manifest(self) -> dict[str, Any] | None:
         rows = await self.read(MANIFEST_GET)

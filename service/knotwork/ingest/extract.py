@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from knotwork.llm import structured
+from knotwork.llm.vectors import PROBE_TEXT
 from knotwork.models import Fact
 from knotwork.redact import described
 from knotwork.text import vocab
@@ -175,6 +176,15 @@ async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionRes
         if own:
             break
     return ExtractionResult(None, error[:500], own)
+
+
+async def answers(llm: LLM) -> bool:
+    """Whether the chat model answers a request of its own (``PROBE_TEXT``), asked after each
+    refusal: what it answered before says nothing of now (its context made smaller, another
+    model pulled under the name), and no state is kept between callers. An answer that does
+    not fit is an answer: the request was taken."""
+    probe = await extract_chunk(llm, "", PROBE_TEXT)
+    return probe.extraction is not None or (probe.error or "").startswith("invalid model output")
 
 
 def llm_facts(extraction: Extraction, chunk_id: str, line: int, model: str) -> list[Fact]:

@@ -45,39 +45,48 @@ Shown = Callable[[], AbstractContextManager[Progress]]
 
 @dataclass
 class _Run:
-    """A run of passes, as the log says it: what it did of how much, and what it left."""
+    """A run of passes, as the log says it: what it did of how much, and what it left. A
+    pass's progress counts what it tried (a slice refused, an extraction postponed or failed:
+    their chunks stay pending), what it returns what it did: the progress shown counts what
+    the run tried, never going back as a pass ends; the run's last line what it did."""
 
     began: float
     said: float
-    done: int = 0
-    total: int | None = None  # done and what was left, when last counted
+    done: int = 0  # what the passes that ended did
+    tried: int = 0  # what the passes that ended tried: the progress shown
+    left: int | None = None  # what the chunks owed, when last counted
+    total: int | None = None  # tried and what was left, when last counted
     exact: bool = False  # counted as the run ended (else: as it stood at the last count)
-    doing: int = 0  # done by the pass under way, as its progress last said
+    doing: int = 0  # tried by the pass under way, as its progress last said
     step: str = DONE  # what the pass under way does, as its progress last said
     bar: Progress | None = None  # the terminal's bar, once the run moved it
 
-    def of(self) -> str:
-        return f"{self.done} of {self.total}" if self.total is not None else f"{self.done}"
-
     def at(self, doing: int, owed: int) -> tuple[int, int | None]:
-        """Done with ``doing`` of the pass under way, of how much: the last count, else what
-        the pass read (``owed``) beyond what the run did before it."""
-        done = self.done + doing
+        """Tried with ``doing`` of the pass under way, of how much: the last count, else
+        what the pass read (``owed``) beyond what the run tried before it."""
+        tried = self.tried + doing
         if self.total is not None:
-            return done, max(done, self.total)
-        return done, (self.done + owed) if owed else None
+            return tried, max(tried, self.total)
+        return tried, (self.tried + owed) if owed else None
+
+    def passed(self, did: int, tried: int) -> None:
+        """The pass under way ended, having done ``did`` of ``tried``; off what was left, as
+        last counted (the next count, when Neo4j answers, says it exactly)."""
+        self.done, self.tried, self.doing = self.done + did, self.tried + max(tried, did), 0
+        self.left = None if self.left is None else max(self.left - did, 0)
 
     def ended(self, finished: bool) -> str:
         """Done only when nothing is left: a run that Ctrl-C, a lost lease, Neo4j or the
         model away cut off says it stopped, and how much it left."""
         took = f"in {time.monotonic() - self.began:.0f} s"
-        left = None if self.total is None else max(self.total - self.done, 0)
+        left = self.left
         if left == 0 or (left is None and finished):
             return f"pending model work done: {self.done} {DONE} {took}"
         if left is None:
             return f"pending model work stopped: {self.done} {DONE} done {took}"
         about = "" if self.exact else "about "
-        return f"pending model work stopped ({about}{left} left): {self.of()} {DONE} done {took}"
+        of = f"{self.done} of {self.done + left}"
+        return f"pending model work stopped ({about}{left} left): {of} {DONE} done {took}"
 
 
 class ModelWork:
@@ -134,7 +143,7 @@ class ModelWork:
                 while True:
                     self._again = False
                     did = await self._retry(MODEL_PASS, partial(self._moved, run, bar))
-                    run.done, run.doing = run.done + did, 0
+                    run.passed(did, run.doing)
                     if did:
                         await self._count(run)
                         self._moved(run, bar, 0, 0, "")
@@ -146,7 +155,7 @@ class ModelWork:
         except Exception:  # a bug: said, and the next change or period starts a pass again
             log.exception("the model's work on pending chunks failed")
         finally:  # also when stopped: what it did is in the graph, the rest stays pending
-            run.done += run.doing  # a pass cut off: what its progress said it had done
+            run.passed(run.doing, run.doing)  # cut off: done as far as its progress said
             if run.done:
                 if finished:
                     await self._count(run, last=True)
@@ -170,16 +179,16 @@ class ModelWork:
             log.info("pending model work: %s %s done, %.0f s", of, DONE, now - run.began)
 
     async def _count(self, run: _Run, *, last: bool = False) -> None:
-        """``run``'s total as it stands: done, and what the chunks still owe; as it was when
-        Neo4j cannot say."""
+        """What the chunks still owe, and ``run``'s total as it stands: tried, and that; as
+        it was when Neo4j cannot say."""
         if self._left is None:
             return
         try:
-            run.total = run.done + await self._left()
+            run.left = await self._left()
         except KnotworkError as exc:
             log.debug("the pending model work not counted: %s", exc)
             return
-        run.exact = last
+        run.total, run.exact = run.tried + run.left, last
 
 
 class Standing:

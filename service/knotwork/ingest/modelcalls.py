@@ -2,17 +2,19 @@
 between new entities; the retry of work left pending while the models were down is in
 ingest/retry.py (``retry.retry_all(models)``).
 
-A model that fails is not asked again for ``MODEL_BACKOFF_S``: a sync over a large vault with
-Ollama down must not wait for a time-out on every batch. Each model has its own back-off: the
-chat model failing leaves the embeddings going (and the reverse). The embedding model down is
-said once while it stays down (every embed call comes here, a write's and each period's pass
-alike), and once when it answers again; so is a model answering vectors that cannot be stored,
-which is asked again at once, with no back-off (a zero vector may be one text's: the texts it
-is for are found apart, llm/vectors.py, and the others keep theirs): both are the vault's
-trouble for the whole process (llm/embed_trouble.py), each naming what waits so far
-(ingest/waiting.py), a sync that met it the total at its end. Whatever is not embedded or
-extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose request the model
-refuses itself (a prompt too long for its context) is recorded as an error at once.
+A model that fails is not asked again for ``MODEL_BACKOFF_S`` by any writer of the vault in this
+process (``Core.chat_down_until``, ``EmbedTrouble.down_until``): a sync over a large vault with
+Ollama down must not wait for a time-out on every batch, nor a server's next write for one more.
+Each model has its own back-off: the chat model failing leaves the embeddings going (and the
+reverse). The embedding model down is said once while it stays down (every embed call comes
+here, a write's and each period's pass alike), and once when it answers again; so is a model
+answering vectors that cannot be stored, which is asked again at once, with no back-off (a zero
+vector may be one text's: the texts it is for are found apart, llm/vectors.py, and the others
+keep theirs): both are the vault's trouble for the whole process (llm/embed_trouble.py), each
+naming what waits so far (ingest/waiting.py), a sync that met it the total at its end. Whatever
+is not embedded or extracted stays ``pending`` on its chunk for ``retry_pending``; a chunk whose
+request the model refuses itself (a prompt too long for its context) is recorded as an error at
+once.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from knotwork.core import Core
 from knotwork.errors import KnotworkError, ModelUnavailableError
@@ -32,7 +34,6 @@ from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.rows import fact_rows
 from knotwork.llm.embed_trouble import EmbedTrouble
 from knotwork.llm.vectors import (
-    PROBE_TEXT,
     Vectors,
     VectorsRejectedError,
     embed_apart,
@@ -40,9 +41,7 @@ from knotwork.llm.vectors import (
     rejected_fix,
 )
 from knotwork.models import Chunk, Fact
-
-if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
-    from llama_index.core.llms import LLM
+from knotwork.plural import counted, plural
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
@@ -82,8 +81,6 @@ class ModelCalls:
     extract_enabled: bool
     embed_enabled: bool
     model_tag: str  # the chat model and extractor version an extraction is recorded under
-    embed_down_until: float = 0.0  # monotonic time before which the model is not asked again
-    chat_down_until: float = 0.0  # the same for the chat model
     embed_failed: str = EMBED_DOWN  # why the last call that gave no vectors did not
     # Awaited before each extraction is written, raising to leave it unwritten: the watcher's
     # lease confirmed (an answer may come after another writer took it, before the heartbeat).
@@ -91,19 +88,27 @@ class ModelCalls:
 
     @property
     def trouble(self) -> EmbedTrouble:
-        """The embedding model's trouble with this vault, the process's (one a writer would
-        say it again with each server write), made at its first use."""
+        """The embedding model's trouble with this vault, the process's, made at first use."""
         if (trouble := self.core.embed_trouble.get(self.vault)) is None:
             trouble = self.core.embed_trouble[self.vault] = EmbedTrouble()
         return trouble
 
     @property
     def chat_down(self) -> bool:
-        return time.monotonic() < self.chat_down_until
+        return time.monotonic() < self.core.chat_down_until.get(self.vault, 0.0)
+
+    @property
+    def embed_down(self) -> bool:
+        return time.monotonic() < self.trouble.down_until
 
     @property
     def down(self) -> bool:  # either model let be
-        return self.chat_down or time.monotonic() < self.embed_down_until
+        return self.chat_down or self.embed_down
+
+    def ask_again(self) -> None:
+        """Both models' back-offs over, for every writer of the vault: an explicit retry."""
+        self.trouble.down_until = 0.0
+        self.core.chat_down_until.pop(self.vault, None)
 
     @property
     def embed_slice(self) -> int:
@@ -123,7 +128,7 @@ class ModelCalls:
         large note's sent at once. ``chunks``: the texts' chunks (id → note path, in order),
         counted among what waits when the model fails (None: entity names). ``progress``:
         told as the model is first asked and after each slice."""
-        if not self.embed_enabled or time.monotonic() < self.embed_down_until:
+        if not self.embed_enabled or self.embed_down:
             return None
         try:  # built on first use: a ConfigError is a setting to fix, raised; not a model down
             embedder = await self.core.load_embedder()
@@ -165,11 +170,12 @@ class ModelCalls:
     ) -> None:
         """Vectors that cannot be stored for the chunks ``held``, said once while the trouble
         lasts; ``got``: the call's, when some texts' alone were refused (the others' stored)."""
-        done = set[str]()
-        if got and held is not None:  # only the refused chunks wait
-            done = {c for c, v in zip(held, got, strict=True) if v is not None}
-            held = {c: p for c, p in held.items() if c not in done}
-        some = f", for {got.count(None)} of {len(got)} texts (the others embedded)" if got else ""
+        done, some = set[str](), ""
+        if got:  # some texts' alone: only the refused chunks wait
+            some = f", for {got.count(None)} of {counted(len(got), 'text')} (the others embedded)"
+            if held is not None:
+                done = {c for c, v in zip(held, got, strict=True) if v is not None}
+                held = {c: p for c, p in held.items() if c not in done}
         refused = self.trouble.refused
         waits = await waiting.embedding(self.core.store, self.vault, refused, held, done)
         refused.failed(f"{self.core.settings.embed_model} {exc}{some}", waits, rejected_fix(exc))
@@ -177,7 +183,7 @@ class ModelCalls:
     async def _down(self, why: str, chunks: Mapping[str, str] | None) -> None:
         """The embedding model out of reach: let be for a while, said once while it stays."""
         self.embed_failed = EMBED_DOWN
-        self.embed_down_until = time.monotonic() + MODEL_BACKOFF_S
+        self.trouble.down_until = time.monotonic() + MODEL_BACKOFF_S
         down = self.trouble.down
         down.failed(why, await waiting.embedding(self.core.store, self.vault, down, chunks))
 
@@ -193,7 +199,7 @@ class ModelCalls:
                 outage.what,
                 outage.trouble,
                 found,
-                "waits" if found.chunks == 1 else "wait",
+                plural(found.chunks, "waits", "wait"),
             )
 
     async def waiting_for(
@@ -224,11 +230,11 @@ class ModelCalls:
                 # A refusal is the chunk's own only if the model answers others: one that
                 # refuses every request (a wrong model, a schema it cannot take) is a setting
                 # to fix, and counts against no chunk.
-                own = result.refused and await self._answers(llm)
+                own = result.refused and await extract.answers(llm)
                 if not own:
                     # The model is let be for a while (one that is slow for this chunk is slow
                     # for the next); the chunk stays pending, `knotwork retry` asks again.
-                    self.chat_down_until = time.monotonic() + MODEL_BACKOFF_S
+                    self.core.chat_down_until[self.vault] = time.monotonic() + MODEL_BACKOFF_S
                 if self.before_write is not None:
                     await self.before_write()
                 tried = await self.core.store.write(
@@ -276,16 +282,6 @@ class ModelCalls:
             out.done += int(written and result.extraction is not None)
             out.facts.update(f.extractor for f in facts)
         return out
-
-    async def _answers(self, llm: LLM) -> bool:
-        """Whether the chat model answers a request of its own (``PROBE_TEXT``), asked after each
-        refusal: what it answered before says nothing of now (its context made smaller, another
-        model pulled under the name), and no state is kept between callers. An answer that does
-        not fit is an answer: the request was taken."""
-        probe = await extract.extract_chunk(llm, "", PROBE_TEXT)
-        return probe.extraction is not None or (probe.error or "").startswith(
-            "invalid model output"
-        )
 
     async def link_entities(self) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``.

@@ -11,7 +11,6 @@ that fails leaves the rest pending for the next retry; one that answers garbage 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from knotwork.graph.queries.writes import (
 )
 from knotwork.ingest.changes import Progress
 from knotwork.models import Chunk, embed_text
+from knotwork.plural import counted
 
 if TYPE_CHECKING:  # modelcalls.py imports nothing from here: only its type is needed
     from knotwork.ingest.modelcalls import ModelCalls
@@ -99,8 +99,8 @@ async def retry_pending(
     ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
     gets why an extraction was postponed or failed."""
     if ask_again:
-        models.embed_down_until = models.chat_down_until = 0.0
-    elif models.chat_down and time.monotonic() < models.embed_down_until:
+        models.ask_again()
+    elif models.chat_down and models.embed_down:
         return 0, 0  # both let be; one model down leaves the other's work going
     read = models.trouble.refusals  # refused vectors are over only if none is refused since
     rows = await models.core.store.read(
@@ -132,7 +132,7 @@ async def retry_pending(
         embedded += await models.core.store.set_chunk_embeddings(good) if good else 0
         done += len(part)
         if progress:
-            progress(done, total, f"embedded {first + len(part)}/{len(need)} chunks")
+            progress(done, total, f"embedded {first + len(part)}/{counted(len(need), 'chunk')}")
     else:  # good vectors for each: when they were all that waited, refused ones are over
         if need and every and not refused:
             models.trouble.settled(read, embedded=True)

@@ -36,6 +36,9 @@ class EmbedTrouble:
     down: Outage = field(default_factory=lambda: Outage("the embedding model", remind_s=None))
     refused: Outage = field(default_factory=_refused)
     refusals: int = 0  # vectors refused so far: counted as each is, before it is said
+    # The monotonic time before which the model is not asked again, ``down`` (its back-off,
+    # ingest/modelcalls.py): a server's next write waits it out as the same write's next call.
+    down_until: float = 0.0
     # ``refusals`` as a read last found no chunk waiting for an embedding (``settled``)
     _none_at: int | None = field(default=None, init=False)
 

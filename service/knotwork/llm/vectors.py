@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from knotwork.errors import KnotworkError, ModelUnavailableError, VectorsRejectedError
 from knotwork.llm.ollama_probe import model_not_found, not_pulled
+from knotwork.plural import counted
 from knotwork.redact import described
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ Vectors = list[list[float] | None]  # one per text, None where the model's was r
 def vectors_problem(vectors: Sequence[Sequence[float]], count: int, dimension: int) -> str | None:
     """What is wrong with ``vectors`` as the embeddings of ``count`` texts, or None."""
     if len(vectors) != count:
-        return f"returned {len(vectors)} vectors for {count} texts"
+        return f"returned {counted(len(vectors), 'vector')} for {counted(count, 'text')}"
     for vector in vectors:
         if len(vector) != dimension:
             return f"{SIZE_PROBLEM} {len(vector)}, not KNOTWORK_EMBED_DIMENSION={dimension}"

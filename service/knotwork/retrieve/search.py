@@ -221,7 +221,9 @@ async def fulltext(
     queries = {
         index: cjk_query(question, drop) if index == CJK_INDEX else words for index in indexes
     }
-    if pairs := pairs_query(question):
+    # A graph last opened by a version before chunk_pairs lacks it until a writing command
+    # applies the schema: the question keeps its other searches.
+    if (pairs := pairs_query(question)) and await store.index_online(PAIRS_INDEX):
         queries[PAIRS_INDEX] = pairs
 
     async def ask(limits: dict[str, int]) -> list[tuple[str, IndexPageRow]]:

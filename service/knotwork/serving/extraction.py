@@ -68,8 +68,9 @@ class Extraction:
 
     @property
     def ingestor(self) -> Ingestor:
-        """One ingestor for every pass (made at the first): its model calls keep the chat
-        model's back-off, so a model that is down is not asked about a chunk every period."""
+        """One ingestor for every pass (made at the first), its writes confirming the lease.
+        The models' back-offs are the vault's (ingest/modelcalls.py): a pass waits out one a
+        write began, and a model that is down is not asked about a chunk every period."""
         if self._ingestor is None:
             self._ingestor = Ingestor(self.writers.core)
             self._ingestor.models.before_write = self.writers.confirm_model_pass

@@ -62,9 +62,15 @@ class ChunksPageRow(TypedDict):
     text: str | None
 
 
+class RefusedChunkRow(TypedDict):
+    vault: str
+    note_path: str | None
+
+
 CHUNK_COUNT = Query("chunk_count", ChunkCountRow)
 CHUNKS_PAGE = Query("chunks_page", ChunksPageRow)
 CHUNK_EMBEDDING_SET = Query("chunk_embedding_set", UpdatedRow)
+CHUNKS_EMBEDDING_REFUSED = Query("chunks_embedding_refused", RefusedChunkRow)
 
 # Lao, Khmer and Myanmar runs paired in chunks written before chunks kept them (graph/pairs.py).
 
