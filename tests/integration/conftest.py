@@ -17,10 +17,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+from fastapi.testclient import TestClient
 from neo4j import AsyncGraphDatabase, RoutingControl
 
+from knotwork.api import create_app
 from knotwork.core import Core, open_core
+from knotwork.graph.lease import Lease
 from knotwork.graph.queries.writes import NOTE_HASHES, NOTES_FACTS
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.rows import FACTS_VERSION
@@ -155,6 +159,15 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def ann_vault(tmp_path: Path) -> Path:
+    """A vault folder of one note of one chunk, for the tests of what waits on a model."""
+    root = tmp_path / "v"
+    root.mkdir()
+    put(root, "Ann.md", "# Ann\n\nAnn works with Ben.\n")
+    return root
+
+
+@pytest.fixture
 def env(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settings: Settings, empty_db: Neo4jTarget
 ) -> Iterator[None]:
@@ -170,6 +183,26 @@ def env(
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+async def hold_vault(status: dict[str, object], settings: Settings | None = None) -> Lease:
+    """Take the vault's lease for 60 s as another process would, with its ``status`` (a
+    watcher, the API's extraction); the CLI's settings unless ``settings``."""
+    async with open_core(settings or get_settings()) as core:
+        lease = Lease(core.store, core.settings.vault_name, 60)
+        await lease.acquire(status)
+        return lease
+
+
+def get_health(
+    settings: Settings, vault: Path, fake_ollama: FakeOllama, *, missing: str | None = None
+) -> httpx.Response:
+    """``GET /health`` of an API serving ``vault`` (ingest needs its folder); ``missing``: a
+    model the fake stops listing once the API has started."""
+    with TestClient(create_app(settings.model_copy(update={"vault_path": vault}))) as client:
+        if missing is not None:
+            del fake_ollama.models[missing]
+        return client.get("/health")
 
 
 async def reset_database(target: Neo4jTarget) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,6 @@ from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
-from knotwork.graph.lease import Lease
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
@@ -21,6 +21,7 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.settings import get_settings
 from tests.conftest import REPO
 from tests.fakes.ollama import FakeOllama
+from tests.integration.conftest import hold_vault
 
 EVAL = Path(os.environ.get("KNOTWORK_EVAL_DIR", REPO.parent / "shared" / "eval"))
 SAPIENZA = EVAL / "vault-it-sapienza"
@@ -127,15 +128,12 @@ def test_the_summary_counts_the_graph_and_names_the_work_left(
 
 
 def test_extraction_failed_for_good_is_named_and_retried_on_request(
-    env: None, tmp_path: Path, fake_ollama: FakeOllama
+    env: None, ann_vault: Path, fake_ollama: FakeOllama
 ) -> None:
     """A chunk whose extraction failed for good (garbage answered twice) is counted in the
     summary; `retry` leaves it, `retry --errors` tries it again with the model now sane."""
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
     fake_ollama.chat_script = lambda body: "this is not json {"
-    result = CliRunner().invoke(cli, ["ingest", str(vault)])
+    result = CliRunner().invoke(cli, ["ingest", str(ann_vault)])
     assert result.exit_code == 0, result.output
     assert "model extraction failed for good on 1 chunk (" in result.output
     assert "`knotwork retry --errors`" in result.output
@@ -151,13 +149,13 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     assert again.exit_code == 0, again.output
     assert "1 chunk whose extraction had failed is pending again" in again.output
     assert "extracted 1" in again.output
-    summary = CliRunner().invoke(cli, ["ingest", str(vault)])
+    summary = CliRunner().invoke(cli, ["ingest", str(ann_vault)])
     assert "failed for good" not in summary.output and "llm 1" in summary.output, summary.output
     # While a watcher holds the vault, --errors puts them back for the watcher's own retry.
     fake_ollama.chat_script = lambda body: "this is not json {"
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Cy.\n")
-    assert "failed for good on 1" in CliRunner().invoke(cli, ["ingest", str(vault)]).output
-    lease = asyncio.run(_hold({"mode": "inotify", "watches": True}))
+    (ann_vault / "Ann.md").write_text("# Ann\n\nAnn works with Cy.\n")
+    assert "failed for good on 1" in CliRunner().invoke(cli, ["ingest", str(ann_vault)]).output
+    lease = asyncio.run(hold_vault({"mode": "inotify", "watches": True}))
     held = CliRunner().invoke(cli, ["retry", "--errors"])
     assert held.exit_code == 0, held.output
     assert "1 chunk whose extraction had failed is pending again" in held.output
@@ -167,16 +165,13 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
 
 
 def test_a_writer_refused_by_the_apis_extraction_is_told_to_try_again_shortly(
-    env: None, tmp_path: Path
+    env: None, ann_vault: Path
 ) -> None:
     """The API server's background extraction holds the lease a few chunks at a time: the
     refusal says so, rather than to stop a writer that gives the lease back in a moment."""
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
     # the API server's background extraction: serving/writers.py MODEL_MODE
-    lease = asyncio.run(_hold({"mode": "rest-extract", "watches": False}))
-    for command in (["ingest", str(vault), "--no-extract"], ["retry"], ["reembed"]):
+    lease = asyncio.run(hold_vault({"mode": "rest-extract", "watches": False}))
+    for command in (["ingest", str(ann_vault), "--no-extract"], ["retry"], ["reembed"]):
         refused = CliRunner().invoke(cli, command)
         assert refused.exit_code == 1, (command, refused.output)
         said = " ".join(refused.output.split())
@@ -187,13 +182,10 @@ def test_a_writer_refused_by_the_apis_extraction_is_told_to_try_again_shortly(
 
 
 def test_retry_says_what_stays_pending_and_exits_1_while_the_model_is_down(
-    env: None, tmp_path: Path, fake_ollama: FakeOllama
+    env: None, ann_vault: Path, fake_ollama: FakeOllama
 ) -> None:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
     fake_ollama.down = True
-    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["ingest", str(ann_vault), "--no-extract"]).exit_code == 0
     down = CliRunner().invoke(cli, ["retry"])
     assert down.exit_code == 1, down.output
     assert "embedded 0 chunks, extracted 0" in down.output
@@ -284,17 +276,14 @@ async def test_retry_progress_counts_one_chunk_in_agreement(
     assert calls == [(1, 1, "embedded 1/1 chunk")], calls
 
 
-async def _hold(status: dict[str, object]) -> Lease:
-    async with open_core(get_settings()) as core:
-        lease = Lease(core.store, core.settings.vault_name, 60)
-        await lease.acquire(status)
-        return lease
-
-
 async def _extraction_states() -> list[str]:
     async with open_core(get_settings()) as core:
         rows = await core.store.read(
-            CHUNKS_PENDING, vault=core.settings.vault_name, extract=True, limit=10
+            CHUNKS_PENDING,
+            vault=core.settings.vault_name,
+            extract=True,
+            limit=10,
+            asked_before=int(time.time() * 1000),
         )
         return [r["extraction_state"] for r in rows]
 

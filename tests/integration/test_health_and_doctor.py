@@ -13,15 +13,13 @@ from knotwork.cli import app as cli
 from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, get_health
 
 
 def test_health_is_green_with_real_neo4j_and_fake_ollama(
     settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama, vault: Path
 ) -> None:
-    settings = settings.model_copy(update={"vault_path": vault})  # ingest needs its folder
-    with TestClient(create_app(settings)) as client:
-        response = client.get("/health")
+    response = get_health(settings, vault, fake_ollama)
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["ok"] is True
@@ -48,10 +46,7 @@ def test_health_is_green_with_real_neo4j_and_fake_ollama(
 def test_health_is_503_when_a_model_is_missing(
     settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama, vault: Path
 ) -> None:
-    settings = settings.model_copy(update={"vault_path": vault})
-    with TestClient(create_app(settings)) as client:
-        del fake_ollama.models["llama3.1:8b"]
-        response = client.get("/health")
+    response = get_health(settings, vault, fake_ollama, missing="llama3.1:8b")
     assert response.status_code == 503
     models = {m["name"]: m for m in response.json()["ollama"]["models"]}
     assert models["llama3.1:8b"]["present"] is False

@@ -48,6 +48,20 @@ async def _top(core: Core, question: str) -> list[str]:
     return [r["path"] for r in rows]
 
 
+async def _synced_before_pairs(core: Core, vault: Path, notes: dict[str, str]) -> None:
+    """Sync ``notes`` (path → text), then leave the graph as a version before pairs wrote it:
+    no chunk has pairs, and the manifest says schema version 2."""
+    for path, text in notes.items():
+        put(vault, path, text)
+    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
+    await ad_hoc(
+        core,
+        "MATCH (c:Chunk) REMOVE c.pairs WITH count(c) AS _ "
+        "MATCH (m:Manifest) SET m.schema_version = 2",
+        write=True,
+    )
+
+
 # Each script's question: one word from inside a run of one of its notes, and that note.
 QUESTIONS = {
     # "Where is Vientiane?"; "world heritage".
@@ -93,14 +107,8 @@ async def test_pairs_follow_the_text_of_any_note(core: Core, vault: Path) -> Non
 async def test_a_graph_written_before_pairs_gets_them_when_opened(core: Core, vault: Path) -> None:
     """Chunks written by an earlier version have no pairs: applying the schema to a graph of
     an older schema version gives them theirs once, with no sync."""
-    put(vault, "vientiane.md", NOTES["vientiane.md"])
-    put(vault, "queues.md", DOCS)
-    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
-    await ad_hoc(
-        core,
-        "MATCH (c:Chunk) REMOVE c.pairs WITH count(c) AS _ "
-        "MATCH (m:Manifest) SET m.schema_version = 2",
-        write=True,
+    await _synced_before_pairs(
+        core, vault, {"vientiane.md": NOTES["vientiane.md"], "queues.md": DOCS}
     )
     assert await _top(core, "ວຽງຈັນຢູ່ໃສ") == []
     await core.ensure_ready()
@@ -116,14 +124,7 @@ async def test_a_graph_written_before_pairs_gets_them_when_reembedded(
 ) -> None:
     """`knotwork reembed` writes the manifest of this version, with no start between (the
     graph is refused under the new model until it completes): it gives the pairs first."""
-    put(vault, "vientiane.md", NOTES["vientiane.md"])
-    await sync_vault(Ingestor(core, root=vault, vault="t", extract_enabled=False))
-    await ad_hoc(
-        core,
-        "MATCH (c:Chunk) REMOVE c.pairs WITH count(c) AS _ "
-        "MATCH (m:Manifest) SET m.schema_version = 2",
-        write=True,
-    )
+    await _synced_before_pairs(core, vault, {"vientiane.md": NOTES["vientiane.md"]})
     fake_ollama.models["all-minilm:latest"] = 384
     other = settings.model_copy(update={"embed_model": "all-minilm", "embed_dimension": 384})
     async with open_core(other) as second:

@@ -9,16 +9,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from knotwork.api import create_app
 from knotwork.cli import app as cli
-from knotwork.core import open_core
-from knotwork.graph.lease import Lease
-from knotwork.settings import Settings, get_settings
+from knotwork.settings import Settings
 from tests.fakes.ollama import ChatRefusal, FakeOllama
-from tests.integration.conftest import Neo4jTarget
+from tests.integration.conftest import Neo4jTarget, get_health, hold_vault
 
 EMBED_DOWN = "(the embedding model was not available)"
 REJECTED = "(the embedding model answered vectors that could not be stored)"
@@ -32,61 +28,48 @@ def _ingest(vault: Path, *extra: str) -> str:
     return " ".join(result.output.split())  # a long line may wrap
 
 
+def _doctor() -> str:
+    return " ".join(CliRunner().invoke(cli, ["doctor"]).output.split())
+
+
 def _pending_line(out: str) -> str:
     return out[out.index("pending:") :].partition(" warning:")[0]
 
 
 def test_vectors_that_cannot_be_stored_are_said_as_such_not_as_a_model_away(
-    env: None, tmp_path: Path, fake_ollama: FakeOllama
+    env: None, ann_vault: Path, fake_ollama: FakeOllama
 ) -> None:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
     fake_ollama.embed_script = lambda texts, dim: [[0.0] * dim for _ in texts]
-    said = _pending_line(_ingest(vault, "--no-extract"))
+    said = _pending_line(_ingest(ann_vault, "--no-extract"))
     assert said.startswith(f"pending: 1 chunk waits for its embedding {REJECTED}; "), said
     assert "`knotwork retry` finishes them once the model answers" in said, said
     assert "not available" not in said, said
     # Synced again with the model sane and nothing changed: the chunk still waits, and the
     # sync met no trouble, so it gives no reason it does not know.
     fake_ollama.embed_script = None
-    again = _pending_line(_ingest(vault, "--no-extract"))
+    again = _pending_line(_ingest(ann_vault, "--no-extract"))
     assert again.startswith("pending: 1 chunk waits for its embedding; `knotwork retry`"), again
 
 
 def test_an_embedding_model_away_is_said_as_away(
-    env: None, tmp_path: Path, fake_ollama: FakeOllama
+    env: None, ann_vault: Path, fake_ollama: FakeOllama
 ) -> None:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
     fake_ollama.down = True
-    said = _pending_line(_ingest(vault, "--no-extract"))
+    said = _pending_line(_ingest(ann_vault, "--no-extract"))
     assert said.startswith(f"pending: 1 chunk waits for its embedding {EMBED_DOWN}; "), said
     assert "could not be stored" not in said, said
 
 
 def test_a_chat_model_away_during_extraction_is_said_as_the_chat_model(
-    env: None, tmp_path: Path, fake_ollama: FakeOllama
+    env: None, ann_vault: Path, fake_ollama: FakeOllama
 ) -> None:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Ann.md").write_text("# Ann\n\nAnn works with Ben.\n")
-
     def down(body: dict[str, Any]) -> str:
         raise ChatRefusal(503, "model overloaded")
 
     fake_ollama.chat_script = down
-    said = _pending_line(_ingest(vault))
+    said = _pending_line(_ingest(ann_vault))
     assert said.startswith(f"pending: 1 for model extraction {CHAT_DOWN}; `knotwork retry`"), said
     assert "embedding" not in said, said
-
-
-async def _hold(status: dict[str, object]) -> Lease:
-    async with open_core(get_settings()) as core:
-        lease = Lease(core.store, core.settings.vault_name, 60)
-        await lease.acquire(status)
-        return lease
 
 
 def test_doctor_sends_waiting_extraction_to_retry_unless_a_watcher_holds_the_vault(
@@ -96,13 +79,13 @@ def test_doctor_sends_waiting_extraction_to_retry_unless_a_watcher_holds_the_vau
     itself: doctor used to send to it all the same."""
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
     del fake_ollama.models["llama3.1:8b"]
-    alone = " ".join(CliRunner().invoke(cli, ["doctor"]).output.split())
+    alone = _doctor()
     assert (
         "FAIL extraction: model llama3.1:8b is not pulled; chunks wait for extraction; "
         "`knotwork retry` extracts them once the model answers"
     ) in alone, alone
-    asyncio.run(_hold(WATCHED))
-    watched = " ".join(CliRunner().invoke(cli, ["doctor"]).output.split())
+    asyncio.run(hold_vault(WATCHED))
+    watched = _doctor()
     assert (
         "chunks wait for extraction; the watcher extracts them once the model answers"
     ) in watched, watched
@@ -112,22 +95,14 @@ def test_doctor_sends_waiting_extraction_to_retry_unless_a_watcher_holds_the_vau
 def test_health_says_the_server_extracts_what_waits_unless_a_watcher_holds_the_vault(
     settings: Settings, empty_db: Neo4jTarget, fake_ollama: FakeOllama, vault: Path
 ) -> None:
-    settings = settings.model_copy(update={"vault_path": vault})
-    with TestClient(create_app(settings)) as client:
-        del fake_ollama.models["llama3.1:8b"]
-        served = client.get("/health").json()["capabilities"]["extraction"]
+    health = get_health(settings, vault, fake_ollama, missing="llama3.1:8b")
+    served = health.json()["capabilities"]["extraction"]
     assert not served["ready"]
     assert served["reason"].endswith(
         "chunks wait for extraction; the server extracts them once the model answers"
     ), served
-
-    async def hold() -> None:
-        async with open_core(settings) as core:
-            await Lease(core.store, settings.vault_name, 60).acquire(WATCHED)
-
-    asyncio.run(hold())
-    with TestClient(create_app(settings)) as client:
-        watched = client.get("/health").json()["capabilities"]["extraction"]
+    asyncio.run(hold_vault(WATCHED, settings))
+    watched = get_health(settings, vault, fake_ollama).json()["capabilities"]["extraction"]
     assert watched["reason"].endswith(
         "chunks wait for extraction; the watcher extracts them once the model answers"
     ), watched
