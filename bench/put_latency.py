@@ -38,7 +38,10 @@ def _note(sections: int, take: int) -> str:
 
 async def _pending(app: Any, vault: str) -> int:
     core = app.state.core
-    rows = await core.store.read(CHUNKS_PENDING, vault=vault, extract=True, limit=10_000)
+    now = int(time.time() * 1000)
+    rows = await core.store.read(
+        CHUNKS_PENDING, vault=vault, extract=True, limit=10_000, asked_before=now
+    )
     return len(rows)
 
 

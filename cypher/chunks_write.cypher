@@ -50,5 +50,7 @@ CALL (c, ch) {
   WITH c, ch WHERE ch.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(c, 'embedding', [x IN split(ch.embedding, ',') | toFloat(x)])
 }
-SET c.embedding_state = CASE WHEN c.embedding IS NULL THEN 'pending' ELSE 'done' END
+// A vector stored ends a refusal stamped before (chunks_refused_stamp.cypher).
+SET c.embedding_state = CASE WHEN c.embedding IS NULL THEN 'pending' ELSE 'done' END,
+    c.embedding_refused_at = CASE WHEN c.embedding IS NULL THEN c.embedding_refused_at END
 RETURN count(c) AS written

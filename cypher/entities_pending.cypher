@@ -1,8 +1,11 @@
 // Entities of a vault whose name has not been embedded yet (new, or left while the embedding
-// model was unavailable).
-// Parameters: $vault (str), $limit (int)
+// model was unavailable). Names the model refused (entities_refused_stamp.cypher) come
+// after the others, the longest refused first, so they never fill a read the others wait
+// behind; those refused earlier in the same call ($exclude) are not read again.
+// Parameters: $vault (str), $limit (int), $exclude (list of str: entity keys)
 // Returns: key (str), name (str)
 MATCH (e:Entity {vault: $vault, embedding_state: 'pending'})
+WHERE NOT e.key IN $exclude
 RETURN e.key AS key, e.name AS name
-ORDER BY key
+ORDER BY coalesce(e.embedding_refused_at, 0), key
 LIMIT $limit

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -61,7 +62,13 @@ async def _api(
 
 
 async def _pending(core: Core) -> list[str]:
-    rows = await core.store.read(CHUNKS_PENDING, vault="default", extract=True, limit=100)
+    rows = await core.store.read(
+        CHUNKS_PENDING,
+        vault="default",
+        extract=True,
+        limit=100,
+        asked_before=int(time.time() * 1000),
+    )
     return sorted(r["note_path"] for r in rows)
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from knotwork.core import Core
+from knotwork.ingest import similar
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.retry import retry_all
+from knotwork.ingest.retry import retry_all, retry_pending
 from knotwork.ingest.sync import sync_vault
 from knotwork.llm.vectors import PROBE_TEXT
 from tests.fakes.ollama import FakeOllama, hash_embedding
@@ -78,8 +79,8 @@ async def test_a_sync_stores_every_vector_but_the_bad_texts_and_names_its_note_o
     assert await _states(core, "w", "embedding_state") == {"done": 20, "pending": 1}
     assert await _pending(core, "w") == ["N04.5.md"]
     assert report.warnings == [
-        "N04.5.md: embedding model answered vectors that cannot be stored; 1 chunk waits for "
-        "`knotwork retry`"
+        "N04.5.md: embedding model answered vectors that cannot be stored; 1 chunk waits: the "
+        "model refuses its text; asked again by `knotwork retry` or when the note changes"
     ]
     [said] = _said(caplog, REFUSED)
     assert "returned a vector holding NaN or infinity, for 1 of 21 texts" in said, said
@@ -145,3 +146,78 @@ async def test_entity_names_after_a_refused_one_are_embedded(
     assert states["poison corp"] == "pending" and states["zebra farm"] == "done", states
     assert {k for k, s in states.items() if s == "pending"} == {"poison corp"}, states
     assert report.linked >= 1  # the two Acme names
+
+
+async def test_refused_names_are_asked_once_a_call_and_read_after_the_others(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read full of refused names (first by key) neither ends the call nor is read again in
+    it: the names after them are embedded, each name asked once; the next call reads a new
+    name before the refused ones."""
+    monkeypatch.setattr(similar, "ENTITY_BATCH", 3)
+    bad, good = ["a bad 1", "a bad 2", "a bad 3"], ["b good", "c good"]
+    await _entities(core, [*bad, *good])
+    asked: list[list[str]] = []
+    dimension = core.settings.embed_dimension
+
+    async def embed(texts: list[str]) -> list[list[float] | None]:
+        asked.append(texts)
+        return [None if "bad" in t else hash_embedding(t, dimension) for t in texts]
+
+    settings = core.settings.model_copy(update={"similarity_threshold": 0.5})
+    await similar.link_new_entities(core.store, settings, "r", embed)
+    assert Counter(t for call in asked for t in call) == Counter([*bad, *good]), asked
+    rows = await ad_hoc(
+        core,
+        "MATCH (e:Entity {vault: 'r'}) RETURN e.key AS key, e.embedding_state AS state, "
+        "e.embedding_refused_at IS NOT NULL AS stamped",
+    )
+    assert {r["key"]: (r["state"], r["stamped"]) for r in rows} == {
+        **{k: ("pending", True) for k in bad},
+        **{k: ("done", False) for k in good},
+    }
+    await _entities(core, ["a new"])
+    asked.clear()
+    await similar.link_new_entities(core.store, settings, "r", embed)
+    assert asked[0][0] == "a new", asked
+    assert Counter(t for call in asked for t in call) == Counter(["a new", *bad]), asked
+
+
+async def _entities(core: Core, keys: list[str]) -> None:
+    await ad_hoc(
+        core,
+        "UNWIND $keys AS k CREATE (:Entity {vault: 'r', key: k, name: k, "
+        "embedding_state: 'pending'})",
+        {"keys": keys},
+        write=True,
+    )
+
+
+async def test_refused_chunks_do_not_fill_the_background_passes(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """Four refused chunks first by path fill a pass of four once: stamped, the next
+    background pass leaves them to the model's back-off and embeds the others; an explicit
+    retry asks them again, once."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(4):
+        (root / f"A{i}.md").write_text(f"# A{i}\n\nThe {MARK} note {i} works with Ann.\n")
+    for i in range(6):
+        (root / f"N{i}.md").write_text(f"# N{i}\n\nN{i} works with Ann on the river.\n")
+    ingestor = Ingestor(_tuned(core), root=root, vault="w", extract_enabled=False)
+    fake_ollama.down = True
+    await sync_vault(ingestor)  # every chunk pending, none asked apart
+    fake_ollama.down, fake_ollama.embed_script = False, _poison
+    models = ingestor.models
+    models.ask_again()  # the sync's back-off over
+    assert await retry_pending(models, 4, ask_again=False) == (0, 0)  # the four refused
+    fake_ollama.calls.clear()
+    assert await retry_pending(models, 4, ask_again=False) == (4, 0)
+    assert not [t for t in fake_ollama.embedded_texts() if MARK in t]  # not asked again
+    assert await retry_pending(models, 4, ask_again=False) == (2, 0)
+    assert sorted(await _pending(core, "w")) == [f"A{i}.md" for i in range(4)]
+    fake_ollama.calls.clear()
+    out = await retry_all(models)
+    assert (out.embedded, out.pending) == (0, 4)
+    assert len(fake_ollama.calls_to("/api/embed")) <= 1 + 1 + 2 * 2 + 8  # one pass's asking

@@ -42,3 +42,22 @@ async def test_an_older_schema_is_brought_up_to_this_one(core: Core) -> None:
     await ad_hoc(core, "MATCH (m:Manifest) SET m.schema_version = 1", write=True)
     manifest = await core.ensure_ready()
     assert manifest["schema_version"] == schema.SCHEMA_VERSION
+
+
+async def test_reembed_refuses_a_graph_of_a_newer_schema(core: Core) -> None:
+    """Nothing is re-embedded nor reset: the entities keep their vectors and the manifest its
+    version."""
+    await _newer(core)
+    await ad_hoc(
+        core, "CREATE (:Entity {vault: 'v', key: 'k', embedding_state: 'done'})", write=True
+    )
+
+    async def embed(texts: list[str]) -> list[list[float] | None]:
+        raise AssertionError("a newer graph's chunks were sent to the model")
+
+    with pytest.raises(SchemaError, match=rf"newer Knotwork \(schema {NEWER}\)"):
+        await schema.reembed(core.store, core.settings, embed)
+    [row] = await ad_hoc(core, "MATCH (e:Entity {key: 'k'}) RETURN e.embedding_state AS state")
+    assert row["state"] == "done"
+    manifest = await core.store.get_manifest()
+    assert manifest is not None and manifest["schema_version"] == NEWER

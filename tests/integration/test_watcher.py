@@ -503,14 +503,31 @@ async def test_the_watcher_finishes_chunks_left_pending_once_the_model_answers(
     task = asyncio.create_task(running.run(ready=ready))
     try:
         await asyncio.wait_for(ready.wait(), 60)
-        pending = await core.store.read(CHUNKS_PENDING, vault="w", extract=True, limit=100)
+        pending = await core.store.read(
+            CHUNKS_PENDING, vault="w", extract=True, limit=100, asked_before=int(time.time() * 1000)
+        )
         assert len(pending) >= 2, "the start-up sync left every chunk waiting for its embedding"
         fake_ollama.down = False
         for _ in range(120):
-            if not await core.store.read(CHUNKS_PENDING, vault="w", extract=True, limit=100):
+            if not await core.store.read(
+                CHUNKS_PENDING,
+                vault="w",
+                extract=True,
+                limit=100,
+                asked_before=int(time.time() * 1000),
+            ):
                 break
             await asyncio.sleep(0.5)
-        assert await core.store.read(CHUNKS_PENDING, vault="w", extract=True, limit=100) == []
+        assert (
+            await core.store.read(
+                CHUNKS_PENDING,
+                vault="w",
+                extract=True,
+                limit=100,
+                asked_before=int(time.time() * 1000),
+            )
+            == []
+        )
         assert not task.done(), "the watcher still follows the vault"
     finally:
         running.stop()

@@ -68,7 +68,9 @@ async def _until(check: Any, limit_s: float = 30.0) -> None:
 
 
 async def _pending(core: Core) -> list[str]:
-    rows = await core.store.read(CHUNKS_PENDING, vault="w", extract=True, limit=100)
+    rows = await core.store.read(
+        CHUNKS_PENDING, vault="w", extract=True, limit=100, asked_before=int(time.time() * 1000)
+    )
     return sorted(r["note_path"] for r in rows)
 
 

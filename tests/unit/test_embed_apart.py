@@ -108,3 +108,57 @@ async def test_a_model_down_is_not_asked_apart(calls: ModelCalls, fake_ollama: F
     fake_ollama.calls.clear()
     assert await calls.embed(TEXTS) is None  # in its back-off: not asked at all
     assert not fake_ollama.calls
+
+
+@pytest.fixture
+async def one_request(fake_ollama: FakeOllama) -> AsyncIterator[ModelCalls]:
+    """Model calls whose batch holds a slice of 128 texts: each ask of a half is one request."""
+    settings = make_settings(
+        ollama_base_url=fake_ollama.base_url, embed_batch_size=128, neo4j_password="unused"
+    )
+    async with open_core(settings) as core:
+        yield ModelCalls(core, "v", extract_enabled=False, embed_enabled=True, model_tag="m")
+
+
+WIDE = [f"wide note {i} on hills" for i in range(128)]
+
+
+async def test_asking_apart_costs_a_bounded_few_requests_when_every_text_is_refused(
+    one_request: ModelCalls, fake_ollama: FakeOllama
+) -> None:
+    """Every text refused but the probe: the texts not told apart within the budget count as
+    refused, for a few dozen requests, not twice as many as texts."""
+    fake_ollama.embed_script = lambda texts, dimension: [
+        hash_embedding(t, dimension) if t == PROBE_TEXT else [0.0] * dimension for t in texts
+    ]
+    embedder = await one_request.core.load_embedder()
+    fake_ollama.calls.clear()  # loading may ask the model once
+    refusal = vectors.VectorsRejectedError("returned a zero vector")
+    got = await vectors.embed_apart(embedder, WIDE, 768, refusal)
+    assert got == [None] * len(WIDE)
+    requests = len(fake_ollama.calls_to("/api/embed"))
+    assert requests == 1 + vectors.apart_asks(len(WIDE)) == 23, requests  # probe + budget
+    assert len(fake_ollama.embedded_texts()) < 300
+
+
+async def test_one_bad_text_of_128_is_still_found_within_the_budget(
+    one_request: ModelCalls, fake_ollama: FakeOllama
+) -> None:
+    wide = [*WIDE]
+    wide[77] = f"wide note 77 {MARK}"
+    fake_ollama.embed_script = _poison
+    got = await one_request.embed(wide)
+    assert got is not None and [i for i, v in enumerate(got) if v is None] == [77]
+    assert all(
+        v == pytest.approx(hash_embedding(t, 768)) for t, v in zip(wide, got, strict=True) if v
+    ), got
+
+
+async def test_a_refusal_of_every_text_of_a_call_does_not_say_the_others_embedded(
+    calls: ModelCalls, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake_ollama.embed_script = _poison
+    caplog.set_level(logging.WARNING, logger="knotwork")
+    assert await calls.embed([TEXTS[13]]) == [None]
+    [said] = _warned(caplog)
+    assert "for 1 of 1 text" in said and "others" not in said, said

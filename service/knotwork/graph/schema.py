@@ -164,6 +164,7 @@ async def reembed(
     graph is still refused under the new settings.
     """
     await check_server(store)
+    _not_newer(await store.get_manifest())  # before anything of a newer version's is touched
     total = await store.chunk_count()
     await store.write(ENTITIES_EMBEDDING_RESET)  # `knotwork retry` or the next write redoes them
     await store.drop_vector_index()

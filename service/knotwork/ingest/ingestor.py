@@ -214,6 +214,8 @@ class Ingestor:
             return drafted
         found = dict(zip([c.id for c in chunks], vectors or [None] * len(chunks), strict=True))
         by_path = {o.path: o for o in outcomes}
+        # The model answered other texts of the call: it refuses these, waiting says nothing.
+        refused = any(v is not None for v in vectors or ())
         for path, cs in fresh.items():
             drafts[path].vectors = {c.id: v for c in cs if (v := found[c.id]) is not None}
             outcome = by_path[path]
@@ -223,7 +225,7 @@ class Ingestor:
                 outcome.waits_for.append(self.models.embed_failed)
                 outcome.warnings.append(
                     f"{path}: {self.models.embed_failed}; "
-                    f"{waiting.left_pending(left, self.finisher)}"
+                    f"{waiting.left_pending(left, self.finisher, refused=refused)}"
                 )
         return drafted
 

@@ -172,7 +172,8 @@ class ModelCalls:
         lasts; ``got``: the call's, when some texts' alone were refused (the others' stored)."""
         done, some = set[str](), ""
         if got:  # some texts' alone: only the refused chunks wait
-            some = f", for {got.count(None)} of {counted(len(got), 'text')} (the others embedded)"
+            others = " (the others embedded)" if got.count(None) < len(got) else ""
+            some = f", for {got.count(None)} of {counted(len(got), 'text')}{others}"
             if held is not None:
                 done = {c for c, v in zip(held, got, strict=True) if v is not None}
                 held = {c: p for c, p in held.items() if c not in done}

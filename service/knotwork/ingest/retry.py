@@ -5,12 +5,15 @@ A pass reads at most ``RETRY_PASS`` pending chunks (held in memory), embeds the 
 ones first — search needs them, and a chat model that is missing must not keep them waiting —
 a slice at a time, each stored as it comes, then extracts the others chunk by chunk. A model
 that fails leaves the rest pending for the next retry; one that answers garbage for some texts
-(ingest/modelcalls.py) leaves theirs pending and goes on with the rest. Each takes the vault's
+(ingest/modelcalls.py) leaves theirs pending, stamped (chunks_refused_stamp.cypher): read after
+the others, asked again by a background pass only once the model's back-off is over, and once
+a run of ``retry_all``. Each takes the vault's
 ``ModelCalls``: ``retry.retry_all(ingestor.models)``.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,8 +22,10 @@ from knotwork.graph.queries.writes import (
     CHUNKS_ERRORS_PENDING,
     CHUNKS_PENDING,
     CHUNKS_PENDING_COUNT,
+    CHUNKS_REFUSED_STAMP,
 )
 from knotwork.ingest.changes import Progress
+from knotwork.ingest.modelcalls import MODEL_BACKOFF_S
 from knotwork.models import Chunk, embed_text
 from knotwork.plural import counted
 
@@ -71,9 +76,10 @@ async def retry_all(models: ModelCalls, progress: Progress | None = None) -> Ret
     no chunk is pending or a pass does nothing: the model is down, or what is left is
     nothing a retry can do. One pass at least: it also links new entities."""
     out = Retried(pending=await pending_count(models))
+    began = _now_ms()  # a text refused by one of its passes is not asked again by the next
     while True:
         embedded, extracted = await retry_pending(
-            models, RETRY_PASS, progress=progress, warnings=out.warnings
+            models, RETRY_PASS, progress=progress, warnings=out.warnings, asked_before=began
         )
         out.pending = await pending_count(models)
         out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
@@ -90,12 +96,15 @@ async def retry_pending(
     ask_again: bool = True,
     progress: Progress | None = None,
     warnings: list[str] | None = None,
+    asked_before: int | None = None,
 ) -> tuple[int, int]:
     """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
 
     An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
     periodic one waits each model's back-off out (the other's work goes on) and does
-    nothing when no chunk is pending.
+    nothing when no chunk is pending. A chunk whose text the model refused at or after
+    ``asked_before`` (milliseconds since the epoch) is not asked again: by default, an explicit
+    retry asks every one, a periodic one those refused before the model's back-off.
     ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
     gets why an extraction was postponed or failed."""
     if ask_again:
@@ -103,14 +112,20 @@ async def retry_pending(
     elif models.chat_down and models.embed_down:
         return 0, 0  # both let be; one model down leaves the other's work going
     read = models.trouble.refusals  # refused vectors are over only if none is refused since
+    if asked_before is None:
+        asked_before = _now_ms() - (0 if ask_again else int(MODEL_BACKOFF_S * 1000))
     rows = await models.core.store.read(
-        CHUNKS_PENDING, vault=models.vault, extract=models.extract_enabled, limit=limit
+        CHUNKS_PENDING,
+        vault=models.vault,
+        extract=models.extract_enabled,
+        limit=limit,
+        asked_before=asked_before,
     )
     need = [r for r in rows if r["embedding_state"] == "pending"]
-    # Every chunk waiting for an embedding was read when fewer than ``limit`` came or some need
-    # none: those waiting for one come first (chunks_pending.cypher).
-    every = len(rows) < limit or len(need) < len(rows)
-    if not need and every:
+    # Refused vectors may be over only if every pending chunk was read (fewer than ``limit``
+    # came), none of them refused lately and left to ask later (``held``).
+    held = len(rows) >= limit or any(r["embedding_state"] == "refused" for r in rows)
+    if not need and not held:
         models.trouble.settled(read, embedded=False)
     if not rows and not ask_again:
         return 0, 0
@@ -127,14 +142,17 @@ async def retry_pending(
         vectors = await models.embed(texts, {r["id"]: r["note_path"] for r in part})
         if vectors is None:
             break  # the model is down, or refuses every text: the rest stays pending
-        good = [(r["id"], r["embed_hash"], v) for r, v in zip(part, vectors, strict=True) if v]
-        refused += len(part) - len(good)  # garbage for these texts alone: they stay pending
+        pairs = list(zip(part, vectors, strict=True))
+        good = [(r["id"], r["embed_hash"], v) for r, v in pairs if v]
+        if bad := [{"id": r["id"], "embed_hash": r["embed_hash"]} for r, v in pairs if not v]:
+            refused += len(bad)  # garbage for these texts alone: they stay pending, stamped
+            await models.core.store.write(CHUNKS_REFUSED_STAMP, rows=bad, at=_now_ms())
         embedded += await models.core.store.set_chunk_embeddings(good) if good else 0
         done += len(part)
         if progress:
             progress(done, total, f"embedded {first + len(part)}/{counted(len(need), 'chunk')}")
     else:  # good vectors for each: when they were all that waited, refused ones are over
-        if need and every and not refused:
+        if need and not refused and not held:
             models.trouble.settled(read, embedded=True)
     for i, row in enumerate(todo, 1):
         if models.chat_down:
@@ -160,6 +178,11 @@ async def retry_pending(
             progress(done, total, f"extracting facts: chunk {i}/{len(todo)}")
     await models.link_entities()
     return embedded, extracted
+
+
+def _now_ms() -> int:
+    """The time a refusal is stamped with and compared to (chunks_refused_stamp.cypher)."""
+    return int(time.time() * 1000)
 
 
 async def _still_pending(models: ModelCalls, chunk_id: str, chunk_hash: str) -> bool:

@@ -8,10 +8,12 @@ taken for a note's facts, and they go with either entity.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 
 from knotwork.graph.queries.writes import (
     ENTITIES_PENDING,
+    ENTITIES_REFUSED_STAMP,
     ENTITY_EMBEDDING_SET,
     ENTITY_SIMILAR_LINK,
 )
@@ -29,20 +31,28 @@ async def link_new_entities(store: GraphStore, settings: Settings, vault: str, e
 
     Only those entities are compared, so an update costs what it added; an entity left
     unembedded (model down: ``embed`` returns None; its name's vector refused: None for it)
-    waits for the next call. Returns the edges made; 0 when ``similarity_threshold`` is 1 (the
-    feature is off).
+    waits for the next call; a refused name is asked once a call, and read after the others.
+    Returns the edges made; 0 when ``similarity_threshold`` is 1 (the feature is off).
     """
     threshold = settings.similarity_threshold
     if threshold >= 1.0:
         return 0
-    linked = 0
-    while rows := await store.read(ENTITIES_PENDING, vault=vault, limit=ENTITY_BATCH):
+    linked, refused = 0, list[str]()  # names refused in this call: asked once, not read again
+    while rows := await store.read(
+        ENTITIES_PENDING, vault=vault, limit=ENTITY_BATCH, exclude=refused
+    ):
         vectors = await embed([row["name"] or row["key"] for row in rows])
         if vectors is None:
             break
         got = [(row["key"], v) for row, v in zip(rows, vectors, strict=True) if v is not None]
-        if not got:  # the names read are all refused ones: they wait, with those after them
-            break
+        if bad := [row["key"] for row, v in zip(rows, vectors, strict=True) if v is None]:
+            # Stamped, so a later call reads them after the others (entities_pending.cypher).
+            refused += bad
+            await store.write(
+                ENTITIES_REFUSED_STAMP, vault=vault, keys=bad, at=int(time.time() * 1000)
+            )
+        if not got:
+            continue
         keys = [key for key, _ in got]
         await store.write(
             ENTITY_EMBEDDING_SET, vault=vault, rows=[{"key": k, "embedding": v} for k, v in got]

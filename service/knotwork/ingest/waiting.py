@@ -40,12 +40,20 @@ class Waiting:
         return f"{counted(self.chunks, 'chunk')} of {counted(self.notes, 'note')}{named}"
 
 
-def left_pending(chunks: int, finisher: str | None) -> str:
+def left_pending(chunks: int, finisher: str | None, *, refused: bool = False) -> str:
     """What becomes of a write's chunks left unembedded, as the writer that holds the vault
     has it: '1 chunk waits: the watcher embeds it once the model answers' under a writer that
     does the model's work in the background (``finisher``), or '3 chunks wait for `knotwork
-    retry`' after a one-shot run, which nothing follows."""
+    retry`' after a one-shot run, which nothing follows. ``refused``: the model answered the
+    call but refused these texts alone, so waiting for it to answer says nothing: they are
+    asked again by a retry (the finisher's pass or `knotwork retry`) or when the note changes."""
     waits = f"{counted(chunks, 'chunk')} {'waits' if chunks == 1 else 'wait'}"
+    if refused:
+        texts = "its text" if chunks == 1 else "their texts"
+        return (
+            f"{waits}: the model refuses {texts}; asked again by "
+            f"{finisher or '`knotwork retry`'} or when the note changes"
+        )
     if finisher is None:
         return f"{waits} for `knotwork retry`"
     return f"{waits}: {finisher} embeds {'it' if chunks == 1 else 'them'} once the model answers"

@@ -93,26 +93,42 @@ async def embed_apart(
     in halves, each refused half split again down to single texts: each text the model answers
     well has its vector, each it refuses None. ``refusal`` is raised, no half asked, when the
     model refuses ``PROBE_TEXT`` too: it refuses every text (another size, a broken model), and
-    asking them apart would cost twice as many calls as texts for nothing. A model that fails
-    meanwhile raises as ``embed_batch`` does."""
+    asking them apart would cost twice as many calls as texts for nothing. At most
+    ``apart_asks(len(texts))`` requests are spent: enough to find one bad text among many, while
+    a model refusing most texts but the probe costs a bounded few; the texts not told apart by
+    then count as refused for this call. A model that fails meanwhile raises as
+    ``embed_batch`` does."""
     if len(texts) > 1:
         try:
             await embed_batch(embedder, [PROBE_TEXT], dimension)
         except VectorsRejectedError:
             raise refusal from None
-    return await _halves(embedder, texts, dimension)
+    return await _halves(embedder, texts, dimension, [apart_asks(len(texts))])
 
 
-async def _halves(embedder: BaseEmbedding, texts: list[str], dimension: int) -> Vectors:
-    """``texts``, refused together: each half asked alone, split again when refused."""
+def apart_asks(count: int) -> int:
+    """The requests ``embed_apart`` may spend on ``count`` texts: one bad text costs two a
+    halving, and a few more find a second or third."""
+    return 2 * math.ceil(math.log2(max(count, 1))) + 8
+
+
+async def _halves(
+    embedder: BaseEmbedding, texts: list[str], dimension: int, left: list[int]
+) -> Vectors:
+    """``texts``, refused together: each half asked alone, split again when refused, while
+    requests are ``left`` (one count, shared by the whole descent)."""
     if len(texts) == 1:
         return [None]
     middle, found = len(texts) // 2, list[list[float] | None]()
     for half in (texts[:middle], texts[middle:]):
+        if left[0] <= 0:  # the budget spent: what is not told apart waits as refused
+            found += [None] * len(half)
+            continue
+        left[0] -= 1
         try:
             found += await embed_batch(embedder, half, dimension)
         except VectorsRejectedError:
-            found += await _halves(embedder, half, dimension)
+            found += await _halves(embedder, half, dimension, left)
     return found
 
 

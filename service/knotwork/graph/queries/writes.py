@@ -275,6 +275,8 @@ CHUNKS_ERRORS_PENDING = Query("chunks_errors_pending", UpdatedRow)
 CHUNK_FACTS_DELETE = Query("chunk_facts_delete", TouchedRow)
 ENTITIES_PENDING = Query("entities_pending", EntitiesPendingRow)
 ENTITY_EMBEDDING_SET = Query("entity_embedding_set", UpdatedRow)
+ENTITIES_REFUSED_STAMP = Query("entities_refused_stamp", UpdatedRow)
+CHUNKS_REFUSED_STAMP = Query("chunks_refused_stamp", UpdatedRow)
 ENTITY_SIMILAR_LINK = Query("entity_similar_link", SimilarLinkedRow)
 
 # Note vectors: each note's mean chunk vector, following its chunks (ingest/write.py after a
