@@ -90,7 +90,8 @@ WITH keys, facts, lost, COLLECT { UNWIND lists AS some UNWIND some AS x RETURN D
 RETURN [x IN nodes WHERE NOT EXISTS { MATCH (x)-[r]-() WHERE NOT r:SIMILAR_TO }
         | elementId(x)] AS touched,
        [u IN nodes WHERE u:Unresolved AND EXISTS { MATCH (u)--() }
-          AND (u.name IS NULL OR NOT EXISTS { MATCH (u)<-[r]-() WHERE r.target_text = u.name })
+          AND (u.name IS NULL OR NOT EXISTS {
+            MATCH (u)<-[r]-() WHERE coalesce(r.target_name, r.target_text) = u.name })
         | elementId(u)] AS placeholders,
        COLLECT { UNWIND keys AS some UNWIND some AS key RETURN DISTINCT key } AS keys,
        facts, COLLECT { UNWIND lost AS some UNWIND some AS l RETURN l } AS lost

@@ -11,7 +11,7 @@
 // Returns: touched (list of element ids of the Unresolved placeholders that lost a link: orphan
 //          candidates), placeholders (list of element ids of those and of the placeholders that
 //          gained one while holding others: to name again), spelled (list of maps: id, spelling
-//          (a link such a placeholder gained, as written), for unresolved_names.cypher)
+//          (how a link such a placeholder gained spells it), for unresolved_names.cypher)
 // Planned once per server: it finds placeholders by unique key and notes by the note_stem
 // index (a seek whatever the statistics), so it is not planned again when they catch up
 // after a bulk write (the first delete after a sync would pay for it).
@@ -42,7 +42,7 @@ WITH k, links, dest, dest:Unresolved AND NOT EXISTS { (dest)--() } AS fresh
 CALL (links, dest, fresh) {
   WITH links, dest WHERE fresh
   UNWIND links AS r
-  WITH dest, min(r.target_text) AS lowest
+  WITH dest, min(coalesce(r.target_name, r.target_text)) AS lowest
   SET dest.name = coalesce(lowest, dest.key)
 }
 UNWIND links AS r
@@ -52,8 +52,10 @@ CREATE (src)-[moved:$(type(r))]->(dest)
 SET moved = properties(r)
 WITH r, CASE WHEN old:Unresolved THEN elementId(old) END AS oid,
      CASE WHEN dest:Unresolved AND NOT fresh THEN elementId(dest) END AS did,
-     CASE WHEN dest:Unresolved AND NOT fresh AND r.target_text IS NOT NULL
-          THEN {id: elementId(dest), spelling: r.target_text} END AS spelled
+     CASE WHEN dest:Unresolved AND NOT fresh
+               AND coalesce(r.target_name, r.target_text) IS NOT NULL
+          THEN {id: elementId(dest), spelling: coalesce(r.target_name, r.target_text)}
+     END AS spelled
 DELETE r
 WITH collect(oid) AS lost, collect(oid) + collect(did) AS ids, collect(DISTINCT spelled) AS spelled
 RETURN COLLECT { UNWIND lost AS id RETURN DISTINCT id } AS touched,

@@ -6,9 +6,9 @@
 // Parameters: $vault (str)
 // Returns: deleted (int), paths (list<str>, the placeholders' paths), keys (list<str>, link
 //          keys moved), placeholders (list<str>, element ids of the Unresolved placeholders
-//          that gained links: to name again), spelled (list of maps: id, spelling, the
-//          links they gained as written), lost (list of maps: path (the mentioning
-//          note), fact (as notes_facts.cypher gives a fact))
+//          that gained links: to name again), spelled (list of maps: id, spelling, how the
+//          links they gained spell them, as in unresolved_names.cypher), lost (list of maps:
+//          path (the mentioning note), fact (as notes_facts.cypher gives a fact))
 MATCH (n:Note {vault: $vault}) WHERE n.path IS NOT NULL AND n.content_hash IS NULL
 CALL (n) {
   MATCH (s)-[r]->(n) WHERE r.extractor IN ['wikilink', 'frontmatter']
@@ -16,8 +16,9 @@ CALL (n) {
   CREATE (s)-[moved:$(type(r))]->(u)
   SET moved = properties(r)
   WITH r, u, r.target AS key,
-       CASE WHEN r.target_text IS NOT NULL
-            THEN {id: elementId(u), spelling: r.target_text} END AS spelled
+       CASE WHEN coalesce(r.target_name, r.target_text) IS NOT NULL
+            THEN {id: elementId(u), spelling: coalesce(r.target_name, r.target_text)}
+       END AS spelled
   DELETE r
   RETURN collect(DISTINCT key) AS keys, collect(DISTINCT elementId(u)) AS ids,
          collect(DISTINCT spelled) AS spelled

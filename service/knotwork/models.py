@@ -30,6 +30,9 @@ class Link:
     block: str | None = None  # [[t#^block]] → "block"
     alias: str | None = None  # [[t|alias]] or the text of [text](t.md)
     key: str | None = None  # the frontmatter key, for kind == "frontmatter"
+    # The target as written when it is a ./ or ../ path, which ``target`` holds resolved from
+    # the note's folder ("../People/Alice" of "Projects/X.md" → "People/Alice"); else None.
+    written: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class Fact:
     confidence: float = 1.0
     model: str | None = None
     subject: str | None = None  # an entity name (model-extracted facts)
+    # A link's target as the note writes it when that is not ``object``: a ./ or ../ path,
+    # which ``object`` holds resolved from the note's folder (Link.written).
+    written: str | None = None
 
 
 def fact_key(

@@ -13,7 +13,7 @@ from knotwork.ingest.draft import entity_rows
 from knotwork.ingest.extract import Extraction
 from knotwork.ingest.facts import note_keys, structural_facts
 from knotwork.ingest.parse import parse_note
-from knotwork.ingest.rows import fact_rows, note_props
+from knotwork.ingest.rows import canonical, fact_rows, note_props
 from knotwork.models import Fact
 from knotwork.text.keys import folded, link_key, nfc
 
@@ -37,6 +37,29 @@ def test_link_rows_keep_the_link_as_written_beside_its_key() -> None:
     [row] = links
     assert row["props"]["target"] == "people/ben" and "stem" not in row
     assert row["props"]["target_text"] == "People/BEN"
+    assert "target_name" not in row["props"]  # the spelling names the path itself
+
+
+def test_a_relative_link_keeps_the_link_as_written_and_the_path_it_names() -> None:
+    """A relative link is keyed by the path it names from the note's folder, and keeps both
+    its own spelling and that path's (the name a missing note's placeholder takes)."""
+    text = '---\nparent: "[[../Team/Lead]]"\n---\n'
+    text += "[[../People/Alice|Al]] [B](../People/Bob%20B.md) [[./Sub/Note]] [[../../Out]]\n"
+    links, _ = fact_rows(facts_of(text, "Projects/X.md"), "Projects/X.md")
+    got = [(r["props"]["target"], r["props"]["target_text"], r["props"].get("target_name"))
+           for r in links]  # fmt: skip
+    assert got == [
+        ("team/lead", "../Team/Lead", "Team/Lead"),
+        ("people/alice", "../People/Alice", "People/Alice"),
+        ("people/bob b", "../People/Bob B", "People/Bob B"),
+        ("projects/sub/note", "./Sub/Note", "Projects/Sub/Note"),
+        ("../../out", "../../Out", None),  # climbs out of the vault: kept as written
+    ]
+    # A revision's key is the fact's, as before: the key of the note it names.
+    [fact] = facts_of("[[../People/Alice]]\n", "Projects/X.md")
+    assert fact.object == "People/Alice" and fact.written == "../People/Alice"
+    assert canonical(fact) == canonical(Fact("LINKS_TO", "People/Alice", "note", "wikilink", 1,
+                                              fact.chunk_id))  # fmt: skip
 
 
 def test_a_relation_outside_the_vocabulary_is_refused_at_the_write_boundary() -> None:

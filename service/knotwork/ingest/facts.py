@@ -87,6 +87,7 @@ def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
                 line=link.line,
                 chunk_id=chunk_for_line(chunks, link.line),
                 predicate=link.key if link.kind == "frontmatter" else None,
+                written=link.written,  # a relative path, resolved into ``object``
             )
         )
     return facts

@@ -55,24 +55,26 @@ def _wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]:
     return _strip_md(target.strip()), heading, block, (alias.strip() or None) if bar else None
 
 
-def _relative(folder: str, path: str) -> str:
-    """A link's path as the vault names it: ``./`` and ``../`` (Obsidian's "relative path"
-    links, Markdown or wikilinks) start from the linking note's folder; one that climbs out
-    stays as written."""
+def _relative(folder: str, path: str) -> tuple[str, str | None]:
+    """(a link's path as the vault names it, the path as written when that differs): ``./``
+    and ``../`` (Obsidian's "relative path" links, Markdown or wikilinks) start from the
+    linking note's folder; one that climbs out stays as written. The written path is kept as
+    the link's ``target_text``, what the note shows of its link."""
     if not path.startswith(("./", "../")) or posixpath.basename(path) in ("", ".", ".."):
-        return path  # a bare name, or no name at all (``[[./]]``): as written
+        return path, None  # a bare name, or no name at all (``[[./]]``): as written
     joined = posixpath.normpath(posixpath.join(folder, path))
-    return path if joined == ".." or joined.startswith("../") else joined
+    return (path, None) if joined == ".." or joined.startswith("../") else (joined, path)
 
 
 def _line_links(raw: str, masked: str, line: int, folder: str = "") -> list[Link]:
     links = []
     for m in _WIKILINK.finditer(masked):
         target, heading, block, alias = _wikilink(raw[m.start(2) : m.end(2)])
-        target = _relative(folder, target)
+        target, written = _relative(folder, target)
         if target or heading or block:
             kind: LinkKind = "embed" if m.group(1) else "wikilink"
-            links.append(Link(target, kind, line, raw, m.start(), m.end(), heading, block, alias))
+            links.append(Link(target, kind, line, raw, m.start(), m.end(), heading, block, alias,
+                              written=written))  # fmt: skip
     for m in _MDLINK.finditer(masked) if "](" in masked else ():
         dest = raw[m.start(3) : m.end(3)]
         dest = dest[1:-1].strip() if dest.startswith("<") else dest
@@ -80,12 +82,13 @@ def _line_links(raw: str, masked: str, line: int, folder: str = "") -> list[Link
         path = unquote(path)
         if _SCHEME.match(path) or not path.lower().endswith(".md"):
             continue
-        path = _relative(folder, path.strip().replace("\\", "/"))
+        path, written = _relative(folder, path.strip().replace("\\", "/"))
+        written = _strip_md(written) if written else None
         md_kind: LinkKind = "embed" if m.group(1) else "markdown"
         text = raw[m.start(2) : m.end(2)].strip() or None
         heading = unquote(frag).strip() or None
         links.append(Link(_strip_md(path.strip()), md_kind, line, raw, m.start(), m.end(),
-                          heading, None, text))  # fmt: skip
+                          heading, None, text, written=written))  # fmt: skip
     return sorted(links, key=lambda link: link.col) if "](" in masked else links
 
 
@@ -175,11 +178,11 @@ def parse_note(path: str, text: str) -> ParsedNote:
         context = lines[v.line - 1] if 0 < v.line <= len(lines) else ""
         for m in _WIKILINK.finditer(v.value):
             target, heading, block, alias = _wikilink(m.group(2))
-            target = _relative(folder, target)
+            target, written = _relative(folder, target)
             col = context.find(m.group(0))
             end = col + len(m.group(0)) if col >= 0 else 0
             links.append(Link(target, "frontmatter", v.line, context, max(col, 0), end,
-                              heading, block, alias, v.key))  # fmt: skip
+                              heading, block, alias, v.key, written))  # fmt: skip
         dates.extend(text_dates(v.value) if _YEAR.search(v.value) else ())
     daily = _DAILY.match(stem)
     if daily:

@@ -41,10 +41,11 @@ def _target(fact: Fact) -> str:
 
 def _spelling(fact: Fact) -> str | None:
     """The target as the note writes it, kept as the fact's ``target_text``: a link's (what
-    the note shows, whatever the placeholder is named) and an alias's (``history`` shows it as
-    written, not as its case-folded key); None for any other fact."""
+    the note shows, whatever the placeholder is named; a relative one as written, not as the
+    path it names) and an alias's (``history`` shows it as written, not as its case-folded
+    key); None for any other fact."""
     if fact.object_kind == "note":
-        return fact.object
+        return fact.written or fact.object
     return nfc(fact.object) if fact.extractor == "alias" else None
 
 
@@ -74,6 +75,11 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
         props = _props(fact, path)
         if (spelling := _spelling(fact)) is not None:
             props["target_text"] = spelling
+        if fact.object_kind == "note" and fact.written is not None:
+            # A missing note's placeholder is named by the path the link names, as from any
+            # folder: "../People/Zed" names "People/Zed" from one folder only (and would sort
+            # before every other spelling of it). Other links name it by target_text.
+            props["target_name"] = fact.object
         if fact.object_kind == "note":
             links.append({"relation": fact.relation, "props": props})
         else:
@@ -122,7 +128,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # mkeys: "master-slave latch (o flip-flop SR master-slave)", "Kubernetes (K8s)";
 # keys.paren_key); Chinese, Japanese and Korean notes indexed in `cjk` (chunk_text_cjk), not the
 # default language.
-FACTS_RULES = 17
+# 18: a ./ or ../ link keeps the link as written (target_text) and the path it names
+# (target_name, which names a missing note's placeholder).
+FACTS_RULES = 18
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

@@ -41,7 +41,8 @@ class TouchedPlaceholdersRow(TouchedRow):
 
 
 class Spelled(TypedDict):
-    """A link an Unresolved placeholder gained, as written (unresolved_names.cypher)."""
+    """How a link an Unresolved placeholder gained spells it: as written, a relative one by
+    the path it names (unresolved_names.cypher)."""
 
     id: str
     spelling: str
