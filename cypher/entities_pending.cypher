@@ -5,6 +5,9 @@
 // Parameters: $vault (str), $limit (int), $exclude (list of str: entity keys)
 // Returns: key (str), name (str)
 MATCH (e:Entity {vault: $vault, embedding_state: 'pending'})
+// The hint keeps the seek on entity_embedding_state: with the $exclude filter alone the
+// planner scans every entity of every vault by (vault, key).
+USING INDEX e:Entity(vault, embedding_state)
 WHERE NOT e.key IN $exclude
 RETURN e.key AS key, e.name AS name
 ORDER BY coalesce(e.embedding_refused_at, 0), key

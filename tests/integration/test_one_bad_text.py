@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -221,3 +222,27 @@ async def test_refused_chunks_do_not_fill_the_background_passes(
     out = await retry_all(models)
     assert (out.embedded, out.pending) == (0, 4)
     assert len(fake_ollama.calls_to("/api/embed")) <= 1 + 1 + 2 * 2 + 8  # one pass's asking
+
+
+async def test_refused_vectors_are_said_over_while_extractions_fill_the_passes(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The bad note mended, nothing waits for an embedding: a background pass whose read is
+    filled by chunks waiting for extraction (the chat model let be) says the trouble over."""
+    root = _vault(tmp_path, "Bad.md", count=7)
+    ingestor = Ingestor(_tuned(core), root=root, vault="w", extract_enabled=True)
+    models = ingestor.models
+    fake_ollama.embed_script = _poison
+    core.chat_down_until["w"] = time.monotonic() + 600  # extractions wait
+    caplog.set_level(logging.INFO, logger="knotwork")
+    await sync_vault(ingestor)
+    assert await _pending(core, "w") == ["Bad.md"]
+    assert models.trouble.refused.since is not None
+    (root / "Bad.md").write_text("# Bad\n\nThe mended note works with Ann.\n")
+    await sync_vault(ingestor)  # its new chunk embedded as written; the old one gone
+    assert await _pending(core, "w") == []
+    for _ in range(2):  # none waiting is believed at the second read (EmbedTrouble.settled)
+        assert await retry_pending(models, 4, ask_again=False) == (0, 0)  # 4 extractions read
+    assert models.trouble.refused.since is None
+    [back] = _said(caplog, "no chunk waiting for good vectors", logging.INFO)
+    assert "embedding model" in back, back

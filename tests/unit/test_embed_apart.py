@@ -137,8 +137,8 @@ async def test_asking_apart_costs_a_bounded_few_requests_when_every_text_is_refu
     got = await vectors.embed_apart(embedder, WIDE, 768, refusal)
     assert got == [None] * len(WIDE)
     requests = len(fake_ollama.calls_to("/api/embed"))
-    assert requests == 1 + vectors.apart_asks(len(WIDE)) == 23, requests  # probe + budget
-    assert len(fake_ollama.embedded_texts()) < 300
+    assert requests == 1 + vectors.apart_asks(len(WIDE)) == 65, requests  # probe + budget
+    assert len(fake_ollama.embedded_texts()) < 6 * len(WIDE)
 
 
 async def test_one_bad_text_of_128_is_still_found_within_the_budget(
@@ -152,6 +152,19 @@ async def test_one_bad_text_of_128_is_still_found_within_the_budget(
     assert all(
         v == pytest.approx(hash_embedding(t, 768)) for t, v in zip(wide, got, strict=True) if v
     ), got
+
+
+async def test_two_bad_texts_of_128_in_either_half_leave_every_other_text_embedded(
+    one_request: ModelCalls, fake_ollama: FakeOllama
+) -> None:
+    """Two bad texts cost twice one's halvings: the budget holds them, so no good text of
+    the slice is left refused beside them."""
+    wide = [*WIDE]
+    for i in (10, 100):
+        wide[i] = f"wide note {i} {MARK}"
+    fake_ollama.embed_script = _poison
+    got = await one_request.embed(wide)
+    assert got is not None and [i for i, v in enumerate(got) if v is None] == [10, 100]
 
 
 async def test_a_refusal_of_every_text_of_a_call_does_not_say_the_others_embedded(

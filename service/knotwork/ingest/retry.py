@@ -62,6 +62,12 @@ async def pending_count(models: ModelCalls) -> int:
     return int(row["chunks"])
 
 
+async def _embeddings_waiting(models: ModelCalls) -> int:
+    """Chunks still waiting for an embedding, refused ones among them."""
+    [row] = await models.core.store.read(CHUNKS_PENDING_COUNT, vault=models.vault, extract=False)
+    return int(row["chunks"])
+
+
 async def pending_steps(models: ModelCalls) -> int:
     """The embeddings and extractions a retry still owes (a chunk owing both counts two), as
     a pass counts what it did: the total of a run of background passes (ingest/model_work.py)."""
@@ -122,10 +128,12 @@ async def retry_pending(
         asked_before=asked_before,
     )
     need = [r for r in rows if r["embedding_state"] == "pending"]
-    # Refused vectors may be over only if every pending chunk was read (fewer than ``limit``
-    # came), none of them refused lately and left to ask later (``held``).
-    held = len(rows) >= limit or any(r["embedding_state"] == "refused" for r in rows)
-    if not need and not held:
+    # Refused vectors may be over only if none read was refused lately and left to ask later
+    # (``held``), and none waits beyond what was read: a read filled (by extractions, say)
+    # is followed by a count of the chunks still waiting for an embedding.
+    held = any(r["embedding_state"] == "refused" for r in rows)
+    full = len(rows) >= limit
+    if not need and not held and (not full or not await _embeddings_waiting(models)):
         models.trouble.settled(read, embedded=False)
     if not rows and not ask_again:
         return 0, 0
@@ -152,7 +160,8 @@ async def retry_pending(
         if progress:
             progress(done, total, f"embedded {first + len(part)}/{counted(len(need), 'chunk')}")
     else:  # good vectors for each: when they were all that waited, refused ones are over
-        if need and not refused and not held:
+        over = need and not refused and not held
+        if over and (not full or not await _embeddings_waiting(models)):
             models.trouble.settled(read, embedded=True)
     for i, row in enumerate(todo, 1):
         if models.chat_down:

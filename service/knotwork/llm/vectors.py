@@ -107,9 +107,10 @@ async def embed_apart(
 
 
 def apart_asks(count: int) -> int:
-    """The requests ``embed_apart`` may spend on ``count`` texts: one bad text costs two a
-    halving, and a few more find a second or third."""
-    return 2 * math.ceil(math.log2(max(count, 1))) + 8
+    """The requests ``embed_apart`` may spend on ``count`` texts: one bad text costs about
+    two a halving, so this finds about four in a slice, while a model refusing every text but
+    the probe costs a bounded few dozen requests, not twice as many as texts."""
+    return 8 * math.ceil(math.log2(max(count, 1))) + 8
 
 
 async def _halves(
