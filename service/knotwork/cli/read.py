@@ -164,10 +164,21 @@ def retrieve(
             found = ", ".join(sorted(c["retrievers"]))
             typer.echo(f"{i:>2}. {c['score']:.3f}  {cite(c)}  ({found})")
         for p in body["paths"][:5]:
-            hops = "".join(
-                f" -{r}-> {n}" for r, n in zip(p["relations"], p["nodes"][1:], strict=False)
-            )
-            typer.echo(f"    via {p['nodes'][0]}{hops}")
+            typer.echo(f"    via {path_line(p)}")
         for warning in body["warnings"]:
             typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
     raise typer.Exit(0 if body["status"] == "ok" else NOT_FOUND)
+
+
+def path_line(path: dict[str, Any]) -> str:
+    """A retrieval path as `knotwork retrieve` prints it: its nodes joined by their hops."""
+    hops = zip(path["relations"], path["nodes"][1:], strict=False)
+    return path["nodes"][0] + "".join(f" {_arrow(r)} {n}" for r, n in hops)
+
+
+def _arrow(relation: str) -> str:
+    """A path's hop as drawn: ``-R->`` followed, ``<-R-`` walked against its direction (the
+    walk names those ``<-R``, retrieve/walk.py)."""
+    if relation.startswith("<-"):
+        return f"{relation}-"
+    return f"-{relation}->"
