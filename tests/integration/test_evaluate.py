@@ -221,7 +221,7 @@ def test_the_cli_names_a_bad_file(env: None, data: tuple[Path, Path], tmp_path: 
     assert "bad.jsonl:2: field 'question' must be a non-empty string" in result.output
     result = CliRunner().invoke(cli, ["eval", "--questions", str(bad)])
     assert result.exit_code == 2, result.output
-    assert result.output == "error: give exactly one of --vault DIR or --corpus FILE\n"
+    assert result.output == "error: give exactly one of --vault FOLDER or --corpus FILE\n"
     result = CliRunner().invoke(
         cli, ["eval", "--corpus", str(corpus), "--questions", str(bad), "--k", "2,x"]
     )

@@ -49,3 +49,14 @@ def test_every_value_is_named_and_every_flag_takes_none() -> None:
             else:
                 assert isinstance(param, TyperOption | TyperArgument), where
                 assert param.metavar and readable.fullmatch(param.metavar), where
+
+
+def test_a_help_text_wraps_to_the_terminal_not_to_the_source() -> None:
+    """Typer's rich help kept a docstring's line breaks: ``knotwork --help`` listed a command's
+    help broken where its source line ended ("pass after" / "pass until none is left")."""
+    for argv, command in _commands():
+        for paragraph in (command.help or "").split("\n\n"):
+            assert "\n" not in paragraph, (argv, paragraph)
+    listed = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
+    retry = next(line for line in listed.splitlines() if "│ retry " in line)
+    assert retry.rstrip(" │").endswith("exit 1 when some stay pending (a model still down)."), retry

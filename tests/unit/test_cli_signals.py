@@ -32,7 +32,7 @@ async def work(core):
         print("cleaned up", flush=True)
     return "finished"
 
-print(with_core(work), flush=True)
+print(with_core(work, connect=False), flush=True)  # no Neo4j: the work never asks it
 """
 
 

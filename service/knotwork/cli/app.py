@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 
 from knotwork.cli.helptext import App
-from knotwork.cli.starting import starting
+from knotwork.cli.starting import start_steps, starting
 from knotwork.core import Core, open_core
 from knotwork.errors import (
     ConfigError,
@@ -131,18 +131,21 @@ def with_core(
     models: bool = False,
     first: Callable[[Core], Awaitable[None]] | None = None,
     ready: bool = False,
+    connect: bool = True,
 ) -> T:
     """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
     SIGTERM and SIGHUP cancel it, as Ctrl-C does, and then end the process.
 
+    Before ``work``, the start's steps (cli/starting.start_steps), each named on a terminal as
+    it runs: Neo4j's first answer (``connect``), the model clients, the schema.
+    ``first``: the refusals that need no model (no vault folder, the vault's lease held by
+    another writer), before the model clients are built: said at once, not seconds later.
     ``models``: the command calls the models, so their clients are built first and a setting
     that cannot work (e.g. the in-process model's vector size) stops it before any work. The
     others never import LlamaIndex.
-    ``first``: the refusals that need no model (no vault folder, the vault's lease held by
-    another writer), before the model clients are built: said at once, not seconds later.
     ``ready``: the schema applied and the manifest checked (``Core.ensure_ready``), after the
     model clients (a setting they refuse writes no manifest).
-    Until ``work`` begins, a terminal shows which of these steps runs (cli/starting.py).
+    ``connect=False``: the work makes Neo4j's first query and reports its failure (doctor).
     """
     stopped: list[signal.Signals] = []
 
@@ -151,22 +154,12 @@ def with_core(
         assert task is not None
         _cancel_on_signals(task, stopped)
         settings = get_settings()
-        neo4j = f"Neo4j at {redact(settings.neo4j_uri)}"
+        steps = start_steps(settings, first=first, models=models, ready=ready, connect=connect)
         with starting(console()) as start:
             async with open_core(settings) as core:
-                if first is not None:
-                    start.step(f"connecting to {neo4j}")
-                    await first(core)
-                if models:
-                    start.step(
-                        f"loading the embedding model {settings.embed_model} and the chat "
-                        f"model {settings.llm_model}"
-                    )
-                    core.models.load()
-                if ready:  # Neo4j's first query when no refusal came first
-                    schema = "applying the schema"
-                    start.step(schema if first else f"connecting to {neo4j}; {schema}")
-                    await core.ensure_ready()
+                for step in steps:
+                    start.step(step.what)
+                    await step.run(core)
                 start.done()
                 return await work(core)
 

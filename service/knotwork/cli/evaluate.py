@@ -41,11 +41,14 @@ def evaluate(
         Path, typer.Option(metavar="FILE", help="questions JSONL (gold_titles or gold_notes)")
     ],
     vault: Annotated[
-        Path | None, typer.Option(metavar="FOLDER", help="a folder of notes to evaluate on")
+        Path | None,
+        typer.Option(metavar="FOLDER", help="a folder of notes to evaluate on (or --corpus)"),
     ] = None,
     corpus: Annotated[
         Path | None,
-        typer.Option(metavar="FILE", help="passages JSONL {title, text}: one note each"),
+        typer.Option(
+            metavar="FILE", help="passages JSONL {title, text}: one note each (or --vault)"
+        ),
     ] = None,
     k: Annotated[
         str, typer.Option("--k", metavar="K,K,…", help="cut-offs, e.g. 2,5,10")
@@ -69,12 +72,17 @@ def evaluate(
         bool, typer.Option(help="keep the ingested vault; --no-reuse rebuilds it")
     ] = True,
     name: Annotated[
-        str | None, typer.Option(metavar="NAME", help="vault name suffix (eval-NAME)")
+        str | None,
+        typer.Option(
+            metavar="NAME", help="the vault is eval-NAME (default: the data folder's name)"
+        ),
     ] = None,
     cache: Annotated[
         Path | None,
         typer.Option(
-            metavar="FOLDER", help="where corpus notes go (default ~/.cache/knotwork/eval)"
+            metavar="FOLDER",
+            help="where --corpus notes are written (default $XDG_CACHE_HOME/knotwork/eval, "
+            "else ~/.cache/knotwork/eval)",
         ),
     ] = None,
     answer: Annotated[
@@ -119,7 +127,7 @@ def evaluate(
         with progress_bar() as progress:
             return await run_eval(core, spec, progress, progress)
 
-    report = with_core(work, models=True)
+    report = with_core(work, models=True, ready=True)
     for error in report.sync.errors:
         typer.secho(f"ingest error: {error}", fg=typer.colors.RED, err=True)
     s = get_settings()

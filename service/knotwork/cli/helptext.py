@@ -5,10 +5,15 @@ Typer puts a type column beside every parameter. For an option it shows the meta
 given, so every option that takes a value declares one; a flag takes none, so its column is
 left empty (Typer's own ``--help`` and completion flags included). An argument's metavar is
 already its name in the help, so its type column is left empty too.
+
+A docstring's line breaks are the source's width, not the terminal's: Typer's rich help keeps
+them (a command listed in ``knotwork --help`` broke mid-sentence), so each paragraph is made
+one line and wrapped to the terminal.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -35,12 +40,27 @@ def _readable(params: list[Parameter]) -> list[Parameter]:
     return params
 
 
+def _reflowed(text: str | None) -> str | None:
+    """``text`` with each paragraph on one line (paragraphs are apart by an empty line)."""
+    if not text:
+        return text
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
 class Command(TyperCommand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _reflowed(self.help)
+
     def get_params(self, ctx: Context) -> list[Parameter]:
         return _readable(super().get_params(ctx))
 
 
 class Group(TyperGroup):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _reflowed(self.help)
+
     def get_params(self, ctx: Context) -> list[Parameter]:
         return _readable(super().get_params(ctx))
 

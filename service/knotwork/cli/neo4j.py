@@ -41,7 +41,7 @@ def _elsewhere(local: LocalNeo4j) -> str:
 def neo4j_start(
     timeout: Annotated[
         float, typer.Option(metavar="SECONDS", help="seconds to wait for Bolt")
-    ] = 180.0,
+    ] = 180,
 ) -> None:
     """Resolve the jars (first time only), write neo4j.conf, start, wait until Bolt answers."""
     local = _local()

@@ -173,7 +173,7 @@ def retrieve(
 def path_line(path: dict[str, Any]) -> str:
     """A retrieval path as `knotwork retrieve` prints it: its nodes joined by their hops."""
     hops = zip(path["relations"], path["nodes"][1:], strict=False)
-    return path["nodes"][0] + "".join(f" {_arrow(r)} {n}" for r, n in hops)
+    return str(path["nodes"][0]) + "".join(f" {_arrow(r)} {n}" for r, n in hops)
 
 
 def _arrow(relation: str) -> str:

@@ -161,7 +161,10 @@ def mcp_server(
 @app.command()
 def init() -> None:
     """Create constraints, indexes and the manifest (idempotent; serve does it too)."""
-    manifest = with_core(lambda core: core.ensure_ready())
+    # The schema is applied as every command's start applies it, its step named; the work
+    # only reads back the manifest that left.
+    manifest = with_core(lambda core: core.check_manifest(), ready=True)
+    assert manifest is not None  # ensure_ready writes one when there is none
     typer.echo(
         f"schema ready; embedding model {manifest['embed_model']} "
         f"({manifest['embed_dimension']} dimensions)"
@@ -268,9 +271,10 @@ def _print_report(report: HealthReport) -> None:
 
 @app.command()
 def doctor() -> None:
-    """Check Neo4j, its indexes, the model servers, the models and the manifest; non-zero exit
-    on failure."""
-    report = with_core(check_health)
+    """Check Neo4j and its indexes, the vault folder, the model servers, their models and the
+    manifest, then say what works (ingest, search, answers, extraction); exit 1 when a
+    capability the settings ask for is not ready."""
+    report = with_core(check_health, connect=False)  # Neo4j down is a line of its report
     _print_report(report)
     ollama = report.ollama.models if report.ollama is not None else []
     missing = [m.pull_command for m in ollama if not m.present]

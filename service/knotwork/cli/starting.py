@@ -2,20 +2,28 @@
 Neo4j's first answer, the model clients (LlamaIndex's import, an in-process model) and the
 schema. On a terminal (stderr), one line names the step under way, with a spinner and a clock,
 and goes once the command's own progress or output comes; off a terminal (a pipe, a log file),
-nothing, unless a step takes over ``SLOW_S``: then one log line names it."""
+nothing, unless a step takes over ``SLOW_S``: then one log line names it. Every command that
+connects takes its steps from ``start_steps``, so each names the same steps in the same order."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from knotwork.graph import schema
+from knotwork.redact import redact
+from knotwork.settings import Settings
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
+
+    from knotwork.core import Core
 
 log = logging.getLogger(__name__)
 
@@ -89,3 +97,48 @@ def starting(console: Console) -> Iterator[Starting]:
         yield start
     finally:
         start.done()
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a command's start: what the status line names while ``run`` runs."""
+
+    what: str
+    run: Callable[[Core], Awaitable[object]]
+
+
+def start_steps(
+    settings: Settings,
+    *,
+    first: Callable[[Core], Awaitable[None]] | None = None,
+    models: bool = False,
+    ready: bool = False,
+    connect: bool = True,
+) -> list[Step]:
+    """The steps of a command's start, in the one order every command names them: Neo4j's
+    first answer (after ``first``'s refusals, which need no model), the model clients
+    (``models``), the schema (``ready``). ``connect=False``: no step, the command's work makes
+    Neo4j's first query and reports its failure itself (``doctor``)."""
+
+    async def connected(core: Core) -> None:
+        if first is not None:
+            await first(core)
+        # Neo4j's answer whether or not ``first`` asked it anything (retry --errors does not):
+        # a Neo4j down (or too old) is met under this step's name, not under the next one's.
+        await schema.check_server(core.store)
+
+    async def loaded(core: Core) -> None:
+        core.models.load()  # holds the loop: starting's log line comes from a thread
+
+    async def applied(core: Core) -> None:
+        await core.ensure_ready()
+
+    steps = []
+    if connect:
+        steps.append(Step(f"connecting to Neo4j at {redact(settings.neo4j_uri)}", connected))
+    if models:
+        chat = f"the chat model {settings.llm_model}"
+        steps.append(Step(f"loading the embedding model {settings.embed_model} and {chat}", loaded))
+    if ready:
+        steps.append(Step("applying the schema", applied))
+    return steps

@@ -62,7 +62,8 @@ def ingest(
         ),
     ] = False,
 ) -> None:
-    """Bring the graph in step with a whole vault, with a progress bar and a summary."""
+    """Bring the graph in step with a whole vault, with a progress bar and a summary; exit 1
+    when a file could not be ingested."""
 
     async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
@@ -86,9 +87,9 @@ def ingest(
 
 @app.command()
 def calibrate() -> None:
-    """Calibrate the relevance gate on the vault: off-topic probe questions in the vault's
-    languages set the cosine below which evidence is not relevant (run after changing the
-    embedding model; `ingest` does it on a vault not yet calibrated)."""
+    """Calibrate the relevance gate on the vault (KNOTWORK_VAULT_NAME): off-topic probe
+    questions in the vault's languages set the cosine below which evidence is not relevant (run
+    after changing the embedding model; ingest and watch do it on a vault not yet calibrated)."""
 
     async def work(core: Core) -> Calibration:
         with progress_bar() as progress:

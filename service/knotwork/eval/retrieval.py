@@ -104,7 +104,7 @@ def default_name(spec: EvalSpec) -> str:
 def check_spec(spec: EvalSpec) -> None:
     """Refuse what cannot run before anything is ingested."""
     if (spec.vault_dir is None) == (spec.corpus is None):
-        raise EvalInputError("give exactly one of --vault DIR or --corpus FILE")
+        raise EvalInputError("give exactly one of --vault FOLDER or --corpus FILE")
     if spec.vault_dir is not None and not spec.vault_dir.is_dir():
         raise EvalInputError(f"--vault {spec.vault_dir}: not a folder")
     for path in (spec.corpus, spec.questions):
@@ -215,14 +215,14 @@ async def run_eval(
     ingest_progress: Progress | None = None,
     question_progress: Progress | None = None,
 ) -> EvalReport:
-    """Ingest, ask, score: the whole evaluation of one data set."""
+    """Ingest, ask, score: the whole evaluation of one data set, on a graph whose schema is
+    applied (``Core.ensure_ready``: the CLI's start does it, as every command's)."""
     check_spec(spec)
     questions = load_questions(spec.questions)[: spec.limit]
     if spec.answer_mode and not any(q.answers for q in questions):
         raise EvalInputError(f"{spec.questions}: --answer needs 'answers' or 'answer' fields")
     name = spec.name or default_name(spec)
     vault = f"eval-{name}"
-    await core.ensure_ready()
     sync, titles = await prepare_vault(core, spec, vault, ingest_progress)
     kind = questions[0].kind
     key = title_key(titles) if kind == "titles" else hit_section
