@@ -1,18 +1,19 @@
 // Chunks whose text the new embedding model refused alone during `knotwork reembed`
 // (graph/schema.py): the old model's vector goes (another size or space, never to be compared
-// with the new one's) and the chunk waits for an embedding, as one a model down left, for
-// `knotwork retry` or the watcher's pass. Their notes' vectors are summed again from the
-// chunks holding a vector of the new size (note_embedding_follow.cypher), or removed when none
-// does; a later page re-embedding a note's other chunks sums them again.
+// with the new one's) and the chunk waits for an embedding, stamped with when
+// (chunks_refused_stamp.cypher): `knotwork retry` asks it again at once, the watcher's pass
+// after the model's back-off. Their notes' vectors are summed again from the chunks holding
+// a vector of the new size (note_embedding_follow.cypher), or removed when none does; a
+// later page re-embedding a note's other chunks sums them again.
 // Parameters: $rows (list of maps: id, embed_hash (of the text that was refused; a chunk
 //             written before chunks had a context is matched by its text hash)),
-//             $dimension (int, the new model's)
+//             $dimension (int, the new model's), $at (int, milliseconds since the epoch)
 // Returns: vault (str, '' for a chunk of none), note_path (str or null); a row per chunk
 //          set pending
 UNWIND $rows AS row
 MATCH (c:Chunk {id: row.id})
 WHERE coalesce(c.embed_hash, c.hash) = row.embed_hash
-SET c.embedding_state = 'pending'
+SET c.embedding_state = 'pending', c.embedding_refused_at = $at
 REMOVE c.embedding
 WITH collect(c) AS refused
 CALL (refused) {

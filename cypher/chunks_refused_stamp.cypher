@@ -1,6 +1,7 @@
 // Chunks whose embedding the model refused alone in a retry (ingest/retry.py), stamped with
 // when: chunks_pending.cypher reads them after the chunks never refused, and a background pass
-// does not ask again within the model's back-off. The stamp goes when a vector is stored
+// does not ask again within the model's back-off. A write stamps the chunks it stores refused
+// (chunks_write.cypher), `reembed` those it leaves pending (chunks_embedding_refused.cypher). The stamp goes when a vector is stored
 // (chunk_embedding_set.cypher, chunks_write.cypher); an edited note's text is a new chunk.
 // Parameters: $rows (list of maps: id, embed_hash (of the text that was refused; a chunk
 //             written before chunks had a context is matched by its text hash)),

@@ -11,8 +11,9 @@
 //             chunk's start, or ''), text, mtext, hash, context (title, aliases, heading
 //             path), pairs (str: text/pairs.py, or null), embed_hash,
 //             language (en|it|de|fr|es|pt|th|cjk), embedding (str: comma-separated
-//             floats, or null), copy_from (old chunk id or null), extraction,
-//             extraction_model, extraction_state, extraction_error)
+//             floats, or null), embedding_refused_at (int, milliseconds since the epoch:
+//             when the model refused its text alone, or null), copy_from (old chunk id or
+//             null), extraction, extraction_model, extraction_state, extraction_error)
 // Returns: written (int)
 // Planned once per server: every node it reads is found by a unique key or element id,
 // so no plan is better on a larger graph, and a sync growing the graph does not have it
@@ -50,7 +51,11 @@ CALL (c, ch) {
   WITH c, ch WHERE ch.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(c, 'embedding', [x IN split(ch.embedding, ',') | toFloat(x)])
 }
-// A vector stored ends a refusal stamped before (chunks_refused_stamp.cypher).
+// A vector stored ends a refusal stamped before (chunks_refused_stamp.cypher); a text the
+// model refused in this write is stamped as it is stored, so a background pass leaves it to
+// the model's back-off (chunks_pending.cypher); a model down keeps an earlier stamp.
 SET c.embedding_state = CASE WHEN c.embedding IS NULL THEN 'pending' ELSE 'done' END,
-    c.embedding_refused_at = CASE WHEN c.embedding IS NULL THEN c.embedding_refused_at END
+    c.embedding_refused_at = CASE WHEN c.embedding IS NULL
+                                  THEN coalesce(ch.embedding_refused_at, c.embedding_refused_at)
+                             END
 RETURN count(c) AS written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
@@ -191,3 +192,10 @@ def embed_text(context: str, text: str) -> str:
     """What the embedding model sees: title, aliases and heading path give a section its
     context."""
     return f"{context}\n\n{text}" if context else text
+
+
+def now_ms() -> int:
+    """The clock of embedding refusals: what a refused chunk or entity name is stamped with and
+    compared to (cypher/chunks_refused_stamp.cypher), milliseconds since the epoch, so every
+    process writing the graph reads the same clock."""
+    return int(time.time() * 1000)

@@ -21,6 +21,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.retry import retry_all, retry_pending
 from knotwork.ingest.sync import sync_vault
 from knotwork.llm.vectors import PROBE_TEXT
+from knotwork.models import now_ms
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import ad_hoc
 from tests.integration.test_model_trouble_said import _states
@@ -153,8 +154,8 @@ async def test_refused_names_are_asked_once_a_call_and_read_after_the_others(
     core: Core, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A read full of refused names (first by key) neither ends the call nor is read again in
-    it: the names after them are embedded, each name asked once; the next call reads a new
-    name before the refused ones."""
+    it: the names after them are embedded, each name asked once; the next call asking them
+    again (a retry's) reads a new name before the refused ones."""
     monkeypatch.setattr(similar, "ENTITY_BATCH", 3)
     bad, good = ["a bad 1", "a bad 2", "a bad 3"], ["b good", "c good"]
     await _entities(core, [*bad, *good])
@@ -166,7 +167,7 @@ async def test_refused_names_are_asked_once_a_call_and_read_after_the_others(
         return [None if "bad" in t else hash_embedding(t, dimension) for t in texts]
 
     settings = core.settings.model_copy(update={"similarity_threshold": 0.5})
-    await similar.link_new_entities(core.store, settings, "r", embed)
+    await similar.link_new_entities(core.store, settings, "r", embed, now_ms())
     assert Counter(t for call in asked for t in call) == Counter([*bad, *good]), asked
     rows = await ad_hoc(
         core,
@@ -179,7 +180,8 @@ async def test_refused_names_are_asked_once_a_call_and_read_after_the_others(
     }
     await _entities(core, ["a new"])
     asked.clear()
-    await similar.link_new_entities(core.store, settings, "r", embed)
+    # Asked again at once, as by a retry (+1: a stamp of this very millisecond included).
+    await similar.link_new_entities(core.store, settings, "r", embed, now_ms() + 1)
     assert asked[0][0] == "a new", asked
     assert Counter(t for call in asked for t in call) == Counter(["a new", *bad]), asked
 

@@ -1,8 +1,8 @@
 """`knotwork reembed` with a new model that answers garbage (NaN) for one text only: the run
 completes, every other chunk has the new model's vector, the refused chunk keeps neither the
 old model's vector nor a garbage one and waits for `knotwork retry`, named in the command's
-output; a retry once the model answers it embeds it. A model that refuses every text still
-stops the run, even asked one text at a time."""
+output, stamped as refused; a retry once the model answers it embeds it. A model that
+refuses every text still stops the run, even asked one text at a time."""
 
 from __future__ import annotations
 
@@ -96,6 +96,13 @@ def test_one_refused_text_waits_for_retry_and_reembed_completes(
         "D.md": [("done", NEW_SIZE)],
         f"{MARK}.md": [("pending", None)],
     }
+    stamps = asyncio.run(
+        _graph(
+            "MATCH (c:Chunk {embedding_state: 'pending'}) "
+            "RETURN c.embedding_refused_at IS NOT NULL AS stamped"
+        )
+    )
+    assert [r["stamped"] for r in stamps] == [True, True]  # a background pass waits its back-off
     notes = _note_sizes()
     assert notes.pop(f"{MARK}.md") is None and set(notes.values()) == {NEW_SIZE}
     [b] = asyncio.run(

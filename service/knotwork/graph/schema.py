@@ -21,7 +21,7 @@ from knotwork.graph.queries.admin import CHUNKS_EMBEDDING_REFUSED, ENTITIES_EMBE
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.model_names import same_model
-from knotwork.models import embed_text
+from knotwork.models import embed_text, now_ms
 from knotwork.plural import counted
 from knotwork.settings import Settings
 
@@ -152,10 +152,10 @@ async def reembed(
     """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
 
     ``embed``: the texts' vectors, checked (llm/reembed_vectors.py), None for a text the model
-    refuses alone: its chunk loses the old model's vector and waits for `knotwork retry`
-    (chunks_embedding_refused.cypher), so one text refused for good never keeps a run from
-    completing. A VectorsRejectedError (the model refuses every text) becomes a SchemaError
-    naming it, and nothing of that page is stored; the model out of reach
+    refuses alone: its chunk loses the old model's vector and waits for `knotwork retry`,
+    stamped as refused (chunks_embedding_refused.cypher), so one text refused for good never
+    keeps a run from completing. A VectorsRejectedError (the model refuses every text) becomes
+    a SchemaError naming it, and nothing of that page is stored; the model out of reach
     (ModelUnavailableError) is said with how far the re-embedding got. Entity names are left
     pending: the next note write or `knotwork retry` embeds them and rebuilds their similarity
     edges.
@@ -192,7 +192,10 @@ async def reembed(
         if refused := [{"id": cid, "embed_hash": h} for cid, h, vec in rows if vec is None]:
             # After the good ones' notes are summed: a note of both is summed without it.
             for row in await store.write(
-                CHUNKS_EMBEDDING_REFUSED, rows=refused, dimension=settings.embed_dimension
+                CHUNKS_EMBEDDING_REFUSED,
+                rows=refused,
+                dimension=settings.embed_dimension,
+                at=now_ms(),  # stamped: a background pass leaves them to the back-off
             ):
                 out.refused.setdefault(row["vault"], Counter())[row["note_path"] or ""] += 1
         seen += len(page)

@@ -41,6 +41,8 @@ class Draft:
     renamed_from: str | None
     warnings: list[str] = field(default_factory=list)
     vectors: dict[str, list[float]] = field(default_factory=dict)  # chunk id → new embedding
+    # chunk id → when the model refused its text alone (ms since the epoch): stored stamped
+    refused_at: dict[str, int] = field(default_factory=dict)
     extractors: Counter[str] = field(default_factory=Counter)  # facts asserted, by extractor
 
     def fresh(self) -> list[Chunk]:
@@ -132,6 +134,7 @@ def _chunk_rows(d: Draft, model_tag: str, extract_enabled: bool) -> list[dict[st
                 "embed_hash": c.embed_hash,
                 "language": d.props["language"],
                 "embedding": vector_text(d.vectors.get(c.id)),
+                "embedding_refused_at": d.refused_at.get(c.id),
                 "copy_from": embedded["id"] if embedded else None,
                 "extraction": reuse["extraction"] if reuse and state == "done" else None,
                 "extraction_model": reuse["extraction_model"] if reuse else None,

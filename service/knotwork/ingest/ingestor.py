@@ -2,13 +2,13 @@
 
 A batch of notes (one for a single edit, hundreds in a sync) is prepared outside any
 transaction — states read in one query, text parsed and chunked off the event loop
-(ingest/states.py), new chunks embedded in one call, mentions and links resolved in memory
-(ingest/resolve.py) — and then written in one set-based transaction (ingest/write.py). The
-structural write lands first, so text and structure are searchable before the model has
-answered; extraction follows per changed chunk (ingest/written.py). Unchanged chunks (same
-hash) keep their embedding and extraction, so an edit pays the models only for what changed.
-When Ollama is down, chunks land marked ``pending`` and ``retry_pending`` finishes them later
-(ingest/retry.py).
+(ingest/states.py), new chunks embedded in one call (ingest/embed.py), mentions and links
+resolved in memory (ingest/resolve.py) — and then written in one set-based transaction
+(ingest/write.py). The structural write lands first, so text and structure are searchable
+before the model has answered; extraction follows per changed chunk (ingest/written.py).
+Unchanged chunks (same hash) keep their embedding and extraction, so an edit pays the models
+only for what changed. When Ollama is down, chunks land marked ``pending`` and
+``retry_pending`` finishes them later (ingest/retry.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from knotwork.graph import names as names_cache
 from knotwork.graph.names import Names
 from knotwork.graph.queries.writes import NOTES_GONE_STATE, NOTES_STATE
 from knotwork.ingest import draft as drafting
-from knotwork.ingest import extract, moved, retry, waiting, write, written
+from knotwork.ingest import embed as embedding
+from knotwork.ingest import extract, moved, retry, write, written
 from knotwork.ingest import resolve as resolving
 from knotwork.ingest.batch import NoteDelete, WriteResult
 from knotwork.ingest.changes import Change, Delete, Drafted, NoteOutcome, Prepared, Upsert
@@ -197,37 +198,11 @@ class Ingestor:
     async def embed(self, drafted: Drafted, progress: EmbedProgress | None = None) -> Drafted:
         """Every draft's new chunks embedded in one call (the client batches it further; a
         sync's ``progress`` is told each slice); a model that cannot answer leaves them
-        pending, with a warning on the note, as does garbage for some texts alone (theirs).
-        ManifestMismatchError, before the model is asked, when the graph was re-embedded with
-        another model meanwhile (``Core.check_manifest``): its vectors would be stored where
-        the vector index ignores them."""
-        drafts, outcomes = drafted.drafts, drafted.outcomes
-        fresh = {path: d.fresh() for path, d in drafts.items()}
-        chunks = [c for cs in fresh.values() for c in cs]
-        if not chunks:
-            return drafted
-        if self.embed_enabled:
-            await self.core.check_manifest()
-        owners = {c.id: path for path, cs in fresh.items() for c in cs}  # counted if it fails
-        vectors = await self.models.embed(drafting.embed_inputs(chunks), owners, progress)
-        if vectors is None and not self.embed_enabled:
-            return drafted
-        found = dict(zip([c.id for c in chunks], vectors or [None] * len(chunks), strict=True))
-        by_path = {o.path: o for o in outcomes}
-        # The model answered other texts of the call: it refuses these, waiting says nothing.
-        refused = any(v is not None for v in vectors or ())
-        for path, cs in fresh.items():
-            drafts[path].vectors = {c.id: v for c in cs if (v := found[c.id]) is not None}
-            outcome = by_path[path]
-            outcome.embedded = len(drafts[path].vectors)
-            if left := len(cs) - outcome.embedded:  # the model down, or garbage for these texts
-                outcome.models_down = vectors is None  # down: their extraction waits too
-                outcome.waits_for.append(self.models.embed_failed)
-                outcome.warnings.append(
-                    f"{path}: {self.models.embed_failed}; "
-                    f"{waiting.left_pending(left, self.finisher, refused=refused)}"
-                )
-        return drafted
+        pending, with a warning on the note, as does garbage for some texts alone (theirs,
+        stamped as refused when written). ManifestMismatchError, before the model is asked,
+        when the graph was re-embedded with another model meanwhile (``Core.check_manifest``):
+        its vectors would be stored where the vector index ignores them. See ingest/embed.py."""
+        return await embedding.embed(self, drafted, progress)
 
     async def resolve(
         self, drafted: Drafted, names: Names | None = None, stamp: list[str] | None = None

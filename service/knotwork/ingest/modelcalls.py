@@ -40,7 +40,7 @@ from knotwork.llm.vectors import (
     embed_batch,
     rejected_fix,
 )
-from knotwork.models import Chunk, Fact
+from knotwork.models import Chunk, Fact, now_ms
 from knotwork.plural import counted, plural
 
 log = logging.getLogger(__name__)
@@ -284,12 +284,16 @@ class ModelCalls:
             out.facts.update(f.extractor for f in facts)
         return out
 
-    async def link_entities(self) -> int:
+    async def link_entities(self, asked_before: int | None = None) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``.
-        ManifestMismatchError when the graph was re-embedded with another model meanwhile."""
+        A name refused at or after ``asked_before`` (ms since the epoch; by default, within the
+        model's back-off) waits. ManifestMismatchError when the graph was re-embedded with
+        another model meanwhile."""
         if not self.embed_enabled:
             return 0
         await self.core.check_manifest()
+        if asked_before is None:
+            asked_before = now_ms() - int(MODEL_BACKOFF_S * 1000)
         return await similar.link_new_entities(
-            self.core.store, self.core.settings, self.vault, self.embed
+            self.core.store, self.core.settings, self.vault, self.embed, asked_before
         )

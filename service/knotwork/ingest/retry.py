@@ -7,13 +7,13 @@ a slice at a time, each stored as it comes, then extracts the others chunk by ch
 that fails leaves the rest pending for the next retry; one that answers garbage for some texts
 (ingest/modelcalls.py) leaves theirs pending, stamped (chunks_refused_stamp.cypher): read after
 the others, asked again by a background pass only once the model's back-off is over, and once
-a run of ``retry_all``. Each takes the vault's
-``ModelCalls``: ``retry.retry_all(ingestor.models)``.
+a run of ``retry_all`` (as are chunks stamped where a write or ``reembed`` met the refusal, and
+entity names, ingest/similar.py). Each takes the vault's ``ModelCalls``:
+``retry.retry_all(ingestor.models)``.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,7 @@ from knotwork.graph.queries.writes import (
 )
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.modelcalls import MODEL_BACKOFF_S
-from knotwork.models import Chunk, embed_text
+from knotwork.models import Chunk, embed_text, now_ms
 from knotwork.plural import counted
 
 if TYPE_CHECKING:  # modelcalls.py imports nothing from here: only its type is needed
@@ -82,7 +82,7 @@ async def retry_all(models: ModelCalls, progress: Progress | None = None) -> Ret
     no chunk is pending or a pass does nothing: the model is down, or what is left is
     nothing a retry can do. One pass at least: it also links new entities."""
     out = Retried(pending=await pending_count(models))
-    began = _now_ms()  # a text refused by one of its passes is not asked again by the next
+    began = now_ms()  # a text refused by one of its passes is not asked again by the next
     while True:
         embedded, extracted = await retry_pending(
             models, RETRY_PASS, progress=progress, warnings=out.warnings, asked_before=began
@@ -108,9 +108,9 @@ async def retry_pending(
 
     An explicit retry (``ask_again``) asks a model in its back-off too; the watcher's
     periodic one waits each model's back-off out (the other's work goes on) and does
-    nothing when no chunk is pending. A chunk whose text the model refused at or after
-    ``asked_before`` (milliseconds since the epoch) is not asked again: by default, an explicit
-    retry asks every one, a periodic one those refused before the model's back-off.
+    nothing when no chunk is pending. A chunk (or entity name) whose text the model refused
+    at or after ``asked_before`` (milliseconds since the epoch) is not asked again: by default,
+    an explicit retry asks every one, a periodic one those refused before the model's back-off.
     ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
     gets why an extraction was postponed or failed."""
     if ask_again:
@@ -119,7 +119,7 @@ async def retry_pending(
         return 0, 0  # both let be; one model down leaves the other's work going
     read = models.trouble.refusals  # refused vectors are over only if none is refused since
     if asked_before is None:
-        asked_before = _now_ms() - (0 if ask_again else int(MODEL_BACKOFF_S * 1000))
+        asked_before = now_ms() - (0 if ask_again else int(MODEL_BACKOFF_S * 1000))
     rows = await models.core.store.read(
         CHUNKS_PENDING,
         vault=models.vault,
@@ -154,7 +154,7 @@ async def retry_pending(
         good = [(r["id"], r["embed_hash"], v) for r, v in pairs if v]
         if bad := [{"id": r["id"], "embed_hash": r["embed_hash"]} for r, v in pairs if not v]:
             refused += len(bad)  # garbage for these texts alone: they stay pending, stamped
-            await models.core.store.write(CHUNKS_REFUSED_STAMP, rows=bad, at=_now_ms())
+            await models.core.store.write(CHUNKS_REFUSED_STAMP, rows=bad, at=now_ms())
         embedded += await models.core.store.set_chunk_embeddings(good) if good else 0
         done += len(part)
         if progress:
@@ -185,13 +185,8 @@ async def retry_pending(
         done += 1
         if progress:
             progress(done, total, f"extracting facts: chunk {i}/{len(todo)}")
-    await models.link_entities()
+    await models.link_entities(asked_before)  # names refused lately wait as chunks do
     return embedded, extracted
-
-
-def _now_ms() -> int:
-    """The time a refusal is stamped with and compared to (chunks_refused_stamp.cypher)."""
-    return int(time.time() * 1000)
 
 
 async def _still_pending(models: ModelCalls, chunk_id: str, chunk_hash: str) -> bool:

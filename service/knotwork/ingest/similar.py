@@ -8,7 +8,6 @@ taken for a note's facts, and they go with either entity.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 
 from knotwork.graph.queries.writes import (
@@ -19,6 +18,7 @@ from knotwork.graph.queries.writes import (
 )
 from knotwork.graph.store import GraphStore
 from knotwork.llm.vectors import Vectors
+from knotwork.models import now_ms
 from knotwork.settings import Settings
 
 ENTITY_BATCH = 256
@@ -26,12 +26,16 @@ MAX_CANDIDATES = 20_000  # the most the index is asked for, as retrieve/search.p
 Embed = Callable[[list[str]], Awaitable[Vectors | None]]
 
 
-async def link_new_entities(store: GraphStore, settings: Settings, vault: str, embed: Embed) -> int:
+async def link_new_entities(
+    store: GraphStore, settings: Settings, vault: str, embed: Embed, asked_before: int
+) -> int:
     """Embed the names of the entities not embedded yet and link the similar ones.
 
     Only those entities are compared, so an update costs what it added; an entity left
     unembedded (model down: ``embed`` returns None; its name's vector refused: None for it)
-    waits for the next call; a refused name is asked once a call, and read after the others.
+    waits for the next call; a refused name is asked once a call, read after the others, and
+    not at all when refused at or after ``asked_before`` (ms since the epoch): a write's call
+    leaves it to the model's back-off, as a background pass leaves a refused chunk.
     Returns the edges made; 0 when ``similarity_threshold`` is 1 (the feature is off).
     """
     threshold = settings.similarity_threshold
@@ -39,18 +43,21 @@ async def link_new_entities(store: GraphStore, settings: Settings, vault: str, e
         return 0
     linked, refused = 0, list[str]()  # names refused in this call: asked once, not read again
     while rows := await store.read(
-        ENTITIES_PENDING, vault=vault, limit=ENTITY_BATCH, exclude=refused
+        ENTITIES_PENDING,
+        vault=vault,
+        limit=ENTITY_BATCH,
+        exclude=refused,
+        asked_before=asked_before,
     ):
         vectors = await embed([row["name"] or row["key"] for row in rows])
         if vectors is None:
             break
         got = [(row["key"], v) for row, v in zip(rows, vectors, strict=True) if v is not None]
         if bad := [row["key"] for row, v in zip(rows, vectors, strict=True) if v is None]:
-            # Stamped, so a later call reads them after the others (entities_pending.cypher).
+            # Stamped: a later call reads them after the others, or not within the back-off
+            # (entities_pending.cypher).
             refused += bad
-            await store.write(
-                ENTITIES_REFUSED_STAMP, vault=vault, keys=bad, at=int(time.time() * 1000)
-            )
+            await store.write(ENTITIES_REFUSED_STAMP, vault=vault, keys=bad, at=now_ms())
         if not got:
             continue
         keys = [key for key, _ in got]
