@@ -27,10 +27,29 @@ def _index() -> NameIndex:
 def test_shortest_path_wins_and_a_note_never_mentions_itself() -> None:
     index = _index()
     assert index.resolve("marco rossi", "other.md") == "Marco Rossi.md"
-    # The best bearer mentions the next one, not itself.
-    assert index.resolve("marco rossi", "Marco Rossi.md") == "people/Marco Rossi.md"
     assert index.resolve("graph", "Graph.md") is None
     assert index.resolve("nobody", "x.md") is None
+
+
+def test_a_note_s_own_names_mention_no_namesake() -> None:
+    """A name the note bears itself, written in its text ("# Marco Rossi"), is the note's
+    own, from either bearer; its other names' keys still name other notes."""
+    index = _index()
+    assert index.resolve("marco rossi", "Marco Rossi.md") is None
+    assert index.resolve("marco rossi", "people/Marco Rossi.md") is None
+    assert index.resolve("graph", "people/Marco Rossi.md") == "Graph.md"
+    assert index.resolve("mr x", "people/Marco Rossi.md") == "Marco Rossi.md"
+    view = NameView(index)
+    view.put("b/Marco Rossi.md", "b/marco rossi", ["marco rossi"])
+    assert view.resolve("marco rossi", "b/Marco Rossi.md") is None
+    assert view.resolve("marco rossi", "x.md") == "Marco Rossi.md"
+    chunk = {
+        "id": "c",
+        "text": "# Marco Rossi\n\nMarco Rossi drew the graph.",
+        "line_map": [1, 2, 3],
+    }
+    rows, _ = mention_rows("people/Marco Rossi.md", [chunk], index)
+    assert [(r["target_path"], r["props"]["line"]) for r in rows] == [("Graph.md", 3)]
 
 
 def test_case_variants_resolve_by_exact_path_after_the_folded_one() -> None:

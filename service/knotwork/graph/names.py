@@ -4,8 +4,9 @@ Unlinked mentions are matched in process rather than by a query per note: every 
 runs are looked up here, so a batch of notes costs no round trip for its mentions. A key names
 the notes whose ``mkeys`` (file stem, title, aliases, the other name a parenthesis gives; see
 ``text.keys.note_name_keys``) hold it; when several do, the shortest vault path wins (then the
-lower-cased path, then the path), as Obsidian prefers for links. A note never mentions itself,
-so the resolution for a note that bears the key is the best *other* bearer.
+lower-cased path, then the path), as Obsidian prefers for links. A note's own names in its
+own text name the note itself, which never mentions itself: a key the mentioning note bears
+names no other note ("# Alice" in people/Alice.md does not mention people/dup/Alice.md).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ def _add(table: dict[str, list[Ranked]], key: str, ranked: Ranked) -> None:
     entries.sort()
 
 
+def _named(found: Iterable[Ranked], mentioner: str) -> str | None:
+    """The best bearer of a key, None when ``mentioner`` bears it itself."""
+    paths = [path for _, path in found]
+    return None if not paths or mentioner in paths else paths[0]
+
+
 def _drop(table: dict[str, list[Ranked]], key: str, path: str) -> None:
     """Take note ``path`` out of ``key``'s entries; a key left without any goes."""
     kept = [entry for entry in table.get(key, []) if entry[1] != path]
@@ -48,7 +55,8 @@ class Names(Protocol):
         ...
 
     def resolve(self, key: str, mentioner: str) -> str | None:
-        """The note ``key`` names as seen from note ``mentioner``, or None."""
+        """The note ``key`` names as seen from note ``mentioner``, or None (a key that
+        ``mentioner`` bears itself names no other note)."""
         ...
 
     def link_target(self, key: str) -> str | None:
@@ -114,10 +122,7 @@ class NameIndex:
         return self._bearers.get(key, [])
 
     def resolve(self, key: str, mentioner: str) -> str | None:
-        for _, path in self._bearers.get(key, ()):
-            if path != mentioner:
-                return path
-        return None
+        return _named(self._bearers.get(key, ()), mentioner)
 
     def link_target(self, key: str) -> str | None:
         """The note a link key (text.keys.link_key) resolves to, as Obsidian resolves it: the
@@ -166,8 +171,7 @@ class NameView:
         return sorted(kept + added)
 
     def resolve(self, key: str, mentioner: str) -> str | None:
-        found = self._merged(self.base.bearers(key), self.added.bearers(key))
-        return next((path for _, path in found if path != mentioner), None)
+        return _named(self._merged(self.base.bearers(key), self.added.bearers(key)), mentioner)
 
     def link_target(self, key: str) -> str | None:
         found = self._merged(self.base.link_candidates(key), self.added.link_candidates(key))

@@ -47,25 +47,33 @@ def new_note_keys(paths: Iterable[str]) -> list[str]:
     return sorted({k for path in paths for k in note_keys(path)})
 
 
-def _link_relations(links: list[Link]) -> dict[Link, str]:
-    """The relation of each body link, inferred from the words before it on its line."""
+def _link_relations(links: list[Link], path: str) -> dict[Link, str]:
+    """The relation of each body link, inferred from the words before it on its line. An
+    embedded note stands there as a link does (the subject of a cue after it: "![[Dana]]
+    reports to [[Bob]]"), its own fact being EMBEDS; an embedded picture or file is no subject.
+    A link to the note itself (or to one of its headings) is the note, every cue's subject
+    anyway."""
     by_line: dict[int, list[Link]] = defaultdict(list)
     for link in links:
-        if link.kind in ("wikilink", "markdown"):
+        if link.kind in ("wikilink", "markdown") or (
+            link.kind == "embed" and not ATTACHMENT.search(link.target)
+        ):
             by_line[link.line].append(link)
+    itself = {"", *note_keys(path)}
     out: dict[Link, str] = {}
     for on_line in by_line.values():
         on_line.sort(key=lambda link: link.col)
         spans = [(link.col, link.end_col) for link in on_line]
+        own = [link_key(link.target) in itself for link in on_line]
         for link, relation in zip(
-            on_line, vocab.infer_relations(on_line[0].context, spans), strict=True
+            on_line, vocab.infer_relations(on_line[0].context, spans, own), strict=True
         ):
             out[link] = vocab.safe_relation(relation)
     return out
 
 
 def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
-    inferred = _link_relations(note.links)
+    inferred = _link_relations(note.links, note.path)
     facts: list[Fact] = []
     for link in note.links:
         key = link_key(link.target)

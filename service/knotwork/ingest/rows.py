@@ -130,7 +130,10 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # default language.
 # 18: a ./ or ../ link keeps the link as written (target_text) and the path it names
 # (target_name, which names a missing note's placeholder).
-FACTS_RULES = 18
+# 19: a link after a cue that another link of its clause stands before, as its subject, is
+# LINKS_TO ("[[Dana]] reports to [[Bob]]" asserts no REPORTS_TO of Bob); a note's own names in
+# its own text mention no namesake ("# Alice" in people/Alice.md, of people/dup/Alice.md).
+FACTS_RULES = 19
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

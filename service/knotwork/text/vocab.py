@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from knotwork.text.link_grammar import CONTRACTIONS, SEPARATOR_WORDS
 from knotwork.text.link_phrases import LINK_PHRASES
@@ -121,22 +122,32 @@ def own_clause(segment: str) -> str:
     return segment[ends[-1] :] if ends else segment
 
 
-def infer_relations(line: str, spans: list[tuple[int, int]]) -> list[str]:
+def infer_relations(line: str, spans: list[tuple[int, int]], own: Sequence[bool] = ()) -> list[str]:
     """One relation per link span on ``line``, read from the words just before each link, in
-    the link's own clause.
+    the link's own clause, when the note is the cue's subject.
 
     A link with no phrase of its own inherits the previous link's relation when only
     separators stand between them ("works with [[A]] and [[B]]"), not across a sentence's end;
-    otherwise it is LINKS_TO.
+    otherwise it is LINKS_TO. A link with neither, earlier in the clause, is the subject of
+    the cues after it ("[[Dana]] reports to [[Bob]]": Dana reports to Bob, not the note), so
+    the links those cues precede are LINKS_TO; an object of a cue is no subject ("worked with
+    [[Bob]] and reported to [[Carol]]"), nor is a link to the note itself (``own[i]``).
     """
     out: list[str] = []
     prev_end = 0
-    for start, end in spans:
+    subject = False  # a link of the current clause is the subject of its cues
+    for i, (start, end) in enumerate(spans):
         segment = line[prev_end:start] if start > prev_end else ""
+        if _ends(_CLAUSE_END, segment):
+            subject = False
         relation = phrase_relation(own_clause(segment))
         if relation is None:
             inherits = out and _only_separators(segment) and not _ends(_SENTENCE_END, segment)
             relation = out[-1] if inherits else LINKS_TO
+            self_link = i < len(own) and own[i]
+            subject = subject or (relation == LINKS_TO and not self_link)
+        elif subject:
+            relation = LINKS_TO
         out.append(relation)
         prev_end = max(prev_end, end)
     return out

@@ -1,0 +1,108 @@
+"""Whose verb a link phrase is: the note's, unless another link stands before it in its clause
+as the verb's subject ("[[Dana]] reports to [[Bob]]": Dana reports to Bob, not the note)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from knotwork.ingest.chunk import chunk_note
+from knotwork.ingest.facts import structural_facts
+from knotwork.ingest.parse import parse_note
+from knotwork.text.vocab import infer_relations
+
+_LINK = re.compile(r"!?\[\[[^\]]*\]\]")
+
+
+def _links(line: str) -> list[str]:
+    return infer_relations(line, [m.span() for m in _LINK.finditer(line)])
+
+
+def _facts(text: str, path: str = "N.md") -> list[tuple[str, str]]:
+    """(relation, target) of the note's link facts, in the order written."""
+    note = parse_note(path, text)
+    facts = structural_facts(note, chunk_note(note, "v", 1200))
+    return [(f.relation, f.object) for f in facts if f.extractor in ("wikilink", "frontmatter")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("[[Dana]] reports to [[Bob]] since May.", ["LINKS_TO", "LINKS_TO"]),
+        ("We decided [[Erin]] manages [[Acme Corp]] budget.", ["LINKS_TO", "LINKS_TO"]),
+        ("[[Alice]] leads it, with [[people/Bob]].", ["LINKS_TO", "LINKS_TO"]),
+        ("Met [[Dana]], who works with [[Bob]]", ["LINKS_TO", "LINKS_TO"]),
+        ("[[A]] and [[B]] work with [[C]]", ["LINKS_TO"] * 3),
+        # the subject's verbs and their lists, all of the clause
+        ("[[Dana]] works with [[A]] and reports to [[B]]", ["LINKS_TO"] * 3),
+        ("[[Dana]] works with [[A]] and [[B]]", ["LINKS_TO"] * 3),
+        # other languages alike
+        ("[[Luca]] lavora con [[Anna]]", ["LINKS_TO", "LINKS_TO"]),
+        ("[[Jonas]] berichtet an [[Eva]]", ["LINKS_TO", "LINKS_TO"]),
+        ("[[Paul]] travaille avec [[Marie]]", ["LINKS_TO", "LINKS_TO"]),
+        ("[[Ana]] trabaja con [[Pedro]]", ["LINKS_TO", "LINKS_TO"]),
+        ("[[Rui]] trabalha com [[João]]", ["LINKS_TO", "LINKS_TO"]),
+    ],
+)  # fmt: skip
+def test_a_link_before_the_cue_is_its_subject(line: str, expected: list[str]) -> None:
+    assert _links(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Beacon uses [[Atlas]]", ["USES"]),
+        ("Beacon uses [[Atlas]] and [[Zeta]]", ["USES", "USES"]),
+        ("uses [[Atlas]], [[Zeta]] & [[Omega]]", ["USES"] * 3),
+        # an object of the note's verb is no subject of the next one
+        ("She worked with [[Bob]] and reported to [[Carol]]", ["WORKS_WITH", "REPORTS_TO"]),
+        ("Son of [[Ann]], married to [[Ben]]", ["CHILD_OF", "MARRIED_TO"]),
+        # a new clause has the note for its subject again
+        ("[[Dana]] reports to [[Bob]]. Works with [[Carol]]", ["LINKS_TO", "LINKS_TO",
+                                                               "WORKS_WITH"]),
+        ("Met [[Dana]]; reports to [[Bob]]", ["LINKS_TO", "REPORTS_TO"]),
+        ("This replaces [[Old]]; see also [[New]]", ["SUPERSEDES", "SEE_ALSO"]),
+    ],
+)  # fmt: skip
+def test_the_note_stays_the_subject_of_its_own_cues(line: str, expected: list[str]) -> None:
+    assert _links(line) == expected
+
+
+def test_a_link_to_the_note_itself_is_the_note() -> None:
+    line = "[[Beacon]] uses [[Atlas]]"
+    spans = [m.span() for m in _LINK.finditer(line)]
+    assert infer_relations(line, spans, [True, False]) == ["LINKS_TO", "USES"]
+    assert infer_relations(line, spans) == ["LINKS_TO", "LINKS_TO"]
+
+
+def test_meeting_note_facts() -> None:
+    """The note as a user wrote it: no edge says the meeting reports to Bob or manages Acme."""
+    text = (
+        "# Meeting\n\n[[Dana]] reports to [[Bob]] since May.\n"
+        "We decided [[Erin]] manages [[Acme Corp]] budget.\n"
+    )
+    assert _facts(text, "Meeting.md") == [
+        ("LINKS_TO", "Dana"),
+        ("LINKS_TO", "Bob"),
+        ("LINKS_TO", "Erin"),
+        ("LINKS_TO", "Acme Corp"),
+    ]
+
+
+def test_embeds_and_self_links_in_the_facts() -> None:
+    # An embedded note before the cue is its subject; its own fact stays EMBEDS.
+    assert _facts("![[Dana]] reports to [[Bob]]\n") == [("EMBEDS", "Dana"), ("LINKS_TO", "Bob")]
+    assert _facts("Uses ![[Atlas]] and [[Zeta]]\n") == [("EMBEDS", "Atlas"), ("USES", "Zeta")]
+    # An embedded picture is none.
+    assert _facts("![[logo.png]] Acme uses [[Zeta]]\n")[-1] == ("USES", "Zeta")
+    # A link to the note itself, by any of its path's keys, or to one of its own headings.
+    assert _facts("[[Beacon]] uses [[Atlas]]\n", "p/Beacon.md") == [
+        ("LINKS_TO", "Beacon"),
+        ("USES", "Atlas"),
+    ]
+    assert _facts("[[p/Beacon]] uses [[Atlas]]\n", "p/Beacon.md")[1] == ("USES", "Atlas")
+    assert _facts("[[#Scope]] uses [[Atlas]]\n", "p/Beacon.md") == [("USES", "Atlas")]
+    # Frontmatter values and a cue in another clause are as before.
+    text = '---\nowner: "[[Dieter]]"\n---\nBeacon uses Atlas. Owner: [[Dieter]].\n'
+    assert _facts(text, "Beacon.md") == [("HAS_OWNER", "Dieter"), ("LINKS_TO", "Dieter")]
