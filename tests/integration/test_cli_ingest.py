@@ -291,25 +291,33 @@ async def _extraction_states() -> list[str]:
 def test_verify_says_how_to_mend_and_which_folder_the_vault_came_from(
     env: None, tmp_path: Path
 ) -> None:
-    vault, other = tmp_path / "v", tmp_path / "other"
-    for folder in (vault, other):
+    vault, moved, other = tmp_path / "v", tmp_path / "moved", tmp_path / "other"
+    for folder in (vault, moved, other):
         folder.mkdir()
     (vault / "Ann.md").write_text("# Ann\n\nAnn knows [[Ben]].\n")
-    (other / "Ann.md").write_text("# Ann\n\nAnn knows [[Ben]].\n")
+    (moved / "Ann.md").write_text("# Ann\n\nAnn knows [[Ben]].\n")
+    (other / "Bob.md").write_text("# Bob\n")
     assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
     (vault / "Ann.md").write_text("# Ann\n\nAnn knows [[Cy]] now.\n")  # not ingested
     result = CliRunner().invoke(cli, ["verify", str(vault)])
     out = " ".join(result.output.split())
     assert result.exit_code == 1, result.output
-    assert "differences (missing: in the folder, not in the graph" in out
-    assert "`knotwork ingest` brings the graph in step" in out
+    assert "1 note differs (1 changed)" in out, out
+    assert f"`knotwork ingest {vault}` brings the graph in step" in out, out
     assert "last synced from" not in out
-    (other / "Bob.md").write_text("# Bob\n")  # a difference
+    # The vault's folder moved: a sync takes it for the vault's, so ingest mends it.
+    (moved / "Bob.md").write_text("# Bob\n")  # a difference
+    result = CliRunner().invoke(cli, ["verify", str(moved)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, said
+    assert f"this vault was last synced from {vault.resolve()}, not {moved.resolve()}" in said
+    assert "not in the graph: Bob.md" in said and f"`knotwork ingest {moved}` brings" in said
+    # Another vault's folder: every note would differ, so nothing is compared (see
+    # test_verify.py for the early stop).
     result = CliRunner().invoke(cli, ["verify", str(other)])
     said = " ".join(result.output.split())
-    assert f"this vault was last synced from {vault.resolve()}, not {other}" in said, said
-    # ingest refuses this folder: the last line does not send the user there
-    assert "`knotwork ingest` brings" not in said and "verify that one" in said, said
+    assert result.exit_code == 1, said
+    assert f"`knotwork verify {vault.resolve()}`" in said and "`knotwork ingest` brings" not in said
 
 
 def test_verify_names_a_file_it_cannot_read_rather_than_send_the_user_to_ingest(
@@ -328,3 +336,17 @@ def test_verify_names_a_file_it_cannot_read_rather_than_send_the_user_to_ingest(
     assert result.exit_code == 1, result.output
     assert "cannot ingest Ann.md: looks binary" in out, out
     assert "keeps such a note's last readable version" in out
+
+
+def test_unresolved_links_are_listed_as_written(env: None, tmp_path: Path) -> None:
+    """The summary listed `[[acme corp]]`, the key a link is matched by, where `knotwork note`
+    shows the link as its note wrote it."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Ann.md").write_text("Ann works at [[Acme Corp]] and reads [[Nonexistent Note]].\n")
+    (vault / "Ben.md").write_text("Ben visits [[acme corp]].\n")
+    result = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert result.exit_code == 0, result.output
+    assert "unresolved links: 2\n" in result.output, result.output
+    assert "  [[Acme Corp]] from Ann.md, Ben.md\n" in result.output, result.output
+    assert "  [[Nonexistent Note]] from Ann.md\n" in result.output, result.output

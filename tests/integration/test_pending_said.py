@@ -68,7 +68,9 @@ def test_a_chat_model_away_during_extraction_is_said_as_the_chat_model(
 
     fake_ollama.chat_script = down
     said = _pending_line(_ingest(ann_vault))
-    assert said.startswith(f"pending: 1 for model extraction {CHAT_DOWN}; `knotwork retry`"), said
+    assert said.startswith(f"pending: 1 chunk waits for model extraction {CHAT_DOWN}; `knotwork"), (
+        said
+    )
     assert "embedding" not in said, said
 
 
@@ -106,3 +108,45 @@ def test_health_says_the_server_extracts_what_waits_unless_a_watcher_holds_the_v
     assert watched["reason"].endswith(
         "chunks wait for extraction; the watcher extracts them once the model answers"
     ), watched
+
+
+def test_a_model_down_for_every_note_is_said_by_the_pending_line_not_once_a_note(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """Ollama down on a vault of more notes than the summary lists: thirty warnings saying
+    the model was unavailable, "… and 11 more", under the pending line that says it. A note's
+    own warning stays."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    for i in range(40):
+        (vault / f"N{i:02}.md").write_text(f"# N{i:02}\n\nNote {i} works with Ann.\n")
+    (vault / "Odd.md").write_text("---\nkey: [unclosed\n---\nOdd works.\n")
+    fake_ollama.down = True
+    out = _ingest(vault, "--no-extract")
+    assert _pending_line(out).startswith(
+        f"pending: 41 chunks wait for their embedding {EMBED_DOWN}"
+    )
+    assert "embedding model unavailable;" not in out, out
+    assert "more warning" not in out, out
+    assert out.count("warning: ") == 1 and "warning: Odd.md: frontmatter ignored" in out, out
+
+
+def test_a_chat_model_away_is_said_by_the_note_that_met_it_not_by_each_after(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """The first extraction that fails says why; the notes after it, left to the model's
+    back-off, only repeated "extraction postponed: model unavailable"."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    for name in ("Ann", "Ben", "Cai"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{name} works with Dee.\n")
+
+    def down(body: dict[str, Any]) -> str:
+        raise ChatRefusal(503, "model overloaded")
+
+    fake_ollama.chat_script = down
+    out = _ingest(vault)
+    assert _pending_line(out).startswith(f"pending: 3 chunks wait for model extraction {CHAT_DOWN}")
+    assert out.count("extraction postponed") == 1, out
+    assert "model overloaded" in out.partition("extraction postponed")[2], out
+    assert "postponed: model unavailable" not in out, out

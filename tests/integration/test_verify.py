@@ -1,5 +1,6 @@
-"""verify reads the graph's fields by name, never by position in a canonical line, and leaves
-no scratch vault behind, stopped or killed."""
+"""verify reads the graph's fields by name, never by position in a canonical line, leaves no
+scratch vault behind, stopped or killed, says what differs note by note in words, and stops
+before its parse on another vault's folder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
 from knotwork.check.verify import snapshot, verify_vault
+from knotwork.cli import app as cli
 from knotwork.core import Core
 from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
@@ -123,3 +127,80 @@ async def test_a_verify_stopped_by_sigterm_drops_its_scratch_vault(
     assert process.returncode == -signal.SIGTERM, out.decode()[-2000:]
     assert await vaults(core) == set()  # nothing of the scratch vault, its lease included
     assert await ad_hoc(core, "MATCH (l:Lease) RETURN l") == []
+
+
+def test_verify_says_each_note_that_differs_in_words_and_keeps_the_lines_for_json(
+    env: None, tmp_path: Path
+) -> None:
+    """One line appended to a note printed it as both a missing and a stale note, then its
+    chunk as missing and stale JSON, then its fact: raw rows in two formats."""
+    vault = tmp_path / "v"
+    put(vault, "altro/cache.md", "# Cache\n\nThe cache sits before the database.\n")
+    put(vault, "bus.md", "# Bus\n\nThe bus carries messages.\n")
+    put(vault, "old.md", "# Old\n\nSoon gone.\n")
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    with (vault / "altro/cache.md").open("a") as note:
+        note.write("See also [[bus]].\n")
+    (vault / "old.md").unlink()
+    put(vault, "new.md", "# New\n\nLinks [[Nobody]].\n")
+    result = CliRunner().invoke(cli, ["verify", str(vault)])
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert lines[:4] == [
+        "changed: altro/cache.md (text; 1 chunk (lines, text); facts: +1 SEE_ALSO → bus.md)",
+        "not in the graph: new.md",
+        "in the graph but not in the folder: old.md",
+        "not in the graph: unresolved link [[Nobody]]",
+    ], result.output
+    summary = " ".join(" ".join(lines[4:]).split())
+    assert (
+        "3 notes differ (1 changed, 1 not in the graph, 1 in the graph but not in the "
+        "folder); 1 unresolved link (1 not in the graph)."
+    ) in summary, summary
+    assert "+ is the folder's, not yet in the graph" in summary, summary
+    assert "missing" not in result.output and "stale" not in result.output
+    # The raw canonical lines stay, behind --json: the note's old line stale, its new missing.
+    body = json.loads(CliRunner().invoke(cli, ["verify", str(vault), "--json"]).output)
+    assert body["agree"] is False and body["refused"] is None
+    assert body["notes"][0] == {
+        "path": "altro/cache.md",
+        "status": "changed",
+        "what": ["text", "1 chunk (lines, text)", "facts: +1 SEE_ALSO → bus.md"],
+    }
+    notes = body["lines"]["notes"]
+    assert [line.split("|")[0] for line in notes["missing"]] == ["altro/cache.md", "new.md"]
+    assert [line.split("|")[0] for line in notes["stale"]] == ["altro/cache.md", "old.md"]
+    facts = body["lines"]["facts"]["missing"]
+    [fact] = [f for f in facts if f.startswith("altro/")]
+    assert fact.startswith("altro/cache.md|SEE_ALSO|note:altro/cache.md|note:bus.md|"), fact
+
+
+def test_verify_of_another_vaults_folder_stops_before_the_parse(env: None, tmp_path: Path) -> None:
+    """It parsed the whole folder and printed every note of both as raw rows, then said at the
+    bottom that the folder was not the vault's."""
+    first, other = tmp_path / "first", tmp_path / "other"
+    for name in ("Alpha", "Beta", "Gamma"):
+        put(first, f"{name}.md", f"# {name}\n\n{name} works with Ann.\n")
+    for i in range(40):
+        put(other, f"n{i}.md", f"# N{i}\n\nNothing of the first vault.\n")
+    assert CliRunner().invoke(cli, ["ingest", str(first), "--no-extract"]).exit_code == 0
+    result = CliRunner().invoke(cli, ["verify", str(other)])
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert said == (
+        f"vault 'default' holds 3 notes synced from {first.resolve()}; this folder, "
+        f"{other.resolve()}, holds 0 of them (the same path and content), and a sync of it "
+        "would overwrite or delete the others, so verify compares nothing: the vault's folder "
+        f"is {first.resolve()} (`knotwork verify {first.resolve()}`). For a second vault, set "
+        "another KNOTWORK_VAULT_NAME; if this folder now holds vault 'default', run "
+        f"`knotwork ingest {other.resolve()} --new-folder` once."
+    ), said
+    body = json.loads(CliRunner().invoke(cli, ["verify", str(other), "--json"]).output)
+    assert body["refused"] == {
+        "vault": "default",
+        "was": str(first.resolve()),
+        "path": str(other.resolve()),
+        "notes": 3,
+        "held": 0,
+    }
+    assert body["notes"] == [] and body["lines"] == {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -66,7 +67,9 @@ def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
             watcher.kill()
             watcher.wait()
     said = "".join(lines)
-    assert "pending: 2 for model extraction; this watcher does them in the background" in said, said
+    assert "pending: 2 chunks wait for model extraction; this watcher does them in the" in said, (
+        said
+    )
     # Not `knotwork retry`, which is refused while the watcher holds the vault.
     assert "knotwork retry" not in said.partition("stopped watching")[0], said
     assert "not available" not in said, said
@@ -110,3 +113,87 @@ def test_the_ready_file_comes_once_the_watcher_holds_the_vault(
         except subprocess.TimeoutExpired:
             watcher.kill()
             watcher.wait()
+
+
+def test_another_vaults_folder_is_refused_before_the_ready_file(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    """A second vault under the vault's name: the watcher made its ready file, so scripts/run
+    started the API, and only its first sync then refused the folder."""
+    first, other, ready = tmp_path / "first", tmp_path / "other", tmp_path / "watching"
+    for name in ("Alpha", "Beta", "Gamma"):
+        put(first, f"{name}.md", f"# {name}\n\n{name} works with Ann.\n")
+    put(other, "Unrelated.md", "# Unrelated\n\nNothing of the first vault.\n")
+    env = _env(settings)
+    ingest = [sys.executable, "-m", "knotwork.cli", "ingest", str(first), "--no-extract"]
+    subprocess.run(ingest, env=env, cwd=tmp_path, check=True, capture_output=True)
+    watch = [sys.executable, "-m", "knotwork.cli", "watch", str(other), "--ready-file", str(ready)]
+    watcher = subprocess.Popen(
+        watch, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not ready.exists() and watcher.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        made = ready.exists()
+    finally:
+        if watcher.poll() is None:
+            watcher.send_signal(signal.SIGTERM)
+        _, err = watcher.communicate(timeout=60)
+    assert not made, "the ready file came before the refusal"
+    assert watcher.returncode == 2, err
+    said = " ".join(err.split())
+    assert (
+        f"error: vault 's' holds 3 notes synced from {first.resolve()}; this folder, "
+        f"{other.resolve()}, holds 0 of them"
+    ) in said, said
+    assert "For a second vault, set another KNOTWORK_VAULT_NAME" in said, said
+
+
+def test_a_model_down_at_start_up_is_said_once_not_once_a_note_nor_twice(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    """Ollama down, the first sync logged one warning a note ("<note>: embedding model
+    unavailable; N chunks wait…"), then printed them again in the summary under the pending
+    line that says it; a note's own warning was said twice, logged and printed."""
+    fake_ollama.down = True
+    vault = tmp_path / "vault"
+    for name in ("Ann", "Ben", "Cai", "Dee"):
+        put(vault, f"{name}.md", f"# {name}\n\n{name} works with [[Acme Corp]].\n")
+    put(vault, "Odd.md", "---\nkey: [unclosed\n---\nOdd works.\n")
+    err = tmp_path / "watch.log"
+    with err.open("w") as log_file:
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
+            env=_env(settings),
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            text=True,
+        )
+        lines: list[str] = []
+        try:
+            assert watcher.stdout is not None
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and not any(x.startswith("watching") for x in lines):
+                line = watcher.stdout.readline()
+                if not line and watcher.poll() is not None:
+                    break
+                lines.append(line)
+            watcher.send_signal(signal.SIGTERM)
+            lines.append(watcher.stdout.read())
+            watcher.wait(timeout=60)
+        finally:
+            if watcher.poll() is None:
+                watcher.kill()
+                watcher.wait()
+    printed, logged = "".join(lines), err.read_text()
+    pending = "pending: 5 chunks wait for their embedding, 5 for model extraction (the embedding"
+    assert pending in printed, printed
+    for said in (printed, logged):
+        assert not re.search(r"\.md: embedding model unavailable", said), said
+    assert logged.count("the embedding model unavailable (") == 1, logged  # the outage, once
+    # The note's own warning: in the summary, once, not in the log as well.
+    assert printed.count("warning: Odd.md: frontmatter ignored") == 1, printed
+    assert "Odd.md: frontmatter ignored" not in logged, logged
+    assert "  [[Acme Corp]] from Ann.md, Ben.md, Cai.md, … and 1 more" in printed, printed

@@ -5,6 +5,7 @@ apart from a server that is down."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -79,7 +80,12 @@ async def test_the_answer_is_cut_at_its_time_limit_while_no_chunk_arrives() -> N
     assert result.status == "ok" and result.answer == "Alice works with Bob [Alice.md#Work]."
     assert streamed == result.answer
     [cut] = [w for w in result.warnings if "KNOTWORK_ANSWER_TIMEOUT_S" in w]
-    assert cut.startswith("the answer was cut after 0.3 s"), cut
+    # The time it really took: the 0.3 s limit at least, more on a loaded machine.
+    said = re.match(
+        r"the answer was cut after (\d+\.\d) s \(KNOTWORK_ANSWER_TIMEOUT_S is 0\.3 s\)", cut
+    )
+    assert said is not None, cut
+    assert 0.3 <= float(said[1]) <= round(took, 1) + 0.1, (cut, took)
 
 
 async def test_a_first_token_slower_than_the_time_limit_is_cut_too() -> None:

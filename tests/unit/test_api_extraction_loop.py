@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from knotwork.errors import GraphQueryError, LeaseHeldError, ManifestMismatchError
+from knotwork.ingest import owed as owing
 from knotwork.ingest import retry
+from knotwork.ingest.owed import Owed
 from knotwork.llm.embed_trouble import EmbedTrouble
 from knotwork.serving import extraction as api_extraction
 from knotwork.serving.extraction import Extraction
@@ -41,8 +43,8 @@ class Vault:
         self.counts += 1
         return self.pending
 
-    async def pending_steps(self, models: Any) -> int:  # what a run of passes logs it left
-        return self.pending
+    async def owed(self, models: Any) -> Owed:  # what a run of passes logs it left
+        return Owed(extractions=self.pending)
 
     async def lease_status(self, store: Any, vault: str) -> dict[str, Any] | None:
         self.lease_reads += 1
@@ -70,7 +72,7 @@ class Vault:
 def vault(monkeypatch: pytest.MonkeyPatch) -> Vault:
     fake = Vault()
     monkeypatch.setattr(retry, "pending_count", fake.pending_count)
-    monkeypatch.setattr(retry, "pending_steps", fake.pending_steps)
+    monkeypatch.setattr(owing, "owed", fake.owed)
     monkeypatch.setattr(api_extraction, "lease_status", fake.lease_status)
     monkeypatch.setattr(api_extraction, "pending_work", fake.pending_work)
     monkeypatch.setattr(api_extraction, "PASS_GAP_S", 0.0)

@@ -12,7 +12,13 @@ import pytest
 
 from knotwork.check.capabilities import capabilities
 from knotwork.check.folder import vault_folder_problem
-from knotwork.check.reports import Capability, ManifestReport, Neo4jReport, OllamaReport
+from knotwork.check.reports import (
+    Capability,
+    ManifestReport,
+    ModelReport,
+    Neo4jReport,
+    OllamaReport,
+)
 from knotwork.core import Core
 from tests.conftest import make_settings
 
@@ -141,3 +147,43 @@ def test_extraction_waiting_for_the_chat_model_names_who_finishes_it(
         "Ollama is not reachable at http://127.0.0.1:11434; chunks wait for extraction; "
         f"{who} extracts them once the model answers"
     ), reason
+
+
+@pytest.mark.parametrize(("stored", "reembed"), [(None, False), ({"embed_model": "x"}, True)])
+def test_an_embedding_ollama_not_answering_is_told_of_the_builtin_embedder(
+    stored: dict[str, str] | None, reembed: bool
+) -> None:
+    """A machine without Ollama was told only to start Ollama: the in-process embedder needs
+    none, and a graph whose manifest names the Ollama model is re-embedded to use it."""
+    neo4j = Neo4jReport(ok=True, uri=URI)
+    ollama = OllamaReport(ok=False, base_url="http://127.0.0.1:11434", error="down")
+    manifest = ManifestReport(ok=True, stored=stored)
+    found = capabilities(make_settings(), neo4j, ollama, manifest)
+    fix = found["search"].fix
+    assert fix is not None and fix.startswith("start Ollama (`ollama serve`)"), fix
+    assert (
+        "or embed without Ollama: set KNOTWORK_EMBED_PROVIDER=use-multilingual, "
+        "KNOTWORK_EMBED_MODEL=use-multilingual-v3 and KNOTWORK_EMBED_DIMENSION=512"
+    ) in fix
+    assert fix.endswith(", then run `knotwork reembed`") is reembed, fix
+    # The chat model has no such stand-in: its fix stays Ollama's.
+    assert "use-multilingual" not in (found["answers"].fix or "")
+
+
+def test_a_model_not_pulled_is_told_to_pull_it_only() -> None:
+    neo4j = Neo4jReport(ok=True, uri=URI)
+    ollama = OllamaReport(
+        ok=False,
+        base_url="http://127.0.0.1:11434",
+        version="0.5.0",
+        models=[
+            ModelReport(
+                role="embedding",
+                name="nomic-embed-text",
+                present=False,
+                pull_command="ollama pull nomic-embed-text",
+            )
+        ],
+    )
+    found = capabilities(make_settings(), neo4j, ollama, ManifestReport(ok=True))
+    assert found["search"].fix == "ollama pull nomic-embed-text", found["search"]

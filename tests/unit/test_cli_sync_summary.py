@@ -12,7 +12,7 @@ from knotwork.cli.app import MAX_LISTED
 from knotwork.cli.printed import watch_stopped
 from knotwork.cli.synced import SyncSummary, print_sync
 from knotwork.graph.queries.admin import UnresolvedLinksRow
-from knotwork.ingest.changes import CHAT_DOWN, NoteOutcome
+from knotwork.ingest.changes import CHAT_DOWN, LET_BE, NoteOutcome
 from knotwork.ingest.modelcalls import EMBED_DOWN, EMBED_REJECTED
 from knotwork.ingest.sync import SyncReport
 
@@ -82,9 +82,15 @@ def test_a_stopped_watcher_counts_one_change_and_one_chunk_in_the_singular() -> 
         (
             [CHAT_DOWN],
             {"pending_extractions": 2},
-            "pending: 2 for model extraction (the chat model was not available); `knotwork retry`",
+            "pending: 2 chunks wait for model extraction (the chat model was not available); "
+            "`knotwork retry`",
         ),
         ([], {"pending_embeddings": 1}, "pending: 1 chunk waits for its embedding; `knotwork"),
+        (
+            [],
+            {"pending_embeddings": 3, "pending_extractions": 580},
+            "pending: 3 chunks wait for their embedding, 580 for model extraction; `knotwork",
+        ),
     ],
 )
 def test_the_summary_says_why_chunks_wait_as_the_sync_met_it(
@@ -108,3 +114,65 @@ def test_a_sync_report_gathers_why_its_notes_wait_each_once() -> None:
     report.add(NoteOutcome("b.md", "written", waits_for=[EMBED_REJECTED, CHAT_DOWN]))
     report.add(NoteOutcome("c.md", "unchanged"))
     assert report.waits_for == [EMBED_REJECTED, CHAT_DOWN]
+
+
+def test_a_stopped_watcher_names_the_embeddings_its_chunks_wait_for_too() -> None:
+    """The model down as it stopped: "581 chunks wait for the model's extraction" left out
+    that they wait for their embedding first."""
+    both = watch_stopped(Path("/v"), 0, 581, embeddings=581)
+    assert both[1] == (
+        "581 chunks wait for their embedding, 581 for the model's extraction: the next "
+        "`knotwork watch` or `knotwork retry` does them"
+    ), both
+    embeddings = watch_stopped(Path("/v"), 0, 0, embeddings=1)
+    assert embeddings[1].startswith("1 chunk waits for its embedding: the next"), embeddings
+    assert watch_stopped(Path("/v"), 0, 0, embeddings=0) == ["stopped watching /v"]
+
+
+def test_extractions_alone_are_counted_as_chunks_that_wait(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every embedding done: "pending: 580 for model extraction" named no chunk."""
+    stats = {**STATS, "pending_extractions": 580}
+    print_sync(SyncSummary(SyncReport(), [], stats), "the watcher does them")
+    out = capsys.readouterr().out
+    assert "pending: 580 chunks wait for model extraction; the watcher does them\n" in out, out
+    assert "embedding" not in out
+
+
+def _down(path: str, why: str = EMBED_DOWN) -> NoteOutcome:
+    """A note written while the embedding model was down, as its write warns of it."""
+    warning = f"{path}: {why}; 3 chunks wait: the watcher embeds them once the model answers"
+    return NoteOutcome(path, "written", warnings=[warning], models_down=True, waits_for=[why])
+
+
+def test_a_model_trouble_every_note_met_is_said_once_not_once_a_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """186 notes synced with the model down printed 30 warnings saying so, "… and 156 more",
+    under the pending line that says it; a note's own warning (its frontmatter, a text the
+    model refuses alone, the extraction that found the chat model failing) stays."""
+    report = SyncReport()
+    for i in range(MAX_LISTED + 10):
+        report.add(_down(f"n{i:02}.md"))
+    report.add(_down("garbage.md", EMBED_REJECTED))  # every text refused: the model's trouble
+    refused = (
+        f"r.md: {EMBED_REJECTED}; 1 chunk waits: the model refuses its text; asked again by "
+        "the watcher or when the note changes"
+    )
+    report.add(NoteOutcome("r.md", "written", warnings=[refused], waits_for=[EMBED_REJECTED]))
+    failed = "c1.md: extraction postponed: model call failed: ConnectError"
+    report.add(NoteOutcome("c1.md", "written", warnings=[failed], waits_for=[CHAT_DOWN]))
+    let_be = f"c2.md{LET_BE}"
+    report.add(NoteOutcome("c2.md", "written", warnings=[let_be], waits_for=[CHAT_DOWN]))
+    report.warnings.append("odd.md: frontmatter ignored: not a mapping")
+    assert len(report.warnings) == MAX_LISTED + 15  # all kept: the API's /sync lists them
+    stats = {**STATS, "pending_embeddings": 124, "pending_extractions": 2}
+    print_sync(SyncSummary(report, [], stats), "the watcher does them")
+    out = capsys.readouterr().out
+    warned = [line for line in out.splitlines() if line.startswith("warning: ")]
+    assert warned == [
+        f"warning: {w}" for w in (refused, failed, "odd.md: frontmatter ignored: not a mapping")
+    ]
+    assert "more warning" not in out
+    assert "(the embedding model was not available; the embedding model answered vectors " in out

@@ -14,7 +14,7 @@ from knotwork.answer.respond import finish
 from knotwork.check.capabilities import capabilities
 from knotwork.check.reports import ManifestReport, Neo4jReport
 from knotwork.cli.app import MAX_LISTED
-from knotwork.cli.printed import errors_put_back, retried, verify_summary
+from knotwork.cli.printed import errors_put_back, retried
 from knotwork.cli.synced import SyncSummary, print_sync
 from knotwork.errors import ServerBusyError
 from knotwork.ingest.changes import NoteOutcome
@@ -73,11 +73,6 @@ def test_retry_counts_what_it_put_back_did_and_left_in_agreement() -> None:
     assert did == "embedded 2 chunks, extracted 1"
     assert left is not None and left.startswith("2 chunks still pending: the model did not")
     assert retried(Retried(embedded=2))[1] is None
-
-
-def test_verify_counts_one_difference_or_two() -> None:
-    assert verify_summary(1, 0, None).startswith("1 difference (missing: in the folder")
-    assert verify_summary(2, 0, None).startswith("2 differences (missing: in the folder")
 
 
 @pytest.mark.parametrize(("missing", "said"), [(1, "1 index not"), (2, "2 indexes not")])

@@ -17,11 +17,13 @@ from knotwork.errors import GraphUnavailableError, ManifestMismatchError
 from knotwork.ingest import model_work
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.model_work import ModelWork
+from knotwork.ingest.owed import Owed as Steps
 
 
 class Owed:
-    """The work a vault's chunks owe, as the graph counts it (``left``), done by passes of at
-    most ``limit`` each; ``stall`` makes the passes do nothing from then on (a model down)."""
+    """The extractions a vault's chunks owe (every embedding done), as the graph counts them
+    (``left``), done by passes of at most ``limit`` each; ``stall`` makes the passes do nothing
+    from then on (a model down)."""
 
     def __init__(self, owed: int, stall: int | None = None) -> None:
         self.owed, self.stall, self.passes = owed, stall, 0
@@ -33,10 +35,10 @@ class Owed:
         self.owed -= did
         return did
 
-    async def left(self) -> int:
+    async def left(self) -> Steps:
         if self.neo4j_down:
             raise GraphUnavailableError("Neo4j is not reachable")
-        return self.owed
+        return Steps(extractions=self.owed)
 
 
 def infos(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -68,7 +70,7 @@ async def test_a_run_of_passes_is_logged_once_with_its_total(
     assert limits == [model_work.MODEL_PASS] * 4  # until a pass does nothing
     said = infos(caplog)
     assert len(said) == 1
-    assert said[0].startswith("pending model work done: 131 embeddings and extractions in ")
+    assert said[0].startswith("pending model work done: 131 extractions in ")
 
 
 async def test_a_long_run_says_how_far_it_is_of_how_much(
@@ -83,10 +85,10 @@ async def test_a_long_run_says_how_far_it_is_of_how_much(
         await _ran(work)
     said = infos(caplog)
     assert [s.split(",")[0] for s in said[:2]] == [
-        "pending model work: 5 of 10 embeddings and extractions done",
-        "pending model work: 10 of 10 embeddings and extractions done",
+        "pending model work: 5 of 10 extractions done",
+        "pending model work: 10 of 10 extractions done",
     ]
-    assert said[2].startswith("pending model work done: 10 embeddings and extractions in ")
+    assert said[2].startswith("pending model work done: 10 extractions in ")
     assert len(said) == 3
 
 
@@ -103,7 +105,7 @@ async def test_a_run_the_model_cuts_off_says_it_stopped_and_how_much_is_left(
     said = infos(caplog)
     assert len(said) == 1
     assert said[0].startswith(
-        "pending model work stopped (258 left): 1216 of 1474 embeddings and extractions done in "
+        "pending model work stopped (258 left): 1216 of 1474 extractions done in "
     )
 
 
@@ -126,8 +128,7 @@ async def test_a_run_neo4j_cuts_off_says_what_was_left_when_last_counted(
     said = infos(caplog)
     assert len(said) == 1
     assert said[0].startswith(
-        "pending model work stopped (about 108 left): 192 of 300 embeddings and extractions "
-        "done in "
+        "pending model work stopped (about 108 left): 192 of 300 extractions done in "
     )
 
 
@@ -167,10 +168,10 @@ async def test_a_stop_ends_the_pass_under_way_and_says_what_was_done(
 
     counts = 0
 
-    async def left() -> int:
+    async def left() -> Steps:
         nonlocal counts
         counts += 1
-        return 20 - 7
+        return Steps(extractions=20 - 7)
 
     work = ModelWork(one_pass, left)
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
@@ -180,7 +181,7 @@ async def test_a_stop_ends_the_pass_under_way_and_says_what_was_done(
     assert not work.running
     said = infos(caplog)
     assert len(said) == 1 and said[0].startswith(
-        "pending model work stopped (about 13 left): 7 of 20 embeddings and extractions done"
+        "pending model work stopped (about 13 left): 7 of 20 extractions done"
     )
     assert counts == 2, "counted as the run began and after its first pass, not as it stopped"
 
@@ -227,8 +228,8 @@ class Chunks:
         self.owed -= size
         return size
 
-    async def left(self) -> int:
-        return self.owed
+    async def left(self) -> Steps:  # half of what is left embeddings, half extractions
+        return Steps(self.owed // 2, self.owed - self.owed // 2)
 
 
 async def test_off_a_terminal_a_slow_pass_says_how_far_it_is_chunk_by_chunk(
@@ -303,8 +304,8 @@ async def test_a_stop_mid_pass_counts_what_the_pass_had_done(
         await asyncio.Event().wait()  # the third chunk's answer never comes
         return 5
 
-    async def left() -> int:
-        return 5
+    async def left() -> Steps:
+        return Steps(extractions=5)
 
     work = ModelWork(one_pass, left)
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
@@ -313,7 +314,7 @@ async def test_a_stop_mid_pass_counts_what_the_pass_had_done(
         await asyncio.wait_for(work.stop(), 5)
     said = infos(caplog)
     assert len(said) == 1 and said[0].startswith(
-        "pending model work stopped (about 3 left): 2 of 5 embeddings and extractions done in "
+        "pending model work stopped (about 3 left): 2 of 5 extractions done in "
     ), said
 
 
@@ -333,8 +334,8 @@ async def test_progress_never_goes_back_when_a_pass_did_less_than_it_tried(
             progress(i, tried, f"extracting facts: chunk {i}/{tried}")
         return did
 
-    async def left() -> int:
-        return owed
+    async def left() -> Steps:
+        return Steps(extractions=owed)
 
     moves: list[tuple[int, int]] = []
 
@@ -353,5 +354,5 @@ async def test_progress_never_goes_back_when_a_pass_did_less_than_it_tried(
     assert moves[7:9] == [(8, 8), (8, 13)]  # the pass over: of what was tried and is left
     said = infos(caplog)
     assert len(said) == 1 and said[0].startswith(
-        "pending model work stopped (3 left): 7 of 10 embeddings and extractions done in "
+        "pending model work stopped (3 left): 7 of 10 extractions done in "
     ), said

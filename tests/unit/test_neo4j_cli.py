@@ -5,6 +5,9 @@ another password is refused as a stopped one is, and a command run from a folder
 from __future__ import annotations
 
 import hashlib
+import importlib
+import io
+import logging
 import socket
 import subprocess
 import sys
@@ -13,14 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
+from knotwork.cli import starting
 from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import get_settings
 from tests.conftest import make_settings
 
 PASSWORD = "the-first-password"
+neo4j_cli = importlib.import_module("knotwork.cli.neo4j")  # the module; `cli` is the app
 
 
 def _free_port() -> int:
@@ -124,3 +130,39 @@ def test_status_with_an_absolute_instance_folder_needs_no_env_file(
     finally:
         get_settings.cache_clear()
     assert result.exit_code == 1 and "no .env" not in result.output, result.output
+
+
+def _resolved(local: LocalNeo4j) -> None:
+    """The jars resolved, as a first start left them: no Maven step to name."""
+    local.jars.mkdir(parents=True, exist_ok=True)
+    (local.jars / "resolved.json").write_text("{}")
+
+
+def test_start_on_a_terminal_names_the_wait_with_a_spinner_and_clears_it(
+    running: LocalNeo4j, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It showed nothing for the half minute a JVM takes, until `Neo4j running`: the step is
+    drawn as it begins (here the stand-in never answers Bolt), and cleared before the error."""
+    out = io.StringIO()
+    terminal = Console(file=out, force_terminal=True, width=120)
+    monkeypatch.setattr(neo4j_cli, "console", lambda: terminal, raising=False)
+    monkeypatch.setenv("KNOTWORK_NEO4J_PASSWORD", PASSWORD)
+    _resolved(running)
+    result = CliRunner().invoke(cli, ["neo4j", "start", "--timeout", "1"])
+    assert result.exit_code == 1 and "Bolt did not answer" in result.output
+    assert f"starting Neo4j at bolt://127.0.0.1:{running.bolt_port}" in out.getvalue()
+    assert out.getvalue().endswith("\x1b[2K")  # the line erased: the error printed after it
+
+
+def test_start_off_a_terminal_logs_a_slow_wait_once(
+    running: LocalNeo4j, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(starting, "SLOW_S", 0.2)
+    monkeypatch.setenv("KNOTWORK_NEO4J_PASSWORD", PASSWORD)
+    _resolved(running)
+    caplog.set_level(logging.INFO, logger=starting.__name__)
+    result = CliRunner().invoke(cli, ["neo4j", "start", "--timeout", "1"])
+    assert result.exit_code == 1, result.output
+    said = [r.getMessage() for r in caplog.records if r.name == starting.__name__]
+    assert said == [f"still starting Neo4j at bolt://127.0.0.1:{running.bolt_port} after 0 s"]
+    assert "starting Neo4j" not in result.output  # no line drawn off a terminal

@@ -1,8 +1,10 @@
 """scripts/run starts the API only once the watcher holds the vault (its ready file), however
 long the watcher takes to get there or to refuse: a watcher that cannot start stops the script
-before any API is served. The script runs in a copy of the repository whose steps before the
-watcher (init-env, bootstrap, Neo4j, init, doctor, ollama) are stand-ins that do nothing, and
-whose `knotwork watch` and `knotwork serve` are stand-ins that log what they did."""
+before any API is served. A vault folder given to it is written into .env once the watcher has
+taken it, so the commands run later read the same vault. The script runs in a copy of the
+repository whose steps before the watcher (init-env, bootstrap, Neo4j, init, doctor, ollama)
+are stand-ins that do nothing, and whose `knotwork watch` and `knotwork serve` are stand-ins
+that log what they did."""
 
 from __future__ import annotations
 
@@ -44,9 +46,15 @@ def _script(path: Path, text: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def run_script(tmp_path: Path, watch_says: str, after_s: float) -> tuple[int, str, list[str]]:
+def run_script(
+    tmp_path: Path, watch_says: str, after_s: float, *args: str, env: str = ""
+) -> tuple[int, str, list[str]]:
+    """Run the script (``args``: its own, a vault folder) beside an .env holding ``env``:
+    its exit code, its output (stdout, then stderr), what the stand-ins logged."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
+    (repo / ".env").write_text(env)
+    (repo / ".env").chmod(0o600)
     shutil.copy(REPO / "scripts" / "run", repo / "scripts" / "run")
     _script(repo / "scripts" / "init-env", "#!/bin/sh\ntouch .env\n")
     _script(repo / "scripts" / "bootstrap", "#!/bin/sh\n")
@@ -56,7 +64,7 @@ def run_script(tmp_path: Path, watch_says: str, after_s: float) -> tuple[int, st
     log = tmp_path / "run.log"
     log.touch()
     done = subprocess.run(
-        ["bash", str(repo / "scripts" / "run")],
+        ["bash", str(repo / "scripts" / "run"), *args],
         env={
             "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin",
             "HOME": str(tmp_path),
@@ -70,7 +78,7 @@ def run_script(tmp_path: Path, watch_says: str, after_s: float) -> tuple[int, st
         text=True,
         timeout=120,
     )
-    return done.returncode, done.stderr, log.read_text().splitlines()
+    return done.returncode, done.stdout + done.stderr, log.read_text().splitlines()
 
 
 def test_a_watcher_refusing_after_seconds_stops_the_script_before_the_api_starts(
@@ -94,3 +102,53 @@ def test_the_api_starts_once_the_watcher_is_ready_however_long_that_takes(
     # The stand-in API stops at once: the script says so and stops the watcher.
     assert code == 1 and "`knotwork serve` stopped" in stderr, stderr
     assert list(tmp_path.glob("knotwork-run.*")) == [], "its ready folder is removed"
+
+
+ENV = (
+    "KNOTWORK_API_KEY=a-key-of-some-length-0000\n"
+    "VAULT_PATH='/old/vault'\n"
+    "KNOTWORK_VAULT_PATH='/old/vault'\n"
+    "KNOTWORK_VAULT_NAME=odd"  # no line break at the end
+)
+
+
+def test_a_vault_folder_given_is_written_into_env_once_the_watcher_has_it(
+    tmp_path: Path,
+) -> None:
+    """It was exported for the script's own run only: `knotwork doctor`, `ingest` and
+    `verify` in another terminal went on reading the folder .env named before."""
+    vault = tmp_path / "second vault"
+    vault.mkdir()
+    _, said, log = run_script(tmp_path, "ready", 0, "second vault", env=ENV)
+    assert log == ["watch ready", "serve"], log
+    env = tmp_path / "repo" / ".env"
+    assert env.read_text() == (
+        "KNOTWORK_API_KEY=a-key-of-some-length-0000\n"
+        f"VAULT_PATH='{vault}'\n"
+        f"KNOTWORK_VAULT_PATH='{vault}'\n"
+        "KNOTWORK_VAULT_NAME=odd\n"
+    )
+    assert stat.S_IMODE(env.stat().st_mode) == 0o600  # it holds secrets
+    assert (
+        f".env named the vault folder /old/vault; it now names {vault} (KNOTWORK_VAULT_PATH "
+        "and VAULT_PATH), so `knotwork doctor`, `ingest` and `verify` run from here read"
+    ) in said, said
+    assert sorted(p.name for p in env.parent.iterdir() if p.name.startswith(".env")) == [".env"]
+
+
+def test_a_folder_the_watcher_refused_leaves_env_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "odd").mkdir()
+    code, said, _ = run_script(tmp_path, "refused", 0, "odd", env=ENV)
+    assert code == 1, said
+    assert (tmp_path / "repo" / ".env").read_text() == ENV
+    assert ".env named" not in said, said
+
+
+def test_the_folder_env_names_already_is_left_and_not_said(tmp_path: Path) -> None:
+    """Compose's VAULT_PATH, set apart from the watcher's folder, is left as the user set it."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    env = f"VAULT_PATH=/elsewhere\nKNOTWORK_VAULT_PATH='{vault}'\n"
+    _, said, _ = run_script(tmp_path, "ready", 0, "v", env=env)
+    assert (tmp_path / "repo" / ".env").read_text() == env
+    assert ".env named" not in said, said

@@ -53,6 +53,17 @@ def _model_problem(ollama: OllamaReport | None, role: str) -> Capability | None:
     return None
 
 
+def _without_ollama(manifest: ManifestReport) -> str:
+    """The other fix when the embedding model's Ollama does not answer: no Ollama is needed to
+    embed (README: Embeddings without Ollama). A graph whose manifest names the Ollama model
+    is re-embedded with the new one, or every command refuses it."""
+    said = (
+        "or embed without Ollama: set KNOTWORK_EMBED_PROVIDER=use-multilingual, "
+        "KNOTWORK_EMBED_MODEL=use-multilingual-v3 and KNOTWORK_EMBED_DIMENSION=512"
+    )
+    return said + (", then run `knotwork reembed`" if manifest.stored is not None else "")
+
+
 def _graph(neo4j: Neo4jReport, manifest: ManifestReport) -> Capability:
     """Whether the graph can be used, with the fix that works. Why not is on the Neo4j (or
     the manifest) line of the report, said once: each capability says only what."""
@@ -106,6 +117,8 @@ def capabilities(
     graph = _graph(neo4j, manifest)
     if settings.embed_provider == "ollama":
         embedder = _model_problem(ollama, "embedding")
+        if embedder is not None and ollama is not None and ollama.version is None:
+            embedder.fix = f"{embedder.fix}; {_without_ollama(manifest)}"
     elif settings.embed_provider == "use-multilingual":
         embedder = None  # a dependency of every install; check_embedder vetted its settings
     elif importlib.util.find_spec("sentence_transformers") is None:

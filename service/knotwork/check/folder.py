@@ -17,6 +17,7 @@ from knotwork.vault.files import read_group
 from knotwork.vault.folders import (
     EMPTY,
     GONE_FOR_GOOD,
+    AnotherFolder,
     empty_while_held,
     folder_unseen,
     vault_folders,
@@ -67,9 +68,17 @@ async def _empty_while_held(core: Core, root: Path) -> Capability | None:
 
 
 async def _another_folder(core: Core, root: Path) -> Capability | None:
+    refused = await another_folder(core, core.settings.vault_name, root)
+    if refused is None:
+        return None
+    return Capability(ready=False, reason=refused.reason, fix=refused.fix)
+
+
+async def another_folder(core: Core, vault: str, root: Path) -> AnotherFolder | None:
     """The sync's refusal of a folder the vault's notes were not synced from, judged by the
-    sync's own rule (``VaultFolders.another``) on the files at the notes' paths."""
-    settings, vault = core.settings, core.settings.vault_name
+    sync's own rule (``VaultFolders.another``) on the files at the notes' paths: doctor says
+    it, and `watch` and `verify` stop on it before their first sync reads the whole folder."""
+    settings = core.settings
     folders = await vault_folders(core.store, vault, root)
     if folders.recorded or folders.was["folder"] is None:
         return None  # the sync reads no note to decide either
@@ -81,10 +90,7 @@ async def _another_folder(core: Core, root: Path) -> Capability | None:
     )
     stored = {row["path"]: row["content_hash"] for row in rows}
     hashes = await asyncio.to_thread(_held, root, stored, settings.max_note_bytes)
-    refused = folders.another(vault, stored, hashes)
-    if refused is None:
-        return None
-    return Capability(ready=False, reason=refused.reason, fix=refused.fix)
+    return folders.another(vault, stored, hashes)
 
 
 def _held(root: Path, stored: dict[str, str | None], limit: int) -> dict[str, str]:

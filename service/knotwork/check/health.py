@@ -33,6 +33,11 @@ from knotwork.redact import redact
 from knotwork.settings import Settings
 
 UNREACHABLE = "Neo4j is not reachable"  # how graph/failures.py begins a server not answering
+# Not a failure: the gate reads raw cosines until then, and no one has to run a command.
+UNCALIBRATED_FIX = (
+    "the watcher or `knotwork ingest` calibrates it after a sync, once every chunk is "
+    "embedded; or run `knotwork calibrate`"
+)
 
 
 async def _neo4j(core: Core) -> Neo4jReport:
@@ -126,7 +131,7 @@ async def _manifest(core: Core) -> ManifestReport:
 async def _relevance(core: Core) -> RelevanceReport:
     row = await core.store.calibration(core.settings.vault_name, core.settings.embed_model)
     if row is None:
-        return RelevanceReport(calibrated=False, fix="`knotwork calibrate` once the vault is in")
+        return RelevanceReport(calibrated=False, fix=UNCALIBRATED_FIX)
     return RelevanceReport(
         calibrated=True, floor=row["floor"], probes=row["probes"], languages=row["languages"]
     )

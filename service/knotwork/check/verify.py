@@ -1,4 +1,5 @@
-"""Canonical snapshots of a vault's graph, and verification against the folder itself."""
+"""Canonical snapshots of a vault's graph, and verification against the folder itself (the
+differences note by note, in words: check/differences.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
+from knotwork.check.differences import NoteDifference, Side, note_differences
 from knotwork.errors import LeaseHeldError
 from knotwork.graph.lease import Lease, holding
 from knotwork.graph.queries.admin import (
@@ -79,16 +81,48 @@ def _chunk_line(c: DumpChunkFieldsRow) -> DumpChunksRow:
     return DumpChunksRow(line=line, parsed=parsed)
 
 
-async def dump(store: GraphStore, vault: str) -> Dump:
+class _Read(TypedDict):
+    """The dump queries' rows, before the notes and chunks are joined into lines."""
+
+    notes: list[DumpNoteFieldsRow]
+    chunks: list[DumpChunkFieldsRow]
+    facts: list[DumpFactsRow]
+    nodes: list[DumpLineRow]
+
+
+async def _read(store: GraphStore, vault: str) -> _Read:
+    return _Read(
+        notes=await store.read(DUMP_NOTES, vault=vault),
+        chunks=await store.read(DUMP_CHUNKS, vault=vault),
+        facts=await store.read(DUMP_FACTS, vault=vault),
+        nodes=await store.read(DUMP_NODES, vault=vault),
+    )
+
+
+def _lines(read: _Read) -> Dump:
     """Built in Python rather than Cypher: plain Cypher has no JSON of a list (APOC's
     ``apoc.convert.toJson`` would make verification need the plugin)."""
-    notes = [_note_line(n) for n in await store.read(DUMP_NOTES, vault=vault)]
-    chunks = [_chunk_line(c) for c in await store.read(DUMP_CHUNKS, vault=vault)]
+    notes = [_note_line(n) for n in read["notes"]]
+    chunks = [_chunk_line(c) for c in read["chunks"]]
     return Dump(
         notes=sorted(notes, key=lambda r: r["line"]),
         chunks=sorted(chunks, key=lambda r: r["line"]),
-        facts=await store.read(DUMP_FACTS, vault=vault),
-        nodes=await store.read(DUMP_NODES, vault=vault),
+        facts=read["facts"],
+        nodes=read["nodes"],
+    )
+
+
+async def dump(store: GraphStore, vault: str) -> Dump:
+    return _lines(await _read(store, vault))
+
+
+def _side(read: _Read) -> Side:
+    """The lines ``structural`` compares, by the note (and chunk) they belong to."""
+    return Side(
+        notes={n["path"]: (_note_line(n)["line"], n) for n in read["notes"]},
+        chunks={(c["path"], c["ord"]): (_chunk_line(c)["parsed"], c) for c in read["chunks"]},
+        facts={r["line"] for r in read["facts"] if r["extractor"] != "llm"},
+        unresolved={r["line"] for r in read["nodes"] if r["line"].startswith("unresolved:")},
     )
 
 
@@ -123,6 +157,8 @@ class Verified:
 
     differences: list[Difference]
     unreadable: list[str] = field(default_factory=list)
+    notes: list[NoteDifference] = field(default_factory=list)  # the same, note by note
+    links: list[NoteDifference] = field(default_factory=list)  # and unresolved link by link
 
 
 async def verify_vault(ingestor: Ingestor, progress: Progress | None = None) -> list[Difference]:
@@ -149,17 +185,18 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
     async with holding(lease, {"mode": SCRATCH_MODE, "watches": False}):
         try:
             report = await sync_vault(fresh, progress)
-            want = structural(await dump(store, scratch))
-            have = structural(await dump(store, ingestor.vault))
+            read_want, read_have = await _read(store, scratch), await _read(store, ingestor.vault)
         finally:
             await store.drop_vault(scratch)
+    want, have = structural(_lines(read_want)), structural(_lines(read_have))
     out = []
     for part in want:
         missing = sorted(set(want[part]) - set(have[part]))
         stale = sorted(set(have[part]) - set(want[part]))
         if missing or stale:
             out.append(Difference(part, missing, stale))
-    return Verified(out, list(report.errors))
+    notes, links = note_differences(_side(read_want), _side(read_have), report.errors)
+    return Verified(out, list(report.errors), notes, links)
 
 
 async def drop_stale_scratch(store: GraphStore, ttl_s: int) -> list[str]:

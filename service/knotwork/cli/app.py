@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from knotwork.cli.helptext import App
+from knotwork.cli.logs import terminal_log
 from knotwork.cli.starting import start_steps, starting
 from knotwork.core import Core, open_core
 from knotwork.errors import (
@@ -65,9 +66,7 @@ def _main(
 ) -> None:
     level = logging.DEBUG if verbose else logging.INFO
     if console().is_terminal:  # logs print above the progress bar, which only a terminal shows
-        from rich.logging import RichHandler
-
-        handler = RichHandler(console=console(), show_path=False, rich_tracebacks=False)
+        handler = terminal_log(console())
         logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[handler])
     else:  # a log file or a pipe: one plain line per record
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
-from knotwork.cli.app import app, fail
+from knotwork.cli.app import app, console, fail
 from knotwork.cli.helptext import App
+from knotwork.cli.starting import starting
 from knotwork.errors import KnotworkError
 from knotwork.local_neo4j.server import LocalNeo4j
 from knotwork.settings import get_settings, no_env_file_here
@@ -46,9 +47,15 @@ def neo4j_start(
     """Resolve the jars (first time only), write neo4j.conf, start, wait until Bolt answers."""
     local = _local()
     try:
+        what = f"starting Neo4j at bolt://127.0.0.1:{local.bolt_port}"
         if not local.jars.joinpath("resolved.json").is_file():
             typer.echo(f"resolving Neo4j jars with Maven into {local.jars} (first start only)…")
-        status = local.start(timeout)
+            what = f"resolving the jars, then {what}"
+        # Half a minute or more: named with a spinner and a clock on a terminal, logged off one
+        # only past starting.SLOW_S, as every command's start is.
+        with starting(console()) as start:
+            start.step(what)
+            status = local.start(timeout)
     except KnotworkError as exc:
         raise fail(exc) from exc
     typer.echo(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}")

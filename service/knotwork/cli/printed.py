@@ -1,7 +1,7 @@
 """How the commands print what they found for a person: a citation as
-``path#heading:lines``, a note's fact, a revision's fact as ``note`` prints a fact, verify's last
-line, what a stopped watcher leaves, the chunks reembed left pending; ``--json`` bodies and the
-warning of a vault with no notes."""
+``path#heading:lines``, a note's fact, a revision's fact as ``note`` prints a fact, what a
+stopped watcher leaves, the chunks reembed left pending; ``--json`` bodies and the warning of a
+vault with no notes."""
 
 from __future__ import annotations
 
@@ -88,33 +88,13 @@ def _written(mention: str) -> str:
     return out
 
 
-def verify_summary(count: int, unreadable: int, elsewhere: str | None) -> str:
-    """``verify``'s last line: agreement, or how many differences and what brings the graph in
-    step; ``elsewhere``: the folder the vault was synced from, when it is not the one read (a
-    sync of this one is refused, so ``ingest`` would not mend them)."""
-    if not count:
-        return "graph and vault agree"
-    said = (
-        f"{counted(count, 'difference')} (missing: in the folder, not in the graph; stale: in "
-        "the graph only). "
-    )
-    if elsewhere is not None:
-        return said + (
-            f"This folder is not the vault's (it was synced from {elsewhere}): verify that "
-            "one, or check KNOTWORK_VAULT_PATH."
-        )
-    said += "`knotwork ingest` brings the graph in step (a running watcher does on its next rescan)"
-    if unreadable:
-        return said + (
-            f", but not for a file it cannot read ({unreadable} above): the graph keeps such a "
-            "note's last readable version until the file is mended or removed."
-        )
-    return said + "."
-
-
-def watch_stopped(root: Path | None, unwritten: int, model_pending: int) -> list[str]:
+def watch_stopped(
+    root: Path | None, unwritten: int, model_pending: int, embeddings: int = 0
+) -> list[str]:
     """What a watcher stopped by Ctrl-C or SIGTERM leaves: changes it could not write (their
-    warnings said why) and chunks the model has not read yet; nothing is lost either way."""
+    warnings said why) and chunks the models have not read yet, ``embeddings`` of them waiting
+    for an embedding, ``model_pending`` for the model's extraction, each step named only when
+    some chunk owes it; nothing is lost either way."""
     lines = [f"stopped watching {root}"]
     if unwritten:
         lines.append(
@@ -122,13 +102,24 @@ def watch_stopped(root: Path | None, unwritten: int, model_pending: int) -> list
             "the warnings above): the next `knotwork watch` or `knotwork ingest` writes "
             f"{plural(unwritten, 'it', 'them')}"
         )
-    if model_pending:
+    waits = []
+    if embeddings:
+        its = plural(embeddings, "its", "their")
+        waits.append(f"{_waiting(embeddings)} for {its} embedding")
+    if model_pending:  # after the embeddings, "chunks" is understood
+        waits.append(
+            f"{model_pending if waits else _waiting(model_pending)} for the model's extraction"
+        )
+    if waits:
+        them = plural(embeddings + model_pending, "it", "them")
         lines.append(
-            f"{counted(model_pending, 'chunk')} {plural(model_pending, 'waits', 'wait')} for the "
-            "model's extraction: the next `knotwork watch` or `knotwork retry` does "
-            f"{plural(model_pending, 'it', 'them')}"
+            f"{', '.join(waits)}: the next `knotwork watch` or `knotwork retry` does {them}"
         )
     return lines
+
+
+def _waiting(chunks: int) -> str:
+    return f"{counted(chunks, 'chunk')} {plural(chunks, 'waits', 'wait')}"
 
 
 def errors_put_back(n: int) -> str:

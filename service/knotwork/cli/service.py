@@ -254,7 +254,8 @@ def _print_report(report: HealthReport) -> None:
         )
     elif r is not None:
         typer.secho(
-            f"relevance gate not calibrated for this embedding model (raw cosine); fix: {r.fix}",
+            f"relevance gate not calibrated for this embedding model yet (raw cosine "
+            f"meanwhile): {r.fix}",
             fg=typer.colors.YELLOW,
         )
     if (e := report.embeddings) is not None:

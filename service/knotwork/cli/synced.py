@@ -71,17 +71,10 @@ def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
             typer.echo(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
         if (left := len(summary.unresolved) - MAX_LISTED) > 0:
             typer.echo(f"  … and {left} more unresolved {plural(left, 'link')}")
-    pending = []
-    if (n := stats["pending_embeddings"]) == 1:
-        pending.append("1 chunk waits for its embedding")
-    elif n:
-        pending.append(f"{n} chunks wait for their embedding")
-    if stats["pending_extractions"]:
-        pending.append(f"{stats['pending_extractions']} for model extraction")
-    if any(pending):
+    if pending := _pending(stats["pending_embeddings"], stats["pending_extractions"]):
         why = "; ".join(WHY_PENDING.get(w, w) for w in report.waits_for)
         typer.secho(
-            f"pending: {', '.join(pending)}{f' ({why})' if why else ''}; {finisher}",
+            f"pending: {pending}{f' ({why})' if why else ''}; {finisher}",
             fg=typer.colors.YELLOW,
         )
     if failed := stats["extraction_errors"]:
@@ -91,13 +84,30 @@ def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
             f"its context, `knotwork retry --errors` tries {plural(failed, 'it', 'them')} again",
             fg=typer.colors.YELLOW,
         )
-    for warning in report.warnings[:MAX_LISTED]:
+    # A model's trouble every note met alike is the pending line's "why", not a warning a note.
+    warnings = report.own_warnings
+    for warning in warnings[:MAX_LISTED]:
         typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
-    if len(report.warnings) > MAX_LISTED:
-        more = len(report.warnings) - MAX_LISTED
+    if len(warnings) > MAX_LISTED:
+        more = len(warnings) - MAX_LISTED
         typer.secho(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
     for error in report.errors:
         typer.secho(f"error: {error}", fg=typer.colors.RED)
+
+
+def _pending(embeddings: int, extractions: int) -> str:
+    """What the chunks owe, each step only when some chunk owes it: '2 chunks wait for their
+    embedding, 5 for model extraction', '5 chunks wait for model extraction'."""
+    said = []
+    if embeddings:
+        said.append(f"{_wait(embeddings)} for {plural(embeddings, 'its', 'their')} embedding")
+    if extractions:  # after the embeddings, "chunks" is understood
+        said.append(f"{extractions if said else _wait(extractions)} for model extraction")
+    return ", ".join(said)
+
+
+def _wait(n: int) -> str:
+    return f"{counted(n, 'chunk')} {plural(n, 'waits', 'wait')}"
 
 
 async def calibrate_once(

@@ -1,4 +1,4 @@
-"""Commands over a vault: ingest, calibrate, retry, watch, verify."""
+"""Commands over a vault: ingest, calibrate, retry, watch, verify (its report: cli/verified.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from knotwork.check.folder import another_folder
 from knotwork.cli.app import (
     MAX_LISTED,
     app,
@@ -28,7 +29,7 @@ from knotwork.cli.synced import (
     sync_summary,
 )
 from knotwork.core import Core
-from knotwork.errors import ConfigError, KnotworkError
+from knotwork.errors import ConfigError, KnotworkError, VaultFolderError
 from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
@@ -221,16 +222,21 @@ def watch(
                 watcher.model_work.shown = progress_bar
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
-        model_pending = 0
-        if core.settings.extract:
-            with contextlib.suppress(KnotworkError):  # Neo4j away: the changes are said
-                model_pending = (await vault_stats(core))["pending_extractions"]
-        for line in watch_stopped(watcher.root, len(watcher.pending), model_pending):
+        model_pending = embeddings = 0
+        with contextlib.suppress(KnotworkError):  # Neo4j away: the changes are said
+            stats = await vault_stats(core)
+            embeddings = stats["pending_embeddings"]
+            model_pending = stats["pending_extractions"] if core.settings.extract else 0
+        for line in watch_stopped(watcher.root, len(watcher.pending), model_pending, embeddings):
             typer.echo(line)
 
     async def refused(core: Core) -> None:  # the watcher's own refusals at its start
-        folder_to_follow(path or core.settings.vault_path)
+        root = folder_to_follow(path or core.settings.vault_path)
         await lease(core).check_free()
+        # Another vault's folder, as the first sync would refuse it: before --ready-file, so
+        # scripts/run stops with it rather than start an API first.
+        if (another := await another_folder(core, core.settings.vault_name, root)) is not None:
+            raise VaultFolderError(another.refusal)
 
     with_core(work, models=True, first=refused, ready=True)
 
@@ -248,29 +254,25 @@ async def _first(task: asyncio.Task[None], event: asyncio.Event) -> bool:
 @app.command()
 def verify(
     path: VaultPath = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="each difference, and the raw canonical lines, as JSON"),
+    ] = False,
 ) -> None:
-    """Compare the graph with a fresh parse of the vault; exit 1 and list every difference."""
-    from knotwork.check.verify import Verified, synced_from, verify_vault_report
-    from knotwork.cli.printed import verify_summary
+    """Compare the graph with a fresh parse of the vault; exit 1 and list each note that
+    differs, and how."""
+    from knotwork.check.verify import synced_from, verify_vault_report
+    from knotwork.cli.verified import Checked, print_checked
 
-    async def work(core: Core) -> tuple[Verified, str | None, Path | None]:
+    async def work(core: Core) -> Checked:
         ingestor = Ingestor(core, root=path)
-        with progress_bar() as progress:  # the fresh parse is a whole sync of the vault
-            found = await verify_vault_report(ingestor, progress)
-        return found, await synced_from(ingestor), ingestor.root
+        checked = Checked(ingestor.root, named=path is not None)
+        if ingestor.root is not None:  # another vault's folder: every note would differ
+            checked.refused = await another_folder(core, ingestor.vault, ingestor.root)
+        if checked.refused is None:
+            with progress_bar() as progress:  # the fresh parse is a whole sync of the vault
+                checked.found = await verify_vault_report(ingestor, progress)
+            checked.elsewhere = await synced_from(ingestor)
+        return checked
 
-    found, elsewhere, root = with_core(work, ready=True)
-    differences = found.differences
-    if elsewhere is not None:
-        typer.secho(f"note: this vault was last synced from {elsewhere}, not {root}",
-                    fg=typer.colors.YELLOW)  # fmt: skip
-    for diff in differences:
-        for line in diff.missing:
-            typer.secho(f"missing {diff.part}: {line}", fg=typer.colors.RED)
-        for line in diff.stale:
-            typer.secho(f"stale {diff.part}: {line}", fg=typer.colors.RED)
-    for error in found.unreadable:
-        typer.secho(f"cannot ingest {error}", fg=typer.colors.YELLOW)
-    count = sum(len(d.missing) + len(d.stale) for d in differences)
-    typer.echo(verify_summary(count, len(found.unreadable), elsewhere))
-    raise typer.Exit(1 if differences else 0)
+    raise typer.Exit(print_checked(with_core(work, ready=True), as_json))

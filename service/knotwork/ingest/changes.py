@@ -11,6 +11,7 @@ from knotwork.graph.names import NameView
 from knotwork.graph.queries.writes import NoteNamedRow
 from knotwork.ingest import draft as drafting
 from knotwork.ingest.batch import Batch, NoteDelete
+from knotwork.ingest.modelcalls import POSTPONED
 from knotwork.models import ParsedNote
 
 
@@ -80,6 +81,21 @@ class Drafted:
 Progress = Callable[[int, int, str], None]  # (done, total, what): a progress bar's call
 # Why chunks were left pending extraction: the chat model did not answer (down, timing out).
 CHAT_DOWN = "chat model unavailable"
+# An extraction postponed while the chat model is let be, after a call found it down: the
+# call that found it says why; the notes after it only repeat it (ingest/modelcalls.py).
+LET_BE = f"{POSTPONED}model unavailable"
+
+
+def shared_trouble(outcome: NoteOutcome, warning: str) -> bool:
+    """Whether ``warning`` of ``outcome`` only repeats a model's trouble that every note of a
+    call meets alike: the embedding model down or answering garbage for every text
+    (``models_down``), or the chat model let be. A text the model refuses alone, or the
+    extraction that found the chat model failing (it says why), is the note's own."""
+    if warning == f"{outcome.path}{LET_BE}":
+        return True
+    return outcome.models_down and any(
+        warning.startswith(f"{outcome.path}: {why}; ") for why in outcome.waits_for
+    )
 
 
 @dataclass
@@ -101,6 +117,16 @@ class SyncReport:
     kept_gone: int = 0
     # Why the sync's chunks were left pending, each once, in the order met (NoteOutcome's).
     waits_for: list[str] = field(default_factory=list)
+    # Of ``warnings``, those that only repeat a model's trouble note after note
+    # (``shared_trouble``): a person is told it once, by the summary's pending line and the
+    # trouble's own log line, not once a note (``own_warnings``).
+    shared: list[str] = field(default_factory=list)
+
+    @property
+    def own_warnings(self) -> list[str]:
+        """``warnings`` less ``shared``: each about a note (or the folder) itself."""
+        shared = set(self.shared)
+        return [w for w in self.warnings if w not in shared]
 
     def add(self, outcome: NoteOutcome) -> None:
         match outcome.status:
@@ -117,4 +143,5 @@ class SyncReport:
         self.extracted += outcome.extracted
         self.facts.update(outcome.facts)
         self.warnings += outcome.warnings
+        self.shared += [w for w in outcome.warnings if shared_trouble(outcome, w)]
         self.waits_for += [w for w in outcome.waits_for if w not in self.waits_for]

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from knotwork import background
@@ -25,18 +25,17 @@ from knotwork.errors import (
     LeaseLostError,
     ManifestMismatchError,
 )
-from knotwork.ingest import retry
+from knotwork.ingest import owed as owing
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.modelcalls import POSTPONED, ModelCalls
+from knotwork.ingest.owed import DOING, Owed, named
 from knotwork.outage import Outage
 
 log = logging.getLogger(__name__)
 
 MODEL_PASS = 64  # pending chunks read per pass: the newest changes' chunks join soon
 PROGRESS_S = 10.0  # a line at most this often off a terminal, as `knotwork ingest` logs
-# What a pass counts: a chunk's embedding and its extraction are two (ingest/retry.py).
-DONE = "embeddings and extractions"
 # The step a pass's progress names, by the first word retry_pending gives it.
 STEPS = {"embedded": "embedding chunks", "extracting": "extracting facts"}
 # A terminal's progress bar (the CLI's), opened for a run once it moves and closed at its end.
@@ -58,8 +57,11 @@ class _Run:
     total: int | None = None  # tried and what was left, when last counted
     exact: bool = False  # counted as the run ended (else: as it stood at the last count)
     doing: int = 0  # tried by the pass under way, as its progress last said
-    step: str = DONE  # what the pass under way does, as its progress last said
+    step: str = named(())  # what the pass under way does, as its progress last said
     bar: Progress | None = None  # the terminal's bar, once the run moved it
+    # The steps the run owed at a count or did (a chunk's embedding and its extraction are
+    # two): its lines name these alone ("580 extractions" when every embedding is done).
+    owes: set[str] = field(default_factory=set)
 
     def at(self, doing: int, owed: int) -> tuple[int, int | None]:
         """Tried with ``doing`` of the pass under way, of how much: the last count, else
@@ -78,26 +80,26 @@ class _Run:
     def ended(self, finished: bool) -> str:
         """Done only when nothing is left: a run that Ctrl-C, a lost lease, Neo4j or the
         model away cut off says it stopped, and how much it left."""
-        took = f"in {time.monotonic() - self.began:.0f} s"
+        took, what = f"in {time.monotonic() - self.began:.0f} s", named(self.owes)
         left = self.left
         if left == 0 or (left is None and finished):
-            return f"pending model work done: {self.done} {DONE} {took}"
+            return f"pending model work done: {self.done} {what} {took}"
         if left is None:
-            return f"pending model work stopped: {self.done} {DONE} done {took}"
+            return f"pending model work stopped: {self.done} {what} done {took}"
         about = "" if self.exact else "about "
         of = f"{self.done} of {self.done + left}"
-        return f"pending model work stopped ({about}{left} left): {of} {DONE} done {took}"
+        return f"pending model work stopped ({about}{left} left): {of} {what} done {took}"
 
 
 class ModelWork:
     """Passes of ``retry`` (embeddings and extractions done, for at most so many chunks, each
     slice embedded and chunk extracted told to its progress callback) run one at a time;
-    ``left`` counts what the chunks still owe in the same unit (the "of N" of the progress)."""
+    ``left`` counts what the chunks still owe, by step (the "of N" of the progress)."""
 
     def __init__(
         self,
         retry: Callable[[int, Progress], Awaitable[int]],
-        left: Callable[[], Awaitable[int]] | None = None,
+        left: Callable[[], Awaitable[Owed]] | None = None,
     ) -> None:
         self._retry = retry
         self._left = left
@@ -167,6 +169,7 @@ class ModelWork:
         logged once ``PROGRESS_S`` have passed since the last."""
         run.doing = doing
         run.step = next((s for word, s in STEPS.items() if what.startswith(word)), run.step)
+        run.owes.update(kind for word, kind in DOING.items() if what.startswith(word))
         done, total = run.at(doing, owed)
         if self.shown is not None:
             if run.bar is None:
@@ -176,7 +179,7 @@ class ModelWork:
         if (now := time.monotonic()) - run.said >= PROGRESS_S:
             run.said = now
             of = f"{done} of {total}" if total is not None else f"{done}"
-            log.info("pending model work: %s %s done, %.0f s", of, DONE, now - run.began)
+            log.info("pending model work: %s %s done, %.0f s", of, named(run.owes), now - run.began)
 
     async def _count(self, run: _Run, *, last: bool = False) -> None:
         """What the chunks still owe, and ``run``'s total as it stands: tried, and that; as
@@ -184,11 +187,12 @@ class ModelWork:
         if self._left is None:
             return
         try:
-            run.left = await self._left()
+            owed = await self._left()
         except KnotworkError as exc:
             log.debug("the pending model work not counted: %s", exc)
             return
-        run.total, run.exact = run.tried + run.left, last
+        run.left, run.total, run.exact = owed.steps, run.tried + owed.steps, last
+        run.owes |= owed.kinds
 
 
 class Standing:
@@ -291,5 +295,5 @@ def model_passes(ingestor: Ingestor, *, said: Standing, outage: Outage | None = 
     counting what they did of all that its chunks owe."""
     return ModelWork(
         partial(pending_work, ingestor, said=said, outage=outage),
-        partial(retry.pending_steps, ingestor.models),
+        partial(owing.owed, ingestor.models),
     )

@@ -37,6 +37,7 @@ from knotwork.errors import (
     ManifestMismatchError,
 )
 from knotwork.graph.lease import lease_status
+from knotwork.ingest import owed as owing
 from knotwork.ingest import retry
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.ingestor import Ingestor
@@ -59,7 +60,7 @@ class Extraction:
         self.writers = writers
         self._ingestor: Ingestor | None = None
         self.every_s = EXTRACT_EVERY_S
-        self._work = ModelWork(self._pass, lambda: retry.pending_steps(self.ingestor.models))
+        self._work = ModelWork(self._pass, lambda: owing.owed(self.ingestor.models))
         self._stopped = False
         self.said = Standing()  # what the passes meet, said once while it stands
         self._elsewhere = False  # another writer held the lease at the last pass

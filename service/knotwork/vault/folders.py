@@ -95,6 +95,11 @@ class AnotherFolder:
             f"vault '{self.vault}', run `knotwork ingest {self.path} --new-folder` once"
         )
 
+    @property
+    def refusal(self) -> str:
+        """As a sync refuses the folder (VaultFolderError), the fix after."""
+        return f"{self.reason}, so nothing was changed. {self.fix[0].upper()}{self.fix[1:]}."
+
 
 @dataclass(frozen=True)
 class VaultFolders:

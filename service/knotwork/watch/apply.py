@@ -197,6 +197,11 @@ class Applier(PathEvents):
     # -- rescans ------------------------------------------------------------------------------
 
     async def rescan(self, progress: Progress | None = None) -> None:
+        """A full sync. Its warnings and errors are logged, each once: not the start-up sync's
+        when a caller shows its progress (``knotwork watch``), which prints them in its summary
+        of ``last_report``; never a note's that only repeats a model's trouble (said once by
+        the trouble's own line, and the summary's pending line)."""
+        summarised = progress is not None and self.last_report is None
         self.status.rescans += 1
         self._rescanning = True
         try:
@@ -204,7 +209,9 @@ class Applier(PathEvents):
         finally:
             self._rescanning = False
         self.last_report = report
-        for said in (*report.warnings, *report.errors):
+        for said in report.shared:
+            log.debug("%s", said)
+        for said in () if summarised else (*report.own_warnings, *report.errors):
             log.warning("%s", said)
         if report.kept_gone:  # the folder changed while read: again once its events pause
             self._rescan_when_quiet()
