@@ -102,11 +102,13 @@ class SchemaError(KnotworkError):
 class ManifestMismatchError(KnotworkError):
     """The graph's manifest names another embedding model or dimension than the settings.
     ``changed``: the manifest matched them before, in this process (a `knotwork reembed` ran
-    while it served), so the advice is a restart with the graph's settings."""
+    while it served), so the advice is a restart with the graph's settings. ``stored_model``
+    None: vector indexes left with no manifest naming their model (a graph emptied, its indexes
+    kept), so the advice names no model it cannot know."""
 
     def __init__(
         self,
-        stored_model: str,
+        stored_model: str | None,
         stored_dim: int,
         wanted_model: str,
         wanted_dim: int,
@@ -123,6 +125,16 @@ class ManifestMismatchError(KnotworkError):
                 "ignore their vectors. Restart it (`knotwork serve`, `mcp`, `watch`) with the "
                 f"settings the graph was re-embedded with: KNOTWORK_EMBED_MODEL={stored_model} "
                 f"and KNOTWORK_EMBED_DIMENSION={stored_dim} (and its KNOTWORK_EMBED_PROVIDER)."
+            )
+            return
+        if stored_model is None:
+            super().__init__(
+                f"The graph's vector indexes are of {stored_dim} dimensions, with no manifest "
+                f"naming their model, but the settings ask for {wanted_model!r} ({wanted_dim} "
+                "dimensions). Either rebuild them for the settings' model: `knotwork reembed` "
+                "(it re-embeds the chunks the graph holds, if any), or set "
+                f"KNOTWORK_EMBED_DIMENSION={stored_dim} together with the KNOTWORK_EMBED_MODEL "
+                f"of {stored_dim} dimensions that made them."
             )
             return
         super().__init__(

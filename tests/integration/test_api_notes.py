@@ -190,6 +190,36 @@ def test_get_note_shows_chunks_and_facts_with_provenance(client: TestClient) -> 
     assert stats["facts"] == {"frontmatter": 1, "wikilink": 1}
 
 
+def test_a_note_not_found_names_the_notes_it_may_mean(client: TestClient) -> None:
+    """A path typed without its folder, its .md or its letter case is no note, but the
+    refusal names the path to send: by file name, title or alias, case-folded."""
+    for path, text in (
+        ("mine/Alice.md", "# Alice\n\nAlice writes.\n"),
+        ("work/Team.md", "---\ntitle: The team\naliases: [Crew]\n---\nWe ship.\n"),
+        ("Bob.md", "# Bob\n\nBob links [[Alicia]].\n"),
+    ):
+        assert client.put(f"/notes/{path}", content=text).status_code == 200
+    hint = "? (paths are exact, with .md)"
+    for typed in ("Alice", "Alice.md", "mine/Alice", "mine/alice.md", "other/ALICE.md"):
+        response = client.get(f"/notes/{typed}")
+        assert response.status_code == 404, response.text
+        assert response.json() == {
+            "error": "NoteNotFoundError",
+            "detail": f"no note {typed!r} in the graph; did you mean 'mine/Alice.md'{hint}",
+        }
+    for typed in ("crew", "The Team.md"):  # its alias, its title
+        detail = client.get(f"/notes/{typed}").json()["detail"]
+        assert detail.endswith(f"did you mean 'work/Team.md'{hint}"), detail
+    # A link's placeholder is no note to read; a name no note bears gets the plain refusal.
+    assert client.get("/notes/Alicia.md").json()["detail"] == "no note 'Alicia.md' in the graph"
+    # Namesakes in two folders: both named, the one in other letter case first.
+    assert client.put("/notes/people/Alice.md", content="# Alice\n\nAnother.\n").status_code == 200
+    assert client.get("/notes/People/ALICE.md").json()["detail"] == (
+        "no note 'People/ALICE.md' in the graph; did you mean 'people/Alice.md' or "
+        f"'mine/Alice.md'{hint}"
+    )
+
+
 def snapshot_of(settings: Settings) -> dict[str, list[str]]:
     async def read() -> dict[str, list[str]]:
         async with open_core(settings) as core:

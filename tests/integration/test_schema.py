@@ -134,8 +134,16 @@ async def test_vector_index_without_manifest_of_other_dimension_is_refused(
     async with open_core(settings.model_copy(update={"embed_dimension": 384})) as small:
         await small.store.apply_schema(384)
     async with open_core(settings) as core:
-        with pytest.raises(ManifestMismatchError, match="384"):
+        with pytest.raises(ManifestMismatchError, match="384") as refused:
             await core.ensure_ready()
+        # No manifest names the model: the advice must name none it made up, only fixes that
+        # can be typed, and the one it names first must mend the graph.
+        said = str(refused.value)
+        assert "unknown model" not in said and "KNOTWORK_EMBED_MODEL=" not in said
+        assert "`knotwork reembed`" in said and "KNOTWORK_EMBED_DIMENSION=384" in said
+        await schema.reembed(core.store, settings, core.embedder.aget_text_embedding_batch)
+        manifest = await core.ensure_ready()
+    assert manifest["embed_dimension"] == settings.embed_dimension
 
 
 async def test_reembed_switches_model_dimension_and_manifest(

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from knotwork.core import open_core
 from knotwork.graph.lease import lease_status
@@ -33,20 +34,15 @@ def _env(settings: Settings) -> dict[str, str]:
     }
 
 
-def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
-    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
-) -> None:
-    held = threading.Event()
-    fake_ollama.chat_script = lambda body: (held.wait(60), '{"entities": [], "triples": []}')[1]
-    vault = tmp_path / "vault"
-    put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n")
-    put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
+def _watched_then_stopped(vault: Path, settings: Settings, cwd: Path, stderr: IO[str] | int) -> str:
+    """What `knotwork watch` prints to stdout when stopped by SIGTERM once it says it is
+    watching (or has ended by itself, or 90 s have passed)."""
     watcher = subprocess.Popen(
         [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
         env=_env(settings),
-        cwd=tmp_path,
+        cwd=cwd,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         text=True,
     )
     lines: list[str] = []
@@ -58,15 +54,28 @@ def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
             if not line and watcher.poll() is not None:
                 break
             lines.append(line)
-        watcher.send_signal(signal.SIGTERM)  # the model still holds both chunks
+        watcher.send_signal(signal.SIGTERM)
         lines.append(watcher.stdout.read())
         watcher.wait(timeout=60)
     finally:
-        held.set()
         if watcher.poll() is None:
             watcher.kill()
             watcher.wait()
-    said = "".join(lines)
+    return "".join(lines)
+
+
+def test_the_start_up_summary_says_the_watcher_extracts_in_the_background(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    held = threading.Event()
+    fake_ollama.chat_script = lambda body: (held.wait(60), '{"entities": [], "triples": []}')[1]
+    vault = tmp_path / "vault"
+    put(vault, "Ann.md", "# Ann\n\nAnn works with Ben.\n")
+    put(vault, "Ben.md", "# Ben\n\nBen is a chemist.\n")
+    try:  # stopped while the model still holds both chunks
+        said = _watched_then_stopped(vault, settings, tmp_path, subprocess.DEVNULL)
+    finally:
+        held.set()
     assert "pending: 2 chunks wait for model extraction; this watcher does them in the" in said, (
         said
     )
@@ -163,31 +172,8 @@ def test_a_model_down_at_start_up_is_said_once_not_once_a_note_nor_twice(
     put(vault, "Odd.md", "---\nkey: [unclosed\n---\nOdd works.\n")
     err = tmp_path / "watch.log"
     with err.open("w") as log_file:
-        watcher = subprocess.Popen(
-            [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
-            env=_env(settings),
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=log_file,
-            text=True,
-        )
-        lines: list[str] = []
-        try:
-            assert watcher.stdout is not None
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline and not any(x.startswith("watching") for x in lines):
-                line = watcher.stdout.readline()
-                if not line and watcher.poll() is not None:
-                    break
-                lines.append(line)
-            watcher.send_signal(signal.SIGTERM)
-            lines.append(watcher.stdout.read())
-            watcher.wait(timeout=60)
-        finally:
-            if watcher.poll() is None:
-                watcher.kill()
-                watcher.wait()
-    printed, logged = "".join(lines), err.read_text()
+        printed = _watched_then_stopped(vault, settings, tmp_path, log_file)
+    logged = err.read_text()
     pending = "pending: 5 chunks wait for their embedding, 5 for model extraction (the embedding"
     assert pending in printed, printed
     for said in (printed, logged):

@@ -113,3 +113,61 @@ def test_a_note_is_put_as_markdown_or_as_a_json_string() -> None:
     body = _openapi()["paths"]["/notes/{path}"]["put"]["requestBody"]["content"]
     assert set(body) == {"text/markdown", "application/json"}
     assert body["application/json"]["schema"]["type"] == "string"
+
+
+def test_a_note_body_is_required_and_has_no_default() -> None:
+    """A generator makes a body with a default optional: a client could PUT nothing and empty
+    the note (the route refuses that, but the client's type should not allow it)."""
+    body = _openapi()["paths"]["/notes/{path}"]["put"]["requestBody"]
+    assert body["required"] is True
+    for content in body["content"].values():
+        assert "default" not in content["schema"], content
+
+
+def test_operation_ids_are_short_and_stable() -> None:
+    operations = {
+        (method.upper(), path): operation.get("operationId")
+        for path, methods in _openapi()["paths"].items()
+        for method, operation in methods.items()
+    }
+    assert operations == {
+        ("GET", "/health"): "health",
+        ("GET", "/notes"): "findNotes",
+        ("GET", "/notes/{path}"): "getNote",
+        ("PUT", "/notes/{path}"): "putNote",
+        ("DELETE", "/notes/{path}"): "deleteNote",
+        ("GET", "/stats"): "stats",
+        ("POST", "/sync"): "sync",
+        ("POST", "/query"): "query",
+        ("POST", "/retrieve"): "retrieve",
+    }
+
+
+def test_each_route_declares_only_the_refusals_it_can_give() -> None:
+    paths = _openapi()["paths"]
+
+    def codes(method: str, path: str) -> set[str]:
+        return {c for c in paths[path][method]["responses"] if c[0] in "45"}
+
+    # No note to miss, nothing to write, no body to refuse.
+    assert codes("get", "/stats") == {"401", "403", "421", "503"}
+    assert codes("get", "/health") == {"403", "421", "503"}
+    assert codes("post", "/retrieve") == {"401", "403", "409", "413", "415", "421", "422", "503"}
+    assert codes("post", "/query") == codes("post", "/retrieve")
+    assert codes("get", "/notes") == {"401", "403", "421", "422", "503"}
+    assert codes("get", "/notes/{path}") == {"401", "403", "404", "421", "422", "503"}
+    assert {"404", "409"} <= codes("delete", "/notes/{path}") and "413" not in codes(
+        "delete", "/notes/{path}"
+    )
+    assert {"409", "413", "415", "507"} <= codes("put", "/notes/{path}")
+    assert "404" not in codes("put", "/notes/{path}")
+
+
+def test_health_is_open_and_every_other_route_needs_the_key() -> None:
+    """OpenAPI's empty requirement ``{}`` says a caller may send no key: a generated client
+    calls /health without one (and gets the details with one)."""
+    for path, methods in _openapi()["paths"].items():
+        for method, operation in methods.items():
+            security = operation.get("security", [])
+            assert {"APIKeyHeader": []} in security, (method, path)
+            assert ({} in security) == (path == "/health"), (method, path, security)

@@ -4,7 +4,6 @@ extractions"; both when both are owed, or when nothing says which (no count, no 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import pytest
@@ -14,18 +13,7 @@ from knotwork.ingest import model_work
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.model_work import ModelWork
 from knotwork.ingest.owed import Owed, named
-
-
-def _infos(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-
-
-async def _ran(work: ModelWork) -> None:
-    for _ in range(500):
-        if not work.running:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the passes never ended")
+from tests.unit.test_model_work import _ran, infos
 
 
 class Vault:
@@ -58,7 +46,7 @@ async def _said(vault: Vault, caplog: pytest.LogCaptureFixture) -> list[str]:
     with caplog.at_level(logging.INFO, logger=model_work.__name__):
         work.wanted()
         await _ran(work)
-    return _infos(caplog)
+    return infos(caplog)
 
 
 async def test_a_run_owing_extractions_alone_names_them_alone(

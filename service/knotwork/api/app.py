@@ -8,6 +8,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,7 +19,6 @@ from knotwork.api.body import BodyScreen, validation_error
 from knotwork.api.docs import add_docs
 from knotwork.api.guard import RequestGuard
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
-from knotwork.api.responses import COMMON_RESPONSES
 from knotwork.api.routes import health, notes, query, sync
 from knotwork.core import open_core
 from knotwork.errors import (
@@ -70,6 +70,19 @@ _STATUS = {
 }
 
 
+class KnotworkApi(FastAPI):
+    """FastAPI, with an OpenAPI document that says what its generator cannot."""
+
+    def openapi(self) -> dict[str, Any]:
+        if self.openapi_schema is None:
+            spec = super().openapi()
+            # PUT's body parameter defaults to "" so that no bytes read is an empty note (sent
+            # on purpose, routes/notes.py checks); to a client the body is required, no default.
+            put = spec["paths"]["/notes/{path}"]["put"]["requestBody"]["content"]
+            put["text/markdown"]["schema"].pop("default", None)
+        return self.openapi_schema or {}
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     settings.check_api_exposure()
@@ -98,12 +111,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 finally:  # not waiting for the model: its chunks stay pending
                     await writers.extraction.stop()
 
-    app = FastAPI(
+    app = KnotworkApi(
         title="Knotwork",
         version=__version__,
         summary="A Markdown vault as a live knowledge graph in Neo4j, with cited answers.",
         lifespan=lifespan,
-        responses=COMMON_RESPONSES,
         docs_url=None,  # add_docs serves them from local assets
         redoc_url=None,
     )

@@ -1,5 +1,6 @@
-"""The error bodies every route may answer with, documented once for the whole API so the
-OpenAPI schema describes every response a client can get (and schemathesis can check them)."""
+"""The error bodies routes answer with, each described once, so the OpenAPI schema says for
+every route the refusals it can give and no other (schemathesis checks them, a generated client
+decodes them)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,14 @@ class Problems(BaseModel):
     detail: list[Problem]
 
 
-COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
+_REFUSALS: dict[int, dict[str, Any]] = {
     401: {"model": Refusal, "description": "missing or wrong `X-API-Key` (when a key is set)"},
     403: {"model": Refusal, "description": "a cross-site request (foreign `Origin`)"},
-    404: {"model": Refusal, "description": "no such note"},
+    404: {
+        "model": Refusal,
+        "description": "no note at exactly this path; the detail names those of the same file "
+        "name, title or alias, if any",
+    },
     409: {"model": Refusal, "description": "a read-only vault, or another writer's lease"},
     413: {"model": Refusal, "description": "the body is larger than its limit"},
     415: {"model": Refusal, "description": "the body is not `application/json` or Markdown"},
@@ -42,3 +47,12 @@ COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "Neo4j or the model is down, or the server is busy (`Retry-After`)",
     },
 }
+# Every route that needs the key may answer these (RequestGuard, Authorized, a Neo4j down).
+GUARDED = (401, 403, 421, 503)
+# And a route that takes a body these (BodyScreen, the guard's body type, its validation).
+WITH_BODY = (*GUARDED, 413, 415, 422)
+
+
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The shared refusals ``codes``, for a route's ``responses`` (beside its own)."""
+    return {code: _REFUSALS[code] for code in codes}

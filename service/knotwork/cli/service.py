@@ -79,6 +79,16 @@ def _knotwork_error(exc: BaseException) -> KnotworkError | None:
     return None
 
 
+def _read_env_file(env_file: Path) -> Settings:
+    """A file that cannot be read is a ConfigError, as a bad setting is: over stdio the agent's
+    client shows it as a tool error, where a usage error killed the server before it spoke."""
+    try:
+        env_file.open("rb").close()  # missing, a folder, unreadable: each an OSError
+    except OSError as exc:
+        raise ConfigError(f"--env-file {env_file} cannot be read: {exc.strerror}") from exc
+    return read_env_file(env_file)
+
+
 @app.command("mcp")
 def mcp_server(
     transport: Annotated[
@@ -108,8 +118,6 @@ def mcp_server(
         typer.Option(
             "--env-file",
             metavar="FILE",
-            exists=True,
-            dir_okay=False,
             help="read the KNOTWORK_* settings from this file (the environment still wins)",
         ),
     ] = None,
@@ -119,7 +127,8 @@ def mcp_server(
 
     Over stdio, stdout carries only the protocol; logs go to stderr. If the server cannot
     start (Neo4j unreachable, a manifest naming another embedding model), it still answers the
-    handshake and every tool call returns the reason as its error. Over http, the REST API's
+    handshake and every tool call returns the reason as its error; Neo4j unreachable is tried
+    again on the next tool call, so the tools work once it is up. Over http, the REST API's
     rule holds: beyond loopback only with KNOTWORK_API_KEY, sent as the X-API-Key header.
     """
     import anyio
@@ -129,7 +138,7 @@ def mcp_server(
 
     try:
         try:
-            settings = read_env_file(env_file) if env_file else get_settings()
+            settings = _read_env_file(env_file) if env_file else get_settings()
         except ConfigError as exc:
             if transport is not Transport.stdio:
                 raise fail(exc) from exc

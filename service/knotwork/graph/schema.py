@@ -109,7 +109,7 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
         if vector.dimension != settings.embed_dimension:
             # An index left by another configuration with no manifest beside it.
             raise ManifestMismatchError(
-                str((manifest or {}).get("embed_model", "an unknown model")),
+                (manifest or {}).get("embed_model"),
                 int(vector.dimension or 0),
                 settings.embed_model,
                 settings.embed_dimension,

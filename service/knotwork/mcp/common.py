@@ -2,24 +2,27 @@
 
 A bad argument or a Knotwork error comes back as a tool error that says what was wrong, never as
 a crash of the server; when the server could not start (Neo4j unreachable, the graph's manifest
-naming another embedding model), every tool call returns the start-up reason as its error.
-"""
+naming another embedding model), every tool call returns the start-up reason as its error
+(Neo4j unreachable: after trying the start again, ``mcp.starting``)."""
 
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
+from annotated_types import MaxLen, MinLen
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
 
-from knotwork.api.schemas import MAX_QUESTION
-from knotwork.api.strict import type_message
+from knotwork.api.schemas import MAX_QUESTION, FiltersIn, RetrieveRequest, Tag
+from knotwork.api.strict import IsoDate, type_message
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
 from knotwork.redact import redact
@@ -30,18 +33,20 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from knotwork.limits import WorkLimiter
+    from knotwork.mcp.starting import LateStart
     from knotwork.serving.writers import VaultWriters
 
 
 @dataclass(frozen=True)
 class Served:
     """The lifespan's state: an open core (and the vault's writers when writes are on), or
-    the reason the server could not start."""
+    the reason the server could not start (with ``late``: tried again by tool calls)."""
 
     core: Core | None = None
     writers: VaultWriters | None = None
     failure: str | None = None
     limiter: WorkLimiter | None = None  # retrievals and answers at once, as REST bounds them
+    late: LateStart | None = None
 
 
 ServedContext = Context[Served, Any]
@@ -49,13 +54,27 @@ _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
-# The tools' arguments, described for the agent that reads the input schema. Bounds are
-# checked by the REST request models (knotwork.api.schemas), so both answer alike; the schema
-# declares the same ones, so an agent sees them before it calls.
+
+def _bounds(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """The length bounds the REST request model declares on ``name`` (annotated-types'
+    ``MinLen``/``MaxLen``), as ``Field`` arguments: one source for what REST checks and what
+    a tool's input schema declares."""
+    bounds = {}
+    for constraint in model.model_fields[name].metadata:
+        if isinstance(constraint, MinLen):
+            bounds["min_length"] = constraint.min_length
+        elif isinstance(constraint, MaxLen):
+            bounds["max_length"] = constraint.max_length
+    return bounds
+
+
+# The tools' arguments, described for the agent that reads the input schema. The request
+# models (knotwork.api.schemas) check them, so both answer alike; the schema declares their
+# bounds, taken from those models, so an agent sees them before it calls.
 Question = Annotated[
     str,
     Field(
-        max_length=MAX_QUESTION,
+        **_bounds(RetrieveRequest, "question"),
         description=f"the question, in plain words (at most {MAX_QUESTION} chars)",
     ),
 ]
@@ -70,11 +89,18 @@ TopK = Annotated[
     ),
 ]
 Folder = Annotated[
-    str | None, Field(description="only notes under this vault-relative folder, e.g. `projects`")
+    str | None,
+    Field(
+        **_bounds(FiltersIn, "folder"),
+        description="only notes under this vault-relative folder, e.g. `projects`",
+    ),
 ]
-Tags = Annotated[list[str] | None, Field(description="only notes with all of these tags, no `#`")]
-DateFrom = Annotated[str | None, Field(description="only notes dated on or after (ISO date)")]
-DateTo = Annotated[str | None, Field(description="only notes dated on or before (ISO date)")]
+Tags = Annotated[
+    list[Tag] | None,
+    Field(**_bounds(FiltersIn, "tags"), description="only notes with all of these tags, no `#`"),
+]
+DateFrom = Annotated[IsoDate | None, Field(description="only notes dated on or after (yyyy-mm-dd)")]
+DateTo = Annotated[IsoDate | None, Field(description="only notes dated on or before (yyyy-mm-dd)")]
 Trust = Annotated[
     Literal["all", "structural"],
     Field(description="`structural`: only facts written by the parser, none a model extracted"),
@@ -111,8 +137,11 @@ class KnotworkServer(MCPServer[Served]):
     ) -> Any:
         tools = {tool.name: tool.input_schema for tool in await self.list_tools()}
         _known_arguments(name, arguments, tools.get(name))
+        state = context.request_context.lifespan_context if context is not None else None
+        if isinstance(state, Served) and state.late is not None:
+            await state.late.attempt()  # Neo4j was down at the start: it may be up now
         try:
-            return await super().call_tool(name, arguments, context)
+            return _compact(await super().call_tool(name, arguments, context))
         except UnexpectedToolError:
             raise
         except ToolError as exc:
@@ -121,6 +150,26 @@ class KnotworkServer(MCPServer[Served]):
             if isinstance(exc.__cause__, ToolError):  # the tool's own message, as written:
                 raise exc.__cause__ from None  # the SDK prefixed "Error executing tool X: "
             raise
+
+
+def _compact(result: Any) -> Any:
+    """The result's text block as compact JSON: the SDK indents it by 2, a quarter of it
+    padding in the agent's context. The structured content is the same data, as it was."""
+    if not isinstance(result, CallToolResult) or result.structured_content is None:
+        return result
+    blocks: list[Any] = []
+    for block in result.content:
+        if isinstance(block, TextContent) and block.text[:1] in ("{", "["):
+            try:
+                text = json.dumps(json.loads(block.text), **_COMPACT)
+            except ValueError:  # a text of the tool's own, not its JSON: as it was
+                text = block.text
+            block = block.model_copy(update={"text": text})
+        blocks.append(block)
+    return result.model_copy(update={"content": blocks})
+
+
+_COMPACT: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
 
 
 def _known_arguments(name: str, arguments: dict[str, Any], schema: dict[str, Any] | None) -> None:
@@ -167,6 +216,8 @@ def add_tool(
 def served(ctx: ServedContext) -> Served:
     """The lifespan's state; the start-up failure, if any, as this call's tool error."""
     state = ctx.request_context.lifespan_context
+    if state.late is not None:
+        return state.late.served()
     if state.core is None:
         raise ToolError(f"the Knotwork MCP server could not start: {state.failure}")
     return state
@@ -190,8 +241,11 @@ def _problems(exc: ValidationError) -> str:
     """Pydantic's messages, each located by the tool argument it is about."""
     problems = []
     for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"] if part != "filters") or "filters"
-        problems.append(f"{where}: {type_message(error)}")
+        where = ".".join(str(part) for part in error["loc"] if part != "filters")
+        if where:
+            problems.append(f"{where}: {type_message(error)}")
+        else:  # the filters as a whole (a date range): its message names the tool's arguments
+            problems.append(str(error["msg"]).removeprefix("Value error, "))
     return "invalid arguments: " + "; ".join(problems)
 
 
@@ -210,8 +264,8 @@ def tool_errors() -> Iterator[None]:
 def filters(
     folder: str | None,
     tags: list[str] | None,
-    date_from: str | None,
-    date_to: str | None,
+    date_from: date | None,
+    date_to: date | None,
     trust: str,
 ) -> dict[str, Any]:
     """The REST request's ``filters`` from a tool's flat arguments."""

@@ -7,6 +7,18 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
 
+from knotwork.mcp.bounded import (
+    CHUNKS_PAGE,
+    FACT_KEYS,
+    FACTS_PAGE,
+    NAMES,
+    ChunkLimit,
+    FactLimit,
+    Offset,
+    fact_keys,
+    names,
+    note_page,
+)
 from knotwork.mcp.common import (
     READ_ONLY,
     NotePath,
@@ -17,7 +29,6 @@ from knotwork.mcp.common import (
     tool_errors,
 )
 from knotwork.retrieve.notes import note_detail, note_history, search_notes, vault_stats
-from knotwork.serving.bodies import NoteFound, NoteSearch
 from knotwork.vault.files import clean_relpath
 
 Limit = Annotated[int, Field(strict=True, ge=1, le=500, description="at most this many, 1 to 500")]
@@ -48,9 +59,29 @@ class Revision(BaseModel):
     kind: str = Field(description="what happened: an ingest, rename, delete, extraction…")
     old_hash: str | None
     new_hash: str | None
-    added: list[str] | None = Field(description="the facts this revision added")
-    removed: list[str] | None = Field(description="the facts this revision removed")
+    added: list[str] | None = Field(
+        description=f"the facts this revision added, the first {FACT_KEYS}"
+    )
+    removed: list[str] | None = Field(
+        description=f"the facts this revision removed, the first {FACT_KEYS}"
+    )
+    added_total: int | None = Field(description="how many facts it added")
+    removed_total: int | None = Field(description="how many facts it removed")
     renamed_from: str | None
+
+
+class NoteFound(BaseModel):
+    path: str
+    title: str
+    aliases: list[str] = Field(description=f"the first {NAMES}")
+    aliases_total: int
+    tags: list[str] = Field(description=f"the first {NAMES}")
+    tags_total: int
+    chunks: int = Field(description="how many chunks the note was cut into")
+
+
+class NoteSearch(BaseModel):
+    notes: list[NoteFound] = Field(description="ordered by path")
 
 
 class NoteHistory(BaseModel):
@@ -59,12 +90,25 @@ class NoteHistory(BaseModel):
 
 
 def register(server: MCPServer[Served]) -> None:
-    async def get_note(path: NotePath, ctx: ServedContext) -> dict[str, Any]:
+    async def get_note(
+        path: NotePath,
+        ctx: ServedContext,
+        chunk_offset: Offset = 0,
+        chunk_limit: ChunkLimit = CHUNKS_PAGE,
+        fact_offset: Offset = 0,
+        fact_limit: FactLimit = FACTS_PAGE,
+    ) -> dict[str, Any]:
         """One note as the graph holds it: its metadata, its chunks (text, heading, lines) and
-        the facts it asserts with their provenance; the same result as GET /notes/{path}."""
+        the facts it asserts with their provenance, as GET /notes/{path} but paged: at most
+        `chunk_limit` chunks from `chunk_offset` (default 20, at most 100), each chunk's text
+        cut at 2,000 chars (`text_chars` says its length), at most `fact_limit` facts from
+        `fact_offset` (default 50, at most 200), and the first 50 aliases, tags and dates.
+        `chunks_total`, `facts_total`, `aliases_total`, `tags_total` and `dates_total` give the
+        totals: call again with a larger offset for the rest."""
         core = core_of(ctx)
         with tool_errors():
-            return await note_detail(core, path)
+            detail = await note_detail(core, path)
+        return note_page(detail, chunk_offset, chunk_limit, fact_offset, fact_limit)
 
     async def search_notes_(
         ctx: ServedContext,
@@ -74,22 +118,25 @@ def register(server: MCPServer[Served]) -> None:
         limit: Limit = 50,
     ) -> NoteSearch:
         """Find notes by name, tag or folder (every criterion given must hold; none lists
-        them all): each with its path, title, aliases, tags and chunk count. Use it to find
-        the path to pass to `get_note` or `note_history`."""
+        them all): each with its path, title, aliases, tags (the first 50 of each, with
+        `aliases_total` and `tags_total`) and chunk count. Use it to find the path to pass to
+        `get_note` or `note_history`."""
         core = core_of(ctx)
         with tool_errors():
             rows = await search_notes(core, text, tag=tag, folder=folder, limit=limit)
-        return NoteSearch(notes=[NoteFound.model_validate(row) for row in rows])
+        notes = [NoteFound.model_validate(names(row, ("aliases", "tags"))) for row in rows]
+        return NoteSearch(notes=notes)
 
     async def note_history_(path: NotePath, ctx: ServedContext, limit: Limit = 20) -> NoteHistory:
         """A note's revisions, newest first, also after it was deleted or renamed away, and
         through its renames (each revision says the path it had then): when, what kind of
-        change, and the facts each revision added and removed."""
+        change, and the facts each revision added and removed: the first 50 of each, with
+        `added_total` and `removed_total`."""
         core = core_of(ctx)
         with tool_errors():
             rows = await note_history(core, path, limit=limit)
             path = clean_relpath(path)
-        revisions = [Revision.model_validate(row) for row in rows]
+        revisions = [Revision.model_validate(fact_keys(row)) for row in rows]
         return NoteHistory(path=path, revisions=revisions)
 
     async def stats(ctx: ServedContext) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from knotwork.mcp.bounded import fact_keys
 from knotwork.mcp.common import NotePath, Served, ServedContext, add_tool, served, tool_errors
 from knotwork.plural import counted
 from knotwork.serving import writes as note_writes
@@ -42,7 +43,9 @@ class NoteWritten(BaseModel):
     detail: str
     ingested_by: str | None = Field(default=None, description="the lease holder, if accepted")
     outcome: dict[str, Any] | None = Field(
-        default=None, description="when done: the ingest's chunks, facts added and removed"
+        default=None,
+        description="when done: the ingest's chunks, facts by extractor, and the first 50 facts "
+        "added and removed (`added_total`, `removed_total` count them all)",
     )
 
 
@@ -58,7 +61,9 @@ def _written(result: WriteResult) -> NoteWritten:
         "accepted": f"the note is {result.done}; {result.ingested_by} brings the graph in step",
         "journaled": result.detail,
     }
-    outcome = ingested(result.outcome).model_dump() if result.outcome is not None else None
+    outcome = None
+    if result.outcome is not None:
+        outcome = fact_keys(ingested(result.outcome).model_dump())
     return NoteWritten(
         path=result.path,
         status=result.status,
@@ -73,7 +78,8 @@ def register(server: MCPServer[Served]) -> None:
         """Create or replace a note's file in the vault and ingest it, as PUT /notes/{path}:
         the next `retrieve` or `ask` sees it. Refused (nothing written) for a path outside the
         vault, through a symbolic link or differing only by case from an existing note, a
-        read-only vault, or a writer holding the vault that would not ingest it."""
+        read-only vault, or a writer holding the vault that would not ingest it. The outcome
+        lists at most 50 facts added and removed, with their totals."""
         state = served(ctx)
         assert state.core is not None and state.writers is not None
         with tool_errors():
@@ -82,7 +88,8 @@ def register(server: MCPServer[Served]) -> None:
     async def delete_note(path: NotePath, ctx: ServedContext) -> NoteWritten:
         """Delete a note's file from the vault and the note from the graph, as DELETE
         /notes/{path}. Refused for a path outside the vault or a symbolic link, a read-only
-        vault, or no note at exactly this path."""
+        vault, or no note at exactly this path. The outcome lists at most 50 facts removed,
+        with their total."""
         state = served(ctx)
         assert state.core is not None and state.writers is not None
         with tool_errors():

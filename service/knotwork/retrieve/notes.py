@@ -11,6 +11,7 @@ from knotwork.core import Core
 from knotwork.errors import FilterError, NoteNotFoundError, VaultPathError
 from knotwork.graph.queries.admin import VAULT_STATS
 from knotwork.graph.queries.reads import (
+    NOTE_CANDIDATES,
     NOTE_DETAIL,
     NOTE_HISTORY,
     NOTES_SEARCH,
@@ -18,7 +19,7 @@ from knotwork.graph.queries.reads import (
 )
 from knotwork.retrieve import cached
 from knotwork.retrieve.types import bare_tag, vault_folder
-from knotwork.text.keys import folded
+from knotwork.text.keys import folded, link_key
 from knotwork.vault.write import checked_relpath, unicode_forms
 
 
@@ -27,7 +28,8 @@ async def note_detail(core: Core, path: str) -> dict[str, Any]:
 
     Raises VaultPathError for a path that is absolute, leaves the vault or is longer than a
     file system allows (as a write, so its echo is cut), and NoteNotFoundError for one the
-    graph does not hold. The path is looked up as sent, then in its other Unicode
+    graph does not hold, naming the notes it may mean (``not_found``). The path is looked up
+    as sent, then in its other Unicode
     forms (a vault from macOS holds decomposed names, a client types composed ones), as PUT
     and DELETE find it; a note beats a placeholder of a link. The note's text is returned as
     data, never interpreted.
@@ -40,8 +42,32 @@ async def note_detail(core: Core, path: str) -> dict[str, Any]:
             return dict(rows[0])
         found = found or (dict(rows[0]) if rows else None)
     if found is None:
-        raise NoteNotFoundError(f"no note {rel!r} in the graph")
+        raise await not_found(core, rel)
     return found
+
+
+# At most this many notes a not-found message suggests: enough for namesakes in two folders.
+CANDIDATES = 3
+
+
+async def not_found(core: Core, rel: str) -> NoteNotFoundError:
+    """The error for a path the graph holds no note at, naming the notes of the same file
+    name, title or alias (case-folded), if any: a caller who typed ``Alice`` or
+    ``mine/alice.md`` for ``mine/Alice.md`` learns the path to send."""
+    stem = rel.rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.lower().endswith(".md") else stem
+    rows = await core.store.read(
+        NOTE_CANDIDATES,
+        vault=core.settings.vault_name,
+        name=folded(stem),
+        lpath=link_key(rel),
+        limit=CANDIDATES,
+    )
+    message = f"no note {rel!r} in the graph"
+    if rows:
+        named = " or ".join(repr(row["path"]) for row in rows)
+        message += f"; did you mean {named}? (paths are exact, with .md)"
+    return NoteNotFoundError(message)
 
 
 async def vault_stats(core: Core) -> dict[str, Any]:

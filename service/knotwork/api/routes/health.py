@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from knotwork.api.deps import CoreDep, KeyGiven
 from knotwork.api.limits import RETRY_AFTER_S
+from knotwork.api.responses import refusals
 from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
 from knotwork.core import Core
@@ -79,8 +80,13 @@ class Readiness(BaseModel):
 @router.get(
     "/health",
     response_model=HealthReport | Readiness,
+    operation_id="health",
+    # Open: a caller may send no key at all (OpenAPI's empty requirement), beside the key that
+    # brings the details.
+    openapi_extra={"security": [{}]},
     responses={
-        503: {"model": HealthReport | Readiness, "description": "a dependency is not ready"}
+        **refusals(403, 421),
+        503: {"model": HealthReport | Readiness, "description": "a dependency is not ready"},
     },
     summary="Readiness of Neo4j, the model servers and the manifest (details only with a key)",
 )

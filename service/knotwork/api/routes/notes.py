@@ -25,7 +25,7 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
 from knotwork.api.limits import RETRY_AFTER_S
-from knotwork.api.responses import Problems, Refusal
+from knotwork.api.responses import GUARDED, WITH_BODY, Problems, Refusal, refusals
 from knotwork.retrieve.notes import note_detail, search_notes, vault_stats
 from knotwork.serving import writes as note_writes
 from knotwork.serving.bodies import (
@@ -141,12 +141,14 @@ def _response(result: WriteResult) -> Ingested | JSONResponse:
     "/notes",
     response_model=NoteSearch,
     summary="Find notes by name, tag or folder",
+    operation_id="findNotes",
     responses={
+        **refusals(*GUARDED),
         422: {
             "model": Problems | Refusal,
             "description": "a folder outside the vault (`VaultPathError`), an empty tag "
             "(`FilterError`), a limit out of range, or a query parameter unknown or given twice",
-        }
+        },
     },
     dependencies=[Depends(known_search)],
 )
@@ -174,6 +176,8 @@ async def find_notes(
     "/notes/{path:notepath}",
     response_model=NoteDetail,
     summary="A note's chunks and facts, with provenance",
+    operation_id="getNote",
+    responses=refusals(*GUARDED, 404, 422),
 )
 async def get_note(path: str, core: CoreDep) -> dict[str, Any]:
     return await note_detail(core, path)
@@ -183,6 +187,8 @@ async def get_note(path: str, core: CoreDep) -> dict[str, Any]:
     "/stats",
     response_model=VaultStats,
     summary="Counts of notes, chunks, entities, facts and pending work",
+    operation_id="stats",
+    responses=refusals(*GUARDED),
 )
 async def stats(core: CoreDep) -> dict[str, Any]:
     return await vault_stats(core)
@@ -192,18 +198,22 @@ async def stats(core: CoreDep) -> dict[str, Any]:
     "/notes/{path:notepath}",
     summary="Write a note into the vault and ingest it",
     response_model=Ingested,
-    # The body's second form, beside text/markdown: the note's text as one JSON string.
+    operation_id="putNote",
+    # The body's second form, beside text/markdown: the note's text as one JSON string. Required
+    # (an empty note is an empty body sent so); api/app.py drops the parameter's default.
     openapi_extra={
         "requestBody": {
+            "required": True,
             "content": {
                 "application/json": {
                     "schema": {"type": "string", "description": "the note's text"},
                     "example": "# Title\n\nText.",
                 }
-            }
+            },
         }
     },
     responses={
+        **refusals(*WITH_BODY),
         202: {
             "model": Accepted,
             "description": "written; the watcher, or this server's running sync, ingests it (or "
@@ -256,7 +266,9 @@ async def put_note(
     "/notes/{path:notepath}",
     summary="Delete a note from the vault and the graph",
     response_model=Ingested,
+    operation_id="deleteNote",
     responses={
+        **refusals(*GUARDED),
         202: {
             "model": Accepted,
             "description": "deleted; the watcher, or this server's running sync, removes it (or "

@@ -13,6 +13,7 @@ from fastapi.responses import StreamingResponse
 
 from knotwork.api.deps import Authorized, CoreDep
 from knotwork.api.limits import LimiterDep
+from knotwork.api.responses import WITH_BODY, Refusal, refusals
 from knotwork.api.schemas import (
     QueryRequest,
     QueryResponse,
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
     from knotwork.answer.respond import AnswerEvent
 
 router = APIRouter(tags=["query"], dependencies=[Authorized])
+
+_REFUSED = {
+    **refusals(*WITH_BODY),
+    409: {
+        "model": Refusal,
+        "description": "the graph was re-embedded with another model while this server ran "
+        "(`ManifestMismatchError`): restart it with the graph's settings",
+    },
+}
 
 _QUERY_EXAMPLES: dict[str, Example] = {
     "answer": Example(
@@ -131,7 +141,11 @@ async def _events(
         "`model_unavailable` (with the ranked evidence) when the chat model does not answer. "
         "Citations the model makes up are removed and listed in `dropped_citations`. " + _SSE_DOC
     ),
-    responses={200: {"content": {"text/event-stream": {"schema": _SSE_EVENT}}}},
+    operation_id="query",
+    responses={
+        **_REFUSED,
+        200: {"content": {"text/event-stream": {"schema": _SSE_EVENT}}},
+    },
 )
 async def query(
     body: Annotated[QueryRequest, Body(openapi_examples=_QUERY_EXAMPLES)],
@@ -174,6 +188,8 @@ async def query(
     "/retrieve",
     response_model=RetrieveResponse,
     summary="Ranked evidence (chunks with note, heading and lines); no model call",
+    operation_id="retrieve",
+    responses=_REFUSED,
 )
 async def retrieve_evidence(
     body: Annotated[RetrieveRequest, Body(openapi_examples=_RETRIEVE_EXAMPLES)],

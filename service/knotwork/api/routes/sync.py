@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
 
 from knotwork.api.deps import Authorized, CoreDep, WritersDep
+from knotwork.api.responses import WITH_BODY, Problems, Refusal, refusals
 from knotwork.serving.bodies import Synced
 from knotwork.serving.writes import sync_all
 
@@ -33,6 +34,16 @@ router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized, Depends(
 @router.post(
     "/sync",
     response_model=Synced,
+    operation_id="sync",
+    responses={
+        **refusals(*WITH_BODY),
+        409: {
+            "model": Refusal,
+            "description": "no vault, a sync already running, or another holder of the "
+            "vault's lease (the detail names it)",
+        },
+        422: {"model": Problems | Refusal, "description": "a body: `/sync` takes none"},
+    },
     summary="Bring the graph in step with the whole vault folder",
 )
 async def sync(core: CoreDep, writers: WritersDep) -> Synced:

@@ -205,6 +205,10 @@ class NoteDetailRow(TypedDict):
     facts: list[dict[str, Any]]
 
 
+class NoteCandidatesRow(TypedDict):
+    path: str
+
+
 class NoteHistoryRow(TypedDict):
     path: str
     at: DateTime
@@ -225,5 +229,6 @@ class NotesSearchRow(TypedDict):
 
 
 NOTE_DETAIL = Query("note_detail", NoteDetailRow)
+NOTE_CANDIDATES = Query("note_candidates", NoteCandidatesRow)
 NOTE_HISTORY = Query("note_history", NoteHistoryRow)
 NOTES_SEARCH = Query("notes_search", NotesSearchRow)

@@ -1,0 +1,88 @@
+"""Bounds on what the MCP note tools return. An agent's context is the budget: a note of
+thousands of links and tags would otherwise come back whole (megabytes) from every read and
+write of it, so lists are cut to a fixed length with their totals beside them, and ``get_note``
+pages its chunks and facts. The REST bodies stay whole: a program reading them has no context
+window to fill, and the README promises them whole."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, TypeVar
+
+from pydantic import Field
+
+FACT_KEYS = 50  # fact keys a write's outcome or a revision lists (added, removed)
+NAMES = 50  # tags, aliases and dates a note's metadata or a search row lists
+CHUNK_CHARS = 2000  # a chunk's text past this is cut (chunks are ~1,200 chars by default)
+CHUNKS_PAGE, MAX_CHUNKS_PAGE = 20, 100
+FACTS_PAGE, MAX_FACTS_PAGE = 50, 200
+
+_T = TypeVar("_T")
+
+Offset = Annotated[int, Field(strict=True, ge=0, description="skip this many first, from 0")]
+ChunkLimit = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=1,
+        le=MAX_CHUNKS_PAGE,
+        description=f"at most this many chunks, 1 to {MAX_CHUNKS_PAGE}",
+    ),
+]
+FactLimit = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=1,
+        le=MAX_FACTS_PAGE,
+        description=f"at most this many facts, 1 to {MAX_FACTS_PAGE}",
+    ),
+]
+
+
+def first(items: Sequence[_T] | None, limit: int) -> tuple[list[_T] | None, int | None]:
+    """The first ``limit`` items and how many there are (None for None: no list at all)."""
+    if items is None:
+        return None, None
+    return list(items[:limit]), len(items)
+
+
+def fact_keys(row: dict[str, Any]) -> dict[str, Any]:
+    """An ingest's outcome or a revision with at most ``FACT_KEYS`` facts added and removed,
+    and their totals."""
+    added, added_total = first(row["added"], FACT_KEYS)
+    removed, removed_total = first(row["removed"], FACT_KEYS)
+    return {
+        **row,
+        "added": added,
+        "removed": removed,
+        "added_total": added_total,
+        "removed_total": removed_total,
+    }
+
+
+def names(row: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``row`` with each list under ``keys`` cut to ``NAMES`` and its total as ``KEY_total``."""
+    cut = dict(row)
+    for key in keys:
+        cut[key], cut[f"{key}_total"] = first(row.get(key), NAMES)
+    return cut
+
+
+def _chunk(chunk: dict[str, Any]) -> dict[str, Any]:
+    text: str = chunk["text"]
+    return {**chunk, "text": text[:CHUNK_CHARS], "text_chars": len(text)}
+
+
+def note_page(
+    detail: dict[str, Any], chunk_offset: int, chunk_limit: int, fact_offset: int, fact_limit: int
+) -> dict[str, Any]:
+    """A page of a note's chunks and facts, its metadata's lists cut, with every total."""
+    chunks, facts = detail["chunks"], detail["facts"]
+    return {
+        "note": names(detail["note"], ("aliases", "tags", "dates")),
+        "chunks": [_chunk(c) for c in chunks[chunk_offset : chunk_offset + chunk_limit]],
+        "chunks_total": len(chunks),
+        "facts": facts[fact_offset : fact_offset + fact_limit],
+        "facts_total": len(facts),
+    }
