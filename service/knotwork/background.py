@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 async def stop(*tasks: asyncio.Task[Any] | None) -> None:
@@ -19,3 +22,21 @@ async def stop(*tasks: asyncio.Task[Any] | None) -> None:
     for outcome in ended:
         if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
             raise outcome
+
+
+async def unless_set(event: asyncio.Event, work: Coroutine[Any, Any, T]) -> asyncio.Task[T] | None:
+    """Run ``work`` until it ends, or until ``event`` is set first: then it is cancelled (and
+    has ended when this returns), and None. Else its task, ended; its failure is raised."""
+    task = asyncio.ensure_future(work)
+    waiting = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait([task, waiting], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiting.cancel()
+        ended = task.done()
+        if not ended:
+            await stop(task)
+    if not ended:
+        return None
+    task.result()
+    return task

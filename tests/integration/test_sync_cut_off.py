@@ -246,3 +246,51 @@ async def test_a_note_refused_in_a_last_batch_written_one_by_one_is_not_counted_
         (1, 3, "writing notes: Bad.md"),  # the deletes' batch under way (in path order)
         (2, 3, "writing notes: Old.md (deleted)"),
     ], calls
+
+
+async def test_a_note_moved_onto_a_placeholder_a_cut_off_sync_left_is_still_moved(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note written before the cut links to where a moved note is going: the placeholder
+    there is no note the next sync holds, so the move is a move (its history kept), not a
+    delete and a new note embedded again."""
+    ingestor = _one_by_one(core, vault)
+    person = "people/Person 040.md"
+    put(vault, "old/Person 040.md", "# Person 040\n\nA person of the vault.\n")
+    put(vault, "W.md", "# W\n\nAnother note.\n")
+    await sync_vault(ingestor)
+    (vault / "people").mkdir()
+    (vault / "old/Person 040.md").rename(vault / person)
+    put(vault, "A.md", "# A\n\nA works with [[people/Person 040]].\n")
+    real = write.write_batch
+
+    async def cut_off(store, batch: Batch):  # type: ignore[no-untyped-def]
+        if any(w.path == person for w in batch.writes):  # Neo4j goes away before the move
+            raise GraphUnavailableError("Neo4j went away")
+        return await real(store, batch)
+
+    monkeypatch.setattr(write, "write_batch", cut_off)
+    with pytest.raises(GraphUnavailableError):
+        await sync_vault(ingestor)
+    placeholder = await ad_hoc(
+        core,
+        "MATCH (n:Note {vault: 't', path: $path}) RETURN n.content_hash AS content_hash",
+        {"path": person},
+        write=False,
+    )
+    assert placeholder == [{"content_hash": None}]  # A.md's link made it
+    assert await _targets(core, "WORKS_WITH", "A.md") == [person]
+
+    monkeypatch.setattr(write, "write_batch", real)
+    report = await sync_vault(ingestor)
+    assert (report.renamed, report.deleted, report.written) == (1, 0, 0), report
+    history = await ad_hoc(
+        core,
+        "MATCH (r:Revision {vault: 't', path: $path}) RETURN r.kind AS kind, "
+        "r.renamed_from AS source ORDER BY r.at",
+        {"path": person},
+        write=False,
+    )
+    assert history == [{"kind": "rename", "source": "old/Person 040.md"}]  # "renamed from"
+    assert await _targets(core, "WORKS_WITH", "A.md") == [person]
+    assert await verify_vault(ingestor) == []

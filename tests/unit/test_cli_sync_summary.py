@@ -176,3 +176,30 @@ def test_a_model_trouble_every_note_met_is_said_once_not_once_a_note(
     ]
     assert "more warning" not in out
     assert "(the embedding model was not available; the embedding model answered vectors " in out
+
+
+@pytest.mark.parametrize(
+    ("waits_for", "said", "unsaid"),
+    [
+        (
+            [],
+            "; `knotwork retry` (or the watcher) finishes them, left by an earlier run",
+            "answers",
+        ),
+        ([CHAT_DOWN], "; `knotwork retry` finishes them once the model answers", "earlier run"),
+    ],
+    ids=["left-by-an-earlier-run", "this-sync's-trouble"],
+)
+def test_the_retry_hint_is_worded_by_why_chunks_wait(
+    capsys: pytest.CaptureFixture[str], waits_for: list[str], said: str, unsaid: str
+) -> None:
+    """Chunks an interrupted first sync left, with the model answering all along the next
+    `ingest`, were said to wait "once the model answers"."""
+    stats = {**STATS, "pending_extractions": 1317}
+    print_sync(SyncSummary(SyncReport(waits_for=waits_for), [], stats))
+    out = " ".join(capsys.readouterr().out.split())
+    line = out[out.index("pending:") :]
+    assert line.startswith(
+        f"pending: 1317 chunks wait for model extraction{' (' if waits_for else ';'}"
+    )
+    assert said in line and unsaid not in line, line

@@ -38,6 +38,9 @@ async def sync_summary(core: Core, report: SyncReport, vault: str) -> SyncSummar
 
 
 RETRY_HINT = "`knotwork retry` finishes them once the model answers"
+# A sync that met no model trouble did not leave what waits: an earlier run did (one cut off
+# before its extraction), and no model has to come back for `knotwork retry` to finish it.
+EARLIER_HINT = "`knotwork retry` (or the watcher) finishes them, left by an earlier run"
 SOURCES_LISTED = 3  # the notes named for each unresolved link
 # Why the sync left chunks pending (SyncReport.waits_for), as the summary says it. None is
 # said when the sync met no trouble: what waits was left by an earlier run, or by design (a
@@ -50,7 +53,8 @@ WHY_PENDING = {
 
 
 def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
-    """A sync's summary; ``finisher`` says what finishes the chunks left pending."""
+    """A sync's summary; ``finisher`` says what finishes the chunks left pending (the default
+    said by cause: this sync's model trouble, or an earlier run's leftovers)."""
     report, stats = summary.report, summary.stats
     typer.echo(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
@@ -73,6 +77,8 @@ def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
             typer.echo(f"  … and {left} more unresolved {plural(left, 'link')}")
     if pending := _pending(stats["pending_embeddings"], stats["pending_extractions"]):
         why = "; ".join(WHY_PENDING.get(w, w) for w in report.waits_for)
+        if finisher == RETRY_HINT and not report.waits_for:
+            finisher = EARLIER_HINT
         typer.secho(
             f"pending: {pending}{f' ({why})' if why else ''}; {finisher}",
             fg=typer.colors.YELLOW,

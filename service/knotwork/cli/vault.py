@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from knotwork import background
 from knotwork.check.folder import another_folder
 from knotwork.cli.app import (
     MAX_LISTED,
@@ -192,8 +193,16 @@ def watch(
         ingestor = Ingestor(core, root=path)
         watcher = VaultWatcher(ingestor, lease(core))
         loop = asyncio.get_running_loop()
+        stopping = asyncio.Event()
+
+        def stop(sig: signal.Signals) -> None:  # a second one ends the process at once
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, signal.SIG_DFL)
+            stopping.set()
+            watcher.stop()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, watcher.stop)
+            loop.add_signal_handler(sig, stop, sig)
         with progress_bar() as progress:
             ready = asyncio.Event()
             task = asyncio.create_task(watcher.run(progress, ready))
@@ -214,9 +223,11 @@ def watch(
                 )
                 summary = await sync_summary(core, watcher.last_report, ingestor.vault)
                 print_sync(summary, finisher)
-                with progress_bar() as progress:
-                    calibration = await calibrate_once(core, ingestor.vault, summary, progress)
-                if calibration is not None:
+                with progress_bar() as progress:  # a stop does not wait for its probes
+                    done = await background.unless_set(
+                        stopping, calibrate_once(core, ingestor.vault, summary, progress)
+                    )
+                if done is not None and (calibration := done.result()) is not None:
                     print_calibration(calibration)
             if console().is_terminal:  # the model's work has a bar from now on, not lines
                 watcher.model_work.shown = progress_bar

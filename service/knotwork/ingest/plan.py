@@ -76,9 +76,12 @@ async def plan_sync(
         asyncio.to_thread(scan_notes, root),  # symlinks skipped, case variants named
     )
     stored = {row["path"]: row["content_hash"] for row in rows}
+    # A placeholder (no hash: a link's target a sync cut off before writing it) is no note of
+    # the folder's: a note at its path is new, or moved there, not stored.
+    held = sum(1 for digest in stored.values() if digest is not None)
     # Derived under older rules or another language setting: rewritten even when unchanged.
     outdated = {row["path"] for row in rows if not row["current"]}
-    _check_seen(root, scan, len(stored), ingestor.vault)
+    _check_seen(root, scan, held, ingestor.vault)
     paths, report.warnings = scan.paths, scan.warnings
     report.errors += scan.errors  # names no note can have: not ingested, as a binary file
     report.notes = len(paths)
@@ -91,7 +94,7 @@ async def plan_sync(
             progress(start, len(paths), f"reading notes: {group[0]}")
         for path, read in await asyncio.to_thread(read_group, root, group, limit):
             if isinstance(read, KnotworkError):
-                kept = "; the graph keeps its last version" if path in stored else ""
+                kept = "; the graph keeps its last version" if stored.get(path) else ""
                 report.errors.append(f"{read}{kept}")
                 unread.add(path)
                 continue
@@ -110,10 +113,10 @@ async def plan_sync(
     for folder, why in sorted(scan.unreadable.items()):
         if folder in gone_folders:
             continue
-        held = sum(1 for p in stored if p.startswith(f"{folder}/"))
+        under = sum(1 for p, h in stored.items() if h and p.startswith(f"{folder}/"))
         report.errors.append(
             f"{folder}/: cannot be listed ({why}); the graph keeps the "
-            f"{counted(held, 'note')} it holds under it as {plural(held, 'it was', 'they were')}"
+            f"{counted(under, 'note')} it holds under it as {plural(under, 'it was', 'they were')}"
         )
     # Only what the scan saw to be absent is gone: a note it could not read, or under a folder
     # it could not list, is kept as the graph holds it.
@@ -127,7 +130,7 @@ async def plan_sync(
         if digest is not None:
             by_hash.setdefault(digest, []).append(path)
     for path, digest in sorted(hashes.items()):
-        if path not in stored and by_hash.get(digest):
+        if stored.get(path) is None and by_hash.get(digest):
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
     if deleted and (vanished := await asyncio.to_thread(_vanished, root, unread) | gone_folders):
@@ -143,7 +146,9 @@ async def plan_sync(
         )
     work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)
-    upserts = [Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=p not in stored) for p in work]
+    upserts = [
+        Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=stored.get(p) is None) for p in work
+    ]
     planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))
     return upserts, deleted, planned
 
@@ -199,10 +204,7 @@ async def _refuse_another_folder(
         return
     refused = folders.another(ingestor.vault, stored, hashes)
     if refused is not None and not new_folder:
-        fix = refused.fix
-        raise VaultFolderError(
-            f"{refused.reason}, so nothing was changed. {fix[0].upper()}{fix[1:]}."
-        )
+        raise VaultFolderError(refused.refusal)
     await ingestor.core.store.write(
         VAULT_FOLDER_SET, vault=ingestor.vault, folder=folders.path, folder_id=folders.ident
     )

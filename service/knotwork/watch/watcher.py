@@ -146,7 +146,10 @@ class VaultWatcher(Applier):
         rehearsal: asyncio.Task[None] | None = None
         try:
             self.started.set()
-            await self.rescan(progress)
+            # A stop cancels the start-up sync, minutes long on a large vault: each of its
+            # batches is a transaction, and the next start's rescan does what it left.
+            if await background.unless_set(self._stop_asked, self.rescan(progress)) is None:
+                return
             rehearsal = rehearse.start(self.ingestor.core)  # the first edit plans none
             if ready:
                 ready.set()

@@ -1,0 +1,125 @@
+"""Ctrl-C stops `knotwork watch` within the promised time, also during its start-up sync (which
+it cancels: the next start's rescan does the rest), and a second one ends it at once."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from knotwork.check.verify import verify_vault
+from knotwork.core import Core
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.integration.conftest import put
+from tests.integration.test_watch_summary import _env
+
+HELD_S = 90.0  # the slow embedder holds a note's texts this long at most
+
+
+def _slow_embedder(fake_ollama: FakeOllama) -> tuple[threading.Event, threading.Event]:
+    """Texts of notes about herons held until released (the model's probes answer at once):
+    whether such a call came, and the release."""
+    entered, released = threading.Event(), threading.Event()
+
+    def embed(texts: list[str], dim: int) -> list[list[float]]:
+        if any("heron" in text for text in texts):
+            entered.set()
+            released.wait(HELD_S)
+        return [hash_embedding(text, dim) for text in texts]
+
+    fake_ollama.embed_script = embed
+    return entered, released
+
+
+def _watch(settings: Settings, tmp_path: Path, vault: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
+        env={**_env(settings), "KNOTWORK_EXTRACT": "false"},
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+def _ended(watcher: subprocess.Popen[str], within: float) -> float | None:
+    """Seconds until the watcher ended, or None when it did not within ``within``."""
+    began = time.monotonic()
+    try:
+        watcher.wait(timeout=within)
+    except subprocess.TimeoutExpired:
+        return None
+    return time.monotonic() - began
+
+
+async def test_ctrl_c_during_the_start_up_sync_cancels_it(
+    core: Core, settings: Settings, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """SIGINT while the first sync waited for a slow embedder: the watcher finished the sync,
+    calibrated and said "watching" before it stopped, a minute later."""
+    entered, released = _slow_embedder(fake_ollama)
+    vault = tmp_path / "vault"
+    put(vault, "Lake.md", "# Lake\n\nA note with no bird.\n")
+    for n in range(3):
+        put(vault, f"Heron {n}.md", f"# Heron {n}\n\nA heron by the lake.\n")
+    watcher = _watch(settings, tmp_path, vault)
+    try:
+        assert entered.wait(90), f"the sync never embedded (exit {watcher.poll()})"
+        watcher.send_signal(signal.SIGINT)
+        took = _ended(watcher, 20)
+        assert took is not None, "the watcher did not stop within 20 s of Ctrl-C"
+        assert not released.is_set()  # the embedder still held the sync's texts
+        said = watcher.stdout.read() if watcher.stdout else ""
+    finally:
+        released.set()
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+    assert watcher.returncode == 0, said
+    assert "watching" not in said.replace("stopped watching", "") and "relevance floor" not in (
+        said
+    ), said
+    assert f"stopped watching {vault}" in said, said
+    # Nothing half-written: the next sync finishes what the cancelled one left.
+    fake_ollama.embed_script = None
+    ingestor = Ingestor(core, root=vault, vault="s", extract_enabled=False)
+    report = await sync_vault(ingestor)
+    assert not report.errors and report.written + report.unchanged == 4, report
+    assert await verify_vault(ingestor) == []
+
+
+def test_a_second_ctrl_c_ends_the_watcher_at_once(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    """The first stop applies what waits, for at most STOP_FLUSH_S, here a change the slow
+    embedder holds; a second Ctrl-C does not wait for it."""
+    entered, released = _slow_embedder(fake_ollama)
+    vault = tmp_path / "vault"
+    put(vault, "Lake.md", "# Lake\n\nA note with no bird.\n")
+    watcher = _watch(settings, tmp_path, vault)
+    try:
+        assert watcher.stdout is not None
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not watcher.stdout.readline().startswith("watching"):
+            assert watcher.poll() is None, "the watcher ended before it watched"
+        put(vault, "Heron.md", "# Heron\n\nA heron by the lake.\n")
+        time.sleep(0.5)  # its event is seen; the stop applies it at once
+        watcher.send_signal(signal.SIGINT)
+        assert entered.wait(30), "the stop did not apply the waiting change"
+        assert _ended(watcher, 2) is None  # the first stop waits for the change
+        watcher.send_signal(signal.SIGINT)
+        took = _ended(watcher, 5)
+        assert took is not None, "a second Ctrl-C did not end the watcher"
+        assert not released.is_set()
+    finally:
+        released.set()
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+    assert watcher.returncode == -signal.SIGINT
