@@ -183,3 +183,24 @@ def test_a_model_down_at_start_up_is_said_once_not_once_a_note_nor_twice(
     assert printed.count("warning: Odd.md: frontmatter ignored") == 1, printed
     assert "Odd.md: frontmatter ignored" not in logged, logged
     assert "  [[Acme Corp]] from Ann.md, Ben.md, Cai.md, … and 1 more" in printed, printed
+
+
+def test_start_up_warnings_past_the_summarys_list_are_logged_not_lost(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    """The start-up sync's warnings are printed in its summary, not logged as well; the
+    summary lists 30, and those past it were said nowhere."""
+    vault = tmp_path / "vault"
+    for i in range(32):
+        put(vault, f"Odd{i:02}.md", "---\nkey: [unclosed\n---\nOdd works.\n")
+    err = tmp_path / "watch.log"
+    with err.open("w") as log_file:
+        printed = _watched_then_stopped(vault, settings, tmp_path, log_file)
+    logged = err.read_text()
+    assert "… and 2 more warnings" in printed, printed
+    listed = [n for n in range(32) if f"warning: Odd{n:02}.md: frontmatter ignored" in printed]
+    assert len(listed) == 30, printed
+    for n in sorted(set(range(32)) - set(listed)):  # the two past the list: in the log, once
+        assert logged.count(f"Odd{n:02}.md: frontmatter ignored") == 1, logged
+    for n in listed:  # the listed ones: printed only
+        assert f"Odd{n:02}.md: frontmatter ignored" not in logged, logged

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -38,6 +39,7 @@ from knotwork.plural import plural
 from knotwork.retrieve.calibrate import calibrate_vault
 from knotwork.retrieve.relevance import Calibration
 
+log = logging.getLogger(__name__)
 NO_FOLDER = "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"
 # What `ingest` refused by a watcher is told: the watcher already does what it would.
 INGEST_WATCHED = (
@@ -223,6 +225,8 @@ def watch(
                 )
                 summary = await sync_summary(core, watcher.last_report, ingestor.vault)
                 print_sync(summary, finisher)
+                for warning in watcher.last_report.own_warnings[MAX_LISTED:]:
+                    log.warning("%s", warning)  # past the summary's list: not lost, logged
                 with progress_bar() as progress:  # a stop does not wait for its probes
                     done = await background.unless_set(
                         stopping, calibrate_once(core, ingestor.vault, summary, progress)
