@@ -166,3 +166,36 @@ async def test_other_vaults_never_crowd_a_vaults_similar_entities_out(
         assert report.linked == len(edges[vault]), vault
     assert edges["t"] == want
     assert edges["u"] == edges["w"] == want
+
+
+async def test_two_copies_of_a_vault_get_the_same_similar_edges(
+    core: Core, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """Neighbours at the same score are taken by key, not in the vector index's order (which
+    the other vault's copies shape), so the vault ingested second gets the first's edges."""
+    names = ["pi chi company", "tau chi company", "rho chi company", "chi psi company"]
+    names += ["chi eta company", "pi phi company"]
+    dimension = core.settings.embed_dimension
+    vectors = {entity_key(n): hash_embedding(n, dimension) for n in names}
+    ties = 0  # entities whose second nearest (within the threshold) ties with the third
+    for key, vector in vectors.items():
+        cosines = sorted(
+            (
+                round(sum(x * y for x, y in zip(vector, v, strict=True)), 6)
+                for k, v in vectors.items()
+                if k != key
+            ),
+            reverse=True,
+        )
+        ties += cosines[1] == cosines[2] >= 0.5
+    assert ties >= 3  # the geometry, computed above: the cut at two falls inside ties
+    edges: dict[str, set[tuple[object, object]]] = {}
+    for name in ("t", "u"):  # the same notes in two folders, ingested one after the other
+        folder = tmp_path / name
+        for i, company in enumerate(names):
+            put(folder, f"{i}.md", f"---\ncompany: {company}\n---\nWorks at a company.\n")
+        report = await sync_vault(ingestor_for(core, folder, 0.5, name, similarity_top_k=2))
+        edges[name] = {(r["a"], r["b"]) for r in await similar(core, name)}
+        assert report.linked == len(edges[name]), name
+    assert len(edges["t"]) >= len(names)
+    assert edges["u"] == edges["t"]

@@ -73,9 +73,10 @@ async def _link(
 ) -> int:
     """Link ``keys`` to their ``top_k`` nearest entities of the vault within ``threshold``.
     The vector index holds every vault's entities: an entity whose page came back full of
-    other vaults' is asked again with four times the neighbours, up to ``MAX_CANDIDATES``,
-    so a vault's edges never depend on what other vaults hold."""
-    k, linked = top_k + 1, set[str]()  # the entity itself comes back first
+    other vaults' (or ending inside a tie at its ``top_k``-th, which is taken by key) is asked
+    again with four times the neighbours, up to ``MAX_CANDIDATES``, so a vault's edges never
+    depend on what other vaults hold."""
+    k, linked = top_k + 1, set[str]()  # the entity itself is on its own page
     while keys:
         [row] = await store.write(
             ENTITY_SIMILAR_LINK,
