@@ -1,20 +1,30 @@
 // Take or renew the one-writer lease of a vault, unless another live holder has it.
-// Parameters: $vault (str), $holder (str, unique per writer; the API's writers share one),
-//             $host (str), $pid (int), $ttl_s (int, seconds until the lease lapses without
+// Parameters: $vault (str), $guard (str: the reserved name of the lease `knotwork reembed`
+//             holds over every vault of the database, graph/reembed_guard.py), $holder (str,
+//             unique per writer; the API's writers share one), $host (str), $pid (int), $ttl_s (int, seconds until the lease lapses without
 //             renewal), $status (map: mode, watches (bool: the holder follows the files), and a
 //             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
-//          recorded), heartbeat_at (of whoever holds it); no row when the lease was given back
-//          while this waited for its lock (it is free: run it again)
+//          recorded), heartbeat_at (of whoever holds it), reembed (map of the live re-embedding's
+//          lease, holder, host, pid, mode and heartbeat_at, when one refuses it, else null); no
+//          row when the lease was given back while this waited for its lock (it is free: run it
+//          again)
+// The guard's write lock first, by every writer of every vault: a writer taking its lease and a
+// re-embedding taking the guard are one at a time, so neither misses the other.
+MERGE (g:Lease {vault: $guard})
+ON CREATE SET g.expires_at = datetime() - duration('PT1S')
+SET g._lock = true
+REMOVE g._lock
+WITH g, coalesce(g.expires_at >= datetime() AND g.holder <> $holder, false) AS guarded
 MERGE (l:Lease {vault: $vault})
 ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')
 // The node's write lock before its holder is read: two writers taking a lapsed lease at once
 // would otherwise both read it free and both be told ok (the later SET waits, then overwrites).
 SET l._lock = true
 REMOVE l._lock
-WITH l, (l.holder = $holder OR l.expires_at < datetime()) AS free
+WITH g, guarded, l, (NOT guarded AND (l.holder = $holder OR l.expires_at < datetime())) AS free
 CALL (l, free) {
   WITH l WHERE free
   SET l.holder = $holder, l.host = $host, l.pid = $pid,
@@ -28,4 +38,6 @@ CALL (l, free) {
   RETURN false AS ok
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
-       l.watches AS watches, l.heartbeat_at AS heartbeat_at
+       l.watches AS watches, l.heartbeat_at AS heartbeat_at,
+       CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
+       END AS reembed

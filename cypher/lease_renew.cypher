@@ -1,24 +1,35 @@
 // Renew the lease of a vault for the holder that has it, and for no one else: a lease that
 // lapsed and was taken by another holder (or given back) stays lost.
-// Parameters: $vault (str), $holder (str), $ttl_s (int), $status (map: mode, watches, …)
+// A live re-embedding of the database (the guard's lease, held by another) ends it too.
+// Parameters: $vault (str), $guard (str: the re-embedding's lease, graph/reembed_guard.py),
+//             $holder (str), $ttl_s (int), $status (map: mode, watches, …)
 // Returns: holder, host, pid, mode, watches (bool or null), heartbeat_at (of whoever holds it
-//          now; null when no one does), ok (bool: renewed for $holder); no row when the lease
-//          was deleted while this waited for its lock (no one holds it)
+//          now; null when no one does), ok (bool: renewed for $holder), reembed (map of the
+//          live re-embedding's lease, holder, host, pid, mode and heartbeat_at, or null); no
+//          row when the lease was deleted while this waited for its lock (no one holds it)
+// The guard's write lock first, as lease_acquire takes it.
+MERGE (g:Lease {vault: $guard})
+ON CREATE SET g.expires_at = datetime() - duration('PT1S')
+SET g._lock = true
+REMOVE g._lock
+WITH g, coalesce(g.expires_at >= datetime() AND g.holder <> $holder, false) AS guarded
 OPTIONAL MATCH (l:Lease {vault: $vault})
 // The node's write lock before its holder is read: a renewal racing a writer that takes the
 // lapsed lease would otherwise read its own holder, wait, and extend the other's lease as ok.
 FOREACH (locked IN CASE WHEN l IS NULL THEN [] ELSE [l] END |
   SET locked._lock = true
   REMOVE locked._lock)
-WITH l
-CALL (l) {
-  WITH l WHERE l IS NOT NULL AND l.holder = $holder
+WITH g, guarded, l
+CALL (l, guarded) {
+  WITH l WHERE NOT guarded AND l IS NOT NULL AND l.holder = $holder
   SET l.heartbeat_at = datetime(), l.expires_at = datetime() + duration({seconds: $ttl_s}),
       l += $status
   RETURN true AS ok
   UNION
-  WITH l WHERE l IS NULL OR l.holder <> $holder
+  WITH l WHERE guarded OR l IS NULL OR l.holder <> $holder
   RETURN false AS ok
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
-       l.watches AS watches, l.heartbeat_at AS heartbeat_at
+       l.watches AS watches, l.heartbeat_at AS heartbeat_at,
+       CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
+       END AS reembed

@@ -16,6 +16,7 @@ KnotworkError
 ├── SchemaError            constraints or indexes could not be created or did not come ONLINE
 ├── ManifestMismatchError  the graph was built with another embedding model or dimension, or
 │                          re-embedded with one since this process last found it matching
+│   └── ReembedInterruptedError  a re-embedding was interrupted (or runs now): run it again
 ├── ModelUnavailableError  a model server (Ollama, OpenAI-like) is unreachable or lacks a model,
 │                          or the in-process embedder's worker process died and would not restart
 │   └── VectorsRejectedError  the embedding model answered vectors that cannot be stored
@@ -36,6 +37,7 @@ KnotworkError
 ├── ServerBusyError        every retrieval slot is taken and the queue is full
 ├── LeaseHeldError         another live writer (a watcher) holds the vault's lease
 │   └── LeaseLostError     a writer's lease was taken over while it wrote (it stops writing)
+│       └── ReembedRunningError  a `knotwork reembed` holds every vault of the database
 ├── QueryNotFoundError     a named Cypher query does not exist in cypher/
 └── RetrieverClosedError   a KnotworkRetriever (LlamaIndex) asked after, or while, it was closed
 """
@@ -145,6 +147,41 @@ class ManifestMismatchError(KnotworkError):
         )
 
 
+class ReembedInterruptedError(ManifestMismatchError):
+    """The manifest is marked as re-embedding to ``model``: a `knotwork reembed` runs now
+    (``running`` names it) or was cut off, its vectors and indexes part one model's, part the
+    other's. Refused as a mismatch is, by every command and server, whatever its settings;
+    only `knotwork reembed` run again (or let finish) mends it."""
+
+    def __init__(
+        self,
+        model: str,
+        dimension: int,
+        wanted_model: str,
+        wanted_dim: int,
+        *,
+        running: str | None = None,
+    ) -> None:
+        self.stored_model, self.stored_dim = model, dimension
+        self.wanted_model, self.wanted_dim = wanted_model, wanted_dim
+        self.running = running
+        if running:
+            KnotworkError.__init__(
+                self,
+                f"the graph is being re-embedded to {model!r} ({dimension} dimensions) by "
+                f"`knotwork reembed` ({running}): writes and questions are refused until it "
+                "is done; then start the writers and servers with that model's settings.",
+            )
+            return
+        KnotworkError.__init__(
+            self,
+            f"a re-embedding to {model!r} ({dimension} dimensions) was interrupted: run "
+            "`knotwork reembed` again (it redoes it, with the configured KNOTWORK_EMBED_MODEL); "
+            "until it completes, the graph's vectors are part one model's, part another's, "
+            "so writes and questions are refused.",
+        )
+
+
 class ModelUnavailableError(KnotworkError):
     """A model server (Ollama, an OpenAI-compatible one) is unreachable, or a configured model
     has not been pulled; or the in-process embedder's worker process died again after its one
@@ -226,6 +263,12 @@ class LeaseLostError(LeaseHeldError):
     def __init__(self, message: str, lapsed: str = "") -> None:
         super().__init__(message)
         self.lapsed = lapsed or message
+
+
+class ReembedRunningError(LeaseLostError):
+    """A live `knotwork reembed` holds every vault of the database (graph/reembed_guard.py): a
+    writer is refused, or one whose lease it found lapsed stops. Not waited out: the graph
+    names another model once it is done."""
 
 
 class QueryNotFoundError(KnotworkError, KeyError):

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
+from knotwork.cli import lease_taken
 from knotwork.core import Core, open_core
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import retry
@@ -164,21 +165,23 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     assert states == ["pending"], states
 
 
-def test_a_writer_refused_by_the_apis_extraction_is_told_to_try_again_shortly(
-    env: None, ann_vault: Path
+def test_a_writer_waits_for_the_apis_extraction_and_is_told_when_it_gives_up(
+    env: None, ann_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The API server's background extraction holds the lease a few chunks at a time: the
-    refusal says so, rather than to stop a writer that gives the lease back in a moment."""
+    """The API server's background extraction holds the lease a few chunks at a time: a CLI
+    writer waits for it (saying so), for a bounded time, rather than being refused at once or
+    told to stop a writer that gives the lease back in a moment."""
+    monkeypatch.setattr(lease_taken, "EXTRACTION_WAIT_S", 1.0)
     # the API server's background extraction: serving/writers.py MODEL_MODE
     lease = asyncio.run(hold_vault({"mode": "rest-extract", "watches": False}))
     for command in (["ingest", str(ann_vault), "--no-extract"], ["retry"], ["reembed"]):
         refused = CliRunner().invoke(cli, command)
         assert refused.exit_code == 1, (command, refused.output)
         said = " ".join(refused.output.split())
-        assert lease.holder in said and "mode rest-extract" in said, said
-        assert "the API server extracting facts for notes written over REST" in said, said
-        assert "gives the lease back between passes, so try again shortly" in said, said
-        assert "(or stop the API)" in said and "after it died" not in said, said
+        assert "waiting for the API server's extraction pass to give vault" in said, said
+        assert lease.holder in said and "background extraction" in said, said
+        assert "did not give it back within 1 s" in said, said
+        assert "stop the API server first" in said and "after it died" not in said, said
 
 
 def test_retry_says_what_stays_pending_and_exits_1_while_the_model_is_down(

@@ -60,8 +60,8 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
         return service.schema.Reembedded(76)
 
     @asynccontextmanager
-    async def writing(*_: Any) -> AsyncIterator[None]:
-        yield
+    async def writing(*_: Any) -> AsyncIterator[Any]:
+        yield SimpleNamespace(ttl_s=30, holder="h")  # the vault's lease, then the database's
 
     class Linker:
         def __init__(self, core: Any) -> None: ...
@@ -72,9 +72,10 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
     core = SimpleNamespace(settings=make_settings(), load_embedder=None, store=None)
     monkeypatch.setattr(service.schema, "reembed", reembed)
     monkeypatch.setattr(service, "writing", writing)
+    monkeypatch.setattr(service, "holding", writing)
     monkeypatch.setattr(service, "Ingestor", Linker)
     monkeypatch.setattr(
-        service, "with_core", lambda work, models, first=None: asyncio.run(work(core))
+        service, "with_core", lambda work, models, first=None, **_: asyncio.run(work(core))
     )
     clock = iter(float(t) for t in (0, 11, 12, 25))
     # The CLI's clock only: the event loop reads time.monotonic too.

@@ -69,3 +69,63 @@ def test_a_sighup_the_process_was_started_ignoring_stays_ignored(tmp_path: Path)
     child.send_signal(signal.SIGHUP)
     out, err = child.communicate(timeout=30)
     assert (out, child.returncode) == ("cleaned up\nfinished\n", 0), err
+
+
+# A long command that says where it stands when stopped: its cleanup waits ``argv[1]`` s.
+SAID = """
+import asyncio, sys
+from knotwork.cli.app import with_core
+
+stage = {"done": 0}
+
+async def work(core):
+    stage["done"] = 3
+    print("ready", flush=True)
+    try:
+        await asyncio.sleep(60)
+    finally:
+        await asyncio.sleep(float(sys.argv[1]))
+    return "finished"
+
+print(with_core(work, connect=False, stopped_said=lambda: f"stopped: {stage['done']} done"))
+"""
+
+
+def start_said(tmp_path: Path, cleanup_s: str) -> subprocess.Popen[str]:
+    env = child_env(
+        {"KNOTWORK_NEO4J_PASSWORD": "unused", "KNOTWORK_NEO4J_URI": "bolt://127.0.0.1:9"}
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", SAID, cleanup_s],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == "ready\n", child.stderr and child.stderr.read()
+    return child
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_long_command_stopped_says_where_it_stands_then_ends_by_the_signal(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Before, Ctrl-C or SIGTERM ended `ingest`, `reembed` or `verify` with no line at all."""
+    child = start_said(tmp_path, "0.05")
+    child.send_signal(sig)
+    out, err = child.communicate(timeout=30)
+    assert out == "stopped: 3 done\n", err
+    assert child.returncode == -sig, err  # a shell's 130 or 143
+
+
+def test_a_second_ctrl_c_ends_a_long_command_at_once(tmp_path: Path) -> None:
+    """The first Ctrl-C waits for the cleanup (here 60 s); the second does not."""
+    child = start_said(tmp_path, "60")
+    child.send_signal(signal.SIGINT)
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(timeout=1)
+    child.send_signal(signal.SIGINT)
+    child.wait(timeout=5)
+    assert child.returncode == -signal.SIGINT

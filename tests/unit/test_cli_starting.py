@@ -153,8 +153,8 @@ def test_each_command_names_each_step_of_its_start_in_the_one_order(
     each command's start is now the same steps, in ingest's order, from ``start_steps``."""
     named: list[list[str]] = []
 
-    def with_core(work: Any, **how: Any) -> Any:  # stops where the work would begin
-        named.append([step.what for step in start_steps(get_settings(), **how)])
+    def with_core(work: Any, stopped_said: Any = None, **how: Any) -> Any:  # stops where
+        named.append([step.what for step in start_steps(get_settings(), **how)])  # work begins
         raise typer.Exit(0)
 
     for module in COMMAND_MODULES:

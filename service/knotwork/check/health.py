@@ -21,7 +21,12 @@ from knotwork.check.reports import (
     RelevanceReport,
 )
 from knotwork.core import Core
-from knotwork.errors import GraphAuthError, KnotworkError, ManifestMismatchError
+from knotwork.errors import (
+    GraphAuthError,
+    KnotworkError,
+    ManifestMismatchError,
+    ReembedInterruptedError,
+)
 from knotwork.graph import schema, zero_vectors
 from knotwork.graph.lease import lease_status, watches
 from knotwork.graph.store import EXPECTED_INDEXES
@@ -109,6 +114,16 @@ async def _ollama(core: Core) -> OllamaReport | None:
 async def _manifest(core: Core) -> ManifestReport:
     try:
         stored = await schema.check_manifest(core.store, core.settings)
+    except ReembedInterruptedError as exc:  # running: wait for it; cut off: only a run again
+        return ManifestReport(
+            ok=False,
+            error=redact(str(exc)),
+            reason=f"a re-embedding to {exc.stored_model} ({exc.stored_dim} dimensions) "
+            + ("is running" if exc.running else "was interrupted"),
+            fix=f"wait for `knotwork reembed` ({exc.running}) to finish"
+            if exc.running
+            else "run `knotwork reembed` again (it redoes the re-embedding)",
+        )
     except ManifestMismatchError as exc:  # `init` refuses it too: only these two mend it
         return ManifestReport(
             ok=False,

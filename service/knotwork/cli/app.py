@@ -14,14 +14,15 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
 from knotwork.cli.helptext import App
+from knotwork.cli.lease_taken import take
 from knotwork.cli.logs import terminal_log
 from knotwork.cli.starting import start_steps, starting
 from knotwork.core import Core, open_core
@@ -94,22 +95,28 @@ def fail(exc: KnotworkError) -> typer.Exit:
 STOPPING = (signal.SIGTERM, signal.SIGHUP)
 
 
-def _cancel_on_signals(task: asyncio.Task[Any], received: list[signal.Signals]) -> None:
-    """Cancel ``task`` on a STOPPING signal, noted in ``received``. A command that handles one
-    itself (``watch``) replaces this handler; one the process was started ignoring (nohup's
-    SIGHUP) stays ignored. Only the main thread takes signals (a test may run a command in
-    another)."""
+def _cancel_on_signals(
+    task: asyncio.Task[Any], received: list[signal.Signals], sigint: bool = False
+) -> None:
+    """Cancel ``task`` on a STOPPING signal (and SIGINT, with ``sigint``), noted in
+    ``received``. A command that handles one itself (``watch``) replaces this handler; one the
+    process was started ignoring (nohup's SIGHUP) stays ignored. Only the main thread takes
+    signals (a test may run a command in another)."""
     if threading.current_thread() is not threading.main_thread():
         return
     loop = asyncio.get_running_loop()
 
     def stop(sig: signal.Signals) -> None:
         received.append(sig)
-        loop.remove_signal_handler(sig)  # a second one ends the process at once, as Ctrl-C's
+        loop.remove_signal_handler(sig)  # a second one ends the process at once
+        signal.signal(sig, signal.SIG_DFL)  # SIGINT's would be Python's KeyboardInterrupt
         task.cancel()
 
-    for sig in STOPPING:
-        if signal.getsignal(sig) is signal.SIG_DFL:
+    for sig in (*STOPPING, signal.SIGINT) if sigint else STOPPING:
+        # SIGINT's handler is asyncio's (a KeyboardInterrupt once the task has ended).
+        if signal.getsignal(sig) is not signal.SIG_IGN and (
+            sig == signal.SIGINT or signal.getsignal(sig) is signal.SIG_DFL
+        ):
             loop.add_signal_handler(sig, stop, sig)
 
 
@@ -131,6 +138,7 @@ def with_core(
     first: Callable[[Core], Awaitable[None]] | None = None,
     ready: bool = False,
     connect: bool = True,
+    stopped_said: Callable[[], str] | None = None,
 ) -> T:
     """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
     SIGTERM and SIGHUP cancel it, as Ctrl-C does, and then end the process.
@@ -145,13 +153,15 @@ def with_core(
     ``ready``: the schema applied and the manifest checked (``Core.ensure_ready``), after the
     model clients (a setting they refuse writes no manifest).
     ``connect=False``: the work makes Neo4j's first query and reports its failure (doctor).
+    ``stopped_said``: where things stand when a signal (Ctrl-C too) stopped the work, said before
+    the process ends by it: a long command's user learns what was done and what to run.
     """
     stopped: list[signal.Signals] = []
 
     async def run() -> T:
         task = asyncio.current_task()
         assert task is not None
-        _cancel_on_signals(task, stopped)
+        _cancel_on_signals(task, stopped, sigint=stopped_said is not None)
         settings = get_settings()
         steps = start_steps(settings, first=first, models=models, ready=ready, connect=connect)
         with starting(console()) as start:
@@ -168,6 +178,9 @@ def with_core(
         raise fail(exc) from exc  # said before the process ends, when it was stopped
     finally:
         if stopped:
+            if stopped_said is not None:
+                with contextlib.suppress(OSError):  # a terminal already closed (SIGHUP)
+                    typer.echo(stopped_said())
             _end_by(stopped[0])
 
 
@@ -177,10 +190,15 @@ def writer_lease(core: Core, watched: str = WATCHED) -> Lease:
     return Lease(core.store, core.settings.vault_name, core.settings.lease_ttl_s, watched=watched)
 
 
-def writing(core: Core, mode: str, watched: str = WATCHED) -> AbstractAsyncContextManager[Lease]:
+@contextlib.asynccontextmanager
+async def writing(core: Core, mode: str, watched: str = WATCHED) -> AsyncIterator[Lease]:
     """The vault's lease for a command that writes the graph but does not watch the files:
-    refused (LeaseHeldError, exit 1) while a watcher or another writer holds it."""
-    return holding(writer_lease(core, watched), {"mode": mode, "watches": False})
+    refused (LeaseHeldError, exit 1) while a watcher or another writer holds it; the API's
+    background extraction, which gives it back between passes, waited out (cli/lease_taken)."""
+    lease, status = writer_lease(core, watched), {"mode": mode, "watches": False}
+    await take(lease, status)
+    async with holding(lease, status) as held:
+        yield held
 
 
 PROGRESS_EVERY_S = 10.0

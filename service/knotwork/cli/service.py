@@ -15,9 +15,12 @@ from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
 from knotwork.cli.app import app, fail, progress_bar, with_core, writer_lease, writing
 from knotwork.cli.printed import reembed_refused
+from knotwork.cli.stopped import ReembedStopped
 from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
+from knotwork.graph.lease import holding
+from knotwork.graph.reembed_lease import ReembedLease
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.llm.ollama_probe import not_pulled
 from knotwork.llm.reembed_vectors import vectors_apart
@@ -184,7 +187,9 @@ def init() -> None:
 def reembed() -> None:
     """Re-embed every chunk with the configured embedding model and rebuild the vector index.
 
-    Holds the lease of KNOTWORK_VAULT_NAME meanwhile: stop the watcher first."""
+    Holds the lease of KNOTWORK_VAULT_NAME and one over every vault of the database meanwhile:
+    stop every vault's watcher and writer first."""
+    stage = ReembedStopped()  # how far it got, said if a signal stops it
     # A watcher embeds with the model it started with: it must not go on beside the new one.
     watched = (
         "The watcher embeds with the model it started with: stop it first, run `knotwork "
@@ -192,22 +197,24 @@ def reembed() -> None:
     )
 
     async def work(core: Core) -> tuple[schema.Reembedded, int]:
-        async with writing(core, "cli-reembed", watched):
+        status = {"mode": "cli-reembed", "watches": False}  # no other vault's writer meanwhile
+        async with (
+            writing(core, "cli-reembed", watched) as lease,
+            holding(ReembedLease(core.store, lease.ttl_s, lease.holder), status),
+        ):
             # A text the model refuses alone waits for `knotwork retry`, the rest re-embedded.
             embed = vectors_apart(core.load_embedder, core.settings.embed_dimension)
             # As ingest's and retry's: a bar on a terminal, else a log line every few seconds
             # (a "\r" written to a pipe or a file ran every count into one line).
             with progress_bar() as bar:
-                done = await schema.reembed(
-                    core.store,
-                    core.settings,
-                    embed,
-                    lambda done, total: bar(done, total, "re-embedding chunks"),
-                )
+                done = await stage.reembed(core, embed, bar)
             return done, await Ingestor(core).link_entities()
 
     done, linked = with_core(
-        work, models=True, first=lambda core: writer_lease(core, watched).check_free()
+        work,
+        models=True,
+        first=lambda core: writer_lease(core, watched).check_free(),
+        stopped_said=stage.said,
     )
     settings = get_settings()
     typer.echo(

@@ -23,6 +23,7 @@ from knotwork.cli.app import (
 )
 from knotwork.cli.options import VaultPath
 from knotwork.cli.printed import errors_put_back, retried
+from knotwork.cli.stopped import SyncStopped, verify_stopped
 from knotwork.cli.synced import (
     SyncSummary,
     calibrate_once,
@@ -69,11 +70,14 @@ def ingest(
     """Bring the graph in step with a whole vault, with a progress bar and a summary; exit 1
     when a file could not be ingested."""
 
+    stage = SyncStopped()  # how far it got, said when Ctrl-C or SIGTERM stops it
+
     async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         with progress_bar() as progress:  # on to the calibration: no silent seconds after
             async with writing(core, "cli-ingest", INGEST_WATCHED):
-                report = await sync_vault(ingestor, progress, new_folder=new_folder)
+                report = await sync_vault(ingestor, stage.follow(progress), new_folder=new_folder)
+            stage.synced = True
             summary = await sync_summary(core, report, ingestor.vault)
             return summary, await calibrate_once(core, ingestor.vault, summary, progress)
 
@@ -82,7 +86,9 @@ def ingest(
             raise ConfigError(NO_FOLDER)
         await writer_lease(core, INGEST_WATCHED).check_free()
 
-    summary, calibration = with_core(work, models=True, first=refused, ready=True)
+    summary, calibration = with_core(
+        work, models=True, first=refused, ready=True, stopped_said=stage.said
+    )
     print_sync(summary)
     if calibration is not None:
         print_calibration(calibration)
@@ -290,4 +296,5 @@ def verify(
             checked.elsewhere = await synced_from(ingestor)
         return checked
 
-    raise typer.Exit(print_checked(with_core(work, ready=True), as_json))
+    checked = with_core(work, ready=True, stopped_said=verify_stopped)  # a stop: said, ended
+    raise typer.Exit(print_checked(checked, as_json))

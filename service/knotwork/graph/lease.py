@@ -24,8 +24,14 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from knotwork.errors import GraphUnavailableError, LeaseHeldError, LeaseLostError
+from knotwork.errors import (
+    GraphUnavailableError,
+    LeaseHeldError,
+    LeaseLostError,
+    ReembedRunningError,
+)
 from knotwork.graph.queries.admin import LEASE_ACQUIRE, LEASE_GET, LEASE_RELEASE, LEASE_RENEW
+from knotwork.graph.reembed_guard import GUARD, ago, reembedding
 from knotwork.graph.store import GraphStore
 
 if TYPE_CHECKING:
@@ -74,6 +80,7 @@ class Lease:
             rows = await self.store.write(
                 LEASE_ACQUIRE,
                 vault=self.vault,
+                guard=GUARD,
                 holder=self.holder,
                 host=self.host,
                 pid=self.pid,
@@ -90,6 +97,8 @@ class Lease:
                 "tried to take it; try again"
             )
         row = rows[0]
+        if row["reembed"]:  # every vault's writers wait for a live `knotwork reembed`
+            raise ReembedRunningError(reembedding(self.vault, row["reembed"]))
         if not row["ok"]:
             raise LeaseHeldError(self.refusal(row))
 
@@ -110,7 +119,7 @@ class Lease:
         return (
             f"vault {self.vault!r} is being written by {watcher}{row['holder']} (host "
             f"{row['host']}, pid {row['pid']}, mode {row['mode']}, last heartbeat "
-            f"{row['heartbeat_at']}); only one writer per vault. {self._advice(row)}"
+            f"{ago(row.get('heartbeat_at'))}); only one writer per vault. {self._advice(row)}"
         )
 
     def _advice(self, row: Mapping[str, Any]) -> str:
@@ -135,6 +144,7 @@ class Lease:
         rows = await self.store.write(
             LEASE_RENEW,
             vault=self.vault,
+            guard=GUARD,
             holder=self.holder,
             ttl_s=self.ttl_s,
             status=dict(status or {}),
@@ -142,6 +152,9 @@ class Lease:
         # No row: the lease was deleted (given back, the database reset) while this renewal
         # waited for the node's lock; no one holds it now.
         row: Mapping[str, Any] = rows[0] if rows else {"ok": False, "holder": None}
+        if row.get("reembed"):  # this lease lapsed, and a re-embedding started meanwhile
+            said = reembedding(self.vault, row["reembed"])
+            raise ReembedRunningError(f"{said} This writer stopped.", said)
         if not row["ok"]:
             now = (
                 f"{row['holder']} (host {row['host']}, pid {row['pid']}) holds it now"

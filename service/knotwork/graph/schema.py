@@ -13,11 +13,16 @@ from knotwork.errors import (
     GraphUnavailableError,
     ManifestMismatchError,
     ModelUnavailableError,
+    ReembedInterruptedError,
     SchemaError,
     VectorsRejectedError,
 )
 from knotwork.graph import pairs, zero_vectors
-from knotwork.graph.queries.admin import CHUNKS_EMBEDDING_REFUSED, ENTITIES_EMBEDDING_RESET
+from knotwork.graph.queries.admin import (
+    CHUNKS_EMBEDDING_REFUSED,
+    ENTITIES_EMBEDDING_RESET,
+    MANIFEST_REEMBEDDING,
+)
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.model_names import same_model
@@ -58,7 +63,16 @@ def mismatch(
 ) -> ManifestMismatchError | None:
     """The refusal of ``manifest`` when it names another model or dimension than ``settings``
     (``changed``: it matched them before, see ManifestMismatchError); None when it matches or
-    there is none yet."""
+    there is none yet. A manifest marked as re-embedding is refused whatever the settings: its
+    vectors and indexes are part one model's, part another's (ReembedInterruptedError)."""
+    if manifest is not None and manifest.get("reembedding_model"):
+        return ReembedInterruptedError(
+            str(manifest["reembedding_model"]),
+            int(manifest.get("reembedding_dimension") or 0),
+            settings.embed_model,
+            settings.embed_dimension,
+            running=manifest.get("reembedding_by"),
+        )
     if manifest is None or (
         same_model(str(manifest.get("embed_model")), settings.embed_model)
         and manifest.get("embed_dimension") == settings.embed_dimension
@@ -160,12 +174,17 @@ async def reembed(
     pending: the next note write or `knotwork retry` embeds them and rebuilds their similarity
     edges.
 
-    Safe to run again after an interruption: the manifest is written last, so until then the
-    graph is still refused under the new settings.
+    Safe to run again after an interruption: the manifest is marked as re-embedding to the
+    model before anything is dropped and named for it (the mark cleared) only at the end, so
+    until then every command refuses the graph as an interrupted re-embedding, and a run again
+    redoes it all.
     """
     await check_server(store)
     _not_newer(await store.get_manifest())  # before anything of a newer version's is touched
     total = await store.chunk_count()
+    await store.write(
+        MANIFEST_REEMBEDDING, model=settings.embed_model, dimension=settings.embed_dimension
+    )
     await store.write(ENTITIES_EMBEDDING_RESET)  # `knotwork retry` or the next write redoes them
     await store.drop_vector_index()
     await store.apply_schema(settings.embed_dimension)
@@ -176,7 +195,7 @@ async def reembed(
         where = f"chunk {page[0][0]} and the {len(page) - 1} after it"
         so_far = (
             f"{out.embedded} of {counted(total, 'chunk')} re-embedded so far. The graph stays "
-            "refused under these settings until `knotwork reembed` completes"
+            "refused until `knotwork reembed` completes: run it again"
         )
         try:
             vectors = await embed(texts)
@@ -210,4 +229,5 @@ async def reembed(
         embed_dimension=settings.embed_dimension,
         knotwork_version=__version__,
     )
+    await store.write(MANIFEST_REEMBEDDING, model=None, dimension=None)  # done: said last
     return out

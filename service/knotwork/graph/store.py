@@ -32,6 +32,7 @@ from knotwork.graph.queries.admin import (
     CalibrationGetRow,
 )
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_FOLLOW
+from knotwork.graph.reembed_guard import GUARD
 from knotwork.graph.rows import Rows, result_rows, run_query, unlogged
 from knotwork.graph.transactions import TransactionRunner, Work, reads_within
 from knotwork.model_names import spellings
@@ -179,8 +180,17 @@ class GraphStore(TransactionRunner):
         return False
 
     async def get_manifest(self) -> dict[str, Any] | None:
-        rows = await self.read(MANIFEST_GET)
-        return _plain(rows[0]["manifest"]) if rows else None
+        """The manifest; while it is marked as re-embedding, ``reembedding_by`` names the live
+        `knotwork reembed` doing it (none: that one was interrupted)."""
+        rows = await self.read(MANIFEST_GET, guard=GUARD)
+        if not rows:
+            return None
+        manifest, running = _plain(rows[0]["manifest"]), rows[0]["reembed"]
+        if manifest.get("reembedding_model") and running:
+            manifest["reembedding_by"] = (
+                f"{running.get('holder')}, host {running.get('host')}, pid {running.get('pid')}"
+            )
+        return manifest
 
     async def put_manifest(
         self, *, schema_version: int, embed_model: str, embed_dimension: int, knotwork_version: str

@@ -27,6 +27,7 @@ from knotwork.errors import (
     KnotworkError,
     LeaseHeldError,
     LeaseLostError,
+    ReembedRunningError,
     VaultUnavailableError,
 )
 from knotwork.graph.lease import Lease, holding, lease_status, watches
@@ -106,6 +107,8 @@ class VaultWatcher(Applier):
                     finally:
                         self._held = False
                 return
+            except ReembedRunningError:
+                raise  # not waited out: once done, the graph names a model this one is not
             except LeaseLostError as exc:
                 lost, why = exc, exc.lapsed
             except (LeaseHeldError, GraphUnavailableError) as exc:

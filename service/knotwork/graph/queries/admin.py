@@ -35,6 +35,11 @@ class ManifestRow(TypedDict):
     manifest: dict[str, Any]  # the Manifest node's properties
 
 
+class ManifestGetRow(TypedDict):
+    manifest: dict[str, Any]
+    reembed: dict[str, Any] | None  # the live re-embedding's lease: holder, host, pid
+
+
 class ResetRow(TypedDict):
     reset: int
 
@@ -43,7 +48,8 @@ SERVER_INFO = Query("server_info", ServerInfoRow)
 APOC_INSTALLED = Query("apoc_installed", ApocRow)
 AWAIT_INDEXES = Query("await_indexes", NoRow)
 INDEX_STATES = Query("index_states", IndexStatesRow)
-MANIFEST_GET = Query("manifest_get", ManifestRow)
+MANIFEST_GET = Query("manifest_get", ManifestGetRow)
+MANIFEST_REEMBEDDING = Query("manifest_reembedding", ManifestRow)
 MANIFEST_PUT = Query("manifest_put", ManifestRow)
 VAULT_DROP_BATCH = Query("vault_drop_batch", DeletedRow)
 ENTITIES_EMBEDDING_RESET = Query("entities_embedding_reset", ResetRow)
@@ -113,6 +119,12 @@ class LeaseHolderRow(TypedDict):
     mode: str | None  # what the holder is: inotify/polling (a watcher), rest-write, cli-ingest…
     watches: bool | None  # whether the holder follows the files (null: recorded before it was)
     heartbeat_at: DateTime | None
+    reembed: dict[str, Any] | None  # a live re-embedding's lease that refused it
+
+
+class ReembedLeaseRow(TypedDict):
+    ok: bool
+    holders: list[dict[str, Any]]  # the live leases that refused it
 
 
 class LeaseGetRow(TypedDict):
@@ -128,6 +140,8 @@ LEASE_ACQUIRE = Query("lease_acquire", LeaseHolderRow)
 LEASE_RENEW = Query("lease_renew", LeaseHolderRow)
 LEASE_GET = Query("lease_get", LeaseGetRow)
 LEASE_RELEASE = Query("lease_release", ReleasedRow)
+LEASE_REEMBED_ACQUIRE = Query("lease_reembed_acquire", ReembedLeaseRow)
+LEASE_REEMBED_RELEASE = Query("lease_reembed_release", ReleasedRow)
 
 # Relevance calibration (retrieve/relevance.py).
 

@@ -1,0 +1,105 @@
+"""Where a long command stands when Ctrl-C or SIGTERM stops it, said as its last line: how far
+`ingest` and `reembed` got (followed through their progress) and what to run to finish, and
+that `verify` changed nothing. The process then ends by the signal (cli/app.with_core)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from knotwork.ingest.changes import Progress
+from knotwork.plural import counted
+
+if TYPE_CHECKING:
+    from knotwork.core import Core
+    from knotwork.graph.schema import Embed, Reembedded
+
+WRITING = "writing notes"  # the sync's step that counts the notes written (ingest/sync.py)
+EXTRACTING = "extracting facts"
+
+
+@dataclass
+class SyncStopped:
+    """How far `ingest` got: the notes its sync had written of those it writes (changed, new,
+    moved, deleted), as told to its progress bar."""
+
+    written: int = 0
+    changes: int | None = None  # known once the sync writes its first batch
+    extracting: bool = False  # the model's extraction of a written batch began
+    synced: bool = False  # the sync ended (the relevance gate's calibration after it)
+
+    def follow(self, progress: Progress) -> Progress:
+        """``progress`` as the sync tells it, each count of the notes written noted."""
+
+        def told(done: int, total: int, what: str) -> None:
+            if what.startswith(WRITING):
+                self.written, self.changes = done, total
+            self.extracting = self.extracting or what.startswith(EXTRACTING)
+            progress(done, total, what)
+
+        return told
+
+    def said(self) -> str:
+        if self.synced:
+            return (
+                "stopped while calibrating the relevance gate: the sync is done, and the next "
+                "`knotwork ingest` (or `knotwork watch`) calibrates it"
+            )
+        again = "run `knotwork ingest` again to finish"
+        if self.changes is None:
+            return f"stopped before any note was written; {again}"
+        said = (
+            f"stopped: {self.written} of {counted(self.changes, 'changed note')} written (each "
+            f"batch whole or not at all); {again}"
+        )
+        if self.extracting:  # a batch's chunks the model had not read yet: not a sync's work
+            said += "; chunks not extracted yet wait for `knotwork retry`"
+        return said
+
+
+@dataclass
+class ReembedStopped:
+    """How far `reembed` got: the chunks re-embedded, as told to its progress bar."""
+
+    began: bool = False  # it holds the lease: the vector indexes may be dropped already
+    done: int = 0
+    total: int | None = None
+    reembedded: bool = False  # every chunk, and the manifest written: the entities after
+
+    async def reembed(
+        self, core: Core, embed: Embed, progress: Callable[[int, int, str], None]
+    ) -> Reembedded:
+        """``schema.reembed`` under the lease taken, each count of the chunks noted."""
+        from knotwork.graph import schema
+
+        def told(done: int, total: int) -> None:
+            self.done, self.total = done, total
+            progress(done, total, "re-embedding chunks")
+
+        self.began = True
+        done = await schema.reembed(core.store, core.settings, embed, told)
+        self.reembedded = True
+        return done
+
+    def said(self) -> str:
+        if not self.began:
+            return "stopped before re-embedding began: nothing was changed"
+        if self.reembedded:
+            return (
+                "stopped after every chunk was re-embedded and the manifest written: entity "
+                "names are embedded again by `knotwork retry` or the next note write"
+            )
+        of = f" of {counted(self.total, 'chunk')}" if self.total is not None else " chunks"
+        return (
+            f"stopped: {self.done}{of} re-embedded; the graph stays refused until `knotwork "
+            "reembed` completes: run it again to finish (it re-embeds every chunk)"
+        )
+
+
+def verify_stopped() -> str:
+    """verify writes only into its scratch vault, dropped on the way out."""
+    return (
+        "stopped: verify compared nothing and changed nothing (its scratch copy is dropped); "
+        "run `knotwork verify` again to compare"
+    )

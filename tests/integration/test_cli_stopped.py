@@ -1,0 +1,165 @@
+"""Ctrl-C or SIGTERM during `ingest`, `reembed` or `verify` ends the process by the signal (a
+shell's 130 or 143) after a last line that says where things stand: the notes written of those
+to write and what finishes the rest, the chunks re-embedded and that the run must be done again,
+that verify changed nothing. Before, each ended with no line at all."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from knotwork.core import Core
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.integration.conftest import ad_hoc, put
+from tests.startup import child_env
+
+HELD_S = 90.0  # the slow embedder holds a heron's texts this long at most
+
+
+def _slow_embedder(fake_ollama: FakeOllama) -> tuple[threading.Event, threading.Event]:
+    """Texts about herons held until released: whether such a call came, and the release."""
+    entered, released = threading.Event(), threading.Event()
+
+    def embed(texts: list[str], dim: int) -> list[list[float]]:
+        if any("heron" in text for text in texts):
+            entered.set()
+            released.wait(HELD_S)
+        return [hash_embedding(text, dim) for text in texts]
+
+    fake_ollama.embed_script = embed
+    return entered, released
+
+
+async def _stopped(
+    settings: Settings, cwd: Path, args: list[str], sig: signal.Signals, when: threading.Event
+) -> tuple[int | None, str]:
+    """Run `knotwork ARGS`, send ``sig`` once ``when`` is set: its exit code and stdout."""
+    env = child_env({
+        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+        "KNOTWORK_NEO4J_USER": settings.neo4j_user,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        "KNOTWORK_VAULT_NAME": "s",
+        "KNOTWORK_EXTRACT": "false",
+        "KNOTWORK_INGEST_BATCH": "1",
+        "KNOTWORK_EMBED_BATCH_SIZE": "1",
+    })  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "knotwork.cli", *args),
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(900):
+            if process.returncode is not None or when.is_set():
+                break
+            await asyncio.sleep(0.1)
+        assert process.returncode is None, "the command ended before it was stopped"
+        assert when.is_set(), "the command never reached the held model"
+        process.send_signal(sig)
+        out, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return process.returncode, out.decode()
+
+
+async def _notes(core: Core) -> int:
+    rows = await ad_hoc(
+        core, "MATCH (n:Note {vault: 's'}) WHERE n.content_hash IS NOT NULL RETURN count(n) AS c"
+    )
+    return int(rows[0]["c"])
+
+
+async def _leases(core: Core) -> list[object]:
+    return await ad_hoc(core, "MATCH (l:Lease) WHERE l.expires_at >= datetime() RETURN l")
+
+
+def _vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    for name in ("Alder", "Birch", "Cedar"):
+        put(vault, f"{name}.md", f"# {name}\n\nA tree by the lake.\n")
+    put(vault, "Heron.md", "# Heron\n\nA heron by the lake.\n")
+    return vault
+
+
+async def test_ctrl_c_during_ingest_says_how_many_notes_were_written(
+    core: Core, settings: Settings, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    vault = _vault(tmp_path)
+    entered, released = _slow_embedder(fake_ollama)
+    try:
+        code, out = await _stopped(
+            settings, tmp_path, ["ingest", str(vault)], signal.SIGINT, entered
+        )
+    finally:
+        released.set()
+    assert code == -signal.SIGINT, out
+    said = re.search(r"stopped: (\d+) of 4 changed notes written \(each batch whole", out)
+    assert said, out
+    assert "run `knotwork ingest` again to finish" in out, out
+    assert int(said.group(1)) == await _notes(core) < 4, out  # as the graph holds them
+    assert await _leases(core) == []  # the lease given back on the way out
+    fake_ollama.embed_script = None
+    report = await sync_vault(Ingestor(core, root=vault, vault="s", extract_enabled=False))
+    assert report.written == 4 - int(said.group(1)) and not report.errors, report
+
+
+async def test_sigterm_during_reembed_says_how_far_it_got_and_to_run_it_again(
+    core: Core, settings: Settings, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    vault = _vault(tmp_path)
+    await sync_vault(Ingestor(core, root=vault, vault="s", extract_enabled=False))
+    entered, released = _slow_embedder(fake_ollama)
+    try:
+        code, out = await _stopped(settings, tmp_path, ["reembed"], signal.SIGTERM, entered)
+    finally:
+        released.set()
+    assert code == -signal.SIGTERM, out
+    chunks = (await ad_hoc(core, "MATCH (c:Chunk) RETURN count(c) AS c"))[0]["c"]
+    said = re.search(rf"stopped: (\d+) of {chunks} chunks re-embedded; ", out)
+    assert said and int(said.group(1)) < chunks, out
+    assert "until `knotwork reembed` completes: run it again" in out, out
+    assert await _leases(core) == []
+
+
+async def test_ctrl_c_during_verify_says_nothing_was_changed(
+    core: Core, settings: Settings, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    for i in range(300):  # enough that the scratch sync is stopped half way
+        put(vault, f"n/{i}.md", f"# Note {i}\n\nNote {i} links [[{i + 1}]].\n")
+    await sync_vault(Ingestor(core, root=vault, vault="s", extract_enabled=False))
+    before = await _notes(core)
+    scratch = threading.Event()
+
+    async def watch_scratch() -> None:  # verify parses into a scratch vault (no model)
+        query = "MATCH (n:Note) WHERE n.vault STARTS WITH 'verify-' RETURN count(n) AS c"
+        for _ in range(3000):
+            if (await ad_hoc(core, query))[0]["c"]:
+                scratch.set()
+                return
+            await asyncio.sleep(0.02)
+
+    watching = asyncio.create_task(watch_scratch())
+    try:
+        code, out = await _stopped(
+            settings, tmp_path, ["verify", str(vault)], signal.SIGINT, scratch
+        )
+    finally:
+        watching.cancel()
+    assert code == -signal.SIGINT, out
+    assert "stopped: verify compared nothing and changed nothing" in out, out
+    assert await _notes(core) == before
+    assert await ad_hoc(core, "MATCH (n:Note) WHERE n.vault <> 's' RETURN n.vault") == []
+    assert await _leases(core) == []

@@ -1,0 +1,94 @@
+"""A CLI writer gets the vault from the API server's background extraction of a REST-written
+backlog: it waits, saying so, for the gap the server leaves between two passes (half a second,
+which a writer that looked once after loading its models never hit: it was refused for as long
+as the backlog lasted), and the server's extraction resumes once it is done. Any other holder
+is refused at once, and the wait is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from knotwork.cli.lease_taken import take
+from knotwork.core import Core
+from knotwork.errors import LeaseHeldError
+from knotwork.graph.lease import REST_EXTRACT_MODE, Lease, lease_status
+from knotwork.serving import extraction as api_extraction
+from knotwork.settings import Settings
+from tests.integration.test_api_extraction import _api, _long, _nothing_pending, _put
+from tests.integration.test_watcher_extraction import HeldModel, _until, held  # noqa: F401
+from tests.startup import child_env
+
+STATUS = {"mode": "cli-ingest", "watches": False}
+
+
+async def test_ingest_waits_for_the_gap_between_two_passes_then_the_api_resumes(
+    core: Core,
+    settings: Settings,
+    vault: Path,
+    tmp_path: Path,
+    held: HeldModel,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(api_extraction, "EXTRACT_EVERY_S", 0.3)
+    async with _api(settings, vault, tmp_path / "state") as (_, client):
+        body = await _put(client, "Long.md", _long(12))
+        assert body["chunks"] > 2 * api_extraction.EXTRACT_PASS, body
+        await asyncio.to_thread(held.asked.wait, 30)  # a pass holds the lease, the model held
+        env = child_env({
+            "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+            "KNOTWORK_NEO4J_USER": settings.neo4j_user,
+            "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+            "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        })  # fmt: skip
+        ingest = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "knotwork.cli", "ingest", str(vault), "--no-extract"),
+            cwd=tmp_path,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert ingest.stderr is not None
+            said = b""
+            deadline = time.monotonic() + 90
+            while b"waiting for the API server's extraction pass" not in said:
+                line = await asyncio.wait_for(ingest.stderr.readline(), 90)
+                assert line and time.monotonic() < deadline, said.decode()  # refused: ended
+                said += line
+            held.go.set()  # the pass ends; the lease is free a moment before the next
+            out, err = await asyncio.wait_for(ingest.communicate(), 90)
+        finally:
+            if ingest.returncode is None:
+                ingest.kill()
+                await ingest.wait()
+        assert ingest.returncode == 0, (said + err).decode() + out.decode()
+        assert b"notes 1: written 0, unchanged 1" in out, out.decode()
+        await _until(lambda: _nothing_pending(core))  # the API's passes resume after it
+
+
+async def test_the_wait_is_bounded_and_any_other_holder_is_refused_at_once(
+    core: Core,
+) -> None:
+    api = Lease(core.store, "default", 30)
+    await api.acquire({"mode": REST_EXTRACT_MODE, "watches": False})
+    began = time.monotonic()
+    with pytest.raises(LeaseHeldError, match="did not give it back within 1 s") as refused:
+        await take(Lease(core.store, "default", 30), STATUS, wait_s=1)
+    assert 1 <= time.monotonic() - began < 10
+    assert api.holder in str(refused.value) and "stop the API server" in str(refused.value)
+
+    await api.acquire({"mode": "inotify", "watches": True})  # a watcher: no wait
+    began = time.monotonic()
+    with pytest.raises(LeaseHeldError, match="watcher"):
+        await take(Lease(core.store, "default", 30), STATUS, wait_s=30)
+    assert time.monotonic() - began < 5
+    await api.release()
+    cli = Lease(core.store, "default", 30)
+    await take(cli, STATUS, wait_s=1)  # free: taken
+    row = await lease_status(core.store, "default")
+    assert row is not None and row["holder"] == cli.holder
