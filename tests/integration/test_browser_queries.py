@@ -69,3 +69,21 @@ async def test_the_three_browser_queries_answer_on_an_ingested_vault(
     rows = await run(core, changes)
     assert {r["note"] for r in rows} == {"People/Alice.md", "People/Bob.md", "Projects/Graph.md"}
     assert {r["kind"] for r in rows} == {"upsert", "extract"}  # the model's facts, a revision
+    # A fact key as the README reads it: relation, the note as subject (empty), target, …
+    assert any("||bob|wikilink|5||" in k for r in rows for k in r["added"]), rows
+
+    # A rename: the new path says where the note came from, the old one where it went.
+    (vault / "Projects/Graph.md").rename(vault / "Graph.md")
+    await sync_vault(Ingestor(core, root=vault, vault="t", embed_enabled=False))
+    moves = [r for r in await run(core, changes) if r["kind"] in ("rename", "renamed")]
+    # Written at one instant: in either order.
+    assert [(r["note"], r["kind"], r["renamed_from"], r["renamed_to"]) for r in moves] in (
+        [
+            ("Graph.md", "rename", "Projects/Graph.md", None),
+            ("Projects/Graph.md", "renamed", None, "Graph.md"),
+        ],
+        [
+            ("Projects/Graph.md", "renamed", None, "Graph.md"),
+            ("Graph.md", "rename", "Projects/Graph.md", None),
+        ],
+    )

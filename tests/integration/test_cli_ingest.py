@@ -16,6 +16,7 @@ from knotwork.cli import app as cli
 from knotwork.cli import lease_taken
 from knotwork.core import Core, open_core
 from knotwork.graph.queries.writes import CHUNKS_PENDING
+from knotwork.ingest import owed as owing
 from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
@@ -255,8 +256,8 @@ async def test_retry_reports_its_progress_per_chunk(
     calls: list[tuple[int, int, str]] = []
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
     # Two chunks, each owing its embedding and its extraction: four steps, as passes count.
-    owed = (await retry.pending_count(ingestor.models), await retry.pending_steps(ingestor.models))
-    assert owed == (2, 4)
+    owed = await owing.owed(ingestor.models)
+    assert (owed.chunks, owed.steps, owed.embeddings, owed.extractions) == (2, 4, 2, 2)
     done = await retry.retry_all(ingestor.models, lambda *call: calls.append(call))
     assert (done.embedded, done.extracted, done.pending, done.model_down) == (2, 2, 0, False)
     assert calls[0] == (2, 4, "embedded 2/2 chunks"), calls

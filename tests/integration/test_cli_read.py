@@ -148,6 +148,8 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     assert "upsert" in out and "    - WORKS_WITH → " in out
     assert "[wikilink, line 6]" in out and "||" not in out  # as `note` prints a fact
     assert run("history", "Nobody.md")[0] == 3
+    code, out = run("history", "alice")  # as `note` names it: one path for every entry point
+    assert code == 3 and "did you mean 'People/Alice.md'?" in out, out
 
     code, out = run("stats", "--json")
     assert code == 0 and json.loads(out)["notes"] == 3
@@ -168,6 +170,8 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     code, out = run("history", "People/Team.md")
     assert code == 0 and out.splitlines()[0].endswith("  renamed from Team.md  +0 -0"), out
     assert out.splitlines()[1].endswith("  upsert  [Team.md]  +3 -0"), out
+    code, out = run("history", "Team.md")  # the old path's history ends with the move
+    assert code == 0 and out.splitlines()[0].endswith("  renamed to People/Team.md  +0 -0"), out
     # A link or a mention as the note it names, as `note` shows it: not its key ("bob").
     assert "    + MENTIONS → People/Bob.md  [mention, line 2]" in out, out
     assert "    + WORKS_WITH → People/Alice.md  [wikilink, line 2]" in out, out

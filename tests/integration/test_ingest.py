@@ -306,11 +306,12 @@ async def test_a_note_moved_while_its_facts_are_outdated_is_still_a_move(
     kinds = await ad_hoc(
         core,
         "MATCH (v:Revision {vault: 't'}) WHERE v.path IN ['Ann.md', 'People/Ann.md'] "
-        "RETURN v.path AS path, v.kind AS kind, v.renamed_from AS source ORDER BY v.at",
+        "RETURN v.path AS path, v.kind AS kind, v.renamed_from AS source ORDER BY v.at, v.kind",
     )
     assert kinds == [
         {"path": "Ann.md", "kind": "upsert", "source": None},
         {"path": "People/Ann.md", "kind": "rename", "source": "Ann.md"},
+        {"path": "Ann.md", "kind": "renamed", "source": None},  # the old path closed with it
     ]
     assert set(await stored_notes(core, "t")) == {"Ben.md", "People/Ann.md"}
     assert await verify_vault(ingestor) == []
@@ -343,9 +344,10 @@ async def test_a_notes_history_follows_it_through_its_renames(core: Core, vault:
         "Anna.md",
     ]
     # The first path's history is the path's: the new note's revision, then the old one's
-    # there, before it moved away; no rename of it leads anywhere else.
+    # there, closed as it moved away; no rename of it leads anywhere else.
     assert [(r["path"], r["kind"]) for r in await note_history(core, "Ann.md")] == [
         ("Ann.md", "upsert"),
+        ("Ann.md", "renamed"),
         ("Ann.md", "upsert"),
     ]
     # A note the older path held before, since deleted, is no part of it.

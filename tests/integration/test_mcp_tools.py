@@ -74,12 +74,25 @@ async def test_note_history_lists_the_revisions_newest_first(
         await sync_vault(Ingestor(core, root=vault, extract_enabled=False))
         body = await call(client, "note_history", path="./Garden.md")
         missing = await refused(client, "note_history", path="Nowhere.md")
+        typo = await refused(client, "note_history", path="garden")
+        (vault / "Garden.md").rename(vault / "Yard.md")
+        await sync_vault(Ingestor(core, root=vault, extract_enabled=False))
+        moved = await call(client, "note_history", path="Garden.md")
+    # The old path's history ends with the move, as `knotwork history` says it.
+    assert [(r["kind"], r["renamed_to"]) for r in moved["revisions"]][:1] == [
+        ("renamed", "Yard.md")
+    ]
     assert body["path"] == "Garden.md"
     revisions = body["revisions"]
     assert len(revisions) == 2
     assert revisions[0]["at"] >= revisions[1]["at"]
     assert revisions[0]["old_hash"] == revisions[1]["new_hash"] is not None
-    assert "no revision of 'Nowhere.md'" in missing
+    assert "no revision of 'Nowhere.md' in the graph" in missing and "did you mean" not in missing
+    # A path typed without its .md or its letter case: the note to send named, as get_note does.
+    assert typo.endswith(
+        "no revision of 'garden' in the graph; did you mean 'Garden.md'? "
+        "(paths are exact, with .md)"
+    ), typo
 
 
 async def test_explain_names_retrievers_graph_paths_and_facts_per_hit(served: Settings) -> None:

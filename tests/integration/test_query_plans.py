@@ -13,6 +13,7 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.graph import cypher
+from knotwork.retrieve.notes import candidate_params
 
 CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 # How each kind of query may find its nodes whatever the graph's size.
@@ -28,6 +29,8 @@ STABLE = {
 }
 ONE_PER_VAULT = {"NameStamp"}
 VAULT_WIDE = re.compile(r"WHERE vault = \$vault(?: AND \w+ IS NOT NULL)?$")
+# The same seek followed by the properties it caches ("…, cache[n.path]").
+VAULT_WIDE_CACHED = re.compile(r"WHERE vault = \$vault(?: AND \w+ IS NOT NULL)?(?:,|$)")
 
 
 def _planned_once() -> list[str]:
@@ -67,3 +70,25 @@ async def test_queries_planned_once_find_nodes_by_unique_keys_only(core: Core) -
                         f":{label}" in details for label in ONE_PER_VAULT
                     )
                     assert operator in STABLE or label_scan_ok, (name, operator, details)
+
+
+async def test_reads_of_a_few_nodes_seek_them_not_the_vault(core: Core) -> None:
+    """The notes a path not found may mean (every 404 of a note read) and the chunks pending a
+    model's work (every period of the background passes) are sought through the indexes of what
+    they compare: no scan, no seek of the whole vault."""
+    steps = ["embedding", "extraction"]
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("note_candidates", candidate_params("v", "mine/alice.md", 3)),
+        ("note_candidates", candidate_params("v", "AI", 3)),  # no name key: by full text
+        ("chunks_owed", {"vault": "v", "steps": steps, "ids": [], "paths": [], "shown": 3}),
+    ]
+    async with core.driver.session(database=core.settings.neo4j_database) as session:
+        for name, params in cases:
+            result = await session.run("EXPLAIN " + cypher.load(name), params)
+            plan = (await result.consume()).plan
+            assert plan is not None, name
+            operators = _operators(plan)
+            assert any(op.endswith("Seek") for op, _ in operators), (name, operators)
+            for operator, details in operators:
+                assert "Scan" not in operator, (name, operator, details)
+                assert not VAULT_WIDE_CACHED.search(details), (name, operator, details)

@@ -154,11 +154,12 @@ async def graph_paths(core: Core) -> list[str]:
 
 
 async def _alice_revisions(core: Core) -> list[tuple[str, str]]:
-    """(path, kind) of the revisions of Alice's note at either of its names, oldest first."""
+    """(path, kind) of the revisions of Alice's note at either of its names, oldest first (a
+    rename's record closing the old path, written at the same time, after it)."""
     rows = await ad_hoc(
         core,
         "MATCH (r:Revision {vault: 'w'}) WHERE r.path IN ['People/Alice.md', 'People/Alicia.md'] "
-        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at",
+        "RETURN r.path AS path, r.kind AS kind ORDER BY r.at, r.kind",
         {},
         write=False,
     )
@@ -212,7 +213,10 @@ async def test_a_rename_then_an_edit_of_the_new_name_stays_a_rename(
     await settle(watcher, quiet=1.5)
     await assert_verified(watcher)
     assert await graph_paths(core) == ["Bob.md", "People/Alicia.md"]
-    assert (await _alice_revisions(core))[1:] == [("People/Alicia.md", "rename")]
+    assert (await _alice_revisions(core))[1:] == [
+        ("People/Alicia.md", "rename"),
+        ("People/Alice.md", "renamed"),
+    ]
     # Retitled, so the old section is embedded again with its new title, and the new one.
     assert len(fake_ollama.embedded_texts()) == 2
 
@@ -270,7 +274,10 @@ async def test_a_rename_refused_once_is_tried_again_as_a_rename(
     await settle(watcher, quiet=1.5)
     assert not failures
     assert await graph_paths(core) == ["Bob.md", "People/Alicia.md"]
-    assert (await _alice_revisions(core))[1:] == [("People/Alicia.md", "rename")]
+    assert (await _alice_revisions(core))[1:] == [
+        ("People/Alicia.md", "rename"),
+        ("People/Alice.md", "renamed"),
+    ]
 
 
 async def test_an_unexpected_failure_is_tried_again_and_the_watcher_goes_on(

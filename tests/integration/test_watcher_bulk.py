@@ -5,6 +5,7 @@ that fails costs only itself."""
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,24 @@ async def test_a_batch_neo4j_refuses_is_written_one_by_one(
         assert {p for d in differences for p in (*d.missing, *d.stale)} <= {"copied/n007.md"}, (
             differences
         )
+
+
+async def test_a_folder_restored_from_the_trash_is_written_as_new_notes_in_a_batch(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # .trash is ignored: its notes were never in the graph, so none is a move's source.
+    caplog.set_level(logging.INFO, logger="knotwork.watch")
+    _copy_in(vault, ".trash/Batch", 40)
+    async with watched(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0) as running:
+        before = await graph_paths(core)
+        assert not [p for p in before if "Batch" in p]
+        sizes = _counted(monkeypatch)
+        caplog.clear()
+        os.rename(vault / ".trash/Batch", vault / "Batch")
+        await settle(running, quiet=1.0, limit_s=120)
+        await assert_verified(running)
+        assert len(await graph_paths(core)) == len(before) + 40
+        assert 0 < len(sizes) <= 10, sizes  # in batches, as copied in; not a move each
+        said = [r.getMessage() for r in caplog.records if "Batch/" in r.getMessage()]
+        assert said and all(".trash" not in m and "moved" not in m for m in said), said
+        assert any(m.startswith("written 40: Batch/n000.md") for m in said), said

@@ -18,8 +18,8 @@ from knotwork.cli import app as cli
 from knotwork.core import Core
 from knotwork.graph import schema
 from knotwork.graph import zero_vectors as zero_vectors_module
-from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.owed import owed
 from knotwork.retrieve import retrieve
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc
@@ -119,11 +119,11 @@ async def test_opening_the_graph_puts_zero_vectors_back_to_pending_for_a_retry(
         assert not [r for r in caplog.records if "zero vectors" in r.getMessage()]
     assert manifest["schema_version"] == schema.SCHEMA_VERSION
     assert await zeros_left(core) == {}
-    assert await retry.pending_count(ingestor.models) == 3
+    assert (await owed(ingestor.models)).chunks == 3
 
     embedded, _ = await ingestor.retry_pending()
     assert embedded == 3
-    assert await retry.pending_count(ingestor.models) == 0
+    assert (await owed(ingestor.models)).chunks == 0
     assert await stale_note_vectors(core, ingestor.vault) == []
     rows = await ad_hoc(
         core,

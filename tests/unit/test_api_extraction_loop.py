@@ -16,7 +16,6 @@ import pytest
 
 from knotwork.errors import GraphQueryError, LeaseHeldError, ManifestMismatchError
 from knotwork.ingest import owed as owing
-from knotwork.ingest import retry
 from knotwork.ingest.owed import Owed
 from knotwork.llm.embed_trouble import EmbedTrouble
 from knotwork.serving import extraction as api_extraction
@@ -39,12 +38,12 @@ class Vault:
         self.holder: str | None = None  # another writer's holder id, while it holds the lease
         self.refusal: Exception | None = None  # what every pass meets
 
-    async def pending_count(self, models: Any) -> int:
+    async def owed(self, models: Any) -> Owed:  # a period's count of the pending chunks
         self.counts += 1
-        return self.pending
+        return await self.left()
 
-    async def owed(self, models: Any) -> Owed:  # what a run of passes logs it left
-        return Owed(extractions=self.pending)
+    async def left(self) -> Owed:  # what a run of passes logs it left, not counted
+        return Owed(extractions=self.pending, chunks=self.pending)
 
     async def lease_status(self, store: Any, vault: str) -> dict[str, Any] | None:
         self.lease_reads += 1
@@ -71,7 +70,6 @@ class Vault:
 @pytest.fixture
 def vault(monkeypatch: pytest.MonkeyPatch) -> Vault:
     fake = Vault()
-    monkeypatch.setattr(retry, "pending_count", fake.pending_count)
     monkeypatch.setattr(owing, "owed", fake.owed)
     monkeypatch.setattr(api_extraction, "lease_status", fake.lease_status)
     monkeypatch.setattr(api_extraction, "pending_work", fake.pending_work)
@@ -85,6 +83,7 @@ def _extraction(vault: Vault) -> Extraction:
         core=core, vault="v", holder="api", syncing=False, model_pass=vault.model_pass
     )
     work = Extraction(writers)
+    work._work._left = vault.left  # a run's own count is no period's
     models = SimpleNamespace(trouble=EmbedTrouble())  # the embedding model's, read as it counts
     work._ingestor = SimpleNamespace(models=models)  # type: ignore[assignment]
     work.every_s = PERIOD_S

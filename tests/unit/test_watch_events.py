@@ -61,6 +61,21 @@ async def test_a_folder_moved_twice_is_one_move_whatever_its_events_list(tmp_pat
     assert waiting.rescan_waiting and not waiting._rescan.is_set()  # after the debounce
 
 
+async def test_a_folder_out_of_an_ignored_one_holds_new_notes_not_moves(tmp_path: Path) -> None:
+    """Restored from .trash, a folder's notes come from paths the graph never held: new
+    notes, and the .trash paths are not queued. Moved twice at once, the same."""
+    (tmp_path / "Batch").mkdir()
+    (tmp_path / "Batch/n.md").write_text("# N\n")
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, ".trash/Batch", "Batch", folder=True))
+    waiting.on_event(_moved(tmp_path, ".trash/Batch/n.md", "Batch/n.md"))  # watchdog's repeat
+    assert _origins(waiting) == {"Batch/n.md": None}
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, ".trash/Old", "Gone", folder=True))  # moved on already
+    waiting.on_event(_moved(tmp_path, "Gone", "Batch", folder=True))
+    assert _origins(waiting) == {"Batch/n.md": "Gone/n.md", "Gone/n.md": None}  # not .trash
+
+
 async def test_a_chained_move_said_again_after_a_pass_took_its_path_stays_chained(
     tmp_path: Path,
 ) -> None:

@@ -40,6 +40,7 @@ MAX_ANSWER_CHARS = 20_000  # "briefly", the prompt says: beyond this a model is 
 class Cited:
     """A chunk the answer rests on, located by note, heading and lines."""
 
+    chunk_id: str
     path: str
     heading: str
     line_start: int
@@ -50,6 +51,7 @@ class Cited:
     @classmethod
     def of(cls, hit: Hit) -> Cited:
         return cls(
+            chunk_id=hit.id,
             path=hit.path,
             heading=hit.heading,
             line_start=hit.line_start,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -117,6 +118,7 @@ class QueryRequest(RetrieveRequest):
 
 
 class CitationOut(BaseModel):
+    chunk_id: str = Field(description="the cited chunk: its `id` among the note's chunks")
     path: str
     heading: str
     line_start: int
@@ -136,6 +138,8 @@ class FactOut(BaseModel):
     source: str
     extractor: str
     confidence: float
+    line: int | None = Field(description="the line of `source` that states it, if one does")
+    chunk_id: str | None = Field(description="the chunk that states it, if one does")
 
 
 class PathOut(BaseModel):
@@ -145,6 +149,7 @@ class PathOut(BaseModel):
 
 
 _CITATION_EXAMPLE: JsonDict = {
+    "chunk_id": "default:People/Alice.md:1",
     "path": "People/Alice.md",
     "heading": "Alice > Work",
     "line_start": 5,
@@ -159,6 +164,8 @@ _FACT_EXAMPLE: JsonDict = {
     "source": "People/Alice.md",
     "extractor": "wikilink",
     "confidence": 1.0,
+    "line": 7,
+    "chunk_id": "default:People/Alice.md:1",
 }
 _PATH_EXAMPLE: JsonDict = {
     "nodes": ["note:People/Alice.md", "note:People/Bob.md"],
@@ -220,14 +227,7 @@ class RetrieveResponse(BaseModel):
 
 
 def _citation(cited: Cited) -> CitationOut:
-    return CitationOut(
-        path=cited.path,
-        heading=cited.heading,
-        line_start=cited.line_start,
-        line_end=cited.line_end,
-        score=round(cited.score, 6),
-        snippet=cited.snippet,
-    )
+    return CitationOut.model_validate({**asdict(cited), "score": round(cited.score, 6)})
 
 
 def ranked(hit: Hit) -> RankedCitation:
@@ -240,14 +240,7 @@ def ranked(hit: Hit) -> RankedCitation:
 
 
 def _fact(f: FactRow) -> FactOut:
-    return FactOut(
-        subject=f.subject,
-        predicate=f.predicate,
-        object=f.object,
-        source=f.source,
-        extractor=f.extractor,
-        confidence=f.confidence,
-    )
+    return FactOut.model_validate(asdict(f))
 
 
 def _path(p: HopPath) -> PathOut:

@@ -84,6 +84,7 @@ def history(
         return
     for r in rows:
         kind = f"renamed from {r['renamed_from']}" if r.get("renamed_from") else r["kind"]
+        kind = f"renamed to {r['renamed_to']}" if r.get("renamed_to") else kind
         then = f"  [{r['path']}]" if r["path"] != rows[0]["path"] else ""  # before a rename
         typer.echo(f"{r['at']}  {kind}{then}  +{len(r['added'])} -{len(r['removed'])}")
         for fact in r["added"]:

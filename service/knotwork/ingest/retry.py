@@ -21,9 +21,9 @@ from knotwork.graph.queries.writes import (
     CHUNK_PENDING,
     CHUNKS_ERRORS_PENDING,
     CHUNKS_PENDING,
-    CHUNKS_PENDING_COUNT,
     CHUNKS_REFUSED_STAMP,
 )
+from knotwork.ingest import owed
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.modelcalls import MODEL_BACKOFF_S
 from knotwork.models import Chunk, embed_text, now_ms
@@ -53,41 +53,22 @@ async def errors_pending(models: ModelCalls) -> int:
     return int(row["updated"])
 
 
-async def pending_count(models: ModelCalls) -> int:
-    """Chunks a retry still has to do: unembedded ones, and unextracted ones when
-    extraction is on (off, they keep their state for the day it is turned on)."""
-    [row] = await models.core.store.read(
-        CHUNKS_PENDING_COUNT, vault=models.vault, extract=models.extract_enabled
-    )
-    return int(row["chunks"])
-
-
 async def _embeddings_waiting(models: ModelCalls) -> int:
     """Chunks still waiting for an embedding, refused ones among them."""
-    [row] = await models.core.store.read(CHUNKS_PENDING_COUNT, vault=models.vault, extract=False)
-    return int(row["chunks"])
-
-
-async def pending_steps(models: ModelCalls) -> int:
-    """The embeddings and extractions a retry still owes (a chunk owing both counts two), as
-    a pass counts what it did: the total of a run of background passes (ingest/model_work.py)."""
-    [row] = await models.core.store.read(
-        CHUNKS_PENDING_COUNT, vault=models.vault, extract=models.extract_enabled
-    )
-    return int(row["steps"])
+    return (await owed.read(models.core.store, models.vault, ["embedding"])).embeddings
 
 
 async def retry_all(models: ModelCalls, progress: Progress | None = None) -> Retried:
     """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
     no chunk is pending or a pass does nothing: the model is down, or what is left is
     nothing a retry can do. One pass at least: it also links new entities."""
-    out = Retried(pending=await pending_count(models))
+    out = Retried(pending=(await owed.owed(models)).chunks)
     began = now_ms()  # a text refused by one of its passes is not asked again by the next
     while True:
         embedded, extracted = await retry_pending(
             models, RETRY_PASS, progress=progress, warnings=out.warnings, asked_before=began
         )
-        out.pending = await pending_count(models)
+        out.pending = (await owed.owed(models)).chunks
         out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
         if not out.pending or not (embedded or extracted):
             break

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from knotwork.errors import KnotworkError
-from knotwork.graph.queries.writes import CHUNKS_WAITING
 from knotwork.graph.store import GraphStore
+from knotwork.ingest import owed
 from knotwork.outage import Outage
 from knotwork.plural import counted
 
@@ -74,15 +74,14 @@ async def read(
     paths = sorted(set(held.values()))
     ids = [*held, *done]
     try:
-        [row] = await store.read(
-            CHUNKS_WAITING, vault=vault, step=step, ids=ids, paths=paths, shown=SHOWN
-        )
+        found = await owed.read(store, vault, [step], ids=ids, paths=paths, shown=SHOWN)
     except KnotworkError as exc:
         log.debug("what waits for the model not read: %s", exc)
         return None
+    pending = found.pending(step)
     # The call's own notes first: the notes it met the trouble for, not the first by path.
     return Waiting(
-        row["notes"] + len(paths), row["chunks"] + len(held), [*paths, *row["shown"]][:SHOWN]
+        pending.notes + len(paths), pending.chunks + len(held), [*paths, *pending.shown][:SHOWN]
     )
 
 

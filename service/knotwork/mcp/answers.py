@@ -1,5 +1,9 @@
 """The tools that answer a question: ``ask`` (a cited answer), ``retrieve`` (the ranked
-evidence) and ``explain`` (what each retriever and the graph contributed to each hit)."""
+evidence) and ``explain`` (what each retriever and the graph contributed to each hit).
+
+``ask`` answers as POST /query, with two things more for an agent: progress notifications
+while it works (``mcp.progress``), and, when the answer cites none of the evidence, the
+evidence it was given (REST's ``citations`` are then empty, leaving nothing to check it by)."""
 
 from __future__ import annotations
 
@@ -13,12 +17,15 @@ from knotwork.api.schemas import (
     PathOut,
     QueryRequest,
     QueryResponse,
+    RankedCitation,
     RetrieveRequest,
     RetrieveResponse,
     query_response,
+    ranked,
     retrieve_response,
 )
 from knotwork.llm.clients import import_off_loop
+from knotwork.mcp.bounded import UNCITED_EVIDENCE
 from knotwork.mcp.common import (
     READ_ONLY,
     AskMode,
@@ -37,11 +44,63 @@ from knotwork.mcp.common import (
     tool_errors,
     work_slot,
 )
+from knotwork.mcp.progress import Progress, reporting
+from knotwork.plural import counted
 from knotwork.redact import redact
 from knotwork.retrieve.config import DEFAULT_TOP_K
 
 if TYPE_CHECKING:
+    from knotwork.answer.respond import Answer
+    from knotwork.core import Core
+    from knotwork.retrieve import Filters, Mode
     from knotwork.retrieve.types import Evidence
+
+
+class AskResult(QueryResponse):
+    """POST /query's body, and the evidence an answer that cites none of it was given."""
+
+    uncited: bool = Field(
+        description="true: the answer cites none of the retrieved notes (`citations` is empty); "
+        "check it against `evidence`"
+    )
+    evidence: list[RankedCitation] = Field(
+        description=f"when `uncited`: the first {UNCITED_EVIDENCE} ranked chunks the answer "
+        "was given (`evidence_total` counts them all); otherwise empty"
+    )
+    evidence_total: int = Field(description="when `uncited`: how many chunks it was given")
+
+
+def ask_result(result: Answer, evidence: Evidence | None) -> AskResult:
+    """The answer as POST /query gives it; an ``ok`` answer that cites none of its evidence
+    with that evidence, bounded, and ``uncited`` set."""
+    body = query_response(result).model_dump()
+    hits = evidence.hits if evidence is not None else []
+    uncited = result.status == "ok" and not result.citations and bool(hits)
+    shown = [ranked(h) for h in hits[:UNCITED_EVIDENCE]] if uncited else []
+    total = len(hits) if uncited else 0
+    return AskResult(**body, uncited=uncited, evidence=shown, evidence_total=total)
+
+
+async def _answered(
+    core: Core, progress: Progress, question: str, mode: Mode, top_k: int, filters: Filters
+) -> tuple[Answer, Evidence | None]:
+    """The answer, read as a stream so that its progress is told: the evidence found, then
+    each piece of the answer as the model writes it."""
+    from knotwork.answer.respond import DoneEvent, EvidenceEvent, TokenEvent, answer_stream
+
+    evidence, size, result = None, 0, None
+    async for event in answer_stream(core, question, mode=mode, top_k=top_k, filters=filters):
+        if isinstance(event, EvidenceEvent):
+            evidence = event.evidence
+            found = counted(len(evidence.hits), "chunk")
+            progress.tell(f"answering from {found} of evidence")
+        elif isinstance(event, TokenEvent):
+            size += len(event.text)
+            progress.tell(f"answering: {size} characters written")
+        elif isinstance(event, DoneEvent):  # the last event
+            result = event.answer
+    assert result is not None, "the answer's events end with the answer"
+    return result, evidence
 
 
 class ExplainedHit(BaseModel):
@@ -108,13 +167,16 @@ def register(server: MCPServer[Served]) -> None:
         date_from: DateFrom = None,
         date_to: DateTo = None,
         trust: Trust = "all",
-    ) -> QueryResponse:
-        """Answer a question from the notes, citing them; the same result as POST /query.
+    ) -> AskResult:
+        """Answer a question from the notes, citing them; the result of POST /query, and more.
 
         `status` is `ok`, `insufficient_context` (the notes do not cover it; no model call) or
         `model_unavailable` (the ranked evidence without an answer). Each citation names a
-        note's path, heading and lines; citations the model made up are removed and listed in
-        `dropped_citations`.
+        note's path, heading, lines and `chunk_id` (a chunk's `id` in `get_note`); citations
+        the model made up are removed and listed in `dropped_citations`. An answer that cites
+        none of the evidence comes with `uncited` true and the first 8 ranked chunks it was
+        given in `evidence`, to check it by. With a progress token, its stages are reported
+        (waiting, retrieving, answering), the last one again every 10 s while none is new.
         """
         core = core_of(ctx)
         with tool_errors():
@@ -122,20 +184,15 @@ def register(server: MCPServer[Served]) -> None:
             body = QueryRequest.model_validate(
                 {"question": question, "mode": mode, "top_k": top_k, "filters": scope}
             )
-            async with work_slot(ctx):
+            async with reporting(ctx, "waiting for a turn") as progress, work_slot(ctx):
+                progress.tell("retrieving evidence")
                 # LlamaIndex, imported off the event loop (the clients may be loading it
                 # meanwhile), in the work slot: a wait for it is a wait in the queue
                 await import_off_loop("knotwork.answer.respond")
-                from knotwork.answer.respond import answer
-
-                result = await answer(
-                    core,
-                    body.question,
-                    mode=body.mode,
-                    top_k=body.top_k,
-                    filters=body.filters.to_filters(),
+                result, evidence = await _answered(
+                    core, progress, body.question, body.mode, body.top_k, body.filters.to_filters()
                 )
-        return query_response(result)
+        return ask_result(result, evidence)
 
     async def _evidence(
         ctx: ServedContext, question: str, top_k: int, scope: dict[str, object]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, TypeVar
 
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 FACT_KEYS = 50  # fact keys a write's outcome or a revision lists (added, removed)
@@ -16,6 +17,7 @@ NAMES = 50  # tags, aliases and dates a note's metadata or a search row lists
 CHUNK_CHARS = 2000  # a chunk's text past this is cut (chunks are ~1,200 chars by default)
 CHUNKS_PAGE, MAX_CHUNKS_PAGE = 20, 100
 FACTS_PAGE, MAX_FACTS_PAGE = 50, 200
+UNCITED_EVIDENCE = 8  # ranked chunks ``ask`` returns with an answer that cites none of them
 
 _T = TypeVar("_T")
 
@@ -75,13 +77,27 @@ def _chunk(chunk: dict[str, Any]) -> dict[str, Any]:
 
 
 def note_page(
-    detail: dict[str, Any], chunk_offset: int, chunk_limit: int, fact_offset: int, fact_limit: int
+    detail: dict[str, Any],
+    chunk_offset: int,
+    chunk_limit: int,
+    fact_offset: int,
+    fact_limit: int,
+    chunk_id: str | None = None,
 ) -> dict[str, Any]:
-    """A page of a note's chunks and facts, its metadata's lists cut, with every total."""
+    """A page of a note's chunks and facts, its metadata's lists cut, with every total; with
+    ``chunk_id`` (a citation's), that chunk alone in place of the page of chunks."""
     chunks, facts = detail["chunks"], detail["facts"]
+    page = chunks[chunk_offset : chunk_offset + chunk_limit]
+    if chunk_id is not None:
+        page = [c for c in chunks if c["id"] == chunk_id]
+        if not page:
+            raise ToolError(
+                f"no chunk {chunk_id[:200]!r} in {detail['note']['path']!r}: the note changed "
+                "since it was cited, or the id belongs to another note"
+            )
     return {
         "note": names(detail["note"], ("aliases", "tags", "dates")),
-        "chunks": [_chunk(c) for c in chunks[chunk_offset : chunk_offset + chunk_limit]],
+        "chunks": [_chunk(c) for c in page],
         "chunks_total": len(chunks),
         "facts": facts[fact_offset : fact_offset + fact_limit],
         "facts_total": len(facts),

@@ -52,7 +52,11 @@ class Served:
 ServedContext = Context[Served, Any]
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+# A read changes nothing, so calling it again is harmless (idempotent); the vault and its graph
+# are a closed world (the chat model that writes an answer is the user's own, configured).
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 
 def _bounds(model: type[BaseModel], name: str) -> dict[str, Any]:

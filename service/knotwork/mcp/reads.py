@@ -20,6 +20,7 @@ from knotwork.mcp.bounded import (
     note_page,
 )
 from knotwork.mcp.common import (
+    MAX_NOTE_PATH,
     READ_ONLY,
     NotePath,
     Served,
@@ -31,6 +32,13 @@ from knotwork.mcp.common import (
 from knotwork.retrieve.notes import note_detail, note_history, search_notes, vault_stats
 from knotwork.vault.files import clean_relpath
 
+ChunkId = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_NOTE_PATH + 200,  # the vault's name, the path, the chunk's number and hash
+        description="a citation's `chunk_id`: only that chunk of the note, in place of a page",
+    ),
+]
 Limit = Annotated[int, Field(strict=True, ge=1, le=500, description="at most this many, 1 to 500")]
 # The bounds of GET /notes' parameters, so both answer alike.
 Text = Annotated[
@@ -68,6 +76,9 @@ class Revision(BaseModel):
     added_total: int | None = Field(description="how many facts it added")
     removed_total: int | None = Field(description="how many facts it removed")
     renamed_from: str | None
+    renamed_to: str | None = Field(
+        default=None, description="kind 'renamed': the path the note moved to, leaving this one"
+    )
 
 
 class NoteFound(BaseModel):
@@ -97,6 +108,7 @@ def register(server: MCPServer[Served]) -> None:
         chunk_limit: ChunkLimit = CHUNKS_PAGE,
         fact_offset: Offset = 0,
         fact_limit: FactLimit = FACTS_PAGE,
+        chunk_id: ChunkId = None,
     ) -> dict[str, Any]:
         """One note as the graph holds it: its metadata, its chunks (text, heading, lines) and
         the facts it asserts with their provenance, as GET /notes/{path} but paged: at most
@@ -104,11 +116,12 @@ def register(server: MCPServer[Served]) -> None:
         cut at 2,000 chars (`text_chars` says its length), at most `fact_limit` facts from
         `fact_offset` (default 50, at most 200), and the first 50 aliases, tags and dates.
         `chunks_total`, `facts_total`, `aliases_total`, `tags_total` and `dates_total` give the
-        totals: call again with a larger offset for the rest."""
+        totals: call again with a larger offset for the rest. A chunk's `id` is the `chunk_id`
+        of the citations and facts that name it; with `chunk_id`, that chunk alone is returned."""
         core = core_of(ctx)
         with tool_errors():
             detail = await note_detail(core, path)
-        return note_page(detail, chunk_offset, chunk_limit, fact_offset, fact_limit)
+        return note_page(detail, chunk_offset, chunk_limit, fact_offset, fact_limit, chunk_id)
 
     async def search_notes_(
         ctx: ServedContext,

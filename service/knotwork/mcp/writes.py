@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from knotwork.mcp.bounded import fact_keys
 from knotwork.mcp.common import NotePath, Served, ServedContext, add_tool, served, tool_errors
+from knotwork.mcp.progress import reporting
 from knotwork.plural import counted
 from knotwork.serving import writes as note_writes
 from knotwork.serving.bodies import Synced, ingested
@@ -21,11 +22,14 @@ from knotwork.serving.writes import WriteResult
 
 Content = Annotated[str, Field(description="the note's whole Markdown text, frontmatter included")]
 
+# Idempotent: the same call again changes nothing more (a note deleted twice: the second is
+# refused). Destructive: a write may replace or remove what the user wrote; a sync only follows
+# the folder (the graph is derived from it, a note gone from the graph is gone from the folder).
 _UPSERT = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 _DELETE = ToolAnnotations(
-    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 _SYNC = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -97,11 +101,13 @@ def register(server: MCPServer[Served]) -> None:
 
     async def sync(ctx: ServedContext) -> Synced:
         """Bring the graph in step with the whole vault folder, as POST /sync: new and changed
-        notes ingested, moved and deleted ones followed; counts, warnings and errors."""
+        notes ingested, moved and deleted ones followed; counts, warnings and errors. With a
+        progress token, each step is reported (`writing notes: 12 of 40: …`) as it goes."""
         state = served(ctx)
         assert state.core is not None and state.writers is not None
         with tool_errors():
-            return await note_writes.sync_all(state.core, state.writers)
+            async with reporting(ctx, "syncing the vault folder") as progress:
+                return await note_writes.sync_all(state.core, state.writers, progress.counted)
 
     add_tool(server, upsert_note, _UPSERT)
     add_tool(server, delete_note, _DELETE)

@@ -78,3 +78,10 @@ def pairs_query(question: str) -> str:
         else:
             terms += pairs(clusters)
     return " OR ".join(terms[:MAX_TERMS])
+
+
+def phrase_query(name: str) -> str:
+    """``name``'s words as one Lucene phrase (its terms in a row, as the index's tokenizer
+    splits them; no term holds syntax); '' when it has none."""
+    words = _words(_TERM, name, ())
+    return f'"{" ".join(words)}"' if words else ""

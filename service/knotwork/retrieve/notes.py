@@ -18,8 +18,9 @@ from knotwork.graph.queries.reads import (
     NoteHistoryRow,
 )
 from knotwork.retrieve import cached
+from knotwork.retrieve.lucene import phrase_query
 from knotwork.retrieve.types import bare_tag, vault_folder
-from knotwork.text.keys import folded, link_key
+from knotwork.text.keys import entity_key, folded, link_key, name_key
 from knotwork.vault.write import checked_relpath, unicode_forms
 
 
@@ -50,24 +51,37 @@ async def note_detail(core: Core, path: str) -> dict[str, Any]:
 CANDIDATES = 3
 
 
-async def not_found(core: Core, rel: str) -> NoteNotFoundError:
-    """The error for a path the graph holds no note at, naming the notes of the same file
-    name, title or alias (case-folded), if any: a caller who typed ``Alice`` or
-    ``mine/alice.md`` for ``mine/Alice.md`` learns the path to send."""
-    stem = rel.rsplit("/", 1)[-1]
-    stem = stem[:-3] if stem.lower().endswith(".md") else stem
+async def not_found(core: Core, rel: str, message: str | None = None) -> NoteNotFoundError:
+    """The error for a path the graph holds no note at (``message``, by default that no note
+    is there), naming the notes of the same file name, title or alias (case-folded), if any: a
+    caller who typed ``Alice`` or ``mine/alice.md`` for ``mine/Alice.md`` learns the path to
+    send."""
     rows = await core.store.read(
-        NOTE_CANDIDATES,
-        vault=core.settings.vault_name,
-        name=folded(stem),
-        lpath=link_key(rel),
-        limit=CANDIDATES,
+        NOTE_CANDIDATES, **candidate_params(core.settings.vault_name, rel, CANDIDATES)
     )
-    message = f"no note {rel!r} in the graph"
+    message = message or f"no note {rel!r} in the graph"
     if rows:
         named = " or ".join(repr(row["path"]) for row in rows)
         message += f"; did you mean {named}? (paths are exact, with .md)"
     return NoteNotFoundError(message)
+
+
+def candidate_params(vault: str, rel: str, limit: int) -> dict[str, Any]:
+    """What note_candidates.cypher compares and seeks by: the path's last part without .md,
+    case-folded, and the keys the indexes hold of a note's names."""
+    name = rel.rsplit("/", 1)[-1]
+    name = name[:-3] if name.lower().endswith(".md") else name
+    lpath, key = link_key(rel), name_key(name)
+    return {
+        "vault": vault,
+        "name": folded(name),
+        "lpath": lpath,
+        "limit": limit,
+        "stem": lpath.rsplit("/", 1)[-1],
+        "key": key,
+        "alias": entity_key(name),
+        "phrase": "" if key else phrase_query(name),  # a name without a key: by full text
+    }
 
 
 async def vault_stats(core: Core) -> dict[str, Any]:
@@ -90,34 +104,40 @@ async def note_history(core: Core, path: str, limit: int = 20) -> list[dict[str,
     before.
 
     Raises VaultPathError for a bad path and NoteNotFoundError when the graph holds no revision
-    of it in any Unicode form (the first form that has some is followed, as ``note_detail``)."""
+    of it in any Unicode form (the first form that has some is followed, as ``note_detail``),
+    naming the notes it may mean as ``note_detail`` does."""
     rel = checked_relpath(path)
     for form in unicode_forms(rel):
         if rows := await _history(core, form, limit):
             return [{**row, "at": row["at"].iso_format()} for row in rows]
-    raise NoteNotFoundError(f"no revision of {rel!r} in the graph")
+    raise await not_found(core, rel, f"no revision of {rel!r} in the graph")
 
 
 async def _history(core: Core, rel: str, limit: int) -> list[NoteHistoryRow]:
     """The revisions of the note at exactly ``rel``, followed back through its renames."""
     rows: list[NoteHistoryRow] = []
     at: str | None = rel
-    before = None
+    before, later = None, None  # the rename followed back, and the path it led to
     while at is not None and len(rows) < limit:
         found = await core.store.read(
             NOTE_HISTORY,
             vault=core.settings.vault_name,
             path=at,
             before=before,
-            limit=limit - len(rows),
+            limit=limit - len(rows) + (later is not None),  # its closing record, skipped
         )
         at = None  # unless a rename leads on
         for row in found:
-            if before is not None and row["kind"] == "delete":
-                break  # an earlier note deleted at the older path: not this one
+            if row["kind"] == "renamed" and later is not None and row["renamed_to"] == later:
+                continue  # the older path closed by the rename followed: written with it
+            if len(rows) >= limit:
+                break
+            if before is not None and row["kind"] in ("delete", "renamed"):
+                break  # an earlier note deleted or renamed away at the older path: not this one
             rows.append(row)
             if row["kind"] == "rename" and row["renamed_from"]:
                 at, before = row["renamed_from"], row["at"]  # what it was before the move
+                later = row["path"]
                 break
             if before is not None and row["kind"] == "upsert" and row["old_hash"] is None:
                 break  # the note's first revision there: before it, another's

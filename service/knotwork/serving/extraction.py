@@ -38,7 +38,6 @@ from knotwork.errors import (
 )
 from knotwork.graph.lease import lease_status
 from knotwork.ingest import owed as owing
-from knotwork.ingest import retry
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.model_work import ModelWork, Standing, pending_work
@@ -133,7 +132,7 @@ class Extraction:
             log.debug("the vault's lease is free again: pending chunks looked for")
         trouble = self.ingestor.models.trouble
         read = trouble.refusals
-        if await retry.pending_count(self.ingestor.models):
+        if (await owing.owed(self.ingestor.models)).chunks:
             return True
         if not self.writers.syncing:  # none waits (refused notes edited): no pass would say it
             trouble.settled(read, embedded=False)

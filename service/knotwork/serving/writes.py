@@ -34,7 +34,7 @@ from knotwork.errors import (
     VaultPathError,
 )
 from knotwork.graph.queries.writes import NOTES_STATE
-from knotwork.ingest.changes import NoteOutcome
+from knotwork.ingest.changes import NoteOutcome, Progress
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Entry
 from knotwork.ingest.sync import sync_vault
@@ -278,8 +278,9 @@ async def delete_note(core: Core, writers: VaultWriters, path: str) -> WriteResu
         return landing.outcome()
 
 
-async def sync_all(core: Core, writers: VaultWriters) -> Synced:
-    """Bring the graph in step with the whole vault folder, under the vault's lease.
+async def sync_all(core: Core, writers: VaultWriters, progress: Progress | None = None) -> Synced:
+    """Bring the graph in step with the whole vault folder, under the vault's lease, its steps
+    told to ``progress`` (an MCP client's progress notifications).
 
     The lease is renewed while the sync runs (LeaseHeldError naming the holder; a lease lost
     meanwhile stops the sync with LeaseLostError). Note writes made meanwhile are applied from
@@ -287,6 +288,6 @@ async def sync_all(core: Core, writers: VaultWriters) -> Synced:
     ingestor = Ingestor(core, root=await vault_root(core))
     ingestor.finisher = SERVER
     async with writers.sync():
-        report = await sync_vault(ingestor)
+        report = await sync_vault(ingestor, progress)
         await writers.drain(ingestor)
     return synced(report)

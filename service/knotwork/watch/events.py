@@ -257,12 +257,17 @@ class PathEvents:
             listed = list_notes(self.root / dest)
             for rel in listed:
                 new = f"{dest}/{rel}"
+                # Only a note's path can be a move's source: one out of an ignored folder
+                # (restored from .trash) is a new note, written with the rest in a batch.
+                old = f"{src}/{rel}" if src and is_note(f"{src}/{rel}") else None
                 if is_note(new):
-                    self._mark(new, f"{src}/{rel}" if src else None, there=True)
-                    if src:
-                        self._mark(f"{src}/{rel}")
-            if src and not listed:  # moved on before this event was read: a move out of it
-                self._moved_folders[dest] = src  # is one out of src
+                    self._mark(new, old, there=True)
+                    if old:
+                        self._mark(old)
+            # Moved on before this event was read: a move out of it is one out of src (if
+            # notes can lie in src: any note's path there would do).
+            if src and not listed and is_note(f"{src}/note.md"):
+                self._moved_folders[dest] = src
         elif kind == "created" and src and not (self.root / src).is_symlink():
             # A folder may appear inside an ignored one (a package unpacked in node_modules,
             # a folder moved into .trash from outside the vault): each note's whole path is

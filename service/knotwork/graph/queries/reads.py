@@ -218,6 +218,7 @@ class NoteHistoryRow(TypedDict):
     added: list[str]
     removed: list[str]
     renamed_from: str | None
+    renamed_to: str | None  # a rename away from the path closes it (kind 'renamed')
 
 
 class NotesSearchRow(TypedDict):

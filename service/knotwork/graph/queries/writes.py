@@ -226,15 +226,12 @@ class ChunksPendingRow(TypedDict):
     extraction_state: str
 
 
-class PendingCountRow(TypedDict):
+class ChunksOwedRow(TypedDict):
+    """One step the pending chunks owe (chunks_owed.cypher)."""
+
+    step: str  # 'embedding' or 'extraction'
     chunks: int
-
-
-class PendingStepsRow(PendingCountRow):
-    steps: int  # embeddings and extractions owed: a chunk owing both counts two
-
-
-class WaitingRow(PendingCountRow):
+    both: int  # of those, the chunks also pending the other step (counted in each)
     notes: int
     shown: list[str]
 
@@ -267,8 +264,7 @@ class SimilarLinkedRow(TypedDict):
 
 
 CHUNKS_PENDING = Query("chunks_pending", ChunksPendingRow)
-CHUNKS_PENDING_COUNT = Query("chunks_pending_count", PendingStepsRow)
-CHUNKS_WAITING = Query("chunks_waiting", WaitingRow)
+CHUNKS_OWED = Query("chunks_owed", ChunksOwedRow)
 CHUNK_EXTRACTION_WRITE = Query("chunk_extraction_write", ExtractionWrittenRow)
 CHUNK_EXTRACTION_TRIED = Query("chunk_extraction_tried", ExtractionTriedRow)
 CHUNK_PENDING = Query("chunk_pending", ChunkPendingRow)
