@@ -16,25 +16,10 @@ from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
-from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put
+from tests.integration.test_watch_stop import _slow_embedder
 from tests.startup import child_env
-
-HELD_S = 90.0  # the slow embedder holds a heron's texts this long at most
-
-
-def _slow_embedder(fake_ollama: FakeOllama) -> tuple[threading.Event, threading.Event]:
-    """Texts about herons held until released: whether such a call came, and the release."""
-    entered, released = threading.Event(), threading.Event()
-
-    def embed(texts: list[str], dim: int) -> list[list[float]]:
-        if any("heron" in text for text in texts):
-            entered.set()
-            released.wait(HELD_S)
-        return [hash_embedding(text, dim) for text in texts]
-
-    fake_ollama.embed_script = embed
-    return entered, released
 
 
 async def _stopped(

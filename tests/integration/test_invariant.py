@@ -138,6 +138,28 @@ class VaultMachine(RuleBasedStateMachine):
         else:
             self.run(self.ingestor.rename(old, new))
 
+    def _folders(self) -> list[str]:
+        """The folders holding two notes or more (a folder's move is then a batch)."""
+        held = [p.rpartition("/")[0] for p in self.files]
+        return sorted({f for f in held if held.count(f) > 1})
+
+    @precondition(lambda self: bool(self._folders()))
+    @rule(data=st.data(), to=st.sampled_from(FOLDERS))
+    def move_folder(self, data: st.DataObject, to: str) -> None:
+        """A folder's notes moved together (those whose new path is free), written as the
+        watcher writes a folder renamed: one batch of renames (a sync's moves: ``rename``)."""
+        source = data.draw(st.sampled_from(self._folders()))
+        moves: list[tuple[str, str]] = []
+        for old in sorted(p for p in self.files if p.rpartition("/")[0] == source):
+            new = to + old.rpartition("/")[2]
+            if new not in self.files:
+                (self.dir / new).parent.mkdir(parents=True, exist_ok=True)
+                (self.dir / old).rename(self.dir / new)
+                self.files[new] = self.files.pop(old)
+                moves.append((old, new))
+        if moves:
+            self.run(self.ingestor.renames([(old, new, None) for old, new in moves]))
+
     @precondition(lambda self: bool(self.files))
     @rule(data=st.data(), via_sync=st.booleans())
     def delete(self, data: st.DataObject, via_sync: bool) -> None:

@@ -17,6 +17,7 @@ from watchdog.events import FileMovedEvent, FileSystemEvent
 
 from knotwork.core import Core
 from knotwork.ingest.changes import NoteOutcome
+from knotwork.ingest.ingestor import Move
 from knotwork.vault.files import NoteText
 from knotwork.watch import bulk
 from knotwork.watch.watcher import VaultWatcher
@@ -132,7 +133,8 @@ class HeldEvents:
 
 
 def hold_first(watcher: VaultWatcher, name: str) -> tuple[asyncio.Event, asyncio.Event]:
-    """The first call of the ingestor's ``name`` (a write) held until ``go`` is set:
+    """The first call of the ingestor's ``name`` (a write: ``renames`` for a batch of moves,
+    or one) held until ``go`` is set:
     ``reached`` says the pass is in it."""
     reached, go = asyncio.Event(), asyncio.Event()
     real = getattr(watcher.ingestor, name)
@@ -189,7 +191,7 @@ async def test_a_folder_moved_on_while_its_first_move_is_written_stays_a_move(
     all again)."""
     running, task = await watching_events_only(core, vault, 10)
     events = HeldEvents(running)
-    reached, go = hold_first(running, "rename")
+    reached, go = hold_first(running, "renames")
     try:
         fake_ollama.calls.clear()
         os.rename(vault / "a", vault / "b")
@@ -220,7 +222,7 @@ async def test_a_move_said_again_after_it_was_written_stays_a_move(
     make c/n00 a new note, embedded all again: the note is found by its content instead."""
     running, task = await watching_events_only(core, vault, 10)
     events = HeldEvents(running)
-    reached, go = hold_first(running, "rename")
+    reached, go = hold_first(running, "renames")
 
     def of_first(event: FileSystemEvent) -> bool:
         return isinstance(event, FileMovedEvent) and "/a/" in str(event.src_path)
@@ -377,13 +379,13 @@ async def test_a_folder_moved_on_under_slow_writes_stays_a_move(
     for i in range(10):
         put(vault, f"a/n{i:02d}.md", f"# N{i}\n\nLinks to [[n{(i + 1) % 10:02d}]].\n")
     running, task = await started(core, vault, watch_debounce_ms=200, watch_rescan_s=0)
-    rename = running.ingestor.rename
+    renames = running.ingestor.renames
 
-    async def slow(old: str, new: str, text: str | None = None) -> NoteOutcome:
+    async def slow(moves: list[Move]) -> list[NoteOutcome]:
         await asyncio.sleep(0.2)
-        return await rename(old, new, text)
+        return await renames(moves)
 
-    running.ingestor.rename = slow  # type: ignore[method-assign]
+    running.ingestor.renames = slow  # type: ignore[method-assign]
     try:
         fake_ollama.calls.clear()
         rescans = running.status.rescans

@@ -36,12 +36,13 @@ print(with_core(work, connect=False), flush=True)  # no Neo4j: the work never as
 """
 
 
-def start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+def start(tmp_path: Path, *args: str, script: str = COMMAND) -> subprocess.Popen[str]:
+    """``script`` run with ``args``, once it says it is ready (no Neo4j: its work never asks)."""
     env = child_env(
         {"KNOTWORK_NEO4J_PASSWORD": "unused", "KNOTWORK_NEO4J_URI": "bolt://127.0.0.1:9"}
     )
     child = subprocess.Popen(
-        [sys.executable, "-c", COMMAND, *args],
+        [sys.executable, "-c", script, *args],
         env=env,
         cwd=tmp_path,
         stdout=subprocess.PIPE,
@@ -91,29 +92,12 @@ print(with_core(work, connect=False, stopped_said=lambda: f"stopped: {stage['don
 """
 
 
-def start_said(tmp_path: Path, cleanup_s: str) -> subprocess.Popen[str]:
-    env = child_env(
-        {"KNOTWORK_NEO4J_PASSWORD": "unused", "KNOTWORK_NEO4J_URI": "bolt://127.0.0.1:9"}
-    )
-    child = subprocess.Popen(
-        [sys.executable, "-c", SAID, cleanup_s],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert child.stdout is not None
-    assert child.stdout.readline() == "ready\n", child.stderr and child.stderr.read()
-    return child
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_long_command_stopped_says_where_it_stands_then_ends_by_the_signal(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
     """Before, Ctrl-C or SIGTERM ended `ingest`, `reembed` or `verify` with no line at all."""
-    child = start_said(tmp_path, "0.05")
+    child = start(tmp_path, "0.05", script=SAID)
     child.send_signal(sig)
     out, err = child.communicate(timeout=30)
     assert out == "stopped: 3 done\n", err
@@ -122,7 +106,7 @@ def test_a_long_command_stopped_says_where_it_stands_then_ends_by_the_signal(
 
 def test_a_second_ctrl_c_ends_a_long_command_at_once(tmp_path: Path) -> None:
     """The first Ctrl-C waits for the cleanup (here 60 s); the second does not."""
-    child = start_said(tmp_path, "60")
+    child = start(tmp_path, "60", script=SAID)
     child.send_signal(signal.SIGINT)
     with pytest.raises(subprocess.TimeoutExpired):
         child.wait(timeout=1)

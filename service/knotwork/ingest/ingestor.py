@@ -32,9 +32,12 @@ from knotwork.ingest.modelcalls import EmbedProgress, ModelCalls
 from knotwork.ingest.states import delete_outcome, draft_change
 from knotwork.ingest.written import BatchProgress
 from knotwork.text.language import setting_key
-from knotwork.vault.files import clean_relpath, read_note
+from knotwork.vault.files import NoteText, clean_relpath, read_note
 
 log = logging.getLogger(__name__)
+
+# A move: the note's old path, its new path and its text there (None: read from the folder).
+Move = tuple[str, str, str | NoteText | None]
 
 
 class Ingestor:
@@ -89,15 +92,32 @@ class Ingestor:
         return (await self.apply([Upsert(path, text, mtime, renamed_from)]))[0]
 
     async def rename(self, old_path: str, new_path: str, text: str | None = None) -> NoteOutcome:
-        """Move a note: same content keeps its chunks, embeddings and extractions."""
-        mtime = None
-        if text is None:
-            if self.root is None:
+        """Move a note: ``renames`` of one."""
+        return (await self.renames([(old_path, new_path, text)]))[0]
+
+    async def renames(self, moves: list[Move]) -> list[NoteOutcome]:
+        """Move notes as one batch, one transaction (a folder renamed): each (old path, new
+        path, text) keeps, for the same content, its chunks, embeddings and extractions, and
+        other notes' links and mentions follow it. A text None is read at the new path."""
+        root, limit = self.root, self.settings.max_note_bytes
+
+        def read(new: str, text: str | NoteText | None) -> tuple[str, float | None]:
+            if isinstance(text, NoteText):
+                return text.text, text.mtime
+            if text is not None:
+                return text, None
+            if root is None:
                 raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH")
-            rel = clean_relpath(new_path)
-            read = await asyncio.to_thread(read_note, self.root, rel, self.settings.max_note_bytes)
-            text, mtime = read.text, read.mtime
-        return await self.upsert_text(new_path, text, mtime, renamed_from=old_path)
+            note = read_note(root, clean_relpath(new), limit)
+            return note.text, note.mtime
+
+        texts = await asyncio.to_thread(lambda: [read(new, text) for _, new, text in moves])
+        return await self.apply(
+            [
+                Upsert(new, text, mtime, renamed_from=old)
+                for (old, new, _), (text, mtime) in zip(moves, texts, strict=True)
+            ]
+        )
 
     async def delete(self, path: str) -> NoteOutcome:
         return (await self.apply([Delete(path)]))[0]

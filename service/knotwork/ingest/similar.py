@@ -76,7 +76,9 @@ async def _link(
     other vaults' (or ending inside a tie at its ``top_k``-th, which is taken by key) is asked
     again with four times the neighbours, up to ``MAX_CANDIDATES``, so a vault's edges never
     depend on what other vaults hold."""
-    k, linked = top_k + 1, set[str]()  # the entity itself is on its own page
+    # The entity itself is on its own page, and one neighbour past its top_k-th shows whether
+    # that one ends inside a tie: a full page of its own vault is then not asked again.
+    k, linked = top_k + 2, set[str]()
     while keys:
         [row] = await store.write(
             ENTITY_SIMILAR_LINK,

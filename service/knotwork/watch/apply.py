@@ -4,9 +4,9 @@ what events missed; a failed write waits and is tried again, never fatal.
 Each path due is written as it is on disk (watch/change.py: upsert, delete or rename, and a
 note missing while the folder is away, or gone before its event is read, left alone). An
 editor's atomic save (write a temp file, rename it over the note) is thus one modification.
-Moves are applied first, one by one; the plain changes of a burst (a folder copied in) are
-written in batches (watch/bulk.py), a note that fails going on its own. A change or rescan
-that fails on the graph (Neo4j down or restarting) waits and is tried again every
+Moves are applied first, in batches (watch/moves.py: a folder renamed), then the plain changes
+in batches (watch/bulk.py: a folder copied in); a note that fails goes on its own. A change or
+rescan that fails on the graph (Neo4j down or restarting) waits and is tried again every
 ``RETRY_GRAPH_S``: none is dropped and the watcher goes on; one that fails otherwise is tried
 ``MAX_ATTEMPTS`` times, then left to a rescan. A move given up still deletes its old path.
 Which paths wait is watch/events.py's part; how one change is written, watch/change.py's;
@@ -37,6 +37,7 @@ from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.change import write_change
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.folder import FolderView
+from knotwork.watch.moves import apply_moves
 from knotwork.watch.queue import WatchStatus
 from knotwork.watch.said import PassReport
 
@@ -82,13 +83,22 @@ class Applier(PathEvents):
         )  # moves first
         consumed: set[str] = set()
         heard = self.status.events
+        moves: list[tuple[str, Pending]] = []  # moves gathered for one batch, written first
         plain: list[tuple[str, Pending]] = []  # plain changes gathered for one batch
         size, bulk = batch_size(self.ingestor), sum(self.pending[p].moved_from is None for p in due)
         self._moves_left = {p for p in due if self.pending[p].moved_from}
         self._applying = True
+        going = True
         try:
             for rel in due:
                 self._moves_left.discard(rel)  # taken now, or left waiting: its source too
+                now_due = self.pending.get(rel)
+                if moves and (now_due is None or now_due.moved_from is None):
+                    # The moves gathered are written before any other change (their old paths
+                    # among them: a rename takes those).
+                    going, moves = await apply_moves(self, moves, consumed), []
+                    if not going:
+                        break
                 if self.status.events != heard:  # events came while the pass wrote
                     heard, sources = self.status.events, self.move_sources()
                 if rel in consumed:  # a rename took it; an event since is a new change
@@ -98,7 +108,12 @@ class Applier(PathEvents):
                 item = self.pending.pop(rel, None)
                 if item is None:
                     continue
-                if item.moved_from is None and bulk > 1:  # a burst: written in batches
+                if item.moved_from is not None and not plain:  # moves: written in batches
+                    moves.append((rel, item))
+                    if len(moves) < size:
+                        continue
+                    going, moves = await apply_moves(self, moves, consumed), []
+                elif item.moved_from is None and bulk > 1:  # a burst: written in batches
                     plain.append((rel, item))
                     if len(plain) < size:
                         continue
@@ -111,11 +126,13 @@ class Applier(PathEvents):
                 if not going:
                     break
             else:
-                if plain:
+                if moves:
+                    going, moves = await apply_moves(self, moves, consumed), []
+                if plain and going:
                     await apply_batch(self, plain, consumed)
-                plain = []
+                    plain = []
         finally:
-            for rel, item in plain:  # gathered, not written (the pass ended): they wait
+            for rel, item in (*moves, *plain):  # gathered, not written (the pass ended): wait
                 self.pending.setdefault(rel, item)
             self._applying, self._moves_left = False, set()
             self.said.say()

@@ -5,8 +5,8 @@ of notes copied in, hundreds deleted at once) take a minute and more to settle.
 Each note is read as ``Ingestor.upsert_path`` reads it, under the notes' locks; one that cannot
 be read (binary, too large, a link appeared) is left to the one-by-one path, which says why
 once. What the batch writes is the same as one by one: ``Ingestor.apply`` drafts, embeds and
-writes them against the graph's names with the batch applied. Moves stay one by one
-(watch/apply.py), before these.
+writes them against the graph's names with the batch applied. Moves are batched apart
+(watch/moves.py), before these.
 """
 
 from __future__ import annotations

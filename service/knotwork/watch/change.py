@@ -39,7 +39,7 @@ async def write_change(applier: Applier, rel: str, item: Pending, consumed: set[
             applier.gone_unsaid(rel, item) or (source and applier.moved_onward(rel) is not None)
         ):
             if source:  # its note is at the old path in the graph: that waits with it
-                _keep_source(applier, source, consumed)
+                keep_source(applier, source, consumed)
             applier.wait_for_event(rel, item)
             return False
         if exists and source and not exists_exactly(applier.root / source, applier.root):
@@ -49,7 +49,7 @@ async def write_change(applier: Applier, rel: str, item: Pending, consumed: set[
             except BaseException as exc:
                 # Not moved: the old path waits again (not in this pass), for the move
                 # tried again or, if that is given up, its own delete.
-                _keep_source(applier, source, consumed, waiting)
+                keep_source(applier, source, consumed, waiting)
                 if isinstance(exc, Exception) and not applier.folder.is_note_file(rel):
                     applier.wait_for_event(rel, item)  # moved on while it was read
                     return False
@@ -76,7 +76,7 @@ def _leave_to_rescan(applier: Applier, source: str, consumed: set[str]) -> None:
     applier._rescan_when_quiet()
 
 
-def _keep_source(
+def keep_source(
     applier: Applier, source: str, consumed: set[str], item: Pending | None = None
 ) -> None:
     """A move's old path waits again, not in this pass: for the move tried again, or for
