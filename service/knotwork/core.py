@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 # How old this process's reading of the graph's manifest may be when a write embeds or a
 # question is asked: a `knotwork reembed` elsewhere is seen within this long, for one small
-# read per period however busy the process is.
-MANIFEST_RECHECK_S = 2.0
+# read per period however busy the process is (and it waits this long after its mark).
+MANIFEST_RECHECK_S = schema.MANIFEST_RECHECK_S
 
 
 @dataclass

@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 from knotwork import core as core_module
 from knotwork.api import create_app
 from knotwork.cli import app as cli
-from knotwork.core import open_core
-from knotwork.errors import ModelUnavailableError
+from knotwork.cli.stopped import ReembedStopped
+from knotwork.core import Core, open_core
+from knotwork.errors import ModelUnavailableError, ReembedInterruptedError, SchemaError
 from knotwork.graph import schema
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
@@ -121,3 +122,60 @@ def test_an_interrupted_reembed_is_said_everywhere_and_a_run_again_completes_it(
     assert _said(["ingest", str(vault), "--no-extract"])[0] == 0
     code, said = _said(["retrieve", "kites"])
     assert code == 0 and "A.md" in said, said
+
+
+FOUR = "UNWIND range(1, 4) AS i CREATE (:Chunk {id: 'c' + i, hash: 'h' + i, text: 't' + i})"
+
+
+async def test_a_stop_says_what_the_reembed_changed(core: Core, settings: Settings) -> None:
+    """Stopped before the mark, it says nothing changed; after, it counts the chunks given the
+    new model's vector, not those the model refused."""
+    await ad_hoc(core, FOUR, write=True)
+    calls: list[int] = []
+
+    async def embed(texts: list[str]) -> Sequence[Sequence[float] | None]:
+        calls.append(len(texts))
+        if len(calls) == 4:
+            raise ModelUnavailableError("the embedding server went away")
+        if len(calls) == 2:
+            return [None]  # refused alone: pending for `knotwork retry`
+        return [hash_embedding(t, settings.embed_dimension) for t in texts]
+
+    newer = "MATCH (m:Manifest) SET m.schema_version = 99"
+    await ad_hoc(core, newer, write=True)  # refused before anything is written
+    stage = ReembedStopped()
+    with pytest.raises(SchemaError, match="newer Knotwork"):
+        await stage.reembed(core, embed, lambda *_: None, "h")
+    assert stage.said() == "stopped before re-embedding began: nothing was changed"
+    await ad_hoc(core, "MATCH (m:Manifest) SET m.schema_version = 3", write=True)
+
+    one = settings.model_copy(update={"embed_batch_size": 1})
+    async with open_core(one) as pages:
+        stage = ReembedStopped()
+        with pytest.raises(ModelUnavailableError):
+            await stage.reembed(pages, embed, lambda *_: None, "h")
+    assert stage.said().startswith("stopped: 2 of 4 chunks re-embedded; the graph stays refused")
+
+
+async def test_readers_see_the_mark_before_the_vector_indexes_go(
+    core: Core, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server reads the manifest again only every MANIFEST_RECHECK_S: the re-embedding waits
+    that long after its mark, so a reader's first search past the indexes dropped is refused
+    plainly rather than failing on a missing index."""
+    await ad_hoc(core, FOUR, write=True)
+    monkeypatch.setattr(core_module, "MANIFEST_RECHECK_S", 4.0)  # the reader's
+    monkeypatch.setattr(schema, "MANIFEST_RECHECK_S", 4.0)  # the re-embedding's wait
+    told: list[ReembedInterruptedError] = []
+    async with open_core(settings) as reader:
+        await reader.check_manifest()  # read before the mark, kept for MANIFEST_RECHECK_S
+
+        async def embed(texts: list[str]) -> Sequence[Sequence[float] | None]:
+            if not told:  # the indexes are dropped and rebuilt by now
+                with pytest.raises(ReembedInterruptedError) as refused:
+                    await reader.check_manifest()
+                told.append(refused.value)
+            return [hash_embedding(t, settings.embed_dimension) for t in texts]
+
+        await schema.reembed(core.store, settings, embed)
+    assert told

@@ -6,6 +6,7 @@ lease lapsed meanwhile stops at its next renewal rather than store the old model
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
 import sys
 import threading
@@ -17,11 +18,15 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
-from knotwork.core import open_core
-from knotwork.errors import ReembedInterruptedError, ReembedRunningError
+from knotwork.core import Core, open_core
+from knotwork.errors import LeaseLostError, ReembedInterruptedError, ReembedRunningError
 from knotwork.graph import schema
 from knotwork.graph.lease import Lease
 from knotwork.graph.reembed_lease import ReembedLease
+from knotwork.ingest.journal import Journal
+from knotwork.llm.clients import ModelClients
+from knotwork.serving import extraction as api_extraction
+from knotwork.serving.writers import VaultWriters
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import ad_hoc, hold_vault, put
@@ -166,3 +171,98 @@ def test_a_watcher_started_during_a_reembed_ends_saying_so(
     assert ran.returncode == 1, said
     assert "vault 'a' cannot be written now: `knotwork reembed` is re-embedding" in said, said
     assert "reembedder (host" in said, said
+
+
+STATUS = {"mode": "cli-reembed", "watches": False}
+
+
+async def test_a_reembed_whose_lease_lapsed_is_not_renewed_and_is_told_so(core: Core) -> None:
+    """A vault's lease that lapsed is renewed if no one took it; the re-embedding's is not, and
+    its loss is said of the re-embedding, not as a vault that cannot be written."""
+    first = ReembedLease(core.store, 1, "first")
+    await first.acquire(STATUS)
+    await asyncio.sleep(1.5)  # paused past its TTL (Ctrl-Z)
+    with pytest.raises(LeaseLostError) as lapsed:
+        await first.renew(STATUS)
+    assert "lost its lease over every vault" in str(lapsed.value), lapsed.value
+    assert "no one holds it now" in str(lapsed.value), lapsed.value
+    await ReembedLease(core.store, 60, "second").acquire(STATUS)
+    with pytest.raises(LeaseLostError) as taken:
+        await first.renew(STATUS)
+    said = str(taken.value)
+    assert not isinstance(taken.value, ReembedRunningError)
+    assert "another `knotwork reembed` holds it now, second (host" in said, said
+    assert "cannot be written now" not in said and "*reembed*" not in said, said
+
+
+async def test_a_reembed_that_lost_its_lease_to_another_leaves_the_mark(
+    core: Core, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumed after another re-embedding took the lapsed lease, it does not name the model
+    nor clear the mark under the other; the one that holds the lease does."""
+    monkeypatch.setattr(schema, "MANIFEST_RECHECK_S", 0.0)
+    chunks = "UNWIND [1, 2] AS i CREATE (:Chunk {id: 'c' + i, hash: 'h' + i, text: 't' + i})"
+    await ad_hoc(core, chunks, write=True)
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return [hash_embedding(t, settings.embed_dimension) for t in texts]
+
+    await ReembedLease(core.store, 1, "first").acquire(STATUS)
+    await asyncio.sleep(1.5)
+    await ReembedLease(core.store, 60, "second").acquire(STATUS)
+    for holder in ("first", None):  # a caller holding no lease is refused as well
+        with pytest.raises(LeaseLostError, match="another `knotwork reembed` holds it now"):
+            await schema.reembed(core.store, settings, embed, holder=holder)
+        manifest = await core.store.get_manifest()
+        assert manifest and manifest["reembedding_model"] == settings.embed_model, manifest
+    done = await schema.reembed(core.store, settings, embed, holder="second")
+    manifest = await core.store.get_manifest()
+    assert done.embedded == 2 and manifest and not manifest.get("reembedding_model"), manifest
+
+
+async def test_the_api_extraction_says_a_reembed_once_and_waits_for_its_end(
+    core: Core, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    writers = VaultWriters(core, Journal(tmp_path / "journal"))
+    work = writers.extraction
+    guard = ReembedLease(core.store, 60, "reembedder")
+    await guard.acquire(STATUS)
+    with caplog.at_level(logging.WARNING, logger=api_extraction.__name__):
+        for _ in range(3):  # a period's pass each
+            assert await work._pass(4, lambda *_: None) == 0
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "`knotwork reembed` is re-embedding" in said[0], said
+    assert not await work._due()  # the guard alone read while it is live
+    await guard.release()
+    await work._due()
+    assert not work._reembedding  # its end seen: the pending chunks looked for again
+
+
+def test_reembed_is_refused_before_the_models_load(
+    env: None, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another vault's writer, or another re-embedding, is named before the model clients
+    load, as the vault's own writer is."""
+    _ingest_a(vault, monkeypatch)
+    watcher = asyncio.run(hold_vault({"mode": "inotify", "watches": True}, _vault_b()))
+    _switch(monkeypatch, fake_ollama)
+    loaded: list[bool] = []
+    monkeypatch.setattr(ModelClients, "load", lambda self: loaded.append(True))
+
+    def refused() -> str:
+        result = CliRunner().invoke(cli, ["reembed"])
+        said = " ".join(result.output.split())
+        assert result.exit_code == 1, said
+        assert "re-embeds every vault of this database" in said, said
+        assert not loaded, "the model clients were loaded before the refusal"
+        return said
+
+    assert f"vault 'b': {watcher.holder} (host" in refused()
+
+    async def swap() -> None:  # the watcher stopped; another re-embedding runs
+        async with open_core(_vault_b()) as core:
+            await Lease(core.store, "b", 60, watcher.holder).release()
+            await ReembedLease(core.store, 60, "reembedder").acquire(STATUS)
+
+    asyncio.run(swap())
+    assert "reembedder (host" in refused()

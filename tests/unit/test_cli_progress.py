@@ -54,7 +54,7 @@ def test_reembed_off_a_terminal_prints_lines_not_carriage_returns(
     one line: a "\\r" per update whatever stdout was. Its progress is now ingest's."""
     service = importlib.import_module("knotwork.cli.service")
 
-    async def reembed(store: Any, settings: Any, embed: Any, progress: Any) -> Any:
+    async def reembed(store: Any, settings: Any, embed: Any, progress: Any, **_: Any) -> Any:
         for done in (32, 64, 76):
             progress(done, 76)
         return service.schema.Reembedded(76)

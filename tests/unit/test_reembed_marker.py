@@ -4,9 +4,10 @@ every holder."""
 
 from __future__ import annotations
 
+from knotwork.cli.stopped import ReembedStopped
 from knotwork.errors import ManifestMismatchError, ReembedInterruptedError
-from knotwork.graph.reembed_guard import reembedding, refused
-from knotwork.graph.schema import mismatch
+from knotwork.graph.reembed_guard import lost, reembedding, refused
+from knotwork.graph.schema import Reembedded, mismatch
 from tests.conftest import make_settings
 
 OLD = {"embed_model": "nomic-embed-text", "embed_dimension": 768, "schema_version": 3}
@@ -45,3 +46,20 @@ def test_the_refusals_name_each_holder() -> None:
     told = reembedding("b", {"holder": "r", "host": "h", "pid": 9, "mode": "cli-reembed"})
     assert told.startswith("vault 'b' cannot be written now: `knotwork reembed` is re-embedding")
     assert "r (host h, pid 9, mode cli-reembed" in told
+
+
+def test_a_lost_reembedding_is_said_of_itself() -> None:
+    other = {"holder": "r2", "host": "h", "pid": 9, "mode": "cli-reembed"}
+    said, lapsed = lost(other, "r1", 30)
+    assert "`knotwork reembed` lost its lease over every vault" in lapsed and lapsed in said
+    assert "another `knotwork reembed` holds it now, r2 (host h, pid 9" in said
+    assert "cannot be written now" not in said and "*reembed*" not in said and "30 s" in said
+    said, _ = lost({**other, "holder": "r1"}, "r1", 30)  # lapsed, taken by no one
+    assert "no one holds it now" in said and "r1" not in said
+
+
+def test_a_stopped_reembed_counts_the_chunks_given_a_vector() -> None:
+    stage = ReembedStopped(total=4)
+    assert stage.said() == "stopped before re-embedding began: nothing was changed"
+    stage.began, stage.done = True, Reembedded(embedded=2)
+    assert stage.said().startswith("stopped: 2 of 4 chunks re-embedded; the graph stays")

@@ -20,7 +20,7 @@ from knotwork.core import Core, open_core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.graph import schema
 from knotwork.graph.lease import holding
-from knotwork.graph.reembed_lease import ReembedLease
+from knotwork.graph.reembed_lease import ReembedLease, check_free
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.llm.ollama_probe import not_pulled
 from knotwork.llm.reembed_vectors import vectors_apart
@@ -207,13 +207,13 @@ def reembed() -> None:
             # As ingest's and retry's: a bar on a terminal, else a log line every few seconds
             # (a "\r" written to a pipe or a file ran every count into one line).
             with progress_bar() as bar:
-                done = await stage.reembed(core, embed, bar)
+                done = await stage.reembed(core, embed, bar, lease.holder)
             return done, await Ingestor(core).link_entities()
 
     done, linked = with_core(
         work,
         models=True,
-        first=lambda core: writer_lease(core, watched).check_free(),
+        first=lambda core: check_free(writer_lease(core, watched)),
         stopped_said=stage.said,
     )
     settings = get_settings()

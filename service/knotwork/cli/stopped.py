@@ -60,25 +60,35 @@ class SyncStopped:
 
 @dataclass
 class ReembedStopped:
-    """How far `reembed` got: the chunks re-embedded, as told to its progress bar."""
+    """How far `reembed` got: whether the manifest was marked, and the chunks re-embedded
+    (those the model refused not among them) as ``schema.reembed`` fills them in."""
 
-    began: bool = False  # it holds the lease: the vector indexes may be dropped already
-    done: int = 0
+    began: bool = False  # the mark is written (or under way): the graph is refused until done
     total: int | None = None
+    done: Reembedded | None = None  # filled in as it goes
     reembedded: bool = False  # every chunk, and the manifest written: the entities after
 
     async def reembed(
-        self, core: Core, embed: Embed, progress: Callable[[int, int, str], None]
+        self,
+        core: Core,
+        embed: Embed,
+        progress: Callable[[int, int, str], None],
+        holder: str,
     ) -> Reembedded:
-        """``schema.reembed`` under the lease taken, each count of the chunks noted."""
+        """``schema.reembed`` under the leases of ``holder`` taken, how far it got noted."""
         from knotwork.graph import schema
 
-        def told(done: int, total: int) -> None:
-            self.done, self.total = done, total
-            progress(done, total, "re-embedding chunks")
+        def told(seen: int, total: int) -> None:
+            self.total = total
+            progress(seen, total, "re-embedding chunks")
 
-        self.began = True
-        done = await schema.reembed(core.store, core.settings, embed, told)
+        def marked() -> None:
+            self.began = True
+
+        self.done = schema.Reembedded()
+        done = await schema.reembed(
+            core.store, core.settings, embed, told, holder=holder, marked=marked, out=self.done
+        )
         self.reembedded = True
         return done
 
@@ -91,8 +101,9 @@ class ReembedStopped:
                 "names are embedded again by `knotwork retry` or the next note write"
             )
         of = f" of {counted(self.total, 'chunk')}" if self.total is not None else " chunks"
+        done = self.done.embedded if self.done is not None else 0
         return (
-            f"stopped: {self.done}{of} re-embedded; the graph stays refused until `knotwork "
+            f"stopped: {done}{of} re-embedded; the graph stays refused until `knotwork "
             "reembed` completes: run it again to finish (it re-embeds every chunk)"
         )
 

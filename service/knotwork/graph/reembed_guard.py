@@ -47,6 +47,24 @@ def refused(holders: Sequence[Mapping[str, Any]], ttl_s: int) -> str:
     )
 
 
+def lost(row: Mapping[str, Any], holder: str, ttl_s: int) -> tuple[str, str]:
+    """Why a re-embedding stopped when its lease over every vault was found lapsed (its
+    process paused past the TTL): the message, and what happened (LeaseLostError's two).
+    ``row``: whoever holds that lease now, this one's own when no one took it."""
+    now = (
+        f"another `knotwork reembed` holds it now, {holder_said({**row, 'vault': None})}"
+        if row.get("holder") and row.get("holder") != holder
+        else "no one holds it now, but a writer may have written meanwhile"
+    )
+    lapsed = f"`knotwork reembed` lost its lease over every vault of this database ({now})"
+    return (
+        f"{lapsed}; this re-embedding stopped, the manifest still marked as re-embedding. Run "
+        "`knotwork reembed` again once no other runs; the heartbeat must reach Neo4j at least "
+        f"every {ttl_s} s (KNOTWORK_LEASE_TTL_S)",
+        lapsed,
+    )
+
+
 def ago(heartbeat_at: Any) -> str:
     """A lease's last heartbeat as a refusal says it, "12 s ago": in seconds, as the TTL and
     the waits it advises are (a timestamp beside them was a second format to read).

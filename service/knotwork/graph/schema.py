@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -11,6 +12,7 @@ from typing import Any
 from knotwork import __version__
 from knotwork.errors import (
     GraphUnavailableError,
+    LeaseLostError,
     ManifestMismatchError,
     ModelUnavailableError,
     ReembedInterruptedError,
@@ -21,9 +23,11 @@ from knotwork.graph import pairs, zero_vectors
 from knotwork.graph.queries.admin import (
     CHUNKS_EMBEDDING_REFUSED,
     ENTITIES_EMBEDDING_RESET,
+    MANIFEST_REEMBEDDED,
     MANIFEST_REEMBEDDING,
 )
 from knotwork.graph.queries.writes import NOTE_EMBEDDING_BACKFILL
+from knotwork.graph.reembed_guard import GUARD, lost
 from knotwork.graph.store import GraphStore, ServerInfo
 from knotwork.model_names import same_model
 from knotwork.models import embed_text, now_ms
@@ -41,6 +45,9 @@ Embed = Callable[[list[str]], Awaitable[Sequence[Sequence[float] | None]]]
 SCHEMA_VERSION = 3
 MIN_NEO4J = (5, 26)
 BACKFILL_BATCH = 500  # notes given their note vector per transaction
+# How long a server keeps the manifest it read (core.MANIFEST_RECHECK_S); `reembed` waits this
+# long between its mark and the indexes dropped.
+MANIFEST_RECHECK_S = 2.0
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -162,6 +169,10 @@ async def reembed(
     settings: Settings,
     embed: Embed,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    holder: str | None = None,
+    marked: Callable[[], None] | None = None,
+    out: Reembedded | None = None,
 ) -> Reembedded:
     """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
 
@@ -177,19 +188,30 @@ async def reembed(
     Safe to run again after an interruption: the manifest is marked as re-embedding to the
     model before anything is dropped and named for it (the mark cleared) only at the end, so
     until then every command refuses the graph as an interrupted re-embedding, and a run again
-    redoes it all.
+    redoes it all. ``marked`` is called as the mark is written (the caller's stop message);
+    ``out`` is filled as it goes (how far it got, if stopped).
+
+    ``holder``: of the lease over every vault (graph/reembed_lease.py) the caller holds; the
+    manifest is named for the model (the mark cleared) only while it is still live and its
+    own, in one transaction, else LeaseLostError: a run that paused past the lease's TTL may
+    have been followed by another, whose mark must stay. None: no re-embedding may hold it.
     """
     await check_server(store)
     _not_newer(await store.get_manifest())  # before anything of a newer version's is touched
     total = await store.chunk_count()
+    if marked:  # before the write: a stop while it is under way may find it landed
+        marked()
     await store.write(
         MANIFEST_REEMBEDDING, model=settings.embed_model, dimension=settings.embed_dimension
     )
+    # A server keeps the manifest it read this long (core.check_manifest): it sees the mark,
+    # and refuses plainly, before a search meets a dropped index.
+    await asyncio.sleep(MANIFEST_RECHECK_S)
     await store.write(ENTITIES_EMBEDDING_RESET)  # `knotwork retry` or the next write redoes them
     await store.drop_vector_index()
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)
-    out, seen, after = Reembedded(), 0, ""
+    out, seen, after = out or Reembedded(), 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
         texts = [embed_text(context, text) for _, _, context, text in page]
         where = f"chunk {page[0][0]} and the {len(page) - 1} after it"
@@ -223,11 +245,15 @@ async def reembed(
             progress(seen, total)
     if pairs.predates(await store.get_manifest()):  # the manifest written next says it is done
         await pairs.backfill(store)
-    await store.put_manifest(
+    [end] = await store.write(  # done: the model named and the mark cleared at once
+        MANIFEST_REEMBEDDED,
+        guard=GUARD,
+        holder=holder,
         schema_version=SCHEMA_VERSION,
         embed_model=settings.embed_model,
         embed_dimension=settings.embed_dimension,
         knotwork_version=__version__,
     )
-    await store.write(MANIFEST_REEMBEDDING, model=None, dimension=None)  # done: said last
+    if not end["ok"]:
+        raise LeaseLostError(*lost(end["reembed"] or {}, holder or "", settings.lease_ttl_s))
     return out

@@ -15,11 +15,12 @@ for it. A stop cancels the pass under way (the model's answer is not awaited): w
 done stays pending.
 
 The periods stay quiet while nothing changes: once a pass met another writer's lease, they
-read only the lease (not the pending count) until it is free or this process's again; once the
-graph was re-embedded under this process (ManifestMismatchError, which says to restart it),
-they read only the manifest, which matches again only if the graph is re-embedded back. A
-refusal is logged once, when it begins, not every period, and so is a chat model that stays
-down (``model_work.Standing``, the watcher's way too), with a line when it answers again.
+read only the lease (not the pending count) until it is free or this process's again (a
+`knotwork reembed`'s lease over every vault likewise); once the graph was re-embedded under
+this process (ManifestMismatchError, which says to restart it), they read only the manifest,
+which matches again only if the graph is re-embedded back. A refusal is logged once, when it
+begins, not every period, and so is a chat model that stays down (``model_work.Standing``, the
+watcher's way too), with a line when it answers again.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ from knotwork.errors import (
     LeaseHeldError,
     LeaseLostError,
     ManifestMismatchError,
+    ReembedRunningError,
 )
 from knotwork.graph.lease import lease_status
+from knotwork.graph.reembed_guard import GUARD
 from knotwork.ingest import owed as owing
 from knotwork.ingest.changes import Progress
 from knotwork.ingest.ingestor import Ingestor
@@ -63,6 +66,7 @@ class Extraction:
         self._stopped = False
         self.said = Standing()  # what the passes meet, said once while it stands
         self._elsewhere = False  # another writer held the lease at the last pass
+        self._reembedding = False  # a `knotwork reembed` held every vault at the last pass
         # The graph re-embedded with another model under this process: no pass can write.
         self.stale: ManifestMismatchError | None = None
 
@@ -124,6 +128,12 @@ class Extraction:
                 "the graph's embedding model matches this server's again: "
                 "the pending model work resumes"
             )
+        if self._reembedding:  # said once; its end looked for in its lease alone
+            row = await lease_status(self.writers.core.store, GUARD)
+            if row is not None and row["live"]:
+                return False
+            self._reembedding = False
+            log.info("the re-embedding's lease is free again: pending chunks looked for")
         if self._elsewhere:
             row = await lease_status(self.writers.core.store, self.writers.vault)
             if row is not None and row["live"] and row["holder"] != self.writers.holder:
@@ -148,6 +158,11 @@ class Extraction:
                 done = await pending_work(
                     self.ingestor, min(limit, EXTRACT_PASS), progress=progress, said=self.said
                 )
+        except ReembedRunningError as exc:  # before its base classes: said once, waited out
+            if not self._reembedding:
+                log.warning("pending model work waits: %s", exc.lapsed)
+            self._reembedding = True
+            return 0
         except LeaseLostError as exc:  # before LeaseHeldError, its base class
             log.warning("pending model work stopped: %s", exc.lapsed)
             return 0

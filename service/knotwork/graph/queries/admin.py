@@ -40,6 +40,12 @@ class ManifestGetRow(TypedDict):
     reembed: dict[str, Any] | None  # the live re-embedding's lease: holder, host, pid
 
 
+class ManifestReembeddedRow(TypedDict):
+    ok: bool  # written: the re-embedding still held its lease over every vault
+    manifest: dict[str, Any] | None
+    reembed: dict[str, Any] | None  # the lease's live holder now (another re-embedding)
+
+
 class ResetRow(TypedDict):
     reset: int
 
@@ -51,6 +57,7 @@ INDEX_STATES = Query("index_states", IndexStatesRow)
 MANIFEST_GET = Query("manifest_get", ManifestGetRow)
 MANIFEST_REEMBEDDING = Query("manifest_reembedding", ManifestRow)
 MANIFEST_PUT = Query("manifest_put", ManifestRow)
+MANIFEST_REEMBEDDED = Query("manifest_reembedded", ManifestReembeddedRow)
 VAULT_DROP_BATCH = Query("vault_drop_batch", DeletedRow)
 ENTITIES_EMBEDDING_RESET = Query("entities_embedding_reset", ResetRow)
 
@@ -127,6 +134,19 @@ class ReembedLeaseRow(TypedDict):
     holders: list[dict[str, Any]]  # the live leases that refused it
 
 
+class ReembedRenewRow(TypedDict):
+    ok: bool
+    holder: str | None  # whoever holds it now (the lapsed holder's own when no one took it)
+    host: str | None
+    pid: int | None
+    mode: str | None
+    heartbeat_at: str | None
+
+
+class ReembedHoldersRow(TypedDict):
+    holders: list[dict[str, Any]]  # the live leases that would refuse it
+
+
 class LeaseGetRow(TypedDict):
     lease: dict[str, Any]  # its properties, temporal values as strings
     live: bool
@@ -142,6 +162,8 @@ LEASE_GET = Query("lease_get", LeaseGetRow)
 LEASE_RELEASE = Query("lease_release", ReleasedRow)
 LEASE_REEMBED_ACQUIRE = Query("lease_reembed_acquire", ReembedLeaseRow)
 LEASE_REEMBED_RELEASE = Query("lease_reembed_release", ReleasedRow)
+LEASE_REEMBED_RENEW = Query("lease_reembed_renew", ReembedRenewRow)
+LEASE_REEMBED_HOLDERS = Query("lease_reembed_holders", ReembedHoldersRow)
 
 # Relevance calibration (retrieve/relevance.py).
 
