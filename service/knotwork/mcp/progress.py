@@ -2,8 +2,9 @@
 
 A client times a request out (60 s is common) unless progress comes; it asks for progress by
 sending a ``progressToken``, and without one the SDK sends nothing. What the work says is sent
-by one task, in order, looking every ``POLL_S`` for the latest (a sync of thousands of notes
-is not thousands of messages), and said again every ``HEARTBEAT_S`` while nothing new comes:
+by one task, in order, looking every ``POLL_S`` for the latest of each step (a sync of
+thousands of notes is not thousands of messages, yet a step done between two looks still says
+its last count), and the last said again every ``HEARTBEAT_S`` while nothing new comes:
 a model thinking before its first token, one chunk extracted for a minute. The MCP spec wants
 ``progress`` to grow with each notification, and a sync's steps each count in their own unit
 (files read, chunks embedded, notes written, chunks extracted), so ``progress`` counts the
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -27,38 +29,65 @@ POLL_S = 0.25
 
 
 class Progress:
-    """What a tool call is doing, told synchronously (a sync's progress callback is), sent by
-    ``reporting``'s task."""
+    """What a tool call is doing, told synchronously (a sync's progress callback is, from its
+    worker thread), sent by ``reporting``'s task."""
 
     def __init__(self) -> None:
-        self.message: str | None = None
-        self.told = 0  # how many messages were told: a new one since the last sent
+        self._lock = threading.Lock()
+        self._unsent: list[str] = []  # the latest message of each step told since the last look
+        self._sent = 0  # the notifications sent: each one's ``progress``, so it grows
+        self._last: str | None = None
+        self._at = 0.0  # when the last was sent, on the loop's clock
+        self._gone = False  # the client could not be told: nothing more is tried
 
     def tell(self, message: str) -> None:
-        self.message = message
-        self.told += 1
+        with self._lock:
+            if self._unsent and _step(self._unsent[-1]) == _step(message):
+                self._unsent[-1] = message  # the same step further on: only the latest is said
+            else:
+                self._unsent.append(message)
 
     def counted(self, done: int, total: int, what: str) -> None:
         """A sync's progress (``ingest.changes.Progress``): ``what`` is ``step: item``."""
         step, _, item = what.partition(": ")
         self.tell(f"{step}: {done} of {total}" + (f": {item}" if item else ""))
 
+    def _take(self) -> list[str]:
+        with self._lock:
+            taken, self._unsent = self._unsent, []
+        return taken
+
     async def send(self, ctx: ServedContext, heartbeat_s: float, poll_s: float) -> None:
-        """The latest message when a new one came, the last one again after ``heartbeat_s``
-        of quiet."""
+        """Each step's latest message when new ones came, the last one again after
+        ``heartbeat_s`` of quiet."""
         loop = asyncio.get_running_loop()
-        sent, seen, quiet_since = 0, 0, loop.time()
-        while True:
-            if self.message is not None and (
-                self.told != seen or loop.time() - quiet_since >= heartbeat_s
-            ):
-                sent, seen, quiet_since = sent + 1, self.told, loop.time()
-                try:
-                    await ctx.report_progress(sent, None, self.message)
-                except Exception as exc:  # a client gone: the call's own result says the rest
-                    log.debug("progress not sent: %s: %s", type(exc).__name__, exc)
-                    return
+        while not self._gone:
+            due = self._take()
+            if not due and self._last is not None and loop.time() - self._at >= heartbeat_s:
+                due = [self._last]
+            await self._report(ctx, due)
             await asyncio.sleep(poll_s)
+
+    async def finish(self, ctx: ServedContext) -> None:
+        """What was told since the last look, before the call's result: its last counts."""
+        await self._report(ctx, self._take())
+
+    async def _report(self, ctx: ServedContext, messages: list[str]) -> None:
+        for message in messages:
+            if self._gone:
+                return
+            self._sent, self._last = self._sent + 1, message
+            self._at = asyncio.get_running_loop().time()
+            try:
+                await ctx.report_progress(self._sent, None, message)
+            except Exception as exc:  # a client gone: the call's own result says the rest
+                log.debug("progress not sent: %s: %s", type(exc).__name__, exc)
+                self._gone = True
+
+
+def _step(message: str) -> str:
+    """``writing notes`` of ``writing notes: 3 of 40: a.md``; a stage's whole message else."""
+    return message.partition(": ")[0]
 
 
 @asynccontextmanager
@@ -71,3 +100,4 @@ async def reporting(ctx: ServedContext, first: str) -> AsyncIterator[Progress]:
         yield progress
     finally:
         await background.stop(sending)
+    await progress.finish(ctx)

@@ -1,0 +1,69 @@
+"""What an MCP tool call's progress says when its work runs faster than the sender looks: the
+latest message of each step is sent, in order, so a step begun and done between two looks still
+says its last count; within one step only the latest is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, cast
+
+from knotwork.mcp.progress import Progress
+
+
+class _Context:
+    def __init__(self) -> None:
+        self.sent: list[tuple[float, str | None]] = []
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        self.sent.append((progress, message))
+
+
+async def _sent_after(progress: Progress, heartbeat_s: float = 60.0) -> _Context:
+    ctx = _Context()
+    task = asyncio.create_task(progress.send(cast(Any, ctx), heartbeat_s, 0.01))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return ctx
+
+
+async def test_a_step_done_between_two_looks_still_says_its_last_count() -> None:
+    progress = Progress()
+    progress.tell("syncing the vault folder")
+    for done in range(1, 41):
+        progress.counted(done, 40, f"writing notes: N{done}.md")
+    for done in range(1, 6):
+        progress.counted(done, 5, "writing mentions and links")
+    ctx = await _sent_after(progress)
+    assert [m for _, m in ctx.sent] == [
+        "syncing the vault folder",
+        "writing notes: 40 of 40: N40.md",
+        "writing mentions and links: 5 of 5",
+    ]
+    assert [p for p, _ in ctx.sent] == [1, 2, 3]  # progress grows with each notification
+
+
+async def test_the_last_message_is_said_again_while_nothing_new_comes() -> None:
+    progress = Progress()
+    progress.tell("answering from 4 chunks of evidence")
+    ctx = await _sent_after(progress, heartbeat_s=0.01)
+    messages = [m for _, m in ctx.sent]
+    assert len(messages) >= 2 and set(messages) == {"answering from 4 chunks of evidence"}
+    assert [p for p, _ in ctx.sent] == list(range(1, len(messages) + 1))
+
+
+async def test_nothing_is_sent_before_anything_is_told() -> None:
+    assert (await _sent_after(Progress(), heartbeat_s=0.0)).sent == []
+
+
+async def test_what_was_told_after_the_last_look_is_said_before_the_result() -> None:
+    progress = Progress()
+    progress.tell("syncing the vault folder")
+    ctx = await _sent_after(progress)
+    progress.counted(3, 3, "writing notes: C.md")
+    await progress.finish(cast(Any, ctx))
+    assert ctx.sent == [(1, "syncing the vault folder"), (2, "writing notes: 3 of 3: C.md")]
