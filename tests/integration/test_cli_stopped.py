@@ -6,11 +6,13 @@ that verify changed nothing. Before, each ended with no line at all."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import signal
 import sys
 import threading
 from pathlib import Path
+from typing import IO
 
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
@@ -23,9 +25,15 @@ from tests.startup import child_env
 
 
 async def _stopped(
-    settings: Settings, cwd: Path, args: list[str], sig: signal.Signals, when: threading.Event
+    settings: Settings,
+    cwd: Path,
+    args: list[str],
+    sig: signal.Signals,
+    when: threading.Event,
+    stderr: IO[str] | int = asyncio.subprocess.DEVNULL,
 ) -> tuple[int | None, str]:
-    """Run `knotwork ARGS`, send ``sig`` once ``when`` is set: its exit code and stdout."""
+    """Run `knotwork ARGS`, send ``sig`` once ``when`` is set: its exit code and stdout (its
+    stderr to ``stderr``)."""
     env = child_env({
         "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
         "KNOTWORK_NEO4J_USER": settings.neo4j_user,
@@ -41,7 +49,7 @@ async def _stopped(
         cwd=cwd,
         env=env,
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
+        stderr=stderr,
     )
     try:
         for _ in range(900):
@@ -118,9 +126,11 @@ async def test_sigterm_during_reembed_says_how_far_it_got_and_to_run_it_again(
     assert await _leases(core) == []
 
 
-async def test_ctrl_c_during_verify_says_nothing_was_changed(
-    core: Core, settings: Settings, tmp_path: Path
-) -> None:
+async def _verify_stopped(
+    core: Core, settings: Settings, tmp_path: Path, args: list[str], stderr: IO[str] | int
+) -> tuple[int | None, str]:
+    """`knotwork verify ARGS VAULT` stopped by Ctrl-C half way through its scratch sync, the
+    vault synced before: its exit code and stdout; the vault as it was, no lease left."""
     vault = tmp_path / "vault"
     for i in range(300):  # enough that the scratch sync is stopped half way
         put(vault, f"n/{i}.md", f"# Note {i}\n\nNote {i} links [[{i + 1}]].\n")
@@ -138,13 +148,33 @@ async def test_ctrl_c_during_verify_says_nothing_was_changed(
 
     watching = asyncio.create_task(watch_scratch())
     try:
-        code, out = await _stopped(
-            settings, tmp_path, ["verify", str(vault)], signal.SIGINT, scratch
-        )
+        verify = ["verify", *args, str(vault)]
+        code, out = await _stopped(settings, tmp_path, verify, signal.SIGINT, scratch, stderr)
     finally:
         watching.cancel()
-    assert code == -signal.SIGINT, out
-    assert "stopped: verify compared nothing and changed nothing" in out, out
     assert await _notes(core) == before
     assert await ad_hoc(core, "MATCH (n:Note) WHERE n.vault <> 's' RETURN n.vault") == []
     assert await _leases(core) == []
+    return code, out
+
+
+async def test_ctrl_c_during_verify_says_nothing_was_changed(
+    core: Core, settings: Settings, tmp_path: Path
+) -> None:
+    code, out = await _verify_stopped(core, settings, tmp_path, [], asyncio.subprocess.DEVNULL)
+    assert code == -signal.SIGINT, out
+    assert "stopped: verify compared nothing and changed nothing" in out, out
+
+
+async def test_a_stopped_verify_json_says_its_stop_on_stderr_not_in_the_json(
+    core: Core, settings: Settings, tmp_path: Path
+) -> None:
+    """`verify --json` stopped printed its stop line on stdout, where a script reads the JSON
+    (`knotwork verify --json | jq`): it goes to stderr, and stdout stays JSON, or empty."""
+    logged = tmp_path / "stderr.txt"
+    with logged.open("w") as stderr:
+        code, out = await _verify_stopped(core, settings, tmp_path, ["--json"], stderr)
+    assert code == -signal.SIGINT, out
+    if out.strip():  # a body, if any, is whole JSON
+        json.loads(out)
+    assert "stopped: verify compared nothing and changed nothing" in logged.read_text(), out

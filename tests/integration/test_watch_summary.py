@@ -183,6 +183,11 @@ def test_a_model_down_at_start_up_is_said_once_not_once_a_note_nor_twice(
     assert printed.count("warning: Odd.md: frontmatter ignored") == 1, printed
     assert "Odd.md: frontmatter ignored" not in logged, logged
     assert "  [[Acme Corp]] from Ann.md, Ben.md, Cai.md, … and 1 more" in printed, printed
+    # Stopped, it counts what the chunks owe as the summary did (ingest/owed.py reads both).
+    stopped = printed.partition("stopped watching")[2]
+    assert "5 chunks wait for their embedding, 5 for the model's extraction: the" in stopped, (
+        printed
+    )
 
 
 def test_start_up_warnings_past_the_summarys_list_are_logged_not_lost(

@@ -72,7 +72,8 @@ def test_a_sighup_the_process_was_started_ignoring_stays_ignored(tmp_path: Path)
     assert (out, child.returncode) == ("cleaned up\nfinished\n", 0), err
 
 
-# A long command that says where it stands when stopped: its cleanup waits ``argv[1]`` s.
+# A long command that says where it stands when stopped: its cleanup waits ``argv[1]`` s; a
+# second argument says it on stderr (as ``--json`` does).
 SAID = """
 import asyncio, sys
 from knotwork.cli.app import with_core
@@ -88,7 +89,8 @@ async def work(core):
         await asyncio.sleep(float(sys.argv[1]))
     return "finished"
 
-print(with_core(work, connect=False, stopped_said=lambda: f"stopped: {stage['done']} done"))
+said = lambda: f"stopped: {stage['done']} done"
+print(with_core(work, connect=False, stopped_said=said, stopped_err=len(sys.argv) > 2))
 """
 
 
@@ -102,6 +104,15 @@ def test_a_long_command_stopped_says_where_it_stands_then_ends_by_the_signal(
     out, err = child.communicate(timeout=30)
     assert out == "stopped: 3 done\n", err
     assert child.returncode == -sig, err  # a shell's 130 or 143
+
+
+def test_with_json_the_stop_line_goes_to_stderr_and_stdout_stays_empty(tmp_path: Path) -> None:
+    """`verify --json` stopped printed its stop line among the JSON a script reads."""
+    child = start(tmp_path, "0.05", "err", script=SAID)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert out == "" and err.endswith("stopped: 3 done\n"), (out, err)
+    assert child.returncode == -signal.SIGINT, err
 
 
 def test_a_second_ctrl_c_ends_a_long_command_at_once(tmp_path: Path) -> None:

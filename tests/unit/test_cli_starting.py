@@ -153,9 +153,11 @@ def test_each_command_names_each_step_of_its_start_in_the_one_order(
     each command's start is now the same steps, in ingest's order, from ``start_steps``."""
     named: list[list[str]] = []
 
-    def with_core(work: Any, stopped_said: Any = None, **how: Any) -> Any:  # stops where
-        named.append([step.what for step in start_steps(get_settings(), **how)])  # work begins
-        raise typer.Exit(0)
+    def with_core(
+        work: Any, stopped_said: Any = None, stopped_err: bool = False, **how: Any
+    ) -> Any:
+        named.append([step.what for step in start_steps(get_settings(), **how)])  # stops where
+        raise typer.Exit(0)  # the work begins
 
     for module in COMMAND_MODULES:
         monkeypatch.setattr(

@@ -14,6 +14,7 @@ from knotwork.cli.synced import SyncSummary, print_sync
 from knotwork.graph.queries.admin import UnresolvedLinksRow
 from knotwork.ingest.changes import CHAT_DOWN, LET_BE, NoteOutcome
 from knotwork.ingest.modelcalls import EMBED_DOWN, EMBED_REJECTED
+from knotwork.ingest.owed import Owed
 from knotwork.ingest.sync import SyncReport
 
 STATS = {"facts": {}, "pending_embeddings": 0, "pending_extractions": 0, "extraction_errors": 0}
@@ -52,7 +53,7 @@ def test_the_unresolved_targets_cut_short_say_how_many_more(
 
 
 def test_a_stopped_watcher_counts_one_change_and_one_chunk_in_the_singular() -> None:
-    one, two = watch_stopped(Path("/v"), 1, 1), watch_stopped(Path("/v"), 2, 2)
+    one, two = watch_stopped(Path("/v"), 1, Owed(0, 1)), watch_stopped(Path("/v"), 2, Owed(0, 2))
     assert one == [
         "stopped watching /v",
         "1 change was not written (see the warnings above): the next `knotwork watch` or "
@@ -119,14 +120,14 @@ def test_a_sync_report_gathers_why_its_notes_wait_each_once() -> None:
 def test_a_stopped_watcher_names_the_embeddings_its_chunks_wait_for_too() -> None:
     """The model down as it stopped: "581 chunks wait for the model's extraction" left out
     that they wait for their embedding first."""
-    both = watch_stopped(Path("/v"), 0, 581, embeddings=581)
+    both = watch_stopped(Path("/v"), 0, Owed(581, 581))
     assert both[1] == (
         "581 chunks wait for their embedding, 581 for the model's extraction: the next "
         "`knotwork watch` or `knotwork retry` does them"
     ), both
-    embeddings = watch_stopped(Path("/v"), 0, 0, embeddings=1)
+    embeddings = watch_stopped(Path("/v"), 0, Owed(1, 0))
     assert embeddings[1].startswith("1 chunk waits for its embedding: the next"), embeddings
-    assert watch_stopped(Path("/v"), 0, 0, embeddings=0) == ["stopped watching /v"]
+    assert watch_stopped(Path("/v"), 0, Owed()) == ["stopped watching /v"]
 
 
 def test_extractions_alone_are_counted_as_chunks_that_wait(

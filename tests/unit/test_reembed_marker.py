@@ -59,7 +59,7 @@ def test_a_lost_reembedding_is_said_of_itself() -> None:
 
 
 def test_a_stopped_reembed_counts_the_chunks_given_a_vector() -> None:
-    stage = ReembedStopped(total=4)
+    stage = ReembedStopped(Reembedded(total=4))
     assert stage.said() == "stopped before re-embedding began: nothing was changed"
-    stage.began, stage.done = True, Reembedded(embedded=2)
+    stage.done.marked, stage.done.embedded = True, 2
     assert stage.said().startswith("stopped: 2 of 4 chunks re-embedded; the graph stays")

@@ -139,6 +139,7 @@ def with_core(
     ready: bool = False,
     connect: bool = True,
     stopped_said: Callable[[], str] | None = None,
+    stopped_err: bool = False,
 ) -> T:
     """Run ``work`` with an open core; KnotworkErrors become a message and a non-zero exit.
     SIGTERM and SIGHUP cancel it, as Ctrl-C does, and then end the process.
@@ -154,7 +155,8 @@ def with_core(
     model clients (a setting they refuse writes no manifest).
     ``connect=False``: the work makes Neo4j's first query and reports its failure (doctor).
     ``stopped_said``: where things stand when a signal (Ctrl-C too) stopped the work, said before
-    the process ends by it: a long command's user learns what was done and what to run.
+    the process ends by it: a long command's user learns what was done and what to run;
+    on stderr with ``stopped_err`` (``--json``: stdout stays the JSON a script reads, or empty).
     """
     stopped: list[signal.Signals] = []
 
@@ -180,7 +182,7 @@ def with_core(
         if stopped:
             if stopped_said is not None:
                 with contextlib.suppress(OSError):  # a terminal already closed (SIGHUP)
-                    typer.echo(stopped_said())
+                    typer.echo(stopped_said(), err=stopped_err)
             _end_by(stopped[0])
 
 

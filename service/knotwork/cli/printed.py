@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from collections import Counter
 
     from knotwork.core import Core
+    from knotwork.ingest.owed import Owed
     from knotwork.ingest.retry import Retried
 
 _MARKED_LINK = re.compile(r"\[\[([^\[\]]+)\]\]")  # a frontmatter link's key (models.fact_key)
@@ -88,13 +89,13 @@ def _written(mention: str) -> str:
     return out
 
 
-def watch_stopped(
-    root: Path | None, unwritten: int, model_pending: int, embeddings: int = 0
-) -> list[str]:
+def watch_stopped(root: Path | None, unwritten: int, owed: Owed) -> list[str]:
     """What a watcher stopped by Ctrl-C or SIGTERM leaves: changes it could not write (their
-    warnings said why) and chunks the models have not read yet, ``embeddings`` of them waiting
-    for an embedding, ``model_pending`` for the model's extraction, each step named only when
-    some chunk owes it; nothing is lost either way."""
+    warnings said why) and the chunks the models have not read yet, as ``owed`` counts them
+    (ingest/owed.py, as the watcher's model work counts what it left): waiting for an
+    embedding, for the model's extraction, each step named only when some chunk owes it;
+    nothing is lost either way."""
+    embeddings, model_pending = owed.embeddings, owed.extractions
     lines = [f"stopped watching {root}"]
     if unwritten:
         lines.append(

@@ -1,22 +1,22 @@
 """Where a long command stands when Ctrl-C or SIGTERM stops it, said as its last line: how far
-`ingest` and `reembed` got (followed through their progress) and what to run to finish, and
-that `verify` changed nothing. The process then ends by the signal (cli/app.with_core)."""
+`ingest` got (followed through its sync's progress steps) and `reembed` (read off the report
+it fills in), what to run to finish, and that `verify` changed nothing. The process then ends
+by the signal (cli/app.with_core)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from knotwork.ingest.changes import Progress
+from knotwork.graph import schema
+from knotwork.graph.schema import Reembedded
+from knotwork.ingest.changes import Progress, SyncStep
 from knotwork.plural import counted
 
 if TYPE_CHECKING:
     from knotwork.core import Core
-    from knotwork.graph.schema import Embed, Reembedded
-
-WRITING = "writing notes"  # the sync's step that counts the notes written (ingest/sync.py)
-EXTRACTING = "extracting facts"
+    from knotwork.graph.schema import Embed
 
 
 @dataclass
@@ -33,9 +33,10 @@ class SyncStopped:
         """``progress`` as the sync tells it, each count of the notes written noted."""
 
         def told(done: int, total: int, what: str) -> None:
-            if what.startswith(WRITING):
+            step = SyncStep.of(what)
+            if step is SyncStep.WRITING:
                 self.written, self.changes = done, total
-            self.extracting = self.extracting or what.startswith(EXTRACTING)
+            self.extracting = self.extracting or step is SyncStep.EXTRACTING
             progress(done, total, what)
 
         return told
@@ -60,13 +61,11 @@ class SyncStopped:
 
 @dataclass
 class ReembedStopped:
-    """How far `reembed` got: whether the manifest was marked, and the chunks re-embedded
-    (those the model refused not among them) as ``schema.reembed`` fills them in."""
+    """How far `reembed` got, as ``schema.reembed`` fills in its report: whether the manifest
+    was marked, the chunks re-embedded (those the model refused not among them) of all, and
+    whether it ended."""
 
-    began: bool = False  # the mark is written (or under way): the graph is refused until done
-    total: int | None = None
-    done: Reembedded | None = None  # filled in as it goes
-    reembedded: bool = False  # every chunk, and the manifest written: the entities after
+    done: Reembedded = field(default_factory=Reembedded)
 
     async def reembed(
         self,
@@ -76,34 +75,26 @@ class ReembedStopped:
         holder: str,
     ) -> Reembedded:
         """``schema.reembed`` under the leases of ``holder`` taken, how far it got noted."""
-        from knotwork.graph import schema
 
         def told(seen: int, total: int) -> None:
-            self.total = total
             progress(seen, total, "re-embedding chunks")
 
-        def marked() -> None:
-            self.began = True
-
-        self.done = schema.Reembedded()
-        done = await schema.reembed(
-            core.store, core.settings, embed, told, holder=holder, marked=marked, out=self.done
+        return await schema.reembed(
+            core.store, core.settings, embed, told, holder=holder, report=self.done
         )
-        self.reembedded = True
-        return done
 
     def said(self) -> str:
-        if not self.began:
+        done = self.done
+        if not done.marked:
             return "stopped before re-embedding began: nothing was changed"
-        if self.reembedded:
+        if done.ended:
             return (
                 "stopped after every chunk was re-embedded and the manifest written: entity "
                 "names are embedded again by `knotwork retry` or the next note write"
             )
-        of = f" of {counted(self.total, 'chunk')}" if self.total is not None else " chunks"
-        done = self.done.embedded if self.done is not None else 0
+        of = f" of {counted(done.total, 'chunk')}" if done.total is not None else " chunks"
         return (
-            f"stopped: {done}{of} re-embedded; the graph stays refused until `knotwork "
+            f"stopped: {done.embedded}{of} re-embedded; the graph stays refused until `knotwork "
             "reembed` completes: run it again to finish (it re-embeds every chunk)"
         )
 

@@ -191,7 +191,7 @@ def watch(
     import signal
 
     from knotwork.cli.printed import watch_stopped
-    from knotwork.retrieve.notes import vault_stats
+    from knotwork.ingest.owed import Owed, owed
     from knotwork.watch.watcher import VaultWatcher, folder_to_follow
 
     def lease(core: Core) -> Lease:
@@ -243,12 +243,10 @@ def watch(
                 watcher.model_work.shown = progress_bar
             typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
-        model_pending = embeddings = 0
-        with contextlib.suppress(KnotworkError):  # Neo4j away: the changes are said
-            stats = await vault_stats(core)
-            embeddings = stats["pending_embeddings"]
-            model_pending = stats["pending_extractions"] if core.settings.extract else 0
-        for line in watch_stopped(watcher.root, len(watcher.pending), model_pending, embeddings):
+        left = Owed()  # Neo4j away: the changes are said
+        with contextlib.suppress(KnotworkError):  # read as its model work read what it left
+            left = await owed(ingestor.models)
+        for line in watch_stopped(watcher.root, len(watcher.pending), left):
             typer.echo(line)
 
     async def refused(core: Core) -> None:  # the watcher's own refusals at its start
@@ -296,5 +294,6 @@ def verify(
             checked.elsewhere = await synced_from(ingestor)
         return checked
 
-    checked = with_core(work, ready=True, stopped_said=verify_stopped)  # a stop: said, ended
+    # A stop: said (on stderr with --json), then the process ends.
+    checked = with_core(work, ready=True, stopped_said=verify_stopped, stopped_err=as_json)
     raise typer.Exit(print_checked(checked, as_json))

@@ -157,11 +157,16 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
 
 @dataclass
 class Reembedded:
-    """What `knotwork reembed` did: the chunks given the new model's vector, and those whose
-    text it refused alone, left pending for `knotwork retry` (vault → note path → chunks)."""
+    """What `knotwork reembed` did, filled in as it goes (how far it got, if stopped): the
+    manifest marked, the chunks of ``total`` given the new model's vector, those whose text
+    it refused alone, left pending for `knotwork retry` (vault → note path → chunks), and
+    the manifest named for the model (``ended``)."""
 
     embedded: int = 0
     refused: dict[str, Counter[str]] = field(default_factory=dict)
+    marked: bool = False  # the mark is written (or under way): the graph is refused until done
+    total: int | None = None  # the chunks to re-embed, once counted
+    ended: bool = False
 
 
 async def reembed(
@@ -171,8 +176,7 @@ async def reembed(
     progress: Callable[[int, int], None] | None = None,
     *,
     holder: str | None = None,
-    marked: Callable[[], None] | None = None,
-    out: Reembedded | None = None,
+    report: Reembedded | None = None,
 ) -> Reembedded:
     """Re-embed every chunk with the configured model; rebuild the vector indexes and manifest.
 
@@ -188,8 +192,7 @@ async def reembed(
     Safe to run again after an interruption: the manifest is marked as re-embedding to the
     model before anything is dropped and named for it (the mark cleared) only at the end, so
     until then every command refuses the graph as an interrupted re-embedding, and a run again
-    redoes it all. ``marked`` is called as the mark is written (the caller's stop message);
-    ``out`` is filled as it goes (how far it got, if stopped).
+    redoes it all. ``report`` is filled in as it goes: a caller stopped says how far it got.
 
     ``holder``: of the lease over every vault (graph/reembed_lease.py) the caller holds; the
     manifest is named for the model (the mark cleared) only while it is still live and its
@@ -198,9 +201,9 @@ async def reembed(
     """
     await check_server(store)
     _not_newer(await store.get_manifest())  # before anything of a newer version's is touched
-    total = await store.chunk_count()
-    if marked:  # before the write: a stop while it is under way may find it landed
-        marked()
+    out = report if report is not None else Reembedded()
+    out.total = total = await store.chunk_count()
+    out.marked = True  # before the write: a stop while it is under way may find it landed
     await store.write(
         MANIFEST_REEMBEDDING, model=settings.embed_model, dimension=settings.embed_dimension
     )
@@ -211,7 +214,7 @@ async def reembed(
     await store.drop_vector_index()
     await store.apply_schema(settings.embed_dimension)
     await store.await_indexes(settings.neo4j_index_timeout_s)
-    out, seen, after = out or Reembedded(), 0, ""
+    seen, after = 0, ""
     while page := await store.chunks_page(after, settings.embed_batch_size):
         texts = [embed_text(context, text) for _, _, context, text in page]
         where = f"chunk {page[0][0]} and the {len(page) - 1} after it"
@@ -256,4 +259,5 @@ async def reembed(
     )
     if not end["ok"]:
         raise LeaseLostError(*lost(end["reembed"] or {}, holder or "", settings.lease_ttl_s))
+    out.ended = True
     return out

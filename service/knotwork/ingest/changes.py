@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from knotwork.graph.names import NameView
 from knotwork.graph.queries.writes import NoteNamedRow
@@ -79,6 +80,34 @@ class Drafted:
 
 
 Progress = Callable[[int, int, str], None]  # (done, total, what): a progress bar's call
+
+
+class SyncStep(StrEnum):
+    """The steps a sync's progress names, each message starting with one (``writing notes:
+    a.md``), counted in that step's own unit. Defined once: the CLI's bar, MCP's progress
+    notifications and the stop line of an `ingest` cut off (cli/stopped.py) read them."""
+
+    READING = "reading notes"  # files read (ingest/plan.py)
+    PARSING = "parsing notes"  # notes written, while the writer waits for a parse
+    EMBEDDING = "embedding chunks"  # the chunks of the unit the writer waits for
+    WRITING = "writing notes"  # notes written, each batch as its write lands
+    LINKS = "writing mentions and links"  # the last batch's, after its notes
+    EXTRACTING = "extracting facts from chunks"  # a written batch's chunks the model read
+    LINKING = "linking similar entities"  # after the last batch
+
+    def told(self, detail: str = "") -> str:
+        """The message a progress bar is told: the step, then what it is at."""
+        return f"{self.value}: {detail}" if detail else self.value
+
+    @classmethod
+    def of(cls, what: str) -> SyncStep | None:
+        """The step ``what`` names; None for a message of no sync step (a calibration's)."""
+        try:
+            return cls(what.partition(": ")[0])
+        except ValueError:
+            return None
+
+
 # Why chunks were left pending extraction: the chat model did not answer (down, timing out).
 CHAT_DOWN = "chat model unavailable"
 # An extraction postponed while the chat model is let be, after a call found it down: the

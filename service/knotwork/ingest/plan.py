@@ -18,7 +18,7 @@ from knotwork.graph.queries.writes import (
     VAULT_FOLDER_SET,
     VAULT_NAMES,
 )
-from knotwork.ingest.changes import Progress, SyncReport, Upsert
+from knotwork.ingest.changes import Progress, SyncReport, SyncStep, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
@@ -91,7 +91,7 @@ async def plan_sync(
     for start in range(0, len(paths), READ_GROUP):
         group = paths[start : start + READ_GROUP]
         if progress:  # the files read so far: the bar ends at all of them, once read
-            progress(start, len(paths), f"reading notes: {group[0]}")
+            progress(start, len(paths), SyncStep.READING.told(group[0]))
         for path, read in await asyncio.to_thread(read_group, root, group, limit):
             if isinstance(read, KnotworkError):
                 kept = "; the graph keeps its last version" if stored.get(path) else ""
@@ -102,7 +102,7 @@ async def plan_sync(
             report.warnings += note.warnings
             texts[path] = (note.text, note.mtime)
     if progress and paths:
-        progress(len(paths), len(paths), f"reading notes: {paths[-1]}")
+        progress(len(paths), len(paths), SyncStep.READING.told(paths[-1]))
     # Judged once read: a folder holds a note of the vault only with its path and its content.
     await _refuse_another_folder(ingestor, folders, stored, hashes, new_folder)
     if hashes and all(digest is None for digest in stored.values()):

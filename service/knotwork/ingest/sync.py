@@ -33,6 +33,7 @@ from knotwork.ingest.changes import (
     Prepared,
     Progress,
     SyncReport,
+    SyncStep,
     Upsert,
 )
 from knotwork.ingest.ingestor import Ingestor
@@ -56,7 +57,7 @@ async def sync_vault(
     shown = _Shown(progress, len(upserts) + len(deletes))
     plan = await _apply(ingestor, report, upserts, deletes, planned, shown)
     await settle.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
-    shown.step("linking similar entities")  # their names embedded: a model's time
+    shown.step(SyncStep.LINKING)  # their names embedded: a model's time
     report.linked = await ingestor.link_entities()
     await ingestor.models.said_after(began)  # a model trouble it met: the total that waits
     return report
@@ -217,16 +218,16 @@ class _Shown:
             if (told := self.units[unit])[0] < told[1]:
                 self.embedded(unit, *told)
         elif upserts := [c.path for c in changes if isinstance(c, Upsert)]:
-            self._show(len(self.seen), self.total, f"parsing notes: {upserts[0]}")
+            self._show(len(self.seen), self.total, SyncStep.PARSING.told(upserts[0]))
 
     def embedded(self, unit: int, done: int, of: int, path: str) -> None:
         self.units[unit] = (done, of, path)
         if unit == self.waits:
-            self._show(done, of, f"embedding chunks: {path}")
+            self._show(done, of, SyncStep.EMBEDDING.told(path))
 
     def writing(self, batch: list[Change]) -> None:
         self.waits = None
-        what = f"writing notes: {batch[0].path}" if batch else "writing mentions and links"
+        what = SyncStep.WRITING.told(batch[0].path) if batch else SyncStep.LINKS.told()
         self._show(len(self.seen), self.total, what)
 
     def written(self, outcomes: list[NoteOutcome]) -> None:
@@ -234,14 +235,16 @@ class _Shown:
             if outcome.path not in self.seen:
                 self.seen.add(outcome.path)
                 gone = " (deleted)" if outcome.status == "deleted" else ""
-                self._show(len(self.seen), self.total, f"writing notes: {outcome.path}{gone}")
+                self._show(
+                    len(self.seen), self.total, SyncStep.WRITING.told(f"{outcome.path}{gone}")
+                )
 
     def extracted(self, tried: int, of: int) -> None:
-        self._show(tried, of, "extracting facts from chunks")
+        self._show(tried, of, SyncStep.EXTRACTING.told())
 
-    def step(self, what: str) -> None:
+    def step(self, step: SyncStep) -> None:
         """A step of the sync's end, counted in nothing finer than the notes done."""
-        self._show(len(self.seen), self.total, what)
+        self._show(len(self.seen), self.total, step.told())
 
 
 async def _reported(report: SyncReport, what: str, work: Awaitable[object]) -> None:
