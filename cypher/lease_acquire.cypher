@@ -12,7 +12,10 @@
 //          row when the lease was given back while this waited for its lock (it is free: run it
 //          again)
 // The guard's write lock first, by every writer of every vault: a writer taking its lease and a
-// re-embedding taking the guard are one at a time, so neither misses the other.
+// re-embedding taking the guard are one at a time, so neither misses the other. Locking every
+// lease (as lease_reembed_acquire does, for the renewals that take no guard lock) would not do
+// here: a take may make its vault's lease node, which no lock of the re-embedding's can reach
+// before this commits.
 MERGE (g:Lease {vault: $guard})
 ON CREATE SET g.expires_at = datetime() - duration('PT1S')
 SET g._lock = true

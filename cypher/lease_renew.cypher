@@ -7,19 +7,19 @@
 //          now; null when no one does), ok (bool: renewed for $holder), reembed (map of the
 //          live re-embedding's lease, holder, host, pid, mode and heartbeat_at, or null); no
 //          row when the lease was deleted while this waited for its lock (no one holds it)
-// The guard's write lock first, as lease_acquire takes it.
-MERGE (g:Lease {vault: $guard})
-ON CREATE SET g.expires_at = datetime() - duration('PT1S')
-SET g._lock = true
-REMOVE g._lock
-WITH g, coalesce(g.expires_at >= datetime() AND g.holder <> $holder, false) AS guarded
-OPTIONAL MATCH (l:Lease {vault: $vault})
 // The node's write lock before its holder is read: a renewal racing a writer that takes the
 // lapsed lease would otherwise read its own holder, wait, and extend the other's lease as ok.
+OPTIONAL MATCH (l:Lease {vault: $vault})
 FOREACH (locked IN CASE WHEN l IS NULL THEN [] ELSE [l] END |
   SET locked._lock = true
   REMOVE locked._lock)
-WITH g, guarded, l
+// The guard only read, not locked, and only once this lease's lock is held: a re-embedding
+// locks every lease before it reads them (lease_reembed_acquire), so it either took the guard
+// before this lock (read live here: refused) or reads this lease after this renewal (live:
+// it is refused). So the watchers of many vaults, renewing every few seconds, wait for no one.
+WITH l
+OPTIONAL MATCH (g:Lease {vault: $guard})
+WITH g, l, coalesce(g.expires_at >= datetime() AND g.holder <> $holder, false) AS guarded
 CALL (l, guarded) {
   WITH l WHERE NOT guarded AND l IS NOT NULL AND l.holder = $holder
   SET l.heartbeat_at = datetime(), l.expires_at = datetime() + duration({seconds: $ttl_s}),

@@ -8,7 +8,7 @@
 //             $knotwork_version (str)
 // Returns: ok (bool: written), manifest (map, null when not ok), reembed (map: holder, host,
 //          pid, mode, heartbeat_at (str) of the lease's live holder now, or null)
-// The guard's write lock first, as every lease query takes it: no one takes it meanwhile.
+// The guard's write lock first, as every take of a lease locks it: no one takes it meanwhile.
 MERGE (g:Lease {vault: $guard})
 ON CREATE SET g.expires_at = datetime() - duration('PT1S')
 SET g._lock = true

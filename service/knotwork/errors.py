@@ -44,6 +44,9 @@ KnotworkError
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class KnotworkError(Exception):
     """Root of every error Knotwork raises on purpose."""
@@ -252,7 +255,14 @@ class ServerBusyError(KnotworkError):
 
 
 class LeaseHeldError(KnotworkError):
-    """Another live process holds the vault's one-writer lease; the message says which."""
+    """Another live process holds the vault's one-writer lease; the message says which.
+    ``held_by``: that lease as the refusing query itself read it (vault, holder, host, pid,
+    mode, watches, heartbeat_at), so a caller that needs the holder does not read it again
+    (the holder may have gone by then); None when no single holder refused it."""
+
+    def __init__(self, message: str, held_by: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.held_by: dict[str, Any] | None = None if held_by is None else dict(held_by)
 
 
 class LeaseLostError(LeaseHeldError):

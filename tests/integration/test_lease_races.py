@@ -12,6 +12,8 @@ from typing import Any
 from knotwork.core import Core
 from knotwork.errors import LeaseHeldError, LeaseLostError, QueryTimeoutError
 from knotwork.graph.lease import Lease, holding, lease_status
+from knotwork.graph.reembed_guard import GUARD
+from knotwork.graph.reembed_lease import ReembedLease
 
 TRIALS = 5
 WRITERS = 6
@@ -112,3 +114,51 @@ async def test_a_heartbeat_failing_otherwise_than_by_an_outage_goes_on(core: Cor
         status = await lease_status(core.store, "beat")
         assert status is not None and status["live"] and status["holder"] == lease.holder
     assert len(calls) >= 3
+
+
+REEMBED = {"mode": "cli-reembed", "watches": False}
+
+
+async def _reembed_taken(lease: ReembedLease) -> bool:
+    try:
+        await lease.acquire(REEMBED)
+    except LeaseHeldError:
+        return False
+    return True
+
+
+async def test_a_renewal_of_a_lapsed_lease_racing_a_reembed_start_lets_one_on(
+    core: Core,
+) -> None:
+    """A writer's renewal takes no guard lock, and renewing a lapsed lease makes it live
+    again: the re-embedding, which locks every vault's lease before it reads them, either sees
+    it renewed (refused) or is seen by the renewal (which stops), never neither."""
+    for trial in range(TRIALS):
+        old = await _lapsed(core, f"guarded-{trial}")
+        old.ttl_s = 30
+        reembed = ReembedLease(core.store, 30, f"reembedder-{trial}")
+        renewed, taken = await asyncio.gather(_renewed(old), _reembed_taken(reembed))
+        assert renewed != taken, f"trial {trial}: renewed {renewed}, reembed took {taken}"
+        await (reembed if taken else old).release()  # the next trial starts with none live
+
+
+async def test_a_renewal_waits_for_no_lock_of_the_guard_a_take_does(core: Core) -> None:
+    """Every vault's watcher renews every few seconds: a renewal does not queue behind the
+    guard's lock (held here by an open transaction, as a take of any vault's lease holds it),
+    while a take, which may make its lease's node, waits for it."""
+    renewing, taking = Lease(core.store, "beats", 30), Lease(core.store, "takes", 30)
+    await renewing.acquire({"mode": "test"})  # which makes the guard's node
+    async with core.driver.session(database=core.settings.neo4j_database) as session:
+        tx = await session.begin_transaction()
+        try:
+            lock = "MATCH (g:Lease {vault: $guard}) SET g._lock = true REMOVE g._lock"
+            await (await tx.run(lock, guard=GUARD)).consume()
+            await asyncio.wait_for(renewing.renew({"mode": "test"}), 5)
+            take = asyncio.create_task(taking.acquire({"mode": "test"}))
+            await asyncio.sleep(1.0)
+            assert not take.done(), "a take went past the guard's lock"
+        finally:
+            await tx.commit()
+    await asyncio.wait_for(take, 10)
+    status = await lease_status(core.store, "takes")
+    assert status is not None and status["holder"] == taking.holder

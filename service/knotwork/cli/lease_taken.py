@@ -14,12 +14,11 @@ from typing import Any
 import typer
 
 from knotwork.errors import LeaseHeldError
-from knotwork.graph.lease import REST_EXTRACT_MODE, Lease, lease_status
+from knotwork.graph.lease import REST_EXTRACT_MODE, Lease
 
 # A pass is EXTRACT_PASS (4) chunks: on a CPU chat model, a minute each.
 EXTRACTION_WAIT_S = 300.0
 TRY_EVERY_S = 0.1  # well within the gap between two passes
-FREE_TRIES = 3  # refused, then found free: taken by another meanwhile, or free now
 
 
 async def take(lease: Lease, status: Mapping[str, Any], wait_s: float | None = None) -> None:
@@ -28,19 +27,15 @@ async def take(lease: Lease, status: Mapping[str, Any], wait_s: float | None = N
     EXTRACTION_WAIT_S): said once on stderr, and its timeout said with what to do."""
     wait_s = EXTRACTION_WAIT_S if wait_s is None else wait_s
     deadline: float | None = None
-    free = 0
     while True:
         try:
             await lease.acquire(status)
             return
-        except LeaseHeldError:
-            row = await lease_status(lease.store, lease.vault)
-            if row is None or not row["live"]:  # given back since: taken on the next try
-                free += 1
-                if free < FREE_TRIES:
-                    continue
-                raise
-            if row.get("mode") != REST_EXTRACT_MODE:
+        except LeaseHeldError as exc:
+            # The holder as the refusing take read it: a second read could find it gone.
+            # None: a re-embedding, or a lease that kept changing hands, not waited out.
+            row = exc.held_by
+            if row is None or row.get("mode") != REST_EXTRACT_MODE:
                 raise
         now = time.monotonic()
         if deadline is None:
@@ -56,6 +51,7 @@ async def take(lease: Lease, status: Mapping[str, Any], wait_s: float | None = N
                 f"vault {lease.vault!r} is being written by the API server's background "
                 f"extraction ({row['holder']}, host {row['host']}, pid {row['pid']}), which "
                 f"did not give it back within {wait_s:.0f} s (a slow chat model: a pass "
-                "extracts a few chunks); run this again later, or stop the API server first"
+                "extracts a few chunks); run this again later, or stop the API server first",
+                row,
             )
         await asyncio.sleep(TRY_EVERY_S)

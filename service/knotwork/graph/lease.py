@@ -77,16 +77,7 @@ class Lease:
         live holder has it."""
         rows: list[Any] = []
         for _ in range(3):
-            rows = await self.store.write(
-                LEASE_ACQUIRE,
-                vault=self.vault,
-                guard=GUARD,
-                holder=self.holder,
-                host=self.host,
-                pid=self.pid,
-                ttl_s=self.ttl_s,
-                status=dict(status or {}),
-            )
+            rows = await self.store.write(LEASE_ACQUIRE, vault=self.vault, **self._params(status))
             if rows:
                 break
             # No row: the lease was given back (its node deleted) while this waited for the
@@ -99,8 +90,20 @@ class Lease:
         row = rows[0]
         if row["reembed"]:  # every vault's writers wait for a live `knotwork reembed`
             raise ReembedRunningError(reembedding(self.vault, row["reembed"]))
-        if not row["ok"]:
-            raise LeaseHeldError(self.refusal(row))
+        if not row["ok"]:  # the row is the holder's lease, read under its node's lock
+            raise LeaseHeldError(self.refusal(row), {**row, "vault": self.vault})
+
+    def _params(self, status: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The parameters a take of this lease passes (lease_acquire, and the re-embedding's
+        lease_reembed_acquire, which has no vault): a field every holder records goes here."""
+        return {
+            "guard": GUARD,
+            "holder": self.holder,
+            "host": self.host,
+            "pid": self.pid,
+            "ttl_s": self.ttl_s,
+            "status": dict(status or {}),
+        }
 
     async def check_free(self) -> None:
         """LeaseHeldError, worded as ``acquire``'s, when another live holder has the lease now;
@@ -110,7 +113,7 @@ class Lease:
         rows = await self.store.read(LEASE_GET, vault=self.vault)
         row = rows[0]["lease"] if rows and rows[0]["live"] else {}
         if row and row.get("holder") != self.holder and row.get("mode") != REST_EXTRACT_MODE:
-            raise LeaseHeldError(self.refusal(row))
+            raise LeaseHeldError(self.refusal(row), row)
 
     def refusal(self, row: Mapping[str, Any]) -> str:
         """Why this writer is refused: who holds the lease (said to be a watcher when it is

@@ -2,9 +2,11 @@
 
 A re-embedding rewrites every vault's vectors and the shared manifest, so a writer of any
 vault that wrote meanwhile would store the old model's vectors, which nothing mends after.
-Its lease has a name no vault can have (``GUARD``); every writer's lease query locks that node
-first and is refused (or, at a renewal, loses its lease) while another holder has it live, and
-the re-embedding takes it only while no vault's lease is live but its own.
+Its lease has a name no vault can have (``GUARD``); a writer is refused (or, at a renewal, loses
+its lease) while another holder has it live, and the re-embedding takes it only while no vault's
+lease is live but its own. A take of any lease locks that node first, so takes are one at a
+time; a writer's renewal, every few seconds per vault, locks only its own lease, which the
+re-embedding locks too before it reads it (the why in lease_renew.cypher).
 """
 
 from __future__ import annotations

@@ -28,15 +28,7 @@ class ReembedLease(Lease):
 
     async def acquire(self, status: Mapping[str, Any] | None = None) -> None:
         """Take it; LeaseHeldError naming every live writer (of any vault) when one is."""
-        rows = await self.store.write(
-            LEASE_REEMBED_ACQUIRE,
-            guard=GUARD,
-            holder=self.holder,
-            host=self.host,
-            pid=self.pid,
-            ttl_s=self.ttl_s,
-            status=dict(status or {}),
-        )
+        rows = await self.store.write(LEASE_REEMBED_ACQUIRE, **self._params(status))
         if not rows[0]["ok"]:
             raise LeaseHeldError(refused(rows[0]["holders"], self.ttl_s))
 
