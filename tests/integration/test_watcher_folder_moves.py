@@ -178,3 +178,63 @@ async def test_a_batch_of_moves_met_by_neo4j_away_waits_and_is_moved(
         assert fake_ollama.embedded_texts() == []
         moved = {p for p, kind, _ in await _revisions(core, 0) if kind == "rename"}
         assert moved == {f"b/n{i:03d}.md" for i in range(20)}
+
+
+async def test_a_moved_note_edited_after_its_folder_stays_a_move_through_the_rescan(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """A folder renamed, then one of its notes edited a moment later: the folder's rescan
+    comes before that note's debounce is over. Its move is written before the rescan (which
+    finds moves by content only, and would take the edited note for a new one: its old path
+    deleted, its text all embedded again, its history cut)."""
+    _folder(vault, "a", 20)
+    async with watched(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0) as running:
+        before = len(await _revisions(core, 0))
+        fake_ollama.calls.clear()
+        os.rename(vault / "a", vault / "b")
+        await asyncio.sleep(0.4)  # its debounce now ends after the folder's rescan is due
+        put(vault, "b/n003.md", "# N3\n\nLinks to [[n004]]. An edit made after the move.\n")
+        await settle(running, quiet=1.5, limit_s=120)
+        await assert_verified(running)
+        assert running.status.rescans >= 2  # the start-up sync, then the folder's
+        revisions = await _revisions(core, before)
+        assert {(p, s) for p, kind, s in revisions if kind == "rename"} == {
+            (f"b/n{i:03d}.md", f"a/n{i:03d}.md") for i in range(20)
+        }, revisions
+        assert {kind for _, kind, _ in revisions} <= {"rename", "renamed", "mentions"}
+        assert {t.split("\n")[0] for t in fake_ollama.embedded_texts()} <= {"n003 > N3"}
+
+
+async def test_a_move_edited_as_the_folders_rescan_begins_stays_a_move(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """The edit's event read while the pass before the folder's rescan renews the lease (its
+    turn pushed back just then): the move is still written before the rescan takes it."""
+    _folder(vault, "a", 20)
+    async with watched(core, vault, watch_debounce_ms=DEBOUNCE_MS, watch_rescan_s=0) as running:
+        before = len(await _revisions(core, 0))
+        rescan, renew, edited = running._rescan_now, running._lease_confirmed, []
+
+        async def rescanning() -> None:
+            edited.append("rescan")
+            await rescan()
+
+        async def renewed() -> None:
+            await renew()
+            if edited == ["rescan"]:  # the folder's rescan's pass: the note edited now
+                edited.append("b/n003.md")
+                put(vault, "b/n003.md", "# N3\n\nLinks to [[n004]]. Edited as it rescans.\n")
+                await asyncio.sleep(0.3)  # its event read
+
+        running._rescan_now = rescanning  # type: ignore[method-assign]
+        running._lease_confirmed = renewed  # type: ignore[method-assign]
+        fake_ollama.calls.clear()
+        os.rename(vault / "a", vault / "b")
+        await settle(running, quiet=1.5, limit_s=120)
+        await assert_verified(running)
+        assert edited == ["rescan", "b/n003.md"]
+        revisions = await _revisions(core, before)
+        assert {(p, s) for p, kind, s in revisions if kind == "rename"} == {
+            (f"b/n{i:03d}.md", f"a/n{i:03d}.md") for i in range(20)
+        }, revisions
+        assert {t.split("\n")[0] for t in fake_ollama.embedded_texts()} <= {"n003 > N3"}

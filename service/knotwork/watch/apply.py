@@ -76,9 +76,10 @@ class Applier(PathEvents):
         now = time.monotonic()
         # A move's old path waits for a move not yet due (an edit of the new path delays it):
         # applied alone it would be a delete, and the move a new note embedded all again.
-        sources = {v.moved_from for v in self.pending.values() if v.moved_from and v.due > now}
+        waiting = self.pending.values()
+        sources = {v.moved_from for v in waiting if v.moved_from and not self.is_due(v, now)}
         due = sorted(
-            (p for p, v in self.pending.items() if v.due <= now and p not in sources),
+            (p for p, v in self.pending.items() if self.is_due(v, now) and p not in sources),
             key=lambda p: self.pending[p].moved_from is None,
         )  # moves first
         consumed: set[str] = set()
@@ -134,7 +135,7 @@ class Applier(PathEvents):
         finally:
             for rel, item in (*moves, *plain):  # gathered, not written (the pass ended): wait
                 self.pending.setdefault(rel, item)
-            self._applying, self._moves_left = False, set()
+            self._applying, self._moves_left, self._moves_now = False, set(), False
             self.said.say()
 
     def done(self, item: Pending) -> None:

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from knotwork.errors import GraphUnavailableError, VaultUnavailableError
+from knotwork.errors import VaultUnavailableError
 from knotwork.ingest.changes import Change, Delete, NoteOutcome, Upsert
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.vault.files import read_note
 from knotwork.watch.events import Pending
+from knotwork.watch.fallback import apply_in_batch
 
 if TYPE_CHECKING:
     from knotwork.watch.apply import Applier
@@ -103,30 +105,25 @@ async def apply_batch(
     """Write plain changes as one batch: False when the pass ends (Neo4j
     or the vault folder away: they all wait). A batch refused otherwise, and a note that
     cannot be read, go one by one, so a bad note costs only itself."""
-    if len(plain) == 1:
-        return await applier.apply_one(*plain[0], consumed)
-    try:
-        written = await write_plain(applier, plain)
-    except (GraphUnavailableError, VaultUnavailableError) as exc:  # each waits, as one would
-        applier.wait_out(plain, exc)
-        return False
-    except Exception as exc:  # refused by Neo4j, a note's own error, a bug: each says its own
-        log.debug("a batch of %d failed (%s); written one by one", len(plain), exc)
-        written = Written(singles=plain)
-    for rel, item in written.back:
-        applier.pending.setdefault(rel, item)
-    for rel, item in written.wait:
-        applier.wait_for_event(rel, item)
-    for rel, item, outcome in written.done:
-        for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
-            log.warning("%s", warning)
-        applier.said.add(outcome.status, rel)
-        applier.done(item)
-    for i, (rel, item) in enumerate(written.singles):
+
+    async def batch(items: Sequence[tuple[str, Pending]]) -> list[tuple[str, Pending]]:
+        written = await write_plain(applier, list(items))
+        for rel, item in written.back:
+            applier.pending.setdefault(rel, item)
+        for rel, item in written.wait:
+            applier.wait_for_event(rel, item)
+        for rel, item, outcome in written.done:
+            for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
+                log.warning("%s", warning)
+            applier.said.add(outcome.status, rel)
+            applier.done(item)
+        return written.singles
+
+    async def one(change: tuple[str, Pending]) -> bool:
+        rel, item = change
         if _moving(applier, rel, applier.move_sources()):  # a move came meanwhile: waits
             applier.pending.setdefault(rel, item)
-        elif not await applier.apply_one(rel, item, consumed):
-            for later, waiting in written.singles[i + 1 :]:
-                applier.pending.setdefault(later, waiting)
-            return False
-    return True
+            return True
+        return await applier.apply_one(rel, item, consumed)
+
+    return await apply_in_batch(applier, plain, consumed, batch, one)

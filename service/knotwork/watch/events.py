@@ -64,6 +64,7 @@ class PathEvents:
         # something new is at b or a rescan starts.
         self._moved_on: dict[str, str] = {}
         self._moves_left: set[str] = set()  # the moves a pass applies first, not yet taken
+        self._moves_now = False  # a rescan begins: every move waiting is due
 
     def _rel(self, raw: bytes | str) -> str | None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
@@ -174,6 +175,18 @@ class PathEvents:
         if self._rescan_timer is not None:
             self._rescan_timer.cancel()
         self._rescan_timer = asyncio.get_running_loop().call_later(at - now, self._rescan_now_due)
+
+    def rescan_begins(self) -> None:
+        """A rescan is starting, and will take what waits: the pass before it writes each move
+        waiting, due or not (an event read meanwhile may push its turn back again). The rescan
+        finds moves by content alone: a note moved and then edited would be made anew, its
+        old path deleted, its text embedded again and its history cut."""
+        self._rescan.clear()
+        self._moves_now = True
+
+    def is_due(self, item: Pending, now: float) -> bool:
+        """Its turn has come: its debounce is over, or it is a move and a rescan begins."""
+        return item.due <= now or (self._moves_now and item.moved_from is not None)
 
     def _rescan_now_due(self) -> None:
         self._rescan_timer, self._rescan_first = None, None

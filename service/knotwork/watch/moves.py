@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from knotwork.errors import GraphUnavailableError, VaultUnavailableError
 from knotwork.ingest.ingestor import Move
 from knotwork.vault.files import NoteText, read_note
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.change import keep_source
 from knotwork.watch.events import Pending
+from knotwork.watch.fallback import apply_in_batch
 
 if TYPE_CHECKING:
     from knotwork.watch.apply import Applier
@@ -106,23 +107,13 @@ async def apply_moves(
 ) -> bool:
     """Write moves as one batch: False when the pass ends (Neo4j or the vault folder away:
     they all wait). A batch refused otherwise goes one by one."""
-    if len(moves) == 1:
-        return await applier.apply_one(*moves[0], consumed)
-    try:
-        moved = await write_moves(applier, moves, consumed)
-    except (GraphUnavailableError, VaultUnavailableError) as exc:  # each waits, as one would
-        applier.wait_out(moves, exc)
-        return False
-    except Exception as exc:  # refused by Neo4j, a note's own error, a bug: each says its own
-        log.debug("a batch of %d moves failed (%s); written one by one", len(moves), exc)
-        moved = Moved(singles=moves)
-    for rel, item, source in moved.done:
-        consumed.add(source)
-        applier.said.add("moved", f"{source} → {rel}")
-        applier.done(item)
-    for i, (rel, item) in enumerate(moved.singles):
-        if not await applier.apply_one(rel, item, consumed):
-            for later, waiting in moved.singles[i + 1 :]:
-                applier.pending.setdefault(later, waiting)
-            return False
-    return True
+
+    async def batch(items: Sequence[tuple[str, Pending]]) -> list[tuple[str, Pending]]:
+        moved = await write_moves(applier, list(items), consumed)
+        for rel, item, source in moved.done:
+            consumed.add(source)
+            applier.said.add("moved", f"{source} → {rel}")
+            applier.done(item)
+        return moved.singles
+
+    return await apply_in_batch(applier, moves, consumed, batch, what="moves")

@@ -214,7 +214,7 @@ class VaultWatcher(Applier):
         would be written beside the new holder (after an outage longer than the TTL, the
         API's journal replay). LeaseLostError ends the follow, the change still waiting."""
         now = time.monotonic()
-        if self._held and any(item.due <= now for item in self.pending.values()):
+        if self._held and any(self.is_due(item, now) for item in self.pending.values()):
             try:
                 await self._lease_confirmed()
             except LeaseLostError:
@@ -231,8 +231,8 @@ class VaultWatcher(Applier):
         await self.lease.renew(self.status.report(self.queue_length()))
 
     async def _rescan_now(self) -> None:
-        """What is due first, then the full sync (or its retry once Neo4j is back)."""
-        self._rescan.clear()
+        """What is due first, moves waiting too, then the full sync (or its retry)."""
+        self.rescan_begins()
         await self._process_due()
         waiting = self._resume()
         await self._rescan_or_retry()
