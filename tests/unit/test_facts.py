@@ -87,6 +87,40 @@ def test_links_get_relations_lines_and_chunks() -> None:
     assert all(f.chunk_id for f in facts if f.extractor == "wikilink")
 
 
+@pytest.mark.parametrize(
+    "name", ["IMG_0001.HEIC", "scan.tiff", "Tasks.base", "clip.ogv", "voice.3gp", "plan.odt"]
+)
+def test_an_embedded_phone_photo_scan_or_base_is_an_attachment_not_a_missing_note(
+    name: str,
+) -> None:
+    """A vault holds these beside its notes; a link to one is no unresolved note."""
+    facts = facts_of(f"# N\n\nHere: ![[{name}]] and [[{name}|it]].\n")
+    assert [(f.relation, f.object, f.object_kind) for f in facts] == [
+        ("EMBEDS", name, "entity"),
+        ("LINKS_TO", name, "entity"),
+    ]
+
+
+def test_a_markdown_link_to_a_picture_or_a_pdf_is_an_attachment_and_one_without_md_a_note() -> None:
+    facts = facts_of(
+        "# N\n\nHere: ![](photo.png) and [r](files/report.pdf) and [o](Other%20Note).\n"
+    )
+    assert [(f.relation, f.object, f.object_kind) for f in facts] == [
+        ("EMBEDS", "photo.png", "entity"),
+        ("LINKS_TO", "files/report.pdf", "entity"),
+        ("LINKS_TO", "Other Note", "note"),
+    ]
+
+
+def test_a_note_whose_name_ends_like_a_file_is_still_a_note() -> None:
+    facts = facts_of("# N\n\nHere: [[Node.js]], [[v1.2]] and [[Dr. Who]].\n")
+    assert [(f.object, f.object_kind) for f in facts] == [
+        ("Node.js", "note"),
+        ("v1.2", "note"),
+        ("Dr. Who", "note"),
+    ]
+
+
 def test_frontmatter_aliases_tags() -> None:
     facts = facts_of(
         "---\nrole: engineer\nruolo: capo\nparticipants: [Ann, Ben]\n"

@@ -85,10 +85,16 @@ def test_frontmatter_fields() -> None:
     ]
 
 
-def test_alias_string_is_not_split_and_tag_string_is() -> None:
-    note = parse_note("x.md", "---\nalias: Smith, Alice\ntags: 'a, b #c'\n---\n")
-    assert note.aliases == ["Smith, Alice"]
+def test_an_alias_string_is_split_on_commas_and_a_tag_string_on_spaces_too() -> None:
+    """As Obsidian reads them (``aliases: Doggo, Woofer``, written before properties made
+    aliases a list); an item of a list is never split."""
+    note = parse_note("x.md", "---\nalias: Widget Co, Gizmo Ltd,\ntags: 'a, b #c'\n---\n")
+    assert note.aliases == ["Widget Co", "Gizmo Ltd"]
     assert note.tags == ["a", "b", "c"]
+    assert parse_note("x.md", "---\naliases: [A, 'Smith, Alice']\n---\n").aliases == [
+        "A",
+        "Smith, Alice",
+    ]
 
 
 def test_datetimes_become_iso_strings() -> None:
@@ -308,6 +314,13 @@ def test_headings() -> None:
         ("![t](Note.md)", ("Note", "embed", None, None, "t")),
         ("[m](Meeting%20(2024).md)", ("Meeting (2024)", "markdown", None, None, "m")),
         ("[a](Q&A%20(draft).md#Part%20one)", ("Q&A (draft)", "markdown", "Part one", None, "a")),
+        # As Obsidian reads them: a destination without an extension names a note, and a
+        # picture or a PDF is an attachment (a file entity, ingest.facts).
+        ("[t](Other%20Note)", ("Other Note", "markdown", None, None, "t")),
+        ("[t](Dr.%20Who#Bio)", ("Dr. Who", "markdown", "Bio", None, "t")),
+        ("[img](picture.png)", ("picture.png", "markdown", None, None, "img")),
+        ("![](Pics/a%20b.PNG)", ("Pics/a b.PNG", "embed", None, None, None)),
+        ("[r](<files/Q3 report.pdf>)", ("files/Q3 report.pdf", "markdown", None, None, "r")),
     ],
 )
 def test_link_forms(
@@ -326,7 +339,9 @@ def test_link_forms(
         "[mail](mailto:someone@example.com)",
         "[file](file:///etc/passwd.md)",
         "[proto](//host/x.md)",
-        "[img](picture.png)",
+        "[js](app.js)",
+        "[site](www.example.com)",
+        "[folder](docs/)",
         "[anchor](#heading)",
         "[[]]",
         "[[ ]]",
@@ -673,3 +688,29 @@ def test_a_fence_opened_in_a_blockquote_ends_with_the_quote() -> None:
     assert [h.text for h in note.headings] == ["Next"]
     note = parse_note("x.md", "> > ```\n> > [[Code]]\n> [[Quoted]]\n> ```\n[[After]]\n")
     assert [link.target for link in note.links] == ["Quoted", "After"]
+
+
+def test_nothing_inside_a_comment_is_a_link_a_tag_or_a_heading() -> None:
+    """Obsidian hides ``%%comments%%`` (on one line or over several) and reads no link, tag or
+    heading in them; inline code and fences keep their ``%%`` as text."""
+    note = parse_note(
+        "Note.md",
+        "# Title\n"
+        "a %%hidden [[InComment]] #ctag%% [[Shown]] #shown\n"
+        "%%\n"
+        "block [[InBlock]] #btag\n"
+        "# Not a heading\n"
+        "%%\n"
+        "after [[After]] `%%` [[AfterCode]] #after\n"
+        "```\n"
+        "%% a fence's text\n"
+        "```\n"
+        "[[Last]] %%open to the end [[Gone]]\n"
+        "#gone [[AlsoGone]]\n",
+    )
+    assert [link.target for link in note.links] == ["Shown", "After", "AfterCode", "Last"]
+    assert note.tags == ["shown", "after"]
+    assert [h.text for h in note.headings] == ["Title"]
+    assert note.tag_lines == {"shown": 2, "after": 7}
+    link = note.links[0]
+    assert link.context[link.col : link.end_col] == "[[Shown]]"  # columns of the file's line

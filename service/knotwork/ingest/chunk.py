@@ -27,7 +27,9 @@ from knotwork.text import markdown
 # 6: a long sentence is cut at a space, never inside a link; a fence opened in a blockquote ends
 # with the quote.
 # 7: text, heading path and context in NFC (a decomposed note found by its words).
-CHUNKER_VERSION = 7
+# 8: a heading inside a %%comment%% (hidden by Obsidian, read by the parser as none) starts no
+# section; a comment on a heading's line is no part of its text.
+CHUNKER_VERSION = 8
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -80,14 +82,17 @@ def _sections(
     stack: list[tuple[int, str]] = []
     open_before: dict[int, str] = {}
     code: set[int] = set()
-    fence = ""
+    fence, comment = "", False  # comment: inside a %%comment%% that runs over lines
     for offset, line in enumerate(markdown.file_lines(note.body)):
         number = note.body_line + offset
         open_before[number] = fence
         belongs, fence = markdown.step(fence, line)
         if belongs:
             code.add(number)
-        heading = None if belongs else markdown.atx_heading(line)
+        hidden, shown = comment, line  # a heading Obsidian hides in a comment starts no section
+        if not belongs:
+            shown, comment = markdown.visible(line, comment)
+        heading = None if belongs or hidden else markdown.atx_heading(shown)
         if heading:
             level = heading[0]
             stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, _nfc(heading[1]))]

@@ -12,17 +12,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from knotwork.ingest.chunk import chunk_for_line
+from knotwork.ingest.parse import ATTACHMENT
 from knotwork.models import Chunk, Fact, Link, ParsedNote
 from knotwork.text import vocab
 from knotwork.text.keys import entity_key, link_key, nfc
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
-# Links to these are attachments, not notes: kept as facts about a file entity.
-ATTACHMENT = re.compile(
-    r"\.(png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|mp4|wav|ogg|m4a|flac|webm|mov|mkv|canvas|"
-    r"excalidraw|csv|xlsx?|docx?|pptx?|zip|txt|json|html?)$",
-    re.IGNORECASE,
-)
 MAX_VALUE_CHARS = 200
 # Link and entity keys are index keys, which Neo4j limits in size (8 KB for a range index).
 MAX_FACT_KEY_CHARS = 500

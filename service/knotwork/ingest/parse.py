@@ -36,6 +36,17 @@ _MDLINK = re.compile(
     r"(!?)\[([^\[\]]*)\]\(\s*(<[^<>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)"
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
 )
+# Links to these are attachments, not notes: kept as facts about a file entity. Every format
+# Obsidian opens itself (Bases, canvases, pictures, sound, video, PDF), and the files a vault
+# holds beside them (a phone's HEIC photos, scans, office documents).
+ATTACHMENT = re.compile(
+    r"\.(png|jpe?g|gif|svg|webp|bmp|avif|heic|heif|tiff?|pdf|mp3|mp4|m4v|wav|ogg|ogv|3gp|"
+    r"m4a|flac|webm|mov|mkv|avi|canvas|base|excalidraw|drawio|csv|xlsx?|docx?|pptx?|od[tsp]|"
+    r"rtf|epub|zip|txt|json|html?)$",
+    re.IGNORECASE,
+)
+# A file name's extension: "Node.js" has one, "Dr. Who" and "v1.2" none.
+_EXT = re.compile(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _DAILY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _YEAR = re.compile(r"\d{4}")
@@ -43,6 +54,16 @@ _YEAR = re.compile(r"\d{4}")
 
 def _strip_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
+
+
+def _internal(path: str) -> bool:
+    """Whether a Markdown link's destination (no scheme) is a note or an attachment, as
+    Obsidian reads ``[t](Note.md)``, ``[t](Note)`` and ``![](photo.png)``; a file of another
+    kind (``app.js``, ``www.example.com``) is no link here."""
+    name = path.rstrip().rsplit("/", 1)[-1]
+    if not name or name in (".", ".."):
+        return False
+    return name.lower().endswith(".md") or bool(ATTACHMENT.search(name)) or not _EXT.search(name)
 
 
 def _wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]:
@@ -80,7 +101,7 @@ def _line_links(raw: str, masked: str, line: int, folder: str = "") -> list[Link
         dest = dest[1:-1].strip() if dest.startswith("<") else dest
         path, _, frag = dest.partition("#")
         path = unquote(path)
-        if _SCHEME.match(path) or not path.lower().endswith(".md"):
+        if _SCHEME.match(path) or not _internal(path):
             continue
         path, written = _relative(folder, path.strip().replace("\\", "/"))
         written = _strip_md(written) if written else None
@@ -100,11 +121,12 @@ def _unique(items: list[str], fold: bool = False) -> list[str]:
     return [item for item in seen.values() if item]
 
 
-def _fm_list(frontmatter: dict[str, Any], names: tuple[str, ...], split: bool = False) -> list[str]:
-    """A frontmatter key (any case) as texts; a string is one item, or split on commas/spaces."""
+def _fm_list(frontmatter: dict[str, Any], names: tuple[str, ...], split: str) -> list[str]:
+    """A frontmatter key (any case) as texts; a string is split where ``split`` matches, as
+    Obsidian splits one: tags on commas and spaces, aliases on commas."""
     value = next((v for k, v in frontmatter.items() if k.lower() in names), None)
     if isinstance(value, str):
-        value = re.split(r"[,\s]+", value) if split else [value]
+        value = re.split(split, value)
     items = value if isinstance(value, list) else [value]
     return [str(v).strip() for v in items if v is not None and not isinstance(v, dict | list)]
 
@@ -166,10 +188,11 @@ def parse_note(path: str, text: str) -> ParsedNote:
         title = (_numbers_as_written(frontmatter, values, ("title",)) or [str(title)])[0]
     alias_keys = ("aliases", "alias")
     aliases = _unique(
-        _numbers_as_written(frontmatter, values, alias_keys) or _fm_list(frontmatter, alias_keys)
+        _numbers_as_written(frontmatter, values, alias_keys)
+        or _fm_list(frontmatter, alias_keys, ",")
     )
     # Tags composed (NFC), as they are stored: a decomposed "#été" is the tag "été".
-    tags = [nfc(t.lstrip("#").strip()) for t in _fm_list(frontmatter, ("tags", "tag"), split=True)]
+    tags = [nfc(t.lstrip("#").strip()) for t in _fm_list(frontmatter, ("tags", "tag"), r"[,\s]+")]
 
     folder = path.rsplit("/", 1)[0] if "/" in path else ""  # relative links start here
     links: list[Link] = []
@@ -193,13 +216,15 @@ def parse_note(path: str, text: str) -> ParsedNote:
     headings: list[Heading] = []
     tag_lines: dict[str, int] = {}  # a body tag's first line outside code, by folded name
     fence = ""  # the opening run of the fenced code block we are in
+    comment = False  # inside a %%comment%% that runs over lines
     for idx in range(first, len(lines)):
         raw = lines[idx]
         code, fence = markdown.step(fence, raw)
         if code:
             continue
-        masked = markdown.mask_code_spans(raw)
-        if atx := markdown.atx_heading(raw):
+        hidden, shown = comment, markdown.visible(raw, comment)[0]
+        masked, comment = markdown.mask_comments(markdown.mask_code_spans(raw), comment)
+        if not hidden and (atx := markdown.atx_heading(shown)):
             headings.append(Heading(atx[0], atx[1], idx + 1))
         if "#" in masked:
             found = [nfc(tag) for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]

@@ -133,7 +133,10 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 19: a link after a cue that a link opening its clause stands right before, as its subject, is
 # LINKS_TO ("[[Dana]] reports to [[Bob]]" asserts no REPORTS_TO of Bob); a note's own names in
 # its own text mention no namesake ("# Alice" in people/Alice.md, of people/dup/Alice.md).
-FACTS_RULES = 19
+# 20: no link or tag inside a %%comment%%; links to HEIC, TIFF, Bases, OGV, office files and
+# the like are attachments, not notes; Markdown links to attachments and to notes written
+# without ".md" are links; a string of aliases is split at its commas.
+FACTS_RULES = 20
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

@@ -7,7 +7,8 @@ code. It closes at a line holding only a run of the same character at least as l
 left open runs to the end of the note, unless it opened on a list item: then it also ends
 where the item ends, at the first line (not blank) indented less than the item's content, as
 CommonMark ends a container's blocks. Text inside is code: no headings, links, tags, dates or
-mentions are read there.
+mentions are read there. Obsidian's ``%%comments%%`` outside code hide their headings, links and
+tags too (``mask_comments``), not their words.
 
 The state between lines is a string: "" outside a fence, else the opening run, led for a
 fence opened on a list item by as many spaces as the item's content is indented, for one opened
@@ -122,6 +123,39 @@ def fences(lines: Iterable[str], open_run: str = "") -> Iterator[tuple[str, str]
     for line in lines:
         belongs, fence = step(fence, line)
         yield line, belongs
+
+
+def mask_comments(line: str, open_comment: bool = False) -> tuple[str, bool]:
+    """Blank Obsidian comments (``%%hidden%%``, which may run over lines) in a line whose code
+    spans are blanked already, keeping its length: (the line, whether a comment is still open
+    after it). Obsidian hides them and reads no link or tag in them, so neither does Knotwork;
+    their words stay in the chunk's text, which Obsidian's search finds too."""
+    if not open_comment and "%%" not in line:
+        return line, False
+    chars = list(line)
+    start, pos = (0 if open_comment else -1), 0
+    while (found := line.find("%%", pos)) >= 0:
+        if start < 0:
+            start = found
+        else:
+            chars[start : found + 2] = "\x00" * (found + 2 - start)
+            start = -1
+        pos = found + 2
+    if start >= 0:
+        chars[start:] = "\x00" * (len(line) - start)
+    return "".join(chars), start >= 0
+
+
+def visible(line: str, open_comment: bool = False) -> tuple[str, bool]:
+    """The line without its comments (inline code kept whole), as Obsidian shows it: what a
+    heading's text is read from (``# Plan %%draft%%`` is the heading "Plan"); and whether a
+    comment is still open after it."""
+    if not open_comment and "%%" not in line:
+        return line, False
+    code = mask_code_spans(line)
+    masked, still_open = mask_comments(code, open_comment)
+    kept = (c for c, m, k in zip(line, masked, code, strict=True) if m != "\x00" or k == "\x00")
+    return "".join(kept), still_open
 
 
 def mask_code_spans(line: str) -> str:
