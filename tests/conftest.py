@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,12 @@ from tests.fakes.ollama import FakeOllama
 from tests.fakes.openai_like import FakeOpenAILike
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A run started in the background of a script (`nohup scripts/test &`) inherits SIGINT ignored,
+# and so would every command a test starts: those that test Ctrl-C would wait for a stop that
+# never comes. A terminal's Ctrl-C is what they stand for.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def hit(path: str, heading: str, text: str = "text", line: int = 1) -> Hit:

@@ -3,6 +3,7 @@ it cancels: the next start's rescan does the rest), and a second one ends it at 
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import sys
@@ -11,7 +12,8 @@ import time
 from pathlib import Path
 
 from knotwork.check.verify import verify_vault
-from knotwork.core import Core
+from knotwork.core import Core, open_core
+from knotwork.graph.lease import lease_status
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
@@ -37,10 +39,12 @@ def _slow_embedder(fake_ollama: FakeOllama) -> tuple[threading.Event, threading.
     return entered, released
 
 
-def _watch(settings: Settings, tmp_path: Path, vault: Path) -> subprocess.Popen[str]:
+def _watch(
+    settings: Settings, tmp_path: Path, vault: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "knotwork.cli", "watch", str(vault)],
-        env={**_env(settings), "KNOTWORK_EXTRACT": "false"},
+        env={**_env(settings), "KNOTWORK_EXTRACT": "false", **(env or {})},
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -94,6 +98,20 @@ async def test_ctrl_c_during_the_start_up_sync_cancels_it(
     assert await verify_vault(ingestor) == []
 
 
+def _waiting_said(settings: Settings, limit_s: float = 60) -> None:
+    """Until the watcher's lease (renewed every TTL/3) says a change waits: its event was read.
+    A fixed pause lost that race on a busy machine, and the stop then had nothing to apply."""
+
+    async def waiting() -> None:
+        async with open_core(settings) as core:
+            deadline = time.monotonic() + limit_s
+            while not ((await lease_status(core.store, "s")) or {}).get("queue"):
+                assert time.monotonic() < deadline, f"no change waiting after {limit_s} s"
+                await asyncio.sleep(0.2)
+
+    asyncio.run(waiting())
+
+
 def test_a_second_ctrl_c_ends_the_watcher_at_once(
     settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
 ) -> None:
@@ -102,14 +120,16 @@ def test_a_second_ctrl_c_ends_the_watcher_at_once(
     entered, released = _slow_embedder(fake_ollama)
     vault = tmp_path / "vault"
     put(vault, "Lake.md", "# Lake\n\nA note with no bird.\n")
-    watcher = _watch(settings, tmp_path, vault)
+    # The change waits out a minute's debounce: only the stop applies it.
+    watcher = _watch(settings, tmp_path, vault, {"KNOTWORK_WATCH_DEBOUNCE_MS": "60000"})
     try:
         assert watcher.stdout is not None
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and not watcher.stdout.readline().startswith("watching"):
             assert watcher.poll() is None, "the watcher ended before it watched"
         put(vault, "Heron.md", "# Heron\n\nA heron by the lake.\n")
-        time.sleep(0.5)  # its event is seen; the stop applies it at once
+        _waiting_said(settings)
+        assert not entered.is_set(), "applied before the stop"
         watcher.send_signal(signal.SIGINT)
         assert entered.wait(30), "the stop did not apply the waiting change"
         assert _ended(watcher, 2) is None  # the first stop waits for the change

@@ -443,9 +443,15 @@ async def test_queue_overflow_drops_events_and_rescans(core: Core, vault: Path) 
         await assert_verified(running)
         assert len(await graph_paths(core)) == 61
 
-        for i in range(40):  # read promptly, but each waits out the 2 s debounce
+        # Read promptly, but each waits out its debounce: here long, so that the paths pile up
+        # however slowly a busy machine writes them (within 2 s, they were applied as they came).
+        running.debounce = 60.0
+        for i in range(40):
             (vault / f"flood{i:02d}.md").write_text(f"# Flood {i}\n\nEdited.\n")
             await asyncio.sleep(0.02)
+        running.debounce = 2.0
+        for item in running.pending.values():  # what came once the rescan began: due now
+            item.due = time.monotonic()
         await settle(running, quiet=2.5)
         assert running.status.overflows >= 2, running.status
         assert "paths waiting" in (running.status.last_overflow or "")

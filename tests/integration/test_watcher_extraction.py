@@ -97,7 +97,7 @@ async def test_an_edit_and_a_delete_land_while_the_model_extracts_another_note(
         await asyncio.to_thread(held.asked.wait, 30)  # the model now holds Slow.md's chunk
         (vault / "Gone.md").unlink()
         (vault / "Kept.md").write_text("# Kept\n\nThe second text.\n")
-        await _until(lambda: _landed(core), 10)  # while the model still holds its answer
+        await _until(lambda: _landed(core))  # while the model still holds its answer (60 s)
         assert not held.go.is_set() and "Slow.md" in await _pending(core)
         assert not running.idle, "the model's work is part of what the watcher is doing"
 
@@ -237,7 +237,7 @@ async def _rename_edit(core: Core, vault: Path) -> None:
 async def _recreate(core: Core, vault: Path) -> None:
     """Deleted, then written again with the same text: the same chunk ids and hashes."""
     (vault / "Slow.md").unlink()
-    await _until(lambda: _on_disk(core, vault), 10)  # the delete applied on its own
+    await _until(lambda: _on_disk(core, vault))  # the delete applied on its own
     (vault / "Slow.md").write_text(TEAM)
 
 
@@ -285,7 +285,7 @@ async def test_a_note_changed_while_the_model_holds_its_chunk_leaves_the_facts_o
             (vault / path).write_text(text)
         await asyncio.to_thread(held.asked.wait, 30)  # the model holds Slow.md's first chunk
         await change(core, vault)
-        await _until(lambda: _on_disk(core, vault), 10)  # landed, the model's answer held
+        await _until(lambda: _on_disk(core, vault))  # landed, the model's answer held
         held.go.set()
         await _until(lambda: _settled(core, running))
         assert await _sound(core, vault) == []
@@ -402,9 +402,9 @@ async def test_an_answer_landing_between_a_writes_reading_and_its_transaction_is
         (vault / "Slow.md").write_text(TEAM)
         await asyncio.to_thread(held.asked.wait, 30)
         (vault / "Slow.md").write_text(TEAM.replace("Ben.", "Cid."))  # the second chunk only
-        await asyncio.wait_for(planned.wait(), 10)
+        await asyncio.wait_for(planned.wait(), 30)
         held.go.set()
-        await _until(lambda: _model_facts_of(core, "Slow.md"), 10)
+        await _until(lambda: _model_facts_of(core, "Slow.md"))
         go_on.set()
         await _until(lambda: _settled(core, running))
         assert len(held.bodies) == 4  # the first chunk twice, each text of the second once

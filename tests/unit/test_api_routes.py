@@ -10,10 +10,10 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -29,13 +29,13 @@ from knotwork.llm.clients import LLAMA_IMPORT, ModelClients, import_off_loop
 from tests.conftest import make_settings
 from tests.fakes.ollama import FakeOllama
 
+T = TypeVar("T")
 KEY = "k" * 20
 KEYED = {"X-API-Key": KEY}
-HOLD_S = 1.0  # how long a "model load" holds LlamaIndex's import lock
-# A longer hold where the request under test does real work on the loop (the first
-# /openapi.json builds the schema: up to 0.9 s on a loaded machine): one that waited for the
-# lock would take the whole hold, one that did not takes far less.
-LONG_HOLD_S = 4.0
+# The longest a "model load" holds LlamaIndex's import lock waiting for the loop to show it is
+# served: a loop blocked on the lock shows it only once the load gives it up.
+HOLD_LIMIT_S = 60.0
+TICKS = 5  # the loop's timer served this many times while the work waits for the lock
 
 
 def _closed_port() -> int:
@@ -68,58 +68,49 @@ async def served(ollama: FakeOllama, **overrides: Any) -> AsyncIterator[httpx.As
             yield c
 
 
-async def worst_stall(work: Awaitable[Any], hold: float = HOLD_S) -> tuple[float, Any]:
-    """The longest the event loop went unserved while ``work`` ran with LLAMA_IMPORT held by
-    another thread for ``hold`` seconds (as the background model load holds it), and work's
-    result."""
-    held, done = threading.Event(), threading.Event()
+async def served_while_loading(
+    work: Awaitable[T], meanwhile: Callable[[], Awaitable[Any]] | None = None
+) -> tuple[bool, Any, T]:
+    """``work`` run while another thread holds LLAMA_IMPORT (as the background model load
+    holds it) until the event loop shows it is served meanwhile: TICKS of its timer, then
+    ``meanwhile`` (another request) answered. Whether all that came with the lock still held,
+    what ``meanwhile`` returned, and work's result. Evidence, not a wall-clock bound: a busy
+    machine serves the loop late (a stall of 0.7 s seen under load), a loop blocked on the lock
+    not at all until the holder gives up at HOLD_LIMIT_S."""
+    held, shown = threading.Event(), threading.Event()
+    gave_up: list[bool] = []
 
     def load() -> None:
         with LLAMA_IMPORT:
             held.set()
-            done.wait(hold)
+            gave_up.append(not shown.wait(HOLD_LIMIT_S))
 
     holder = threading.Thread(target=load)
     holder.start()
     held.wait()
-    worst, stop = 0.0, asyncio.Event()
-
-    async def tick() -> None:
-        nonlocal worst
-        last = time.perf_counter()
-        while not stop.is_set():
-            await asyncio.sleep(0.02)
-            now = time.perf_counter()
-            worst, last = max(worst, now - last - 0.02), now
-
-    ticker = asyncio.create_task(tick())
+    running = asyncio.ensure_future(work)
     try:
-        result = await work
+        for _ in range(TICKS):
+            await asyncio.sleep(0.02)
+        other = await meanwhile() if meanwhile is not None else None
     finally:
-        stop.set()
-        await ticker
-        done.set()
+        shown.set()
+        result = await running
         holder.join()
-    return worst, result
+    return not gave_up[0], other, result
 
 
 async def test_a_retrieve_does_not_stall_the_loop_while_models_load(
     fake_ollama: FakeOllama,
 ) -> None:
     async with served(fake_ollama) as client:
-
-        async def both() -> tuple[httpx.Response, float]:
-            retrieve = asyncio.create_task(
-                client.post("/retrieve", json={"question": "q"}, headers=KEYED)
-            )
-            await asyncio.sleep(0.05)
-            started = time.perf_counter()
-            await client.get("/openapi.json")  # any other request
-            took = time.perf_counter() - started
-            return await retrieve, took
-
-        stall, (retrieved, other) = await worst_stall(both(), LONG_HOLD_S)
-    assert stall < LONG_HOLD_S / 2 and other < LONG_HOLD_S / 2, (stall, other)
+        retrieve = client.post("/retrieve", json={"question": "q"}, headers=KEYED)
+        served_meanwhile, other, retrieved = await served_while_loading(
+            retrieve,
+            lambda: client.get("/openapi.json"),  # any other request
+        )
+    assert served_meanwhile, "the loop waited for the model load"
+    assert other.status_code == 200
     assert retrieved.status_code == 503  # its Neo4j refuses: the route ran to the graph
 
 
@@ -127,15 +118,17 @@ async def test_the_chat_client_and_a_module_load_off_the_loop(
     fake_ollama: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clients = ModelClients(make_settings(ollama_base_url=fake_ollama.base_url))
-    stall, llm = await worst_stall(clients.load_llm())
-    assert stall < HOLD_S / 2, stall
+    served_meanwhile, _, llm = await served_while_loading(clients.load_llm())
+    assert served_meanwhile, "the loop waited for the model load"
     assert llm is clients.llm  # built once, then handed out as is
 
     (tmp_path / "knotwork_probe_module.py").write_text("VALUE = 42\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "knotwork_probe_module", raising=False)
-    stall, module = await worst_stall(import_off_loop("knotwork_probe_module"))
-    assert stall < HOLD_S / 2, stall
+    served_meanwhile, _, module = await served_while_loading(
+        import_off_loop("knotwork_probe_module")
+    )
+    assert served_meanwhile, "the loop waited for the model load"
     assert module.VALUE == 42 and sys.modules["knotwork_probe_module"] is module
 
 

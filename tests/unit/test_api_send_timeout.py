@@ -94,8 +94,9 @@ def closed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 def _run(client: Client, closed: list[bool], timeout_s: float) -> tuple[bool, bool, bool]:
     """Serve one streamed question to ``client`` with one work slot: whether the request ended
-    within a second, and then, in the same event loop (whose end closes every generator left),
-    whether the model's stream was closed and the slot free."""
+    (a stalled client keeps one that nothing cuts off open for good; the bound is generous, a
+    busy machine streams slowly), and then, in the same event loop (whose end closes every
+    generator left), whether the model's stream was closed and the slot free."""
     settings = make_settings(api_allowed_hosts=["testserver"], api_send_timeout_s=timeout_s)
     app = create_app(settings)
     app.state.limiter = limiter = WorkLimiter(1, 0)
@@ -111,7 +112,7 @@ def _run(client: Client, closed: list[bool], timeout_s: float) -> tuple[bool, bo
 
     async def serve() -> tuple[bool, bool, bool]:
         task = asyncio.create_task(served(SCOPE, client.receive, client.send))
-        done, _ = await asyncio.wait({task}, timeout=1.0)
+        done, _ = await asyncio.wait({task}, timeout=30.0)
         state = (bool(done), closed == [True], await slot_free())
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
