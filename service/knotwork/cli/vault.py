@@ -123,7 +123,7 @@ def retry(
     pass until none is left; exit 1 when some stay pending (a model still down)."""
 
     from knotwork.errors import LeaseHeldError
-    from knotwork.graph.lease import lease_status, watches
+    from knotwork.graph.lease import watches
     from knotwork.ingest.retry import Retried, errors_pending, retry_all
     from knotwork.watch.watcher import RETRY_PENDING_S
 
@@ -141,10 +141,10 @@ def retry(
             async with writing(core, "cli-retry", watched):
                 with progress_bar() as progress:
                     return back, await retry_all(ingestor.models, progress)
-        except LeaseHeldError:
+        except LeaseHeldError as exc:
             if not errors:
                 raise
-            holder = await lease_status(core.store, ingestor.vault)
+            holder = exc.held_by  # as the take read it: a second read may find it gone
             if holder is None or not watches(holder):  # done without the lease: said first
                 typer.echo(errors_put_back(back))
                 raise

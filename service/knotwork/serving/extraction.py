@@ -135,6 +135,7 @@ class Extraction:
             self._reembedding = False
             log.info("the re-embedding's lease is free again: pending chunks looked for")
         if self._elsewhere:
+            # Read each period, not the refusal's held_by: it said who held it, not when it left.
             row = await lease_status(self.writers.core.store, self.writers.vault)
             if row is not None and row["live"] and row["holder"] != self.writers.holder:
                 return False  # its holder does the work (a watcher) or waits for its own

@@ -148,8 +148,8 @@ class VaultWriters:
                 await stack.enter_async_context(self._held("rest-write"))
             except LeaseLostError:
                 raise
-            except LeaseHeldError:
-                way = await self._other_holder()
+            except LeaseHeldError as exc:
+                way = await self._other_holder(exc.held_by)
             except GraphUnavailableError:
                 way = Way("offline")
             else:
@@ -161,7 +161,11 @@ class VaultWriters:
         if self._direct == 0:
             self._no_direct.set()
 
-    async def _other_holder(self) -> Way:
+    async def _other_holder(self, held_by: dict[str, Any] | None) -> Way:
+        """The way of a write the take refused; ``held_by``: the holder as the take read it."""
+        if held_by is not None and not watches(held_by):
+            return Way("busy", held_by)  # named as refused: a second read may find it gone
+        # A watcher: read again for its folder (and folder_id), which the take does not return.
         try:
             row = await lease_status(self.core.store, self.vault)
         except GraphUnavailableError:

@@ -125,8 +125,8 @@ class VaultWatcher(Applier):
             self._stop.clear()
 
     async def _lease_free_again(self, lost: LeaseLostError) -> bool:
-        """Wait until no other live writer holds the lease: True, or False when ``stop()`` is
-        asked meanwhile; ``lost`` raised when another watcher holds it."""
+        """Poll the lease until no other live writer holds it (a refusal's held_by cannot say
+        when): True, or False when ``stop()`` is asked; ``lost`` when another watcher holds it."""
         while not self._stop_asked.is_set():
             try:
                 row = await lease_status(self.ingestor.core.store, self.lease.vault)
