@@ -67,3 +67,41 @@ async def test_what_was_told_after_the_last_look_is_said_before_the_result() -> 
     progress.counted(3, 3, "writing notes: C.md")
     await progress.finish(cast(Any, ctx))
     assert ctx.sent == [(1, "syncing the vault folder"), (2, "writing notes: 3 of 3: C.md")]
+
+
+async def test_steps_taking_turns_batch_after_batch_are_each_sent_once_a_look() -> None:
+    progress = Progress()
+    for batch in range(1, 51):
+        for step in ("embedding chunks", "writing notes", "extracting facts from chunks"):
+            progress.counted(batch, 50, step)
+    ctx = await _sent_after(progress)
+    assert [m for _, m in ctx.sent] == [
+        "embedding chunks: 50 of 50",
+        "writing notes: 50 of 50",
+        "extracting facts from chunks: 50 of 50",
+    ]
+
+
+class _SlowContext(_Context):
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        await asyncio.sleep(0.2)  # a slow transport: the call ends while this look is sent
+        await super().report_progress(progress, total, message)
+
+
+async def test_what_a_look_took_unsent_when_the_call_ended_is_sent_before_the_result() -> None:
+    progress = Progress()
+    for step in ("reading notes", "embedding chunks", "writing notes"):
+        progress.counted(5, 5, step)
+    ctx = _SlowContext()
+    task = asyncio.create_task(progress.send(cast(Any, ctx), 60.0, 0.01))
+    await asyncio.sleep(0.05)  # the look took all three; the first is being sent
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await progress.finish(cast(Any, ctx))
+    said = [m for _, m in ctx.sent]
+    assert said[-2:] == ["embedding chunks: 5 of 5", "writing notes: 5 of 5"], said
+    numbers = [p for p, _ in ctx.sent]
+    assert numbers == sorted(set(numbers)), numbers  # progress grows with each notification

@@ -34,18 +34,19 @@ class Progress:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._unsent: list[str] = []  # the latest message of each step told since the last look
+        # The latest message of each step told since the last look, by step, the step told
+        # last at the end: a sync's steps take turns batch after batch, each sent once a look.
+        self._unsent: dict[str, str] = {}
         self._sent = 0  # the notifications sent: each one's ``progress``, so it grows
         self._last: str | None = None
         self._at = 0.0  # when the last was sent, on the loop's clock
         self._gone = False  # the client could not be told: nothing more is tried
 
     def tell(self, message: str) -> None:
+        step = _step(message)
         with self._lock:
-            if self._unsent and _step(self._unsent[-1]) == _step(message):
-                self._unsent[-1] = message  # the same step further on: only the latest is said
-            else:
-                self._unsent.append(message)
+            self._unsent.pop(step, None)
+            self._unsent[step] = message
 
     def counted(self, done: int, total: int, what: str) -> None:
         """A sync's progress (``ingest.changes.Progress``): ``what`` is ``step: item``."""
@@ -54,8 +55,15 @@ class Progress:
 
     def _take(self) -> list[str]:
         with self._lock:
-            taken, self._unsent = self._unsent, []
+            taken, self._unsent = list(self._unsent.values()), {}
         return taken
+
+    def _put_back(self, messages: list[str]) -> None:
+        """Messages taken but not sent (the call ended as they were): before those told since,
+        unless a later one of their step was."""
+        with self._lock:
+            back = {_step(m): m for m in messages if _step(m) not in self._unsent}
+            self._unsent = {**back, **self._unsent}
 
     async def send(self, ctx: ServedContext, heartbeat_s: float, poll_s: float) -> None:
         """Each step's latest message when new ones came, the last one again after
@@ -73,13 +81,16 @@ class Progress:
         await self._report(ctx, self._take())
 
     async def _report(self, ctx: ServedContext, messages: list[str]) -> None:
-        for message in messages:
+        for i, message in enumerate(messages):
             if self._gone:
                 return
             self._sent, self._last = self._sent + 1, message
             self._at = asyncio.get_running_loop().time()
             try:
                 await ctx.report_progress(self._sent, None, message)
+            except asyncio.CancelledError:  # the call ended meanwhile: ``finish`` sends the rest
+                self._put_back(messages[i:])
+                raise
             except Exception as exc:  # a client gone: the call's own result says the rest
                 log.debug("progress not sent: %s: %s", type(exc).__name__, exc)
                 self._gone = True
