@@ -62,6 +62,9 @@ class ParsedNote:
     frontmatter: dict[str, Any] = field(default_factory=dict)
     frontmatter_values: list[FrontmatterValue] = field(default_factory=list)
     frontmatter_error: str | None = None
+    # What the note holds that its writer may not mean, each naming its line (a comment left
+    # open hides the rest); the ingest reports them as it reports a frontmatter error.
+    warnings: list[str] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     # The note's own dates, ISO yyyy-mm-dd, sorted, unique: from its frontmatter and its file

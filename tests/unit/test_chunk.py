@@ -148,13 +148,14 @@ def test_the_chunker_and_the_parser_read_headings_alike(line: str) -> None:
 def test_a_comment_hides_a_heading_and_is_no_part_of_one_for_the_chunker_and_parser() -> None:
     note = parse_note(
         "H.md",
-        "# One %%draft%%\nText.\n%%\n# Hidden\nDraft.\n%%\nMore. `%%`\n# Two `%%`\nEnd. %%x\n"
-        "# Gone\n",
+        "# One %%draft%%\nText.\n%%\n# Hidden\nDraft.\n%%\nMore. `%%`\n%%c%% # Not one\n"
+        "#%%c%% Nor this\n# Two `%%`\nEnd. %%x\n# Gone\n",
     )
     chunks = chunk_note(note, "v", 100_000)
     headings = ["One", "Two `%%`"]
     assert [c.heading_path for c in chunks] == headings == [h.text for h in note.headings]
     assert "# Hidden" in chunks[0].text and "# Gone" in chunks[1].text  # still searchable
+    assert "# Not one" in chunks[0].text and "Nor this" in chunks[0].text  # paragraphs of "One"
 
 
 def test_a_chunk_after_a_list_items_open_fence_is_read_as_text() -> None:

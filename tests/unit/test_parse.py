@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knotwork.ingest.draft import draft
 from knotwork.ingest.parse import parse_note
 from knotwork.models import Link
 
@@ -321,6 +322,9 @@ def test_headings() -> None:
         ("[img](picture.png)", ("picture.png", "markdown", None, None, "img")),
         ("![](Pics/a%20b.PNG)", ("Pics/a b.PNG", "embed", None, None, None)),
         ("[r](<files/Q3 report.pdf>)", ("files/Q3 report.pdf", "markdown", None, None, "r")),
+        # A query names no file (Obsidian allows no "?" in a name): the note is the path's.
+        ("[g](Note?x=1)", ("Note", "markdown", None, None, "g")),
+        ("[g](sub/Note.md?x=1#Part)", ("sub/Note", "markdown", "Part", None, "g")),
     ],
 )
 def test_link_forms(
@@ -343,6 +347,10 @@ def test_link_forms(
         "[site](www.example.com)",
         "[folder](docs/)",
         "[anchor](#heading)",
+        "[query](?q=1)",
+        "[query](?q=1#part)",
+        "[empty](<>)",
+        "[space](%20)",
         "[[]]",
         "[[ ]]",
         "`[[Inline]]`",
@@ -714,3 +722,33 @@ def test_nothing_inside_a_comment_is_a_link_a_tag_or_a_heading() -> None:
     assert note.tag_lines == {"shown": 2, "after": 7}
     link = note.links[0]
     assert link.context[link.col : link.end_col] == "[[Shown]]"  # columns of the file's line
+
+
+def test_a_comment_never_closed_hides_the_rest_with_a_warning() -> None:
+    """As Obsidian, an unclosed ``%%`` hides every link, tag and heading after it; the note
+    says so, with the line it opened on (not one a closed comment or inline code holds)."""
+    note = parse_note("x.md", "%%a%% `%%` [[A]]\n%%\nb%% [[C]] Growth 50%% of [[B]] #t\n# H\n")
+    assert ([x.target for x in note.links], note.tags, note.headings) == (["A", "C"], [], [])
+    assert note.warnings == [
+        "`%%` at line 3 opens a comment never closed: as Obsidian, no link, tag or heading "
+        "after it is read"
+    ]
+    assert parse_note("x.md", "%%a\nb%% [[A]] #t\n").warnings == []
+    assert (
+        "x.md: `%%` at line 3 opens" in draft("v", note, None, 1000, None, None, None).warnings[0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "headings"),
+    [
+        ("%%x%% # Not a heading\n", []),  # the line starts with "%%": a paragraph
+        ("#%%x%% Not a heading\n", []),  # no space after the "#" as written
+        ("# Plan %%draft%%\n", ["Plan"]),
+        ("# %%draft%% Plan\n", ["Plan"]),
+        ("# %%draft%%\n", []),  # nothing shown
+        ("%%\nhidden\n%% # Not a heading\n", []),
+    ],
+)
+def test_a_heading_is_one_where_its_line_is_one(text: str, headings: list[str]) -> None:
+    assert [h.text for h in parse_note("x.md", text).headings] == headings

@@ -29,7 +29,8 @@ from knotwork.text import markdown
 # 7: text, heading path and context in NFC (a decomposed note found by its words).
 # 8: a heading inside a %%comment%% (hidden by Obsidian, read by the parser as none) starts no
 # section; a comment on a heading's line is no part of its text.
-CHUNKER_VERSION = 8
+# 9: a line that starts with a comment is no heading ("%%x%% # Not"), as the parser reads it.
+CHUNKER_VERSION = 9
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -92,7 +93,7 @@ def _sections(
         hidden, shown = comment, line  # a heading Obsidian hides in a comment starts no section
         if not belongs:
             shown, comment = markdown.visible(line, comment)
-        heading = None if belongs or hidden else markdown.atx_heading(shown)
+        heading = None if belongs or hidden else markdown.shown_heading(line, shown)
         if heading:
             level = heading[0]
             stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, _nfc(heading[1]))]

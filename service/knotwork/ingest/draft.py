@@ -81,6 +81,7 @@ def draft(
         f"{path}:{f.line}: {f.relation} target longer than {MAX_FACT_KEY_CHARS} characters ignored"
         for f in dropped
     ]
+    warnings[:0] = [f"{path}: {said}" for said in note.warnings]
     if note.frontmatter_error:
         warnings.insert(0, f"{path}: frontmatter ignored: {note.frontmatter_error}")
     old = old if renamed_from else state

@@ -100,7 +100,7 @@ def _line_links(raw: str, masked: str, line: int, folder: str = "") -> list[Link
         dest = raw[m.start(3) : m.end(3)]
         dest = dest[1:-1].strip() if dest.startswith("<") else dest
         path, _, frag = dest.partition("#")
-        path = unquote(path)
+        path = unquote(path.partition("?")[0])  # a query names no file: "Note?x=1" is Note
         if _SCHEME.match(path) or not _internal(path):
             continue
         path, written = _relative(folder, path.strip().replace("\\", "/"))
@@ -216,15 +216,18 @@ def parse_note(path: str, text: str) -> ParsedNote:
     headings: list[Heading] = []
     tag_lines: dict[str, int] = {}  # a body tag's first line outside code, by folded name
     fence = ""  # the opening run of the fenced code block we are in
-    comment = False  # inside a %%comment%% that runs over lines
+    comment, opened = False, 0  # inside a %%comment%% that runs over lines; its first line
     for idx in range(first, len(lines)):
         raw = lines[idx]
         code, fence = markdown.step(fence, raw)
         if code:
             continue
         hidden, shown = comment, markdown.visible(raw, comment)[0]
-        masked, comment = markdown.mask_comments(markdown.mask_code_spans(raw), comment)
-        if not hidden and (atx := markdown.atx_heading(shown)):
+        spans = markdown.mask_code_spans(raw)
+        masked, comment = markdown.mask_comments(spans, comment)
+        if comment and (not hidden or "%%" in spans):  # one opened on this line (or reopened)
+            opened = idx + 1
+        if not hidden and (atx := markdown.shown_heading(raw, shown)):
             headings.append(Heading(atx[0], atx[1], idx + 1))
         if "#" in masked:
             found = [nfc(tag) for t in _TAG.findall(masked) if _WORDY.search(tag := t.rstrip("/"))]
@@ -234,6 +237,14 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if "[" in masked:
             links += _line_links(raw, masked, idx + 1, folder)
 
+    warnings = (
+        [
+            f"`%%` at line {opened} opens a comment never closed: as Obsidian, no link, tag or "
+            "heading after it is read"
+        ]
+        if comment
+        else []
+    )
     return ParsedNote(
         path=path,
         title=title.strip() if isinstance(title, str) and title.strip() else stem,
@@ -247,6 +258,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         frontmatter=frontmatter,
         frontmatter_values=values,
         frontmatter_error=error,
+        warnings=warnings,
         headings=headings,
         links=links,
         dates=sorted({d for d in dates if d}),

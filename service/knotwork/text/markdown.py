@@ -158,6 +158,14 @@ def visible(line: str, open_comment: bool = False) -> tuple[str, bool]:
     return "".join(kept), still_open
 
 
+def shown_heading(line: str, shown: str) -> tuple[int, str] | None:
+    """The heading a line outside comments opens, its text as ``shown`` (the line as
+    ``visible`` gives it): only where the line itself is one, as CommonMark and Obsidian read
+    it (``%%x%% # Not a heading`` starts with ``%%``: a paragraph), so a comment can neither
+    make nor name one (``# Plan %%draft%%`` is "Plan")."""
+    return atx_heading(shown) if atx_heading(line) else None
+
+
 def mask_code_spans(line: str) -> str:
     """Blank inline code spans (same length, so offsets hold) in linear time. Outside a span a
     backslash makes the backtick after it literal (CommonMark): ``\\`x`` opens nothing, and
