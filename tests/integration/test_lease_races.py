@@ -6,7 +6,9 @@ never two at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from knotwork.core import Core
@@ -100,20 +102,27 @@ async def test_a_heartbeat_failing_otherwise_than_by_an_outage_goes_on(core: Cor
     left after the retries) ended the heartbeat silently: the lease lapsed under a writer that
     went on writing. The failure is injected into the renewal; the lease is the real one."""
     lease = Lease(core.store, "beat", 3)  # a renewal every second
-    renew, calls = lease.renew, []
+    renew, calls, third = lease.renew, [], asyncio.Event()
 
     async def failing_once(status: Mapping[str, Any] | None = None) -> None:
         calls.append(status)
+        if len(calls) == 3:
+            third.set()
         if len(calls) == 1:
             raise QueryTimeoutError("Neo4j stopped a query that ran past its time limit")
         await renew(status)
 
     lease.renew = failing_once  # type: ignore[method-assign]
     async with holding(lease, {"mode": "test"}):
-        await asyncio.sleep(4.5)  # past the TTL: only the renewals after the failure keep it
+        # A second apart on an idle machine, later on a loaded one: waited for, not timed.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(third.wait(), 60)
         status = await lease_status(core.store, "beat")
-        assert status is not None and status["live"] and status["holder"] == lease.holder
-    assert len(calls) >= 3
+    assert len(calls) >= 3, f"the heartbeat stopped after {len(calls)} renewal(s)"
+    assert status is not None and status["holder"] == lease.holder
+    # Renewed after the failed renewal (a take sets both to one time): not left to lapse.
+    renewed, taken = (datetime.fromisoformat(status[at]) for at in ("heartbeat_at", "acquired_at"))
+    assert renewed > taken, status
 
 
 REEMBED = {"mode": "cli-reembed", "watches": False}

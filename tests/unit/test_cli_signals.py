@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,8 @@ def test_a_sighup_the_process_was_started_ignoring_stays_ignored(tmp_path: Path)
 
 
 # A long command that says where it stands when stopped: its cleanup waits ``argv[1]`` s; a
-# second argument says it on stderr (as ``--json`` does).
+# second argument says it on stderr (as ``--json`` does). It says on stderr when its cleanup
+# begins: the stop was taken.
 SAID = """
 import asyncio, sys
 from knotwork.cli.app import with_core
@@ -86,6 +88,7 @@ async def work(core):
     try:
         await asyncio.sleep(60)
     finally:
+        print("cleaning up", file=sys.stderr, flush=True)
         await asyncio.sleep(float(sys.argv[1]))
     return "finished"
 
@@ -116,11 +119,28 @@ def test_with_json_the_stop_line_goes_to_stderr_and_stdout_stays_empty(tmp_path:
 
 
 def test_a_second_ctrl_c_ends_a_long_command_at_once(tmp_path: Path) -> None:
-    """The first Ctrl-C waits for the cleanup (here 60 s); the second does not."""
-    child = start(tmp_path, "60", script=SAID)
-    child.send_signal(signal.SIGINT)
-    with pytest.raises(subprocess.TimeoutExpired):
-        child.wait(timeout=1)
-    child.send_signal(signal.SIGINT)
-    child.wait(timeout=5)
+    """The first Ctrl-C waits for the cleanup (here ten minutes); the second does not."""
+    child = start(tmp_path, "600", script=SAID)
+    cleaning = threading.Event()
+
+    def read_stderr() -> None:
+        assert child.stderr is not None
+        for line in child.stderr:
+            if line == "cleaning up\n":
+                cleaning.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        child.send_signal(signal.SIGINT)
+        # A second Ctrl-C sent before the first was taken would be taken as the first.
+        assert cleaning.wait(30), "the first Ctrl-C did not begin the cleanup"
+        assert child.poll() is None  # the first waits for the cleanup
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=60)  # not the cleanup's ten minutes
+    finally:
+        child.kill()
+        child.wait()
+        reader.join(10)
+        child.communicate()  # closes the pipes
     assert child.returncode == -signal.SIGINT
