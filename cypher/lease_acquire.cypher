@@ -7,7 +7,8 @@
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
-//          recorded), heartbeat_at (of whoever holds it), reembed (map of the live re-embedding's
+//          recorded), folder and folder_id (a watcher's, or null), heartbeat_at (of whoever
+//          holds it), reembed (map of the live re-embedding's
 //          lease, holder, host, pid, mode and heartbeat_at, when one refuses it, else null); no
 //          row when the lease was given back while this waited for its lock (it is free: run it
 //          again)
@@ -41,6 +42,7 @@ CALL (l, free) {
   RETURN false AS ok
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
-       l.watches AS watches, l.heartbeat_at AS heartbeat_at,
+       l.watches AS watches, l.folder AS folder, l.folder_id AS folder_id,
+       l.heartbeat_at AS heartbeat_at,
        CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
        END AS reembed

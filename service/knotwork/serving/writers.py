@@ -38,7 +38,6 @@ from knotwork.graph.lease import (
     REST_EXTRACT_MODE,
     Lease,
     holding,
-    lease_status,
     new_holder_id,
     watches,
 )
@@ -162,22 +161,14 @@ class VaultWriters:
             self._no_direct.set()
 
     async def _other_holder(self, held_by: dict[str, Any] | None) -> Way:
-        """The way of a write the take refused; ``held_by``: the holder as the take read it."""
-        if held_by is not None and not watches(held_by):
-            return Way("busy", held_by)  # named as refused: a second read may find it gone
-        # A watcher: read again for its folder (and folder_id), which the take does not return.
-        try:
-            row = await lease_status(self.core.store, self.vault)
-        except GraphUnavailableError:
-            return Way("offline")
-        if row is None or not row["live"]:
-            return Way("busy", row)  # it was given back just now: the client may simply retry
-        if not watches(row):
-            return Way("busy", row)
+        """The way of a write the take refused; ``held_by``: the holder as the take read it,
+        its folder included (a second read may find it gone, or another holder)."""
+        if held_by is None or not watches(held_by):
+            return Way("busy", held_by)
         root = self.core.settings.vault_path
-        if root is None or await asyncio.to_thread(follows, row, root):
-            return Way("watched", row)
-        return Way("busy", row, elsewhere=True)  # it would never see the write
+        if root is None or await asyncio.to_thread(follows, held_by, root):
+            return Way("watched", held_by)
+        return Way("busy", held_by, elsewhere=True)  # it would never see the write
 
     @contextlib.asynccontextmanager
     async def sync(self) -> AsyncIterator[None]:
