@@ -7,8 +7,8 @@
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
-//          recorded), folder and folder_id (a watcher's, or null), heartbeat_at (of whoever
-//          holds it), reembed (map of the live re-embedding's
+//          recorded), folder (str or null: a watcher's), folder_id (str or null), heartbeat_at
+//          (of whoever holds it), reembed (map of the live re-embedding's
 //          lease, holder, host, pid, mode and heartbeat_at, when one refuses it, else null); no
 //          row when the lease was given back while this waited for its lock (it is free: run it
 //          again)

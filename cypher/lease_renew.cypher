@@ -3,7 +3,8 @@
 // A live re-embedding of the database (the guard's lease, held by another) ends it too.
 // Parameters: $vault (str), $guard (str: the re-embedding's lease, graph/reembed_guard.py),
 //             $holder (str), $ttl_s (int), $status (map: mode, watches, …)
-// Returns: holder, host, pid, mode, watches (bool or null), heartbeat_at (of whoever holds it
+// Returns: holder, host, pid, mode, watches (bool or null), folder (str or null: a watcher's),
+//          folder_id (str or null), heartbeat_at (of whoever holds it
 //          now; null when no one does), ok (bool: renewed for $holder), reembed (map of the
 //          live re-embedding's lease, holder, host, pid, mode and heartbeat_at, or null); no
 //          row when the lease was deleted while this waited for its lock (no one holds it)
@@ -30,6 +31,7 @@ CALL (l, guarded) {
   RETURN false AS ok
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
-       l.watches AS watches, l.heartbeat_at AS heartbeat_at,
+       l.watches AS watches, l.folder AS folder, l.folder_id AS folder_id,
+       l.heartbeat_at AS heartbeat_at,
        CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
        END AS reembed

@@ -125,6 +125,8 @@ class LeaseHolderRow(TypedDict):
     pid: int | None
     mode: str | None  # what the holder is: inotify/polling (a watcher), rest-write, cli-ingest…
     watches: bool | None  # whether the holder follows the files (null: recorded before it was)
+    folder: str | None  # a watcher's folder and its identity (device:inode): REST writes are
+    folder_id: str | None  # left to it only by a server of that folder
     heartbeat_at: DateTime | None
     reembed: dict[str, Any] | None  # a live re-embedding's lease that refused it
 
