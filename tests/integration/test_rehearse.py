@@ -24,6 +24,8 @@ CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 AFTER_THE_WRITES = {
     "calibration_drop",
     "entities_pending",
+    "entities_values_page",
+    "entities_values_unlink",
     "entity_embedding_set",
     "entity_similar_link",
     "vault_folder_set",

@@ -3,7 +3,10 @@
 The name of every new entity is embedded once; it is then linked by one
 ``(:Entity)-[:SIMILAR_TO {cosine}]->(:Entity)`` per pair to the entities of its vault whose names
 lie within ``KNOTWORK_SIMILARITY_THRESHOLD``. The edges carry no ``source``, so they are never
-taken for a note's facts, and they go with either entity.
+taken for a note's facts, and they go with either entity. An entity whose name is a value
+(ingest/values.py: a date, a number, a URL, a file) is neither embedded nor linked: the next
+day's date embeds at a cosine near 0.97 of today's, and is no synonym of it; a vault linked
+before that rule loses its values' vectors and edges once (``unlink_values``).
 """
 
 from __future__ import annotations
@@ -13,16 +16,23 @@ from collections.abc import Awaitable, Callable
 from knotwork.graph.queries.writes import (
     ENTITIES_PENDING,
     ENTITIES_REFUSED_STAMP,
+    ENTITIES_VALUES_PAGE,
+    ENTITIES_VALUES_UNLINK,
     ENTITY_EMBEDDING_SET,
     ENTITY_SIMILAR_LINK,
 )
 from knotwork.graph.store import GraphStore
+from knotwork.ingest.values import is_value
 from knotwork.llm.vectors import Vectors
 from knotwork.models import now_ms
 from knotwork.settings import Settings
 
 ENTITY_BATCH = 256
 MAX_CANDIDATES = 20_000  # the most the index is asked for, as retrieve/search.py's searches
+# The rule of values.is_value a vault's entities were last checked against (NameStamp
+# values_unlinked): a rule that takes more names for values raises it, to check them again.
+VALUES_UNLINKED = 1
+VALUES_PAGE = 1000
 Embed = Callable[[list[str]], Awaitable[Vectors | None]]
 
 
@@ -36,8 +46,10 @@ async def link_new_entities(
     waits for the next call; a refused name is asked once a call, read after the others, and
     not at all when refused at or after ``asked_before`` (ms since the epoch): a write's call
     leaves it to the model's back-off, as a background pass leaves a refused chunk.
+    A value's name (``values.is_value``) is not embedded: its entity reads as done at once.
     Returns the edges made; 0 when ``similarity_threshold`` is 1 (the feature is off).
     """
+    await unlink_values(store, vault)  # edges the feature made while it was on go too
     threshold = settings.similarity_threshold
     if threshold >= 1.0:
         return 0
@@ -49,6 +61,13 @@ async def link_new_entities(
         exclude=refused,
         asked_before=asked_before,
     ):
+        if values := [row["key"] for row in rows if is_value(row["name"] or row["key"])]:
+            await store.write(
+                ENTITIES_VALUES_UNLINK, vault=vault, keys=values, stamp=False, version=0
+            )
+            skip = set(values)
+            if not (rows := [row for row in rows if row["key"] not in skip]):
+                continue
         vectors = await embed([row["name"] or row["key"] for row in rows])
         if vectors is None:
             break
@@ -66,6 +85,37 @@ async def link_new_entities(
         )
         linked += await _link(store, vault, keys, settings.similarity_top_k, threshold)
     return linked
+
+
+async def unlink_values(store: GraphStore, vault: str) -> int:
+    """Take the vectors and SIMILAR_TO edges of the vault's values away, once per rule
+    (``VALUES_UNLINKED``): entities embedded before the rule was kept hold them, and a new
+    name could still be linked to a value's vector. A page of entities a transaction, read by
+    key; the vault's NameStamp records the pass when its last page is done, so one cut short
+    is taken up again by the next call. Returns the edges taken away."""
+    after, unlinked = "", 0
+    while True:
+        [page] = await store.read(
+            ENTITIES_VALUES_PAGE,
+            vault=vault,
+            version=VALUES_UNLINKED,
+            after=after,
+            limit=VALUES_PAGE,
+        )
+        if page["done"]:
+            return unlinked
+        rows = page["entities"]
+        [row] = await store.write(
+            ENTITIES_VALUES_UNLINK,
+            vault=vault,
+            keys=[r["key"] for r in rows if is_value(r["name"] or r["key"])],
+            stamp=len(rows) < VALUES_PAGE,
+            version=VALUES_UNLINKED,
+        )
+        unlinked += row["updated"]
+        if len(rows) < VALUES_PAGE:
+            return unlinked
+        after = rows[-1]["key"]
 
 
 async def _link(

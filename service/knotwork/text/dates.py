@@ -35,3 +35,18 @@ def text_dates(text: str) -> Iterator[str | None]:
     for m in _MONTH_FIRST.finditer(text):
         month = MONTHS.get(m.group(1).lower())
         yield iso_date(m.group(3), month, m.group(2)) if month else None
+
+
+def whole_date(text: str) -> str | None:
+    """The date ``text`` is and nothing else (ISO or month-name, as ``text_dates`` reads
+    them), or None: "4 May 1990" is one, "Meeting of 4 May 1990" is not."""
+    text = text.strip()
+    if m := _ISO.fullmatch(text):
+        return iso_date(*m.groups())
+    if m := _DAY_FIRST.fullmatch(text):
+        month = MONTHS.get(m.group(2).lower())
+        return iso_date(m.group(3), month, m.group(1)) if month else None
+    if m := _MONTH_FIRST.fullmatch(text):
+        month = MONTHS.get(m.group(1).lower())
+        return iso_date(m.group(3), month, m.group(2)) if month else None
+    return None

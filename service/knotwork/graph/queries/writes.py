@@ -255,6 +255,11 @@ class EntitiesPendingRow(TypedDict):
     name: str | None
 
 
+class ValuesPageRow(TypedDict):
+    done: bool
+    entities: list[EntitiesPendingRow]
+
+
 class SimilarLinkedRow(TypedDict):
     """The edges linked (element ids), and the entities whose page of neighbours other vaults
     filled: to ask again, deeper."""
@@ -275,6 +280,8 @@ ENTITY_EMBEDDING_SET = Query("entity_embedding_set", UpdatedRow)
 ENTITIES_REFUSED_STAMP = Query("entities_refused_stamp", UpdatedRow)
 CHUNKS_REFUSED_STAMP = Query("chunks_refused_stamp", UpdatedRow)
 ENTITY_SIMILAR_LINK = Query("entity_similar_link", SimilarLinkedRow)
+ENTITIES_VALUES_PAGE = Query("entities_values_page", ValuesPageRow)
+ENTITIES_VALUES_UNLINK = Query("entities_values_unlink", UpdatedRow)
 
 # Note vectors: each note's mean chunk vector, following its chunks (ingest/write.py after a
 # batch's writes, GraphStore.set_chunk_embeddings after a retry or a re-embedding, and once

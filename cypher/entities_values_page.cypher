@@ -1,0 +1,17 @@
+// The next page of a vault's entities holding a name vector, for the one pass that takes
+// values' vectors and SIMILAR_TO edges away (ingest/similar.py): none once the vault's
+// NameStamp says that pass, at $version or later, is done.
+// Parameters: $vault (str), $version (int, similar.VALUES_UNLINKED), $after (str: the last
+//             key of the page before, '' for the first), $limit (int)
+// Returns: done (bool: the pass at $version is over for this vault), entities (list of maps
+//          of key and name, by key)
+OPTIONAL MATCH (s:NameStamp {vault: $vault})
+WITH coalesce(max(s.values_unlinked), 0) >= $version AS done
+CALL (done) {
+  MATCH (e:Entity {vault: $vault})
+  WHERE NOT done AND e.key > $after AND e.embedding IS NOT NULL
+  WITH e ORDER BY e.key
+  LIMIT $limit
+  RETURN collect(e {.key, .name}) AS entities
+}
+RETURN done, entities

@@ -1,0 +1,113 @@
+"""Entities whose names are values (dates, URLs, files: ingest/values.py) get no SIMILAR_TO:
+embedded alike, they are never synonyms, and a graph linked before that rule loses theirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knotwork.core import Core
+from knotwork.ingest import similar
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve import cached
+from tests.fakes.ollama import FakeOllama, hash_embedding
+from tests.integration.conftest import ad_hoc, put
+from tests.integration.test_similarity import ingestor_for
+from tests.integration.test_similarity import similar as similar_edges
+
+THRESHOLD = 0.55
+NAMES = ["Acme Corporation", "Acme Corp"]
+VALUES = ["2024-01-01", "2024-01-02", "https://example.org/a", "https://example.org/b"]
+VALUES += ["decoder.svg", "encoder.svg"]
+
+
+def _write(vault: Path) -> None:
+    for i, (name, day) in enumerate(zip(NAMES, ("2024-01-01", "2024-01-02"), strict=True)):
+        letter = "ab"[i]
+        put(
+            vault,
+            f"{letter.upper()}.md",
+            f"---\ncompany: {name}\nreleased: {day}\nsite: https://example.org/{letter}\n---\n"
+            f"See ![[{('decoder', 'encoder')[i]}.svg]].\n",
+        )
+
+
+def _cosine(a: str, b: str, dimension: int) -> float:
+    x, y = hash_embedding(a, dimension), hash_embedding(b, dimension)
+    return sum(p * q for p, q in zip(x, y, strict=True))
+
+
+async def _entities(core: Core) -> dict[str, tuple[str, bool]]:
+    rows = await ad_hoc(
+        core,
+        "MATCH (e:Entity {vault: 't'}) "
+        "RETURN e.key AS key, e.embedding_state AS state, e.embedding IS NOT NULL AS vector",
+    )
+    return {r["key"]: (r["state"], r["vector"]) for r in rows}
+
+
+def _pairs(rows: list[dict[str, object]]) -> set[tuple[object, object]]:
+    return {(r["a"], r["b"]) for r in rows}
+
+
+async def test_values_are_neither_embedded_nor_linked_and_names_still_are(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    dimension = core.settings.embed_dimension
+    # The stand-in embedder puts each pair of values within the threshold: without the rule
+    # they would be linked (computed here, not assumed).
+    for a, b in zip(VALUES[::2], VALUES[1::2], strict=True):
+        assert _cosine(a, b, dimension) >= THRESHOLD, (a, b)
+    assert _cosine(*NAMES, dimension) >= THRESHOLD
+    _write(vault)
+    report = await sync_vault(ingestor_for(core, vault, THRESHOLD))
+    entities = await _entities(core)
+    assert {v.lower() for v in VALUES} <= set(entities)
+    assert _pairs(await similar_edges(core)) == {("acme corp", "acme corporation")}
+    assert report.linked == 1
+    for value in VALUES:  # read as done, owing nothing, and holding no vector to match
+        assert entities[value.lower()] == ("done", False), value
+    assert entities["acme corp"] == entities["acme corporation"] == ("done", True)
+    embedded = fake_ollama.embedded_texts()
+    assert set(NAMES) <= set(embedded) and not set(VALUES) & set(embedded)
+
+
+async def test_a_graph_linked_before_the_rule_loses_its_values_edges_once(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(vault)
+    ingestor = ingestor_for(core, vault, THRESHOLD)
+    with monkeypatch.context() as before:  # how an earlier version linked them
+        before.setattr(similar, "is_value", lambda name: False)
+        before.setattr(similar, "unlink_values", lambda store, vault: _none())
+        await sync_vault(ingestor)
+    old = _pairs(await similar_edges(core))
+    assert ("2024-01-01", "2024-01-02") in old and ("acme corp", "acme corporation") in old
+    assert ("decoder.svg", "encoder.svg") in old
+    generation = await cached.generation(core.store, "t")
+
+    fake_ollama.calls.clear()
+    await sync_vault(ingestor)  # nothing changed in the folder: the next sync unlinks them
+    assert _pairs(await similar_edges(core)) == {("acme corp", "acme corporation")}
+    entities = await _entities(core)
+    assert all(entities[v.lower()] == ("done", False) for v in VALUES), entities
+    assert entities["acme corp"] == ("done", True)
+    assert not fake_ollama.embedded_texts()  # nothing embedded again
+    after = await cached.generation(core.store, "t")
+    assert after != generation  # a walk kept through the old edges is not served on
+
+    # Once: an edge made by hand after the pass stays, and the generation with it.
+    await ad_hoc(
+        core,
+        "MATCH (a:Entity {vault: 't', key: '2024-01-01'}), (b:Entity {vault: 't', "
+        "key: '2024-01-02'}) MERGE (a)-[:SIMILAR_TO {cosine: 0.9}]->(b)",
+        write=True,
+    )
+    assert await similar.unlink_values(core.store, "t") == 0
+    assert ("2024-01-01", "2024-01-02") in _pairs(await similar_edges(core))
+    assert await cached.generation(core.store, "t") == after
+
+
+async def _none() -> int:
+    return 0
