@@ -1,5 +1,5 @@
 // Every fact asserted in a vault as a canonical line: source, type, ends, provenance, and a
-// link's spelling (as written, and the path a relative link names).
+// link's spelling (as written, and the path a relative link names), section and display text.
 // Chunks are named by note path and position so two vaults can be compared.
 // Parameters: $vault (str)
 // Returns: line (str), extractor (str: verify leaves model facts out by it, since a note path
@@ -16,5 +16,6 @@ RETURN r.source + '|' + type(r) + '|' + subject + '|' + object + '|' + r.extract
        + toString(r.line) + '|' + coalesce(r.predicate, '') + '|'
        + coalesce(c.note_path + '#' + toString(c.ord), '') + '|' + r.target + '|'
        + toString(r.confidence) + '|' + coalesce(r.model, '') + '|' + coalesce(r.target_text, '')
-       + '|' + coalesce(r.target_name, '') AS line, r.extractor AS extractor
+       + '|' + coalesce(r.target_name, '') + '|' + coalesce(r.heading, '') + '|'
+       + coalesce(r.block, '') + '|' + coalesce(r.display, '') AS line, r.extractor AS extractor
 ORDER BY line

@@ -48,7 +48,7 @@ CALL (n, path) {
   WITH r, o, type(r) = 'MENTIONS' AND r.extractor = 'mention' AS mention,
        {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
         line: r.line, predicate: r.predicate, chunk_id: r.chunk_id,
-        target_text: r.target_text} AS fact
+        target_text: r.target_text, heading: r.heading, block: r.block} AS fact
   DELETE r
   RETURN collect(DISTINCT CASE WHEN o:Entity OR o:Unresolved THEN o END) AS own,
          collect(DISTINCT CASE WHEN mention THEN o END) AS targets, collect(fact) AS own_facts
@@ -59,7 +59,7 @@ CALL (n, path) {
   WITH r, s, o,
        {relation: type(r), subject: r.subject, target: r.target, extractor: r.extractor,
         line: r.line, predicate: r.predicate, chunk_id: r.chunk_id,
-        target_text: r.target_text} AS fact
+        target_text: r.target_text, heading: r.heading, block: r.block} AS fact
   DELETE r RETURN collect(s) + collect(o) AS model, collect(fact) AS model_facts
 }
 CALL (n) {

@@ -1,9 +1,11 @@
-// Write facts whose object is an entity (frontmatter values, aliases, tags, model triples).
+// Write facts whose object is an entity (attachments, keyed by file name; frontmatter values,
+// aliases, tags, model triples).
 // The subject is the asserting note, or for model triples the entity named by subject_key.
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
 //             before), object_name, object_mkey (mention key of the name, or null),
 //             subject_name (or null; names NFC), props (map of relationship properties, including
-//             source = the asserting note's path, target = object key, subject = subject key))
+//             source = the asserting note's path, target = object key, subject = subject key,
+//             target_text = an attachment's path or an alias as written, when kept))
 // Returns: written (int)
 // Planned once per server: every node it reads is found by a unique key or element id,
 // so no plan is better on a larger graph, and a sync growing the graph does not have it

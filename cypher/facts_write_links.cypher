@@ -8,7 +8,8 @@
 // Parameters: $vault (str), $facts (list of maps: relation (from the fixed vocabulary, checked
 //             before), props (map of relationship properties, including source = the
 //             asserting note's path, target = the link key, target_text = the link as
-//             written, target_name = the path a relative link names, else absent),
+//             written, target_name = the path a relative link names, else absent; heading,
+//             block, display = the link's section and display text, each only when present),
 //             target_path (str or null))
 // Returns: touched (list of element ids of the placeholders linked), placeholders (the same
 //          list: their names may change), spelled (list of maps: id, spelling (a

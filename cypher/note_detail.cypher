@@ -1,5 +1,6 @@
 // One note with its chunks and every fact it asserts, with provenance. A link to a note that
 // does not exist shows the link as this note writes it, not the shared placeholder's name.
+// A link to a section keeps it apart (anchor: "#Budget", "#^b1"; models.link_anchor).
 // Parameters: $vault (str), $path (str)
 // Returns: note (map), chunks (list of maps), facts (list of maps); no row for an unknown note
 MATCH (n:Note {vault: $vault, path: $path})
@@ -23,6 +24,8 @@ CALL (n) {
                  ELSE coalesce(o.path, o.name) END,
     object_kind: CASE WHEN o:Note THEN 'note' WHEN o:Unresolved THEN 'unresolved'
                       ELSE 'entity' END,
+    anchor: CASE WHEN r.heading IS NOT NULL THEN '#' + r.heading
+                 WHEN r.block IS NOT NULL THEN '#^' + r.block END,
     wording: r.predicate, source: r.source, chunk_id: r.chunk_id, line: r.line,
     extractor: r.extractor, model: r.model, confidence: r.confidence,
     recorded_at: toString(r.recorded_at)}) AS facts

@@ -2,7 +2,8 @@
 // the one renderer of a fact's key); a note that asserts nothing has no row.
 // Parameters: $vault (str), $paths (list<str>)
 // Returns: path (str), facts (list of maps: relation, subject, target, extractor, line,
-//          predicate, chunk_id, target_text (a link's or an alias's spelling, else null))
+//          predicate, chunk_id, target_text (a link's or an alias's spelling, else null),
+//          heading, block (a note link's section, else null; part of its key))
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n, path) {
@@ -15,4 +16,5 @@ WITH DISTINCT path, r
 RETURN path,
        collect({relation: type(r), subject: r.subject, target: r.target,
                 extractor: r.extractor, line: r.line, predicate: r.predicate,
-                chunk_id: r.chunk_id, target_text: r.target_text}) AS facts
+                chunk_id: r.chunk_id, target_text: r.target_text, heading: r.heading,
+                block: r.block}) AS facts

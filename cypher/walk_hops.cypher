@@ -19,8 +19,10 @@
 // Returns: one row: seeds (list of maps id (element id), name (note:<path>): the notes of
 //          $chunk_ids not in $ids), steps (list of maps in discovery order: hop (int), from, to (element ids),
 //          to_name (str: note:<path> | entity:<key>), type (str), outgoing (bool, from → to),
-//          confidence, chunk_id), scores (null unless $score: a map notes, asserting as
-//          walk_scores.cypher returns them)
+//          confidence, chunk_id, heading (the section of the note reached that the link
+//          followed names, [[Plan#Budget]]: "Budget"; null for any other step)), scores (null
+//          unless $score: a map notes, asserting as walk_scores.cypher returns them, each
+//          note's chunks anchored as the heading of the step that reached it names)
 CALL () {
   UNWIND range(0, size($chunk_ids) - 1) AS i
   MATCH (n:Note)-[:HAS_CHUNK]->(:Chunk {id: $chunk_ids[i]})
@@ -48,7 +50,8 @@ CALL (frontier) {
   RETURN collect({hop: 1, from: elementId(x), to: elementId(y),
                   to_name: CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END,
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
-                  chunk_id: r.chunk_id}) AS hop1
+                  chunk_id: r.chunk_id,
+                  heading: CASE WHEN startNode(r) = x AND y:Note THEN r.heading END}) AS hop1
 }
 CALL (ids, hop1) {
   UNWIND [x IN ids | {to: x, j: -1}] + [j IN range(0, size(hop1) - 1) | {to: hop1[j].to, j: j}]
@@ -77,7 +80,8 @@ CALL (frontier) {
   RETURN collect({hop: 2, from: elementId(x), to: elementId(y),
                   to_name: CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END,
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
-                  chunk_id: r.chunk_id}) AS hop2
+                  chunk_id: r.chunk_id,
+                  heading: CASE WHEN startNode(r) = x AND y:Note THEN r.heading END}) AS hop2
 }
 CALL (seen1, hop2) {
   UNWIND [x IN seen1 | {to: x, j: -1}] + [j IN range(0, size(hop2) - 1) | {to: hop2[j].to, j: j}]
@@ -106,7 +110,8 @@ CALL (frontier) {
   RETURN collect({hop: 3, from: elementId(x), to: elementId(y),
                   to_name: CASE WHEN y:Note THEN 'note:' + y.path ELSE 'entity:' + y.key END,
                   type: type(r), outgoing: startNode(r) = x, confidence: r.confidence,
-                  chunk_id: r.chunk_id}) AS hop3
+                  chunk_id: r.chunk_id,
+                  heading: CASE WHEN startNode(r) = x AND y:Note THEN r.heading END}) AS hop3
 }
 WITH found, ids, hop1 + hop2 + hop3 AS steps
 // Scoring, when asked: the first step to each node is how the walk reached it; the notes so
@@ -137,7 +142,10 @@ CALL (reached) {
                                    OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                               ELSE vector.similarity.cosine(c.embedding, $embedding) END,
                   held: [i IN range(0, size($words) - 1)
-                         WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])]})
+                         WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])],
+                  anchored: step.heading IS NOT NULL
+                    AND any(h IN split(c.heading_path, ' > ')
+                            WHERE toLower(h) = toLower(last(split(step.heading, '#'))))})
          AS notes
 }
 WITH found, steps, notes, asserting, [x IN notes | x.id] AS seen

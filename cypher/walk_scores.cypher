@@ -10,14 +10,18 @@
 // A note's chunk also says which of the question's words it holds (held: indexes into $words,
 // each a word's start matched at a word's start in Chunk.mtext), so the caller can tell which
 // of a named note's neighbours the question asks about.
-// Parameters: $vault (str), $paths (list<str>, reached notes), $ids (list<str>, asserting
-//             chunk ids), $embedding (list<float> or null), $words (list<str>, the question's
-//             word stems, case-folded)
+// A note reached by a link to one of its sections ([[Plan#Budget]]) marks the chunks under that
+// heading (anchored: one of the chunk's heading path, case aside, is the link's last "#" part).
+// Parameters: $vault (str), $paths (list<str>, reached notes), $anchors (list: for each of
+//             $paths, the heading the link that reached it names, or null), $ids (list<str>,
+//             asserting chunk ids), $embedding (list<float> or null), $words (list<str>, the
+//             question's word stems, case-folded)
 // Returns: one row: notes (list of maps path, note (element id), id (chunk id), ord (int),
-//          score (float), held (list<int>)), asserting (list of maps id, score (float), for the $ids not among
-//          the notes' chunks)
+//          score (float), held (list<int>), anchored (bool)), asserting (list of maps id,
+//          score (float), for the $ids not among the notes' chunks)
 CALL () {
-  UNWIND $paths AS path
+  UNWIND range(0, size($paths) - 1) AS k
+  WITH $paths[k] AS path, $anchors[k] AS anchor
   MATCH (n:Note {vault: $vault, path: path})-[:HAS_CHUNK]->(c:Chunk)
   RETURN collect({path: path, note: elementId(n), id: c.id, ord: c.ord,
                   score: CASE WHEN $embedding IS NULL OR c.embedding IS NULL
@@ -25,7 +29,10 @@ CALL () {
                                    OR none(x IN c.embedding WHERE x <> 0.0) THEN 0.0
                               ELSE vector.similarity.cosine(c.embedding, $embedding) END,
                   held: [i IN range(0, size($words) - 1)
-                         WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])]})
+                         WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])],
+                  anchored: anchor IS NOT NULL
+                    AND any(h IN split(c.heading_path, ' > ')
+                            WHERE toLower(h) = toLower(last(split(anchor, '#'))))})
          AS notes
 }
 WITH notes, [x IN notes | x.id] AS seen

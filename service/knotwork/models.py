@@ -111,8 +111,20 @@ class Fact:
     model: str | None = None
     subject: str | None = None  # an entity name (model-extracted facts)
     # A link's target as the note writes it when that is not ``object``: a ./ or ../ path,
-    # which ``object`` holds resolved from the note's folder (Link.written).
+    # which ``object`` holds resolved from the note's folder (Link.written); an attachment's
+    # path, whose ``object`` is its file name (parse.attachment_name).
     written: str | None = None
+    # A note link's section and wording: [[Plan#Budget]]'s heading "Budget", [[Plan#^b1]]'s
+    # block "b1", [[Plan|the plan]]'s display "the plan" (None when absent or the target).
+    heading: str | None = None
+    block: str | None = None
+    display: str | None = None
+
+
+def link_anchor(heading: str | None, block: str | None) -> str:
+    """The section part of a link as a fact key and ``note`` show it: ``#Budget``, ``#^b1``
+    or ''. A link key never holds ``#`` (parse splits it off), so the anchor reads back."""
+    return f"#{heading}" if heading else f"#^{block}" if block else ""
 
 
 def fact_key(
@@ -124,6 +136,7 @@ def fact_key(
     predicate: str | None,
     chunk_id: str | None,
     written: str | None = None,
+    anchor: str = "",
 ) -> str:
     """A fact as revisions record it: ``relation|subject|target|extractor|line|predicate|
     chunk_id``. The one renderer: facts about to be written (rows.canonical, mentions.canonical)
@@ -131,7 +144,10 @@ def fact_key(
     ``written``: the target as the note writes it (a link's or an alias's ``target_text``).
     A frontmatter link's target is recorded as ``[[key]]``: under a key such as ``project`` a
     link and a plain value share a relation, and ``history`` shows a link as the note it names.
-    An alias is recorded as written: its key is case-folded."""
+    An alias is recorded as written: its key is case-folded. A link's ``anchor``
+    (``link_anchor``) follows its target: [[Plan#Budget]] and [[Plan#Risks]] are two facts,
+    and an edit of the section alone removes the old one from the revision's view too."""
+    target += anchor
     if written is not None and extractor == "frontmatter":
         target = f"[[{target}]]"
     elif written is not None and extractor == "alias":
@@ -175,6 +191,8 @@ class StoredFact(TypedDict):
     predicate: str | None
     chunk_id: str | None
     target_text: NotRequired[str | None]  # a link's or an alias's; a mention's is not read
+    heading: NotRequired[str | None]  # a link's section (Fact.heading, Fact.block)
+    block: NotRequired[str | None]
 
 
 def stored_fact_key(row: StoredFact) -> str:
@@ -188,6 +206,7 @@ def stored_fact_key(row: StoredFact) -> str:
         row["predicate"],
         row["chunk_id"],
         row.get("target_text"),
+        link_anchor(row.get("heading"), row.get("block")),
     )
 
 

@@ -163,7 +163,7 @@ def test_note_history_stats_and_search(ingested: Path) -> None:
     assert run("search", "nothing-like-this")[0] == 3
 
     # Moved with its text unchanged: a rename that keeps every fact, none listed.
-    put(ingested, "Team.md", "#crew\nBob works with [[Alice]].\n")
+    put(ingested, "Team.md", "#crew\nWorks with [[Alice]] and Bob.\n")
     assert run("ingest", str(ingested), "--no-extract")[0] == 0
     (ingested / "Team.md").rename(ingested / "People/Team.md")
     assert run("ingest", str(ingested), "--no-extract")[0] == 0

@@ -72,6 +72,21 @@ async def test_changing_a_frontmatter_value_leaves_only_the_new_one(
     assert "entity:engineer" not in nodes and "entity:manager" in nodes
 
 
+async def test_a_frontmatter_value_too_long_is_a_warning_and_the_rest_is_written(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    summary = "A paragraph pasted into a property. " * 8  # 288 characters
+    put(vault, "Bob.md", f"---\nrole: engineer\nsummary: {summary}\n---\n# Bob\nSee [[Alice]].\n")
+    report = await sync_vault(ingestor)
+    assert report.written == 1 and report.errors == []
+    assert report.warnings == [
+        "Bob.md:3: frontmatter value of 'summary' longer than 200 characters ignored"
+    ]
+    assert [f["target"] for f in await rel(core, "Bob.md", "HAS_ROLE")] == ["engineer"]
+    assert await rel(core, "Bob.md", "HAS_PROPERTY") == []
+    assert [f["r"]["line"] for f in await rel(core, "Bob.md", "SEE_ALSO")] == [6]
+
+
 async def test_deleting_a_note_removes_exactly_its_facts(
     core: Core, vault: Path, ingestor: Ingestor
 ) -> None:
@@ -172,7 +187,7 @@ async def test_garbage_model_output_is_retried_once_then_recorded(
     core: Core, vault: Path, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.chat_script = lambda body: "this is not json {"
-    put(vault, "G.md", "Gina lives in [[Rome]].\n")
+    put(vault, "G.md", "She lives in [[Rome]].\n")
     ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=True)
     report = await sync_vault(ingestor)
     assert len(fake_ollama.calls_to("/api/chat")) == 2

@@ -50,6 +50,8 @@ link_lines = st.builds(
         # Relative links name another note when their note moves to another folder (or climb
         # out of the vault from the top), and share placeholders with the spellings above.
         st.sampled_from(["./Alice", "../team/Bob", "../ghost"]),
+        # A link to a section or with a display text keeps them on its relationship.
+        st.sampled_from(["Bob#Work", "Alice#^b1", "Carol|Caz", "ghost#Plan|the plan"]),
     ),
 )
 plain_lines = st.sampled_from(
@@ -73,10 +75,20 @@ frontmatter = st.one_of(
         st.sampled_from(["Al", "Bobby", "C"]),
     ),
 )
+# One picture and one PDF linked in every form: each is one entity keyed by its file name, which
+# comes and goes with the last note linking it, whatever folder the notes move to.
+attachment_lines = st.sampled_from(
+    [
+        "![[photo.png|300]]",
+        "See ![](attachments/Photo.PNG).",
+        "[[../photo.png]] and ![](./my%20doc.pdf)",
+        "Read ![[My Doc.pdf#page=3]].",
+    ]
+)
 bodies = st.builds(
     lambda fm, lines: fm + "\n\n".join(lines) + "\n",
     frontmatter,
-    st.lists(st.one_of(link_lines, plain_lines), min_size=0, max_size=5),
+    st.lists(st.one_of(link_lines, plain_lines, attachment_lines), min_size=0, max_size=5),
 )
 
 

@@ -66,7 +66,7 @@ async def test_extraction_goes_to_the_openai_like_server_with_a_json_schema(
     openai_core: Core, vault: Path, fake_openai: FakeOpenAILike, fake_ollama: FakeOllama
 ) -> None:
     put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]].\n")
-    put(vault, "G.md", "Gina lives in [[Rome]].\n")
+    put(vault, "G.md", "She lives in [[Rome]].\n")
     fake_openai.chat_script = lambda body: (
         json.dumps(ANN) if "Ann works" in prompt_of(body) else '{"entities": [{"name": "Gi'
     )

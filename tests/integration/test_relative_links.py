@@ -18,7 +18,7 @@ from tests.integration.conftest import ad_hoc, put
 
 MEETING = (
     '---\nowner: "[[../people/Alice]]"\n---\n# Meeting\n'
-    "Alice works with [[../people/Alice|Alice]].\n"
+    "Works with [[../people/Alice|Alice]].\n"
     "See [Bob](../people/Bob.md) and [[./sub/Note]].\n"
     "Waiting on [[../people/Zed]].\n"
 )
@@ -89,7 +89,7 @@ async def test_a_moved_note_keeps_its_relative_links_as_written_and_resolves_the
     """Moved to another folder, the same text names other paths: its links point there (at
     placeholders, named by the paths they name now) and still read as the note writes them."""
     put(vault, "people/Alice.md", "# Alice\n")
-    put(vault, "notes/Meeting.md", "# Meeting\nAlice works with [[../people/Alice]].\n")
+    put(vault, "notes/Meeting.md", "# Meeting\nWorks with [[../people/Alice]].\n")
     await sync_vault(ingestor)
     (vault / "archive/old").mkdir(parents=True)
     (vault / "notes/Meeting.md").rename(vault / "archive/old/Meeting.md")

@@ -107,7 +107,7 @@ def test_a_markdown_link_to_a_picture_or_a_pdf_is_an_attachment_and_one_without_
     )
     assert [(f.relation, f.object, f.object_kind) for f in facts] == [
         ("EMBEDS", "photo.png", "entity"),
-        ("LINKS_TO", "files/report.pdf", "entity"),
+        ("LINKS_TO", "report.pdf", "entity"),  # a file by its name (test_attachment_keys)
         ("LINKS_TO", "Other Note", "note"),
     ]
 

@@ -11,13 +11,14 @@ import pytest
 from knotwork.ingest.chunk import chunk_note
 from knotwork.ingest.facts import structural_facts
 from knotwork.ingest.parse import parse_note
-from knotwork.text.vocab import infer_relations
+from knotwork.text.link_relations import infer_relations
 
 _LINK = re.compile(r"!?\[\[[^\]]*\]\]")
 
 
-def _links(line: str) -> list[str]:
-    return infer_relations(line, [m.span() for m in _LINK.finditer(line)])
+def _links(line: str, names: tuple[str, ...] = ("Beacon",)) -> list[str]:
+    """The relations of a line's links, in the note ``names`` name (Beacon.md)."""
+    return infer_relations(line, [m.span() for m in _LINK.finditer(line)], names=names)
 
 
 def _facts(text: str, path: str = "N.md") -> list[tuple[str, str]]:
@@ -96,7 +97,7 @@ def test_embeds_and_self_links_in_the_facts() -> None:
     assert _facts("![[Dana]] reports to [[Bob]]\n") == [("EMBEDS", "Dana"), ("LINKS_TO", "Bob")]
     assert _facts("Uses ![[Atlas]] and [[Zeta]]\n") == [("EMBEDS", "Atlas"), ("USES", "Zeta")]
     # An embedded picture is none.
-    assert _facts("![[logo.png]] Acme uses [[Zeta]]\n")[-1] == ("USES", "Zeta")
+    assert _facts("![[logo.png]] Acme uses [[Zeta]]\n", "Acme.md")[-1] == ("USES", "Zeta")
     # A link to the note itself, by any of its path's keys, or to one of its own headings.
     assert _facts("[[Beacon]] uses [[Atlas]]\n", "p/Beacon.md") == [
         ("LINKS_TO", "Beacon"),
@@ -124,3 +125,56 @@ def test_a_link_that_sets_the_scene_leaves_the_verb_to_the_note(
     line: str, expected: list[str]
 ) -> None:
     assert _links(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "names", "expected"),
+    [
+        # a subject in words is another's than the note's, unless it is the note's own name
+        ("Dana reports to [[Bob]]", ("Meeting",), ["LINKS_TO"]),
+        ("Dana reports to [[Bob]]", ("Dana",), ["REPORTS_TO"]),
+        ("Dana Rossi reports to [[Bob]]", ("Dana Rossi", "Dana"), ["REPORTS_TO"]),
+        ("The intern reports to [[Bob]]", ("Meeting",), ["LINKS_TO"]),
+        ("Dana works with [[Alice]] and reports to [[Bob]]", ("Meeting",), ["LINKS_TO"] * 2),
+        ("Marco lavora con [[Anna]]", ("Riunione",), ["LINKS_TO"]),
+        ("Jonas arbeitet mit [[Eva]]", ("Treffen",), ["LINKS_TO"]),
+        # "who" is the link before it, not the note
+        ("Works with [[Bob]], who reports to [[Carol]]", ("Ann",), ["WORKS_WITH", "LINKS_TO"]),
+        # a negation is no fact
+        ("Never worked with [[Bob]]", ("Ann",), ["LINKS_TO"]),
+        ("Does not work with [[Bob]]", ("Ann",), ["LINKS_TO"]),
+        # pronouns, adverbs, auxiliaries, numbers and a scene set off leave the note the subject
+        ("She has also worked with [[Bob]]", ("Ann",), ["WORKS_WITH"]),
+        ("Since 2020 works at [[Acme]]", ("Ann",), ["WORKS_AT"]),
+        ("In 2020, Dana's team: reports to [[Bob]]", ("Ann",), ["REPORTS_TO"]),
+        ("Er arbeitet mit [[Eva]]", ("Jonas",), ["WORKS_WITH"]),
+        ("Lavora con [[Anna]]", ("Marco",), ["WORKS_WITH"]),
+        ("This project uses [[Atlas]]", ("Beacon",), ["USES"]),
+        # a word between the cue and the link is the cue's object; articles, possessives,
+        # abbreviations and emphasis are not
+        ("Works with Dana on the [[Budget]]", ("Ann",), ["LINKS_TO"]),
+        ("Uses Python for the [[Pipeline]]", ("Ann",), ["LINKS_TO"]),
+        ("Works at the [[Acme]]", ("Ann",), ["WORKS_AT"]),
+        ("Reports to our [[CTO]]", ("Ann",), ["REPORTS_TO"]),
+        ("Reports to: **[[Bob]]**", ("Ann",), ["REPORTS_TO"]),
+        ("Lavora con la Dott. [[Rossi]]", ("Marco",), ["WORKS_WITH"]),
+        ("Il codice di Hamming utilizza più [[bit di parità]]", ("codice di Hamming",), ["USES"]),
+        # a pointer for the reader is the note's, whoever the clause is about
+        ("Ogni funzione non è numerabile (vedi: [[Insieme]])", ("Funzione",), ["SEE_ALSO"]),
+    ],
+)  # fmt: skip
+def test_a_cue_is_the_notes_only_where_it_reads_as_the_notes(
+    line: str, names: tuple[str, ...], expected: list[str]
+) -> None:
+    assert _links(line, names) == expected
+
+
+def test_a_subject_in_words_is_told_by_the_notes_own_names() -> None:
+    # The carried-over false fact: "Meeting REPORTS_TO Bob" from a line about Dana.
+    assert _facts("Dana reports to [[Bob]]\n", "Meeting.md") == [("LINKS_TO", "Bob")]
+    assert _facts("Dana reports to [[Bob]]\n", "people/Dana.md") == [("REPORTS_TO", "Bob")]
+    aliased = "---\naliases: [Dee]\n---\nDee reports to [[Bob]]\n"
+    assert _facts(aliased, "people/Dana.md") == [("REPORTS_TO", "Bob")]
+    # a title heading names the note too: a note renamed keeps its facts
+    assert _facts("# Ann\n\nAnn works with [[Ben]]\n", "Anna.md") == [("WORKS_WITH", "Ben")]
+    assert _facts("## Ann\n\nAnn works with [[Ben]]\n", "Anna.md") == [("LINKS_TO", "Ben")]

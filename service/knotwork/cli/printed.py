@@ -38,7 +38,8 @@ def note_fact(f: dict[str, Any], path: str) -> str:
     "Kubernetes DEPENDS_ON → Postgres", not as the note's own), as ``history`` prints one."""
     who = f"{f['subject']} " if f["subject"] != path else ""
     where = f"[{f['extractor']}, line {f['line']}]"
-    return f"{who}{f['predicate']} → {f['object']} ({f['object_kind']})  {where}"
+    shown = f"{f['object']}{f.get('anchor') or ''}"  # a link to a section: "Plan.md#Budget"
+    return f"{who}{f['predicate']} → {shown} ({f['object_kind']})  {where}"
 
 
 def revision_fact(key: str, names: Names | None = None, source: str = "") -> str:
@@ -57,7 +58,9 @@ def revision_fact(key: str, names: Names | None = None, source: str = "") -> str
         named = names.resolve(target, source) if names is not None else None
         target = named or _written(target)
     elif (link := _link_key(relation, extractor, target)) is not None:
+        link, mark, section = link.partition("#")  # a link to a section (models.link_anchor)
         target = (names.link_target(link) if names is not None else None) or link
+        target += mark + section
     said = f" ({predicate!r})" if predicate else ""
     who = f"{subject} " if subject else ""
     return f"{who}{relation}{said} → {target}  [{extractor}, line {line}]"

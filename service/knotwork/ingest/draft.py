@@ -17,7 +17,12 @@ from knotwork.graph.queries.writes import NotesStateRow
 from knotwork.ingest import extract, mentions
 from knotwork.ingest.batch import NoteWrite
 from knotwork.ingest.chunk import chunk_note
-from knotwork.ingest.facts import MAX_FACT_KEY_CHARS, split_oversized, structural_facts
+from knotwork.ingest.facts import (
+    MAX_FACT_KEY_CHARS,
+    frontmatter_warnings,
+    split_oversized,
+    structural_facts,
+)
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import canonical, fact_rows, note_props
 from knotwork.models import Chunk, Fact, ParsedNote, embed_text
@@ -81,6 +86,7 @@ def draft(
         f"{path}:{f.line}: {f.relation} target longer than {MAX_FACT_KEY_CHARS} characters ignored"
         for f in dropped
     ]
+    warnings[:0] = frontmatter_warnings(note)
     warnings[:0] = [f"{path}: {said}" for said in note.warnings]
     if note.frontmatter_error:
         warnings.insert(0, f"{path}: frontmatter ignored: {note.frontmatter_error}")

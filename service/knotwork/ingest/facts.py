@@ -12,10 +12,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from knotwork.ingest.chunk import chunk_for_line
-from knotwork.ingest.parse import ATTACHMENT
+from knotwork.ingest.parse import ATTACHMENT, attachment_name
 from knotwork.models import Chunk, Fact, Link, ParsedNote
 from knotwork.text import vocab
 from knotwork.text.keys import entity_key, link_key, nfc
+from knotwork.text.link_relations import infer_relations
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 MAX_VALUE_CHARS = 200
@@ -42,33 +43,44 @@ def new_note_keys(paths: Iterable[str]) -> list[str]:
     return sorted({k for path in paths for k in note_keys(path)})
 
 
-def _link_relations(links: list[Link], path: str) -> dict[Link, str]:
+def _link_relations(note: ParsedNote) -> dict[Link, str]:
     """The relation of each body link, inferred from the words before it on its line. An
     embedded note stands there as a link does (the subject of a cue after it: "![[Dana]]
     reports to [[Bob]]"), its own fact being EMBEDS; an embedded picture or file is no subject.
     A link to the note itself (or to one of its headings) is the note, every cue's subject
-    anyway."""
+    anyway, as its names are in words (``Alice works with [[Bob]]`` in ``Alice.md``)."""
     by_line: dict[int, list[Link]] = defaultdict(list)
-    for link in links:
+    files: dict[int, list[Link]] = defaultdict(list)  # embedded pictures, blanked out
+    for link in note.links:
         if link.kind in ("wikilink", "markdown") or (
             link.kind == "embed" and not ATTACHMENT.search(link.target)
         ):
             by_line[link.line].append(link)
-    itself = {"", *note_keys(path)}
+        elif link.kind == "embed":
+            files[link.line].append(link)
+    itself = {"", *note_keys(note.path)}
+    # Its own names: file name, title, aliases and a title heading ("# Ann" in Anna.md).
+    names = [note.path.rsplit("/", 1)[-1].removesuffix(".md"), note.title, *note.aliases]
+    names += [h.text for h in note.headings[:1] if h.level == 1]
     out: dict[Link, str] = {}
-    for on_line in by_line.values():
+    for line, on_line in by_line.items():
         on_line.sort(key=lambda link: link.col)
         spans = [(link.col, link.end_col) for link in on_line]
         own = [link_key(link.target) in itself for link in on_line]
+        context = on_line[0].context
+        for file in files.get(line, ()):  # a picture's name is no word of the sentence
+            context = (
+                context[: file.col] + " " * (file.end_col - file.col) + context[file.end_col :]
+            )
         for link, relation in zip(
-            on_line, vocab.infer_relations(on_line[0].context, spans, own), strict=True
+            on_line, infer_relations(context, spans, own, names), strict=True
         ):
             out[link] = vocab.safe_relation(relation)
     return out
 
 
 def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
-    inferred = _link_relations(note.links, note.path)
+    inferred = _link_relations(note)
     facts: list[Fact] = []
     for link in note.links:
         key = link_key(link.target)
@@ -84,26 +96,45 @@ def _link_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
         facts.append(
             Fact(
                 relation=vocab.safe_relation(relation),
-                object=link.target.strip(),  # as written; the writer matches by link_key
+                # A note's link as written (the writer matches by link_key), a file by name.
+                object=attachment_name(link.target) if attachment else link.target.strip(),
                 object_kind="entity" if attachment else "note",
                 extractor="frontmatter" if link.kind == "frontmatter" else "wikilink",
                 line=link.line,
                 chunk_id=chunk_for_line(chunks, link.line),
                 predicate=link.key if link.kind == "frontmatter" else None,
-                written=link.written,  # a relative path, resolved into ``object``
+                written=link.written or (link.target.strip() if attachment else None),
+                # The section it points at, as written: retrieval reads it, ``note`` shows it.
+                heading=nfc(link.heading) if link.heading else None,
+                block=link.block,
+                display=_display(link),
             )
         )
     return facts
 
 
-def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
+def _display(link: Link) -> str | None:
+    """What the link reads as when that is not its target as written: [[Plan|the plan]]'s
+    alias, [the plan](Plan.md)'s text."""
+    shown = nfc(link.alias) if link.alias else None
+    return shown if shown != nfc(link.written or link.target.strip()) else None
+
+
+def _frontmatter_facts(note: ParsedNote) -> tuple[list[Fact], list[str]]:
+    """(facts, warnings): a value too long to name an entity (a paragraph, not a property) is
+    left out, and said, naming its key and line, so nothing is dropped silently."""
     facts: list[Fact] = []
+    warnings: list[str] = []
     for item in note.frontmatter_values:
         base = item.key.split(".")[0].strip().lower()
         value = item.value.strip()
         if vocab.describes_note(base) or not value or _WIKILINK.search(value):
             continue  # links in values are link facts already
         if len(value) > MAX_VALUE_CHARS:
+            warnings.append(
+                f"{note.path}:{item.line}: frontmatter value of {item.key!r} longer than "
+                f"{MAX_VALUE_CHARS} characters ignored"
+            )
             continue
         relation = vocab.frontmatter_relation(item.key) or vocab.frontmatter_relation(base)
         facts.append(
@@ -116,7 +147,12 @@ def _frontmatter_facts(note: ParsedNote) -> list[Fact]:
                 predicate=item.key,
             )
         )
-    return facts
+    return facts, warnings
+
+
+def frontmatter_warnings(note: ParsedNote) -> list[str]:
+    """What ``structural_facts`` left out of the note's frontmatter, one warning a value."""
+    return _frontmatter_facts(note)[1]
 
 
 def _value_line(note: ParsedNote, keys: tuple[str, ...], value: str) -> int:
@@ -140,7 +176,7 @@ def _tag_line(note: ParsedNote, tag: str) -> int:
 
 def structural_facts(note: ParsedNote, chunks: list[Chunk]) -> list[Fact]:
     """Every fact a note asserts without a model: links, frontmatter, aliases, tags."""
-    facts = _link_facts(note, chunks) + _frontmatter_facts(note)
+    facts = _link_facts(note, chunks) + _frontmatter_facts(note)[0]
     facts += [
         Fact(
             relation="HAS_ALIAS",

@@ -66,6 +66,16 @@ def _internal(path: str) -> bool:
     return name.lower().endswith(".md") or bool(ATTACHMENT.search(name)) or not _EXT.search(name)
 
 
+def attachment_name(target: str) -> str:
+    """The file an attachment link names: its last path component. Obsidian finds
+    ``![[photo.png]]`` by file name anywhere in the vault, so ``attachments/photo.png``,
+    ``./photo.png`` and ``../img/photo.png`` name one file entity (its key case-folds the name,
+    as a case-insensitive disk does). Taken from the note's text alone, so a graph synced note
+    by note equals one built afresh; ``Link.target`` has no size (``|300``), fragment
+    (``#page=3``) or percent-encoding left."""
+    return target.replace("\\", "/").rsplit("/", 1)[-1].strip()
+
+
 def _wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]:
     """(target, heading, block, alias) of the text between ``[[`` and ``]]``."""
     ref, bar, alias = inner.replace("\\|", "|").partition("|")

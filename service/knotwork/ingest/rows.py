@@ -7,7 +7,7 @@ from typing import Any
 
 from knotwork.errors import KnotworkError
 from knotwork.ingest.chunk import CHUNKER_VERSION
-from knotwork.models import Fact, ParsedNote, fact_key
+from knotwork.models import Fact, ParsedNote, fact_key, link_anchor
 from knotwork.text.keys import (
     entity_key,
     folded,
@@ -22,7 +22,11 @@ from knotwork.text.vocab import RELATIONS
 
 
 def canonical(fact: Fact) -> str:
-    """A fact's key (models.fact_key), so revisions can diff old against new."""
+    """A fact's key (models.fact_key), so revisions can diff old against new. A note link's
+    section (heading or block) is part of it: two links to one note's sections on one line are
+    two facts, and an edit of the section alone removes the old fact from the revision too. Its
+    display is not: rewording [[Plan|the plan]] changes how it reads, not what it asserts (the
+    relationship is written anew either way, as every fact of a note written is)."""
     return fact_key(
         fact.relation,
         entity_key(fact.subject) if fact.subject else None,
@@ -32,6 +36,7 @@ def canonical(fact: Fact) -> str:
         fact.predicate,
         fact.chunk_id,
         _spelling(fact),
+        link_anchor(fact.heading, fact.block) if fact.object_kind == "note" else "",
     )
 
 
@@ -42,11 +47,12 @@ def _target(fact: Fact) -> str:
 def _spelling(fact: Fact) -> str | None:
     """The target as the note writes it, kept as the fact's ``target_text``: a link's (what
     the note shows, whatever the placeholder is named; a relative one as written, not as the
-    path it names) and an alias's (``history`` shows it as written, not as its case-folded
-    key); None for any other fact."""
+    path it names), an attachment's (the path the note gives the file, whose entity is keyed
+    by its name) and an alias's (``history`` shows it as written, not as its case-folded key);
+    None for any other fact."""
     if fact.object_kind == "note":
         return fact.written or fact.object
-    return nfc(fact.object) if fact.extractor == "alias" else None
+    return nfc(fact.object) if fact.extractor == "alias" else fact.written
 
 
 def _props(fact: Fact, path: str) -> dict[str, Any]:
@@ -81,6 +87,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
             # before every other spelling of it). Other links name it by target_text.
             props["target_name"] = fact.object
         if fact.object_kind == "note":
+            # Only what the link holds: a property written null would be no property anyway.
+            anchors = {"heading": fact.heading, "block": fact.block, "display": fact.display}
+            props.update((k, v) for k, v in anchors.items() if v is not None)
             links.append({"relation": fact.relation, "props": props})
         else:
             entities.append(
@@ -136,7 +145,14 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 20: no link or tag inside a %%comment%%; links to HEIC, TIFF, Bases, OGV, office files and
 # the like are attachments, not notes; Markdown links to attachments and to notes written
 # without ".md" are links; a string of aliases is split at its commas.
-FACTS_RULES = 20
+# 21: a note link keeps its section (heading, block) and its display text on its relationship;
+# the section is part of the fact's key.
+# 22: a link to an attachment is keyed by its file name (keys.entity_key of its last path
+# component): ![[photo.png]] and ![](img/photo.png) name one entity; the link keeps its path as
+# written (target_text).
+# 23: a link's cue is the note's only right before the link and with no other subject in its
+# clause ("Dana reports to [[Bob]]" in Meeting.md is a plain link; text/link_relations.py).
+FACTS_RULES = 23
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

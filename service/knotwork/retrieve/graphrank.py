@@ -72,6 +72,13 @@ def lexical(chunks: list[ReachedChunk]) -> dict[str, float]:
     return {c: sum(weight[w] for w in words) / total for c, words in held.items() if words}
 
 
+def _offered(chunk: ReachedChunk, similarity: dict[str, float]) -> tuple[bool, float, int]:
+    """How a reached note's chunks compete to be the one offered: a chunk under the heading the
+    link that reached the note names first ([[Plan#Budget]] points at Budget, not at the note's
+    opening), then the nearest the question, then the first."""
+    return (not chunk.get("anchored", False), -similarity[chunk["id"]], chunk["ord"])
+
+
 async def walk_ranking(
     core: Core,
     vault: str,
@@ -82,12 +89,12 @@ async def walk_ranking(
     words: tuple[str, ...] = (),
 ) -> list[tuple[str, float]]:
     """Chunks a walk reached: those asserting a walked fact, and the most question-like chunk
-    of each note reached. Each scores its similarity to the question over 1 + hops, so a
-    near chunk that says nothing to the question does not outrank a farther one that does
-    (without a question vector, nearness alone orders them). A reached note's chunk holding
-    the question's ``words`` that few others hold (``lexical``) counts up to 1 + LEXICAL
-    times its similarity: among a film's cast and crew, the composer's page is the one that
-    says "composer".
+    of each note reached (under the heading its link names, if it names one: ``_offered``).
+    Each scores its similarity to the question over 1 + hops, so a near chunk that says nothing
+    to the question does not outrank a farther one that does (without a question vector,
+    nearness alone orders them). A reached note's chunk holding the question's ``words`` that
+    few others hold (``lexical``) counts up to 1 + LEXICAL times its similarity: among a film's
+    cast and crew, the composer's page is the one that says "composer".
 
     Scoring reads the embedding of every chunk scored, the walk's main cost, so a chunk both
     asserting and in a reached note is read once; ``scores``, when the walk's own query
@@ -105,6 +112,7 @@ async def walk_ranking(
             WALK_SCORES,
             vault=vault,
             paths=[p for _, p in reached],
+            anchors=[graph.anchor.get(n) for n, _ in reached],
             ids=list(hops) if qvec is not None else [],
             embedding=qvec,
             words=list(words),
@@ -118,10 +126,7 @@ async def walk_ranking(
             1 + LEXICAL * lifted.get(chunk["id"], 0.0)
         )
         held = best.get(chunk["path"])
-        if held is None or (-similarity[chunk["id"]], chunk["ord"]) < (
-            -similarity[held["id"]],
-            held["ord"],
-        ):
+        if held is None or _offered(chunk, similarity) < _offered(held, similarity):
             best[chunk["path"]] = chunk
     for hit in scores["asserting"]:
         similarity[hit["id"]] = float(hit["score"])

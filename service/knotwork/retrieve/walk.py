@@ -42,6 +42,9 @@ class Walk:
     edges: list[Edge] = field(default_factory=list)
     # (chunk id, node reached, hops): chunks that assert a walked fact
     asserting: list[tuple[str, str, int]] = field(default_factory=list)
+    # id → the heading the link that reached a note names ([[Plan#Budget]]): its section's
+    # chunk is the one the walk offers of the note, the one the author pointed at
+    anchor: dict[str, str] = field(default_factory=dict)
 
     def path_to(self, node: str, chunk_id: str) -> HopPath:
         nodes, relations = [self.names[node]], []
@@ -159,6 +162,8 @@ async def walk_scored(
         out.names[step["to"]] = step["to_name"]
         out.parent[step["to"]] = (step["from"], relation, step["chunk_id"])
         out.depth[step["to"]] = step["hop"]
+        if step["heading"]:
+            out.anchor[step["to"]] = step["heading"]
         if step["chunk_id"]:  # the chunk that states the fact which led here
             out.asserting.append((step["chunk_id"], step["to"], step["hop"]))
     return out, row["scores"]

@@ -62,6 +62,9 @@ class FactDetail(BaseModel):
     predicate: str = Field(description="the relation, from the fixed vocabulary")
     object: str = Field(description="a note's path, an entity's name, or a link as written")
     object_kind: Literal["note", "entity", "unresolved"]
+    anchor: str | None = Field(
+        None, description="the section a link points at: `#Heading` or `#^block`"
+    )
     wording: str | None = Field(description="the original wording when the relation is generic")
     source: str = Field(description="the note that asserts it")
     chunk_id: str | None

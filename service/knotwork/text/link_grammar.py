@@ -37,3 +37,56 @@ SEPARATOR_WORDS = (
     "y", "u", "ni", "también", "el", "los", "las",
     "além de", "bem como", "também", "os", "as",
 )  # fmt: skip
+
+# Words that may stand in a cue's clause before it and leave the note the cue's subject
+# ("She reports to [[Bob]]", "Also works with", "Ha lavorato con"): the pronouns a note's own
+# subject goes by, adverbs of time and manner, auxiliaries, numbers aside. Any other word
+# names another subject ("Dana reports to [[Bob]]" in a meeting's note), or a negation ("never
+# worked with"): the link is then LINKS_TO, a plain link, not a fact of the note's. No
+# relative pronoun: "who" in "works with [[Bob]], who reports to [[Carol]]" is Bob.
+SUBJECT_WORDS = (
+    "i", "he", "she", "they", "we", "it", "also", "now", "currently", "still", "formerly",
+    "previously", "directly", "mainly", "mostly", "usually", "often", "sometimes", "always",
+    "already", "recently", "then", "later", "once", "first", "officially", "since", "until",
+    "has", "have", "had", "is", "was", "are", "were", "will", "would", "be", "been", "being",
+    "do", "does", "did", "and", "but", "so", "today",
+    "io", "lui", "lei", "egli", "ella", "noi", "loro", "anche", "ora", "adesso", "oggi",
+    "attualmente", "ancora", "già", "poi", "direttamente", "principalmente", "spesso",
+    "sempre", "dal", "ha", "hanno", "ho", "è", "era", "erano", "sono", "sarà", "aveva",
+    "sta", "stava", "e", "ma",
+    "ich", "er", "sie", "es", "wir", "auch", "jetzt", "heute", "derzeit", "aktuell", "noch",
+    "bereits", "schon", "direkt", "hauptsächlich", "oft", "immer", "seit", "hat", "haben",
+    "hatte", "ist", "war", "sind", "wird", "und", "aber",
+    "je", "j'", "il", "elle", "ils", "elles", "nous", "on", "aussi", "maintenant",
+    "aujourd'", "actuellement", "encore", "déjà", "directement", "souvent", "toujours",
+    "depuis", "a", "ont", "est", "était", "sont", "sera", "avait", "et", "mais",
+    "yo", "él", "ella", "ellos", "ellas", "nosotros", "también", "ahora", "hoy",
+    "actualmente", "todavía", "ya", "directamente", "siempre", "desde", "ha", "han", "es",
+    "era", "está", "son", "será", "y", "pero",
+    "eu", "ele", "ela", "eles", "elas", "nós", "agora", "hoje", "atualmente", "ainda", "já",
+    "diretamente", "sempre", "tem", "têm", "é", "são", "será", "está", "mas",
+)  # fmt: skip
+
+# A demonstrative and one word name the note's own subject ("This project uses [[Atlas]]").
+DEMONSTRATIVES = (
+    "this", "these", "questo", "questa", "questi", "queste", "dieser", "diese", "dieses",
+    "ce", "cet", "cette", "ces", "este", "esta", "estos", "estas", "esse", "essa", "isto",
+)  # fmt: skip
+
+# What may stand between a cue and its link besides punctuation, articles and abbreviations
+# and quantifiers ("works at the [[Acme]]", "reports to our [[CTO]]", "uses several [[Tools]]",
+# "works with Dr. [[Smith]]"). Any other
+# word is the cue's object, and the link is not ("works with Dana on the [[Budget]]").
+BETWEEN_WORDS = (
+    "my", "our", "his", "her", "their", "its", "your",
+    "mio", "mia", "suo", "sua", "nostro", "nostra", "loro", "un", "uno", "una", "un'",
+    "mein", "meine", "sein", "seine", "ihr", "ihre", "unser", "unsere", "ein", "eine",
+    "einem", "einer", "einen",
+    "mon", "ma", "son", "sa", "notre", "leur", "une", "des",
+    "mi", "su", "nuestro", "nuestra", "uno", "unos", "unas",
+    "meu", "minha", "seu", "sua", "nosso", "nossa", "um", "uma",
+    "more", "many", "several", "some", "all", "più", "molti", "molte", "alcuni", "alcune",
+    "vari", "varie", "tutti", "tutte", "mehrere", "einige", "viele", "alle", "plusieurs",
+    "quelques", "tous", "toutes", "varios", "varias", "algunos", "algunas", "todos", "todas",
+    "vários", "várias", "alguns", "algumas",
+)  # fmt: skip

@@ -46,7 +46,7 @@ _TOKEN = re.compile(r"\w+'?|[^\w\s]")
 _PUNCTUATION_SEPARATORS = (",", ";", "&", "/", "+", "-", "\u2013", "\u2014")
 
 
-def _tokens(text: str) -> list[str]:
+def tokens(text: str) -> list[str]:
     """Case-folded NFC words (an elided article keeps its apostrophe) and punctuation marks."""
     nfc = unicodedata.normalize("NFC", text).replace("\u2019", "'")
     return [t.casefold() for t in _TOKEN.findall(nfc)]
@@ -55,7 +55,7 @@ def _tokens(text: str) -> list[str]:
 def _phrase_forms(phrase: str, lang: str) -> list[tuple[str, ...]]:
     *head, last = phrase.split()
     forms = CONTRACTIONS[lang].get(last, (last,)) if head else (last,)
-    return [tuple(_tokens(" ".join([*head, form]))) for form in forms]
+    return [tuple(tokens(" ".join([*head, form]))) for form in forms]
 
 
 def _phrase_index() -> dict[tuple[str, ...], str]:
@@ -70,106 +70,38 @@ def _phrase_index() -> dict[tuple[str, ...], str]:
 
 _PHRASE_INDEX = _phrase_index()
 _MAX_PHRASE = max(map(len, _PHRASE_INDEX))
-_SEPARATOR_INDEX = frozenset(tuple(_tokens(s)) for s in SEPARATOR_WORDS + _PUNCTUATION_SEPARATORS)
+_SEPARATOR_INDEX = frozenset(tuple(tokens(s)) for s in SEPARATOR_WORDS + _PUNCTUATION_SEPARATORS)
 _MAX_SEPARATOR = max(map(len, _SEPARATOR_INDEX))
 assert set(_PHRASE_INDEX.values()) <= RELATIONS
 
 
-def phrase_relation(text: str) -> str | None:
-    """The relation of the phrase ending closest to the end of ``text`` (longest on a tie)."""
-    tokens = _tokens(text)
-    for end in range(len(tokens), 0, -1):
-        for size in range(min(_MAX_PHRASE, end), 0, -1):
-            relation = _PHRASE_INDEX.get(tuple(tokens[end - size : end]))
-            if relation is not None:
-                return relation
+def phrase_at(words: Sequence[str], end: int) -> tuple[str, int] | None:
+    """(relation, first word's index) of the longest phrase ending just before ``end``."""
+    for size in range(min(_MAX_PHRASE, end), 0, -1):
+        relation = _PHRASE_INDEX.get(tuple(words[end - size : end]))
+        if relation is not None:
+            return relation, end - size
     return None
 
 
-def _only_separators(text: str) -> bool:
-    tokens, i = _tokens(text), 0
-    while i < len(tokens):
-        for size in range(min(_MAX_SEPARATOR, len(tokens) - i), 0, -1):
-            if tuple(tokens[i : i + size]) in _SEPARATOR_INDEX:
+def phrase_relation(text: str) -> str | None:
+    """The relation of the phrase ending closest to the end of ``text`` (longest on a tie)."""
+    words = tokens(text)
+    found = next(filter(None, (phrase_at(words, end) for end in range(len(words), 0, -1))), None)
+    return found[0] if found else None
+
+
+def only_separators(text: str) -> bool:
+    """Whether ``text`` holds nothing but what may stand between two listed links."""
+    words, i = tokens(text), 0
+    while i < len(words):
+        for size in range(min(_MAX_SEPARATOR, len(words) - i), 0, -1):
+            if tuple(words[i : i + size]) in _SEPARATOR_INDEX:
                 i += size
                 break
         else:
             return False
     return True
-
-
-# Where a clause ends: a sentence's end or a semicolon, followed by a space (CJK marks need
-# none). A period after a word of one or two letters ("e.g.", "cf.", "Dr.") or after a title
-# ("Prof.", "Sig.") ends nothing.
-_CLAUSE_END = re.compile(r"(\w*)\.(?=\s)|[!?;](?=\s)|[\u3002\uff01\uff1f\uff1b]")
-_SENTENCE_END = re.compile(r"(\w*)\.(?=\s|$)|[!?](?=\s|$)|[\u3002\uff01\uff1f]")
-_TITLES = frozenset({"mrs", "prof", "sig", "sigg", "dott", "ing", "avv", "frl", "mme", "mlle",
-                     "sra", "srta"})  # fmt: skip
-
-
-def _ends(pattern: re.Pattern[str], text: str) -> list[int]:
-    return [
-        m.end()
-        for m in pattern.finditer(text)
-        if not m.group(1) or (len(m.group(1)) > 2 and m.group(1).casefold() not in _TITLES)
-    ]
-
-
-def own_clause(segment: str) -> str:
-    """The part of ``segment`` (the words before a link) in the link's own clause: a cue in an
-    earlier sentence ("Beacon uses Atlas. Owner: [[Dieter]]") says nothing of the link."""
-    ends = _ends(_CLAUSE_END, segment)
-    return segment[ends[-1] :] if ends else segment
-
-
-def infer_relations(line: str, spans: list[tuple[int, int]], own: Sequence[bool] = ()) -> list[str]:
-    """One relation per link span on ``line``, read from the words just before each link, in
-    the link's own clause, when the note is the cue's subject.
-
-    A link with no phrase of its own inherits the previous link's relation when only
-    separators stand between them ("works with [[A]] and [[B]]"), not across a sentence's end;
-    otherwise it is LINKS_TO. A link that opens its clause (nothing but separators before it
-    in the clause, or listed right after one that does) and has no phrase of its own is the
-    subject of a cue that follows it directly ("[[Dana]] reports to [[Bob]]": Dana reports to
-    Bob, not the note), and of the clause's later cues, so the links those cues precede are
-    LINKS_TO. A link that sets the scene ("At [[Acme]], works with [[Bob]]", "[[Project X]]:
-    reports to [[Bob]]"), an object of a cue ("worked with [[Bob]] and reported to
-    [[Carol]]") and a link to the note itself (``own[i]``) are no subject.
-    """
-    out: list[str] = []
-    prev_end = 0
-    subject = False  # a link of the current clause is the subject of its cues
-    opener = False  # the previous link opens its clause: the subject of a cue right after it
-    for i, (start, end) in enumerate(spans):
-        segment = line[prev_end:start] if start > prev_end else ""
-        ended = bool(_ends(_CLAUSE_END, segment))
-        if ended:
-            subject = opener = False
-        clause = own_clause(segment)
-        relation = phrase_relation(clause)
-        if relation is None:
-            inherits = out and _only_separators(segment) and not _ends(_SENTENCE_END, segment)
-            relation = out[-1] if inherits else LINKS_TO
-            self_link = i < len(own) and own[i]
-            listed = opener and _only_separators(segment)  # "[[Dana]] and [[Eve]] report to"
-            opens = (i == 0 or ended) and _only_separators(clause)
-            opener = relation == LINKS_TO and not self_link and (opens or listed)
-        else:
-            # The cue right after the opener ("[[Dana]] reports to"), not after a comma or a
-            # colon, nor after another word that is its subject.
-            subject = subject or (opener and _follows(segment))
-            opener = False
-            if subject:
-                relation = LINKS_TO
-        out.append(relation)
-        prev_end = max(prev_end, end)
-    return out
-
-
-def _follows(segment: str) -> bool:
-    """Whether the words after a link continue it directly: a space, then a word."""
-    rest = segment.lstrip()
-    return len(rest) < len(segment) and rest[:1].isalpha()
 
 
 # Frontmatter keys that name a relation, per relation (keys are matched case-, accent- and

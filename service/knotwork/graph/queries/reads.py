@@ -132,6 +132,7 @@ WalkStep = TypedDict(
         "outgoing": bool,  # from → to
         "confidence": float | None,
         "chunk_id": str | None,
+        "heading": str | None,  # the section of the note reached a followed link names
     },
 )
 
@@ -143,6 +144,7 @@ class ReachedChunk(TypedDict):
     ord: int
     score: float
     held: list[int]  # indexes of the question's words the chunk holds
+    anchored: bool  # under the heading the link that reached its note names
 
 
 class WalkScoresRow(TypedDict):
