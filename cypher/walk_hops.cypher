@@ -145,7 +145,8 @@ CALL (reached) {
                          WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])],
                   anchored: step.heading IS NOT NULL
                     AND any(h IN split(c.heading_path, ' > ')
-                            WHERE toLower(h) = toLower(last(split(step.heading, '#'))))})
+                            WHERE replace(toLower(h), ' ', '-')
+                                  = replace(toLower(last(split(step.heading, '#'))), ' ', '-'))})
          AS notes
 }
 WITH found, steps, notes, asserting, [x IN notes | x.id] AS seen

@@ -11,7 +11,8 @@
 // each a word's start matched at a word's start in Chunk.mtext), so the caller can tell which
 // of a named note's neighbours the question asks about.
 // A note reached by a link to one of its sections ([[Plan#Budget]]) marks the chunks under that
-// heading (anchored: one of the chunk's heading path, case aside, is the link's last "#" part).
+// heading (anchored: one of the chunk's heading path, case aside and a space read as "-", is
+// the link's last "#" part: [C](Plan.md#budget-2024) names "Budget 2024" as GitHub spells it).
 // Parameters: $vault (str), $paths (list<str>, reached notes), $anchors (list: for each of
 //             $paths, the heading the link that reached it names, or null), $ids (list<str>,
 //             asserting chunk ids), $embedding (list<float> or null), $words (list<str>, the
@@ -32,7 +33,8 @@ CALL () {
                          WHERE (' ' + c.mtext) CONTAINS (' ' + $words[i])],
                   anchored: anchor IS NOT NULL
                     AND any(h IN split(c.heading_path, ' > ')
-                            WHERE toLower(h) = toLower(last(split(anchor, '#'))))})
+                            WHERE replace(toLower(h), ' ', '-')
+                                  = replace(toLower(last(split(anchor, '#'))), ' ', '-'))})
          AS notes
 }
 WITH notes, [x IN notes | x.id] AS seen

@@ -19,7 +19,8 @@ from tests.integration.conftest import ad_hoc, put, stale_revisions
 PLAN = (
     "# Plan\n\nThe plan opens with an overview of the year's goals and who owns them.\n\n"
     "## Risks\n\nSuppliers may be late and the crane may not be free in March.\n\n"
-    "## Budget\n\nThe budget is forty thousand euros, half of it for the crane.\n"
+    "## Budget\n\nThe budget is forty thousand euros, half of it for the crane.\n\n"
+    "## Crane hire\n\nThe crane is hired by the week from the harbour company.\n"
 )
 
 
@@ -86,6 +87,7 @@ async def test_a_walk_along_a_link_to_a_section_offers_that_sections_chunk(
     put(vault, "Plan.md", PLAN)
     put(vault, "Memo.md", "# Memo\n\nCosts follow [[Plan#budget]] this year.\n")
     put(vault, "Note.md", "# Note\n\nAn aside on [[Plan]].\n")
+    put(vault, "Hire.md", "# Hire\n\nBooked as [planned](Plan.md#crane-hire).\n")  # GitHub's slug
     name = core.settings.vault_name
     await sync_vault(Ingestor(core, root=vault, vault=name, extract_enabled=False))
     chunks = await ad_hoc(
@@ -112,5 +114,7 @@ async def test_a_walk_along_a_link_to_a_section_offers_that_sections_chunk(
     # The link names Budget (its case aside): that section is what the walk offers of Plan.
     assert await offered("Memo", None) == [budget]
     assert await offered("Memo", qvec) == [budget]
+    # A Markdown link names the section as GitHub spells it: "crane-hire" is "Crane hire".
+    assert await offered("Hire", None) == [by_heading["Crane hire"]]
     # A link to the whole note offers its opening when nothing else tells its chunks apart.
     assert await offered("Note", None) == [opening]

@@ -178,3 +178,68 @@ def test_a_subject_in_words_is_told_by_the_notes_own_names() -> None:
     # a title heading names the note too: a note renamed keeps its facts
     assert _facts("# Ann\n\nAnn works with [[Ben]]\n", "Anna.md") == [("WORKS_WITH", "Ben")]
     assert _facts("## Ann\n\nAnn works with [[Ben]]\n", "Anna.md") == [("LINKS_TO", "Ben")]
+
+
+# (line, note, expected): "L" a plain link (another subject's, or no cue), "K" the cue's
+# relation kept, one letter per link.
+@pytest.mark.parametrize(
+    ("text", "path", "expected"),
+    [
+        # should be LINKS_TO (foreign) in Meeting.md
+        ("**Dana** reports to [[Bob]].","Meeting.md","L"),
+        ("*Dana* reports to [[Bob]].","Meeting.md","L"),
+        ("__Dana__ reports to [[Bob]].","Meeting.md","L"),
+        ("Dana, the new PM, reports to [[Bob]].","Meeting.md","L"),
+        ("Our new PM, Dana, reports to [[Bob]].","Meeting.md","L"),
+        ("Dana \u2013 our PM \u2013 reports to [[Bob]].", "Meeting.md", "L"),
+        ("Marco, il nuovo PM, lavora con [[Anna]]","Riunione.md","L"),
+        ("Max, der neue PM, arbeitet mit [[Eva]]","Treffen.md","L"),
+        ("Pierre, le nouveau PM, travaille avec [[Eva]]","Reunion.md","L"),
+        ("Juan, el nuevo PM, trabaja con [[Eva]]","Reunion.md","L"),
+        ("Pedro, o novo PM, trabalha com [[Eva]]","Reuniao.md","L"),
+        ("1. [[Dana]] reports to [[Bob]]","Meeting.md","LL"),
+        ("- [x] [[Dana]] reports to [[Bob]]","Meeting.md","LL"),
+        ("> [[Dana]] reports to [[Bob]]","Meeting.md","LL"),
+        ("## [[Dana]] reports to [[Bob]]","Meeting.md","LL"),
+        ("**[[Dana]]** reports to [[Bob]]","Meeting.md","LL"),
+        ("- **[[Dana]]** reports to [[Bob]]","Meeting.md","LL"),
+        ("[[Dana]], our PM, reports to [[Bob]]","Meeting.md","LL"),
+        ("Dana reports to [[Bob]].","Call with Dana.md","L"),
+        ("Dana reports to [[Bob]].","1-1 with Dana.md","L"),
+        ("# Weekly sync with Dana\n\nDana reports to [[Bob]].","Weekly.md","L"),
+        ("Eve works with [[Bob]]","Meeting with Dana and Eve.md","L"),
+        ("The intern reports to [[Bob]]","Meeting.md","L"),
+        ("In Berlin Dana works with [[Bob]]","Meeting.md","L"),
+        ("June reports to [[Bob]]","Meeting.md","L"),
+        # should keep the relation (note's)
+        ("She's working with [[Bob]]","Ann.md","K"),
+        ("He's reporting to [[Bob]]","Ann.md","K"),
+        ("They've worked with [[Bob]]","Ann.md","K"),
+        ("She can work with [[Bob]]","Ann.md","K"),
+        ("J'ai travaillé avec [[Bob]]","Ann.md","K"),
+        ("Nous avons travaillé avec [[Bob]]","Ann.md","K"),
+        ("Abbiamo lavorato con [[Bob]]","Ann.md","K"),
+        ("Hemos trabajado con [[Bob]]","Ann.md","K"),
+        ("Tenho trabalhado com [[Bob]]","Ann.md","K"),
+        ("Ele também trabalha com [[João]]","Ann.md","K"),
+        ("The project uses [[Atlas]]","Beacon.md","K"),
+        ("Il progetto usa [[Atlas]]","Beacon.md","K"),
+        ("The service depends on [[Atlas]]","Beacon.md","K"),
+        ("In 2020 she joined [[Acme]]","Ann.md","K"),
+        ("Since January she works at [[Acme]]","Ann.md","K"),
+        ("Nel 2020 ha lavorato con [[Bob]]","Ann.md","K"),
+        ("As of 2024 it uses [[Atlas]]","Beacon.md","K"),
+        ("She is the manager of [[Acme]]","Ann.md","K"),
+        ("She works with both [[Bob]] and [[Carol]]","Ann.md","KK"),
+        ("Alice reports to [[Bob]]","Alice Smith.md","K"),
+        ("At Acme, works with [[Bob]]","Ann.md","K"),
+        ("Yesterday, she worked with [[Bob]]","Ann.md","K"),
+        ("- Reports to [[Bob]]","Ann.md","K"),
+        ("* Works with [[Bob]]","Ann.md","K"),
+        ("**Reports to:** [[Bob]]","Ann.md","K"),
+        ("Works at **[[Acme]]**","Ann.md","K"),
+    ],
+)  # fmt: skip
+def test_subjects_in_emphasis_asides_markers_and_names(text: str, path: str, expected: str) -> None:
+    got = "".join("L" if r == "LINKS_TO" else "K" for r, _ in _facts(text + "\n", path))
+    assert got[-len(expected) :] == expected and ("K" not in got or "K" in expected), got

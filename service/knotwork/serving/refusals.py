@@ -63,11 +63,14 @@ def refused_as_conflict() -> Iterator[None]:
 def busy(rel: str, way: Way) -> LeaseHeldError:
     """A write refused before the file changes: the lease's holder would not ingest it."""
     holder = way.holder
+    if not holder:  # the take was refused with no holder to name: it changed hands meanwhile
+        return LeaseHeldError(
+            f"nothing was written to {rel!r}: the vault's write lease changed hands while this "
+            "write waited for it; retry"
+        )
     who = (
         f"{holder.get('holder')} (mode {holder.get('mode') or 'unknown'}, host "
         f"{holder.get('host')}, pid {holder.get('pid')})"
-        if holder
-        else "another writer"
     )
     if holder and way.elsewhere:  # a watcher of another folder (VaultWriters._other_holder)
         return LeaseHeldError(

@@ -49,22 +49,53 @@ SUBJECT_WORDS = (
     "previously", "directly", "mainly", "mostly", "usually", "often", "sometimes", "always",
     "already", "recently", "then", "later", "once", "first", "officially", "since", "until",
     "has", "have", "had", "is", "was", "are", "were", "will", "would", "be", "been", "being",
-    "do", "does", "did", "and", "but", "so", "today",
+    "do", "does", "did", "and", "but", "so", "today", "yesterday", "can", "could", "may",
+    "might", "must", "should", "shall", "just", "i'", "he'", "she'", "it'", "we'", "they'",
+    "s", "ve", "re", "m", "ll", "d",
     "io", "lui", "lei", "egli", "ella", "noi", "loro", "anche", "ora", "adesso", "oggi",
     "attualmente", "ancora", "già", "poi", "direttamente", "principalmente", "spesso",
     "sempre", "dal", "ha", "hanno", "ho", "è", "era", "erano", "sono", "sarà", "aveva",
-    "sta", "stava", "e", "ma",
+    "sta", "stava", "e", "ma", "abbiamo", "avete", "stato", "stata", "stati", "ieri",
     "ich", "er", "sie", "es", "wir", "auch", "jetzt", "heute", "derzeit", "aktuell", "noch",
     "bereits", "schon", "direkt", "hauptsächlich", "oft", "immer", "seit", "hat", "haben",
-    "hatte", "ist", "war", "sind", "wird", "und", "aber",
+    "hatte", "ist", "war", "sind", "wird", "und", "aber", "habe", "hast", "gestern",
     "je", "j'", "il", "elle", "ils", "elles", "nous", "on", "aussi", "maintenant",
     "aujourd'", "actuellement", "encore", "déjà", "directement", "souvent", "toujours",
-    "depuis", "a", "ont", "est", "était", "sont", "sera", "avait", "et", "mais",
+    "depuis", "a", "ont", "est", "était", "sont", "sera", "avait", "et", "mais", "ai", "as",
+    "avons", "avez", "été", "hier",
     "yo", "él", "ella", "ellos", "ellas", "nosotros", "también", "ahora", "hoy",
     "actualmente", "todavía", "ya", "directamente", "siempre", "desde", "ha", "han", "es",
-    "era", "está", "son", "será", "y", "pero",
+    "era", "está", "son", "será", "y", "pero", "he", "has", "hemos", "habéis", "fue", "ayer",
     "eu", "ele", "ela", "eles", "elas", "nós", "agora", "hoje", "atualmente", "ainda", "já",
-    "diretamente", "sempre", "tem", "têm", "é", "são", "será", "está", "mas",
+    "diretamente", "sempre", "tem", "têm", "é", "são", "será", "está", "mas", "também",
+    "tenho", "temos", "tinha", "foi", "ontem",
+)  # fmt: skip
+
+# Words that open a scene before the subject ("At Acme, works with", "In 2020 she joined"):
+# a part of the clause opened by one and set off by a comma says nothing of the subject.
+SCENE_WORDS = (
+    "at", "in", "on", "since", "from", "until", "after", "before", "during", "as", "of", "for",
+    "nel", "nella", "nei", "dal", "dalla", "dopo", "prima", "durante", "a", "da", "per",
+    "im", "am", "seit", "ab", "nach", "vor", "während", "bei", "für",
+    "à", "en", "dans", "depuis", "après", "avant", "pendant", "chez", "pour",
+    "desde", "después", "antes", "para", "no", "na", "em", "depois", "após",
+)  # fmt: skip
+
+# An article and one of these name the note's own subject ("The project uses [[Atlas]]" in a
+# project's note); an article and another noun name another ("The intern reports to").
+SELF_NOUNS = (
+    "project", "service", "library", "tool", "app", "application", "system", "product",
+    "package", "module", "repository", "repo", "paper", "book", "company", "organization",
+    "organisation", "framework", "plugin", "platform", "document", "spec", "server",
+    "progetto", "servizio", "libreria", "strumento", "sistema", "prodotto", "pacchetto",
+    "modulo", "azienda", "documento", "società",
+    "projekt", "dienst", "bibliothek", "werkzeug", "produkt", "paket", "modul", "firma",
+    "unternehmen", "dokument",
+    "projet", "bibliothèque", "outil", "système", "produit", "paquet", "entreprise",
+    "société",
+    "proyecto", "servicio", "biblioteca", "librería", "herramienta", "producto", "paquete",
+    "módulo", "empresa",
+    "projeto", "serviço", "ferramenta", "produto", "pacote",
 )  # fmt: skip
 
 # A demonstrative and one word name the note's own subject ("This project uses [[Atlas]]").
@@ -88,5 +119,5 @@ BETWEEN_WORDS = (
     "more", "many", "several", "some", "all", "più", "molti", "molte", "alcuni", "alcune",
     "vari", "varie", "tutti", "tutte", "mehrere", "einige", "viele", "alle", "plusieurs",
     "quelques", "tous", "toutes", "varios", "varias", "algunos", "algunas", "todos", "todas",
-    "vários", "várias", "alguns", "algumas",
+    "vários", "várias", "alguns", "algumas", "both", "entrambi", "beiden", "ambos",
 )  # fmt: skip

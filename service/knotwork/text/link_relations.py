@@ -13,8 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from knotwork.text.link_grammar import BETWEEN_WORDS, DEMONSTRATIVES, SUBJECT_WORDS
-from knotwork.text.vocab import LINKS_TO, only_separators, phrase_at, tokens
+from knotwork.text.link_grammar import (
+    BETWEEN_WORDS,
+    DEMONSTRATIVES,
+    SCENE_WORDS,
+    SELF_NOUNS,
+    SUBJECT_WORDS,
+)
+from knotwork.text.vocab import LINKS_TO, MONTHS, only_separators, phrase_at, tokens
 
 SEE_ALSO = "SEE_ALSO"
 
@@ -28,13 +34,20 @@ _TITLES = frozenset({"mrs", "prof", "sig", "sigg", "dott", "ing", "avv", "frl", 
 _SUBJECT = frozenset(SUBJECT_WORDS)
 _DEMONSTRATIVE = frozenset(DEMONSTRATIVES)
 # Articles (the separators' words) and possessives may stand between a cue and its link.
-_BETWEEN = frozenset(BETWEEN_WORDS) | frozenset(
-    w for w in ("the", "a", "an", "il", "lo", "la", "i", "gli", "le", "l'", "der", "die",
-                "das", "den", "dem", "des", "les", "el", "los", "las", "o", "os", "as")
+
+_ARTICLES = frozenset(
+    ("the", "a", "an", "il", "lo", "la", "i", "gli", "le", "l'", "der", "die", "das", "den",
+     "dem", "des", "les", "el", "los", "las", "o", "os", "as")
 )  # fmt: skip
-# Where the words a cue's subject is read from start: a list marker, a label's colon, a
-# scene set off by a comma ("At Acme, works with [[Bob]]").
-_CUTS = frozenset({",", ":", "-", "\u2013", "\u2014", "|", "*", "+", ">"})
+_SELF_NOUN = frozenset(SELF_NOUNS)
+_BETWEEN = frozenset(BETWEEN_WORDS) | _ARTICLES
+_SCENE = frozenset(SCENE_WORDS)
+# Where the words before a cue split into parts: asides and scenes ("Dana, our PM, reports
+# to", "At Acme, works with"), list markers.
+_PARTS = frozenset({",", "-", "\u2013", "\u2014", "|", "(", ")", "+", ">"})
+_EMPHASIS = "*_~="
+# A line's Markdown marks before its text: quote, heading, list item, task box.
+_LINE_MARK = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?)?")
 
 
 def _ends(pattern: re.Pattern[str], text: str) -> list[int]:
@@ -84,23 +97,86 @@ def _first_cue(words: Sequence[str], end: int) -> int:
     return min(starts, default=end)
 
 
-def _names(names: Iterable[str]) -> frozenset[str]:
-    return frozenset(w for name in names for w in tokens(name) if w[0].isalnum())
+def _own_runs(names: Iterable[str]) -> list[tuple[str, ...]]:
+    """The word runs that name the note: each of its names whole ("Call with Dana", not
+    "Dana"), and a person's first name ("Alice" of "Alice Smith": two capitalised words)."""
+    runs: set[tuple[str, ...]] = set()
+    for name in names:
+        words = tuple(w for w in tokens(name) if w[0].isalnum())
+        if words:
+            runs.add(words)
+        written = name.split()
+        if len(words) == 2 and len(written) == 2 and all(w[:1].isupper() for w in written):
+            runs.add(words[:1])
+    return sorted(runs, key=len, reverse=True)
 
 
-def other_subject(before: Sequence[str], own_names: frozenset[str] = frozenset()) -> bool:
-    """Whether the words before a cue, from its subject's start, name a subject other than
-    the note: any word but a pronoun, an adverb, an auxiliary, a number or the note's own
-    name; a demonstrative and one word are the note's ("This project uses")."""
-    start = max((i + 1 for i, w in enumerate(before) if w in _CUTS), default=0)
+def _without(words: Sequence[str], runs: Sequence[tuple[str, ...]]) -> list[str]:
+    out, i = [], 0
+    while i < len(words):
+        run = next((r for r in runs if tuple(words[i : i + len(r)]) == r), None)
+        if run is None:
+            out.append(words[i])
+        i += len(run) if run else 1
+    return out
+
+
+def _neutral(words: Sequence[str], scene: bool = False) -> bool:
+    """Whether a part's words leave the note the subject: pronouns, adverbs, auxiliaries,
+    numbers (and months after a scene word: "In June she", but "June reports to"); a
+    demonstrative and one word ("This project"); an article and a word for the note's kind
+    ("The project"); an article right before the cue ("is the manager")."""
     rest = [
-        w
-        for w in before[start:]
-        if w[0].isalnum() and w not in _SUBJECT and w not in own_names and not w.isdigit()
+        w for w in words if w not in _SUBJECT and not w.isdigit() and not (scene and w in MONTHS)
     ]
+    while rest and rest[-1] in _ARTICLES and words and words[-1] == rest[-1]:
+        rest.pop()
     if not rest:
+        return True
+    if rest[0] in _DEMONSTRATIVE and len(rest) <= 2:
+        return True
+    # An article and a word for the note's kind: "The project", "Il progetto" (where "il",
+    # French "he", was taken for a subject word and left the noun alone).
+    if rest[0] in _ARTICLES:
+        rest = rest[1:]
+    if len(rest) != 1 or rest[0] not in _SELF_NOUN:
         return False
-    return not (rest[0] in _DEMONSTRATIVE and len(rest) <= 2)
+    at = words.index(rest[0])
+    return at > 0 and words[at - 1] in _ARTICLES
+
+
+def other_subject(before: Sequence[str], runs: Sequence[tuple[str, ...]] = ()) -> bool:
+    """Whether the words before a clause's first cue name a subject other than the note.
+
+    What stands before a label's colon names none ("Dana: reports to"); the rest, split at
+    commas, dashes and brackets, must be neutral (``_neutral``) once the note's own names
+    are left out, except a part that opens a scene and is set off ("At Acme, works with");
+    the part right before the cue may open with a scene word ("In 2020 she joined")."""
+    words = list(before)
+    if ":" in words:
+        words = words[len(words) - words[::-1].index(":") :]
+    parts: list[list[str]] = [[]]
+    for w in _without(words, runs):
+        if w in _PARTS:
+            parts.append([])
+        elif (w := w.strip("_")) and w[0].isalnum():  # emphasis and other marks: no words
+            parts[-1].append(w)
+    for k, part in enumerate(parts):
+        scene = bool(part) and part[0] in _SCENE
+        if scene and k < len(parts) - 1:
+            continue  # a scene set off
+        while scene and part and part[0] in _SCENE:  # "As of 2024 it uses"
+            part = part[1:]
+        if not _neutral(part, scene):
+            return True
+    return False
+
+
+def _opens(clause: str) -> bool:
+    """Whether only a line's Markdown marks (list, task, quote, heading, emphasis) and
+    separators stand before a link: it opens its clause ("1. [[Dana]] reports to")."""
+    rest = _LINE_MARK.sub("", clause, count=1).strip(_EMPHASIS + " ")
+    return only_separators(rest)
 
 
 def infer_relations(
@@ -125,7 +201,7 @@ def infer_relations(
     cue ("worked with [[Bob]] and reported to [[Carol]]") and a link to the note itself
     (``own[i]``) are no subject.
     """
-    own_names = _names(names)
+    runs = _own_runs(names)
     out: list[str] = []
     prev_end = 0
     subject = False  # the current clause's cues have another subject than the note
@@ -142,13 +218,13 @@ def infer_relations(
             relation = out[-1] if inherits else LINKS_TO
             self_link = i < len(own) and own[i]
             listed = opener and only_separators(segment)  # "[[Dana]] and [[Eve]] report to"
-            opens = (i == 0 or ended) and only_separators(clause)
+            opens = (i == 0 or ended) and _opens(clause)
             opener = relation == LINKS_TO and not self_link and (opens or listed)
         else:
             relation, before = found
             # The cue right after the opener ("[[Dana]] reports to"), not after a comma or a
             # colon, nor after another word that is its subject.
-            subject = subject or (opener and _follows(segment)) or other_subject(before, own_names)
+            subject = subject or (opener and _follows(segment)) or other_subject(before, runs)
             opener = False
             if subject and relation != SEE_ALSO:  # "see also", "vedi": the reader's, anywhere
                 relation = LINKS_TO
@@ -158,6 +234,8 @@ def infer_relations(
 
 
 def _follows(segment: str) -> bool:
-    """Whether the words after a link continue it directly: a space, then a word."""
+    """Whether the words after a link continue it directly: a space, then a word (its
+    emphasis closed first: "**[[Dana]]** reports to")."""
+    segment = segment.lstrip(_EMPHASIS)
     rest = segment.lstrip()
     return len(rest) < len(segment) and rest[:1].isalpha()
