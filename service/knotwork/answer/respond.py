@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from knotwork.answer.cite import check_citations, strip_citations
-from knotwork.answer.cite_stream import CitationStream
+from knotwork.answer.links import AnswerStream, inert_links
 from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.answer.waiting import Overdue, by, http_status, timed_out
@@ -82,8 +82,8 @@ class EvidenceEvent:
 
 @dataclass(frozen=True)
 class TokenEvent:
-    """A piece of the answer as the model writes it, its citations already rendered as labels
-    and the invented ones removed: the pieces add up to the final answer."""
+    """A piece of the answer as the model writes it, its citations and links checked (invented
+    ones removed, ``answer.cite``, ``answer.links``): the pieces add up to the final answer."""
 
     text: str
 
@@ -119,11 +119,8 @@ async def gather(
 
 
 def sufficient(core: Core, evidence: Evidence) -> bool:
-    """Whether the evidence is worth a model call.
-
-    ``min_relevance`` is calibrated by bench/relevance.py against questions the vault does and
-    does not answer (bench/RESULTS.md).
-    """
+    """Whether the evidence is worth a model call: ``min_relevance`` is calibrated by
+    bench/relevance.py against questions the vault does and does not answer (bench/RESULTS.md)."""
     return bool(evidence.hits) and evidence.relevance >= core.settings.min_relevance
 
 
@@ -182,12 +179,14 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
 def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answer:
     """Check the model's citations against the hits and build the answer."""
     checked = check_citations(raw, evidence.hits, prompt.sources, prompt.given)
-    words = strip_citations(checked.text, checked.markers)
+    unlinked = inert_links(checked.text, prompt.given)  # as ``AnswerStream`` sent it
+    words = strip_citations(unlinked.text, checked.markers)
     # Nothing, or only citations and the marks around them ("[S1] [S2]."): no answer at all.
     if not any(char.isalnum() for char in words):
         result = _base(evidence, "model_unavailable", None, evidence.hits)
+        said = inert_links(raw, prompt.given).text[:80]  # the reply, no address in it live
         result.warnings.append(
-            f"the chat model's reply held no answer ({raw[:80]!r}); here is the ranked "
+            f"the chat model's reply held no answer ({said!r}); here is the ranked "
             "evidence without an answer"
         )
     elif says_insufficient(words, cited=bool(checked.cited)):
@@ -195,7 +194,7 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
             evidence, "insufficient_context", INSUFFICIENT, evidence.hits[:PARTIAL_CITATIONS]
         )
     else:
-        result = _base(evidence, "ok", checked.text, checked.cited)
+        result = _base(evidence, "ok", unlinked.text, checked.cited)
         if not checked.cited:
             result.warnings.append(
                 "the answer cites none of the retrieved notes; check it against the evidence"
@@ -206,6 +205,7 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
             f"removed {counted(len(checked.dropped), 'citation')} that "
             f"{plural(len(checked.dropped), 'names', 'name')} no retrieved chunk"
         )
+    result.warnings.extend(unlinked.warnings)
     if prompt.left_out:
         result.warnings.append(
             f"{counted(prompt.left_out, 'hit')} did not fit the model's context window"
@@ -226,7 +226,7 @@ async def _from_model(
     # arrives (a slow first token, a reasoning model thinking, a server sending nothing).
     deadline = asyncio.get_running_loop().time() + limit
     size, cut = 0, None
-    rendered = CitationStream(evidence.hits, prompt.sources, prompt.given)
+    rendered = AnswerStream(evidence.hits, prompt.sources, prompt.given)
     try:
         llm = await core.load_llm()  # built off the event loop on first use
         try:
