@@ -1,6 +1,8 @@
 // The next page of a vault's entities holding a name vector, for the one pass that takes
 // values' vectors and SIMILAR_TO edges away (ingest/similar.py): none once the vault's
-// NameStamp says that pass, at $version or later, is done.
+// NameStamp says that pass, at $version or later, is done. Every sync and write asks, so a
+// vault done seeks no entity: the UNWIND gives the MATCH no row to run on (a `WHERE NOT done`
+// is folded into the index seek's filter, which reads every entity of the vault).
 // Parameters: $vault (str), $version (int, similar.VALUES_UNLINKED), $after (str: the last
 //             key of the page before, '' for the first), $limit (int)
 // Returns: done (bool: the pass at $version is over for this vault), entities (list of maps
@@ -8,8 +10,9 @@
 OPTIONAL MATCH (s:NameStamp {vault: $vault})
 WITH coalesce(max(s.values_unlinked), 0) >= $version AS done
 CALL (done) {
-  MATCH (e:Entity {vault: $vault})
-  WHERE NOT done AND e.key > $after AND e.embedding IS NOT NULL
+  UNWIND CASE WHEN done THEN [] ELSE [$vault] END AS vault
+  MATCH (e:Entity {vault: vault})
+  WHERE e.key > $after AND e.embedding IS NOT NULL
   WITH e ORDER BY e.key
   LIMIT $limit
   RETURN collect(e {.key, .name}) AS entities

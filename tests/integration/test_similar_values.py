@@ -4,11 +4,14 @@ embedded alike, they are never synonyms, and a graph linked before that rule los
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from knotwork.core import Core
+from knotwork.graph import cypher
 from knotwork.ingest import similar
+from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import cached
 from tests.fakes.ollama import FakeOllama, hash_embedding
@@ -107,6 +110,76 @@ async def test_a_graph_linked_before_the_rule_loses_its_values_edges_once(
     assert await similar.unlink_values(core.store, "t") == 0
     assert ("2024-01-01", "2024-01-02") in _pairs(await similar_edges(core))
     assert await cached.generation(core.store, "t") == after
+
+
+# Values the first rule (VALUES_UNLINKED 1) took for names: a quarter, a duration, a day.
+GROWN = ["Q1 2024", "Q2 2024", "3 days", "5 days", "1 May", "4 May"]
+
+
+async def test_values_edges_go_with_embeddings_off_and_again_as_the_rule_grows(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dimension = core.settings.embed_dimension
+    for a, b in zip(GROWN[::2], GROWN[1::2], strict=True):  # linked without the rule
+        assert _cosine(a, b, dimension) >= THRESHOLD, (a, b)
+    for i, name in enumerate(NAMES):
+        put(
+            vault,
+            f"{'AB'[i]}.md",
+            f"---\ncompany: {name}\nperiod: {GROWN[i]}\nlasted: {GROWN[2 + i]}\n"
+            f"since: {GROWN[4 + i]}\n---\nText.\n",
+        )
+    with monkeypatch.context() as before:  # linked, then checked by the first rule
+        before.setattr(similar, "is_value", lambda name: False)
+        before.setattr(similar, "unlink_values", lambda store, vault: _none())
+        await sync_vault(ingestor_for(core, vault, THRESHOLD))
+    await ad_hoc(core, "MATCH (s:NameStamp {vault: 't'}) SET s.values_unlinked = 1", write=True)
+    old = _pairs(await similar_edges(core))
+    assert {("q1 2024", "q2 2024"), ("1 may", "4 may"), ("acme corp", "acme corporation")} <= old
+
+    fake_ollama.calls.clear()
+    # A sync with no embedding model at all: the edges need none to go.
+    await sync_vault(
+        Ingestor(core, root=vault, vault="t", extract_enabled=False, embed_enabled=False)
+    )
+    assert _pairs(await similar_edges(core)) == {("acme corp", "acme corporation")}
+    entities = await _entities(core)
+    assert all(entities[v.lower()] == ("done", False) for v in GROWN), entities
+    assert entities["acme corp"] == ("done", True)
+    assert not fake_ollama.calls
+    [stamp] = await ad_hoc(core, "MATCH (s:NameStamp {vault: 't'}) RETURN s.values_unlinked AS v")
+    assert stamp["v"] == similar.VALUES_UNLINKED
+
+
+async def test_a_vault_done_seeks_none_of_its_entities(core: Core) -> None:
+    """Every sync and write asks for the pass's next page: once the vault is done, that costs
+    a read of its stamp, not a walk through its entities' index entries."""
+    await ad_hoc(
+        core,
+        "UNWIND range(1, 3000) AS i CREATE (:Entity {vault: 't', key: 'k' + toString(i), "
+        "name: 'n' + toString(i), embedding: [1.0, 0.0]}) "
+        "MERGE (s:NameStamp {vault: 't'}) SET s.values_unlinked = $version",
+        {"version": similar.VALUES_UNLINKED},
+        write=True,
+    )
+    query = "PROFILE " + cypher.load("entities_values_page")
+
+    async def hits(version: int) -> tuple[int, bool]:
+        records, summary, _ = await core.driver.execute_query(
+            query,
+            {"vault": "t", "version": version, "after": "", "limit": similar.VALUES_PAGE},
+            database_=core.settings.neo4j_database,
+        )
+        return _db_hits(summary.profile), records[0]["done"]
+
+    cost, done = await hits(similar.VALUES_UNLINKED)
+    assert done and cost < 100, cost  # the stamp and the plan's bookkeeping
+    cost, done = await hits(similar.VALUES_UNLINKED + 1)  # a pass still to make reads them
+    assert not done and cost >= 3000, cost
+
+
+def _db_hits(plan: dict[str, Any]) -> int:
+    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
 
 
 async def _none() -> int:

@@ -289,7 +289,8 @@ class ModelCalls:
         A name refused at or after ``asked_before`` (ms since the epoch; by default, within the
         model's back-off) waits. ManifestMismatchError when the graph was re-embedded with
         another model meanwhile."""
-        if not self.embed_enabled:
+        if not self.embed_enabled:  # values' edges go all the same: that needs no model
+            await similar.unlink_values(self.core.store, self.vault)
             return 0
         await self.core.check_manifest()
         if asked_before is None:

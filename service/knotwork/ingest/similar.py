@@ -6,7 +6,8 @@ lie within ``KNOTWORK_SIMILARITY_THRESHOLD``. The edges carry no ``source``, so 
 taken for a note's facts, and they go with either entity. An entity whose name is a value
 (ingest/values.py: a date, a number, a URL, a file) is neither embedded nor linked: the next
 day's date embeds at a cosine near 0.97 of today's, and is no synonym of it; a vault linked
-before that rule loses its values' vectors and edges once (``unlink_values``).
+before that rule (or before it took more names for values) loses its values' vectors and edges
+once (``unlink_values``), at its next sync or write, embeddings on or off (ingest/modelcalls.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ ENTITY_BATCH = 256
 MAX_CANDIDATES = 20_000  # the most the index is asked for, as retrieve/search.py's searches
 # The rule of values.is_value a vault's entities were last checked against (NameStamp
 # values_unlinked): a rule that takes more names for values raises it, to check them again.
-VALUES_UNLINKED = 1
+VALUES_UNLINKED = 2  # 2: quarters, weeks, days and months, times, quantities, placeholders
 VALUES_PAGE = 1000
 Embed = Callable[[list[str]], Awaitable[Vectors | None]]
 
