@@ -2,7 +2,9 @@
 
 A URL may carry ``user:password@`` (an Ollama behind a proxy with basic auth, a Neo4j URI with
 credentials). ``redact`` replaces the password, or a lone user part that may be a token, with
-``***`` wherever a URL appears in a text; ``RedactingFilter`` does the same for log records.
+``***`` wherever a URL appears in a text; ``redact_url`` masks a URL setting's value written
+without "//"; ``RedactingFilter`` does the same for log records, and hides the query strings
+of access log lines.
 """
 
 from __future__ import annotations
@@ -39,6 +41,19 @@ def redact(text: str) -> str:
     return _USERINFO.sub(_masked, text) if "@" in text else text
 
 
+def redact_url(value: str) -> str:
+    """A URL setting's value with its credentials masked, even without the "//" that
+    ``redact`` looks for ("user:pw@host:1", "neo4j:pw@host"): in such a value whatever stands
+    before its last "@" is credentials, a leading "name:" kept. Only for a setting's value,
+    where no "@" is prose ("time: 12:30@home" in other text stays as it is)."""
+    masked = redact(value)
+    if "@" not in masked or "://" in masked:
+        return masked
+    userinfo, _, host = masked.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    return f"{user}:{MASK}@{host}" if colon else f"{MASK}@{host}"
+
+
 def misread_url(url: str) -> str | None:
     """Why clients would misread ``url`` (its credentials masked), or None: a port that is not
     a number, or an "@" after the host. A password holding "/", "?" or "#" ends the host early,
@@ -52,7 +67,7 @@ def misread_url(url: str) -> str | None:
     try:
         parts.port  # noqa: B018 - parsing the port is the check
     except ValueError:
-        return f"the port in {redact(url)!r} is not a number from 0 to 65535{encode}"
+        return f"the port in {redact_url(url)!r} is not a number from 0 to 65535{encode}"
     if "@" in parts.path + parts.query + parts.fragment:  # unquoted: the mask cannot tell
         return f"the URL holds an '@' after its host{encode}"  # "h:1234/x@y" from a password
     return None
@@ -66,10 +81,22 @@ def described(exc: BaseException, limit: int | None = None) -> str:
     return f"{type(exc).__name__}: {text}" if text.strip() else type(exc).__name__
 
 
+def _hide_query(record: logging.LogRecord) -> None:
+    """An access log line's query string masked ("GET /stats?***"): it may hold a key sent as
+    ``?api_key=`` or a search's words, neither of which belongs in a log."""
+    args = record.args
+    if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) >= 3:
+        path = args[2]
+        if isinstance(path, str) and "?" in path:
+            record.args = (*args[:2], f"{path.partition('?')[0]}?{MASK}", *args[3:])
+
+
 class RedactingFilter(logging.Filter):
-    """Masks URL credentials in a record's message (its arguments rendered first)."""
+    """Masks URL credentials in a record's message (its arguments rendered first), and the
+    query string of uvicorn's access log lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        _hide_query(record)
         message = record.getMessage()
         cleaned = redact(message)
         if cleaned != message:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BeforeValidator, SecretStr
 from pydantic_settings import NoDecode
 
-from knotwork.redact import misread_url, redact
+from knotwork.redact import misread_url, redact_url
 
 _NEO4J_SCHEMES = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
 
@@ -30,11 +30,11 @@ def _neo4j_uri(value: str) -> str:
         raise ValueError(f"scheme {scheme!r} is not one of {sorted(_NEO4J_SCHEMES)}")
     if "@" in value:  # the driver refuses a user in the URI, with a traceback
         raise ValueError(
-            f"{redact(value)!r} holds credentials; they go in KNOTWORK_NEO4J_USER / "
+            f"{redact_url(value)!r} holds credentials; they go in KNOTWORK_NEO4J_USER / "
             f"KNOTWORK_NEO4J_PASSWORD: write the URI as {scheme}://host:port"
         )
     if not urlsplit(value).hostname:  # bolt:/host:7687 would quietly mean localhost:7687
-        raise ValueError(f"{redact(value)!r} names no host; write it as {scheme}://host:port")
+        raise ValueError(f"{redact_url(value)!r} names no host; write it as {scheme}://host:port")
     return _readable_port(value)
 
 
@@ -42,7 +42,7 @@ def _http_url(value: str) -> str:
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(
-            f"{redact(value)!r} is not an http(s) URL with a host; write it as "
+            f"{redact_url(value)!r} is not an http(s) URL with a host; write it as "
             "http://host:11434 (Ollama's own port, unless you changed it)"
         )
     return _readable_port(value.strip())

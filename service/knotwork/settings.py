@@ -14,7 +14,7 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from knotwork.errors import ConfigError
-from knotwork.redact import redact
+from knotwork.redact import redact_url
 from knotwork.setting_types import (
     ChatServerUrl,
     HostNames,
@@ -180,7 +180,7 @@ class Settings(BaseSettings):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(
-                f"KNOTWORK_LLM_BASE_URL={redact(url)!r} is not an http(s) URL with a host; "
+                f"KNOTWORK_LLM_BASE_URL={redact_url(url)!r} is not an http(s) URL with a host; "
                 "give the server's API root, e.g. http://127.0.0.1:8080/v1."
             )
         return url

@@ -104,6 +104,9 @@ def test_a_write_with_the_embedding_model_down_says_the_server_embeds_it_later(
         "%2Fetc%2Fpasswd.md",
         "bad%00name.md",
         "tab%09name.md",
+        "Ali%C2%85ce.md",  # a C1 control (NEL): shows as "Alice.md"
+        "line%E2%80%A8sep.md",  # a line separator: breaks a log line in some viewers
+        "para%E2%80%A9sep.md",  # a paragraph separator
         "image.png",
         ".obsidian/app.md",
     ],

@@ -71,6 +71,27 @@ def test_cross_site_requests_are_refused(local: Settings, vault: Path) -> None:
         assert same.status_code == 200, same.text
 
 
+def test_a_cross_site_get_without_an_origin_is_refused_and_no_page_is_framed(
+    local: Settings,
+) -> None:
+    """A page's <script src="http://127.0.0.1:8000/stats"> sends no Origin, only
+    Sec-Fetch-Site; the docs' own fetches are same-origin and still answered."""
+    with client_at(local, "http://127.0.0.1:8000") as client:
+        for site in ("cross-site", "same-site"):
+            refused = client.get("/stats", headers={"Sec-Fetch-Site": site})
+            assert refused.status_code == 403, (site, refused.text)
+            assert "Sec-Fetch-Site" in refused.json()["detail"]
+            assert refused.headers["x-frame-options"] == "DENY"
+        for site in ("same-origin", "none"):
+            assert client.get("/stats", headers={"Sec-Fetch-Site": site}).status_code == 200
+        spec = client.get("/openapi.json", headers={"Sec-Fetch-Site": "same-origin"})
+        assert spec.status_code == 200 and "paths" in spec.json()
+        docs = client.get("/docs", headers={"Sec-Fetch-Site": "none"})
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    assert docs.headers["x-frame-options"] == "DENY"
+    assert docs.headers["content-security-policy"] == "frame-ancestors 'none'"
+
+
 def test_writes_need_a_json_or_markdown_body(local: Settings, vault: Path) -> None:
     with client_at(local, "http://127.0.0.1:8000") as client:
         # What a form or a no-cors fetch can send cross-site without a preflight.

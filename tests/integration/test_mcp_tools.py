@@ -164,10 +164,14 @@ async def test_writes_refuse_links_and_paths_outside_the_vault(
         through = await refused(client, "upsert_note", path="link.md", content="# Hijacked\n")
         climbs = await refused(client, "delete_note", path="../Garden.md")
         absolute = await refused(client, "upsert_note", path="/tmp/x.md", content="# X\n")
+        c1 = await refused(client, "upsert_note", path="Gard\x85en.md", content="# X\n")
+        separator = await refused(client, "upsert_note", path="a\u2028b.md", content="# X\n")
         stats = await call(client, "stats")
     assert "'link.md' is a symbolic link" in link and "symbolic link" in through
     assert "climbs out of the vault" in climbs
     assert "absolute" in absolute
+    assert "control characters" in c1 and "control characters" in separator
+    assert not [n for n in os.listdir(vault) if "\x85" in n or "\u2028" in n]
     assert (vault / "Garden.md").read_text().startswith("# Garden")
     assert stats["notes"] == 4
 

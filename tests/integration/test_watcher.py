@@ -584,6 +584,25 @@ async def test_a_note_name_with_a_backslash_is_skipped_and_touches_no_other_note
     assert await stored_notes(core, "w") == before_text
 
 
+async def test_a_note_name_with_a_c1_control_or_line_separator_is_skipped_and_said_escaped(
+    watcher: VaultWatcher, vault: Path, core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A name "Ali\\x85ce.md" shows as "Alice.md", and a U+2028 in a name would start a forged line
+    in a log viewer that breaks on it: neither is ingested, and the log names them escaped."""
+    caplog.set_level(logging.INFO, logger="knotwork")
+    before = watcher.status.events
+    put(vault, "People/Ali\x85ce.md", "# Impostor\n")
+    put(vault, "Forged\u20282026 INFO all good.md", "# Forged\n")
+    await settle(watcher, since=before)
+    await watcher.rescan()
+    errors = [e for e in watcher.last_report.errors if "control character" in e]
+    assert len(errors) == 2 and any("Ali\\x85ce.md" in e for e in errors), errors
+    assert any("Forged\\u20282026" in e for e in errors), errors
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md"]
+    logged = [r.getMessage() for r in caplog.records]
+    assert not [m for m in logged if "\x85" in m or "\u2028" in m], logged
+
+
 async def test_a_change_still_waiting_when_the_watcher_stops_is_applied(
     core: Core, vault: Path
 ) -> None:

@@ -202,3 +202,58 @@ def test_a_second_host_header_is_refused() -> None:
     """h11 passes both on: the guard must not judge the first while another reads the second."""
     second = [(b"host", b"attacker.example:8000"), (b"x-api-key", b"sesame-sesame-16")]
     assert _guarded(second) == (400, False)
+
+
+def _get(headers: list[tuple[bytes, bytes]], *, keyed: bool = False) -> tuple[int, Headers]:
+    """The status and headers a guarded app with no key answers a GET /stats with."""
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await JSONResponse({}, status_code=200)(scope, receive, send)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/stats",
+        "headers": [(b"host", b"127.0.0.1:8000"), *headers],
+    }
+    asyncio.run(RequestGuard(app, make_settings(), keyed=keyed)(scope, receive, send))
+    return sent[0]["status"], Headers(raw=sent[0]["headers"])
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ([(b"sec-fetch-site", b"cross-site")], 403),  # <script src> from any site: no Origin
+        ([(b"sec-fetch-site", b"Cross-Site")], 403),
+        ([(b"sec-fetch-site", b"same-site")], 403),  # a sibling port, no Origin to judge
+        ([(b"sec-fetch-site", b"same-site"), (b"origin", b"http://localhost:8000")], 200),
+        ([(b"sec-fetch-site", b"same-origin")], 200),  # /docs fetching /openapi.json
+        ([(b"sec-fetch-site", b"none")], 200),  # the URL typed in the address bar
+        ([], 200),  # curl, an MCP client: no Sec-Fetch-* at all
+    ],
+)
+def test_a_cross_site_get_without_an_origin_is_refused(
+    headers: list[tuple[bytes, bytes]], status: int
+) -> None:
+    """Browsers send no Origin on a <script> or <img> GET, but say where it comes from in
+    Sec-Fetch-Site: a loopback server with no key ran such requests for any site."""
+    assert _get(headers)[0] == status
+    assert _get(headers, keyed=True)[0] == status  # the MCP transport, no key configured
+
+
+@pytest.mark.parametrize(
+    "headers", [[], [(b"sec-fetch-site", b"cross-site")], [(b"host", b"evil.example")]]
+)
+def test_every_response_forbids_framing(headers: list[tuple[bytes, bytes]]) -> None:
+    """No site may frame the server's pages (the /docs page's buttons among them), refusals
+    included."""
+    _, sent = _get(headers)
+    assert sent["x-frame-options"] == "DENY"
+    assert sent["content-security-policy"] == "frame-ancestors 'none'"

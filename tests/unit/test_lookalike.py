@@ -29,6 +29,10 @@ FLAG_ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U00
         "People/Al\u180eice.md",  # Mongolian vowel separator (Cf)
         "People/Al\u2061ice.md",  # function application (Cf)
         "People/Al\u061cice.md",  # Arabic letter mark (Cf)
+        "People/Ali\x85ce.md",  # next line, a C1 control (Cc)
+        "People/Ali\x9bce.md",  # control sequence introducer (Cc)
+        "People/Ali\u2028ce.md",  # line separator (Zl)
+        "People/Ali\u2029ce.md",  # paragraph separator (Zp)
         "People/Al\u200dice.md",  # ZWJ between Latin letters
         "People/Al\u200cice.md",  # ZWNJ between Latin letters
         "People/Alice\ufe0f.md",  # variation selector after a letter

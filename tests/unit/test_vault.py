@@ -263,11 +263,16 @@ def test_a_name_with_a_control_character_is_no_note_and_the_scan_says_why(
     (tmp_path / "Alice.md").write_text("# Alice\n")
     (tmp_path / "Two\nlines.md").write_text("# Odd\n")
     (tmp_path / "Tab\there.md").write_text("# Odd\n")
+    (tmp_path / "Ali\x85ce.md").write_text("# Odd\n")  # a C1 control: shows as "Alice.md"
+    (tmp_path / "Forged\u2028line.md").write_text("# Odd\n")  # a line separator
     assert not is_note("Two\nlines.md")
+    assert not is_note("Ali\x85ce.md") and not is_note("a\u2029b.md")
     scan = scan_notes(tmp_path)
     assert scan.paths == ["Alice.md"]
     assert not scan.warnings
     assert sorted(e for e in scan.errors if "control character" in e) == [
+        "'Ali\\x85ce.md': the name holds a control character (a tab, a newline); rename it",
+        "'Forged\\u2028line.md': the name holds a control character (a tab, a newline); rename it",
         "'Tab\\there.md': the name holds a control character (a tab, a newline); rename it",
         "'Two\\nlines.md': the name holds a control character (a tab, a newline); rename it",
     ]

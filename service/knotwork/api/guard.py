@@ -12,6 +12,11 @@ is a POST whose type is ``text/plain``, a form type, or none. So:
   lists them; it requires the API key instead. Otherwise 421.
 * ``Origin``, when present, must be an allowed host (or the request's own host, where any host
   is allowed); 403 otherwise (``null`` included).
+* ``Sec-Fetch-Site``, which browsers send even where they send no ``Origin`` (a ``<script>``
+  or ``<img>`` GET): ``cross-site`` is refused, and ``same-site`` unless an ``Origin`` passed
+  the rule above (a sibling port or subdomain is another site to this server); 403.
+  ``same-origin``, ``none`` (a URL typed or bookmarked) and no header (a non-browser client:
+  curl, an MCP client) pass.
 * A request with a body (any method) must declare it ``application/json`` (UTF-8), or
   ``text/markdown`` (UTF-8) where it is a note's text (``PUT /notes/…``); 415 otherwise,
   naming the type the route takes (FastAPI handed a JSON route a Markdown body as raw bytes,
@@ -22,6 +27,9 @@ is a POST whose type is ``text/plain``, a form type, or none. So:
   need it too. On loopback they are open, so a browser (which cannot send the header) shows
   them; the Host and Origin rules above still keep other sites out. The MCP transport
   (``keyed``) needs it on every request: it has no routes of its own to check it.
+
+Every response says ``X-Frame-Options: DENY`` and ``frame-ancestors 'none'``: no page may
+frame this server's (the /docs page's buttons would otherwise be a click away for any site).
 """
 
 from __future__ import annotations
@@ -33,9 +41,9 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from knotwork.settings import Settings
 
@@ -43,6 +51,7 @@ BODY_TYPES = ("application/json", "text/markdown")
 DOC_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
 _WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})  # noqa: S104 (recognised, not bound)
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+NO_FRAMING = (("x-frame-options", "DENY"), ("content-security-policy", "frame-ancestors 'none'"))
 
 
 def key_matches(expected: SecretStr | None, given: str | bytes | None) -> bool:
@@ -168,10 +177,21 @@ class RequestGuard:
         self.keyed = keyed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and (refused := self.check(scope)) is not None:
-            await refused(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+
+        async def unframed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in NO_FRAMING:
+                    headers.setdefault(name, value)
+            await send(message)
+
+        if (refused := self.check(scope)) is not None:
+            await refused(scope, receive, unframed)
+            return
+        await self.app(scope, receive, unframed)
 
     def check(self, scope: Scope) -> JSONResponse | None:
         headers = Headers(scope=scope)
@@ -191,6 +211,13 @@ class RequestGuard:
                 403,
                 f"cross-site requests are refused (Origin {origin[:100]!r}); add the origin's "
                 "host to KNOTWORK_API_ALLOWED_HOSTS if it is yours",
+            )
+        site = (headers.get("sec-fetch-site") or "").strip().lower()
+        if site == "cross-site" or (site == "same-site" and origin is None):
+            return _refusal(
+                403,
+                f"cross-site requests are refused (Sec-Fetch-Site {site!r}); open this "
+                "server's own pages, or call it from a program rather than another site",
             )
         body = _has_body(headers)
         if self.keyed or body:

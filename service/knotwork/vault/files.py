@@ -26,7 +26,8 @@ from knotwork.vault.nofollow import NotRegularFileError, open_file
 
 # Folders no vault tool should read: Obsidian's config and trash, VCS data, dependencies.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".hg", ".svn", "node_modules"})
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no link, request or log line can name these
+# C0, DEL, C1 and the line/paragraph separators: no link, request or log line can name these.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # A drive ("C:/notes", "C:"), not a name that opens with a letter and a colon ("Q: why.md").
 DRIVE = re.compile(r"^[A-Za-z]:(?:/|$)")
 

@@ -2,7 +2,8 @@
 nothing (``vault.write.lookalike_name`` refuses a new note so named).
 
 What shows nothing: every format character (Unicode category Cf: zero-width spaces, soft
-hyphen, text-direction marks, tags), the other default-ignorable code points (the combining
+hyphen, text-direction marks, tags), every control character (Cc, C1 included), the line and
+paragraph separators, the other default-ignorable code points (the combining
 grapheme joiner, the Hangul fillers, variation selectors, unassigned ones) and the braille
 blank. Kept, because real names need them and they show only as part of what they join:
 
@@ -27,6 +28,8 @@ _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"
 _BLANK = {*_FILLERS, "\u034f", "\u17b4", "\u17b5"}
 _IGNORABLE_RANGES = ((0xFFF0, 0xFFF8), (0x2065, 0x2065), (0xE0000, 0xE0FFF))
 _VARIATION = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+# Format and control characters and the line/paragraph separators (U+2028, U+2029).
+_UNSEEN = frozenset({"Cf", "Cc", "Zl", "Zp"})
 _MONGOLIAN_FVS = {"\u180b", "\u180c", "\u180d", "\u180f"}
 # Scripts whose letters join or shape differently with ZWJ / ZWNJ between them: Arabic,
 # Syriac, Thaana, N'Ko and the other Arabic blocks; the Indic scripts (Devanagari to
@@ -88,7 +91,7 @@ def _shows(name: str, i: int) -> bool:
 
 def _invisible(char: str) -> bool:
     return (
-        unicodedata.category(char) == "Cf"
+        unicodedata.category(char) in _UNSEEN
         or char in _BLANK
         or char in _MONGOLIAN_FVS
         or _within(char, _IGNORABLE_RANGES)

@@ -26,10 +26,16 @@ class PassReport:
         and 117 more"), then start afresh."""
         parts = []
         for what, paths in self.done.items():
-            shown = ", ".join(paths[:LISTED])
+            shown = ", ".join(_escaped(p) for p in paths[:LISTED])
             more = f" and {len(paths) - LISTED} more" if len(paths) > LISTED else ""
             count = f"{len(paths)}: " if len(paths) > 1 else ""
             parts.append(f"{what} {count}{shown}{more}")
         if parts:
             log.info("%s", "; ".join(parts))
         self.done.clear()
+
+
+def _escaped(path: str) -> str:
+    """``path`` with each character that does not print escaped as ``repr`` would (a line
+    separator inside a name must not start a forged log line); names that print stay as is."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
