@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knotwork.ingest.caps import MAX_NOTE_LINKS
 from knotwork.ingest.draft import draft
 from knotwork.ingest.parse import parse_note
 from knotwork.models import Link
@@ -540,7 +541,9 @@ def test_one_megabyte_note_is_fast() -> None:
     start = time.process_time()  # CPU time: other processes on the machine do not count
     note = parse_note("big.md", text)
     assert time.process_time() - start < 1.0
-    assert len(note.links) > 5_000 and note.tags == ["a", "b", "project/alpha"]
+    # Every link read, the first MAX_NOTE_LINKS kept (ingest/caps.py), the rest said.
+    assert len(note.links) == MAX_NOTE_LINKS and note.tags == ["a", "b", "project/alpha"]
+    assert [w.split(" more than")[0] for w in note.warnings] == ["11,035 links,"]
 
 
 @pytest.mark.parametrize(

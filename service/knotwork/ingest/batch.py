@@ -24,6 +24,7 @@ class NoteWrite:
     old_hash: str | None
     is_new: bool
     renamed_from: str | None = None
+    warnings: list[str] = field(default_factory=list)  # found building it: mentions capped
 
 
 @dataclass

@@ -187,7 +187,9 @@ def note_write(
             chunk_entities += entity_rows(chunk.id, parsed)
     d.extractors = Counter(f.extractor for f in facts)
     links, entities = fact_rows(facts, d.path)
-    mention_facts = mentions.mention_rows(d.path, rows, names)[0] if names is not None else []
+    mention_facts, said = (
+        mentions.note_mentions(d.path, rows, names) if names is not None else ([], None)
+    )
     return NoteWrite(
         path=d.path,
         props=d.props,
@@ -200,4 +202,5 @@ def note_write(
         old_hash=d.old_hash,
         is_new=d.is_new,
         renamed_from=d.renamed_from,
+        warnings=[f"{d.path}: {said}"] if said else [],
     )

@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from knotwork.ingest.caps import MAX_NOTE_PROPERTIES, said
 from knotwork.ingest.chunk import chunk_for_line
 from knotwork.ingest.parse import ATTACHMENT, attachment_name
 from knotwork.models import Chunk, Fact, Link, ParsedNote
@@ -147,6 +148,13 @@ def _frontmatter_facts(note: ParsedNote) -> tuple[list[Fact], list[str]]:
                 predicate=item.key,
             )
         )
+    if len(facts) > MAX_NOTE_PROPERTIES:  # each an entity embedded within the write
+        over = facts[MAX_NOTE_PROPERTIES]
+        first = f"{over.predicate!r} at line {over.line}"
+        warnings.append(
+            f"{note.path}: " + said(len(facts), MAX_NOTE_PROPERTIES, "frontmatter values", first)
+        )
+        facts = facts[:MAX_NOTE_PROPERTIES]
     return facts, warnings
 
 

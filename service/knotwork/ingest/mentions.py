@@ -30,6 +30,7 @@ from knotwork.graph.queries.writes import (
     MENTIONS_WRITE,
 )
 from knotwork.graph.store import run_query
+from knotwork.ingest.caps import MAX_NOTE_MENTIONS, mentions_said
 from knotwork.models import fact_key, stored_fact_key
 from knotwork.text.keys import chunk_grams, mention_key
 
@@ -81,7 +82,17 @@ def mention_rows(
     path: str, chunks: list[dict[str, Any]], index: Names
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """One MENTIONS fact per (chunk, note named) for ``mentions_write``, and their canonical
-    strings. ``chunks`` are maps with id, text, line_map and fence."""
+    strings; at most ``MAX_NOTE_MENTIONS`` (see ``note_mentions``)."""
+    rows = note_mentions(path, chunks, index)[0]
+    return rows, [row_canonical(row) for row in rows]
+
+
+def note_mentions(
+    path: str, chunks: list[dict[str, Any]], index: Names
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The MENTIONS rows of ``mention_rows`` and, past ``MAX_NOTE_MENTIONS``, the warning that
+    says so: the first in the text are kept. ``chunks`` are maps with id, text, line_map and
+    fence, in the note's order."""
     rows: list[dict[str, Any]] = []
     for chunk in chunks:
         found = chunk_mentions(
@@ -104,7 +115,13 @@ def mention_rows(
                     },
                 }
             )
-    return rows, [row_canonical(row) for row in rows]
+    if len(rows) <= MAX_NOTE_MENTIONS:
+        return rows, None
+    # By line, a stable sort: chunks come in order, so a tie keeps the earlier chunk's.
+    order = sorted(range(len(rows)), key=lambda i: rows[i]["props"]["line"])
+    keep = set(order[:MAX_NOTE_MENTIONS])
+    said = mentions_said(len(rows), rows[order[MAX_NOTE_MENTIONS]]["props"]["line"])
+    return [row for i, row in enumerate(rows) if i in keep], said
 
 
 def row_canonical(row: dict[str, Any]) -> str:

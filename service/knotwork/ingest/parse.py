@@ -14,6 +14,7 @@ from urllib.parse import unquote
 
 import regex
 
+from knotwork.ingest.caps import capped
 from knotwork.ingest.frontmatter import load_frontmatter
 from knotwork.models import FrontmatterValue, Heading, Link, LinkKind, ParsedNote
 from knotwork.text import markdown
@@ -255,21 +256,23 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if comment
         else []
     )
-    return ParsedNote(
-        path=path,
-        title=title.strip() if isinstance(title, str) and title.strip() else stem,
-        text=text,
-        body=text[offset:],
-        body_line=first + 1,
-        content_hash=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
-        aliases=aliases,
-        tags=_unique(tags, fold=True),
-        tag_lines=tag_lines,
-        frontmatter=frontmatter,
-        frontmatter_values=values,
-        frontmatter_error=error,
-        warnings=warnings,
-        headings=headings,
-        links=links,
-        dates=sorted({d for d in dates if d}),
+    return capped(
+        ParsedNote(
+            path=path,
+            title=title.strip() if isinstance(title, str) and title.strip() else stem,
+            text=text,
+            body=text[offset:],
+            body_line=first + 1,
+            content_hash=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+            aliases=aliases,
+            tags=_unique(tags, fold=True),
+            tag_lines=tag_lines,
+            frontmatter=frontmatter,
+            frontmatter_values=values,
+            frontmatter_error=error,
+            warnings=warnings,
+            headings=headings,
+            links=links,
+            dates=sorted({d for d in dates if d}),
+        )
     )

@@ -54,6 +54,10 @@ async def resolve(
             for d in drafts.values()
         ]
     )
+    outcomes = {o.path: o for o in drafted.outcomes}
+    for write in writes:  # mentions past their cap, said as the draft's warnings are
+        if write.warnings and write.path in outcomes:
+            outcomes[write.path].warnings += write.warnings
     batch = Batch(ingestor.vault, names, writes, deletes, mentioned)
     if standalone:
         batch.reverse_keys = changed_names(drafts.values(), deletes, states)
