@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import faulthandler
+import os
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,23 @@ REPO = Path(__file__).resolve().parents[1]
 # never comes. A terminal's Ctrl-C is what they stand for.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _dump_tasks(signum: int, frame: object) -> None:
+    """`kill -USR1 <pytest>`: every thread's stack and every task of the running loop, written
+    to knotwork-tasks-<pid>.txt in the temporary folder (pytest holds stderr), to see what a
+    run that stopped moving waits for."""
+    with open(Path(tempfile.gettempdir()) / f"knotwork-tasks-{os.getpid()}.txt", "w") as out:
+        faulthandler.dump_traceback(out, all_threads=True)
+        try:
+            tasks = asyncio.all_tasks()
+        except RuntimeError:  # no loop running in this thread
+            return
+        for task in tasks:
+            task.print_stack(file=out)
+
+
+signal.signal(signal.SIGUSR1, _dump_tasks)
 
 
 def hit(path: str, heading: str, text: str = "text", line: int = 1) -> Hit:
