@@ -33,9 +33,9 @@ async def test_a_note_past_the_caps_keeps_the_first_and_the_others_are_whole(
     assert report.written == 2 and report.errors == []
     assert report.warnings == [
         f"dos/flood.md: {MAX_NOTE_TAGS + 50:,} tags, more than the {MAX_NOTE_TAGS:,} a note "
-        f"may hold: #t{MAX_NOTE_TAGS} at line 2 on ignored",
+        f"may hold: ignored from #t{MAX_NOTE_TAGS} at line 2 on",
         f"dos/flood.md: {MAX_NOTE_LINKS + 50:,} links, more than the {MAX_NOTE_LINKS:,} a "
-        "note may hold: the link at line 3 on ignored",
+        "note may hold: ignored from the link at line 3 on",
     ]
     assert await _count(core, "dos/flood.md", "HAS_TAG") == MAX_NOTE_TAGS
     assert await _count(core, "dos/flood.md", "LINKS_TO") == MAX_NOTE_LINKS

@@ -32,7 +32,7 @@ def test_tags_past_the_cap_keep_the_first_and_say_where_the_rest_begins() -> Non
     first_out = MAX_NOTE_TAGS - 2  # #t998, on line 5 + 998
     assert made.warnings == [
         f"dos/tags.md: {MAX_NOTE_TAGS + 7:,} tags, more than the {MAX_NOTE_TAGS:,} a note may "
-        f"hold: #t{first_out} at line {5 + first_out} on ignored"
+        f"hold: ignored from #t{first_out} at line {5 + first_out} on"
     ]
     assert made.chunks  # the text itself is written whole
     assert f"#t{MAX_NOTE_TAGS + 4}" in made.chunks[-1].text
@@ -47,7 +47,7 @@ def test_links_past_the_cap_keep_the_first_frontmatter_ones_included() -> None:
     assert "Last" not in targets
     assert made.warnings == [
         f"moc.md: {MAX_NOTE_LINKS + 12:,} links, more than the {MAX_NOTE_LINKS:,} a note may "
-        "hold: the link at line 4 on ignored"
+        "hold: ignored from the link at line 4 on"
     ]
 
 
@@ -59,7 +59,7 @@ def test_aliases_past_the_cap_keep_the_first() -> None:
     assert f"a{MAX_NOTE_ALIASES}" not in made.props["mkeys"]  # nor a name it is mentioned by
     assert made.warnings == [
         f"N.md: {MAX_NOTE_ALIASES + 1:,} aliases, more than the {MAX_NOTE_ALIASES:,} a note "
-        f"may hold: alias 'a{MAX_NOTE_ALIASES}' on ignored"
+        f"may hold: ignored from alias 'a{MAX_NOTE_ALIASES}' on"
     ]
 
 
@@ -70,8 +70,8 @@ def test_frontmatter_values_past_the_cap_keep_the_first() -> None:
     assert kept == [f"v{i}" for i in range(MAX_NOTE_PROPERTIES)]
     assert made.warnings == [
         f"P.md: {MAX_NOTE_PROPERTIES + 3:,} frontmatter values, more than the "
-        f"{MAX_NOTE_PROPERTIES:,} a note may hold: 'k{MAX_NOTE_PROPERTIES}' at line "
-        f"{MAX_NOTE_PROPERTIES + 2} on ignored"
+        f"{MAX_NOTE_PROPERTIES:,} a note may hold: ignored from 'k{MAX_NOTE_PROPERTIES}' at "
+        f"line {MAX_NOTE_PROPERTIES + 2} on"
     ]
 
 
@@ -102,7 +102,7 @@ def test_mentions_past_the_cap_keep_the_first_in_the_text() -> None:
     assert {r["props"]["chunk_id"] for r in rows} == {f"c{n}" for n in range(per_chunk - 2)}
     assert said == (
         f"{100 * per_chunk:,} unlinked mentions, more than the {MAX_NOTE_MENTIONS:,} a note "
-        f"may hold: the mention at line {per_chunk - 1} on ignored"
+        f"may hold: ignored from the mention at line {per_chunk - 1} on"
     )
     # The reverse pass, which rewrites other notes' mentions, keeps the same ones.
     assert mention_rows("me.md", chunks, names)[0] == rows
@@ -120,7 +120,7 @@ def test_the_writer_s_rows_carry_the_mentions_warning() -> None:
     [said] = write.warnings
     assert re.fullmatch(
         rf"me\.md: [\d,]+ unlinked mentions, more than the {MAX_NOTE_MENTIONS:,} a note may "
-        r"hold: the mention at line \d+ on ignored",
+        r"hold: ignored from the mention at line \d+ on",
         said,
     )
     assert note_write(made, "m", "llm", False, None).warnings == []

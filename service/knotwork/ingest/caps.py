@@ -24,7 +24,7 @@ MAX_NOTE_MENTIONS = 10_000
 
 def said(total: int, cap: int, what: str, first: str) -> str:
     """The warning of a cap reached: how many, the cap, and the first left out."""
-    return f"{total:,} {what}, more than the {cap:,} a note may hold: {first} on ignored"
+    return f"{total:,} {what}, more than the {cap:,} a note may hold: ignored from {first} on"
 
 
 def capped(note: ParsedNote) -> ParsedNote:
