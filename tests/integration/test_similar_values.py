@@ -10,9 +10,11 @@ import pytest
 
 from knotwork.core import Core
 from knotwork.graph import cypher
+from knotwork.graph.queries.writes import ENTITIES_PENDING
 from knotwork.ingest import similar
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.models import now_ms
 from knotwork.retrieve import cached
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import ad_hoc, put
@@ -149,6 +151,49 @@ async def test_values_edges_go_with_embeddings_off_and_again_as_the_rule_grows(
     assert not fake_ollama.calls
     [stamp] = await ad_hoc(core, "MATCH (s:NameStamp {vault: 't'}) RETURN s.values_unlinked AS v")
     assert stamp["v"] == similar.VALUES_UNLINKED
+
+
+# Names the second rule (VALUES_UNLINKED 2) took for values: the rover, a code.
+NAMED = {"Mars 2020": "Mars 2020 rover", "007": "Agent 007"}
+
+
+async def test_names_an_earlier_rule_took_for_values_are_embedded_and_linked_again(
+    core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dimension = core.settings.embed_dimension
+    for a, b in NAMED.items():  # within the threshold: linked once both are embedded
+        assert _cosine(a, b, dimension) >= THRESHOLD, (a, b)
+    for i, (mission, agent) in enumerate((list(NAMED), list(NAMED.values()))):
+        day = ("2024-01-01", "2024-01-02")[i]
+        put(vault, f"{'AB'[i]}.md", f'---\nmission: {mission}\nagent: "{agent}"\nday: {day}\n---\n')
+    ingestor = ingestor_for(core, vault, THRESHOLD)
+    old_rule = similar.is_value
+    with monkeypatch.context() as before:  # synced and checked by the second rule
+        before.setattr(similar, "is_value", lambda name: name in NAMED or old_rule(name))
+        before.setattr(similar, "VALUES_UNLINKED", 2)
+        await sync_vault(ingestor)
+    entities = await _entities(core)
+    assert entities["mars 2020"] == entities["007"] == ("done", False), entities
+    assert not _pairs(await similar_edges(core))
+    # Done, they are no entity pending: only the pass at the new rule owes them a vector.
+    pending = await core.store.read(
+        ENTITIES_PENDING, vault="t", limit=10, exclude=[], asked_before=now_ms()
+    )
+    assert not pending
+
+    fake_ollama.calls.clear()
+    report = await sync_vault(ingestor)  # nothing changed in the folder
+    entities = await _entities(core)
+    assert entities["mars 2020"] == entities["007"] == ("done", True), entities
+    assert entities["2024-01-01"] == entities["2024-01-02"] == ("done", False)
+    assert set(fake_ollama.embedded_texts()) == set(NAMED)  # those two, nothing else
+    assert _pairs(await similar_edges(core)) == {
+        ("007", "agent 007"),
+        ("mars 2020", "mars 2020 rover"),
+    }
+    assert report.linked == 2
+    [stamp] = await ad_hoc(core, "MATCH (s:NameStamp {vault: 't'}) RETURN s.values_unlinked AS v")
+    assert stamp["v"] == similar.VALUES_UNLINKED == 3
 
 
 async def test_a_vault_done_seeks_none_of_its_entities(core: Core) -> None:

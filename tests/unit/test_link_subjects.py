@@ -211,6 +211,19 @@ def test_a_subject_in_words_is_told_by_the_notes_own_names() -> None:
         ("The intern reports to [[Bob]]","Meeting.md","L"),
         ("In Berlin Dana works with [[Bob]]","Meeting.md","L"),
         ("June reports to [[Bob]]","Meeting.md","L"),
+        # "team" is no word for a note's own kind: the team is another subject
+        ("The team reports to [[Bob]]","Meeting.md","L"),
+        ("The team reports to [[Bob]]","Ann.md","L"),
+        # German verb second: a name after the verb is the subject, a scene first or not
+        ("In Berlin arbeitet Dana mit [[Bob]]","Meeting.md","L"),
+        ("Seit 2020 arbeitet Dana bei [[Acme]]","Treffen.md","L"),
+        ("In Berlin arbeitet **Dana** mit [[Bob]]","Meeting.md","L"),
+        # ... and before the verb, with the pronoun its object
+        ("Dana berichtet es an [[Bob]]","Meeting.md","L"),
+        ("Mit Dana arbeitet sie an [[Plan]]","Ann.md","L"),  # no scene: not told, no fact
+        ("In Berlin arbeitet sie nicht mit [[Bob]]","Ann.md","L"),
+        # Dutch has no cue words: a plain link
+        ("In Berlijn werkt zij met [[Dana]]","Ann.md","L"),
         # should keep the relation (note's)
         ("She's working with [[Bob]]","Ann.md","K"),
         ("He's reporting to [[Bob]]","Ann.md","K"),
@@ -228,6 +241,13 @@ def test_a_subject_in_words_is_told_by_the_notes_own_names() -> None:
         ("In 2020 she joined [[Acme]]","Ann.md","K"),
         ("Since January she works at [[Acme]]","Ann.md","K"),
         ("Nel 2020 ha lavorato con [[Bob]]","Ann.md","K"),
+        # German verb second: a scene, the verb, the subject pronoun
+        ("Sie arbeitet mit [[Dana]]","Ann.md","K"),
+        ("In Berlin arbeitet sie mit [[Dana]]","Ann.md","K"),
+        ("Seit 2020 arbeitet er bei [[Acme]]","Ann.md","K"),
+        ("Heute arbeitet sie zusammen mit [[Bob]]","Ann.md","K"),
+        ("Bei Acme leitet sie [[Atlas]]","Ann.md","K"),
+        ("- **Im Mai** arbeitet sie mit [[Bob]] und [[Carol]]","Ann.md","KK"),
         ("As of 2024 it uses [[Atlas]]","Beacon.md","K"),
         ("She is the manager of [[Acme]]","Ann.md","K"),
         ("She works with both [[Bob]] and [[Carol]]","Ann.md","KK"),

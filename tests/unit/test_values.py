@@ -37,7 +37,8 @@ VALUES = [
     "lunedì 4 maggio 2024",
     "Montag, 4. Mai 2024",
     "segunda-feira, 4 de maio de 2024",
-    "Mars 2020",  # French March
+    "mars 2020",  # French March, in lower case as French writes it
+    "4 Mars 2020",  # a day first: a date however written
     "Q1 2024",
     "2024-Q1",
     "1Q24",
@@ -72,6 +73,8 @@ VALUES = [
     "100 CAD",
     # Numbers: decimals, versions, percentages, money, ranges
     "42",
+    "747",  # a bare number: "model: 747" is told from "rating: 4" by no name
+    "07",  # two digits: a day or a month
     "3.14",
     "1,234.56",
     "1.234,56",
@@ -140,6 +143,10 @@ NAMES = [
     "Python 3.12",
     "Marco 2024",  # Portuguese "marco" unaccented is first the name
     "Mars 3",  # month first with no year: English full month names only
+    "Mars 2020",  # capitalised, the rover (French writes its months in lower case)
+    "MARS 2020",
+    "007",  # a leading zero: a code, not a count
+    "0042",
     "Gen 3",
     "Set 1",
     "Sun 2",

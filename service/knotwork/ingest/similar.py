@@ -6,8 +6,9 @@ lie within ``KNOTWORK_SIMILARITY_THRESHOLD``. The edges carry no ``source``, so 
 taken for a note's facts, and they go with either entity. An entity whose name is a value
 (ingest/values.py: a date, a number, a URL, a file) is neither embedded nor linked: the next
 day's date embeds at a cosine near 0.97 of today's, and is no synonym of it; a vault linked
-before that rule (or before it took more names for values) loses its values' vectors and edges
-once (``unlink_values``), at its next sync or write, embeddings on or off (ingest/modelcalls.py).
+before that rule (or before it changed) loses its values' vectors and edges once
+(``unlink_values``), at its next sync or write, embeddings on or off (ingest/modelcalls.py), and
+the names an earlier rule took for values are embedded again.
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ from knotwork.settings import Settings
 ENTITY_BATCH = 256
 MAX_CANDIDATES = 20_000  # the most the index is asked for, as retrieve/search.py's searches
 # The rule of values.is_value a vault's entities were last checked against (NameStamp
-# values_unlinked): a rule that takes more names for values raises it, to check them again.
-VALUES_UNLINKED = 2  # 2: quarters, weeks, days and months, times, quantities, placeholders
+# values_unlinked): a rule that reads any name otherwise raises it, to check them again (more
+# values lose their vectors, fewer give theirs back: unlink_values).
+# 2: quarters, weeks, days and months, times, quantities, placeholders; 3: "Mars 2020", "007"
+# are names again.
+VALUES_UNLINKED = 3
 VALUES_PAGE = 1000
 Embed = Callable[[list[str]], Awaitable[Vectors | None]]
 
@@ -64,7 +68,7 @@ async def link_new_entities(
     ):
         if values := [row["key"] for row in rows if is_value(row["name"] or row["key"])]:
             await store.write(
-                ENTITIES_VALUES_UNLINK, vault=vault, keys=values, stamp=False, version=0
+                ENTITIES_VALUES_UNLINK, vault=vault, keys=values, names=[], stamp=False, version=0
             )
             skip = set(values)
             if not (rows := [row for row in rows if row["key"] not in skip]):
@@ -91,9 +95,11 @@ async def link_new_entities(
 async def unlink_values(store: GraphStore, vault: str) -> int:
     """Take the vectors and SIMILAR_TO edges of the vault's values away, once per rule
     (``VALUES_UNLINKED``): entities embedded before the rule was kept hold them, and a new
-    name could still be linked to a value's vector. A page of entities a transaction, read by
-    key; the vault's NameStamp records the pass when its last page is done, so one cut short
-    is taken up again by the next call. Returns the edges taken away."""
+    name could still be linked to a value's vector; and set the names an earlier rule took
+    for values (done with no vector) pending, for ``link_new_entities`` to embed. A page of
+    entities a transaction, read by key; the vault's NameStamp records the pass when its last
+    page is done, so one cut short is taken up again by the next call. Returns the edges taken
+    away."""
     after, unlinked = "", 0
     while True:
         [page] = await store.read(
@@ -106,10 +112,12 @@ async def unlink_values(store: GraphStore, vault: str) -> int:
         if page["done"]:
             return unlinked
         rows = page["entities"]
+        values = {r["key"]: is_value(r["name"] or r["key"]) for r in rows}
         [row] = await store.write(
             ENTITIES_VALUES_UNLINK,
             vault=vault,
-            keys=[r["key"] for r in rows if is_value(r["name"] or r["key"])],
+            keys=[key for key, value in values.items() if value],
+            names=[key for key, value in values.items() if not value],
             stamp=len(rows) < VALUES_PAGE,
             version=VALUES_UNLINKED,
         )

@@ -5,6 +5,9 @@ Two values that differ in one digit or one path segment embed almost alike ("202
 similarity step (ingest/similar.py) neither embeds nor links an entity ``is_value`` names.
 A name that opens with a word ("Windows 11", "Python 3.12", "Apollo 11") stays a name: only a
 unit, a month, a weekday or a period's letter (Q1, FY, W12) before a number makes a value.
+A shape names take far more often than values is a name: "Mars 2020" capitalised (the rover:
+French writes its months in lower case), digits with a leading zero ("007": no count is
+written so). A bare number stays a value: "model: 747" and "rating: 4" are told by no name.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ _PLACEHOLDERS = frozenset(
 )
 # Month words for this check: Portuguese "marco" unaccented is first the name Marco.
 _MONTHS = {word: month for word, month in MONTHS.items() if word != "marco"}
+# Month words, in languages that write months in lower case, that are first an English name:
+# capitalised before a year, a name ("Mars 2020"); in lower case, a month ("mars 2020").
+_NAME_MONTHS = frozenset({"mars"})
 # Month first with no year is English ("May 4"), and only full names: "Mars 3", "Gen 3" or
 # "Set 1" (French March, Italian January and September abbreviated) are names.
 _EN_MONTHS = frozenset(
@@ -95,6 +101,8 @@ _ADDRESS = re.compile(
     r"|[^@\s]+@[^@\s]+\.[^@\s]+"  # an e-mail address
 )
 _WORDLESS = re.compile(r"[\W_]+")  # "-", "—", "?": no letter, no digit
+# Digits with a leading zero, three or more: a code ("007", "0042"), as no count is written.
+_CODE = re.compile(r"0+[1-9]\d*")
 
 
 def is_value(name: str) -> bool:
@@ -103,9 +111,10 @@ def is_value(name: str) -> bool:
     week), a time, a number (a decimal, a version, a percentage, an amount of money, a
     quantity in a unit, a range, a ratio), a boolean, a placeholder (N/A, TBD), a URL or
     e-mail address, or a file name with an attachment's extension. "Windows 11", "Area 51",
-    "Marco 2024", "Node.js" and "C++" stay names."""
+    "Marco 2024", "Mars 2020", "007", "Node.js" and "C++" stay names; a bare number ("747",
+    "42") is a value: "rating: 4" and "model: 747" give entities alike."""
     text = name.strip()
-    if not text:
+    if not text or (len(text) >= 3 and _CODE.fullmatch(text)):
         return False
     folded = text.lower()
     if folded in _BOOLEANS or folded in _PLACEHOLDERS or _WORDLESS.fullmatch(text):
@@ -119,8 +128,8 @@ def _is_date(text: str) -> bool:
     """A date in words, a weekday before it or not: 4 May 1990, May 1990, 4 May, May 4."""
     if (m := _WEEKDAY.fullmatch(text)) and _is_date(m.group(1)):
         return True
-    if (m := _MONTH_YEAR.fullmatch(text)) and m.group(1).lower() in _MONTHS:
-        return True
+    if (m := _MONTH_YEAR.fullmatch(text)) and (word := m.group(1)).lower() in _MONTHS:
+        return word.islower() or word.lower() not in _NAME_MONTHS
     if (m := _DAY_MONTH.fullmatch(text)) and (month := _MONTHS.get(m.group(2).lower())):
         return iso_date("2000", month, m.group(1)) is not None  # 2000: 29 February is one
     if (m := _MONTH_DAY.fullmatch(text)) and (word := m.group(1).lower()) in _EN_MONTHS:

@@ -71,6 +71,12 @@ SUBJECT_WORDS = (
     "tenho", "temos", "tinha", "foi", "ontem",
 )  # fmt: skip
 
+# German subject pronouns that follow the verb when a scene comes first (verb second: "In
+# Berlin arbeitet sie mit", "Seit 2020 leitet er"): the cue is read with the pronoun left out.
+# A name in that place is another subject's, or the note's under another name: no cue. No
+# "man" (anyone) nor "ihr" (also "her", "their": "arbeitet ihr Team mit" is her team's).
+INVERTED_PRONOUNS = ("ich", "er", "sie", "es", "wir")
+
 # Words that open a scene before the subject ("At Acme, works with", "In 2020 she joined"):
 # a part of the clause opened by one and set off by a comma says nothing of the subject.
 SCENE_WORDS = (

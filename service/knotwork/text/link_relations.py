@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from knotwork.text.link_grammar import (
     BETWEEN_WORDS,
     DEMONSTRATIVES,
+    INVERTED_PRONOUNS,
     SCENE_WORDS,
     SELF_NOUNS,
     SUBJECT_WORDS,
@@ -42,6 +43,7 @@ _ARTICLES = frozenset(
 _SELF_NOUN = frozenset(SELF_NOUNS)
 _BETWEEN = frozenset(BETWEEN_WORDS) | _ARTICLES
 _SCENE = frozenset(SCENE_WORDS)
+_INVERTED = frozenset(INVERTED_PRONOUNS)
 # Where the words before a cue split into parts: asides and scenes ("Dana, our PM, reports
 # to", "At Acme, works with"), list markers.
 _PARTS = frozenset({",", "-", "\u2013", "\u2014", "|", "(", ")", "+", ">"})
@@ -82,12 +84,43 @@ def cue(clause: str) -> tuple[str, list[str]] | None:
     when the clause ends in other words ("works with Dana on the [[Budget]]": Dana is the
     cue's object)."""
     words = tokens(clause)
+    if found := _last_cue(words):
+        return found[0], words[: _first_cue(words, found[1])]
+    return _inverted_cue(words)
+
+
+def _last_cue(words: Sequence[str]) -> tuple[str, int] | None:
+    """(relation, first word's index) of the phrase ending right before the link."""
     end = len(words)
     while (found := phrase_at(words, end)) is None:
         if end == 0 or not _between(words, end - 1):
             return None
         end -= 1
-    return found[0], words[: _first_cue(words, found[1])]
+    return found
+
+
+def _inverted_cue(words: Sequence[str]) -> tuple[str, list[str]] | None:
+    """The cue of a German verb-second clause, a scene first and the subject pronoun after
+    the verb ("In Berlin arbeitet sie mit", "Seit 2020 leitet er"): (relation, the pronoun),
+    or the words before the verb with it when they are no scene ("Dana berichtet es an":
+    "es" is the object there, Dana the subject). None without a pronoun right after the
+    cue's first word: a name there ("In Berlin arbeitet Dana mit") is another subject."""
+    for i in range(len(words) - 1, 1, -1):
+        if words[i] not in _INVERTED:
+            continue
+        found = _last_cue([*words[:i], *words[i + 1 :]])
+        if found is None or found[1] != i - 1:
+            continue
+        fronted = list(words[: i - 1])
+        return found[0], [words[i]] if _scene(fronted) else [*fronted, words[i]]
+    return None
+
+
+def _scene(words: Sequence[str]) -> bool:
+    """Whether the words before a verb-second clause's verb only set the scene: each part
+    opens with a scene word ("In Berlin", "Bei Acme") or is neutral ("Heute", "2020")."""
+    parts = _parts(words)
+    return any(parts) and all(not p or p[0] in _SCENE or _neutral(p) for p in parts)
 
 
 def _first_cue(words: Sequence[str], end: int) -> int:
@@ -145,13 +178,9 @@ def _neutral(words: Sequence[str], scene: bool = False) -> bool:
     return at > 0 and words[at - 1] in _ARTICLES
 
 
-def other_subject(before: Sequence[str], runs: Sequence[tuple[str, ...]] = ()) -> bool:
-    """Whether the words before a clause's first cue name a subject other than the note.
-
-    What stands before a label's colon names none ("Dana: reports to"); the rest, split at
-    commas, dashes and brackets, must be neutral (``_neutral``) once the note's own names
-    are left out, except a part that opens a scene and is set off ("At Acme, works with");
-    the part right before the cue may open with a scene word ("In 2020 she joined")."""
+def _parts(before: Sequence[str], runs: Sequence[tuple[str, ...]] = ()) -> list[list[str]]:
+    """The words after a label's colon, without the note's own names, split at commas,
+    dashes and brackets; emphasis and other marks are no words."""
     words = list(before)
     if ":" in words:
         words = words[len(words) - words[::-1].index(":") :]
@@ -159,8 +188,19 @@ def other_subject(before: Sequence[str], runs: Sequence[tuple[str, ...]] = ()) -
     for w in _without(words, runs):
         if w in _PARTS:
             parts.append([])
-        elif (w := w.strip("_")) and w[0].isalnum():  # emphasis and other marks: no words
+        elif (w := w.strip("_")) and w[0].isalnum():
             parts[-1].append(w)
+    return parts
+
+
+def other_subject(before: Sequence[str], runs: Sequence[tuple[str, ...]] = ()) -> bool:
+    """Whether the words before a clause's first cue name a subject other than the note.
+
+    What stands before a label's colon names none ("Dana: reports to"); the rest, split at
+    commas, dashes and brackets, must be neutral (``_neutral``) once the note's own names
+    are left out, except a part that opens a scene and is set off ("At Acme, works with");
+    the part right before the cue may open with a scene word ("In 2020 she joined")."""
+    parts = _parts(before, runs)
     for k, part in enumerate(parts):
         scene = bool(part) and part[0] in _SCENE
         if scene and k < len(parts) - 1:
