@@ -47,6 +47,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from knotwork.model_names import embed_settings
+
 
 class KnotworkError(Exception):
     """Root of every error Knotwork raises on purpose."""
@@ -109,7 +111,8 @@ class ManifestMismatchError(KnotworkError):
     ``changed``: the manifest matched them before, in this process (a `knotwork reembed` ran
     while it served), so the advice is a restart with the graph's settings. ``stored_model``
     None: vector indexes left with no manifest naming their model (a graph emptied, its indexes
-    kept), so the advice names no model it cannot know."""
+    kept), so the advice names no model it cannot know. ``wanted_provider``: the settings'
+    KNOTWORK_EMBED_PROVIDER; the advice names the graph's model's when it is another."""
 
     def __init__(
         self,
@@ -119,17 +122,19 @@ class ManifestMismatchError(KnotworkError):
         wanted_dim: int,
         *,
         changed: bool = False,
+        wanted_provider: str = "ollama",
     ):
         self.stored_model, self.stored_dim = stored_model, stored_dim
         self.wanted_model, self.wanted_dim = wanted_model, wanted_dim
+        self.wanted_provider = wanted_provider
         if changed:
             super().__init__(
                 f"The graph was re-embedded with {stored_model!r} ({stored_dim} dimensions) "
                 f"after this process started with {wanted_model!r} ({wanted_dim} dimensions): "
                 "its writes and questions are refused, as the graph's vector index would "
                 "ignore their vectors. Restart it (`knotwork serve`, `mcp`, `watch`) with the "
-                f"settings the graph was re-embedded with: KNOTWORK_EMBED_MODEL={stored_model} "
-                f"and KNOTWORK_EMBED_DIMENSION={stored_dim} (and its KNOTWORK_EMBED_PROVIDER)."
+                "settings the graph was re-embedded with: "
+                f"{embed_settings(stored_model or '', stored_dim, wanted_provider)}."
             )
             return
         if stored_model is None:
@@ -145,7 +150,7 @@ class ManifestMismatchError(KnotworkError):
         super().__init__(
             f"The graph was embedded with {stored_model!r} ({stored_dim} dimensions) but the "
             f"settings ask for {wanted_model!r} ({wanted_dim} dimensions). Either set "
-            f"KNOTWORK_EMBED_MODEL={stored_model} and KNOTWORK_EMBED_DIMENSION={stored_dim}, "
+            f"{embed_settings(stored_model, stored_dim, wanted_provider)}, "
             f"or re-embed every chunk with the new model: `knotwork reembed`."
         )
 

@@ -1,11 +1,19 @@
-"""Ollama's model names, one rule for every place that compares them: a name without a tag
+"""Model names, one rule for every place that compares them. Ollama's: a name without a tag
 is ``name:latest`` (Ollama reads it so), so the two spellings name one model. Stored
 manifests and calibrations, and the health check's list of pulled models, all compare by it.
+The in-process embedders' names tell their provider, as a manifest records none.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 LATEST = ":latest"
+# KNOTWORK_EMBED_PROVIDER=use-multilingual embeds with this one model, under this name.
+USE_MODEL = "use-multilingual-v3"
+# KNOTWORK_EMBED_PROVIDER=sentence-transformers: MiniLM (its weights packaged), or a folder.
+MINILM = "all-MiniLM-L6-v2"
+MINILM_NAMES = {MINILM.lower(), f"sentence-transformers/{MINILM}".lower()}
 
 
 def spellings(name: str) -> list[str]:
@@ -25,3 +33,25 @@ def same_model(stored: str, wanted: str) -> bool:
 def model_present(wanted: str, available: set[str]) -> bool:
     """Whether Ollama has pulled ``wanted``, given the names it lists (always tagged)."""
     return any(name in available for name in spellings(wanted))
+
+
+def embed_provider_of(model: str) -> str:
+    """The KNOTWORK_EMBED_PROVIDER that embeds with ``model``: USE's name is use-multilingual's,
+    MiniLM's or a folder's path (an Ollama name never starts with /, ~ or .)
+    sentence-transformers', any other an Ollama model's."""
+    if model == USE_MODEL:
+        return "use-multilingual"
+    if model.lower() in MINILM_NAMES or model.startswith(("/", "~", ".")):
+        return "sentence-transformers"
+    if "/" in model and Path(model).is_dir():  # a relative folder
+        return "sentence-transformers"
+    return "ollama"
+
+
+def embed_settings(model: str, dimension: int, provider: str) -> str:
+    """The settings that embed with ``model`` for a process whose provider is ``provider``:
+    the model and dimension, and the provider too when ``model`` needs another one (the model
+    alone would be looked for where it is not, e.g. USE among Ollama's pulled models)."""
+    needed = embed_provider_of(model)
+    named = f"KNOTWORK_EMBED_MODEL={model} and KNOTWORK_EMBED_DIMENSION={dimension}"
+    return named if needed == provider else f"KNOTWORK_EMBED_PROVIDER={needed}, {named}"

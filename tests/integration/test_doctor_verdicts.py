@@ -112,6 +112,43 @@ def test_a_graph_of_another_embedding_model_is_sent_only_to_what_mends_it(
     assert runner.invoke(cli, ["doctor"]).exit_code == 0
 
 
+def test_a_graph_of_an_in_process_model_is_sent_to_its_provider_too(
+    env: None, monkeypatch: pytest.MonkeyPatch, fake_ollama: FakeOllama
+) -> None:
+    """A graph embedded with USE, settings on Ollama's defaults: the fix named the model and
+    dimension alone, and following it said USE "is not pulled; run: ollama pull"."""
+    runner = CliRunner()
+    use = {"EMBED_PROVIDER": "use-multilingual", "EMBED_MODEL": "use-multilingual-v3"}
+    _with(monkeypatch, **use, EMBED_DIMENSION="512", EMBED_WORKER="thread")
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    for name in use:
+        monkeypatch.delenv(f"KNOTWORK_{name}")
+    _with(monkeypatch, EMBED_DIMENSION="768")
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 1, result.output
+    fix = (
+        "set KNOTWORK_EMBED_PROVIDER=use-multilingual, KNOTWORK_EMBED_MODEL=use-multilingual-v3 "
+        "and KNOTWORK_EMBED_DIMENSION=512 (the graph's model), or re-embed the graph with "
+        "nomic-embed-text: `knotwork reembed`"
+    )
+    assert _fixes(result.output)[0] == fix, result.output
+    _with(monkeypatch, **use, EMBED_DIMENSION="512")  # the fix, followed
+    mended = runner.invoke(cli, ["doctor"])
+    assert mended.exit_code == 0 and "not pulled" not in mended.output, mended.output
+    # The other way round: settings on USE, a graph of an Ollama model.
+    _with(monkeypatch, EMBED_DIMENSION="768")
+    for name in use:
+        monkeypatch.delenv(f"KNOTWORK_{name}")
+    assert runner.invoke(cli, ["reembed"]).exit_code == 0
+    _with(monkeypatch, **use, EMBED_DIMENSION="512")
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 1, result.output
+    assert _fixes(result.output)[0].startswith(
+        "set KNOTWORK_EMBED_PROVIDER=ollama, KNOTWORK_EMBED_MODEL=nomic-embed-text and "
+        "KNOTWORK_EMBED_DIMENSION=768 (the graph's model)"
+    ), result.output
+
+
 async def test_an_embedding_model_not_pulled_is_said_as_doctor_says_it(
     core: Core, vault: Path, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -13,6 +13,8 @@ import pytest
 from knotwork import core as core_module
 from knotwork.core import MANIFEST_RECHECK_S, Core
 from knotwork.errors import ManifestMismatchError
+from knotwork.graph import schema
+from knotwork.model_names import embed_provider_of
 from tests.conftest import make_settings
 
 NOMIC = {"embed_model": "nomic-embed-text", "embed_dimension": 768, "schema_version": 2}
@@ -85,3 +87,37 @@ async def test_a_graph_of_another_model_from_the_start_says_to_reembed(
     with pytest.raises(ManifestMismatchError) as info:
         await core.check_manifest()
     assert "`knotwork reembed`" in str(info.value) and "Restart" not in str(info.value)
+
+
+def test_the_advice_names_the_provider_when_the_graphs_model_needs_another() -> None:
+    """A graph embedded in-process, settings on Ollama: the advice named the model and
+    dimension alone, and set so, the model was looked for among Ollama's ("not pulled")."""
+    ollama = make_settings(embed_model="nomic-embed-text", embed_dimension=768)
+    use = make_settings(
+        embed_provider="use-multilingual", embed_model="use-multilingual-v3", embed_dimension=512
+    )
+    to_use = "KNOTWORK_EMBED_PROVIDER=use-multilingual, KNOTWORK_EMBED_MODEL=use-multilingual-v3"
+    assert f"set {to_use} and KNOTWORK_EMBED_DIMENSION=512," in str(schema.mismatch(USE, ollama))
+    assert to_use in str(schema.mismatch(USE, ollama, changed=True))  # the restart's advice
+    back = "KNOTWORK_EMBED_PROVIDER=ollama, KNOTWORK_EMBED_MODEL=nomic-embed-text and"
+    assert back in str(schema.mismatch(NOMIC, use))
+    # One Ollama model for another: the provider is right already, and not named.
+    mxbai = {"embed_model": "mxbai-embed-large", "embed_dimension": 1024, "schema_version": 2}
+    assert "KNOTWORK_EMBED_PROVIDER" not in str(schema.mismatch(mxbai, ollama))
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [
+        ("use-multilingual-v3", "use-multilingual"),
+        ("all-MiniLM-L6-v2", "sentence-transformers"),
+        ("sentence-transformers/all-MiniLM-L6-v2", "sentence-transformers"),
+        ("/models/e5-small", "sentence-transformers"),
+        ("~/models/e5-small", "sentence-transformers"),
+        ("nomic-embed-text", "ollama"),
+        ("nomic-embed-text:latest", "ollama"),
+        ("hf.co/someone/some-embedder:Q8_0", "ollama"),
+    ],
+)
+def test_a_models_provider_is_told_from_its_name(model: str, provider: str) -> None:
+    assert embed_provider_of(model) == provider

@@ -88,6 +88,23 @@ def test_start_refuses_another_password_while_the_instance_runs(
     assert "Bolt did not answer" not in result.output  # refused before any wait
 
 
+def test_start_with_a_short_password_is_a_setting_refused_before_anything_is_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It exited 1 (a service failure, not a setting), after saying it resolved the jars."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KNOTWORK_NEO4J_LOCAL_DIR", str(tmp_path / "neo4j"))
+    monkeypatch.setenv("KNOTWORK_NEO4J_PASSWORD", "short")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["neo4j", "start", "--timeout", "1"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert "KNOTWORK_NEO4J_PASSWORD must be at least 8 characters" in result.output
+    assert "resolving" not in result.output and not (tmp_path / "neo4j").exists()
+
+
 def test_start_with_the_instance_password_waits_for_the_running_server(
     running: LocalNeo4j, monkeypatch: pytest.MonkeyPatch
 ) -> None:

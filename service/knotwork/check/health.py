@@ -33,7 +33,7 @@ from knotwork.graph.store import EXPECTED_INDEXES
 from knotwork.ingest.waiting import WATCHER
 from knotwork.llm.ollama_probe import probe_ollama, pull_command
 from knotwork.llm.providers import chat_server_report
-from knotwork.model_names import model_present
+from knotwork.model_names import embed_settings, model_present
 from knotwork.redact import redact
 from knotwork.settings import Settings
 
@@ -125,13 +125,14 @@ async def _manifest(core: Core) -> ManifestReport:
             else "run `knotwork reembed` again (it redoes the re-embedding)",
         )
     except ManifestMismatchError as exc:  # `init` refuses it too: only these two mend it
+        # The provider too when the graph's model is another's: the model alone is a dead end.
+        graph_model = embed_settings(exc.stored_model or "", exc.stored_dim, exc.wanted_provider)
         return ManifestReport(
             ok=False,
             error=redact(str(exc)),
             reason=f"the graph was embedded with {exc.stored_model} ({exc.stored_dim} "
             f"dimensions), not the settings' {exc.wanted_model} ({exc.wanted_dim})",
-            fix=f"set KNOTWORK_EMBED_MODEL={exc.stored_model} and KNOTWORK_EMBED_DIMENSION="
-            f"{exc.stored_dim} (the graph's model), or re-embed the graph with "
+            fix=f"set {graph_model} (the graph's model), or re-embed the graph with "
             f"{exc.wanted_model}: `knotwork reembed`",
         )
     except KnotworkError as exc:

@@ -47,6 +47,7 @@ def neo4j_start(
     """Resolve the jars (first time only), write neo4j.conf, start, wait until Bolt answers."""
     local = _local()
     try:
+        local.start_password()  # a bad setting refused before Maven is named or run
         what = f"starting Neo4j at bolt://127.0.0.1:{local.bolt_port}"
         if not local.jars.joinpath("resolved.json").is_file():
             typer.echo(f"resolving Neo4j jars with Maven into {local.jars} (first start only)…")

@@ -91,6 +91,7 @@ def mismatch(
         settings.embed_model,
         settings.embed_dimension,
         changed=changed,
+        wanted_provider=settings.embed_provider,
     )
 
 
@@ -134,6 +135,7 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
                 int(vector.dimension or 0),
                 settings.embed_model,
                 settings.embed_dimension,
+                wanted_provider=settings.embed_provider,
             )
     if zero_vectors.predates_check(manifest):
         await zero_vectors.forget(store)  # before the backfill: a note's zero vector goes too

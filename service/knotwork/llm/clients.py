@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from knotwork import model_names
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.llm import providers
 from knotwork.settings import Settings
@@ -36,14 +37,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSTALL_COMMAND = "pip install -e '.[local-embed]'"
-MINILM = "all-MiniLM-L6-v2"
-MINILM_NAMES = {MINILM.lower(), f"sentence-transformers/{MINILM}".lower()}
+MINILM = model_names.MINILM
+MINILM_NAMES = model_names.MINILM_NAMES
 # KNOTWORK_EMBED_PROVIDER=use-multilingual (knotwork.llm.embed_use): the name the manifest
 # records for its one model, so a graph embedded with another is re-embedded before use.
 # A client whose build failed for a reason that may pass (an embedder's worker killed while
 # loading its model) is built again after this long; one refused by its settings never is.
 REBUILD_AFTER_S = 30.0
-USE_MODEL = "use-multilingual-v3"
+USE_MODEL = model_names.USE_MODEL
 USE_DIMENSION = 512
 
 T = TypeVar("T")

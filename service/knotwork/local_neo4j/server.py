@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from knotwork.errors import LocalNeo4jError
+from knotwork.errors import ConfigError, LocalNeo4jError
 from knotwork.local_neo4j.jars import NEO4J_VERSION, browser_available, resolve_jars
 from knotwork.local_neo4j.probes import alive, bolt_answers, find_java, port_open
 from knotwork.settings import Settings
@@ -158,13 +158,19 @@ class LocalNeo4j:
             return None
         return pid if _ENTRY in cmdline and str(self.home) in cmdline else None
 
-    def start(self, timeout_s: float = 180.0) -> LocalStatus:
-        """Start the server (resolving jars and writing config first); wait until Bolt answers."""
+    def start_password(self) -> str:
+        """The password to start with; ConfigError (a setting to fix: exit 2) when it is below
+        Neo4j's minimum, so the CLI checks it before it resolves or says anything."""
         password = self.settings.password()
         if len(password) < 8:
-            raise LocalNeo4jError(
+            raise ConfigError(
                 "KNOTWORK_NEO4J_PASSWORD must be at least 8 characters (Neo4j's minimum)."
             )
+        return password
+
+    def start(self, timeout_s: float = 180.0) -> LocalStatus:
+        """Start the server (resolving jars and writing config first); wait until Bolt answers."""
+        password = self.start_password()
         if self.pid() is not None:  # running already: said ready only for its password
             self._same_password(password)
             return self.wait_ready(timeout_s)

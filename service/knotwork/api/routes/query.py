@@ -41,6 +41,11 @@ _REFUSED = {
         "description": "the graph was re-embedded with another model while this server ran "
         "(`ManifestMismatchError`): restart it with the graph's settings",
     },
+    504: {  # api.app maps QueryTimeoutError to it
+        "model": Refusal,
+        "description": "a read of the graph ran past `KNOTWORK_NEO4J_QUERY_TIMEOUT_S` "
+        "(`QueryTimeoutError`)",
+    },
 }
 
 _QUERY_EXAMPLES: dict[str, Example] = {
