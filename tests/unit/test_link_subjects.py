@@ -222,6 +222,8 @@ def test_a_subject_in_words_is_told_by_the_notes_own_names() -> None:
         ("Dana berichtet es an [[Bob]]","Meeting.md","L"),
         ("Mit Dana arbeitet sie an [[Plan]]","Ann.md","L"),  # no scene: not told, no fact
         ("In Berlin arbeitet sie nicht mit [[Bob]]","Ann.md","L"),
+        # "Sie" after the verb is the formal "you": the reader, not the note
+        ("Ab Montag arbeiten Sie mit [[Bob]]","Ann.md","L"),
         # Dutch has no cue words: a plain link
         ("In Berlijn werkt zij met [[Dana]]","Ann.md","L"),
         # should keep the relation (note's)

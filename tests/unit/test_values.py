@@ -74,6 +74,9 @@ VALUES = [
     # Numbers: decimals, versions, percentages, money, ranges
     "42",
     "747",  # a bare number: "model: 747" is told from "rating: 4" by no name
+    "01067",  # a postcode, a phone number: a leading zero past four digits is a value
+    "0123456789",
+    "0800",
     "07",  # two digits: a day or a month
     "3.14",
     "1,234.56",

@@ -101,8 +101,9 @@ _ADDRESS = re.compile(
     r"|[^@\s]+@[^@\s]+\.[^@\s]+"  # an e-mail address
 )
 _WORDLESS = re.compile(r"[\W_]+")  # "-", "—", "?": no letter, no digit
-# Digits with a leading zero, three or more: a code ("007", "0042"), as no count is written.
-_CODE = re.compile(r"0+[1-9]\d*")
+# Three or four digits with a leading zero: a code ("007", "0042"), as no count is written
+# so; longer ones are postcodes and phone numbers ("01067", "0800"), values one digit apart.
+_CODE = re.compile(r"0{1,2}[1-9]\d?")
 
 
 def is_value(name: str) -> bool:
@@ -114,7 +115,7 @@ def is_value(name: str) -> bool:
     "Marco 2024", "Mars 2020", "007", "Node.js" and "C++" stay names; a bare number ("747",
     "42") is a value: "rating: 4" and "model: 747" give entities alike."""
     text = name.strip()
-    if not text or (len(text) >= 3 and _CODE.fullmatch(text)):
+    if not text or (len(text) in (3, 4) and _CODE.fullmatch(text)):
         return False
     folded = text.lower()
     if folded in _BOOLEANS or folded in _PLACEHOLDERS or _WORDLESS.fullmatch(text):

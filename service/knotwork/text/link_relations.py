@@ -86,7 +86,7 @@ def cue(clause: str) -> tuple[str, list[str]] | None:
     words = tokens(clause)
     if found := _last_cue(words):
         return found[0], words[: _first_cue(words, found[1])]
-    return _inverted_cue(words)
+    return _inverted_cue(words, tokens(clause, fold=False))
 
 
 def _last_cue(words: Sequence[str]) -> tuple[str, int] | None:
@@ -99,14 +99,15 @@ def _last_cue(words: Sequence[str]) -> tuple[str, int] | None:
     return found
 
 
-def _inverted_cue(words: Sequence[str]) -> tuple[str, list[str]] | None:
+def _inverted_cue(words: Sequence[str], written: Sequence[str]) -> tuple[str, list[str]] | None:
     """The cue of a German verb-second clause, a scene first and the subject pronoun after
     the verb ("In Berlin arbeitet sie mit", "Seit 2020 leitet er"): (relation, the pronoun),
     or the words before the verb with it when they are no scene ("Dana berichtet es an":
     "es" is the object there, Dana the subject). None without a pronoun right after the
-    cue's first word: a name there ("In Berlin arbeitet Dana mit") is another subject."""
+    cue's first word: a name there ("In Berlin arbeitet Dana mit") is another subject, and
+    so is "Sie" as ``written`` there, the formal "you" ("Ab Montag arbeiten Sie mit")."""
     for i in range(len(words) - 1, 1, -1):
-        if words[i] not in _INVERTED:
+        if words[i] not in _INVERTED or written[i] == "Sie":
             continue
         found = _last_cue([*words[:i], *words[i + 1 :]])
         if found is None or found[1] != i - 1:

@@ -46,10 +46,11 @@ _TOKEN = re.compile(r"\w+'?|[^\w\s]")
 _PUNCTUATION_SEPARATORS = (",", ";", "&", "/", "+", "-", "\u2013", "\u2014")
 
 
-def tokens(text: str) -> list[str]:
-    """Case-folded NFC words (an elided article keeps its apostrophe) and punctuation marks."""
+def tokens(text: str, fold: bool = True) -> list[str]:
+    """Case-folded NFC words (an elided article keeps its apostrophe) and punctuation marks;
+    with ``fold`` False, the same tokens as written."""
     nfc = unicodedata.normalize("NFC", text).replace("\u2019", "'")
-    return [t.casefold() for t in _TOKEN.findall(nfc)]
+    return [t.casefold() if fold else t for t in _TOKEN.findall(nfc)]
 
 
 def _phrase_forms(phrase: str, lang: str) -> list[tuple[str, ...]]:
