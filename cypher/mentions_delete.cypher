@@ -4,6 +4,10 @@
 // Parameters: $vault (str), $paths (list<str>, the mentioning notes)
 // Returns: path (str, the mentioning note), facts (list of maps: the deleted facts' relation,
 //          subject, target, extractor, line, predicate, chunk_id; see facts.fact_key)
+// Planned once per server: it finds notes by their unique key and expands from them, so
+// no plan is better on a larger graph; planned again when the statistics caught up after a
+// bulk write, the first delete after a sync paid for it.
+CYPHER replan=skip
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})-[r:MENTIONS]->(m)
 WHERE r.source = path

@@ -4,6 +4,10 @@
 // Returns: path (str), facts (list of maps: relation, subject, target, extractor, line,
 //          predicate, chunk_id, target_text (a link's or an alias's spelling, else null),
 //          heading, block (a note link's section, else null; part of its key))
+// Planned once per server: it finds notes by their unique key and expands from them, so
+// no plan is better on a larger graph; planned again when the statistics caught up after a
+// bulk write, the first delete after a sync paid for it.
+CYPHER replan=skip
 UNWIND $paths AS path
 MATCH (n:Note {vault: $vault, path: path})
 CALL (n, path) {

@@ -9,7 +9,10 @@ A rehearsal runs the writer's own transaction work (``write.batch_work``,
 ``settle.placeholders_work``: the same query texts with the same parameter types) over three
 made-up notes of a scratch vault — new notes as a sync's last batch writes them, then a single
 edit of one and another's delete — in one transaction that is always rolled back: nothing of
-it is committed or seen by another transaction. The services start it when they are up. It
+it is committed or seen by another transaction. Neo4j keeps a second plan of a query for a
+transaction that has written nothing yet, as a single delete's first statements run: the
+edit's and the delete's statements run once more, each first in a rolled-back transaction
+of its own. The services start it when they are up. It
 holds the write turn, so a write arriving meanwhile waits for plans it needs rather than making
 them a second time beside it, and it is only an optimisation: one that fails or is cut short
 loses nothing. A sync does not rehearse: on two cores its own reading and parsing leaves the
@@ -22,19 +25,20 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, cast
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction, AsyncResult
 
 from knotwork.core import Core
 from knotwork.graph.names import NameIndex
-from knotwork.graph.queries.writes import NOTES_GONE_STATE
-from knotwork.graph.store import run_query
+from knotwork.graph.queries.writes import LINKS_RERESOLVE, NOTES_GONE_STATE
+from knotwork.graph.store import Work, run_query
 from knotwork.ingest import settle, write
 from knotwork.ingest.batch import Batch, NoteDelete
 from knotwork.ingest.changes import Change, Upsert
 from knotwork.ingest.facts import new_note_keys
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.settle import key_rows
 
 log = logging.getLogger(__name__)
 
@@ -99,16 +103,31 @@ async def rehearse(core: Core) -> None:
     edit, delete = await _edit_and_delete(scratch, unit, names)
     gone = [d.path for d in delete.deletes]
 
+    single: list[tuple[str, object]] = []  # the edit's and the delete's statements
+
     async def work(tx: AsyncManagedTransaction) -> None:
         for step in works:
             await step(tx)
-        await write.batch_work(edit)(tx)
+        noted = cast(AsyncManagedTransaction, _Noting(tx, single))
+        await write.batch_work(edit)(noted)
         # What a delete reads before its transaction (Ingestor.apply), then the delete.
         await run_query(tx, NOTES_GONE_STATE, vault=scratch.vault, paths=gone)
-        await write.batch_work(delete)(tx)
+        await write.batch_work(delete)(noted)
 
     try:
         await core.store.rolled_back(work)
+        # Above, everything ran after the sync's batch had written; a delete starts unwritten,
+        # and stays so while its queries find nothing to change (a note that stated no fact).
+        # Each statement again, first in a transaction of its own (over notes rolled back: it
+        # finds nothing), has those plans made too, which the first delete after a start made
+        # (0.1-0.7 s: bench/RESULTS.md, "Two latency outliers").
+        await core.store.read(NOTES_GONE_STATE, vault=scratch.vault, paths=gone)
+        for text, params in single:
+            await core.store.rolled_back(_statement(text, params))
+        # And the links to a deleted note re-pointed when its delete found no fact of its own
+        # to remove (the notes above state some): the links' rows as such a delete sends them.
+        keys = key_rows(delete.deleted_keys, names)
+        await core.store.rolled_back(_relink(scratch.vault, keys))
     finally:
         core.names.pop(scratch.vault, None)
 
@@ -131,3 +150,28 @@ async def _edit_and_delete(scratch: Ingestor, unit: list[float], names: NameInde
     delete = Batch(scratch.vault, names, [], [NoteDelete(second, "rehearsed")], names)
     delete.reverse_keys, delete.deleted_keys, delete.names_token = keys, keys, uuid.uuid4().hex
     return [edit, delete]
+
+
+class _Noting:
+    """A transaction that notes each statement run through it, then runs it."""
+
+    def __init__(self, tx: AsyncManagedTransaction, into: list[tuple[str, object]]) -> None:
+        self._tx, self._into = tx, into
+
+    async def run(self, query: str, parameters: object = None, **kwargs: Any) -> AsyncResult:
+        self._into.append((query, parameters))
+        return await self._tx.run(query, parameters, **kwargs)  # type: ignore[arg-type]
+
+
+def _statement(text: str, params: object) -> Work[None]:
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await (await tx.run(text, params)).consume()  # type: ignore[arg-type]
+
+    return work
+
+
+def _relink(vault: str, keys: list[dict[str, str | None]]) -> Work[None]:
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await run_query(tx, LINKS_RERESOLVE, vault=vault, keys=keys)
+
+    return work
