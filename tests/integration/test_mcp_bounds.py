@@ -10,9 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knotwork.api.clipped import TEXT_CHARS
 from knotwork.core import Core
 from knotwork.mcp.bounded import CHUNKS_PAGE, FACT_KEYS, FACTS_PAGE, NAMES
 from knotwork.settings import Settings
+from tests.fakes.ollama import FakeOllama
+from tests.integration.test_answer import labels, model
 from tests.integration.test_mcp import call, connected, refused, synced_vault
 
 LINES = 1500  # each line a link, and a tag while the tags stay under a note's cap
@@ -91,3 +94,48 @@ async def test_get_note_pages_through_every_chunk_and_fact(
     assert past["chunks"] == [] and past["chunks_total"] == total_chunks
     assert too_many.startswith("invalid arguments: fact_limit: "), too_many
     assert negative.startswith("invalid arguments: chunk_offset: "), negative
+
+
+HEAD = "Quokka " * 8000  # a 56,000-character heading
+LONG = (
+    f"---\naliases: [{'Numbat ' * 300}]\n---\n# {HEAD}\n\n"
+    f"quokka wombat numbat live in the outback.\n\n## {HEAD}2\n\nMore quokka text.\n"
+)
+QUESTION = "quokka wombat numbat outback"
+
+
+async def test_a_note_of_huge_headings_and_values_comes_back_bounded(
+    settings: Settings, vault: Path, core: Core, fake_ollama: FakeOllama
+) -> None:
+    """Every hit quoted the whole heading (112,003 characters in ``retrieve``'s citations,
+    twice in ``explain``'s and in ``get_note``'s heading paths): megabytes, past an MCP
+    client's 1 MiB event. Each is cut at TEXT_CHARS, paths whole, the answer's marker cut alike
+    so it still matches its citation by exact text."""
+    served = await synced_vault(settings, vault, core)
+    fake_ollama.chat_script = model(
+        lambda prompt: f"Quokkas live in the outback {labels(prompt)['Scratch/long.md']}."
+    )
+    async with connected(served, allow_writes=True) as client:
+        await call(client, "upsert_note", path="Scratch/long.md", content=LONG)
+        retrieved = await call(client, "retrieve", question=QUESTION, top_k=8)
+        explained = await call(client, "explain", question=QUESTION, top_k=8)
+        asked = await call(client, "ask", question=QUESTION, top_k=8)
+        note = await call(client, "get_note", path="Scratch/long.md")
+        found = await call(client, "search_notes", text="long")
+    mine = [c for c in retrieved["citations"] if c["path"] == "Scratch/long.md"]
+    assert mine and all(len(c["heading"]) <= TEXT_CHARS for c in mine), mine
+    assert any(c["heading"].endswith("…") for c in mine), mine
+    assert size(retrieved) < 40_000 and size(asked) < 40_000, (size(retrieved), size(asked))
+    hits = [h for h in explained["hits"] if h["path"] == "Scratch/long.md"]
+    assert hits and all(len(h["citation"]) < TEXT_CHARS + 100 for h in hits), hits
+    assert size(explained) < 60_000, size(explained)
+    cited = {f"[{c['path']}#{c['heading']}]" for c in asked["citations"]}
+    assert cited and all(marker in (asked["answer"] or "") for marker in cited), asked["answer"][
+        :500
+    ]
+    assert all(len(c["heading_path"]) <= TEXT_CHARS for c in note["chunks"])
+    [alias] = note["note"]["aliases"]  # 2,100 characters in the note
+    assert len(alias) == TEXT_CHARS and alias.endswith("…"), alias
+    assert size(note) < 60_000, size(note)  # its chunks' text: 2,000 characters each
+    [row] = found["notes"]
+    assert len(row["title"]) <= TEXT_CHARS and size(found) < 5_000, size(found)

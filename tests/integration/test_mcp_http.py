@@ -17,6 +17,8 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from pydantic import SecretStr
 
 from knotwork.core import Core
@@ -104,7 +106,8 @@ async def test_http_serves_every_read_tool_and_no_write_tool(
         found = await call(client, "search_notes", text="ali")
         history = await call(client, "note_history", path="Garden.md")
         missing = await refused(client, "get_note", path="Nobody.md")
-        write = await client.call_tool("upsert_note", {"path": "X.md", "content": "# X\n"})
+        with pytest.raises(MCPError) as write:  # no such tool: a JSON-RPC error
+            await client.call_tool("upsert_note", {"path": "X.md", "content": "# X\n"})
     assert set(tools) == TOOLS
     assert all(t.annotations and t.annotations.read_only_hint for t in tools.values())
     assert stats["notes"] == 3 and stats["vault"] == "default"
@@ -116,7 +119,7 @@ async def test_http_serves_every_read_tool_and_no_write_tool(
     assert [n["path"] for n in found["notes"]] == ["People/Alice.md"]
     assert len(history["revisions"]) == 1
     assert "no note 'Nobody.md' in the graph" in missing
-    assert write.is_error and not (vault / "X.md").exists()
+    assert write.value.code == INVALID_PARAMS and not (vault / "X.md").exists()
 
 
 async def test_http_writes_only_with_allow_writes_and_sees_edits_without_a_restart(
@@ -221,8 +224,9 @@ def test_http_beyond_loopback_needs_a_key(settings: Settings) -> None:
 async def test_http_bodies_are_bounded_and_checked_as_rest_bodies_are(
     mcp_settings: Settings, tmp_path: Path, vault: Path
 ) -> None:
-    """KNOTWORK_API_MAX_BODY_BYTES and standard JSON, as for REST; with writes, room for a
-    note of KNOTWORK_MAX_NOTE_BYTES in a tool call's JSON."""
+    """KNOTWORK_API_MAX_BODY_BYTES and standard JSON, as for REST, each refusal a JSON-RPC
+    error as the SDK's transport answers (not REST's ``{"detail": …}``); with writes, room for
+    a note of KNOTWORK_MAX_NOTE_BYTES in a tool call's JSON."""
     accept = {"Accept": "application/json, text/event-stream"}
     ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + b"x" * 1_000_000 + b'"}'
     json_body = {"Content-Type": "application/json"}
@@ -236,8 +240,15 @@ async def test_http_bodies_are_bounded_and_checked_as_rest_bodies_are(
             content=b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": NaN}',
             headers=json_body,
         )
-    assert large.status_code == 413 and "KNOTWORK_API_MAX_BODY_BYTES" in large.json()["detail"]
-    assert nan.status_code == 422 and "NaN" in nan.text
+        garbage = await raw.post(url, content=b'{"jsonrpc": "2.0", "id": 1,', headers=json_body)
+    assert large.status_code == 413, large.text
+    assert large.json()["error"]["code"] == INVALID_REQUEST and large.json()["id"] is None
+    assert "KNOTWORK_API_MAX_BODY_BYTES" in large.json()["error"]["message"]
+    for refused_body, says in ((nan, "NaN"), (garbage, "not valid JSON")):
+        assert refused_body.status_code == 400, refused_body.text
+        assert refused_body.json()["jsonrpc"] == "2.0" and refused_body.json()["id"] is None
+        assert refused_body.json()["error"]["code"] == PARSE_ERROR, refused_body.text
+        assert says in refused_body.json()["error"]["message"], refused_body.text
 
     body = "# Big\n\n" + "Ünïcödé words in a long note. " * 4_000  # ~128 kB of JSON
     async with (

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from knotwork.core import Core
 from knotwork.settings import Settings
@@ -123,9 +125,11 @@ async def test_explain_names_retrievers_graph_paths_and_facts_per_hit(served: Se
 async def test_write_tools_only_with_allow_writes(served: Settings) -> None:
     async with connected(served) as client:
         listed = {t.name for t in (await client.list_tools()).tools}
-        unknown = await client.call_tool("upsert_note", {"path": "X.md", "content": "# X\n"})
+        with pytest.raises(MCPError) as unknown:  # a protocol error, as MCP lists it
+            await client.call_tool("upsert_note", {"path": "X.md", "content": "# X\n"})
     assert listed == TOOLS
-    assert unknown.is_error
+    assert unknown.value.code == INVALID_PARAMS
+    assert unknown.value.message == "Unknown tool: upsert_note"
     async with connected(served, allow_writes=True) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == TOOLS | WRITES

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, TextContent
 
 from knotwork.mcp.server import create_mcp_server
@@ -38,6 +39,19 @@ async def test_an_argument_of_another_json_type_is_a_tool_error(
     text = "\n".join(c.text for c in result.content if isinstance(c, TextContent))
     assert result.is_error and text.startswith("invalid arguments: "), text
     assert says in text, text
+
+
+async def test_an_unknown_tool_is_a_protocol_error_not_a_tool_result() -> None:
+    """MCP lists an unknown tool among the protocol errors (invalid params), not the results
+    a model reads; a bad argument of a known tool stays a tool error (above)."""
+    async with Client(create_mcp_server(failure="not started")) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("no_such_tool", {"question": "Who?"})
+        with pytest.raises(MCPError) as long:
+            await client.call_tool("x" * 5000, {})
+    assert raised.value.code == INVALID_PARAMS, raised.value
+    assert raised.value.message == "Unknown tool: no_such_tool", raised.value
+    assert long.value.code == INVALID_PARAMS and len(long.value.message) < 300
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,9 @@ comes as a JSON string: the route holds the decoded note to the limit) and
 decoder would not: JSON must be standard JSON (no ``NaN``/``Infinity``, no number too large
 for a float, no lone surrogate in any string, no key twice in one object, at most
 ``MAX_DEPTH`` levels deep) and Markdown must be UTF-8. Each problem is a 422 shaped as
-FastAPI's own validation errors, with a message that says what to send instead.
+FastAPI's own validation errors, with a message that says what to send instead; in front of
+the MCP app (``jsonrpc``), each refusal is a JSON-RPC error instead, as the SDK's transport
+answers a body it cannot parse (400, parse error; 413, invalid request).
 
 ``validation_error`` renders FastAPI's 422s with every input longer than ``ECHO_LIMIT``
 characters cut down, so a huge or hostile body is never sent back whole, and a value of another
@@ -35,6 +37,8 @@ from knotwork.settings import Settings
 
 MAX_DEPTH = 32
 ECHO_LIMIT = 200
+# JSON-RPC 2.0's codes (the spec's numbers; ``mcp.types`` names them, not imported by REST).
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
 
 class BodyProblem(ValueError):
@@ -146,9 +150,17 @@ def body_limit(settings: Settings, *, notes_in_json: bool = False) -> tuple[int,
 class BodyScreen:
     """ASGI middleware: the size limit, then the JSON and UTF-8 checks, then the app."""
 
-    def __init__(self, app: ASGIApp, settings: Settings, *, notes_in_json: bool = False) -> None:
-        """``notes_in_json``: bodies may carry a whole note as a JSON string (``body_limit``)."""
-        self.app = app
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        *,
+        notes_in_json: bool = False,
+        jsonrpc: bool = False,
+    ) -> None:
+        """``notes_in_json``: bodies may carry a whole note as a JSON string (``body_limit``);
+        ``jsonrpc``: refusals are JSON-RPC errors, for an MCP client to read as one."""
+        self.app, self.jsonrpc = app, jsonrpc
         self.note_limit = settings.max_note_bytes
         self.note_json_limit = body_limit(settings, notes_in_json=True)
         self.limit, self.setting = body_limit(settings, notes_in_json=notes_in_json)
@@ -171,9 +183,8 @@ class BodyScreen:
             return
         kind = headers.get("content-type", "").partition(";")[0].strip().lower()
         limit, setting = self._limit(scope, kind)
-        too_large = JSONResponse(
-            {"detail": f"the body is larger than the limit of {limit} bytes ({setting})"},
-            status_code=413,
+        too_large = self._refusal(
+            f"the body is larger than the limit of {limit} bytes ({setting})", too_large=True
         )
         declared = headers.get("content-length", "")
         if declared.strip().isdigit() and int(declared) > limit:
@@ -202,7 +213,7 @@ class BodyScreen:
             elif kind == "text/markdown":
                 check_markdown(bytes(body))
         except BodyProblem as exc:
-            await invalid_body(str(exc))(scope, receive, send)
+            await self._refusal(str(exc))(scope, receive, send)
             return
         pending: deque[Message] = deque(
             [{"type": "http.request", "body": bytes(body), "more_body": False}]
@@ -214,6 +225,17 @@ class BodyScreen:
             return pending.popleft() if pending else await receive()
 
         await self.app(scope, replay, send)
+
+    def _refusal(self, message: str, *, too_large: bool = False) -> JSONResponse:
+        """REST's 413 or 422; for the MCP app, a JSON-RPC error with no id (none was read)."""
+        if self.jsonrpc:
+            code = INVALID_REQUEST if too_large else PARSE_ERROR
+            error = {"code": code, "message": message}
+            body = {"jsonrpc": "2.0", "id": None, "error": error}
+            return JSONResponse(body, status_code=413 if too_large else 400)
+        if too_large:
+            return JSONResponse({"detail": message}, status_code=413)
+        return invalid_body(message)
 
 
 def _short(value: Any) -> Any:

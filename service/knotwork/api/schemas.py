@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.config import JsonDict
 
+from knotwork.api.clipped import answer_text, clipped
 from knotwork.api.strict import STRICT, IsoDate
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
@@ -227,7 +228,8 @@ class RetrieveResponse(BaseModel):
 
 
 def _citation(cited: Cited) -> CitationOut:
-    return CitationOut.model_validate({**asdict(cited), "score": round(cited.score, 6)})
+    row = {**asdict(cited), "heading": clipped(cited.heading), "score": round(cited.score, 6)}
+    return CitationOut.model_validate(row)
 
 
 def ranked(hit: Hit) -> RankedCitation:
@@ -240,11 +242,15 @@ def ranked(hit: Hit) -> RankedCitation:
 
 
 def _fact(f: FactRow) -> FactOut:
-    return FactOut.model_validate(asdict(f))
+    row = asdict(f)
+    for key in ("subject", "predicate", "object"):  # a frontmatter value may run to pages
+        row[key] = clipped(row[key])
+    return FactOut.model_validate(row)
 
 
 def _path(p: HopPath) -> PathOut:
-    return PathOut(nodes=list(p.nodes), relations=list(p.relations), chunk_id=p.chunk_id)
+    nodes = [clipped(node) for node in p.nodes]
+    return PathOut(nodes=nodes, relations=list(p.relations), chunk_id=p.chunk_id)
 
 
 def _timings(timings: dict[str, float]) -> dict[str, float]:
@@ -254,9 +260,9 @@ def _timings(timings: dict[str, float]) -> dict[str, float]:
 def query_response(result: Answer) -> QueryResponse:
     return QueryResponse(
         status=result.status,
-        answer=result.answer,
+        answer=answer_text(result),
         citations=[_citation(c) for c in result.citations],
-        dropped_citations=result.dropped_citations,
+        dropped_citations=[clipped(d) for d in result.dropped_citations],
         facts=[_fact(f) for f in result.facts],
         paths=[_path(p) for p in result.paths],
         timings=_timings(result.timings_ms),

@@ -133,12 +133,13 @@ def explanation(evidence: Evidence, ok: bool) -> Explanation:
     retrieved = retrieve_response(evidence, ok)
     hits = []
     for hit, cited in zip(evidence.hits, retrieved.citations, strict=True):
+        heading = f"#{cited.heading}" if cited.heading else ""  # cut, as Hit.citation's form
         hits.append(
             ExplainedHit(
-                citation=hit.citation,
+                citation=f"{hit.path}{heading}:{hit.line_start}-{hit.line_end}",
                 chunk_id=hit.id,
                 path=hit.path,
-                heading=hit.heading,
+                heading=cited.heading,
                 line_start=hit.line_start,
                 line_end=hit.line_end,
                 score=cited.score,

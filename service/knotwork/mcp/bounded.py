@@ -1,8 +1,10 @@
 """Bounds on what the MCP note tools return. An agent's context is the budget: a note of
 thousands of links and tags would otherwise come back whole (megabytes) from every read and
 write of it, so lists are cut to a fixed length with their totals beside them, and ``get_note``
-pages its chunks and facts. The REST bodies stay whole: a program reading them has no context
-window to fill, and the README promises them whole."""
+pages its chunks and facts. A heading, a title, a name or a fact's value is cut at
+``TEXT_CHARS`` as in ``ask`` and ``retrieve`` (``api.clipped``). The REST note bodies stay
+whole: a program reading them has no context window to fill, and the README promises them
+whole."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
+
+from knotwork.api.clipped import clipped
 
 FACT_KEYS = 50  # fact keys a write's outcome or a revision lists (added, removed)
 NAMES = 50  # tags, aliases and dates a note's metadata or a search row lists
@@ -52,8 +56,8 @@ def first(items: Sequence[_T] | None, limit: int) -> tuple[list[_T] | None, int 
 def fact_keys(row: dict[str, Any]) -> dict[str, Any]:
     """An ingest's outcome or a revision with at most ``FACT_KEYS`` facts added and removed,
     and their totals."""
-    added, added_total = first(row["added"], FACT_KEYS)
-    removed, removed_total = first(row["removed"], FACT_KEYS)
+    added, added_total = first(_clipped(row["added"]), FACT_KEYS)
+    removed, removed_total = first(_clipped(row["removed"]), FACT_KEYS)
     return {
         **row,
         "added": added,
@@ -63,17 +67,41 @@ def fact_keys(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _clipped(items: Sequence[Any] | None) -> list[Any] | None:
+    """Each string of ``items`` cut at ``TEXT_CHARS`` (a fact key holds its value)."""
+    if items is None:
+        return None
+    return [clipped(item) if isinstance(item, str) else item for item in items]
+
+
 def names(row: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    """``row`` with each list under ``keys`` cut to ``NAMES`` and its total as ``KEY_total``."""
+    """``row`` with each list under ``keys`` cut to ``NAMES`` and its total as ``KEY_total``,
+    each name and the title cut at ``TEXT_CHARS``."""
     cut = dict(row)
+    if isinstance(row.get("title"), str):
+        cut["title"] = clipped(row["title"])
     for key in keys:
-        cut[key], cut[f"{key}_total"] = first(row.get(key), NAMES)
+        cut[key], cut[f"{key}_total"] = first(_clipped(row.get(key)), NAMES)
     return cut
 
 
 def _chunk(chunk: dict[str, Any]) -> dict[str, Any]:
     text: str = chunk["text"]
+    heading = chunk.get("heading_path")
+    if isinstance(heading, str):
+        chunk = {**chunk, "heading_path": clipped(heading)}
     return {**chunk, "text": text[:CHUNK_CHARS], "text_chars": len(text)}
+
+
+def _fact(fact: dict[str, Any]) -> dict[str, Any]:
+    """A fact of ``get_note`` with its names and value cut (a frontmatter value of pages)."""
+    return {
+        key: clipped(value) if key in _FACT_TEXTS and isinstance(value, str) else value
+        for key, value in fact.items()
+    }
+
+
+_FACT_TEXTS = frozenset({"subject", "predicate", "object", "wording", "anchor"})
 
 
 def note_page(
@@ -99,6 +127,6 @@ def note_page(
         "note": names(detail["note"], ("aliases", "tags", "dates")),
         "chunks": [_chunk(c) for c in page],
         "chunks_total": len(chunks),
-        "facts": facts[fact_offset : fact_offset + fact_limit],
+        "facts": [_fact(f) for f in facts[fact_offset : fact_offset + fact_limit]],
         "facts_total": len(facts),
     }

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from annotated_types import MaxLen, MinLen
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from knotwork.api.schemas import MAX_QUESTION, FiltersIn, RetrieveRequest, Tag
@@ -134,13 +135,17 @@ class KnotworkServer(MCPServer[Served]):
     dump naming the SDK's internal argument model; a tool's own error in its own words, one
     shape whatever failed (the SDK puts "Error executing tool X: " before it); and an argument
     the tool does not take refused, where the SDK dropped it (its input schema, from the
-    public tool list, says which it takes)."""
+    public tool list, says which it takes). A tool it does not have is a protocol error
+    (JSON-RPC invalid params, as MCP's error handling lists it), not a tool's result: the
+    client asked for something the server never offered."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: ServedContext | None = None
     ) -> Any:
         tools = {tool.name: tool.input_schema for tool in await self.list_tools()}
-        _known_arguments(name, arguments, tools.get(name))
+        if name not in tools:  # cut: the name is the client's, echoed into its context
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+        _known_arguments(name, arguments, tools[name])
         state = context.request_context.lifespan_context if context is not None else None
         if isinstance(state, Served) and state.late is not None:
             await state.late.attempt()  # Neo4j was down at the start: it may be up now
@@ -176,12 +181,10 @@ def _compact(result: Any) -> Any:
 _COMPACT: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
 
 
-def _known_arguments(name: str, arguments: dict[str, Any], schema: dict[str, Any] | None) -> None:
+def _known_arguments(name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
     """A misspelled argument ("topk", "tags" for search_notes' ``tag``) is refused, as REST
     refuses a misspelled field: the SDK dropped it, and the tool ran on the default (every
     note, unfiltered)."""
-    if schema is None:  # an unknown tool: the SDK says so
-        return
     known = schema.get("properties", {})
     unknown = [key for key in arguments or {} if key not in known]
     if unknown:

@@ -28,8 +28,9 @@ def http_app(settings: Settings, *, allow_writes: bool = False) -> ASGIApp:
     app: ASGIApp = server.streamable_http_app(
         host=settings.api_host, transport_security=unchecked, max_request_body_size=limit
     )
-    # Bodies bounded and well-formed as REST's are (a write carries a whole note).
-    app = BodyScreen(app, settings, notes_in_json=allow_writes)
+    # Bodies bounded and well-formed as REST's are (a write carries a whole note), refused
+    # as JSON-RPC errors.
+    app = BodyScreen(app, settings, notes_in_json=allow_writes, jsonrpc=True)
     app = RequestGuard(app, settings, docs=False, keyed=True)
     # Outermost: a client that stops reading its replies is cut off (api/send_timeout.py).
     return SendTimeout(app, settings.api_send_timeout_s)

@@ -101,6 +101,21 @@ class VaultWriters:
         return Lease(self.core.store, self.vault, self.core.settings.lease_ttl_s, self.holder)
 
     async def _leave(self) -> None:
+        """One user less; the last gives the lease back. Run to its end even when the leaving
+        task is cancelled (a server's stop cancels its replay or extraction mid-release): cut
+        off, the lease stood until its TTL and kept every other writer out meanwhile."""
+        leaving = asyncio.ensure_future(self._give_back())
+        stopped: asyncio.CancelledError | None = None
+        while not leaving.done():
+            try:
+                await asyncio.shield(leaving)
+            except asyncio.CancelledError as exc:
+                stopped = exc
+        leaving.result()
+        if stopped is not None:
+            raise stopped
+
+    async def _give_back(self) -> None:
         async with self._turn:
             self._users -= 1
             if self._users == 0:
