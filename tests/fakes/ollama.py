@@ -9,18 +9,25 @@ The one fake the tests allow: it sits at the model boundary, so LlamaIndex's ``O
   a minimal instance of a JSON-schema ``format``, ``{}`` for ``format: "json"``, or ``"ok"``
   (``chat_answer``, which tests/fakes/openai_like.py shares, so both fakes answer alike). A
   script that raises ``ChatRefusal`` has the request refused with its status, as a server
-  refuses a prompt longer than the model's context (400).
+  refuses a prompt longer than the model's context (400); an ``embed_script`` alike.
 - Every request is recorded in ``calls`` so tests can count model work.
 - ``stream_gap_s`` sends a streamed chat's pieces that far apart, as a model writes them.
+- ``drip`` names paths answered with HTTP 200, then a space (valid JSON padding) every
+  ``DRIP_GAP_S`` for ``DRIP_FOR_S`` before the body: a server whose every byte comes within the
+  client's read time-out, the call never ending.
+- ``stream_stop`` ("stall", "drop") stops a streamed chat after its first piece: it sends
+  nothing more until the client hangs up, or closes the connection mid-body.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import math
 import re
+import socket
 import threading
 import time
 from collections import Counter
@@ -35,6 +42,8 @@ import numpy as np
 from tests.fakes.http import JsonHandler, serve, shut
 
 ChatScript = Callable[[dict[str, Any]], str]
+DRIP_GAP_S, DRIP_FOR_S = 0.2, 20.0
+STALL_FOR_S = 20.0
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -148,6 +157,8 @@ class FakeOllama:
     down: bool = False  # answer every request with HTTP 503
     thinking: int = 0  # streamed chats open with this many thinking chunks (no content)
     stream_gap_s: float = 0.0  # the pause between a streamed chat's pieces
+    drip: frozenset[str] = frozenset()  # paths whose answer drips (see the module's doc)
+    stream_stop: str = ""  # "stall" or "drop" a streamed chat after its first piece
     version: str = "0.12.3"
     calls: list[Call] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
@@ -173,7 +184,7 @@ class FakeOllama:
         with self._lock:
             self.calls.clear()
         self.chat_script, self.embed_script, self.down, self.thinking = None, None, False, 0
-        self.stream_gap_s = 0.0
+        self.stream_gap_s, self.drip, self.stream_stop = 0.0, frozenset(), ""
         self.models = {"nomic-embed-text:latest": 768, "llama3.1:8b": 0}
 
     def resolve(self, name: str) -> str | None:
@@ -195,6 +206,24 @@ class FakeOllama:
 
 class _Handler(JsonHandler):
     state: FakeOllama
+
+    def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
+        if self.path not in self.state.drip:
+            super()._send(status, payload, content_type)
+            return
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for _ in range(int(DRIP_FOR_S / DRIP_GAP_S)):
+                self.wfile.write(b"1\r\n \r\n")
+                self.wfile.flush()
+                time.sleep(DRIP_GAP_S)
+            self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n")
+        except OSError:  # the client gave up, as it should
+            self.close_connection = True
 
     def _record(self, body: dict[str, Any]) -> bool:
         with self.state._lock:
@@ -269,15 +298,20 @@ class _Handler(JsonHandler):
                 return
             inputs = body.get("input", "")
             texts = inputs if isinstance(inputs, list) else [inputs]
+            try:
+                vectors = (
+                    self.state.embed_script([str(t) for t in texts], dim)
+                    if self.state.embed_script
+                    else [hash_embedding(str(t), dim) for t in texts]
+                )
+            except ChatRefusal as refusal:  # a model that fails, as Ollama says it
+                self._send(refusal.status, {"error": refusal.message})
+                return
             self._send(
                 200,
                 {
                     "model": model,
-                    "embeddings": (
-                        self.state.embed_script([str(t) for t in texts], dim)
-                        if self.state.embed_script
-                        else [hash_embedding(str(t), dim) for t in texts]
-                    ),
+                    "embeddings": vectors,
                     "total_duration": 1,
                     "load_duration": 0,
                     "prompt_eval_count": sum(len(str(t).split()) for t in texts),
@@ -324,6 +358,9 @@ class _Handler(JsonHandler):
         lines[:0] = [json.dumps(opening)] * self.state.thinking
         lines.append(json.dumps({**final, "message": {"role": "assistant", "content": ""}}))
         whole = ("\n".join(lines) + "\n").encode()
+        if self.state.stream_stop:
+            self._stop_stream(whole, lines[0])
+            return
         if not self.state.stream_gap_s:
             self._send(200, whole, "application/x-ndjson")
             return
@@ -335,3 +372,18 @@ class _Handler(JsonHandler):
             self.wfile.write(f"{line}\n".encode())
             self.wfile.flush()
             time.sleep(self.state.stream_gap_s)
+
+    def _stop_stream(self, whole: bytes, first: str) -> None:
+        """The stream's first piece, then nothing (``stall``) or a connection closed before
+        the promised body's end (``drop``)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Content-Length", str(len(whole)))
+        self.end_headers()
+        self.wfile.write(f"{first}\n".encode())
+        self.wfile.flush()
+        if self.state.stream_stop == "stall":
+            time.sleep(STALL_FOR_S)
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)

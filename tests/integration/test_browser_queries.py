@@ -49,7 +49,8 @@ async def scans(core: Core, query: str) -> list[str]:
 
 
 def triple(body: dict[str, Any]) -> str:
-    """The model finds, in every chunk, a fact whose subject is an entity, not the note."""
+    """The model finds, in every chunk, a fact whose subject is an entity, not the note (kept
+    where the chunk names both)."""
     return json.dumps(
         {
             "entities": [{"name": "Kubernetes"}, {"name": "Postgres"}],
@@ -64,7 +65,9 @@ async def test_the_browser_queries_answer_on_an_ingested_vault(
     """Each query answers for the vault it names, not for another holding the same paths, from
     its note rather than a scan of the database, and sends no embedding."""
     fake_ollama.chat_script = triple
-    put(vault, "People/Alice.md", "---\nrole: engineer\n---\n# Alice\nWorks on [[Bob]].\n")
+    # The model's fact must be the note's (ingest/grounding.py): the text names both ends.
+    alice = "---\nrole: engineer\n---\n# Alice\nWorks on [[Bob]]'s Kubernetes, on Postgres.\n"
+    put(vault, "People/Alice.md", alice)
     put(vault, "People/Bob.md", "# Bob\nBob leads [[Graph]].\n")
     put(vault, "Projects/Graph.md", "# Graph\nThe knowledge graph project.\n")
     put(

@@ -8,6 +8,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -20,6 +21,7 @@ from knotwork.ingest import owed as owing
 from knotwork.ingest import retry
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.llm.vectors import PROBE_TEXT
 from knotwork.settings import get_settings
 from tests.conftest import REPO
 from tests.fakes.ollama import FakeOllama
@@ -129,12 +131,19 @@ def test_the_summary_counts_the_graph_and_names_the_work_left(
     assert "`knotwork retry` finishes them" in result.output
 
 
+def _garbage_for_notes(body: dict[str, Any]) -> str:
+    """Garbage for a note's text; the model's own probe answered (a model answering garbage
+    to every request blames no chunk: test_extraction_grounding.py)."""
+    probe = PROBE_TEXT in json.dumps(body, ensure_ascii=False)
+    return '{"entities": [], "triples": []}' if probe else "this is not json {"
+
+
 def test_extraction_failed_for_good_is_named_and_retried_on_request(
     env: None, ann_vault: Path, fake_ollama: FakeOllama
 ) -> None:
     """A chunk whose extraction failed for good (garbage answered twice) is counted in the
     summary; `retry` leaves it, `retry --errors` tries it again with the model now sane."""
-    fake_ollama.chat_script = lambda body: "this is not json {"
+    fake_ollama.chat_script = _garbage_for_notes
     result = CliRunner().invoke(cli, ["ingest", str(ann_vault)])
     assert result.exit_code == 0, result.output
     assert "model extraction failed for good on 1 chunk (" in result.output
@@ -154,7 +163,7 @@ def test_extraction_failed_for_good_is_named_and_retried_on_request(
     summary = CliRunner().invoke(cli, ["ingest", str(ann_vault)])
     assert "failed for good" not in summary.output and "llm 1" in summary.output, summary.output
     # While a watcher holds the vault, --errors puts them back for the watcher's own retry.
-    fake_ollama.chat_script = lambda body: "this is not json {"
+    fake_ollama.chat_script = _garbage_for_notes
     (ann_vault / "Ann.md").write_text("# Ann\n\nAnn works with Cy.\n")
     assert "failed for good on 1" in CliRunner().invoke(cli, ["ingest", str(ann_vault)]).output
     lease = asyncio.run(hold_vault({"mode": "inotify", "watches": True}))

@@ -66,7 +66,7 @@ async def test_a_refused_chunk_fails_at_its_first_refusal_in_a_retry(
     retried = await retry.retry_all(
         Ingestor(core, root=vault, vault="t", extract_enabled=True).models
     )
-    assert (retried.pending, retried.extracted) == (0, 1)
+    assert (retried.pending, retried.extracted, retried.failed) == (0, 1, 1)
     states = await _states(core)
     assert states["Short.md"] == ("done", None)
     assert states["Long.md"][0] == "error" and TOO_LONG in (states["Long.md"][1] or "")
@@ -91,9 +91,10 @@ async def test_a_refused_chunk_fails_at_its_first_refusal_in_a_retry(
     assert (await _states(core))["Long.md"] == ("done", None)
 
 
-def test_retry_names_a_refused_chunk_and_exits_0_the_first_time(
+def test_retry_names_a_refused_chunk_and_exits_1(
     env: None, tmp_path: Path, fake_ollama: FakeOllama
 ) -> None:
+    """A chunk `retry` was asked to do and that failed for good is no success: said, exit 1."""
     vault = tmp_path / "v"
     _notes(vault)
     fake_ollama.down = True
@@ -101,8 +102,10 @@ def test_retry_names_a_refused_chunk_and_exits_0_the_first_time(
     fake_ollama.down = False
     fake_ollama.chat_script = _refuse_long
     result = CliRunner().invoke(cli, ["retry"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert "extracted 1" in result.output and "still pending" not in result.output
+    assert "1 chunk failed extraction for good" in result.output
+    assert "`knotwork retry --errors`" in result.output
     assert "warning: Long.md: extraction failed for a chunk, the model refused it" in result.output
     assert TOO_LONG in result.output
     summary = CliRunner().invoke(cli, ["ingest", str(vault)])

@@ -21,6 +21,7 @@ from knotwork.cli import app as cli
 from knotwork.core import Core, open_core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.llm.vectors import PROBE_TEXT
 from knotwork.retrieve import retrieve
 from knotwork.settings import Settings, get_settings
 from tests.fakes.ollama import FakeOllama, schema_instance, structured_schema
@@ -67,12 +68,16 @@ async def test_extraction_goes_to_the_openai_like_server_with_a_json_schema(
 ) -> None:
     put(vault, "Ann.md", "# Ann\n\nAnn works with [[Ben]].\n")
     put(vault, "G.md", "She lives in [[Rome]].\n")
-    fake_openai.chat_script = lambda body: (
-        json.dumps(ANN) if "Ann works" in prompt_of(body) else '{"entities": [{"name": "Gi'
-    )
+
+    def answer(body: dict[str, Any]) -> str:  # the model's own probe answered: garbage for G
+        if "Ann works" in prompt_of(body) or PROBE_TEXT in prompt_of(body):
+            return json.dumps(ANN)
+        return '{"entities": [{"name": "Gi'
+
+    fake_openai.chat_script = answer
     report = await sync_vault(Ingestor(openai_core, root=vault, vault="t", extract_enabled=True))
     chats = fake_openai.calls_to(CHAT)
-    assert len(chats) == 3, "Ann's chunk once, Gina's partial answer retried once"
+    assert len(chats) == 4, "Ann's chunk once, Gina's partial answer retried once, the probe"
     assert all(c.body["response_format"]["type"] == "json_schema" for c in chats)
     assert not fake_ollama.calls_to("/api/chat"), "the chat model is not asked through Ollama"
     assert any("G.md: extraction failed" in w and "not JSON" in w for w in report.warnings)

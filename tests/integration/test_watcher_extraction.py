@@ -24,6 +24,7 @@ from knotwork.graph.queries.writes import CHUNK_FACTS_DELETE, CHUNKS_PENDING
 from knotwork.ingest import write
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.llm.vectors import PROBE_TEXT
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, stale_revisions, stored_notes
@@ -156,8 +157,9 @@ TEAM = "# Slow\n\nIntro.\n\n## Team\n\nAnn works with Ben.\n"
 async def _sound(core: Core, vault: Path) -> list[str]:
     """What is wrong with vault "w": a model fact not from a chunk the graph holds now (of a
     note on disk, marked done, at the chunk's first line, its entities linked), a chunk done
-    without its facts, an entity nothing refers to, a note's latest revision not listing its
-    facts, or anything a fresh ingest of the folder would make otherwise."""
+    without the facts its extraction kept, an entity nothing refers to, a note's latest
+    revision not listing its facts, or anything a fresh ingest of the folder would make
+    otherwise."""
     facts = await ad_hoc(
         core,
         "MATCH (s:Entity {vault: 'w'})-[r]->() WHERE r.extractor = 'llm' "
@@ -174,7 +176,9 @@ async def _sound(core: Core, vault: Path) -> list[str]:
     ]
     bare = await ad_hoc(
         core,
-        "MATCH (c:Chunk {vault: 'w', extraction_state: 'done'}) WHERE NOT EXISTS { "
+        # A chunk whose extraction kept triples (the text names both ends: "Intro." none).
+        "MATCH (c:Chunk {vault: 'w', extraction_state: 'done'}) "
+        "WHERE NOT c.extraction CONTAINS '\"triples\":[]' AND NOT EXISTS { "
         "MATCH (c)-[:HAS_ENTITY]->()-[r]->() WHERE r.chunk_id = c.id AND r.extractor = 'llm' } "
         "RETURN c.note_path + '#' + toString(c.ord) AS chunk",
     )
@@ -451,7 +455,11 @@ async def test_the_watcher_logs_why_an_extraction_failed(
 ) -> None:
     """Extraction beside the writes still says, in the watcher's log, which note's chunk the
     model answered with garbage (it said so when extraction ran inside the write)."""
-    fake_ollama.chat_script = lambda body: "this is not json at all"
+    fake_ollama.chat_script = lambda body: (  # for the note: the model's own probe it answers
+        '{"entities": [], "triples": []}'
+        if PROBE_TEXT in json.dumps(body, ensure_ascii=False)
+        else "this is not json at all"
+    )
     (vault / "Odd.md").write_text("# Odd\n\nAnn works with Ben.\n")
     with caplog.at_level(logging.WARNING, logger="knotwork.watch.apply"):
         running, task = await _watching(core, vault)

@@ -59,4 +59,6 @@ def test_a_help_text_wraps_to_the_terminal_not_to_the_source() -> None:
             assert "\n" not in paragraph, (argv, paragraph)
     listed = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
     retry = next(line for line in listed.splitlines() if "│ retry " in line)
-    assert retry.rstrip(" │").endswith("exit 1 when some stay pending (a model still down)."), retry
+    assert retry.rstrip(" │").endswith(
+        "exit 1 when some stay pending or failed (a model down or broken)."
+    ), retry

@@ -73,6 +73,12 @@ def test_retry_counts_what_it_put_back_did_and_left_in_agreement() -> None:
     assert did == "embedded 2 chunks, extracted 1"
     assert left is not None and left.startswith("2 chunks still pending: the model did not")
     assert retried(Retried(embedded=2))[1] is None
+    did, left = retried(Retried(extracted=1, failed=1))
+    assert left is not None and left.startswith("1 chunk failed extraction for good")
+    assert "was recorded as an error:" in left and "--errors" in left
+    _, left = retried(Retried(failed=2, pending=1))
+    assert left is not None and left.split("\n")[0].startswith("2 chunks failed")
+    assert left.split("\n")[1].startswith("1 chunk still pending")
 
 
 @pytest.mark.parametrize(("missing", "said"), [(1, "1 index not"), (2, "2 indexes not")])

@@ -20,11 +20,11 @@ from knotwork.answer.cite import check_citations, strip_citations
 from knotwork.answer.links import AnswerStream, inert_links
 from knotwork.answer.prompt import Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
-from knotwork.answer.waiting import Overdue, by, http_status, timed_out
+from knotwork.answer.waiting import Overdue, by, http_status, stop_cut, timed_out
 from knotwork.core import Core
+from knotwork.llm.bounded import said
 from knotwork.llm.providers import chat_server
 from knotwork.plural import counted, plural
-from knotwork.redact import described
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 from knotwork.retrieve.config import DEFAULT_TOP_K
 
@@ -153,10 +153,7 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     log.warning("chat model did not answer: %s: %s", type(exc).__name__, exc)
     result = _base(evidence, "model_unavailable", None, evidence.hits)
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
-    why = described(exc, 300)
-    if timed_out(exc):  # an HTTP client's timeout often says nothing more ("ReadTimeout: ")
-        limit = f"no reply within {core.settings.ollama_timeout_s:g} s (KNOTWORK_OLLAMA_TIMEOUT_S)"
-        why = f"{why}; {limit}" if str(exc).strip() else f"{type(exc).__name__}: {limit}"
+    why = said(exc, core.settings.ollama_timeout_s)
     model, server = core.settings.llm_model, chat_server(core.settings)
     status = None if timed_out(exc) else http_status(exc)
     # The server is up and said why it failed: "is it running?" would mislead. 502-504 are a
@@ -217,9 +214,9 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
 async def _from_model(
     core: Core, evidence: Evidence, prompt: Prompt
 ) -> AsyncIterator[TokenEvent | DoneEvent]:
-    """The model's answer as it comes, citations rendered, then the checked answer. A model
-    down or silent ends in ``model_unavailable``; one that goes on past
-    ``KNOTWORK_ANSWER_TIMEOUT_S`` or ``MAX_ANSWER_CHARS`` is cut there with a warning."""
+    """The model's answer as it comes, citations rendered, then the checked answer. A model down
+    or silent ends in ``model_unavailable``; one past ``KNOTWORK_ANSWER_TIMEOUT_S`` or
+    ``MAX_ANSWER_CHARS``, or that stops once it has written, is cut there with a warning."""
     started = time.perf_counter()
     limit = core.settings.answer_timeout_s
     # On the event loop's clock: the wait for a chunk is cut at it, not only checked once one
@@ -245,6 +242,9 @@ async def _from_model(
                 f"the answer was cut after {time.perf_counter() - started:.1f} s "
                 f"(KNOTWORK_ANSWER_TIMEOUT_S is {limit:g} s)"
             )
+        except Exception as exc:  # stopped once it had written: the words sent are kept
+            if (cut := stop_cut(size, exc, core.settings.ollama_timeout_s)) is None:
+                raise
         if cut:
             log.warning("chat answer: %s", cut)
     except Exception as exc:  # the client raises many kinds (HTTP, timeout, refused): all "down"

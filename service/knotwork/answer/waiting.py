@@ -7,6 +7,11 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from knotwork.llm.bounded import said, timed_out
+from knotwork.plural import counted
+
+__all__ = ["Overdue", "by", "http_status", "stop_cut", "timed_out"]
+
 T = TypeVar("T")
 
 
@@ -36,8 +41,19 @@ def http_status(exc: BaseException) -> int | None:
     return status if isinstance(status, int) and status >= 400 else None
 
 
-def timed_out(exc: BaseException) -> bool:
-    """A client's timeout, whichever client (httpx's ReadTimeout, openai's APITimeoutError)."""
-    return isinstance(exc, TimeoutError) or any(
-        "Timeout" in kind.__name__ for kind in type(exc).__mro__
+def stop_cut(size: int, exc: BaseException, limit_s: float) -> str | None:
+    """The warning for an answer whose stream stopped after ``size`` characters (the client's
+    time-out for its next words, or a connection dropped: httpx's transport errors, openai's
+    APIConnectionError), None when nothing was written or the failure is no stop (an HTTP
+    error status): the answer so far is kept only in the first case."""
+    import httpx
+
+    stop = (
+        timed_out(exc)
+        or isinstance(exc, OSError | httpx.TransportError)
+        or any("Connection" in kind.__name__ for kind in type(exc).__mro__)
     )
+    if not size or not stop:
+        return None
+    stopped = f"the model stopped after {counted(size, 'character')}"
+    return f"{stopped} ({said(exc, limit_s)}); the answer so far is kept"

@@ -134,17 +134,27 @@ def errors_put_back(n: int) -> str:
 
 
 def retried(done: Retried) -> tuple[str, str | None]:
-    """What `retry` did, and what it left pending and why (None: nothing left)."""
+    """What `retry` did, and what it left pending or failed and why (None: nothing left)."""
     did = f"embedded {counted(done.embedded, 'chunk')}, extracted {done.extracted}"
-    if not done.pending:
-        return did, None
-    them = plural(done.pending, "it", "them")
-    why = (
-        "the model did not answer; `knotwork doctor` checks it, then run `knotwork retry` again"
-        if done.model_down
-        else f"a pass made no progress on {them} (see the warnings above)"
-    )
-    return did, f"{counted(done.pending, 'chunk')} still pending: {why}"
+    left = []
+    if done.failed:  # asked, and now recorded as an error: not pending, yet not done
+        were = plural(done.failed, "was recorded as an error", "were recorded as errors")
+        left.append(
+            f"{counted(done.failed, 'chunk')} failed extraction for good (the model answered "
+            f"garbage for {plural(done.failed, 'its text', 'their texts')} twice, or refused "
+            f"{plural(done.failed, 'it', 'them')}; see the warnings above) and {were}: "
+            "`knotwork retry --errors` after changing the model or its context"
+        )
+    if done.pending:
+        them = plural(done.pending, "it", "them")
+        why = (
+            "the model did not answer (or answered garbage to every request, a probe too); "
+            "`knotwork doctor` checks it, then run `knotwork retry` again"
+            if done.model_down
+            else f"a pass made no progress on {them} (see the warnings above)"
+        )
+        left.append(f"{counted(done.pending, 'chunk')} still pending: {why}")
+    return did, "\n".join(left) or None
 
 
 def reembed_refused(refused: dict[str, Counter[str]], model: str, vault: str) -> list[str]:

@@ -10,7 +10,7 @@ import typer
 
 from knotwork.cli.app import MAX_LISTED
 from knotwork.core import Core
-from knotwork.errors import EmptyVaultError
+from knotwork.errors import EmptyVaultError, ModelUnavailableError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
 from knotwork.ingest.changes import CHAT_DOWN
 from knotwork.ingest.modelcalls import EMBED_DOWN, EMBED_REJECTED
@@ -127,6 +127,9 @@ async def calibrate_once(
     try:
         return await calibrate_vault(core, vault, progress)
     except EmptyVaultError:  # an empty vault, or notes without text: calibrated once it has some
+        return None
+    except ModelUnavailableError as exc:  # the sync is done: the next one calibrates
+        typer.secho(f"warning: {exc}", fg=typer.colors.YELLOW)
         return None
 
 

@@ -120,7 +120,7 @@ def retry(
     ] = False,
 ) -> None:
     """Embed and extract the chunks left pending while a model was unavailable, pass after
-    pass until none is left; exit 1 when some stay pending (a model still down)."""
+    pass until none is left; exit 1 when some stay pending or failed (a model down or broken)."""
 
     from knotwork.errors import LeaseHeldError
     from knotwork.graph.lease import watches
@@ -171,7 +171,7 @@ def retry(
         typer.secho(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
     if left is not None:
         typer.secho(left, fg=typer.colors.YELLOW)
-    raise typer.Exit(1 if done.pending else 0)
+    raise typer.Exit(1 if done.pending or done.failed else 0)
 
 
 @app.command()

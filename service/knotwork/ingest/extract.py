@@ -23,9 +23,9 @@ from pydantic import (
 )
 
 from knotwork.llm import structured
+from knotwork.llm.bounded import bounded, failed
 from knotwork.llm.vectors import PROBE_TEXT
 from knotwork.models import Fact
-from knotwork.redact import described
 from knotwork.text import vocab
 from knotwork.text.keys import entity_key
 
@@ -166,11 +166,12 @@ async def extract_chunk(llm: LLM, heading_path: str, text: str) -> ExtractionRes
     for attempt in (1, 2):
         try:
             messages = build_messages(heading_path, text)
-            return ExtractionResult(await structured.predict(llm, Extraction, messages), None)
+            asked = bounded(llm, structured.predict(llm, Extraction, messages))
+            return ExtractionResult(await asked, None)
         except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
             error, own = f"invalid model output: {structured.describe(exc)}", False
         except Exception as exc:  # the client raises many kinds; all mean "no answer"
-            error = f"model call failed: {described(exc)}"
+            error = f"model call failed: {failed('chat', llm, exc)}"
             own = refused(exc)
         log.debug("extraction attempt %d failed: %s", attempt, error)
         if own:
@@ -185,6 +186,13 @@ async def answers(llm: LLM) -> bool:
     not fit is an answer: the request was taken."""
     probe = await extract_chunk(llm, "", PROBE_TEXT)
     return probe.extraction is not None or (probe.error or "").startswith("invalid model output")
+
+
+async def makes_sense(llm: LLM) -> bool:
+    """Whether the chat model answers ``PROBE_TEXT`` with an extraction that fits, asked after
+    an answer that did not: one that answers garbage to its own short request too answers
+    garbage to every request (a broken model or proxy), which blames no chunk."""
+    return (await extract_chunk(llm, "", PROBE_TEXT)).extraction is not None
 
 
 def llm_facts(extraction: Extraction, chunk_id: str, line: int, model: str) -> list[Fact]:

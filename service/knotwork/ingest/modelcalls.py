@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from knotwork.core import Core
 from knotwork.errors import KnotworkError, ModelUnavailableError
-from knotwork.graph.queries.writes import CHUNK_EXTRACTION_TRIED
-from knotwork.ingest import extract, similar, waiting, write
-from knotwork.ingest.draft import entity_rows
-from knotwork.ingest.rows import fact_rows
+from knotwork.ingest import similar, waiting
+from knotwork.ingest.extract_chunks import (
+    MAX_EXTRACTION_TRIES,
+    POSTPONED,
+    Extracted,
+    extract_chunks,
+)
 from knotwork.llm.embed_trouble import EmbedTrouble
 from knotwork.llm.vectors import (
     Vectors,
@@ -40,36 +41,26 @@ from knotwork.llm.vectors import (
     embed_batch,
     rejected_fix,
 )
-from knotwork.models import Chunk, Fact, now_ms
+from knotwork.models import Chunk, now_ms
 from knotwork.plural import counted, plural
 
 log = logging.getLogger(__name__)
 MODEL_BACKOFF_S = 30.0
-# Calls about one chunk refused for the request itself (a prompt too long) before its extraction
-# is recorded as an error (cypher/chunk_extraction_tried.cypher): the first, since the model
-# refuses the same request on every retry. A time-out, a model down, a 5xx or a 429 counts none.
-MAX_EXTRACTION_TRIES = 1
 EMBED_SLICE_BATCHES = 4  # embedding batches asked at once
-# In a warning "<note>: extraction postponed: <why>": the model down, the chunk left pending
-# (the background passes say these once while the model stays down, ingest/model_work.py).
-POSTPONED = ": extraction postponed: "
 # Why a note's chunks were left unembedded (its outcome's warning).
 EMBED_DOWN = "embedding model unavailable"
 EMBED_REJECTED = "embedding model answered vectors that cannot be stored"
-__all__ = ["POSTPONED", "EmbedProgress", "Extracted", "ModelCalls"]
+__all__ = [
+    "MAX_EXTRACTION_TRIES",
+    "POSTPONED",
+    "EmbedProgress",
+    "Extracted",
+    "ModelCalls",
+]
 # Told (texts embedded, of how many, the note whose chunks are embedded next) as an embedding
 # call starts and after each slice: a sync's progress, which a note of 1,500 sections would
 # otherwise hold still for the model's whole time on it.
 EmbedProgress = Callable[[int, int, str], None]
-
-
-@dataclass
-class Extracted:
-    """What extracting some chunks of a note gave."""
-
-    done: int = 0  # chunks whose extraction was recorded
-    facts: Counter[str] = field(default_factory=Counter)  # facts asserted, by extractor
-    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -214,75 +205,12 @@ class ModelCalls:
         self, chunks: list[Chunk], path: str, tick: Callable[[], None] | None = None
     ) -> Extracted:
         """Ask the model about each chunk of note ``path`` and record each result; ``tick``
-        is called as each chunk's model call returns (a progress bar's step)."""
-        out = Extracted()
-        if not self.extract_enabled:
-            return out
-        llm_model = self.core.settings.llm_model
-        for chunk in chunks:
-            if self.chat_down:
-                out.warnings.append(f"{path}{POSTPONED}model unavailable")
-                break
-            llm = await self.core.load_llm()  # built off the event loop on first use
-            result = await extract.extract_chunk(llm, chunk.heading_path, chunk.text)
-            if tick is not None:
-                tick()
-            if result.extraction is None and (result.error or "").startswith("model call failed"):
-                # A refusal is the chunk's own only if the model answers others: one that
-                # refuses every request (a wrong model, a schema it cannot take) is a setting
-                # to fix, and counts against no chunk.
-                own = result.refused and await extract.answers(llm)
-                if not own:
-                    # The model is let be for a while (one that is slow for this chunk is slow
-                    # for the next); the chunk stays pending, `knotwork retry` asks again.
-                    self.core.chat_down_until[self.vault] = time.monotonic() + MODEL_BACKOFF_S
-                if self.before_write is not None:
-                    await self.before_write()
-                tried = await self.core.store.write(
-                    CHUNK_EXTRACTION_TRIED,
-                    id=chunk.id,
-                    hash=chunk.hash,
-                    error=result.error,
-                    counted=own,
-                    max=MAX_EXTRACTION_TRIES,
-                    model=self.model_tag,
-                )
-                failed = bool(tried) and tried[0]["state"] == "error"
-                out.warnings.append(
-                    f"{path}: extraction failed for a chunk, the model refused it: {result.error}"
-                    if failed
-                    else f"{path}{POSTPONED}{result.error}"
-                )
-                continue
-            facts: list[Fact] = []
-            rows: list[dict[str, Any]] = []
-            if result.extraction is not None:
-                facts = extract.llm_facts(result.extraction, chunk.id, chunk.line_start, llm_model)
-                rows = entity_rows(chunk.id, result.extraction)
-            else:
-                out.warnings.append(f"{path}: extraction failed for a chunk: {result.error}")
-            _, entities = fact_rows(facts, path)
-            if self.before_write is not None:
-                await self.before_write()
-            written = await write.write_extraction(
-                self.core.store,
-                self.vault,
-                {
-                    "id": chunk.id,
-                    "hash": chunk.hash,
-                    "extraction": result.extraction.model_dump_json()
-                    if result.extraction
-                    else None,
-                    "extraction_model": self.model_tag,
-                    "extraction_state": "done" if result.extraction else "error",
-                    "extraction_error": result.error,
-                },
-                entities,
-                rows,
-            )
-            out.done += int(written and result.extraction is not None)
-            out.facts.update(f.extractor for f in facts)
-        return out
+        is called as each chunk's model call returns (ingest/extract_chunks.py)."""
+        return await extract_chunks(self, chunks, path, tick)
+
+    def let_chat_be(self) -> None:
+        """The chat model not asked for ``MODEL_BACKOFF_S`` by any writer of the vault."""
+        self.core.chat_down_until[self.vault] = time.monotonic() + MODEL_BACKOFF_S
 
     async def link_entities(self, asked_before: int | None = None) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``.

@@ -42,6 +42,7 @@ class Retried:
     embedded: int = 0
     extracted: int = 0
     pending: int = 0  # chunks still waiting after the last pass
+    failed: int = 0  # chunks asked whose extraction is now recorded as an error
     model_down: bool = False  # they wait because a model did not answer
     warnings: list[str] = field(default_factory=list)  # extractions postponed or failed, why
 
@@ -61,15 +62,25 @@ async def _embeddings_waiting(models: ModelCalls) -> int:
 async def retry_all(models: ModelCalls, progress: Progress | None = None) -> Retried:
     """``retry_pending`` pass after pass (each reads at most ``RETRY_PASS`` chunks) until
     no chunk is pending or a pass does nothing: the model is down, or what is left is
-    nothing a retry can do. One pass at least: it also links new entities."""
+    nothing a retry can do. One pass at least: it also links new entities. A model let be
+    during the run (down, or answering garbage to every request) is not asked again by its
+    next passes: said once, not once a pass."""
     out = Retried(pending=(await owed.owed(models)).chunks)
     began = now_ms()  # a text refused by one of its passes is not asked again by the next
+    first = True
     while True:
         embedded, extracted = await retry_pending(
-            models, RETRY_PASS, progress=progress, warnings=out.warnings, asked_before=began
+            models,
+            RETRY_PASS,
+            ask_again=first,
+            progress=progress,
+            warnings=out.warnings,
+            asked_before=began,
+            tally=out,
         )
         out.pending = (await owed.owed(models)).chunks
         out.embedded, out.extracted = out.embedded + embedded, out.extracted + extracted
+        first = False
         if not out.pending or not (embedded or extracted):
             break
     out.model_down = bool(out.pending) and models.down
@@ -84,6 +95,7 @@ async def retry_pending(
     progress: Progress | None = None,
     warnings: list[str] | None = None,
     asked_before: int | None = None,
+    tally: Retried | None = None,
 ) -> tuple[int, int]:
     """Embed and extract chunks left pending while Ollama was down: (embedded, extracted).
 
@@ -93,7 +105,7 @@ async def retry_pending(
     at or after ``asked_before`` (milliseconds since the epoch) is not asked again: by default,
     an explicit retry asks every one, a periodic one those refused before the model's back-off.
     ``progress`` is told of each slice embedded and each chunk extracted; ``warnings``
-    gets why an extraction was postponed or failed."""
+    gets why an extraction was postponed or failed, ``tally`` the chunks that failed."""
     if ask_again:
         models.ask_again()
     elif models.chat_down and models.embed_down:
@@ -161,6 +173,8 @@ async def retry_pending(
         )
         got = await models.extract([chunk], row["note_path"])
         extracted += got.done
+        if tally is not None:
+            tally.failed += got.failed
         if warnings is not None:
             warnings += got.warnings
         done += 1

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from knotwork.errors import KnotworkError, ModelUnavailableError, VectorsRejectedError
+from knotwork.llm.bounded import bounded, failed
 from knotwork.llm.ollama_probe import model_not_found, not_pulled
 from knotwork.plural import counted
-from knotwork.redact import described
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -71,15 +71,16 @@ async def embed_batch(
     naming what the client raised, when the call failed twice."""
     for attempt in (1, 2):
         try:
-            vectors = await embedder.aget_text_embedding_batch(texts)
+            # Bounded as a whole (a server dripping bytes), a call for each of the client's batches.
+            calls = math.ceil(len(texts) / max(int(getattr(embedder, "embed_batch_size", 1)), 1))
+            vectors = await bounded(embedder, embedder.aget_text_embedding_batch(texts), calls)
             break
         except KnotworkError:  # the in-process worker's own, which says what already
             if attempt == 2:
                 raise
         except Exception as exc:  # the clients (httpx, ollama, openai) raise many kinds
             if attempt == 2:
-                model = str(getattr(embedder, "model_name", "") or "")
-                raise ModelUnavailableError(_failed(exc, model)) from exc
+                raise ModelUnavailableError(_failed(exc, embedder)) from exc
         await asyncio.sleep(1.0)
     if problem := vectors_problem(vectors, len(texts), dimension):
         raise VectorsRejectedError(problem)
@@ -133,16 +134,17 @@ async def _halves(
     return found
 
 
-def _failed(exc: Exception, model: str) -> str:
+def _failed(exc: Exception, embedder: BaseEmbedding) -> str:
     """Why a call failed, as the user acts on it: a server that did not answer (not running,
-    unreachable, too slow), Ollama without the model (``model``) pulled, said as doctor says
-    it, or one that answered with no embeddings (another model, a proxy's page, a body cut
-    short). described(): a time-out has no text of its own."""
+    unreachable, too slow: its time-out named), Ollama without the model pulled, said as doctor
+    says it, or one that answered with no embeddings (another model, a proxy's page, a body cut
+    short)."""
     import httpx
 
+    model = str(getattr(embedder, "model_name", "") or "")
     if model and model_not_found(exc):
         return f"the embedding {not_pulled(model)}"
-    said = described(exc, 300)
+    said = failed("embedding", embedder, exc)
     if isinstance(exc, (OSError, TimeoutError, httpx.TransportError)):
         return (
             f"the embedding model did not answer ({said}); check that its server is running "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from knotwork.core import Core
+from knotwork.errors import ModelUnavailableError
 from knotwork.retrieve import relevance
 from knotwork.retrieve.config import DEFAULT_TOP_K
 from knotwork.retrieve.pipeline import retrieve
@@ -20,15 +21,30 @@ async def calibrate_vault(
     ``retrieve``, no model call), and store the floor of their best cosines. ``progress``
     counts the probes asked, each a retrieval with its question embedded."""
 
+    settings = core.settings
+
     async def best_cosine(question: str) -> float:
         evidence = await retrieve(core, vault, question, top_k=DEFAULT_TOP_K, mode="retrieve")
+        if evidence.dense_down:  # a cosine of 0, not a probe's: the floor would be noise
+            raise not_embedded(settings.embed_model, question, evidence.warnings)
         return relevance.parts(question, evidence.hits)[0]
 
-    settings = core.settings
     told = (lambda done, of: progress(done, of, CALIBRATING)) if progress is not None else None
     result = await relevance.calibrate(core.store, vault, settings.embed_model, best_cosine, told)
     core.relevance_floors.clear()  # the next question reads the new floor
     return result
+
+
+def not_embedded(model: str, question: str, warnings: list[str]) -> ModelUnavailableError:
+    """The error that stops a calibration whose probe the embedding model did not embed: the
+    floor stored before stays, and a vault without one is calibrated by the next sync."""
+    why = "; ".join(w for w in warnings if w.startswith("vector retrieval skipped")) or "no vector"
+    return ModelUnavailableError(
+        f"relevance gate not calibrated: the embedding model {model!r} did not embed the probe "
+        f"question {question!r} ({why}); the floor is left as it was. Run `knotwork calibrate` "
+        "once the model answers (`knotwork doctor` checks it); `knotwork ingest` and `watch` "
+        "calibrate a vault not yet calibrated after their sync"
+    )
 
 
 async def is_calibrated(core: Core, vault: str) -> bool:

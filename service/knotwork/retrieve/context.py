@@ -17,6 +17,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from knotwork.core import Core
 from knotwork.errors import ConfigError, GraphQueryError, QueryTimeoutError
+from knotwork.llm.bounded import bounded, failed
 from knotwork.llm.vectors import vectors_problem
 from knotwork.redact import described
 from knotwork.retrieve import cached, relevance, search
@@ -159,16 +160,19 @@ class Context:
     async def _embed(self, needs: frozenset[str]) -> list[float] | None:
         if "embedding" not in needs:
             return None
+        embedder = None
         try:
             # Built on first use: a ConfigError building it is a setting to fix, not a model
             # down, and is raised; a model that could not be loaded is one down.
             embedder = await self.core.load_embedder()
             # Without the periods it names: the temporal side answers when (undated.py).
-            vector = list(await embedder.aget_query_embedding(undated(self.question)))
+            query = embedder.aget_query_embedding(undated(self.question))
+            vector = list(await bounded(embedder, query))  # a server dripping bytes too
         except ConfigError:
             raise
         except Exception as exc:  # the embedding model may be down: the rest still answers
-            self.warnings.append(f"vector retrieval skipped: {described(exc)}")
+            why = described(exc) if embedder is None else failed("embedding", embedder, exc)
+            self.warnings.append(f"vector retrieval skipped: {why}")
             self.dense_down = True
             return None
         # A garbage answer (a zero vector, NaN, another size) is a model down for this

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from knotwork.llm import structured
-from knotwork.redact import described
+from knotwork.llm.bounded import NoReply, bounded, failed
 
 if TYPE_CHECKING:  # LlamaIndex is imported only by a model call (see knotwork.llm)
     from llama_index.core.llms import LLM, ChatMessage
@@ -49,15 +49,16 @@ def keyword_messages(question: str) -> list[ChatMessage]:
 async def propose(llm: LLM, question: str) -> tuple[list[str], str | None]:
     """(keywords, error): at most MAX_KEYWORDS distinct keywords, or the reason there are none."""
     try:
-        parsed = await asyncio.wait_for(
-            structured.predict(llm, Keywords, keyword_messages(question)), KEYWORDS_TIMEOUT_S
-        )
+        asked = bounded(llm, structured.predict(llm, Keywords, keyword_messages(question)))
+        parsed = await asyncio.wait_for(asked, KEYWORDS_TIMEOUT_S)
+    except NoReply as exc:  # KNOTWORK_OLLAMA_TIMEOUT_S, shorter than the keywords' own
+        return [], f"keywords skipped: model call failed: {failed('chat', llm, exc)}"
     except TimeoutError:
         return [], f"keywords skipped: the model did not answer within {KEYWORDS_TIMEOUT_S:g} s"
     except ValueError as exc:  # pydantic's ValidationError too: the answer does not fit
         return [], f"keywords ignored: invalid model output ({structured.describe(exc)})"
     except Exception as exc:  # the client raises many kinds; all mean "no keywords"
-        return [], f"keywords skipped: model call failed: {described(exc)}"
+        return [], f"keywords skipped: model call failed: {failed('chat', llm, exc)}"
     seen: dict[str, str] = {}
     for word in parsed.keywords:
         cleaned = " ".join(word.split())[:100]
