@@ -299,12 +299,16 @@ async def test_an_unexpected_failure_is_tried_again_and_the_watcher_goes_on(
 
 
 async def test_a_file_name_that_is_not_utf8_is_skipped_and_the_watcher_goes_on(
-    watcher: VaultWatcher, vault: Path, core: Core
+    watcher: VaultWatcher, vault: Path, core: Core, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="knotwork")
     put(vault, "good.md", "# Bad\n")
     os.rename(vault / "good.md", os.path.join(os.fsencode(vault), b"bad\xff.md"))
     put(vault, "Carol.md", "# Carol\n\nA note.\n")
     await settle(watcher)
+    # Named as its event is read, once, not only by the next rescan.
+    said = [r.getMessage() for r in caplog.records if "bad\\udcff.md" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("not ingested: "), said
     await watcher.rescan()
     # A file not ingested (an error of the sync's report, in the watcher's log), not a failure.
     assert any("not valid UTF-8" in e for e in watcher.last_report.errors)

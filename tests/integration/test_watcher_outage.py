@@ -17,7 +17,7 @@ from knotwork.serving.writers import follows
 from knotwork.settings import Settings
 from knotwork.watch import apply as watching
 from knotwork.watch.watcher import VaultWatcher
-from tests.integration.conftest import put, stored_notes
+from tests.integration.conftest import ad_hoc, put, stored_notes
 from tests.integration.server import TcpProxy
 
 
@@ -172,6 +172,55 @@ async def test_the_lease_heartbeat_and_the_writes_say_an_outage_once_between_the
             assert len(said("reachable again")) == 1, said("reachable again")
             assert not said("lease heartbeat"), said("lease heartbeat")
             assert sorted(await stored_notes(core, "w")) == ["Alice.md", "Bob.md"]
+        finally:
+            if cut:
+                proxy.restore()
+            running.stop()
+            await asyncio.wait_for(task, 30)
+
+
+async def test_a_folder_moved_then_its_notes_edited_while_neo4j_is_down_stays_moves(
+    core: Core, settings: Settings, vault: Path, proxy: TcpProxy, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The folder's move asks for a rescan, which would take the moves waiting and find moves
+    by content alone: it waits until they are written. Edits read meanwhile keep each note's
+    move: every note is renamed, none deleted and made anew."""
+    monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.5)
+    for i in range(12):
+        put(vault, f"A/n{i:02d}.md", f"# N{i}\n\nNote {i} on the lake.\n")
+    async with open_core(_through(settings, proxy)) as proxied:
+        running, task = await _started(proxied, vault)
+        cut = False
+        try:
+            proxy.cut()
+            cut = True
+            (vault / "A").rename(vault / "B")
+            await _until(lambda: running.status.events >= 1)
+            await asyncio.sleep(1.0)  # the moves and the rescan tried, failing
+            for i in range(12):
+                with (vault / f"B/n{i:02d}.md").open("a", encoding="utf-8") as note:
+                    note.write("Edited after the move.\n")
+                await asyncio.sleep(0.25)
+            proxy.restore()
+            cut = False
+            await _until(
+                lambda: (
+                    running.idle
+                    and running._rescan_retry_at is None
+                    and running.status.warning is None
+                )
+            )
+            assert await verify_vault(running.ingestor) == []
+            rows = await ad_hoc(
+                core,
+                "MATCH (r:Revision {vault: 'w'}) WHERE r.path STARTS WITH 'B/' "
+                "RETURN r.path AS path, r.kind AS kind, r.renamed_from AS source",
+                {},
+                write=False,
+            )
+            assert sorted((r["path"], r["kind"], r["source"]) for r in rows) == [
+                (f"B/n{i:02d}.md", "rename", f"A/n{i:02d}.md") for i in range(12)
+            ]
         finally:
             if cut:
                 proxy.restore()

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 
 import pytest
-from watchdog.events import DirMovedEvent, FileCreatedEvent, FileMovedEvent, FileSystemEvent
+from watchdog.events import (
+    DirMovedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+)
 
-from knotwork.watch import events
+from knotwork.watch import events, held
 from knotwork.watch.events import PathEvents
 from knotwork.watch.queue import WatchStatus
 
@@ -105,3 +114,59 @@ async def test_a_move_put_back_after_its_note_moved_on_is_chained(tmp_path: Path
     assert _origins(waiting) == {"a.md": None, "c.md": "a.md", "b.md": None}
     waiting.on_event(_moved(tmp_path, "b.md", "c.md"))  # watchdog's repeat
     assert _origins(waiting)["c.md"] == "a.md"
+
+
+def _deleted(waiting: PathEvents, rel: str) -> None:
+    waiting.on_event(FileDeletedEvent(str(waiting.root / rel)))
+
+
+def test_a_delete_amid_a_burst_waits_for_the_burst_to_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git checkout` deletes a renamed note, then writes it elsewhere: the delete waits while
+    other notes' events keep coming (HOLD_QUIET_S), never past HOLD_MAX_S; a lone delete, a
+    write, a stop are not held."""
+    clock = [100.0]
+    monkeypatch.setattr(events.time, "monotonic", lambda: clock[0])
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    _deleted(waiting, "lone.md")
+    lone = waiting.pending.pop("lone.md")
+    assert waiting.is_due(lone, lone.due)  # nothing came after it
+    _deleted(waiting, "People/a.md")
+    clock[0] += 0.2
+    waiting.on_event(FileCreatedEvent(str(tmp_path / "Renamed/a.md")))
+    gone, new = waiting.pending["People/a.md"], waiting.pending["Renamed/a.md"]
+    assert not waiting.is_due(gone, 100.5) and waiting.is_due(new, 100.5)
+    assert waiting.is_due(gone, 100.2 + held.HOLD_QUIET_S)  # the burst paused
+    waiting.status.stopping = True
+    assert waiting.is_due(gone, 100.5)
+    waiting.status.stopping = False
+    while clock[0] < 100 + held.HOLD_MAX_S + 1:  # a note written without pause
+        clock[0] += 0.5
+        waiting.on_event(FileCreatedEvent(str(tmp_path / "log.md")))
+        assert waiting.is_due(gone, clock[0]) == (clock[0] - 100 >= held.HOLD_MAX_S)
+    # A pass writes its moves, then its writes, then its deletes.
+    waiting.on_event(_moved(tmp_path, "b.md", "c.md"))
+    order = sorted(waiting.pending, key=lambda p: held.deletes_last(waiting.pending[p]))
+    assert order[0] == "c.md" and order[-2:] == ["People/a.md", "b.md"]
+
+
+def test_a_file_whose_name_cannot_be_a_notes_is_named_in_the_log_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    bad = os.fsdecode(b"r\xe9sum\xe9.md")  # not valid UTF-8: a lone surrogate in Python
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    caplog.set_level(logging.WARNING, logger="knotwork")
+    waiting.on_event(FileCreatedEvent(str(tmp_path / bad)))
+    waiting.on_event(FileModifiedEvent(str(tmp_path / bad)))
+    waiting.on_event(_moved(tmp_path, "note.md", os.fsdecode(b"bad\xff.md")))
+    waiting.on_event(FileDeletedEvent(str(tmp_path / os.fsdecode(b"gone\xff.md"))))
+    waiting.on_event(FileCreatedEvent(str(tmp_path / os.fsdecode(b".obsidian/x\xff.md"))))
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        "not ingested: 'r\\udce9sum\\udce9.md': the name is not valid UTF-8, so the graph "
+        "cannot record it; rename it",
+        "not ingested: 'bad\\udcff.md': the name is not valid UTF-8, so the graph cannot "
+        "record it; rename it",
+    ]
+    assert list(waiting.pending) == ["note.md"]  # the note moved away: a delete

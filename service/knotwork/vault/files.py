@@ -92,10 +92,10 @@ def note_path_problem(rel: str) -> str | None:
             f"{rel!r} is a hidden or temporary file name (it starts with '.' or '~'), "
             "which Knotwork ignores"
         )
-    return _bad_name(rel)  # after the places ignored anyway: only a note's name is worth a word
+    return bad_name(rel)  # after the places ignored anyway: only a note's name is worth a word
 
 
-def _bad_name(rel: str) -> str | None:
+def bad_name(rel: str) -> str | None:
     """Why a Markdown file's name, as read from disk, cannot be a note's path: said to the
     user (a scan's error: a file not ingested), since only renaming the file helps."""
     if not _utf8(rel):
@@ -187,7 +187,7 @@ def scan_notes(root: Path) -> NoteScan:
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
                 hidden = name.startswith((".", "~"))  # ignored whatever its name holds
-                if rel.lower().endswith(".md") and not hidden and (problem := _bad_name(rel)):
+                if rel.lower().endswith(".md") and not hidden and (problem := bad_name(rel)):
                     scan.errors.append(problem)
                 continue
             if full.is_symlink():

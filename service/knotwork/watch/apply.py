@@ -37,6 +37,7 @@ from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.change import write_change
 from knotwork.watch.events import PathEvents, Pending
 from knotwork.watch.folder import FolderView
+from knotwork.watch.held import deletes_last
 from knotwork.watch.moves import apply_moves
 from knotwork.watch.queue import WatchStatus
 from knotwork.watch.said import PassReport
@@ -80,8 +81,8 @@ class Applier(PathEvents):
         sources = {v.moved_from for v in waiting if v.moved_from and not self.is_due(v, now)}
         due = sorted(
             (p for p, v in self.pending.items() if self.is_due(v, now) and p not in sources),
-            key=lambda p: self.pending[p].moved_from is None,
-        )  # moves first
+            key=lambda p: deletes_last(self.pending[p]),
+        )  # moves first, deletes last
         consumed: set[str] = set()
         heard = self.status.events
         moves: list[tuple[str, Pending]] = []  # moves gathered for one batch, written first
@@ -233,6 +234,23 @@ class Applier(PathEvents):
             log.warning("%s", said)
         if report.kept_gone:  # the folder changed while read: again once its events pause
             self._rescan_when_quiet()
+
+    async def _rescan_now(self) -> None:
+        """What is due first, moves waiting too, then the full sync (or its retry). Moves still
+        waiting then (Neo4j refused them) put the sync off: it would take them and find moves
+        by content alone, and a note moved then edited would be made anew, its old path deleted.
+        A sync that fails puts back what waited, merged with what came meanwhile, and tried
+        first as it is tried again (a note deleted while the folder was away)."""
+        self.rescan_begins()
+        await self._process_due()
+        if any(item.moved_from is not None for item in self.pending.values()):
+            self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
+            return
+        waiting = self._resume()
+        await self._rescan_or_retry()
+        if (retry_at := self._rescan_retry_at) is not None:  # failed: what waited waits again,
+            for rel, item in waiting.items():  # tried just before the rescan is, not after it
+                self.put_back(rel, item, max(item.due, retry_at), item.attempts, item.there)
 
     async def _rescan_or_retry(self) -> None:
         """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)

@@ -1,12 +1,12 @@
-"""Watchdog's events as paths waiting to be ingested: each note path waits out its debounce,
-a move remembers where it came from (a move out of a path a waiting move leads into is one move
-from the first path: a→b→c, a folder moved twice or back), a folder's event marks every note
-below it and asks for a rescan once the events pause, and too many waiting paths (or events)
-drop them all for a rescan of the whole vault (any rescan takes what waits: it reads the
-folder after their events; one that fails puts it back). A change a pass took and could not
-apply waits again here (a move whose note moved on meanwhile chained from its first path), and
-so does a note found gone before the event saying where it went is read. Runs on the event
-loop; watch/apply.py applies what is due."""
+"""Watchdog's events as paths waiting to be ingested: each note path waits out its debounce (a
+delete amid a burst longer: watch/held.py), a move remembers where it came from (a move out of a
+path a waiting move leads into is one move from the first path: a→b→c, a folder moved twice or
+back), a folder's event marks every note below it and asks for a rescan once the events pause,
+and too many waiting paths (or events) drop them all for a rescan of the whole vault (any rescan
+takes what waits: it reads the folder after their events; one that fails puts it back). A change
+a pass took and could not apply waits again here (a move whose note moved on meanwhile chained
+from its first path), as does a note found gone before the event saying where it went is read.
+Runs on the event loop; watch/apply.py applies what is due."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ import asyncio
 import logging
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent
 
 from knotwork.plural import counted
 from knotwork.vault.files import is_note, list_notes
+from knotwork.watch.held import Misnamed, held, quiet_s
+from knotwork.watch.held import Pending as Pending  # where the watcher's modules import it
 from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
 
 log = logging.getLogger(__name__)
@@ -30,18 +31,6 @@ MAX_HOPS = 16  # folder moves followed back from a path (two moved into each oth
 # read; watchdog holds an unpaired move ~0.5 s, a polling observer looks once a second) waits
 # this long for that event before it is deleted: the event may make it a move.
 GONE_WAIT_S = 2.0
-
-
-@dataclass
-class Pending:
-    due: float
-    seen: float
-    moved_from: str | None = None
-    attempts: int = 0  # failed tries on the graph so far
-    # The path's last event said a note is there (written, or moved in): found gone, it has
-    # moved on or been deleted since, and the event saying which may lag: it waits for that
-    # (watch/change.py), not to take a move for a delete.
-    there: bool = False
 
 
 class PathEvents:
@@ -65,6 +54,8 @@ class PathEvents:
         self._moved_on: dict[str, str] = {}
         self._moves_left: set[str] = set()  # the moves a pass applies first, not yet taken
         self._moves_now = False  # a rescan begins: every move waiting is due
+        self._burst = self._heard = 0.0  # when this burst of note events began, its last
+        self._misnamed = Misnamed(queue_max)
 
     def _rel(self, raw: bytes | str) -> str | None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
@@ -83,7 +74,9 @@ class PathEvents:
         # A move sets where the note comes from (none when it came back where it was); any
         # other event keeps what a move not yet applied said.
         origin = self._origin(moved_from, rel) if moved_from else (old.moved_from if old else None)
-        seen = old.seen if old else now
+        if now - self._heard >= quiet_s(self.debounce):  # the events had paused
+            self._burst = now
+        seen, self._heard = (old.seen if old else now), now
         # Each event pushes the path's turn back by the debounce, but never past MAX_WAIT_S
         # after its first: a note written every 200 ms (a transcript, a log) is still ingested.
         self.pending[rel] = Pending(
@@ -185,8 +178,13 @@ class PathEvents:
         self._moves_now = True
 
     def is_due(self, item: Pending, now: float) -> bool:
-        """Its turn has come: its debounce is over, or it is a move and a rescan begins."""
-        return item.due <= now or (self._moves_now and item.moved_from is not None)
+        """Its turn has come: its debounce is over (a delete amid a burst is held, and the
+        last of a pass: watch/held.py), or it is a move and a rescan begins."""
+        if self._moves_now and item.moved_from is not None:
+            return True
+        burst = (self._burst, self._heard)
+        free = self.status.stopping or not held(item, *burst, now, self.debounce)
+        return item.due <= now and free
 
     def _rescan_now_due(self) -> None:
         self._rescan_timer, self._rescan_first = None, None
@@ -263,6 +261,8 @@ class PathEvents:
                 self._mark(src)
         elif src and is_note(src):
             self._mark(src, there=event.event_type != "deleted")
+        if event.event_type != "deleted":
+            self._misnamed.say(dest or src)
 
     def _on_directory(self, kind: str, src: str | None, dest: str | None) -> None:
         """A folder moved, appeared or vanished: every note below it is looked at."""

@@ -230,16 +230,6 @@ class VaultWatcher(Applier):
         Neo4j away fails this as it would the write."""
         await self.lease.renew(self.status.report(self.queue_length()))
 
-    async def _rescan_now(self) -> None:
-        """What is due first, moves waiting too, then the full sync (or its retry)."""
-        self.rescan_begins()
-        await self._process_due()
-        waiting = self._resume()
-        await self._rescan_or_retry()
-        if self._rescan_retry_at is not None:  # it failed: what waited waits again
-            for rel, item in waiting.items():
-                self.pending.setdefault(rel, item)
-
     async def _apply_the_rest(self) -> None:
         """Stopped: first the lease says so, and an API refuses writes (409) rather than leave
         them to a watcher that may not see them. What is waiting out its debounce, or arrives
