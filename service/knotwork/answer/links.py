@@ -9,10 +9,6 @@ replaced by its alt text (``![alt]`` by ``! [alt]``); a link (``[text](url)``, a
 address the prompt did not show the model, word for word, loses its address (``[text](url)``
 keeps ``[text]``, so a citation marker the model linked stays whole); any other HTML tag that
 loads something (``src=``, ``style=``) is removed, and so is the closing tag of a tag removed.
-A tag is read as CommonMark reads one before its brackets: one cut off or holding a ``](`` goes
-(with its rest, up to its ``>``), and so does one whose words lose an address; a definition
-line whose address is not given goes, whatever follows it, unless it defines nothing (a
-sentence, ``[S1]: She said``) even once what is removed from it is.
 Code is no exception: renderers differ on what is code, and an address stays one.
 
 The answer is read in stretches (``answer.links_settle``), each held to the context on its own
@@ -78,7 +74,7 @@ class LinkStream:
             return self._render.destination(text, image=kind == IMAGE)
         if kind in (GONE, DEFINITION):
             return ""  # an image's "![" and "]"; the ":" that would make a line define a link
-        return self._render.stretch(text)
+        return self._render.text(text)
 
     def feed(self, piece: str) -> str:
         self._text += piece

@@ -12,30 +12,22 @@ from knotwork.plural import counted
 
 REMOVED = "(link removed)"  # stands for a bare address or ``<url>`` the notes did not give
 # Brackets and tags end at a blank line, as Markdown reads them.
-_LINE = r"(?:\n(?![ \t]*\n))"
-# A tag's quoted value may hold a ">" ('<iframe title=">" src=…>'); read once, never again.
-# One the stretch's end or a blank line cuts off leaves the tag cut off.
-_QUOTE_ENDS = r"(?:\Z|(?=\n[ \t]*\n))"
-_QUOTED = rf""""(?:[^"\n]|{_LINE})*(?:"|{_QUOTE_ENDS})|'(?:[^'\n]|{_LINE})*(?:'|{_QUOTE_ENDS})"""
-_TAG = rf"(?:{_QUOTED}|[^<>\n]|{_LINE})*+"
 _IN = r"(?:[^\[\]\n]|\n(?![ \t]*\n))"
 _TEXT = rf"(?:{_IN}|\[{_IN}*\])*"
-_CUT_OFF = r"(?:>|\Z|(?=<)|(?=\n[ \t]*\n))"  # a tag ends at its ">", or is cut off
-# A stretch that ends inside a tag: a link's "](" in it ('<a title="](x)" href=…>') cut it.
-_ENDS_IN_TAG = re.compile(rf"<[A-Za-z/]{_TAG}\Z")
-_TAG_GOES_ON = re.compile(r">|\n[ \t]*\n")  # where the rest of a tag cut off ends
+_TAG = r"(?:[^<>\n]|\n(?![ \t]*\n))*"
 _DEST = r"(?:<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
 _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*"
-# A tag cut off by the stretch's end or a blank line is removed: what follows may complete it.
+_LINE_TITLE = r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*"""
+# A tag cut off by the stretch's end (``\Z``) is judged as one: a link's "](…)" inside a tag is
+# a stretch of its own.
 _LINKS = re.compile(
-    # a line defining a link, its address maybe on the next line, whatever follows it
-    rf"(?P<definition>^[ ]{{0,3}}\[{_TEXT}\]:[ \t]*(?:\n[ \t]*)?"
-    r"(?P<target><[^<>\n]*>|\S+)(?P<rest>.*))"
+    # a definition: nothing after its address but a title ("[S1]: She said" is a sentence)
+    rf"(?P<definition>^[ ]{{0,3}}\[{_TEXT}\]:[ \t]*(?P<target>\S+){_LINE_TITLE}$)"
     rf"|(?P<image>!\[(?P<alt>{_TEXT})\](?P<source>\(\s*{_DEST}{_TITLE}\)|\[{_IN}*\])?)"
     rf"|(?P<link>\[(?P<text>{_TEXT})\]\(\s*(?P<dest>{_DEST}){_TITLE}\))"
-    rf"|(?P<img><img\b{_TAG}{_CUT_OFF})"
+    rf"|(?P<img><img\b{_TAG}(?:>|\Z))"
     r"|(?P<autolink><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>)"
-    rf"|(?P<tag><(?P<closing>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)\b{_TAG}{_CUT_OFF})"
+    rf"|(?P<tag><(?P<closing>/)?(?P<name>[A-Za-z][A-Za-z0-9-]*)\b{_TAG}(?:>|\Z))"
     # (a scheme is read from its word's first letter: once, not again from each letter on)
     r"|(?P<bare>(?:(?<![A-Za-z])[A-Za-z][A-Za-z0-9+.-]*://|(?<![\w.])www\.)[^\s<>]+)",
     re.MULTILINE | re.IGNORECASE,
@@ -89,18 +81,6 @@ class Render:
     result: Unlinked = field(default_factory=lambda: Unlinked(""))
     # Per element name, its open tags in order: True for one removed, whose closing tag goes too.
     _open: dict[str, list[bool]] = field(default_factory=dict)
-    _in_tag: bool = False  # the last stretch ended inside a tag, removed: its rest goes too
-
-    def stretch(self, text: str) -> str:
-        """One stretch of text: the rest of a tag the last one cut off (to its ``>``) goes."""
-        start = 0
-        if self._in_tag:
-            end = _TAG_GOES_ON.search(text)
-            if not end:
-                return ""
-            start, self._in_tag = (end.end() if end.group() == ">" else end.start()), False
-        self._in_tag = bool(_ENDS_IN_TAG.search(text, start))
-        return self.text(text, start)
 
     def text(self, text: str, start: int = 0, end: int | None = None) -> str:
         end = len(text) if end is None else end
@@ -114,10 +94,7 @@ class Render:
 
     def destination(self, text: str, image: bool) -> str:
         """The ``(url "title")`` after a ``]``: kept for a link to an address given, else
-        removed (with anything else in the parentheses); an image's always is, and so is one
-        inside a tag cut off."""
-        if self._in_tag:
-            return ""
+        removed (with anything else in the parentheses); an image's always is."""
         found = _DESTINATION.fullmatch(text)
         if found and not image and given_url(found.group("dest").strip("<>"), self.given):
             return text
@@ -145,28 +122,13 @@ class Render:
             self.result.links += 1
             return f"[{inner}]"
         if kind == "definition":
-            return self._definition(match)
+            return whole if given_url(match.group("target").strip("<>"), self.given) else self._no()
         if kind == "autolink":
             return whole if given_url(whole[1:-1], self.given) else self._no(REMOVED)
         if kind == "tag":
             return self._tag(match)
         url, tail = _bare(whole)
         return whole if given_url(url, self.given) else self._no(REMOVED) + tail
-
-    def _definition(self, match: re.Match[str]) -> str:
-        """A line defining a link to an address not given is removed. One that defines none as
-        written ("[S1]: She said") is read as text, unless what is removed in it leaves nothing
-        or a title after its address (``[x]: url <img …>``), or changes its label or address:
-        then it may define one."""
-        whole, head = match.group(0), match.start("rest") - match.start()
-        counts = self.result.images, self.result.links
-        kept, rest = self.text(whole, 1, head), self.text(match.group("rest"))
-        if given_url(match.group("target").strip("<>"), self.given):
-            return whole[0] + kept + rest
-        if kept != whole[1:head] or not rest.strip() or rest.lstrip()[0] in "\"'(":
-            self.result.images, self.result.links = counts  # the line goes, as one link
-            return self._no()
-        return whole[:head] + rest
 
     def _tag(self, match: re.Match[str]) -> str:
         """An HTML tag: removed when it loads something or links to an address not given, and
@@ -176,19 +138,12 @@ class Render:
         if match.group("closing") and opened and opened.pop():
             return ""
         href = _HREF.search(whole)
-        # A tag cut off, or holding a "](", may be none to a renderer and its words a link.
-        cut = not whole.endswith(">") or "](" in whole
-        loads = _LOADS.search(whole) or (href and not given_url(href.group(1), self.given))
-        removed = bool(cut or loads)
-        opens = not whole.endswith("/>") and name not in _VOID  # one cut off opens, if any
+        removed = bool(_LOADS.search(whole) or (href and not given_url(href.group(1), self.given)))
+        opens = whole.endswith(">") and not whole.endswith("/>") and name not in _VOID
         if opens and not match.group("closing"):
             opened.append(removed)
-        if removed:
-            return self._no()
-        # A tag kept may be none to a renderer ("<b https://…>" is text): its words are read,
-        # and should any go, so does the tag (what is left of it may load something).
-        words = self.text(whole[1:])
-        return whole if words == whole[1:] else self._no()
+        # A tag kept may be none to a renderer ("<b https://…>" is text): its words are read.
+        return self._no() if removed else whole[0] + self.text(whole[1:])
 
     def _no(self, instead: str = "") -> str:
         self.result.links += 1

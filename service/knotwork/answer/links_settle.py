@@ -1,9 +1,8 @@
 """Where a growing answer can be cut so that each stretch is held to the context on its own
 (``answer.links``): the stretches an answer is read in, whole or streamed, and what each is.
 
-Text is cut at a whitespace outside brackets, a link's ``(…)``, a tag's ``<…>`` (a ``>`` in
-its quotes ends none) and a line opening with ``[`` (a definition's address may follow, on
-the next line if none is on its own). A ``[`` holds the text back until its
+Text is cut at a whitespace outside brackets, a link's ``(…)``, a tag's ``<…>`` and a line
+opening with ``[`` (a definition's address may follow). A ``[`` holds the text back until its
 ``]``, a blank line, the end of its line (a link's text may go on past it: the line is sent
 all the same), ``HELD_CHARS`` characters or a third bracket inside it (the link pattern reads
 one ``[…]`` inside a link's text), whichever is first; then it is *released*: the text after
@@ -95,10 +94,6 @@ class Settled:
     _released: list[_Bracket] = field(default_factory=list)
     _destination: _Destination | None = None
     _angle: bool = False
-    _quote: str = ""  # the quote a tag's value opened: a ">" in it ends no tag
-    # A line opened "[label]:" and nothing after it yet: its address may be on the next line,
-    # held with it.
-    _definition: bool = False
     _line_held: bool = True
     _blank: bool = True
 
@@ -108,7 +103,7 @@ class Settled:
 
     @property
     def _held(self) -> bool:
-        return bool(self._open or self._destination or self._angle or self._definition)
+        return bool(self._open or self._destination or self._angle)
 
     def _piece(self, end: int, kind: str = TEXT) -> None:
         if end > self.cut or kind != TEXT:
@@ -151,10 +146,10 @@ class Settled:
             if not (self._held or self._line_held):
                 self._piece(i + 1)
         else:
-            if self._line_held and self._blank and not self._definition:
+            if self._line_held and self._blank:
                 self._line_held = char == "["  # a definition, or the line is text
             line_opening = self._blank
-            self._blank, self._definition = False, False
+            self._blank = False
             if char == "[":
                 image = i > 0 and text[i - 1] == "!"
                 self._open.append(_Bracket(i, image, line_opening))
@@ -162,11 +157,9 @@ class Settled:
                     self._release()
             elif char == "]":
                 return self._close(i, after)
-            elif char == "<" and _TAG_OPENS.match(after) and not self._quote:
+            elif char == "<" and _TAG_OPENS.match(after):
                 self._angle = True
-            elif self._angle and char in "\"'" and self._quote in ("", char):
-                self._quote = "" if self._quote else char
-            elif char == ">" and not self._quote:
+            elif char == ">":
                 self._angle = False
         return i + 1
 
@@ -203,8 +196,7 @@ class Settled:
 
     def _line_end(self, i: int) -> None:
         if self._blank:  # a blank line closes what is open
-            self._open, self._released, self._angle, self._quote = [], [], False, ""
-            self._definition = False
+            self._open, self._released, self._angle = [], [], False
         elif self._open:  # a bracket may go on past its line, but the line is sent
             self._release()
         if not self._held:
@@ -216,9 +208,6 @@ class Settled:
             bracket = self._open.pop()
             if bracket.line and after != ":":
                 self._line_held = False  # "[x] …" at a line's start defines nothing
-            elif bracket.line and not (self._open or self._released):
-                self._definition = True
-                return i + 2
             if after == "(":
                 self._destination = _Destination(bracket, i, released=False)
                 return i + 2
