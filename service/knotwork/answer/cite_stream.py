@@ -11,25 +11,6 @@ from knotwork.answer.cite_sources import OPENING
 from knotwork.retrieve import Hit
 
 
-class Stripped:
-    """A text sent in pieces as ``str.strip`` leaves the whole: nothing before its first words,
-    and whitespace at a piece's end held until words follow it. Both streams of an answer
-    (citations here, links in ``answer.links``) send through one."""
-
-    def __init__(self) -> None:
-        self._held = ""
-        self._started = False
-
-    def send(self, rendered: str, final: bool) -> str:
-        rendered = self._held + rendered
-        if not self._started:
-            rendered = rendered.lstrip()
-            self._started = bool(rendered)
-        sent = rendered.rstrip()
-        self._held = "" if final else rendered[len(sent) :]
-        return sent
-
-
 class CitationStream:
     """Feeds the model's answer in pieces; each call returns the rendered text now settled.
     ``given`` is the text the prompt gave the model, as for ``check_citations``."""
@@ -40,11 +21,18 @@ class CitationStream:
         self._scanner = CitationScanner(hits, sources, given)
         self._text = ""
         self._pos = 0
-        self._stripped = Stripped()  # the checked answer is stripped
+        self._started = False
+        self._held = ""  # whitespace sent only once text follows it: the answer is stripped
 
     def _emit(self, final: bool) -> str:
         rendered, self._pos = self._scanner.scan(self._text, self._pos, final)
-        return self._stripped.send(rendered, final)
+        rendered = self._held + rendered
+        if not self._started:
+            rendered = rendered.lstrip()
+            self._started = bool(rendered)
+        sent = rendered.rstrip()
+        self._held = "" if final else rendered[len(sent) :]
+        return sent
 
     @property
     def checked(self) -> Checked:
