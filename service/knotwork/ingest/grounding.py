@@ -7,7 +7,8 @@ retrieval ranks the note by and similarity links to others. A name is grounded w
 (case-folded, accents and punctuation folded: text/keys.py ``words``) occur in a row in the
 chunk, or one of its significant words (not a stop word, two characters at least) does, alone
 or inflected (a shared start of ``MIN_STEM`` characters that each word exceeds by at most
-``MAX_ENDING``: "Berlins", "italiano" for "Italia"); in a script without spaces (Han, kana,
+``MAX_ENDING``: "Berlins", "italiano" for "Italia"; a shorter word whole, then at most
+``SHORT_ENDING`` more: "Kants", "Kölner"); in a script without spaces (Han, kana,
 Hangul, Thai) two neighbouring characters of the name in the chunk do. A name must hold a
 letter or digit and no control character. Text the note itself holds is data: an instruction
 written in the note and echoed back as a name is the note's name for something, kept.
@@ -25,6 +26,9 @@ from knotwork.text.stopwords import STOPWORDS
 
 MIN_STEM = 5  # a shared start this long grounds an inflected word ("Berlins": "Berlin")
 MAX_ENDING = 4  # past the shared start, each word's ending is at most this long
+# A shorter word (three letters at least) is found whole at the start of one that ends at most
+# this much longer: a genitive or a case ending ("Kants" for Kant, "Ulmer" for Ulm).
+SHORT_ENDING = 2
 # Never in a name: control characters (C0, C1, escape sequences), line and paragraph
 # separators, and format characters but the joiners that Persian and Indic scripts spell with.
 _BANNED = {"Cc", "Zl", "Zp", "Cf"}
@@ -79,7 +83,11 @@ class Source:
         self._stems = {t[:MIN_STEM] for t in self.vocabulary if len(t) >= MIN_STEM}
 
     def _inflected(self, word: str) -> bool:
-        if len(word) < MIN_STEM or word[:MIN_STEM] not in self._stems:
+        if len(word) < MIN_STEM:  # "Kants", "Kölner", "Roms", "Риме": a short name, its ending
+            return len(word) >= 3 and any(
+                o.startswith(word) and len(o) - len(word) <= SHORT_ENDING for o in self.vocabulary
+            )
+        if word[:MIN_STEM] not in self._stems:
             return False
         for other in self.vocabulary:
             common = _shared(word, other)
