@@ -39,6 +39,15 @@ async def test_ingest_waits_for_the_gap_between_two_passes_then_the_api_resumes(
         body = await _put(client, "Long.md", _long(12))
         assert body["chunks"] > 2 * api_extraction.EXTRACT_PASS, body
         await asyncio.to_thread(held.asked.wait, 30)  # a pass holds the lease, the model held
+
+        async def extracting() -> bool:
+            row = await lease_status(core.store, "default")
+            return row is not None and row["mode"] == REST_EXTRACT_MODE
+
+        # The pass says its mode as it takes the lease and at each beat; the write before it
+        # may have said its own last on a loaded machine (the two share the holder): a CLI
+        # writer reading that is refused, as it is by any write.
+        await _until(extracting, 10)
         env = child_env({
             "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
             "KNOTWORK_NEO4J_USER": settings.neo4j_user,
