@@ -57,8 +57,8 @@ def test_images_are_their_alt_text_whatever_their_address(raw: str, text: str | 
         ("Longer than given: https://docs.example/guide?d=secret", f"Longer than given: {REMOVED}"),
         ("[x][r] then\n[r]: https://attacker.example/r\nend", "[x][r] then\n\nend"),
         ("[x][r]\n\n [r]: <https://attacker.example/r> 'title'", "[x][r]"),
-        ('<a href="https://attacker.example/">here</a>', "here</a>"),
-        ('<span style="background:url(//attacker.example/p)">s</span>', "s</span>"),
+        ('<a href="https://attacker.example/">here</a>', "here"),
+        ('<span style="background:url(//attacker.example/p)">s</span>', "s"),
     ],
 )
 def test_a_link_the_notes_did_not_give_loses_its_address(raw: str, text: str) -> None:

@@ -8,190 +8,203 @@ replaced by its alt text (``![alt]`` by ``! [alt]``); a link (``[text](url)``, a
 ``[x]: url``, ``<url>``, a bare ``https://…`` or ``www.…``, an HTML tag's ``href``) whose
 address the prompt did not show the model, word for word, loses its address (``[text](url)``
 keeps ``[text]``, so a citation marker the model linked stays whole); any other HTML tag that
-loads something (``src=``, ``style=``) is removed. Code is no exception: renderers differ on
-what is code, and an address stays one.
+loads something (``src=``, ``style=``) is removed, and so is the closing tag of a tag removed.
+A tag is read before the brackets around it, as CommonMark reads it (a ``](`` in its quotes
+splits no tag), and only where it can be one: ``<`` and a letter, attributes whose quotes pair
+up, a ``>`` before the paragraph ends ("a <b", "Box<dyn Error + 'static>" are text). A
+definition may be in a quote or a list item, its address on the next line. What a removal
+joins is read again ("[a]<img src=x>(//elsewhere)" is no link). Code is no exception:
+renderers differ on what is code, and an address stays one.
 
-A stream (``LinkStream``) sends text only up to a whitespace outside brackets, ``<…>`` and a
-line that may define a link, so every construct is judged whole and the pieces add up to
-``inert_links`` of the whole text.
+The answer is read in stretches (``_Settled`` says where they end), each held to the context
+on its own (``answer.links_render``), whole or streamed alike, so the pieces a ``LinkStream``
+sends add up to ``inert_links`` of the whole text however it was cut. A stretch ends at a
+whitespace outside a tag, a link's ``(…)`` and a line that may define a link; a ``[`` holds it
+only to its line's end (to the paragraph's on a line that may define a link): should it close
+into a link later, the ``](url)`` is judged on its own, and a ``![`` sent open is no image.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from knotwork.answer.cite_stream import CitationStream
-from knotwork.plural import counted
+from knotwork.answer.links_render import REMOVED, Render, Unlinked
 from knotwork.retrieve import Hit
 
-REMOVED = "(link removed)"  # stands for a bare address or ``<url>`` the notes did not give
-# Brackets and tags end at a blank line, as Markdown reads them.
-_IN = r"(?:[^\[\]\n]|\n(?![ \t]*\n))"
-_TEXT = rf"(?:{_IN}|\[{_IN}*\])*"
-_TAG = r"(?:[^<>\n]|\n(?![ \t]*\n))*"
-_DEST = r"(?:<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
-_TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*"
-_LINKS = re.compile(
-    # a definition: nothing after its address but a title ("[S1]: She said" is a sentence)
-    rf"(?P<definition>^[ ]{{0,3}}\[{_TEXT}\]:[ \t]*(?P<target>\S+)"
-    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$)"""
-    rf"|(?P<image>!\[(?P<alt>{_TEXT})\](?P<source>\({_DEST}{_TITLE}\)|\[{_IN}*\])?)"
-    rf"|(?P<link>\[(?P<text>{_TEXT})\]\((?P<dest>{_DEST}){_TITLE}\))"
-    rf"|(?P<img><img\b{_TAG}>)"
-    r"|(?P<autolink><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>)"
-    rf"|(?P<tag></?[A-Za-z][A-Za-z0-9-]*\b{_TAG}>)"
-    r"|(?P<bare>(?:[A-Za-z][A-Za-z0-9+.-]*://|(?<![\w.])www\.)[^\s<>]+)",
-    re.MULTILINE | re.IGNORECASE,
-)
-_ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-_LOADS = re.compile(r"\b(?:src|srcset|poster|background|data|style|xlink:href)\s*=", re.I)
-_HREF = re.compile(r"""\b(?:href|action|formaction)\s*=\s*["']?([^\s"'>]*)""", re.IGNORECASE)
-_TAG_OPENS = re.compile(r"[A-Za-z/!]")
-_URL_GOES_ON = re.compile(r"[\w/?#&=%~+@-]")
-_TRAILING = ".,:;!?*_~'\""  # punctuation after a bare address, not part of it (as GFM reads it)
+__all__ = ["REMOVED", "AnswerStream", "LinkStream", "Unlinked", "inert_links"]
 
-
-@dataclass
-class Unlinked:
-    text: str
-    images: int = 0  # images replaced by their alt text
-    links: int = 0  # links, definitions and tags whose address the notes did not give
-
-    @property
-    def warnings(self) -> list[str]:
-        said = [counted(n, noun) for n, noun in ((self.images, "image"), (self.links, "link")) if n]
-        if not said:
-            return []
-        return [
-            f"removed {' and '.join(said)} from the answer: images are never shown, nor links "
-            "to addresses the retrieved notes do not give (their text is kept)"
-        ]
-
-
-def given_url(url: str, given: str) -> bool:
-    """Whether ``url`` is written in ``given`` as a whole address, not the start of a longer
-    one (a note's ``https://x.example/p`` gives no ``https://x.example/p?d=…``)."""
-    start = given.find(url) if url else -1
-    while start != -1:
-        end = start + len(url)
-        if end == len(given) or not _URL_GOES_ON.match(given, end):
-            return True
-        start = given.find(url, start + 1)
-    return False
-
-
-class _Render:
-    def __init__(self, given: str) -> None:
-        self.given = given
-        self.result = Unlinked("")
-
-    def text(self, text: str, start: int = 0, end: int | None = None) -> str:
-        end = len(text) if end is None else end
-        out: list[str] = []
-        for match in _LINKS.finditer(text, start, end):
-            out.append(text[start : match.start()])
-            out.append(self._one(match))
-            start = match.end()
-        out.append(text[start:end])
-        return "".join(out)
-
-    def _one(self, match: re.Match[str]) -> str:
-        kind, whole = match.lastgroup, match.group(0)
-        if kind == "image" and match.group("source") is None:
-            # "![x]" is an image only where "[x]:" defines it; "August![S1]" is a sentence
-            return f"! [{self.text(match.group('alt'))}]"
-        if kind == "image":
-            self.result.images += 1
-            return self.text(match.group("alt"))
-        if kind == "img":
-            self.result.images += 1
-            alt = _ALT.search(whole)
-            return next((g for g in alt.groups() if g is not None), "") if alt else ""
-        if kind == "link":
-            inner, dest = self.text(match.group("text")), match.group("dest").strip("<>")
-            if given_url(dest, self.given):
-                return f"[{inner}]{whole[len(match.group('text')) + 2 :]}"
-            self.result.links += 1
-            return f"[{inner}]"
-        if kind == "definition":
-            return whole if given_url(match.group("target").strip("<>"), self.given) else self._no()
-        if kind == "autolink":
-            return whole if given_url(whole[1:-1], self.given) else self._no(REMOVED)
-        if kind == "tag":
-            href = _HREF.search(whole)
-            if _LOADS.search(whole) or (href and not given_url(href.group(1), self.given)):
-                return self._no()
-            return whole
-        url, tail = _bare(whole)
-        return whole if given_url(url, self.given) else self._no(REMOVED) + tail
-
-    def _no(self, instead: str = "") -> str:
-        self.result.links += 1
-        return instead
-
-
-def _bare(found: str) -> tuple[str, str]:
-    """A bare address and the punctuation after it: a sentence's full stop, a ``)`` closing
-    the parenthesis the address was written in."""
-    url = found.rstrip(_TRAILING)
-    while url.endswith(")") and url.count(")") > url.count("("):
-        url = url[:-1].rstrip(_TRAILING)
-    return url, found[len(url) :]
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_NAME = _LETTERS | frozenset("0123456789-")
+_ATTR_OPENS = _LETTERS | frozenset("_:")
+_ATTR = _NAME | frozenset("_.:")
+_OPENS = _LETTERS | {"/"}
+_SPACE = frozenset(" \t\n")
+_QUOTED = ("'", '"', "lax'", 'lax"')
+_CLOSED = ">"  # a tag's state once its ">" is read
+_NOT_UNQUOTED = _SPACE | frozenset("\"'=<>`")
+_LEAD = frozenset(" \t>-+*0123456789.)")  # what may open a line before a definition's "["
 
 
 def inert_links(text: str, given: str) -> Unlinked:
     """``text`` with its images made text and the addresses ``given`` does not hold removed,
     stripped as an answer is."""
-    render = _Render(given)
-    render.result.text = render.text(text).strip()
-    return render.result
+    stream = LinkStream(given)
+    stream.result.text = stream.close(text)
+    return stream.result
 
 
 class _Settled:
-    """How far a growing text can be judged now: to the last whitespace outside brackets, a
-    link's ``(…)``, a tag's ``<…>`` and a line opening with ``[`` (a definition's address may
-    follow). A blank line closes what is open. Each character is read once, the last one only
-    when the next has come (``](`` and ``<a`` are told by it)."""
+    """Where a growing text's stretches end, each read once: after a whitespace outside a tag
+    (quotes and all), a link's ``(…)``, an open ``[`` (to its line's end) and a line that may
+    define a link (one that opens with ``[`` or ``<`` after a quote's or list's marks), to that
+    line's end, or the next's when its address may be there. A blank line closes what is open.
+    A character is read once the next has come (``](``, ``]:`` and ``<a`` are told by it)."""
 
     def __init__(self) -> None:
-        self.cut, self._i = 0, 0
-        self._depth, self._parens, self._angle = 0, 0, False
-        self._line_held, self._blank = True, True
+        self.cuts: list[int] = []
+        self._i = 0
+        self._depth, self._parens, self._tag = 0, 0, ""
+        self._outer: list[str] = []  # the tags a "<" in them opened another in
+        self._blank, self._lead, self._held = True, True, False
+        self._html = False  # a line of the paragraph opens with "<": an HTML block's, maybe
+        self._deep = False  # a "[" opened on a line held: it holds to the paragraph's end
+        self._colon = False  # a held line ends "]:": its address may be on the next line
 
-    def __call__(self, text: str) -> int:
-        i = self._i
-        while i < len(text) - 1:
-            char = text[i]
+    def __call__(self, text: str, final: bool) -> None:
+        i, last = self._i, len(text) if final else len(text) - 1
+        while i < last:
+            char, after = text[i], text[i + 1 : i + 2]
+            if self._tag and not (char == "\n" and self._blank):
+                self._read_tag(char, after)
             if char == "\n":
-                if self._blank:
-                    self._depth, self._parens, self._angle = 0, 0, False
-                if not (self._depth or self._parens or self._angle):
-                    self.cut = i + 1
-                self._line_held, self._blank = True, True
+                i = self._line_end(i)
             elif char in " \t":
-                if not (self._depth or self._parens or self._angle or self._line_held):
-                    self.cut = i + 1
+                if not (self._depth or self._parens or self._tag or self._held or self._lead):
+                    self.cuts.append(i + 1)
             else:
-                if self._line_held and self._blank:
-                    self._line_held = char == "["  # a definition, or the line is text
-                self._blank = False
-                if self._parens:
-                    self._parens += {"(": 1, ")": -1}.get(char, 0)
-                elif char == "[":
-                    self._depth += 1
-                elif char == "]":
-                    self._depth = max(self._depth - 1, 0)
-                    if not self._depth and text[i + 1] == "(":
-                        self._parens, i = 1, i + 1
-                elif char == "<" and _TAG_OPENS.match(text, i + 1):
-                    self._angle = True
-                elif char == ">":
-                    self._angle = False
+                i = self._mark(text, i, char, after)
             i += 1
         self._i = i
-        return self.cut
+
+    def _read_tag(self, char: str, after: str) -> None:
+        """A tag inside a tag ("<a href=x <img src=y> title=z>") is read to its end and the
+        outer one on after it: should the inner one go, the outer one may close."""
+        if char == "<" and after and after in _OPENS and self._tag not in _QUOTED:
+            self._outer.append(self._tag)
+            self._tag = "lax" if self._tag.startswith("lax") else "<"
+            return
+        state = _tag_step(self._tag, char)
+        while state in ("", _CLOSED) and self._outer:
+            outer = self._outer.pop()
+            state = outer if state == _CLOSED else _tag_step(outer, char)
+        self._tag = "" if state == _CLOSED else state
+
+    def _line_end(self, i: int) -> int:
+        if self._blank:  # a blank line: the paragraph ends
+            self._depth, self._parens, self._tag, self._outer = 0, 0, "", []
+            self._deep = self._colon = self._html = False
+        address_next = self._held and self._colon
+        if not (self._parens or self._tag or address_next or (self._depth and self._deep)):
+            self.cuts.append(i + 1)
+        self._blank, self._colon = True, False
+        self._lead, self._held = not address_next, address_next
+        return i
+
+    def _mark(self, text: str, i: int, char: str, after: str) -> int:
+        self._blank, self._colon = False, False
+        if self._lead and char not in _LEAD:
+            self._lead, self._held = False, char in "[<"
+            self._html = self._html or char == "<"
+        if self._tag:
+            pass  # read by _tag_step
+        elif self._parens:
+            self._parens += {"(": 1, ")": -1}.get(char, 0)
+        elif char == "[":
+            self._depth += 1
+            self._deep = self._deep or self._held
+        elif char == "]":
+            self._depth = max(self._depth - 1, 0)
+            if not self._depth and after == "(":
+                self._parens, i = 1, i + 1
+            elif not self._depth and after == ":" and self._held:
+                self._colon, i = True, i + 1
+        elif char == "<" and after and after in _OPENS:
+            self._tag = "lax" if self._html else "<"
+        return i
+
+
+def _tag_left_open(text: str, lax: bool) -> int:
+    """Where in ``text`` a tag opens that is still open at its end (-1: none), read as
+    ``_Settled`` reads tags (``lax``: as in an HTML block)."""
+    state, outer, start = "", [], -1
+    for i, char in enumerate(text):
+        after = text[i + 1 : i + 2]
+        if char == "<" and after and after in _OPENS and state not in _QUOTED:
+            outer.append(state)
+            state, start = ("lax" if lax else "<"), start if state else i
+            continue
+        if not state:
+            continue
+        state = _tag_step(state, char)
+        while state in ("", _CLOSED) and outer:
+            was = outer.pop()
+            state = was if state == _CLOSED else _tag_step(was, char) if was else ""
+        state = "" if state == _CLOSED else state
+        start = start if state else -1
+    return start if state else -1
+
+
+def _no_tag_left_open(text: str, out: str) -> str:
+    """``out``, what is sent of the stretch ``text``, with a ``<`` made ``&lt;`` where what
+    was removed left a tag open that the stretch had closed (``<img <img> />``): a later
+    stretch would close it."""
+    for lax in (False, True):
+        start = _tag_left_open(out, lax)
+        if start != -1 and _tag_left_open(text, lax) == -1:
+            out = f"{out[:start]}&lt;{out[start + 1 :]}"
+    return out
+
+
+def _tag_step(state: str, char: str) -> str:
+    """What is read of a tag once ``char`` follows: ``_CLOSED``, or "" once it can be none. In an
+    HTML block any ``<…>`` is one (to its ``>`` outside quotes); elsewhere only one whose
+    attributes are well formed, as CommonMark reads it (``answer.links_render``)."""
+    if state.startswith("lax"):
+        quote = state[3:]
+        if quote:
+            return "lax" if char == quote else state
+        return _CLOSED if char == ">" else "lax" + char if char in "\"'" else state
+    if state in ('"', "'"):  # in a quoted value
+        return "quoted" if char == state else state
+    if char == ">" and state not in ("<", "</", "="):
+        return _CLOSED
+    space = char in _SPACE
+    if state == "<":
+        return "name" if char in _LETTERS else "</" if char == "/" else ""
+    if state == "</":
+        return "end" if char in _LETTERS else ""
+    if state == "end":  # a closing tag's name, then spaces
+        return state if char in _NAME or space else ""
+    if state == "/":
+        return ""
+    if state == "=":
+        if space:
+            return state
+        return char if char in "\"'" else "unquoted" if char not in _NOT_UNQUOTED else ""
+    if state == "unquoted" and char not in _NOT_UNQUOTED:
+        return state
+    if (state == "name" and char in _NAME) or (state == "attr" and char in _ATTR):
+        return state
+    if space:
+        return "between" if state != "attr" else "after"
+    if char == "/":
+        return "/"
+    if state in ("between", "after") and char in _ATTR_OPENS:
+        return "attr"
+    if state in ("attr", "after") and char == "=":
+        return "="
+    return ""
 
 
 class LinkStream:
@@ -199,31 +212,47 @@ class LinkStream:
     checked, its whitespace trimmed as the whole answer's is."""
 
     def __init__(self, given: str) -> None:
-        self._render = _Render(given)
+        self._render = Render(given)
         self._settled = _Settled()
         self._text = ""
         self._pos = 0
+        self._done = 0  # stretches sent
         self._held = ""  # whitespace sent only once text follows it
         self._started = False
 
-    def _emit(self, end: int, final: bool) -> str:
-        out = self._held + self._render.text(self._text, self._pos, end)
-        self._pos = end
+    @property
+    def result(self) -> Unlinked:
+        """What was removed so far (``text`` is the caller's)."""
+        return self._render.result
+
+    def _emit(self, final: bool) -> str:
+        self._settled(self._text, final)
+        ends = self._settled.cuts[self._done :]
+        self._done = len(self._settled.cuts)
+        out = [self._held]
+        for end in ends:
+            sent = self._render.stretch(self._text, self._pos, end, final=False)
+            out.append(_no_tag_left_open(self._text[self._pos : end], sent))
+            self._pos = end
+        if final:
+            out.append(self._render.stretch(self._text, self._pos, len(self._text), final=True))
+            self._pos = len(self._text)
+        text = "".join(out)
         if not self._started:
-            out = out.lstrip()
-            self._started = bool(out)
-        sent = out.rstrip()
-        self._held = "" if final else out[len(sent) :]
+            text = text.lstrip()
+            self._started = bool(text)
+        sent = text.rstrip()
+        self._held = "" if final else text[len(sent) :]
         return sent
 
     def feed(self, piece: str) -> str:
         self._text += piece
-        return self._emit(self._settled(self._text), final=False)
+        return self._emit(final=False)
 
     def close(self, piece: str = "") -> str:
         """The rest of the text, ``piece`` last, now that the answer is complete."""
         self._text += piece
-        return self._emit(len(self._text), final=True)
+        return self._emit(final=True)
 
 
 class AnswerStream:
