@@ -48,10 +48,11 @@ def run(*args: str, input: str | None = None) -> tuple[int, str]:
 
 
 def test_ask_answers_and_json_is_the_query_body(ingested: Path, fake_ollama: FakeOllama) -> None:
-    fake_ollama.chat_script = lambda body: "Alice works with Bob on the knowledge graph."
+    fake_ollama.chat_script = lambda body: "Alice works with Bob on the knowledge graph [S1]."
     code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
     assert code == 0, out
-    assert out.startswith("Alice works with Bob on the knowledge graph.")
+    assert out.startswith("Alice works with Bob on the knowledge graph [People/")
+    assert "\nsources:\n  - People/" in out
     code, out = run("ask", "Who does Alice work with?", "--mode", "retrieve", "--json")
     body = json.loads(out)
     assert code == 0 and body["status"] == "ok" and body["answer"] is None
@@ -71,6 +72,26 @@ def test_ask_exit_codes_for_no_evidence_a_silent_model_and_bad_arguments(
     for command in ("ask", "retrieve"):  # no word to ask about: refused as the API does
         code, out = run(command, "🤔🤔?")
         assert code == 2 and "question holds no words" in out, (command, out)
+
+
+def test_ask_says_an_uncited_answer_is_unsupported_and_labels_a_refusals_passages(
+    ingested: Path, fake_ollama: FakeOllama
+) -> None:
+    """An answer that cites none of the notes: the passages it was given, exit 5; a refusal's
+    passages are the closest found, not sources (exit 3)."""
+    fake_ollama.chat_script = lambda body: "Alice works with Bob on the knowledge graph."
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
+    assert code == 5, out
+    said = out.split("unsupported: the answer cites none of your notes", 1)[1]
+    assert "People/Alice.md#Alice:" in said and "works with [[Bob]] on the knowledge" in said
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast", "--json")
+    body = json.loads(out)
+    assert code == 5 and body["uncited"] is True and body["evidence"], out
+    fake_ollama.chat_script = lambda body: "I don't know."
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
+    assert code == 3, out
+    assert "closest passages found (not enough to answer):\n  - People/" in out
+    assert "sources:" not in out
 
 
 def test_ask_says_a_model_that_is_down_once_without_a_log_record(

@@ -66,7 +66,9 @@ def test_a_streamed_reply_the_final_body_overrules_is_followed_by_that_body(
     print(refusal, end="")
     _print_answer(_body("insufficient_context", INSUFFICIENT), streamed=refusal)
     out = capsys.readouterr().out
-    assert out.startswith(f"{refusal}\n{INSUFFICIENT}\n\nsources:\n")
+    # The refusal's partial evidence is no answer's sources, and is not called so.
+    closest = "closest passages found (not enough to answer):"
+    assert out.startswith(f"{refusal}\n{INSUFFICIENT}\n\n{closest}\n") and "sources:" not in out
     partial = "Alice works with"
     print(partial, end="")
     down = _body("model_unavailable", None, ["the chat model 'm' did not answer"])
@@ -74,3 +76,16 @@ def test_a_streamed_reply_the_final_body_overrules_is_followed_by_that_body(
     out = capsys.readouterr().out
     assert out.startswith(f"{partial}\nthe chat model did not answer; the best evidence:\n")
     assert out.rstrip().endswith("warning: the chat model 'm' did not answer")
+
+
+def test_an_answer_citing_none_of_the_notes_is_said_unsupported_above_its_evidence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    snippet = "Alice works with Bob\non the graph."
+    given = [{**CITED[0], "snippet": snippet}]
+    body = {**_body("ok", "Many people work with Bob.", ["cites none"]), "citations": []}
+    _print_answer({**body, "uncited": True, "evidence": given})
+    out = capsys.readouterr().out
+    assert out.startswith("Many people work with Bob.\n\nunsupported: the answer cites none")
+    assert "  - People/Alice.md#Alice:1-3\n    Alice works with Bob on the graph.\n" in out
+    assert "sources:" not in out

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from knotwork.answer import prompt
-from knotwork.answer.prompt import FENCE_LINE, SYSTEM_PROMPT, build_prompt, new_fence
+from knotwork.answer.prompt import FENCE_LINE, SYSTEM_PROMPT, FactSource, build_prompt, new_fence
 from knotwork.ingest import extract
 from knotwork.retrieve import Evidence, FactRow
 from knotwork.retrieve.keywords import keyword_messages
@@ -72,11 +72,11 @@ def test_the_system_message_and_the_prompt_prefix_are_the_same_for_every_request
     assert first[1].index(token_one) < first[1].index(f"<<<BEGIN {token_one} ")
 
 
-def test_blocks_are_numbered_and_facts_name_the_number_of_their_note() -> None:
+def test_blocks_are_numbered_and_facts_name_the_number_of_their_chunk() -> None:
     hits = [hit("a [draft].md", "Step [1]"), hit("C# notes.md", ""), hit("Far.md", "F")]
     facts = [
-        FactRow("A", "LINKS_TO", "B", "C# notes.md", "wikilink", 1.0, 1, None),
-        FactRow("F", "LINKS_TO", "G", "Far.md", "wikilink", 1.0, 1, None),
+        FactRow("A", "LINKS_TO", "B", "C# notes.md", "wikilink", 1.0, 1, hits[1].id),
+        FactRow("F", "LINKS_TO", "G", "Far.md", "wikilink", 1.0, 1, hits[2].id),
     ]
     built = build_prompt("q", Evidence(hits=hits, timings_ms={}, facts=facts), 8192)
     user = str(built.messages[1].content)
@@ -123,7 +123,7 @@ def test_the_extraction_and_keyword_prompts_keep_their_system_message_fixed() ->
 def test_a_fact_is_cited_by_the_chunk_that_states_it() -> None:
     """Not by its note's first block: a note's bio and its work section are different lines."""
     bio, other, work = (
-        hit("Alice.md", "Bio", line=1),
+        hit("Alice.md", "Bio", line=5),  # after its frontmatter
         hit("b.md", ""),
         hit("Alice.md", "Work", line=20),
     )
@@ -140,9 +140,38 @@ def test_a_fact_is_cited_by_the_chunk_that_states_it() -> None:
     assert built.left_out == 1 and left_out.text not in user
     assert "Alice | WORKS_WITH | Bob | [S3]\n" in user  # the Work block, not the Bio one
     assert "Alice | KNOWS | Cy | [S4]\n" in user  # its chunk, numbered though not shown
-    assert "Alice | born | 1990 | [S1]\n" in user  # a fact of no chunk: the note's first block
     assert "Alice | LIKES | Dee | Alice.md\n" in user  # its chunk was not retrieved
+    # A fact of no chunk (frontmatter): a number of its own line, not the note's first block.
+    assert "Alice | born | 1990 | [S5]\n" in user
+    born = built.sources.pop(5)
+    assert isinstance(born, FactSource) and born.id not in {h.id for h in evidence.hits}
+    assert (born.path, born.heading, born.line_start, born.line_end) == ("Alice.md", "", 2, 2)
+    assert born.text == "born: 1990"
     assert built.sources == {1: bio, 2: other, 3: work, 4: left_out}
+
+
+def test_a_fact_of_no_chunk_is_cited_by_its_own_line() -> None:
+    """Facts on one frontmatter line share its number; each line has its own; a fact of no line
+    has none; a shown block holding the line (an older graph's fact of no chunk) is its source."""
+    body = hit("Orchard.md", "Orchard", line=6)
+    facts = [
+        FactRow("Orchard", "HAS_ALIAS", "Project O", "Orchard.md", "alias", 1.0, 2, None),
+        FactRow("Orchard", "HAS_ALIAS", "Apple", "Orchard.md", "alias", 1.0, 2, None),
+        FactRow("Orchard", "status", "paused", "Orchard.md", "frontmatter", 1.0, 4, None),
+        FactRow("Orchard", "owner", "Bob", "Orchard.md", "frontmatter", 1.0, None, None),
+        FactRow("Orchard", "LINKS_TO", "Hiro", "Orchard.md", "wikilink", 1.0, 7, None),
+    ]
+    built = build_prompt("Is Orchard paused?", Evidence([body], {}, facts=facts), 8192)
+    user = str(built.messages[1].content)
+    assert "Orchard | HAS_ALIAS | Project O | [S2]\n" in user
+    assert "Orchard | HAS_ALIAS | Apple | [S2]\n" in user
+    assert "Orchard | status | paused | [S3]\n" in user
+    assert "Orchard | owner | Bob | Orchard.md\n" in user
+    assert "Orchard | LINKS_TO | Hiro | [S1]\n" in user
+    aliases, status = built.sources[2], built.sources[3]
+    assert (aliases.line_start, status.line_start, status.line_end) == (2, 4, 4)
+    assert aliases.text == "HAS_ALIAS: Project O\nHAS_ALIAS: Apple"
+    assert len(built.sources) == 3
 
 
 def test_a_number_a_fact_line_would_give_is_not_given_when_the_facts_do_not_fit() -> None:

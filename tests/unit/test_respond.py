@@ -110,6 +110,14 @@ CITED = "[Alice.md#Work]"  # ok, and the answer keeps its citation
         ("I don't know all of it, but Alice works with Bob [S1].", ANSWER),
         ("The notes do not mention a date; Alice works with Bob [S1].", ANSWER),
         ("There is no information about the date, yet Alice works with Bob [S1].", ANSWER),
+        ("Nothing in the notes covers that, but Alice works with Bob [S1].", ANSWER),
+        # Where the model looked, then an answer: no refusal, cited or not.
+        ("Based on the notes, Alice works with Bob.", ANSWER),
+        ("According to the context, Alice works with Bob [S1].", CITED),
+        ("Based on the context, Alice cannot determine the budget alone; Bob signs off.", ANSWER),
+        ("In the notes, the budget is 400 euros.", ANSWER),
+        ("Nothing in the notes contradicts it: Alice works with Bob.", ANSWER),
+        ("Nothing is cheaper than the old coffee machine.", ANSWER),
         # Cited or not, the same words that do not open the reply are an answer.
         ("Alice works with Bob; I don't know since when.", ANSWER),
         ("Nobody knows more than Bob [S1].", ANSWER),

@@ -19,7 +19,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 
 from knotwork.answer.cite_sources import inert, source_tag
 from knotwork.answer.refusal import INSUFFICIENT
-from knotwork.retrieve import Evidence, Hit
+from knotwork.retrieve import Evidence, FactRow, Hit
 
 SYSTEM_PROMPT = f"""You answer questions about the user's notes, using only the context in the \
 user's message.
@@ -98,24 +98,50 @@ def _field(value: object) -> str:
     return inert(" ".join(str(value).split()).replace("|", "/"))
 
 
+@dataclass
+class FactSource(Hit):
+    """A fact of no chunk (its note's frontmatter) as a source of its own: its note and the line
+    that states it, so that an answer citing the fact points at that line, not at a block of
+    other lines of the note."""
+
+
+def _stated(fact: FactRow, line: int, note: Hit) -> FactSource:
+    """The source of a fact of no chunk: its note (``note``, its best hit) and line, its text
+    the fact (``key: value``)."""
+    return FactSource(
+        id=f"\0{fact.source}:{line}",  # no chunk's: a path holds no NUL
+        path=fact.source,
+        title=note.title,
+        heading="",
+        line_start=line,
+        line_end=line,
+        text=f"{fact.predicate}: {fact.object}",
+        score=note.score,
+    )
+
+
 def _fact_sources(
     evidence: Evidence, sources: dict[int, Hit]
 ) -> tuple[list[int | None], dict[int, Hit]]:
     """A source number per fact: the block of the chunk that states it; for a chunk retrieved
     but left out of the context, a new number (the fact's line is what the model sees of it);
-    for a fact of no chunk (frontmatter), its note's first block. None: nothing to cite. The
-    new numbers come back apart, to be given only if the facts block fits."""
+    for a fact of no chunk (frontmatter) of a retrieved note, a new number of its own line (a
+    ``FactSource``), or the block that holds that line. None: nothing to cite. The new numbers
+    come back apart, to be given only if the facts block fits."""
     by_chunk = {hit.id: number for number, hit in sources.items()}
-    by_path: dict[str, int] = {}
-    for number, hit in sources.items():
-        by_path.setdefault(hit.path, number)
     retrieved = {hit.id: hit for hit in evidence.hits}
     extra: dict[int, Hit] = {}
+    by_line: dict[tuple[str, int], int] = {}  # a frontmatter line's number, once per line
     numbers: list[int | None] = []
+    notes: dict[str, Hit] = {}  # each retrieved note's best hit
+    for hit in evidence.hits:
+        notes.setdefault(hit.path, hit)
     for fact in evidence.facts:
-        chunk = fact.chunk_id
-        if chunk is None:
-            numbers.append(by_path.get(fact.source))
+        chunk, line, note = fact.chunk_id, fact.line, notes.get(fact.source)
+        if chunk is None and line is not None and note is not None:
+            numbers.append(_line_number(fact, line, sources, extra, by_line, note))
+        elif chunk is None:
+            numbers.append(None)
         elif chunk in by_chunk:
             numbers.append(by_chunk[chunk])
         elif chunk in retrieved:
@@ -125,6 +151,29 @@ def _fact_sources(
         else:
             numbers.append(None)
     return numbers, extra
+
+
+def _line_number(
+    fact: FactRow,
+    line: int,
+    sources: dict[int, Hit],
+    extra: dict[int, Hit],
+    by_line: dict[tuple[str, int], int],
+    note: Hit,
+) -> int:
+    """The number a fact of no chunk is cited by: a shown block of its note holding its line (a
+    graph an older version wrote), else its line's own ``FactSource``, made at its first fact."""
+    for number, hit in sources.items():
+        if hit.path == fact.source and hit.line_start <= line <= hit.line_end:
+            return number
+    key = (fact.source, line)
+    if key in by_line:
+        stated = extra[by_line[key]]
+        stated.text += f"\n{fact.predicate}: {fact.object}"  # "aliases: [A, B]": both
+        return by_line[key]
+    number = by_line[key] = len(sources) + len(extra) + 1
+    extra[number] = _stated(fact, line, note)
+    return number
 
 
 def build_prompt(question: str, evidence: Evidence, context_window: int) -> Prompt:

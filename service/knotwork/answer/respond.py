@@ -18,29 +18,28 @@ from typing import Literal
 
 from knotwork.answer.cite import check_citations, strip_citations
 from knotwork.answer.links import AnswerStream, inert_links
-from knotwork.answer.prompt import Prompt, build_prompt
+from knotwork.answer.prompt import FactSource, Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
-from knotwork.answer.waiting import Overdue, by, http_status, stop_cut, timed_out
+from knotwork.answer.waiting import Overdue, by, stop_cut, unanswered
 from knotwork.core import Core
-from knotwork.llm.bounded import said
-from knotwork.llm.providers import chat_server
 from knotwork.plural import counted, plural
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 from knotwork.retrieve.config import DEFAULT_TOP_K
+from knotwork.text.quoted import clipped
 
 log = logging.getLogger(__name__)
 
 Status = Literal["ok", "insufficient_context", "model_unavailable"]
-SNIPPET_CHARS = 300
 PARTIAL_CITATIONS = 3  # hits shown as the best partial evidence when the context falls short
 MAX_ANSWER_CHARS = 20_000  # "briefly", the prompt says: beyond this a model is repeating itself
 
 
 @dataclass(frozen=True)
 class Cited:
-    """A chunk the answer rests on, located by note, heading and lines."""
+    """A chunk the answer rests on, located by note, heading and lines; or a fact of no chunk
+    (frontmatter), by its note and its own line (``chunk_id`` None)."""
 
-    chunk_id: str
+    chunk_id: str | None
     path: str
     heading: str
     line_start: int
@@ -51,13 +50,13 @@ class Cited:
     @classmethod
     def of(cls, hit: Hit) -> Cited:
         return cls(
-            chunk_id=hit.id,
+            chunk_id=None if isinstance(hit, FactSource) else hit.id,
             path=hit.path,
             heading=hit.heading,
             line_start=hit.line_start,
             line_end=hit.line_end,
             score=hit.score,
-            snippet=hit.text[:SNIPPET_CHARS],
+            snippet=clipped(hit.text),
         )
 
 
@@ -71,6 +70,8 @@ class Answer:
     paths: list[HopPath] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # An ``ok`` answer that cites none of the hits: the hits it was given, to check it by.
+    evidence: list[Hit] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -153,23 +154,7 @@ def _unavailable(core: Core, evidence: Evidence, exc: BaseException, started: fl
     log.warning("chat model did not answer: %s: %s", type(exc).__name__, exc)
     result = _base(evidence, "model_unavailable", None, evidence.hits)
     result.timings_ms["answer_ms"] = (time.perf_counter() - started) * 1000
-    why = said(exc, core.settings.ollama_timeout_s)
-    model, server = core.settings.llm_model, chat_server(core.settings)
-    status = None if timed_out(exc) else http_status(exc)
-    # The server is up and said why it failed: "is it running?" would mislead. 502-504 are a
-    # proxy's (or a busy server's) way of saying the model is not there: that hint holds.
-    if status is not None and status not in (502, 503, 504):
-        result.warnings.append(
-            f"{server} failed on the request for the chat model {model!r} with HTTP status "
-            f"{status} ({why}); here is the ranked evidence without an answer. The server's "
-            "own log says more."
-        )
-        return result
-    result.warnings.append(
-        f"the chat model {model!r} did not answer ({why}); here is the ranked evidence without "
-        f"an answer. Is {server} running, with the model available? `knotwork doctor` checks "
-        "both."
-    )
+    result.warnings.append(unanswered(core.settings, exc))
     return result
 
 
@@ -192,7 +177,8 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
         )
     else:
         result = _base(evidence, "ok", unlinked.text, checked.cited)
-        if not checked.cited:
+        if not checked.cited:  # no citation to check it by: the ranked hits instead
+            result.evidence = list(evidence.hits)
             result.warnings.append(
                 "the answer cites none of the retrieved notes; check it against the evidence"
             )

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from knotwork.llm.bounded import said, timed_out
+from knotwork.llm.providers import chat_server
 from knotwork.plural import counted
 
-__all__ = ["Overdue", "by", "http_status", "stop_cut", "timed_out"]
+if TYPE_CHECKING:
+    from knotwork.settings import Settings
+
+__all__ = ["Overdue", "by", "http_status", "stop_cut", "timed_out", "unanswered"]
 
 T = TypeVar("T")
 
@@ -57,3 +61,24 @@ def stop_cut(size: int, exc: BaseException, limit_s: float) -> str | None:
         return None
     stopped = f"the model stopped after {counted(size, 'character')}"
     return f"{stopped} ({said(exc, limit_s)}); the answer so far is kept"
+
+
+def unanswered(settings: Settings, exc: BaseException) -> str:
+    """The warning for a chat model that gave no answer at all: the HTTP status a running server
+    failed the request with, or that it did not answer and what to check."""
+    why = said(exc, settings.ollama_timeout_s)
+    model, server = settings.llm_model, chat_server(settings)
+    status = None if timed_out(exc) else http_status(exc)
+    # The server is up and said why it failed: "is it running?" would mislead. 502-504 are a
+    # proxy's (or a busy server's) way of saying the model is not there: that hint holds.
+    if status is not None and status not in (502, 503, 504):
+        return (
+            f"{server} failed on the request for the chat model {model!r} with HTTP status "
+            f"{status} ({why}); here is the ranked evidence without an answer. The server's "
+            "own log says more."
+        )
+    return (
+        f"the chat model {model!r} did not answer ({why}); here is the ranked evidence without "
+        f"an answer. Is {server} running, with the model available? `knotwork doctor` checks "
+        "both."
+    )

@@ -1,33 +1,31 @@
 """Where a result quotes the user's text of any length, it is cut.
 
-A heading, a name or a fact's value past ``TEXT_CHARS`` characters is cut in the bodies of
-``/query`` and ``/retrieve`` and in the MCP tools' results, as a snippet is (answer.respond's
-``SNIPPET_CHARS``): the note's author sets their length, and a 56,000-character heading quoted
-by every hit made a retrieval's body megabytes, past what an MCP client reads as one event.
-Paths stay whole: a file system bounds them, and they are sent back to read the note.
+A heading, a name or a fact's value past ``TEXT_CHARS`` characters (``text.quoted``, the bound
+of a snippet too) is cut in the bodies of ``/query`` and ``/retrieve`` and in the MCP tools'
+results: the note's author sets their length. A heading keeps, at its end, a hash of the whole
+heading, so two that start alike stay apart (their citations, their answer markers) and a client
+finds the section: ``get_note`` cuts a chunk's heading path alike, and the note's own heading
+hashes to it. Paths stay whole: a file system bounds them, and they are sent back to read the
+note. The answer's citation markers are cut as the citations are (``api.cut_markers``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
 
-if TYPE_CHECKING:  # answering imports LlamaIndex; the schemas are needed before (tools/list)
-    from knotwork.answer.respond import Answer
+from knotwork.text.quoted import TEXT_CHARS, clipped
 
-TEXT_CHARS = 300
+__all__ = ["HEADING_HASH", "clipped", "clipped_heading"]
 
-
-def clipped(text: str, limit: int = TEXT_CHARS) -> str:
-    """``text``, cut to ``limit`` characters ending in "…" when it is longer."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+HEADING_HASH = 12  # hex digits of the SHA-256 a cut heading ends in: 48 bits, no collision seen
 
 
-def answer_text(result: Answer) -> str | None:
-    """The answer with each citation's marker naming its heading as ``citations`` does (cut),
-    so a client still finds an entry's marker in it by exact text."""
-    text = result.answer
-    for cited in result.citations:
-        if text is not None and len(cited.heading) > TEXT_CHARS:
-            whole = f"[{cited.path}#{cited.heading}"
-            text = text.replace(whole, f"[{cited.path}#{clipped(cited.heading)}")
-    return text
+def clipped_heading(heading: str) -> str:
+    """``heading``, when longer than ``TEXT_CHARS``, cut to that many characters: its start,
+    ``… sha256:`` and the first ``HEADING_HASH`` hex digits of the SHA-256 of the whole heading
+    (UTF-8). Distinct headings stay distinct, as the citation markers built from them must."""
+    if len(heading) <= TEXT_CHARS:
+        return heading
+    digest = hashlib.sha256(heading.encode("utf-8", "surrogatepass")).hexdigest()
+    tail = f"… sha256:{digest[:HEADING_HASH]}"
+    return heading[: TEXT_CHARS - len(tail)] + tail

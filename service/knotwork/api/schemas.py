@@ -7,9 +7,10 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic.config import JsonDict
 
-from knotwork.api.clipped import answer_text, clipped
+from knotwork.api.clipped import clipped, clipped_heading
+from knotwork.api.cut_markers import answer_text
+from knotwork.api.response_examples import QUERY_EXAMPLE, RETRIEVE_EXAMPLE
 from knotwork.api.strict import STRICT, IsoDate
 from knotwork.redact import redact
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode
@@ -119,7 +120,10 @@ class QueryRequest(RetrieveRequest):
 
 
 class CitationOut(BaseModel):
-    chunk_id: str = Field(description="the cited chunk: its `id` among the note's chunks")
+    chunk_id: str | None = Field(
+        description="the cited chunk: its `id` among the note's chunks; null for a fact of the "
+        "note's frontmatter, which no chunk holds, cited by its own line (`line_start`)"
+    )
     path: str
     heading: str
     line_start: int
@@ -149,49 +153,8 @@ class PathOut(BaseModel):
     chunk_id: str
 
 
-_CITATION_EXAMPLE: JsonDict = {
-    "chunk_id": "default:People/Alice.md:1",
-    "path": "People/Alice.md",
-    "heading": "Alice > Work",
-    "line_start": 5,
-    "line_end": 9,
-    "score": 0.0328,
-    "snippet": "Alice works with Bob on the graph database.",
-}
-_FACT_EXAMPLE: JsonDict = {
-    "subject": "People/Alice.md",
-    "predicate": "WORKS_WITH",
-    "object": "People/Bob.md",
-    "source": "People/Alice.md",
-    "extractor": "wikilink",
-    "confidence": 1.0,
-    "line": 7,
-    "chunk_id": "default:People/Alice.md:1",
-}
-_PATH_EXAMPLE: JsonDict = {
-    "nodes": ["note:People/Alice.md", "note:People/Bob.md"],
-    "relations": ["WORKS_WITH"],
-    "chunk_id": "default:People/Bob.md:0",
-}
-
-
 class QueryResponse(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "status": "ok",
-                    "answer": "Alice works with Bob [People/Alice.md#Alice > Work].",
-                    "citations": [_CITATION_EXAMPLE],
-                    "dropped_citations": ["[Nowhere.md#Fake]"],
-                    "facts": [_FACT_EXAMPLE],
-                    "paths": [_PATH_EXAMPLE],
-                    "timings": {"vector": 12.5, "fulltext": 4.1, "answer_ms": 2310.0},
-                    "warnings": ["removed 1 citation that names no retrieved chunk"],
-                }
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [QUERY_EXAMPLE]})
 
     status: Literal["ok", "insufficient_context", "model_unavailable"]
     answer: str | None = Field(description="null in `retrieve` mode and when the model is down")
@@ -201,23 +164,18 @@ class QueryResponse(BaseModel):
     paths: list[PathOut]
     timings: dict[str, float] = Field(description="milliseconds per step")
     warnings: list[str]
+    uncited: bool = Field(
+        description="true: an `ok` answer that cites none of the retrieved notes (`citations` "
+        "is empty); check it against `evidence`"
+    )
+    evidence: list[RankedCitation] = Field(
+        description="when `uncited`: the ranked chunks retrieved for the answer (as "
+        "`/retrieve` gives them, snippets cut), to check it by; otherwise empty"
+    )
 
 
 class RetrieveResponse(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "status": "ok",
-                    "citations": [{**_CITATION_EXAMPLE, "retrievers": {"vector": 0.91}}],
-                    "facts": [_FACT_EXAMPLE],
-                    "paths": [_PATH_EXAMPLE],
-                    "timings": {"vector": 12.5, "fulltext": 4.1},
-                    "warnings": [],
-                }
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [RETRIEVE_EXAMPLE]})
 
     status: Literal["ok", "insufficient_context"]
     citations: list[RankedCitation]
@@ -228,7 +186,8 @@ class RetrieveResponse(BaseModel):
 
 
 def _citation(cited: Cited) -> CitationOut:
-    row = {**asdict(cited), "heading": clipped(cited.heading), "score": round(cited.score, 6)}
+    heading = clipped_heading(cited.heading)
+    row = {**asdict(cited), "heading": heading, "score": round(cited.score, 6)}
     return CitationOut.model_validate(row)
 
 
@@ -249,7 +208,8 @@ def _fact(f: FactRow) -> FactOut:
 
 
 def _path(p: HopPath) -> PathOut:
-    nodes = [clipped(node) for node in p.nodes]
+    # A note's node is its path, whole as paths are: it names the note to read.
+    nodes = [node if node.startswith("note:") else clipped(node) for node in p.nodes]
     return PathOut(nodes=nodes, relations=list(p.relations), chunk_id=p.chunk_id)
 
 
@@ -267,6 +227,8 @@ def query_response(result: Answer) -> QueryResponse:
         paths=[_path(p) for p in result.paths],
         timings=_timings(result.timings_ms),
         warnings=[redact(w) for w in result.warnings],
+        uncited=bool(result.evidence),
+        evidence=[ranked(h) for h in result.evidence],
     )
 
 

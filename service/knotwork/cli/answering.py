@@ -30,6 +30,11 @@ SEARCHING = {
 }
 ANSWERING = "waiting for the chat model's answer"
 WRITING = "the chat model is writing the answer"
+# What the citations of each kind of body are: an answer's sources, or, under the refusal's
+# sentence, the best partial evidence, which does not answer the question.
+SOURCES = "sources:"
+CLOSEST = "closest passages found (not enough to answer):"
+UNSUPPORTED = "unsupported: the answer cites none of your notes; check it against these passages:"
 
 
 @contextmanager
@@ -65,17 +70,24 @@ def print_answer(body: dict[str, Any], streamed: str = "") -> None:
     """An answer's body for a person. ``streamed``: the text already printed as it came; when
     it is the answer, only the line is ended. When it is not (the model's reply turned out to
     be a refusal, or it failed midway: the final body has the last word, as in the API's
-    stream), the body follows it in full."""
+    stream), the body follows it in full. An answer that cites none of the notes is said to be
+    unsupported, above the passages it was given (``evidence``), each with its snippet."""
     if streamed:
         typer.echo()
     if body["answer"] is not None and body["answer"] != streamed:
         typer.echo(body["answer"])
     elif body["status"] == "model_unavailable":
         typer.secho("the chat model did not answer; the best evidence:", fg=typer.colors.YELLOW)
+    if body.get("uncited"):
+        typer.secho(f"\n{UNSUPPORTED}", fg=typer.colors.YELLOW)
+        for c in body["evidence"]:
+            typer.echo(f"  - {cite(c)}")
+            typer.echo(f"    {' '.join(c['snippet'].split())}")
     if body["citations"]:
         # Unnumbered: a stray "[1]" in the answer must not read as a pointer into this list.
         # A source is found by its label, "[path#heading]" in the text, "path#heading" here.
-        typer.echo("\nsources:")
+        refused = body["status"] == "insufficient_context"
+        typer.echo(f"\n{CLOSEST if refused else SOURCES}")
         for c in body["citations"]:
             typer.echo(f"  - {cite(c)}")
     for dropped in body["dropped_citations"]:

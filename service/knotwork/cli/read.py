@@ -4,7 +4,7 @@ read notes: cli/notes.py).
 Each prints for a person by default (citations as ``path#heading:lines``) and the same body as
 the REST API or the MCP tool with ``--json``. Exit codes: 0 found, 1 the service failed (Neo4j
 down), 2 bad arguments or settings, 3 nothing found (notes that do not cover the question), 4
-the chat model did not answer.
+the chat model did not answer, 5 (``ask``) an answer that cites none of the notes: unsupported.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from knotwork.api.schemas import QueryRequest
 
 MODEL_DOWN = 4
+UNSUPPORTED = 5  # an answer citing none of the notes: not one to act on unchecked
 
 
 async def _same_models(core: Core) -> None:
@@ -73,8 +74,11 @@ def _warned_once() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _answer_exit(status: str) -> int:
-    return {"ok": 0, "insufficient_context": NOT_FOUND, "model_unavailable": MODEL_DOWN}[status]
+def _answer_exit(body: dict[str, Any]) -> int:
+    if body["uncited"]:
+        return UNSUPPORTED
+    statuses = {"ok": 0, "insufficient_context": NOT_FOUND, "model_unavailable": MODEL_DOWN}
+    return statuses[body["status"]]
 
 
 @app.command()
@@ -105,7 +109,7 @@ def ask(
     first = _request(question, **options) if question is not None else None
 
     async def one(core: Core, q: QueryRequest) -> int:
-        return _answer_exit((await asked(core, q, as_json=as_json))["status"])
+        return _answer_exit(await asked(core, q, as_json=as_json))
 
     async def work(core: Core) -> int:
         if first is not None:

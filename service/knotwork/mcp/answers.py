@@ -1,9 +1,8 @@
 """The tools that answer a question: ``ask`` (a cited answer), ``retrieve`` (the ranked
 evidence) and ``explain`` (what each retriever and the graph contributed to each hit).
 
-``ask`` answers as POST /query, with two things more for an agent: progress notifications
-while it works (``mcp.progress``), and, when the answer cites none of the evidence, the
-evidence it was given (REST's ``citations`` are then empty, leaving nothing to check it by)."""
+``ask`` answers as POST /query, with progress notifications while it works (``mcp.progress``);
+the evidence an answer citing none of it comes with (``uncited``) is bounded, with its count."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
 
+from knotwork.api.cut_markers import MarkerCut
 from knotwork.api.schemas import (
     FactOut,
     PathOut,
@@ -21,7 +21,6 @@ from knotwork.api.schemas import (
     RetrieveRequest,
     RetrieveResponse,
     query_response,
-    ranked,
     retrieve_response,
 )
 from knotwork.llm.clients import import_off_loop
@@ -70,15 +69,12 @@ class AskResult(QueryResponse):
     evidence_total: int = Field(description="when `uncited`: how many chunks it was given")
 
 
-def ask_result(result: Answer, evidence: Evidence | None) -> AskResult:
-    """The answer as POST /query gives it; an ``ok`` answer that cites none of its evidence
-    with that evidence, bounded, and ``uncited`` set."""
+def ask_result(result: Answer) -> AskResult:
+    """The answer as POST /query gives it, the evidence of one that cites none of it (``uncited``)
+    bounded to its first ``UNCITED_EVIDENCE`` chunks, with how many there were."""
     body = query_response(result).model_dump()
-    hits = evidence.hits if evidence is not None else []
-    uncited = result.status == "ok" and not result.citations and bool(hits)
-    shown = [ranked(h) for h in hits[:UNCITED_EVIDENCE]] if uncited else []
-    total = len(hits) if uncited else 0
-    return AskResult(**body, uncited=uncited, evidence=shown, evidence_total=total)
+    given = body.pop("evidence")
+    return AskResult(**body, evidence=given[:UNCITED_EVIDENCE], evidence_total=len(given))
 
 
 async def _answered(
@@ -89,13 +85,15 @@ async def _answered(
     from knotwork.answer.respond import DoneEvent, EvidenceEvent, TokenEvent, answer_stream
 
     evidence, size, result = None, 0, None
+    cut = MarkerCut(())  # the answer's text is counted as the result has it, headings cut
     async for event in answer_stream(core, question, mode=mode, top_k=top_k, filters=filters):
         if isinstance(event, EvidenceEvent):
             evidence = event.evidence
+            cut = MarkerCut(evidence.hits)
             found = counted(len(evidence.hits), "chunk")
             progress.tell(f"answering from {found} of evidence")
-        elif isinstance(event, TokenEvent):
-            size += len(event.text)
+        elif isinstance(event, TokenEvent) and (text := cut.feed(event.text)):
+            size += len(text)
             progress.tell(f"answering: {size} characters written")
         elif isinstance(event, DoneEvent):  # the last event
             result = event.answer
@@ -190,10 +188,10 @@ def register(server: MCPServer[Served]) -> None:
                 # LlamaIndex, imported off the event loop (the clients may be loading it
                 # meanwhile), in the work slot: a wait for it is a wait in the queue
                 await import_off_loop("knotwork.answer.respond")
-                result, evidence = await _answered(
+                result, _ = await _answered(
                     core, progress, body.question, body.mode, body.top_k, body.filters.to_filters()
                 )
-        return ask_result(result, evidence)
+        return ask_result(result)
 
     async def _evidence(
         ctx: ServedContext, question: str, top_k: int, scope: dict[str, object]

@@ -2,7 +2,8 @@
 thousands of links and tags would otherwise come back whole (megabytes) from every read and
 write of it, so lists are cut to a fixed length with their totals beside them, and ``get_note``
 pages its chunks and facts. A heading, a title, a name or a fact's value is cut at
-``TEXT_CHARS`` as in ``ask`` and ``retrieve`` (``api.clipped``). The REST note bodies stay
+``TEXT_CHARS`` as in ``ask`` and ``retrieve`` (``api.clipped``): a chunk's heading path as a
+citation's heading is, so a citation's cut heading finds its chunk. The REST note bodies stay
 whole: a program reading them has no context window to fill, and the README promises them
 whole."""
 
@@ -14,7 +15,7 @@ from typing import Annotated, Any, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from knotwork.api.clipped import clipped
+from knotwork.api.clipped import clipped, clipped_heading
 
 FACT_KEYS = 50  # fact keys a write's outcome or a revision lists (added, removed)
 NAMES = 50  # tags, aliases and dates a note's metadata or a search row lists
@@ -89,7 +90,7 @@ def _chunk(chunk: dict[str, Any]) -> dict[str, Any]:
     text: str = chunk["text"]
     heading = chunk.get("heading_path")
     if isinstance(heading, str):
-        chunk = {**chunk, "heading_path": clipped(heading)}
+        chunk = {**chunk, "heading_path": clipped_heading(heading)}  # as a citation's heading
     return {**chunk, "text": text[:CHUNK_CHARS], "text_chars": len(text)}
 
 

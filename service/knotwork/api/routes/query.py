@@ -11,6 +11,7 @@ from fastapi import APIRouter, Body, Header
 from fastapi.openapi.models import Example
 from fastapi.responses import StreamingResponse
 
+from knotwork.api.cut_markers import MarkerCut
 from knotwork.api.deps import Authorized, CoreDep
 from knotwork.api.limits import LimiterDep
 from knotwork.api.responses import WITH_BODY, Refusal, refusals
@@ -113,14 +114,25 @@ def _sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-def _encode(item: AnswerEvent) -> bytes:
-    from knotwork.answer.respond import DoneEvent, EvidenceEvent
+class _Encoder:
+    """Each event of the stream as sent; a token's text with its markers' headings cut as the
+    done event's answer has them (``MarkerCut`` of the evidence event's hits), maybe none yet."""
 
-    if isinstance(item, EvidenceEvent):
-        return _sse("evidence", evidence_event(item.evidence))
-    if isinstance(item, DoneEvent):
-        return _sse("done", query_response(item.answer).model_dump(mode="json"))
-    return _sse("token", {"text": item.text})
+    def __init__(self) -> None:
+        self._cut = MarkerCut(())
+
+    def __call__(self, item: AnswerEvent) -> bytes:
+        from knotwork.answer.respond import DoneEvent, EvidenceEvent
+
+        if isinstance(item, EvidenceEvent):
+            self._cut = MarkerCut(item.evidence.hits)
+            return _sse("evidence", evidence_event(item.evidence))
+        if isinstance(item, DoneEvent):
+            rest = self._cut.close()  # a marker held to the end
+            done = _sse("done", query_response(item.answer).model_dump(mode="json"))
+            return (_sse("token", {"text": rest}) if rest else b"") + done
+        text = self._cut.feed(item.text)
+        return _sse("token", {"text": text}) if text else b""
 
 
 async def _events(
@@ -128,10 +140,12 @@ async def _events(
 ) -> AsyncIterator[bytes]:
     """The stream's events; the request's slot is given back when the answer ends or the
     client goes, so streamed answers count against the limit as whole ones do."""
+    encode = _Encoder()
     try:
-        yield _encode(first)
+        yield encode(first)
         async for item in rest:
-            yield _encode(item)
+            if sent := encode(item):
+                yield sent
     finally:
         await held.aclose()
 
