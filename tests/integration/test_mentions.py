@@ -491,3 +491,22 @@ async def test_a_thai_name_inside_a_run_of_letters_is_found_from_either_end(
     await ingestor.upsert_path("บันทึก.md")
     assert await mentions(core) == []
     await assert_fresh(ingestor)
+
+
+async def test_a_name_only_overlapping_the_tail_of_another_is_no_mention(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """ "東京都庁" (the Tokyo Metropolitan Government building) mentions 東京; 京都 (Kyoto) is
+    only the tail of 東京 run into 都, so it is no mention, from either end."""
+    put(vault, "京都.md", "# 京都\n\n古い都。\n")
+    put(vault, "都庁.md", "# 都庁\n\n東京都庁に行った。展望台が無料。\n")
+    await sync_vault(ingestor)
+    assert pairs(await mentions(core)) == [("都庁.md", "京都.md")]  # nothing overlaps it yet
+    put(vault, "東京.md", "# 東京\n\n日本の首都。\n")
+    await ingestor.upsert_path("東京.md")  # the reverse pass rewrites 都庁.md's mentions
+    rows = await mentions(core)
+    assert pairs(rows) == [("都庁.md", "東京.md")] and rows[0]["key"] == "東 京"
+    put(vault, "都庁.md", "# 都庁\n\n東京都庁に行った。京都にも。\n")
+    await ingestor.upsert_path("都庁.md")  # written apart, both count
+    assert pairs(await mentions(core)) == [("都庁.md", "京都.md"), ("都庁.md", "東京.md")]
+    await assert_fresh(ingestor)

@@ -9,6 +9,7 @@ from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.retrieve import retrieve, search
+from knotwork.retrieve.graphrank import entity_seeds
 from knotwork.retrieve.walk import walk
 from tests.integration.conftest import put
 
@@ -211,3 +212,22 @@ async def test_a_thai_question_names_its_note_inside_a_run_of_letters(
     assert [n.path for n in named] == ["เชียงใหม่.md"]
     evidence = await retrieve(core, "t", question, top_k=3)
     assert evidence.hits[0].path == "เชียงใหม่.md" and "names" in evidence.hits[0].retrievers
+
+
+async def test_a_japanese_question_names_no_note_by_the_tail_of_a_longer_name(
+    core: Core, vault: Path, ingestor: Ingestor
+) -> None:
+    """ "東京都庁" names 東京 (Tokyo), not 京都 (Kyoto), which only the overlap of 東京 and 都
+    writes: neither as a note nor as an entity (an alias) the synonym walk starts from."""
+    put(vault, "京都.md", "---\naliases: [Kyoto no miyako, 京都]\n---\n# 京都\n\n古い都。\n")
+    put(vault, "東京.md", "---\naliases: [東京]\n---\n# 東京\n\n日本の首都。\n")
+    await sync_vault(ingestor)
+    question = "東京都庁はどこ\uff1f"
+    named = await search.named_notes(core.store, "t", question, 2)
+    assert [n.path for n in named] == ["東京.md"]
+    assert set((await entity_seeds(core, "t", question, [])).values()) == {"entity:東京"}
+    # Where nothing overlaps it, Kyoto is named.
+    named = await search.named_notes(core.store, "t", "東京から京都まで", 2)
+    assert sorted(n.path for n in named) == ["京都.md", "東京.md"]
+    seeds = await entity_seeds(core, "t", "東京から京都まで", [])
+    assert set(seeds.values()) == {"entity:東京", "entity:京都"}

@@ -9,7 +9,7 @@ import pytest
 from knotwork.ingest.chunk import chunk_for_line, chunk_note
 from knotwork.ingest.facts import structural_facts
 from knotwork.ingest.parse import parse_note
-from knotwork.text.keys import chunk_grams
+from knotwork.text.names_found import chunk_grams
 
 TEXT = """---
 title: T

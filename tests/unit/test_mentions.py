@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from knotwork.ingest.mentions import chunk_mtext
-from knotwork.text.keys import chunk_grams, mention_key, name_key, note_name_keys, words
+from knotwork.text.keys import mention_key, name_key, note_name_keys, words
+from knotwork.text.names_found import chunk_grams
 
 
 def test_keys_are_casefolded_words() -> None:

@@ -7,7 +7,7 @@ import random
 
 from knotwork.graph.names import NameIndex, NameView
 from knotwork.ingest.mentions import chunk_mentions, mention_rows
-from knotwork.text.keys import chunk_grams
+from knotwork.text.names_found import chunk_grams
 
 
 def _index() -> NameIndex:

@@ -7,7 +7,8 @@ import pytest
 
 from knotwork.ingest.parse import parse_note
 from knotwork.ingest.rows import note_props
-from knotwork.text.keys import chunk_grams, name_key, note_name_keys, paren_key
+from knotwork.text.keys import name_key, note_name_keys, paren_key
+from knotwork.text.names_found import chunk_grams
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,8 @@ from knotwork.graph.queries.writes import (
 from knotwork.graph.store import run_query
 from knotwork.ingest.caps import MAX_NOTE_MENTIONS, mentions_said
 from knotwork.models import fact_key, stored_fact_key
-from knotwork.text.keys import chunk_grams, mention_key
+from knotwork.text.keys import mention_key
+from knotwork.text.names_found import names_found
 
 # A bound on a chunk's stored words. The chunk size keeps it out of reach: a character makes at
 # most five bytes of them (a Han character beyond the BMP, four bytes, then a space).
@@ -42,7 +43,7 @@ MTEXT_MAX_BYTES = 48_000
 def chunk_mtext(text: str) -> str:
     """The chunk's words, space-padded and split on spaces by the ``chunk_words`` index: a
     phrase query for ``key`` finds every chunk that could mention it (a superset of
-    ``chunk_grams``: masked text is kept here)."""
+    ``text.names_found.chunk_grams``: masked text is kept here)."""
     padded = f" {mention_key(text)} "
     if len(padded.encode("utf-8", "surrogatepass")) > MTEXT_MAX_BYTES:
         # Not reachable within the chunk size limit but for exotic text; a mention past the
@@ -62,9 +63,13 @@ def chunk_mentions(
     """The notes a chunk mentions: target path → (line, key) of the first name found.
 
     Only word runs starting with a word some name starts with are built; each is resolved in
-    memory, and "first" is the smallest (line, key).
+    memory, and "first" is the smallest (line, key). Any note's name, the mentioner's own too,
+    consumes the spaceless characters it is written with ("東京都庁" names 東京, not 京都:
+    text/names_found.py).
     """
-    seen = chunk_grams(text, line_map, index.starts, fence)
+    seen = names_found(
+        text, line_map, lambda gram: index.resolve(gram, "") is not None, index.starts, fence
+    )
     found: dict[str, tuple[int, str]] = {}
     for gram, number in seen.items():
         target = index.resolve(gram, mentioner)

@@ -8,19 +8,24 @@ import math
 from collections.abc import Iterable
 
 from knotwork.core import Core
-from knotwork.graph.queries.reads import ENTITIES_MATCHING, WALK_SCORES, ReachedChunk
+from knotwork.graph.queries.reads import (
+    ENTITIES_MATCHING,
+    ENTITY_MKEYS,
+    WALK_SCORES,
+    ReachedChunk,
+)
 from knotwork.retrieve import search
 from knotwork.retrieve.rank import personalized_pagerank
 from knotwork.retrieve.types import HopPath
 from knotwork.retrieve.walk import Edge, Scores, Walk
 from knotwork.text.keys import (
-    chunk_grams,
     entity_key,
     mention_key,
     spaceless,
     spaceless_pairs,
     words,
 )
+from knotwork.text.names_found import chunk_grams, question_names
 from knotwork.text.stopwords import STOPWORDS
 
 NAMED_WEIGHT = 0.5  # share of PageRank's restart mass on the notes the question names
@@ -146,9 +151,14 @@ async def entity_seeds(
 ) -> dict[str, str]:
     """Entities the model's keywords name (exact or full-text), and entities whose whole name
     the question writes out (without keywords, full-text on the question would match every
-    entity sharing a common word)."""
+    entity sharing a common word). In Han, kana or Thai a name overlapping one written before
+    it is no name there ("京都" in "東京都庁": text/names_found.py), so the entity names among
+    the question's runs are asked first."""
     keys = sorted({entity_key(w) for w in keywords if entity_key(w)})
     mkeys = sorted(chunk_grams(question, (1,)))
+    if mkeys and any(map(spaceless, words(question))):
+        bearing = await core.store.read(ENTITY_MKEYS, vault=vault, mkeys=mkeys)
+        mkeys = sorted(question_names(question, {row["mkey"] for row in bearing}))
     query = " OR ".join(q for q in (search.lucene_query(w) for w in keywords) if q)
     rows = await core.store.read(
         ENTITIES_MATCHING,

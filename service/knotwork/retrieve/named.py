@@ -13,12 +13,12 @@ from knotwork.graph.queries.reads import NOTES_NAMED, VAULT_NOTES
 from knotwork.graph.store import GraphStore
 from knotwork.text.keys import (
     BREAK,
-    chunk_grams,
     content_words,
     loose_grams,
     spaceless,
     words,
 )
+from knotwork.text.names_found import chunk_grams, question_names
 from knotwork.text.stopwords import STOPWORDS
 
 MAX_NAMED = 10  # notes the question names, longest names first
@@ -137,20 +137,24 @@ async def named_notes(
     mentions resolve to one note per name, so the others that share it look rarer than the
     name is.
     """
-    keys = sorted(chunk_grams(question, (1,)))
+    keys = set(chunk_grams(question, (1,)))
     if not keys:
         return []
     loose = sorted(loose_grams(question))
     rows = await store.read(
         NOTES_NAMED,
         vault=vault,
-        keys=keys,
+        keys=sorted(keys),
         loose=loose,
         chunks=NAMED_CHUNKS,
         embedding=embedding,
     )
     if not isinstance(notes, int):
         notes = await notes
+    # A name overlapping a name written before it in Han, kana or Thai is no name there
+    # ("京都" in "東京都庁": text/names_found.py); loose keys no exact run holds stay.
+    found = question_names(question, {row["key"] for row in rows})
+    rows = [row for row in rows if row["key"] in found or row["key"] not in keys]
     used: dict[str, int] = {}
     for row in rows:
         used[row["key"]] = max(used.get(row["key"], 0), int(row["mentioned_by"]))

@@ -6,7 +6,7 @@ between words, so each of their characters is a word of its own and a name is fo
 run of them ("北京" in "我在北京大学"), as a search in the editor finds it. Thai, Lao, Khmer and
 Myanmar run their words together too: each letter with its marks (vowel signs, tone marks) is
 a word of its own there ("เชียงใหม่" in "ฉันไปเชียงใหม่"). Text inside links, inline code, code
-fences and URLs is never a mention.
+fences and URLs is never a mention (text/names_found.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from itertools import pairwise
 
 import regex
 
-from knotwork.text import markdown
 from knotwork.text.connectives import CONNECTIVES
 from knotwork.text.scripts import (
     KHMER_BLOCKS,
@@ -64,13 +63,6 @@ _PARENTHETICAL = re.compile(r"\([^()]*\)")
 # A parenthesis opened by "o", "or", "aka"…: the rest is the note's other name.
 _CONNECTIVE = re.compile(
     r"^\s*(?:" + "|".join(map(re.escape, CONNECTIVES)) + r")(?:\s*[:,]\s*|\s+)", re.IGNORECASE
-)
-# Never a mention: links (a Markdown link's destination may hold balanced parentheses), URLs
-# (any scheme's letter case, "www." hosts) and e-mail addresses. Code spans are blanked first.
-_MASKED = re.compile(
-    markdown.LINK
-    + r"|(?<![\w+.-])(?i:[a-z][a-z0-9+.-]*://|www\.)\S+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-    r"|\x00+"  # a code span blanked (text.markdown.mask_code_spans): words on either side are apart
 )
 
 
@@ -147,19 +139,20 @@ def _weight(word: str) -> float:
     return 0.25 if _ONE_CLUSTER.fullmatch(word) else 0.5
 
 
-def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[str]:
-    """Every run of ``items`` of at most MAX_WORDS words (a spaceless character counts half:
-    names of up to twelve of them; a Thai letter a quarter), joined by spaces, across a BREAK
-    but never ending at one; with ``first``, only runs whose first
-    word it accepts. (Two loops: ingest runs this on every line, mostly without a spaceless
-    character.)"""
-    runs: list[str] = []
+def run_spans(
+    items: list[str], first: Callable[[str], bool] | None = None
+) -> list[tuple[int, int]]:
+    """Where every run of ``items`` of at most MAX_WORDS words is (``items[i:j]``; a spaceless
+    character counts half: names of up to twelve of them; a Thai letter a quarter), across a
+    BREAK but never ending at one; with ``first``, only runs whose first word it accepts.
+    (Two loops: ingest runs this on every line, mostly without a spaceless character.)"""
+    spans: list[tuple[int, int]] = []
     if not any(map(spaceless, items)):
         for i, item in enumerate(items):
             if first is None or first(item):
                 end = min(i + MAX_WORDS, len(items))
-                runs += [" ".join(items[i:j]) for j in range(i + 1, end + 1)]
-        return runs
+                spans += [(i, j) for j in range(i + 1, end + 1)]
+        return spans
     weights = [_weight(item) for item in items]
     for i, item in enumerate(items):
         if item == BREAK or (first is not None and not first(item)):
@@ -172,8 +165,13 @@ def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[
             # A run goes across a space ("สมชาย ใจดี", a Thai given name and surname) but
             # never ends at one; "東、京都" gives "東 | 京", which no name "東京" is.
             if items[j] != BREAK:
-                runs.append(" ".join(items[i : j + 1]))
-    return runs
+                spans.append((i, j + 1))
+    return spans
+
+
+def _runs(items: list[str], first: Callable[[str], bool] | None = None) -> list[str]:
+    """The runs of ``run_spans``, joined by spaces."""
+    return [" ".join(items[i:j]) for i, j in run_spans(items, first)]
 
 
 def mention_key(text: str) -> str:
@@ -273,24 +271,3 @@ def note_name_keys(stem: str, title: str, aliases: list[str]) -> list[str]:
     parenthesis's when that is its other name (``paren_key``)."""
     keys = {name_key(n) for n in [stem, title, *aliases]} | {paren_key(title, stem)}
     return sorted(k for k in keys if k)
-
-
-def chunk_grams(
-    text: str,
-    line_map: list[int] | tuple[int, ...],
-    starts: Callable[[str], bool] | None = None,
-    fence: str = "",
-) -> dict[str, int]:
-    """Every run of 1..MAX_WORDS words in a chunk, outside links and code, with the file line
-    of its first occurrence; with ``starts``, only runs whose first word it accepts. ``fence``:
-    the code fence open where the chunk starts (``Chunk.fence``)."""
-    grams: dict[str, int] = {}
-    for offset, (line, code) in enumerate(markdown.fences(text.split("\n"), fence)):
-        if code:
-            continue
-        number = line_map[offset] if offset < len(line_map) else line_map[-1]
-        for segment in _MASKED.split(markdown.mask_code_spans(line)):
-            for gram in _runs(words(segment), starts):
-                if MIN_CHARS <= len(gram) <= MAX_NAME_CHARS:
-                    grams.setdefault(gram, number)
-    return grams

@@ -158,6 +158,10 @@ class WalkHopsRow(TypedDict):
     scores: WalkScoresRow | None
 
 
+class EntityMkeysRow(TypedDict):
+    mkey: str
+
+
 class EntitiesMatchingRow(TypedDict):
     id: str
     name: str
@@ -168,6 +172,7 @@ ENTITY_SIMILAR = Query("entity_similar", EntitySimilarRow)
 WALK_HOPS = Query("walk_hops", WalkHopsRow)
 WALK_SCORES = Query("walk_scores", WalkScoresRow)
 ENTITIES_MATCHING = Query("entities_matching", EntitiesMatchingRow)
+ENTITY_MKEYS = Query("entity_mkeys", EntityMkeysRow)
 
 # What retrieval keeps per vault generation (retrieve/cached.py, retrieve/relevance.py).
 
