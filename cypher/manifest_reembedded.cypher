@@ -4,7 +4,8 @@
 // rebuilding the indexes now: its mark must stay.
 // Parameters: $guard (str: the re-embedding's lease), $holder (str or null: its holder; null
 //             for a caller that holds none, refused while any re-embedding holds it live),
-//             $schema_version (int), $embed_model (str), $embed_dimension (int),
+//             $schema_version (int), $embed_model (str),
+//             $embed_provider (str: KNOTWORK_EMBED_PROVIDER), $embed_dimension (int),
 //             $knotwork_version (str)
 // Returns: ok (bool: written), manifest (map, null when not ok), reembed (map: holder, host,
 //          pid, mode, heartbeat_at (str) of the lease's live holder now, or null)
@@ -22,6 +23,7 @@ CALL (ours) {
   SET m.schema_version = CASE WHEN m.schema_version > $schema_version
                                THEN m.schema_version ELSE $schema_version END,
       m.embed_model = $embed_model,
+      m.embed_provider = $embed_provider,
       m.embed_dimension = $embed_dimension,
       m.knotwork_version = $knotwork_version,
       m.reembedding_model = null,

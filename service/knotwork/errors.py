@@ -112,7 +112,8 @@ class ManifestMismatchError(KnotworkError):
     while it served), so the advice is a restart with the graph's settings. ``stored_model``
     None: vector indexes left with no manifest naming their model (a graph emptied, its indexes
     kept), so the advice names no model it cannot know. ``wanted_provider``: the settings'
-    KNOTWORK_EMBED_PROVIDER; the advice names the graph's model's when it is another."""
+    KNOTWORK_EMBED_PROVIDER; the advice names the graph's model's when it is another: the
+    manifest's ``stored_provider``, guessed from the model's name when it records none."""
 
     def __init__(
         self,
@@ -123,18 +124,21 @@ class ManifestMismatchError(KnotworkError):
         *,
         changed: bool = False,
         wanted_provider: str = "ollama",
+        stored_provider: str | None = None,
     ):
         self.stored_model, self.stored_dim = stored_model, stored_dim
         self.wanted_model, self.wanted_dim = wanted_model, wanted_dim
-        self.wanted_provider = wanted_provider
+        self.wanted_provider, self.stored_provider = wanted_provider, stored_provider
+        graph_settings = embed_settings(
+            stored_model or "", stored_dim, wanted_provider, stored_provider
+        )
         if changed:
             super().__init__(
                 f"The graph was re-embedded with {stored_model!r} ({stored_dim} dimensions) "
                 f"after this process started with {wanted_model!r} ({wanted_dim} dimensions): "
                 "its writes and questions are refused, as the graph's vector index would "
                 "ignore their vectors. Restart it (`knotwork serve`, `mcp`, `watch`) with the "
-                "settings the graph was re-embedded with: "
-                f"{embed_settings(stored_model or '', stored_dim, wanted_provider)}."
+                f"settings the graph was re-embedded with: {graph_settings}."
             )
             return
         if stored_model is None:
@@ -150,7 +154,7 @@ class ManifestMismatchError(KnotworkError):
         super().__init__(
             f"The graph was embedded with {stored_model!r} ({stored_dim} dimensions) but the "
             f"settings ask for {wanted_model!r} ({wanted_dim} dimensions). Either set "
-            f"{embed_settings(stored_model, stored_dim, wanted_provider)}, "
+            f"{graph_settings}, "
             f"or re-embed every chunk with the new model: `knotwork reembed`."
         )
 

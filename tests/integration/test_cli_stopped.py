@@ -20,6 +20,7 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put
+from tests.integration.server import TcpProxy
 from tests.integration.test_watch_stop import _slow_embedder
 from tests.startup import child_env
 
@@ -178,3 +179,56 @@ async def test_a_stopped_verify_json_says_its_stop_on_stderr_not_in_the_json(
     if out.strip():  # a body, if any, is whole JSON
         json.loads(out)
     assert "stopped: verify compared nothing and changed nothing" in logged.read_text(), out
+
+
+async def test_neo4j_gone_during_ingest_says_where_things_stand_and_the_error(
+    core: Core, settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, proxy: TcpProxy
+) -> None:
+    """Neo4j going away under `ingest` said only the driver's error: the notes written and
+    what to run once it is back are said too, as a stop says them; the error and exit 1 stay."""
+    vault = _vault(tmp_path)
+    entered, released = _slow_embedder(fake_ollama)
+    env = child_env({
+        "KNOTWORK_NEO4J_URI": f"bolt://127.0.0.1:{proxy.port}",
+        "KNOTWORK_NEO4J_USER": settings.neo4j_user,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_NEO4J_UNAVAILABLE_AFTER_S": "0.5",
+        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        "KNOTWORK_VAULT_NAME": "s",
+        "KNOTWORK_EXTRACT": "false",
+        "KNOTWORK_INGEST_BATCH": "1",
+        "KNOTWORK_EMBED_BATCH_SIZE": "1",
+    })  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "knotwork.cli", "ingest", str(vault)),
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        for _ in range(900):
+            if process.returncode is not None or entered.is_set():
+                break
+            await asyncio.sleep(0.1)
+        assert entered.is_set(), "the command never reached the held model"
+        proxy.cut()  # Neo4j looks stopped to the command, as a stopped server does
+        released.set()
+        out, err = await asyncio.wait_for(process.communicate(), timeout=90)
+    finally:
+        released.set()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    said, error = out.decode(), err.decode()
+    assert process.returncode == 1, (said, error)
+    assert "Neo4j is not reachable" in error, error
+    again = "run `knotwork ingest` again once Neo4j is back to finish"
+    written = re.search(
+        rf"stopped: (\d+) of 4 changed notes written \(each batch whole or not at all\); {again}",
+        said,
+    )
+    if written is None:  # the write of the first note met the outage
+        assert f"stopped before any note was written; {again}" in said, said
+    # A commit whose reply the cut lost is in the graph but not in the count: never more said.
+    assert (int(written.group(1)) if written else 0) <= await _notes(core) < 4, said

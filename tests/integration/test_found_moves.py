@@ -17,6 +17,7 @@ from knotwork.ingest.changes import Delete, Upsert
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
 from knotwork.vault import files
+from knotwork.watch.said import PassReport
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import ad_hoc, put, stored_notes
 
@@ -71,9 +72,13 @@ async def test_a_batch_deleting_the_moved_notes_path_moves_it(
         [Delete("lake.md"), Upsert("water/lake.md", (vault / "water/lake.md").read_text())]
     )
     assert [(o.path, o.status) for o in outcomes] == [
-        ("lake.md", "deleted"),
+        ("lake.md", "missing"),  # moved, not deleted too: the move took it from the graph
         ("water/lake.md", "renamed"),
     ]
+    said = PassReport()  # the watcher's pass summary counts the move once
+    for outcome in outcomes:
+        said.add(outcome.status, outcome.path)
+    assert said.done == {"renamed": ["water/lake.md"]}
     assert sorted(await stored_notes(core, "t")) == ["other.md", "water/lake.md"]
     assert fake_ollama.embedded_texts() == []
     assert await verify_vault(moved_away) == []

@@ -101,3 +101,25 @@ async def test_sync_reports_the_notes_it_writes_done_of_total(
     assert written, said
     # "writing notes: 5 of 5: Birds/Bird4.md": the notes done of the notes to write.
     assert all(re.match(r"writing notes: [0-5] of 5: Birds/Bird\d\.md$", m) for m in written)
+
+
+async def test_sync_sends_the_notes_written_and_their_total_as_numbers(
+    served: Settings, vault: Path
+) -> None:
+    """A client's bar reads ``progress`` of ``total``: a sync sent neither as the notes it
+    wrote, only a count of its notifications and no total, though it knew how many it had."""
+    for n in range(5):
+        put(vault, f"Birds/Bird{n}.md", f"# Bird {n}\n\nBird {n} nests by the quarry.\n")
+    heard = _Heard()
+    async with connected(served, allow_writes=True) as client:
+        body = await _call(client, "sync", heard)
+    assert body["errors"] == [], body
+    assert heard.grows(), heard.notes
+    sized = [(p, t, m or "") for p, t, m in heard.notes if t is not None]
+    assert sized and all(t == 5 and p <= t for p, t, _ in sized), heard.notes
+    for progress, _, message in sized:
+        if found := re.match(r"writing notes: (\d) of 5", message):
+            # The notes written, short of the total until the call ends (what follows the
+            # last note still grows it), give or take the nudges that keep it growing.
+            assert abs(progress - min(int(found[1]), 4.5)) < 0.01, heard.notes
+    assert heard.notes[-1][:2] == (5, 5), heard.notes  # the end: all of it done

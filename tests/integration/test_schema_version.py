@@ -32,6 +32,7 @@ async def test_the_manifest_written_never_lowers_the_schema_version(core: Core) 
     written = await core.store.put_manifest(
         schema_version=schema.SCHEMA_VERSION,
         embed_model=core.settings.embed_model,
+        embed_provider=core.settings.embed_provider,
         embed_dimension=core.settings.embed_dimension,
         knotwork_version=__version__,
     )

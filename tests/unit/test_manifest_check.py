@@ -5,6 +5,7 @@ to restart (a `knotwork reembed` run while `serve`, `mcp` or `watch` ran)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -117,7 +118,36 @@ def test_the_advice_names_the_provider_when_the_graphs_model_needs_another() -> 
         ("nomic-embed-text", "ollama"),
         ("nomic-embed-text:latest", "ollama"),
         ("hf.co/someone/some-embedder:Q8_0", "ollama"),
+        # Windows paths: read as Ollama names, the advice sent a folder to `ollama pull`.
+        ("C:\\models\\minilm", "sentence-transformers"),
+        ("c:/models/minilm", "sentence-transformers"),
+        (".\\models\\x", "sentence-transformers"),
+        ("\\\\server\\share\\m", "sentence-transformers"),
+        ("models\\minilm", "sentence-transformers"),
     ],
 )
 def test_a_models_provider_is_told_from_its_name(model: str, provider: str) -> None:
     assert embed_provider_of(model) == provider
+
+
+def test_a_folder_named_without_a_slash_is_sentence_transformers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """KNOTWORK_EMBED_MODEL=mymodel-folder, a folder in the working directory: not Ollama's."""
+    monkeypatch.chdir(tmp_path)
+    assert embed_provider_of("mymodel-folder") == "ollama"  # no such folder: a name
+    (tmp_path / "mymodel-folder").mkdir()
+    assert embed_provider_of("mymodel-folder") == "sentence-transformers"
+
+
+def test_the_provider_the_manifest_records_is_named_not_guessed() -> None:
+    """A folder's name the guess reads as Ollama's, recorded as sentence-transformers'."""
+    ollama = make_settings(embed_model="nomic-embed-text", embed_dimension=768)
+    folder = {**USE, "embed_model": "e5", "embed_provider": "sentence-transformers"}
+    refused = schema.mismatch(folder, ollama)
+    assert "set KNOTWORK_EMBED_PROVIDER=sentence-transformers, KNOTWORK_EMBED_MODEL=e5" in str(
+        refused
+    )
+    assert "KNOTWORK_EMBED_PROVIDER" not in str(
+        schema.mismatch({**folder, "embed_provider": None}, ollama)
+    )

@@ -22,7 +22,10 @@ def test_a_message_of_no_sync_step_is_none() -> None:
     assert SyncStep.of("writing notesX: a.md") is None  # a step is named whole
 
 
-def test_the_ingest_stop_line_counts_the_notes_its_sync_said_it_wrote() -> None:
+def test_the_ingest_stop_line_counts_the_notes_its_sync_reports_committed() -> None:
+    """The count is the report's, which each batch's commit fills in, not the bar's last tick:
+    a batch committed after it (or as the stop came) is counted (it was not: 2,080 said, 2,272
+    in the graph)."""
     shown: list[tuple[int, int, str]] = []
     stage = SyncStopped()
     told = stage.follow(lambda done, total, what: shown.append((done, total, what)))
@@ -31,9 +34,14 @@ def test_the_ingest_stop_line_counts_the_notes_its_sync_said_it_wrote() -> None:
     assert stage.said().startswith("stopped before any note was written; run `knotwork ingest`")
     told(2, 5, SyncStep.WRITING.told("b.md"))
     told(4, 7, SyncStep.EMBEDDING.told("c.md"))  # the next unit's chunks: not notes
+    stage.report.committed = 3  # a batch's commit the bar was not told of
     assert stage.said() == (
-        "stopped: 2 of 5 changed notes written (each batch whole or not at all); run "
+        "stopped: 3 of 5 changed notes written (each batch whole or not at all); run "
         "`knotwork ingest` again to finish"
+    )
+    assert stage.unreachable() == (
+        "stopped: 3 of 5 changed notes written (each batch whole or not at all); run "
+        "`knotwork ingest` again once Neo4j is back to finish"
     )
     told(1, 3, SyncStep.EXTRACTING.told())
     assert stage.said().endswith("; chunks not extracted yet wait for `knotwork retry`")

@@ -126,7 +126,9 @@ async def _manifest(core: Core) -> ManifestReport:
         )
     except ManifestMismatchError as exc:  # `init` refuses it too: only these two mend it
         # The provider too when the graph's model is another's: the model alone is a dead end.
-        graph_model = embed_settings(exc.stored_model or "", exc.stored_dim, exc.wanted_provider)
+        graph_model = embed_settings(
+            exc.stored_model or "", exc.stored_dim, exc.wanted_provider, exc.stored_provider
+        )
         return ManifestReport(
             ok=False,
             error=redact(str(exc)),

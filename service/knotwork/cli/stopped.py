@@ -1,62 +1,88 @@
 """Where a long command stands when Ctrl-C or SIGTERM stops it, said as its last line: how far
-`ingest` got (followed through its sync's progress steps) and `reembed` (read off the report
-it fills in), what to run to finish, and that `verify` changed nothing. The process then ends
-by the signal (cli/app.with_core)."""
+`ingest` got (the notes its sync reports committed) and `reembed` (read off the report it
+fills in), what to run to finish, and that `verify` changed nothing. The process then ends
+by the signal (cli/app.with_core). `ingest` says the same when Neo4j goes away under it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import typer
+
+from knotwork.errors import GraphUnavailableError
 from knotwork.graph import schema
 from knotwork.graph.schema import Reembedded
-from knotwork.ingest.changes import Progress, SyncStep
+from knotwork.ingest.changes import Progress, SyncReport, SyncStep
+from knotwork.ingest.sync import sync_vault
 from knotwork.plural import counted
 
 if TYPE_CHECKING:
     from knotwork.core import Core
     from knotwork.graph.schema import Embed
+    from knotwork.ingest.ingestor import Ingestor
 
 
 @dataclass
 class SyncStopped:
-    """How far `ingest` got: the notes its sync had written of those it writes (changed, new,
-    moved, deleted), as told to its progress bar."""
+    """How far `ingest` got: the notes its sync committed (``report``, which it fills in as
+    each batch's transaction ends, not the bar's last tick) of those it writes (changed, new,
+    moved, deleted)."""
 
-    written: int = 0
+    report: SyncReport = field(default_factory=SyncReport)  # passed to sync_vault
     changes: int | None = None  # known once the sync writes its first batch
     extracting: bool = False  # the model's extraction of a written batch began
     synced: bool = False  # the sync ended (the relevance gate's calibration after it)
 
     def follow(self, progress: Progress) -> Progress:
-        """``progress`` as the sync tells it, each count of the notes written noted."""
+        """``progress`` as the sync tells it, the notes it writes and its steps noted."""
 
         def told(done: int, total: int, what: str) -> None:
             step = SyncStep.of(what)
             if step is SyncStep.WRITING:
-                self.written, self.changes = done, total
+                self.changes = total
             self.extracting = self.extracting or step is SyncStep.EXTRACTING
             progress(done, total, what)
 
         return told
 
-    def said(self) -> str:
+    async def sync(self, ingestor: Ingestor, progress: Progress, new_folder: bool) -> SyncReport:
+        """``sync_vault`` followed: its progress steps and the report it fills in."""
+        return await sync_vault(
+            ingestor, self.follow(progress), new_folder=new_folder, report=self.report
+        )
+
+    def said(self, again: str = "run `knotwork ingest` again to finish") -> str:
         if self.synced:
             return (
                 "stopped while calibrating the relevance gate: the sync is done, and the next "
                 "`knotwork ingest` (or `knotwork watch`) calibrates it"
             )
-        again = "run `knotwork ingest` again to finish"
         if self.changes is None:
             return f"stopped before any note was written; {again}"
+        of = counted(self.changes, "changed note")
         said = (
-            f"stopped: {self.written} of {counted(self.changes, 'changed note')} written (each "
-            f"batch whole or not at all); {again}"
+            f"stopped: {self.report.committed} of {of} written (each batch whole or not at "
+            f"all); {again}"
         )
         if self.extracting:  # a batch's chunks the model had not read yet: not a sync's work
             said += "; chunks not extracted yet wait for `knotwork retry`"
         return said
+
+    def unreachable(self) -> str:
+        """``said`` when Neo4j went away: the same count, the rerun once it is back."""
+        return self.said("run `knotwork ingest` again once Neo4j is back to finish")
+
+    @contextlib.contextmanager
+    def unreachable_said(self) -> Iterator[None]:
+        """Neo4j gone under the sync: ``unreachable`` said, then the error goes on (exit 1)."""
+        try:
+            yield
+        except GraphUnavailableError:
+            typer.echo(self.unreachable())
+            raise
 
 
 @dataclass

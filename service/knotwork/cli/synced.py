@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,12 +118,21 @@ def _wait(n: int) -> str:
 
 
 async def calibrate_once(
-    core: Core, vault: str, summary: SyncSummary, progress: Progress | None = None
+    core: Core,
+    vault: str,
+    summary: SyncSummary,
+    progress: Progress | None = None,
+    owed: Callable[[], None] | None = None,
 ) -> Calibration | None:
     """Calibrate the relevance gate of a vault not yet calibrated for this embedding model,
     once every chunk is embedded (probes against half-embedded notes would set it too low);
-    ``progress`` counts the probes asked."""
-    if summary.stats["pending_embeddings"] or await is_calibrated(core, vault):
+    ``progress`` counts the probes asked. ``owed`` is told when it is left for later (chunks
+    still waiting for their embedding, or the model down): a running watcher tries again."""
+    if await is_calibrated(core, vault):
+        return None
+    if summary.stats["pending_embeddings"]:
+        if owed is not None:
+            owed()
         return None
     try:
         return await calibrate_vault(core, vault, progress)
@@ -130,6 +140,8 @@ async def calibrate_once(
         return None
     except ModelUnavailableError as exc:  # the sync is done: the next one calibrates
         typer.secho(f"warning: {exc}", fg=typer.colors.YELLOW)
+        if owed is not None:
+            owed()
         return None
 
 

@@ -35,7 +35,6 @@ from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError, VaultFolderError
 from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.sync import sync_vault
 from knotwork.plural import plural
 from knotwork.retrieve.calibrate import calibrate_vault
 from knotwork.retrieve.relevance import Calibration
@@ -70,13 +69,13 @@ def ingest(
     """Bring the graph in step with a whole vault, with a progress bar and a summary; exit 1
     when a file could not be ingested."""
 
-    stage = SyncStopped()  # how far it got, said when Ctrl-C or SIGTERM stops it
+    stage = SyncStopped()  # how far it got, said when a signal stops it or Neo4j goes away
 
     async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
-        with progress_bar() as progress:  # on to the calibration: no silent seconds after
+        with stage.unreachable_said(), progress_bar() as progress:  # on to the calibration
             async with writing(core, "cli-ingest", INGEST_WATCHED):
-                report = await sync_vault(ingestor, stage.follow(progress), new_folder=new_folder)
+                report = await stage.sync(ingestor, progress, new_folder)
             stage.synced = True
             summary = await sync_summary(core, report, ingestor.vault)
             return summary, await calibrate_once(core, ingestor.vault, summary, progress)
@@ -233,9 +232,10 @@ def watch(
                 print_sync(summary, finisher)
                 for warning in watcher.last_report.own_warnings[MAX_LISTED:]:
                     log.warning("%s", warning)  # past the summary's list: not lost, logged
+                owe = watcher.calibration.owe  # one not made now: the running watcher retries
                 with progress_bar() as progress:  # a stop does not wait for its probes
                     done = await background.unless_set(
-                        stopping, calibrate_once(core, ingestor.vault, summary, progress)
+                        stopping, calibrate_once(core, ingestor.vault, summary, progress, owe)
                     )
                 if done is not None and (calibration := done.result()) is not None:
                     print_calibration(calibration)

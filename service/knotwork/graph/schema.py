@@ -92,6 +92,7 @@ def mismatch(
         settings.embed_dimension,
         changed=changed,
         wanted_provider=settings.embed_provider,
+        stored_provider=manifest.get("embed_provider"),
     )
 
 
@@ -136,6 +137,7 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
                 settings.embed_model,
                 settings.embed_dimension,
                 wanted_provider=settings.embed_provider,
+                stored_provider=(manifest or {}).get("embed_provider"),
             )
     if zero_vectors.predates_check(manifest):
         await zero_vectors.forget(store)  # before the backfill: a note's zero vector goes too
@@ -143,10 +145,17 @@ async def ensure_ready(store: GraphStore, settings: Settings) -> dict[str, Any]:
         pass  # a graph written before notes had vectors: each batch its own transaction
     if pairs.predates(manifest):
         await pairs.backfill(store)
-    if manifest is None or int(manifest.get("schema_version") or 0) < SCHEMA_VERSION:
+    if (
+        manifest is None
+        or int(manifest.get("schema_version") or 0) < SCHEMA_VERSION
+        # Written before manifests recorded the provider (or by another with the same model):
+        # the mismatch advice then needs no guess from the model's name.
+        or manifest.get("embed_provider") != settings.embed_provider
+    ):
         manifest = await store.put_manifest(
             schema_version=SCHEMA_VERSION,
             embed_model=settings.embed_model,
+            embed_provider=settings.embed_provider,
             embed_dimension=settings.embed_dimension,
             knotwork_version=__version__,
         )
@@ -256,6 +265,7 @@ async def reembed(
         holder=holder,
         schema_version=SCHEMA_VERSION,
         embed_model=settings.embed_model,
+        embed_provider=settings.embed_provider,
         embed_dimension=settings.embed_dimension,
         knotwork_version=__version__,
     )

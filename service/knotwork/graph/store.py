@@ -193,12 +193,19 @@ class GraphStore(TransactionRunner):
         return manifest
 
     async def put_manifest(
-        self, *, schema_version: int, embed_model: str, embed_dimension: int, knotwork_version: str
+        self,
+        *,
+        schema_version: int,
+        embed_model: str,
+        embed_provider: str,
+        embed_dimension: int,
+        knotwork_version: str,
     ) -> dict[str, Any]:
         rows = await self.write(
             MANIFEST_PUT,
             schema_version=schema_version,
             embed_model=embed_model,
+            embed_provider=embed_provider,
             embed_dimension=embed_dimension,
             knotwork_version=knotwork_version,
         )

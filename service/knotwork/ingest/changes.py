@@ -88,6 +88,7 @@ class SyncStep(StrEnum):
     notifications and the stop line of an `ingest` cut off (cli/stopped.py) read them."""
 
     READING = "reading notes"  # files read (ingest/plan.py)
+    NAMING = "parsing notes for their names"  # notes parsed, before the first write
     PARSING = "parsing notes"  # notes written, while the writer waits for a parse
     EMBEDDING = "embedding chunks"  # the chunks of the unit the writer waits for
     WRITING = "writing notes"  # notes written, each batch as its write lands
@@ -150,6 +151,9 @@ class SyncReport:
     # (``shared_trouble``): a person is told it once, by the summary's pending line and the
     # trouble's own log line, not once a note (``own_warnings``).
     shared: list[str] = field(default_factory=list)
+    # Notes of the batches committed so far (written, moved or deleted), counted as each
+    # batch's transaction ends, before its extraction: what a sync stopped half way wrote.
+    committed: int = 0
 
     @property
     def own_warnings(self) -> list[str]:

@@ -204,8 +204,9 @@ class Ingestor:
         )
         for change in changes:
             if isinstance(change, Delete):
-                if change.path in taken:  # the upsert moving it takes it from the graph
-                    outcomes.append(NoteOutcome(change.path, "deleted"))
+                if change.path in taken:  # the upsert moving it takes it from the graph:
+                    # said once, as that move, not as a delete too (nothing left to delete)
+                    outcomes.append(NoteOutcome(change.path, "missing"))
                 else:
                     delete_outcome(change.path, states, outcomes, deletes)
                 continue

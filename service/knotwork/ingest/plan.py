@@ -35,6 +35,9 @@ from knotwork.vault.folders import (
 )
 
 READ_GROUP = 64  # files read per trip to a worker thread
+# Notes parsed for the final names per trip to a worker thread; a sync of more notes than one
+# group tells each group done (seconds in a large vault, before the first write).
+NAMES_GROUP = 250
 
 
 @dataclass
@@ -55,13 +58,18 @@ class Plan:
 
 
 async def plan_sync(
-    ingestor: Ingestor, report: SyncReport, progress: Progress | None, new_folder: bool = False
+    ingestor: Ingestor,
+    report: SyncReport,
+    progress: Progress | None,
+    new_folder: bool = False,
+    parsed: Progress | None = None,
 ) -> tuple[list[Upsert], list[str], asyncio.Task[Plan]]:
     """Read the folder and the graph's hashes: what to write, move and delete, and the names
     once that is done (a task: worked out while the first notes are drafted and embedded).
     ``progress`` counts the files read, so a bar moves from the first second of a large
     vault. ``new_folder``: the folder replaces the one the vault was synced from (its notes
-    the folder lacks are deleted); else a sync of another folder stops (VaultFolderError)."""
+    the folder lacks are deleted); else a sync of another folder stops (VaultFolderError).
+    ``parsed``: told the notes parsed for the names, when they are more than one group."""
     assert ingestor.root is not None
     root, limit = ingestor.root, ingestor.settings.max_note_bytes
     # The graph's hashes, the folder the vault was synced from and the folder's listing, at once.
@@ -149,7 +157,7 @@ async def plan_sync(
     upserts = [
         Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=stored.get(p) is None) for p in work
     ]
-    planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored)))
+    planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored), parsed))
     return upserts, deleted, planned
 
 
@@ -160,9 +168,13 @@ def _vanished(root: Path, listed: set[str]) -> set[str]:
 
 
 async def _planned(
-    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+    ingestor: Ingestor,
+    upserts: list[Upsert],
+    deleted: list[str],
+    stored: set[str],
+    parsed: Progress | None = None,
 ) -> Plan:
-    names, keys, others, appearing = await _final_names(ingestor, upserts, deleted, stored)
+    names, keys, others, appearing = await _final_names(ingestor, upserts, deleted, stored, parsed)
     [debt] = await ingestor.core.store.read(SYNC_OWED, vault=ingestor.vault)
     owed = bool(debt["reverse"] or debt["links"])
     link_keys = sorted({*new_note_keys(appearing), *debt["links"]})
@@ -226,7 +238,11 @@ def empty_held(held: int, vault: str) -> str:
 
 
 async def _final_names(
-    ingestor: Ingestor, upserts: list[Upsert], deleted: list[str], stored: set[str]
+    ingestor: Ingestor,
+    upserts: list[Upsert],
+    deleted: list[str],
+    stored: set[str],
+    parsed: Progress | None = None,
 ) -> tuple[NameIndex, list[str], bool, list[str]]:
     """The vault's names once the sync is applied, the names whose mentions in the notes the
     sync does not write must be rewritten (those of notes that appear, go or move), whether
@@ -235,11 +251,18 @@ async def _final_names(
     names = NameIndex.from_rows(await ingestor.core.store.read(VAULT_NAMES, vault=ingestor.vault))
     keys: set[str] = set()
 
-    def parse_all() -> None:
-        for u in upserts:  # the first ones may be parsed by their drafting already
+    def parse_group(group: list[Upsert]) -> None:
+        for u in group:  # the first ones may be parsed by their drafting already
             u.note = u.note or parse(u.path, u.text)
 
-    await asyncio.to_thread(parse_all)
+    told = parsed if len(upserts) > NAMES_GROUP else None
+    for start in range(0, len(upserts), NAMES_GROUP):
+        group = upserts[start : start + NAMES_GROUP]
+        if told:
+            told(start, len(upserts), group[0].path)
+        await asyncio.to_thread(parse_group, group)
+    if told:
+        told(len(upserts), len(upserts), upserts[-1].path)
     for gone in [*deleted, *(u.renamed_from for u in upserts if u.renamed_from)]:
         keys |= set(names.keys_of(gone))
         names.remove(gone)

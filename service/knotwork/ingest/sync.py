@@ -46,15 +46,25 @@ __all__ = ["Progress", "SyncReport", "sync_vault"]  # the report types live in i
 
 
 async def sync_vault(
-    ingestor: Ingestor, progress: Progress | None = None, *, new_folder: bool = False
+    ingestor: Ingestor,
+    progress: Progress | None = None,
+    *,
+    new_folder: bool = False,
+    report: SyncReport | None = None,
 ) -> SyncReport:
     """Bring the graph in step with the vault folder, a batch of notes per transaction.
-    ``new_folder``: the folder replaces the one the vault was synced from (plan_sync)."""
+    ``new_folder``: the folder replaces the one the vault was synced from (plan_sync).
+    ``report``: filled in as the sync goes, so a caller it stops (a signal, Neo4j gone) still
+    reads what was committed."""
     if ingestor.root is None:
         raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
-    report, began = SyncReport(), time.monotonic()
-    upserts, deletes, planned = await plan_sync(ingestor, report, progress, new_folder)
-    shown = _Shown(progress, len(upserts) + len(deletes))
+    report = report if report is not None else SyncReport()
+    began = time.monotonic()
+    shown = _Shown(progress, report)
+    upserts, deletes, planned = await plan_sync(
+        ingestor, report, progress, new_folder, shown.parsed
+    )
+    shown.total = len(upserts) + len(deletes)
     plan = await _apply(ingestor, report, upserts, deletes, planned, shown)
     await settle.drop_placeholders(ingestor.core.store, ingestor.vault, plan.names)
     shown.step(SyncStep.LINKING)  # their names embedded: a model's time
@@ -199,8 +209,8 @@ class _Shown:
     units embedded ahead while the writer writes or the model extracts are not shown: what
     the bar shows is what the sync waits for."""
 
-    def __init__(self, progress: Progress | None, total: int) -> None:
-        self.progress, self.total = progress, total
+    def __init__(self, progress: Progress | None, report: SyncReport) -> None:
+        self.progress, self.report, self.total = progress, report, 0
         self.seen: set[str] = set()
         self.waits: int | None = None  # the unit the writer waits for
         self.units: dict[int, tuple[int, int, str]] = {}  # each unit's embedding, as told
@@ -220,6 +230,14 @@ class _Shown:
         elif upserts := [c.path for c in changes if isinstance(c, Upsert)]:
             self._show(len(self.seen), self.total, SyncStep.PARSING.told(upserts[0]))
 
+    def parsed(self, done: int, of: int, path: str) -> None:
+        """The notes parsed for the sync's final names, which the first write waits for with
+        the first unit's embedding: both are said as they move, the bar never still on its
+        first note for the seconds a large vault's parse takes."""
+        embedding = self.units.get(0)
+        if self.waits in (None, 0) and not (embedding and embedding[0] < embedding[1]):
+            self._show(done, of, SyncStep.NAMING.told(path))
+
     def embedded(self, unit: int, done: int, of: int, path: str) -> None:
         self.units[unit] = (done, of, path)
         if unit == self.waits:
@@ -234,6 +252,7 @@ class _Shown:
         for outcome in outcomes:
             if outcome.path not in self.seen:
                 self.seen.add(outcome.path)
+                self.report.committed = len(self.seen)
                 gone = " (deleted)" if outcome.status == "deleted" else ""
                 self._show(
                     len(self.seen), self.total, SyncStep.WRITING.told(f"{outcome.path}{gone}")

@@ -102,11 +102,12 @@ def register(server: MCPServer[Served]) -> None:
     async def sync(ctx: ServedContext) -> Synced:
         """Bring the graph in step with the whole vault folder, as POST /sync: new and changed
         notes ingested, moved and deleted ones followed; counts, warnings and errors. With a
-        progress token, each step is reported (`writing notes: 12 of 40: …`) as it goes."""
+        progress token, each step is reported (`writing notes: 12 of 40: …`) as it goes, the
+        notes written and their total as the notification's `progress` and `total`."""
         state = served(ctx)
         assert state.core is not None and state.writers is not None
         with tool_errors():
-            async with reporting(ctx, "syncing the vault folder") as progress:
+            async with reporting(ctx, "syncing the vault folder", sized=True) as progress:
                 return await note_writes.sync_all(state.core, state.writers, progress.counted)
 
     add_tool(server, upsert_note, _UPSERT)

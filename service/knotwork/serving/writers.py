@@ -50,6 +50,7 @@ from knotwork.vault.folders import folder_key
 log = logging.getLogger(__name__)
 
 REPLAY_EVERY_S = 2.0  # how often pending writes are retried while there are any
+LEAVE_WAIT_S = 5.0  # the longest a cancelled user waits for the lease's give-back
 
 Kind = Literal["direct", "queued", "watched", "busy", "offline"]
 MODEL_MODE = REST_EXTRACT_MODE  # the lease's mode while a pass of the model's work holds it
@@ -95,6 +96,7 @@ class VaultWriters:
         self._no_direct = asyncio.Event()
         self._no_direct.set()
         self._turn = asyncio.Lock()  # taking and giving back the lease never interleave
+        self._leaving: set[asyncio.Future[None]] = set()  # give-backs under way
         self.extraction = Extraction(self)  # the model's work the direct writes leave pending
 
     def _lease(self) -> Lease:
@@ -103,17 +105,32 @@ class VaultWriters:
     async def _leave(self) -> None:
         """One user less; the last gives the lease back. Run to its end even when the leaving
         task is cancelled (a server's stop cancels its replay or extraction mid-release): cut
-        off, the lease stood until its TTL and kept every other writer out meanwhile."""
+        off, the lease stood until its TTL and kept every other writer out meanwhile. A
+        cancelled caller (before or during the give-back) waits for it at most LEAVE_WAIT_S,
+        and a second cancel ends that wait: a give-back that hangs (Neo4j stalled) must not
+        hold a stop; it runs on alone."""
         leaving = asyncio.ensure_future(self._give_back())
-        stopped: asyncio.CancelledError | None = None
-        while not leaving.done():
-            try:
+        self._leaving.add(leaving)  # referenced until done: a task left alone may be collected
+        leaving.add_done_callback(self._leaving.discard)
+        task = asyncio.current_task()
+        try:
+            if task is None or not task.cancelling():
                 await asyncio.shield(leaving)
-            except asyncio.CancelledError as exc:
-                stopped = exc
-        leaving.result()
-        if stopped is not None:
-            raise stopped
+                return
+        except asyncio.CancelledError:
+            await self._wait_bounded(leaving)
+            raise
+        await self._wait_bounded(leaving)  # the block ended on a cancel: it goes on after
+
+    async def _wait_bounded(self, leaving: asyncio.Future[None]) -> None:
+        leaving.add_done_callback(self._left_alone)
+        if not leaving.done():
+            await asyncio.wait([leaving], timeout=LEAVE_WAIT_S)
+
+    def _left_alone(self, leaving: asyncio.Future[None]) -> None:
+        """A give-back a cancelled caller did not wait to raise ended: its failure logged."""
+        if not leaving.cancelled() and (exc := leaving.exception()) is not None:
+            log.warning("the lease of vault %r was not given back: %s", self.vault, exc)
 
     async def _give_back(self) -> None:
         async with self._turn:

@@ -37,6 +37,7 @@ from knotwork.ingest.model_work import Standing, model_passes
 from knotwork.ingest.sync import Progress
 from knotwork.vault.folders import EMPTY, folder_key, folder_unseen
 from knotwork.watch.apply import Applier
+from knotwork.watch.calibration import OwedCalibration
 from knotwork.watch.following import Following
 from knotwork.watch.queue import INOTIFY_LOGGER, OverflowLog, WatchStatus
 
@@ -77,6 +78,7 @@ class VaultWatcher(Applier):
         # The model's work on pending chunks, beside the writes: this watcher's, under its
         # lease (asked for by its loop, stopped as the follow ends).
         self.model_work = model_passes(ingestor, said=Standing(), outage=self.outage)
+        self.calibration = OwedCalibration(ingestor.core, ingestor.vault)  # the CLI's owe()s
         self._stop = asyncio.Event()  # the follow ends (asked, or the lease lost)
         self._stop_asked = asyncio.Event()  # stop() was called: the watcher ends
         self.started = asyncio.Event()  # it holds the lease and begins its first sync
@@ -166,12 +168,16 @@ class VaultWatcher(Applier):
             try:
                 await background.stop(rehearsal)
             finally:  # the model's work ends with the lease: its chunks stay pending
-                await self.model_work.stop()
+                try:
+                    await self.model_work.stop()
+                finally:
+                    await self.calibration.stop()
 
     async def _until_stopped(self, following: Following) -> None:
         """The loop: the observer kept alive and on the vault folder, rescans when one is due,
         the changes whose debounce is over applied; the model's work asked for after each
-        write, and now and then for chunks a model down left pending."""
+        write, and now and then for chunks a model down left pending; an owed calibration
+        tried again (watch/calibration.py)."""
         last_rescan = last_retry = time.monotonic()
         looked = time.monotonic()
         self.model_work.wanted()  # what the start-up rescan left pending
@@ -192,13 +198,14 @@ class VaultWatcher(Applier):
             if time.monotonic() - last_retry > self.retry_s:
                 self.model_work.wanted()
                 last_retry = time.monotonic()
+            self.calibration.poll()  # a calibration the first sync could not make
             await _sleep_or(self._stop, 0.05)
 
     @property
     def idle(self) -> bool:
-        """Nothing waiting or being written, no rescan due or under way, no model work
-        running beside the writes."""
-        return super().idle and not self.model_work.running
+        """Nothing waiting or being written, no rescan due or under way, no model work or
+        calibration running beside the writes."""
+        return super().idle and not self.model_work.running and not self.calibration.running
 
     def _rescan_due(self, last_rescan: float) -> bool:
         """Whether to rescan now: one asked for, a failed one's retry due, or the period over."""
