@@ -76,14 +76,18 @@ async def test_a_question_of_a_relative_time_alone_is_answered_by_the_note_dated
     note the temporal retriever finds dated then answers it, and the answer cites it."""
     days = _days()
     await _calibrated(core, tmp_path, "j", _notes(days))
-    dated = _dated(days[when])
+    dated = {_dated(days[when])}
+    if when == "last week":  # on a Monday, yesterday is in last week too
+        first, last = relative_span("week", -1, date.today())[:2]
+        dated = {_dated(d) for d in days.values() if first <= d <= last}
     evidence = await retrieve(core, "j", question, mode="retrieve")
-    assert evidence.hits[0].path == dated, (question, [h.path for h in evidence.hits])
+    assert evidence.hits[0].path in dated, (question, [h.path for h in evidence.hits])
     assert evidence.relevance >= core.settings.min_relevance, (question, evidence.relevance)
     _answering(fake_ollama)
     result = await answer(core, question, mode="fast", vault="j")
     assert result.status == "ok", (question, result)
-    assert [c.path for c in result.citations] == [dated], (question, result.citations)
+    cited = [c.path for c in result.citations]
+    assert cited and set(cited) <= dated, (question, result.citations)
 
 
 async def test_a_relative_time_no_note_is_dated_in_is_still_refused(
@@ -131,6 +135,9 @@ async def test_a_note_that_writes_the_time_words_does_not_outrank_the_note_dated
     await _calibrated(core, tmp_path, "w", {**_notes(days), "Fitness.md": fitness})
     evidence = await retrieve(core, "w", question, mode="retrieve")
     paths = [h.path for h in evidence.hits]
-    assert paths[0] == _dated(days["last week"]), (question, paths)
+    # On a Monday, yesterday is in last week too: either dated note of that week leads.
+    first, last = relative_span("week", -1, date.today())[:2]
+    in_week = {_dated(d) for d in days.values() if first <= d <= last}
+    assert paths[0] in in_week, (question, paths)
     fitness_hits = [h for h in evidence.hits if h.path == "Fitness.md"]
     assert all("fulltext" not in h.retrievers for h in fitness_hits), fitness_hits
