@@ -10,7 +10,7 @@
 //             line_start, line_end, line_map, fence (str: the code fence open at the
 //             chunk's start, or ''), text, mtext, hash, context (title, aliases, heading
 //             path), pairs (str: text/pairs.py, or null), embed_hash,
-//             language (en|it|de|fr|es|pt|th|cjk), embedding (str: comma-separated
+//             language (en|it|de|fr|es|pt|th|cjk|ru|ar), embedding (str: comma-separated
 //             floats, or null), embedding_refused_at (int, milliseconds since the epoch:
 //             when the model refused its text alone, or null), copy_from (old chunk id or
 //             null), extraction, extraction_model, extraction_state, extraction_error)
@@ -35,12 +35,14 @@ SET c.vault = $vault, c.note_path = ch.path, c.ord = ch.ord, c.heading_path = ch
 MERGE (n)-[:HAS_CHUNK]->(c)
 // The language's label, and no other language's: a label is removed only when the language
 // changed (each change re-indexes the chunk); setting a label the chunk has changes nothing.
-// Dynamic labels, as eight conditional FOREACHes of each cost Neo4j more to plan than a batch
+// Dynamic labels, as ten conditional FOREACHes of each cost Neo4j more to plan than a batch
 // to run (bench/RESULTS.md, "Planning a first sync").
 WITH c, ch, {en: 'English', it: 'Italian', de: 'German', fr: 'French', es: 'Spanish',
-             pt: 'Portuguese', th: 'Thai', cjk: 'CJK'}[ch.language] AS label
+             pt: 'Portuguese', th: 'Thai', cjk: 'CJK', ru: 'Russian',
+             ar: 'Arabic'}[ch.language] AS label
 REMOVE c:$([l IN labels(c) WHERE l IN ['English', 'Italian', 'German', 'French', 'Spanish',
-                                       'Portuguese', 'Thai', 'CJK'] AND l <> label])
+                                       'Portuguese', 'Thai', 'CJK', 'Russian', 'Arabic']
+                                 AND l <> label])
 SET c:$(label)
 WITH c, ch
 OPTIONAL MATCH (old:Chunk {id: ch.copy_from})

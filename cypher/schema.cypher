@@ -69,6 +69,16 @@ CREATE FULLTEXT INDEX chunk_text_cjk IF NOT EXISTS
 FOR (c:CJK) ON EACH [c.text, c.context]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 
+// Russian (every note mostly in Cyrillic) and Arabic (every note mostly in the Arabic script):
+// their stemmers, and their letters folded ("ё" as "е"; the forms of alef as one).
+CREATE FULLTEXT INDEX chunk_text_ru IF NOT EXISTS
+FOR (c:Russian) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'russian'}};
+
+CREATE FULLTEXT INDEX chunk_text_ar IF NOT EXISTS
+FOR (c:Arabic) ON EACH [c.text, c.context]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'arabic'}};
+
 // Lao, Khmer and Myanmar: no analyzer splits their runs into words, so a chunk holding them
 // keeps the overlapping pairs of their grapheme clusters in Chunk.pairs (text/pairs.py), split
 // here on spaces, whatever the chunk's language. No other chunk has the property, so this

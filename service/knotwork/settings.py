@@ -83,11 +83,11 @@ class Settings(BaseSettings):
 
     # Vault and chunking
     # The language notes are indexed in for full-text search (its stemming and stop words):
-    # "auto" tells each note's language from its text, among the eight ("cjk": Chinese,
-    # Japanese and Korean, one analyzer); a note too short to tell, or in another language,
-    # gets ``default_language``.
-    language: Literal["auto", "en", "it", "de", "fr", "es", "pt", "th", "cjk"] = "auto"
-    default_language: Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk"] = "en"
+    # "auto" tells each note's language from its text, among the ten ("cjk": Chinese,
+    # Japanese and Korean, one analyzer; "ru" and "ar": the Cyrillic and Arabic scripts); a
+    # note too short to tell, or in another language, gets ``default_language``.
+    language: Literal["auto", "en", "it", "de", "fr", "es", "pt", "th", "cjk", "ru", "ar"] = "auto"
+    default_language: Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk", "ru", "ar"] = "en"
     vault_path: OptionalPath = None
     # One database can hold several vaults; each is keyed by this name.
     vault_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]{1,64}$")

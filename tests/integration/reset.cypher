@@ -15,6 +15,8 @@ DROP INDEX chunk_text_es IF EXISTS;
 DROP INDEX chunk_text_pt IF EXISTS;
 DROP INDEX chunk_text_th IF EXISTS;
 DROP INDEX chunk_text_cjk IF EXISTS;
+DROP INDEX chunk_text_ru IF EXISTS;
+DROP INDEX chunk_text_ar IF EXISTS;
 DROP INDEX chunk_pairs IF EXISTS;
 DROP INDEX entity_names IF EXISTS;
 DROP CONSTRAINT unresolved_key IF EXISTS;

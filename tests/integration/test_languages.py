@@ -250,6 +250,41 @@ async def test_cjk_notes_are_paired_and_found_by_a_word_inside_a_run(
     assert await verify_vault(ingestor) == []
 
 
+async def test_russian_and_arabic_notes_are_stemmed_and_their_letters_folded(
+    core: Core, vault: Path
+) -> None:
+    """Russian and Arabic notes sit in their own indexes (chunk_text_ru, chunk_text_ar): a
+    question finds them by another form of a word ("Москва" in "Москве"), Russian ye for
+    yo, Arabic without its article or with another form of alef or ta marbuta."""
+    put(vault, "moscow.md", "# Город\n\nВ Москве живёт ёжик, который любит яблоки.\n")  # noqa: RUF001
+    put(vault, "cairo.md", "# المدينة\n\nذهب أحمد إلى المدرسة الكبيرة في القاهرة.\n")  # noqa: RUF001
+    put(vault, "queues.md", DOCS)
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    assert await _labels(core, "moscow.md") == [("ru", ["Russian"])]
+    assert await _labels(core, "cairo.md") == [("ar", ["Arabic"])]
+    assert await _top(core, "Москва") == ["moscow.md"]
+    assert await _top(core, "Где живет ежик?") == ["moscow.md"]
+    assert await _top(core, "مدرسة") == ["cairo.md"]  # "المدرسة": the article stripped
+    assert await _top(core, "احمد") == ["cairo.md"]  # "أحمد": alef with hamza folded
+    assert (await _top(core, "When does the worker retry a job?"))[:1] == ["queues.md"]
+    assert await verify_vault(ingestor) == []
+    # A graph written before these indexes held them in the default language's index: the next
+    # sync rewrites them (FACTS_RULES 24), which moves them.
+    await ad_hoc(
+        core,
+        "MATCH (n:Note {vault: 't'})-[:HAS_CHUNK]->(c:Chunk) WHERE c.language IN ['ru', 'ar'] "
+        "SET n.facts_version = $rule_23, c.language = 'en' REMOVE c:Russian:Arabic SET c:English",
+        {"rule_23": FACTS_VERSION - 100},
+        write=True,
+    )
+    assert await _top(core, "Москва") == []  # the English index has "Москве" only
+    assert (await sync_vault(ingestor)).written == 2
+    assert await _labels(core, "moscow.md") == [("ru", ["Russian"])]
+    assert await _top(core, "Москва") == ["moscow.md"]
+    assert await verify_vault(ingestor) == []
+
+
 async def test_a_cjk_note_indexed_by_an_earlier_version_moves_on_the_next_sync(
     core: Core, vault: Path
 ) -> None:

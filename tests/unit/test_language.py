@@ -61,6 +61,22 @@ def test_chinese_japanese_and_korean_are_told_by_their_scripts_together() -> Non
     assert detect("เชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย") == "th"
 
 
+def test_russian_and_arabic_are_told_by_their_scripts() -> None:
+    """Cyrillic and Arabic notes get their own analyzers (stemming, letters folded): their
+    letters tell them, English terms in them or not; an English note quoting a word is
+    English, and the Arabic vowel marks are no letters to count."""
+    assert detect("Москва — столица России, в ней живёт много людей.") == "ru"
+    assert detect("Мы используем Neo4j и Docker для развёртывания сервиса") == "ru"
+    assert detect("القاهرة هي عاصمة مصر وأكبر مدنها") == "ar"
+    assert detect("نستخدم Neo4j و Docker لنشر الخدمة") == "ar"
+    assert detect("كَتَبَ الطَّالِبُ الدَّرْسَ") == "ar"
+    assert detect("The word Москва is the name of the city, and it means nothing more.") == "en"
+    assert detect("The word القاهرة is the name of the city, and it means the victorious.") == "en"
+    # The scripts told before them stay theirs.
+    assert detect("서울은 한국의 수도입니다") == "cjk"
+    assert detect("เชียงใหม่เป็นเมืองทางภาคเหนือของประเทศไทย") == "th"
+
+
 def test_the_setting_wins_and_the_default_fills_in() -> None:
     assert note_language("서울은 한국의 수도입니다", "en", "en") == "en"
     assert note_language(PARAGRAPHS["en"], "cjk", "en") == "cjk"

@@ -69,6 +69,8 @@ EXPECTED_INDEXES = (
     "chunk_text_pt",
     "chunk_text_th",
     "chunk_text_cjk",
+    "chunk_text_ru",
+    "chunk_text_ar",
     "chunk_pairs",
     "chunk_words",
     "entity_embedding",

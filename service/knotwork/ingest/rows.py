@@ -152,7 +152,9 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # written (target_text).
 # 23: a link's cue is the note's only right before the link and with no other subject in its
 # clause ("Dana reports to [[Bob]]" in Meeting.md is a plain link; text/link_relations.py).
-FACTS_RULES = 23
+# 24: Russian (Cyrillic) and Arabic notes indexed in their own languages (chunk_text_ru,
+# chunk_text_ar), not the default one.
+FACTS_RULES = 24
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

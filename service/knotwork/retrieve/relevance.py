@@ -230,7 +230,7 @@ async def calibrate(
             f"vault {vault!r} holds no embedded chunks: ingest it (`knotwork ingest`, with the "
             "embedding model answering), then calibrate"
         )
-    # Eight languages: one of them always holds at least an eighth of the chunks.
+    # Ten languages: one of them always holds at least a tenth of the chunks (MIN_SHARE).
     languages = tuple(sorted(r["language"] for r in rows if int(r["chunks"]) / total >= MIN_SHARE))
     questions = [q for lang in languages for q in PROBES.get(lang, ())]
     asked: list[float] = []

@@ -1,5 +1,5 @@
-"""Which of the eight languages a note is written in, told by its commonest function words (and
-Thai, and Chinese, Japanese and Korean together, by their scripts); pure.
+"""Which of the ten languages a note is written in, told by its commonest function words (and
+Thai, Chinese, Japanese and Korean together, Russian and Arabic by their scripts); pure.
 
 The language picks the full-text analyzer a note's chunks are indexed with (stemming and stop
 words of that language: "alberi" finds "albero"). Function words are the most frequent words
@@ -17,10 +17,16 @@ from typing import Literal
 
 import regex
 
-from knotwork.text.scripts import CJK_LETTER, THAI_LETTERS, char_class
+from knotwork.text.scripts import (
+    ARABIC_LETTER,
+    CJK_LETTER,
+    CYRILLIC_LETTER,
+    THAI_LETTERS,
+    char_class,
+)
 
-Language = Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk"]
-LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th", "cjk")
+Language = Literal["en", "it", "de", "fr", "es", "pt", "th", "cjk", "ru", "ar"]
+LANGUAGES: tuple[Language, ...] = ("en", "it", "de", "fr", "es", "pt", "th", "cjk", "ru", "ar")
 # The Neo4j full-text analyzer of each language (its chunk label is in chunks_write.cypher).
 ANALYZERS: dict[Language, str] = {
     "en": "english",
@@ -33,6 +39,13 @@ ANALYZERS: dict[Language, str] = {
     # Chinese, Japanese and Korean: overlapping pairs of Han, kana and Hangul characters, so a
     # word is found inside a run ("서울" in "서울은", a Korean word with its particle).
     "cjk": "cjk",
+    # Every note written mostly in Cyrillic: Russian's stemmer and stop words, and its yo read
+    # as ye ("ежик" finds "ёжик"); Ukrainian or Bulgarian get its case and yo folding only.
+    "ru": "russian",
+    # Every note written mostly in the Arabic script: the forms of alef, "ة" and "ى" folded and
+    # the vowel marks dropped, the article and common affixes stripped ("مدرسة" finds
+    # "المدرسه").
+    "ar": "arabic",
 }
 
 # Frequent function words, chosen to tell the six apart: words two languages share count for
@@ -76,6 +89,11 @@ THAI_SHARE = 0.3  # of a text's letters: Thai prose with English terms in it is 
 # quoting a name of theirs is not.
 _CJK = regex.compile(CJK_LETTER, regex.V1)
 CJK_SHARE = 0.3  # of a text's letters, as THAI_SHARE
+# Russian and Arabic by their scripts, as Thai: a Cyrillic or Arabic note with English terms in
+# it is theirs, an English note quoting a name of theirs is not.
+_CYRILLIC = regex.compile(CYRILLIC_LETTER, regex.V1)
+_ARABIC = regex.compile(ARABIC_LETTER, regex.V1)
+SCRIPT_SHARE = 0.3  # of a text's letters, as THAI_SHARE
 MIN_HITS = 2  # function words a text needs before its language is told
 MARGIN = 1.25  # the winner's count over the runner-up's
 SAMPLE_CHARS = 20_000  # a note's first characters suffice; a long note costs no more
@@ -123,6 +141,10 @@ def detect(text: str) -> Language | None:
         return "th"
     if _mostly(_CJK, CJK_SHARE, text):
         return "cjk"
+    if _mostly(_CYRILLIC, SCRIPT_SHARE, text):
+        return "ru"
+    if _mostly(_ARABIC, SCRIPT_SHARE, text):
+        return "ar"
     counts = _function_word_counts(text)
     ranked = counts.most_common(2)
     if not ranked or ranked[0][1] < MIN_HITS:

@@ -2,7 +2,8 @@
 character classes of text/language.py, text/keys.py, text/pairs.py and retrieve/lucene.py are
 built from them (``char_class``): Thai, Lao, Myanmar and Khmer, and the scripts whose every
 character is a word of its own to Lucene's tokenizers (Han, hiragana); and the letters of
-Chinese, Japanese and Korean together, by their scripts (``CJK_LETTER``)."""
+Chinese, Japanese and Korean together, by their scripts (``CJK_LETTER``); and the letters of the
+Cyrillic and Arabic scripts (``CYRILLIC_LETTER``, ``ARABIC_LETTER``)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ ONE_CHAR_TERM_BLOCKS: tuple[Range, ...] = ((0x3040, 0x309F), (0x3400, 0x4DBF), (
 # mark "ー" is of both kana): the letters of Chinese, Japanese and Korean, which the `cjk`
 # analyzer pairs (text/language.py tells those notes by them). A ``regex`` V1 class.
 CJK_LETTER = r"[[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]&&\p{L}]"
+# The letters of the Cyrillic and Arabic scripts (not the Arabic vowel marks, which are no
+# letters, nor its digits): text/language.py tells Russian and Arabic notes by them. ``regex``
+# V1 classes.
+CYRILLIC_LETTER = r"[\p{sc=Cyrillic}&&\p{L}]"
+ARABIC_LETTER = r"[\p{sc=Arabic}&&\p{L}]"
 
 
 def char_class(*ranges: Range) -> str:
