@@ -124,6 +124,11 @@ WORDS = [
     "a < b ",
     "ok! ",
     "(see) ",
+    "`handlers[event](payload)` ",
+    "| https://attacker.example/t|b | ",
+    "\r\n",
+    '<a title="x\n\n" href=//attacker.example/h>t</a> ',
+    "<meta http-equiv=refresh content=0;url=//attacker.example/m> ",
 ]
 
 

@@ -44,8 +44,9 @@ class _Line:
     partial: bool  # the last line while more text may come
 
 
-def _line(text: str, start: int, final: bool) -> _Line:
-    brk = _BREAK.search(text, start)
+def _line(text: str, start: int, final: bool, no_break_before: int = 0) -> _Line:
+    """The line at ``start``; its text holds no line break before ``no_break_before``."""
+    brk = _BREAK.search(text, max(start, no_break_before - 1))  # a "\r" may be "\r\n"'s
     if brk is None or (not final and brk.group() == "\r" and brk.end() == len(text)):
         return _Line(start, len(text), None, not final)  # a last "\r" may be half of "\r\n"
     return _Line(start, brk.start(), brk.end(), False)
@@ -55,12 +56,15 @@ def _line(text: str, start: int, final: bool) -> _Line:
 class CodeMap:
     """The code of one text: sorted, disjoint ``(start, end)`` spans; from ``settled`` on the
     text so far does not tell. ``resume`` is where a longer text's map goes on from (``Resume``),
-    and ``searched`` where the search for a run's closer does (its lines before hold none)."""
+    and ``searched`` where the search for a run's closer does: a line's start and the offset
+    from which to read it (what comes before holds none), so that a run none closes yet is not
+    read again from its start as the text grows."""
 
     spans: list[tuple[int, int]]
     settled: int
     resume: Resume = _FROM_START
-    searched: dict[tuple[int, int], int] = field(default_factory=dict)
+    searched: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    unbroken: tuple[int, int] = (0, 0)  # a line's start, and where its text so far ends
 
     def at(self, i: int) -> bool | None:
         """Whether ``text[i]`` is code; None when the text so far does not settle it."""
@@ -72,7 +76,7 @@ class CodeMap:
 
 def code_map(text: str, final: bool, since: CodeMap | None = None) -> CodeMap:
     """The code of ``text``; ``final`` when no more of it will come. ``since``: the map of a
-    text this one extends, not final, to go on from."""
+    text this one extends, not final, to go on from (in place: it is not to be read after)."""
     start = since.resume if since else _FROM_START
     if start == _FROM_START and "`" not in text and "~~" not in text:
         return CodeMap([], len(text) + 1)  # most answers: no code at all
@@ -84,16 +88,17 @@ class _Reader:
 
     def __init__(self, text: str, final: bool, since: CodeMap | None) -> None:
         self.text, self.final = text, final
-        self.map = CodeMap(list(since.spans) if since else [], len(text) + 1)
+        # since's spans go on in place (as its ``searched``): a map is read from once
+        self.map = CodeMap(since.spans if since else [], len(text) + 1)
         self.para = since.resume[4] if since else None  # the paragraph the line read is in
         if since:
-            self.map.searched = since.searched
+            self.map.searched, self.map.unbroken = since.searched, since.unbroken
             del self.map.spans[since.resume[3] :]
 
     def read(self, start: int, fence: str, resume: int) -> CodeMap:
         spans = self.map.spans
         while True:
-            line = _line(self.text, start, self.final)
+            line = self._line(start)
             self.map.resume = (start, fence, resume, len(spans), self.para)
             if resume <= line.start:  # not the rest of a line a span closed on
                 before, body = fence, self.text[line.start : line.stop]
@@ -115,6 +120,14 @@ class _Reader:
                 return self.map
             start, resume = line.next, line.next
 
+    def _line(self, start: int) -> _Line:
+        """The line at ``start``, the last one read from where the search for its end stopped."""
+        line_start, read = self.map.unbroken
+        line = _line(self.text, start, self.final, read if line_start == start else start)
+        if line.next is None:
+            self.map.unbroken = (start, len(self.text))
+        return line
+
     def _unsure(self, settled: int) -> CodeMap:
         self.map.settled = settled
         return self.map
@@ -134,6 +147,9 @@ class _Reader:
             opener = start + (start - lead) % 2  # an odd run of backslashes escapes one backtick
             closer = self._closer(line, end, end - opener) if end > opener else _NONE
             if closer == _OPEN:
+                if lead > line.start:  # the line is no fence, its paragraph told (a "`" in
+                    # it): a longer text goes on from this run, its backslashes too
+                    self.map.resume = (line.start, "", lead, len(self.map.spans), self.para)
                 return opener
             pos = end
             if isinstance(closer, tuple):
@@ -151,10 +167,10 @@ class _Reader:
         a line that starts a block, a fence) or the text does first, ``_OPEN`` if the text so
         far does not say."""
         text, key = self.text, (pos, size)
-        start = self.map.searched.get(key, line.start)
+        start, pos = self.map.searched.get(key, (line.start, pos))
         para = self.para or Paragraph((), heading=False)
         while True:
-            here = line if start == line.start else _line(text, start, self.final)
+            here = line if start == line.start else self._line(start)
             if here is not line:
                 if para.heading:
                     return _NONE  # a heading is a line of its own
@@ -163,24 +179,24 @@ class _Reader:
                 marker, _ = step("", body)
                 if marker or ends(para, body):
                     if here.partial:  # "- ``" may yet be "- ```", "- ```x" "- ```x`"
-                        return self._open(key, here, line)
+                        return self._open(key, here, line, here.start)
                     if marker == "`" * size:  # a fence would open here, but of the span's run
                         return here.start, here.start + body.index(marker) + size
                     return _NONE  # the paragraph ends, or a fence opens
             for run in _TICKS.finditer(text, pos, here.stop):
                 if run.end() == len(text) and not self.final:
-                    return self._open(key, here, line)  # the run may grow
+                    return self._open(key, here, line, run.start())  # the run may grow
                 if run.end() - run.start() == size:
                     return here.start, run.end()
             if here.partial:
-                return self._open(key, here, line)
+                return self._open(key, here, line, here.stop)
             if here.next is None:
                 return _NONE
             start = here.next
 
-    def _open(self, key: tuple[int, int], here: _Line, line: _Line) -> int:
-        """No closer yet: the lines before ``here`` (after the opener's) are not searched
-        again for this run when the text grows."""
-        if here.start != line.start:
-            self.map.searched[key] = here.start
+    def _open(self, key: tuple[int, int], here: _Line, line: _Line, read: int) -> int:
+        """No closer yet: what comes before ``here`` (after the opener), and on the opener's
+        line before ``read``, is not searched again for this run when the text grows. A later
+        line is read again from its start: what starts it may end the paragraph yet."""
+        self.map.searched[key] = (here.start, read if here is line else here.start)
         return _OPEN

@@ -13,13 +13,19 @@ A tag is read before the brackets around it, as CommonMark reads it (a ``](`` in
 splits no tag), and only where it can be one: ``<`` and a letter, attributes whose quotes pair
 up, a ``>`` before the paragraph ends ("a <b", "Box<dyn Error + 'static>" are text). A
 definition may be in a quote or a list item, its address on the next line. What a removal
-joins is read again ("[a]<img src=x>(//elsewhere)" is no link). Code is no exception:
-renderers differ on what is code, and an address stays one.
+joins is read again ("[a]<img src=x>(//elsewhere)" is no link). An attribute that links or
+loads out of any tag Markdown reads is judged too where a browser's start tag is open: it reads
+a tag on past a blank line in its quotes and an unquoted value on past a "<" (elsewhere
+"from=T10:00" is text). Code is no exception: renderers differ on
+what is code, and an address stays one; but what in code leads nowhere else stays as written
+("handlers[event](payload)", "vec![1]"). A CRLF or CR line break is read, and sent, as LF.
 
 The answer is read in stretches (``_Settled`` says where they end), each held to the context
 on its own (``answer.links_render``), whole or streamed alike, so the pieces a ``LinkStream``
 sends add up to ``inert_links`` of the whole text however it was cut. A stretch ends at a
-whitespace outside a tag, a link's ``(…)`` and a line that may define a link; a ``[`` holds it
+whitespace outside a tag (and an attribute's ``href = …``), a link's ``(…)`` and a line that
+may define a link, and one holding a bracket goes once where code is in it is settled (code
+keeps a link that leads nowhere; no other text reads otherwise in code); a ``[`` holds it
 only to its line's end (to the paragraph's on a line that may define a link): should it close
 into a link later, the ``](url)`` is judged on its own, and a ``![`` sent open is no image.
 """
@@ -28,22 +34,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from knotwork.answer.cite_code import CodeMap, code_map
 from knotwork.answer.cite_stream import CitationStream
-from knotwork.answer.links_render import REMOVED, Render, Unlinked
+from knotwork.answer.links_render import ATTR_OPEN, HIDDEN, REMOVED, Render, Unlinked
+from knotwork.answer.links_tags import CLOSED, OPENS, QUOTED, no_tag_left_open, tag_step
 from knotwork.retrieve import Hit
 
 __all__ = ["REMOVED", "AnswerStream", "LinkStream", "Unlinked", "inert_links"]
 
-_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_NAME = _LETTERS | frozenset("0123456789-")
-_ATTR_OPENS = _LETTERS | frozenset("_:")
-_ATTR = _NAME | frozenset("_.:")
-_OPENS = _LETTERS | {"/"}
-_SPACE = frozenset(" \t\n")
-_QUOTED = ("'", '"', "lax'", 'lax"')
-_CLOSED = ">"  # a tag's state once its ">" is read
-_NOT_UNQUOTED = _SPACE | frozenset("\"'=<>`")
 _LEAD = frozenset(" \t>-+*0123456789.)")  # what may open a line before a definition's "["
+
+
+def _attribute_open(text: str, i: int, after: str) -> bool:
+    """Whether ``text[i]``, a space, is inside an attribute's ``href = …`` out of any tag."""
+    found = ATTR_OPEN.search(text, max(i - 64, 0), i + 1)
+    return bool(found and (found.group("eq") or after in ("=", " ", "\t")))
 
 
 def inert_links(text: str, given: str) -> Unlinked:
@@ -80,7 +85,9 @@ class _Settled:
             if char == "\n":
                 i = self._line_end(i)
             elif char in " \t":
-                if not (self._depth or self._parens or self._tag or self._held or self._lead):
+                open_ = self._depth or self._parens or self._tag or self._held or self._lead
+                # "href = …": the attribute and its value go in one stretch
+                if not (open_ or _attribute_open(text, i, after)):
                     self.cuts.append(i + 1)
             else:
                 i = self._mark(text, i, char, after)
@@ -90,15 +97,15 @@ class _Settled:
     def _read_tag(self, char: str, after: str) -> None:
         """A tag inside a tag ("<a href=x <img src=y> title=z>") is read to its end and the
         outer one on after it: should the inner one go, the outer one may close."""
-        if char == "<" and after and after in _OPENS and self._tag not in _QUOTED:
+        if char == "<" and after and after in OPENS and self._tag not in QUOTED:
             self._outer.append(self._tag)
             self._tag = "lax" if self._tag.startswith("lax") else "<"
             return
-        state = _tag_step(self._tag, char)
-        while state in ("", _CLOSED) and self._outer:
+        state = tag_step(self._tag, char)
+        while state in ("", CLOSED) and self._outer:
             outer = self._outer.pop()
-            state = outer if state == _CLOSED else _tag_step(outer, char)
-        self._tag = "" if state == _CLOSED else state
+            state = outer if state == CLOSED else tag_step(outer, char)
+        self._tag = "" if state == CLOSED else state
 
     def _line_end(self, i: int) -> int:
         if self._blank:  # a blank line: the paragraph ends
@@ -117,7 +124,7 @@ class _Settled:
             self._lead, self._held = False, char in "[<"
             self._html = self._html or char == "<"
         if self._tag:
-            pass  # read by _tag_step
+            pass  # read by tag_step
         elif self._parens:
             self._parens += {"(": 1, ")": -1}.get(char, 0)
         elif char == "[":
@@ -129,82 +136,9 @@ class _Settled:
                 self._parens, i = 1, i + 1
             elif not self._depth and after == ":" and self._held:
                 self._colon, i = True, i + 1
-        elif char == "<" and after and after in _OPENS:
+        elif char == "<" and after and after in OPENS:
             self._tag = "lax" if self._html else "<"
         return i
-
-
-def _tag_left_open(text: str, lax: bool) -> int:
-    """Where in ``text`` a tag opens that is still open at its end (-1: none), read as
-    ``_Settled`` reads tags (``lax``: as in an HTML block)."""
-    state, outer, start = "", [], -1
-    for i, char in enumerate(text):
-        after = text[i + 1 : i + 2]
-        if char == "<" and after and after in _OPENS and state not in _QUOTED:
-            outer.append(state)
-            state, start = ("lax" if lax else "<"), start if state else i
-            continue
-        if not state:
-            continue
-        state = _tag_step(state, char)
-        while state in ("", _CLOSED) and outer:
-            was = outer.pop()
-            state = was if state == _CLOSED else _tag_step(was, char) if was else ""
-        state = "" if state == _CLOSED else state
-        start = start if state else -1
-    return start if state else -1
-
-
-def _no_tag_left_open(text: str, out: str) -> str:
-    """``out``, what is sent of the stretch ``text``, with a ``<`` made ``&lt;`` where what
-    was removed left a tag open that the stretch had closed (``<img <img> />``): a later
-    stretch would close it."""
-    for lax in (False, True):
-        start = _tag_left_open(out, lax)
-        if start != -1 and _tag_left_open(text, lax) == -1:
-            out = f"{out[:start]}&lt;{out[start + 1 :]}"
-    return out
-
-
-def _tag_step(state: str, char: str) -> str:
-    """What is read of a tag once ``char`` follows: ``_CLOSED``, or "" once it can be none. In an
-    HTML block any ``<…>`` is one (to its ``>`` outside quotes); elsewhere only one whose
-    attributes are well formed, as CommonMark reads it (``answer.links_render``)."""
-    if state.startswith("lax"):
-        quote = state[3:]
-        if quote:
-            return "lax" if char == quote else state
-        return _CLOSED if char == ">" else "lax" + char if char in "\"'" else state
-    if state in ('"', "'"):  # in a quoted value
-        return "quoted" if char == state else state
-    if char == ">" and state not in ("<", "</", "="):
-        return _CLOSED
-    space = char in _SPACE
-    if state == "<":
-        return "name" if char in _LETTERS else "</" if char == "/" else ""
-    if state == "</":
-        return "end" if char in _LETTERS else ""
-    if state == "end":  # a closing tag's name, then spaces
-        return state if char in _NAME or space else ""
-    if state == "/":
-        return ""
-    if state == "=":
-        if space:
-            return state
-        return char if char in "\"'" else "unquoted" if char not in _NOT_UNQUOTED else ""
-    if state == "unquoted" and char not in _NOT_UNQUOTED:
-        return state
-    if (state == "name" and char in _NAME) or (state == "attr" and char in _ATTR):
-        return state
-    if space:
-        return "between" if state != "attr" else "after"
-    if char == "/":
-        return "/"
-    if state in ("between", "after") and char in _ATTR_OPENS:
-        return "attr"
-    if state in ("attr", "after") and char == "=":
-        return "="
-    return ""
 
 
 class LinkStream:
@@ -219,6 +153,9 @@ class LinkStream:
         self._done = 0  # stretches sent
         self._held = ""  # whitespace sent only once text follows it
         self._started = False
+        self._cr = ""  # a last "\r", maybe half of a "\r\n"
+        self._code: CodeMap | None = None
+        self._plain = True  # no "`" nor "~~" in the text so far
 
     @property
     def result(self) -> Unlinked:
@@ -227,15 +164,25 @@ class LinkStream:
 
     def _emit(self, final: bool) -> str:
         self._settled(self._text, final)
-        ends = self._settled.cuts[self._done :]
-        self._done = len(self._settled.cuts)
+        if self._plain:  # no code yet (``code_map`` would read all the text to tell)
+            self._code = CodeMap([], len(self._text) + 1)
+        else:
+            self._code = code_map(self._text, final, self._code)
+        cuts, ready = self._settled.cuts, self._code.settled
         out = [self._held]
-        for end in ends:
-            sent = self._render.stretch(self._text, self._pos, end, final=False)
-            out.append(_no_tag_left_open(self._text[self._pos : end], sent))
-            self._pos = end
+        while self._done < len(cuts):
+            end = cuts[self._done]
+            stretch = self._text[self._pos : end]
+            # Code keeps what a link, image or definition holds: a stretch with a bracket goes
+            # once where code is is settled; any other reads the same in code or out of it.
+            if end > ready and ("[" in stretch or "]" in stretch):
+                break
+            sent = self._render.stretch(self._text, self._pos, end, False, self._code)
+            out.append(no_tag_left_open(stretch, sent))
+            self._pos, self._done = end, self._done + 1
         if final:
-            out.append(self._render.stretch(self._text, self._pos, len(self._text), final=True))
+            rest = self._render.stretch(self._text, self._pos, len(self._text), True, self._code)
+            out.append(rest)
             self._pos = len(self._text)
         text = "".join(out)
         if not self._started:
@@ -245,13 +192,24 @@ class LinkStream:
         self._held = "" if final else text[len(sent) :]
         return sent
 
+    def _add(self, piece: str, final: bool) -> None:
+        """``piece`` with its line breaks read as Markdown reads them: "\r\n" and "\r" are
+        "\n" (a definition's line ends at any of them)."""
+        piece, self._cr = self._cr + piece, ""
+        if piece.endswith("\r") and not final:
+            piece, self._cr = piece[:-1], "\r"
+        piece = piece.replace("\r\n", "\n").replace("\r", "\n")
+        seam = self._text[-1:] + piece
+        self._plain = self._plain and "`" not in piece and "~~" not in seam
+        self._text += piece.translate(HIDDEN)
+
     def feed(self, piece: str) -> str:
-        self._text += piece
+        self._add(piece, final=False)
         return self._emit(final=False)
 
     def close(self, piece: str = "") -> str:
         """The rest of the text, ``piece`` last, now that the answer is complete."""
-        self._text += piece
+        self._add(piece, final=True)
         return self._emit(final=True)
 
 

@@ -8,6 +8,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from knotwork.answer.cite_code import CodeMap
+from knotwork.answer.links_tags import (
+    SET_ATTRS,
+    TagScan,
+    leads_elsewhere,
+    no_image_open,
+    set_values,
+)
 from knotwork.plural import counted
 
 REMOVED = "(link removed)"  # stands for a bare address or ``<url>`` the notes did not give
@@ -30,6 +38,17 @@ _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*"
 # What may open a line before a definition: a quote's ">", a list item's marker.
 _LEAD = r"(?P<lead>[ \t]*(?:(?:>|[-+*]|\d{1,9}[.)])[ \t]*)*)"
 _ADDRESS_ATTRS = r"href|action|formaction|ping|cite|longdesc"
+# What loads something (a tag with one goes whatever its value).
+_LOAD_ATTRS = (
+    r"src|srcset|imagesrcset|srcdoc|lowsrc|dynsrc|poster|background|data|style|xlink:href"
+    r"|manifest|codebase|archive|usemap"
+)
+# An attribute that links or loads, out of any tag Markdown reads: in HTML's reading a tag goes
+# on past a blank line in its quotes, and its unquoted values may hold "<", so "href=//x" there
+# may be in one (as a browser does), judged where a browser's start tag is open (``TagScan``).
+# Its spaces hold a stream.
+_ANY_ATTR = rf"(?<![\w:.-])(?:{_ADDRESS_ATTRS}|{_LOAD_ATTRS}|{SET_ATTRS})"
+ATTR_OPEN = re.compile(rf"{_ANY_ATTR}[ \t]*(?P<eq>=[ \t]*)?$", re.IGNORECASE)
 _LINKS = re.compile(
     # a definition, its address maybe on the next line: nothing after it but a title
     # ("[S1]: She said" and "[Bob.md#Bob]: Bob (CFO) runs ops." are sentences)
@@ -42,19 +61,16 @@ _LINKS = re.compile(
     r"|(?P<autolink><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>)"
     rf"|(?P<tag><{_TAG_BODY})"
     # not a tag to Markdown, but one to an HTML block's reader, and it links or loads
-    rf"|(?P<loose></?[A-Za-z](?:[^<>\n]|{_NL})*?\b(?:{_ADDRESS_ATTRS}|src|srcset|style|data)\s*="
-    rf"(?:[^<>\n]|{_NL})*>)"
-    r"|(?P<bare>(?:(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://|(?<![\w.])www\.)[^\s<>]+)",
+    rf"|(?P<loose></?[A-Za-z](?:[^<>\n]|{_NL})*?{_ANY_ATTR}\s*=(?:[^>\n]|{_NL})*>)"
+    rf"|(?P<attr>{_ANY_ATTR}[ \t]*=[ \t]*"
+    r"""(?P<value>"[^"\s]*"?|'[^'\s]*'?|[^\s"'<>`]*))"""
+    r"|(?P<bare>(?:(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://|(?<![\w.])www\.)[^\s<>`|]+)",
     re.MULTILINE | re.IGNORECASE,
 )
 # A definition's target that reads as an address (a path, a scheme, a domain, <…>), not a word.
 _ADDRESS_LIKE = re.compile(r"^<|[/:@?=&%]|\.[A-Za-z0-9]|^www\.", re.IGNORECASE)
 _ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-_LOADS = re.compile(
-    r"\b(?:src|srcset|srcdoc|lowsrc|dynsrc|poster|background|data|style|xlink:href|manifest"
-    r"|codebase|archive|usemap)\s*=",
-    re.IGNORECASE,
-)
+_LOADS = re.compile(rf"\b(?:{_LOAD_ATTRS})\s*=", re.IGNORECASE)  # in a tag ("data-src=" too)
 _HREF = re.compile(
     rf"""\b(?:{_ADDRESS_ATTRS})\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]*))""", re.IGNORECASE
 )
@@ -64,6 +80,11 @@ _VOID = frozenset(  # elements that take no closing tag
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"}
     | {"source", "track", "wbr"}
 )
+# Code keeps a link whose address is none ("handlers[event](payload)"), its brackets hidden from
+# the passes after the first (which read no code) by these, never in an answer (``HIDDEN``).
+_HIDE, _SHOW = str.maketrans("[]", "\ufdd0\ufdd1"), str.maketrans("\ufdd0\ufdd1", "[]")
+HIDDEN = str.maketrans("\ufdd0\ufdd1", "\ufffd\ufffd")
+_NO_ADDRESS = re.compile(r"(?!www\.)[^:/\\&%\s<>]*", re.IGNORECASE)  # no scheme, host, entity
 _PASSES = 8  # a removal may join its sides into something to remove: read again, this often
 
 
@@ -103,29 +124,54 @@ class Render:
     # Per element name, its open tags in order: True for one removed, whose closing tag goes too.
     _open: dict[str, list[bool]] = field(default_factory=dict)
     _first: bool = True  # the pass reading a stretch as written (not what removals left)
+    _code: CodeMap | None = None  # where the text read as written is code
+    _as_written: bool = False  # the next ``text`` reads the answer itself (its offsets)
+    _inside: bool = False  # reading a match that starts in code
+    _tags: TagScan = field(default_factory=TagScan)  # the answer's start tags, as written
+    _seed: str = ""  # the ``TagScan`` state where the text read next starts
+    _in_tag: bool = False  # reading a match that starts in a start tag a browser reads
 
-    def stretch(self, text: str, start: int, end: int, final: bool) -> str:
+    def stretch(
+        self, text: str, start: int, end: int, final: bool, code: CodeMap | None = None
+    ) -> str:
         """``text[start:end]``, one stretch, read again until nothing more goes: what a removal
         joins ("[a]<img src=x>(//elsewhere)") is read as a renderer would read it. One that is
         not the last leaves no ``![`` open: what closes it later makes no image."""
         before = text[start - 1] if start else "\n"
-        self._first = True
+        seed = self._tags.advance(text, start)
+        self._first, self._code, self._as_written = True, code, True
         out = self.text(text, start, end)
-        self._first = False
+        self._tags.advance(text, end)
+        self._first, self._code = False, None
         for _ in range(_PASSES):
+            self._seed = seed
             again = self.text(before + out, 1)
             if again == out:
                 break
             out = again
         self._first = True
-        return out if final else _no_image_open(out)
+        return (out if final else no_image_open(out)).translate(_SHOW)
 
     def text(self, text: str, start: int = 0, end: int | None = None) -> str:
         end = len(text) if end is None else end
+        as_written, self._as_written = self._as_written, False
+        tags = self._tags if as_written else TagScan(self._seed)
+        tags.pos = tags.pos if as_written else start
         out: list[str] = []
         for match in _LINKS.finditer(text, start, end):
             out.append(text[start : match.start()])
+            was, was_tag, seed = self._inside, self._in_tag, self._seed
+            self._seed = tags.advance(text, match.start())
+            self._in_tag = was_tag or tags.open
+            at = self._code.at(match.start()) if as_written and self._code else False
+            self._inside = was or bool(at)
             out.append(self._one(match))
+            self._inside, self._in_tag, self._seed = was, was_tag, seed
+            opening = match.lastgroup in ("tag", "loose") and match.group(0)[1] != "/"
+            if opening and out[-1] != match.group(0):
+                # A tag removed may have been in one a renderer reads on past it ("<a href=x
+                # <img src=y> title=z href=//elsewhere>"): what follows is read as in a tag.
+                tags.state, tags.pos = "b", match.end()
             start = match.end()
         out.append(text[start:end])
         return "".join(out)
@@ -134,17 +180,24 @@ class Render:
         kind, whole = match.lastgroup, match.group(0)
         if kind == "image" and match.group("source") is None:
             # "![x]" is an image only where "[x]:" defines it; "August![S1]" is a sentence
+            if self._inside:  # Rust's "vec![1]"
+                return f"![{self.text(match.group('alt'))}]".translate(_HIDE)
             return f"! [{self.text(match.group('alt'))}]"
+        if kind == "image" and self._kept(match.group("source")[1:-1]):
+            return f"![{self.text(match.group('alt'))}]{match.group('source')}".translate(_HIDE)
         if kind == "image":
             self.result.images += 1
             return self.text(match.group("alt"))
         if kind == "link":
             inner, dest = self.text(match.group("text")), match.group("dest").strip("<>")
-            if given_url(dest, self.given):
-                return f"[{inner}]{whole[len(match.group('text')) + 2 :]}"
+            if given_url(dest, self.given) or self._kept(dest):
+                kept = f"[{inner}]{whole[len(match.group('text')) + 2 :]}"
+                return kept.translate(_HIDE) if self._inside else kept
             self.result.links += 1
             return f"[{inner}]"
         if kind == "tail":  # its "[" is in an earlier stretch, or nested deeper than read
+            if self._kept(match.group("tail_dest")):
+                return whole.translate(_HIDE)
             if given_url(match.group("tail_dest").strip("<>"), self.given):
                 return "]" + self.text(whole[1:])
             return self._no("]")
@@ -153,6 +206,11 @@ class Render:
                 return whole
             if _ADDRESS_LIKE.search(match.group("target")):
                 return self._no(match.group("lead").rstrip(" \t"))
+            if self._inside:  # as written, its text read
+                label = match.end("lead") - match.start() + 1
+                colon = whole.rfind("]:", 0, match.start("target") - match.start())
+                kept = whole[:label] + self.text(whole[label:colon]) + whole[colon:]
+                return kept.translate(_HIDE)
             # A word, not an address: the line is a model's "[Bob.md#Bob]: CFO" list, so
             # its text stays, the definition broken by an escaped colon.
             colon = whole.rfind("]:", 0, match.start("target") - match.start()) + 1
@@ -161,6 +219,8 @@ class Render:
             return whole if given_url(whole[1:-1], self.given) else self._no(REMOVED)
         if kind in ("tag", "loose"):
             return self._tag(match)
+        if kind == "attr":
+            return self._attr(match)
         url, tail = _bare(whole)
         return whole if given_url(url, self.given) else self._no(REMOVED) + tail
 
@@ -178,7 +238,10 @@ class Render:
         img = key == "img" and match.lastgroup == "tag"
         hrefs = [next(g for g in h.groups() if g is not None) for h in _HREF.finditer(whole)]
         removed = (
-            img or bool(_LOADS.search(whole)) or any(not given_url(h, self.given) for h in hrefs)
+            img
+            or bool(_LOADS.search(whole))
+            or any(not given_url(h, self.given) for h in hrefs)
+            or any(self._elsewhere(name, value) for name, value in set_values(whole))
         )
         if self._first and not whole.endswith("/>") and key not in _VOID and not closing:
             opened.append(removed)
@@ -192,23 +255,35 @@ class Render:
         # a loose one kept is text: its words are read as any
         return whole if match.lastgroup == "tag" else "<" + self.text(whole[1:])
 
+    def _kept(self, dest: str) -> bool:
+        """Whether a link or image in code keeps ``dest``, no address: code stays as written
+        where what it holds can lead nowhere else ("handlers[event](payload)")."""
+        dest = dest.strip().split(None, 1)[0] if dest.strip() else ""
+        return self._inside and _NO_ADDRESS.fullmatch(dest.strip("<>")) is not None
+
+    def _attr(self, match: re.Match[str]) -> str:
+        """An attribute that links or loads, out of any tag Markdown reads but in one a browser
+        does: its value goes when it may lead elsewhere, the attribute too when it has none yet
+        (what follows may be it). Out of a browser's tag it is text, its words read as any."""
+        value, prefix = match.group("value"), match.group(0)[: match.start("value") - match.start()]
+        if not self._in_tag:
+            return prefix + self.text(value)
+        quote = value[:1] if value[:1] in ('"', "'") else ""
+        closed = not quote or (len(value) > 1 and value.endswith(quote))  # else it goes on
+        inner = value[1:-1] if quote and closed else value
+        if not value:  # its value is on the next line, or opens with "<" or "`": a browser's
+            return self._no()
+        if closed and not self._elsewhere(prefix.split("=")[0], inner):
+            return prefix + self.text(value)
+        return self._no(prefix + REMOVED)
+
+    def _elsewhere(self, name: str, value: str) -> bool:
+        """Whether the attribute ``name``'s ``value`` may lead to an address not given."""
+        return not given_url(value, self.given) and leads_elsewhere(name, value)
+
     def _no(self, instead: str = "") -> str:
         self.result.links += 1
         return instead
-
-
-def _no_image_open(out: str) -> str:
-    """``out`` with each ``![`` it leaves unclosed made ``! [``."""
-    opened: list[int] = []
-    for i, char in enumerate(out):
-        if char == "[":
-            opened.append(i)
-        elif char == "]" and opened:
-            opened.pop()
-    for i in reversed(opened):
-        if i and out[i - 1] == "!":
-            out = f"{out[:i]} {out[i:]}"
-    return out
 
 
 def _bare(found: str) -> tuple[str, str]:
