@@ -17,9 +17,11 @@ import pytest
 from typer.testing import CliRunner
 
 from knotwork.cli import app as cli
+from knotwork.cli.printed import cite
 from tests.fakes.ollama import FakeOllama, hash_embedding
 from tests.integration.conftest import put
 from tests.integration.terminal import at_terminal
+from tests.integration.test_answer import model
 
 SECTIONS = 60
 
@@ -123,3 +125,31 @@ def test_ask_json_at_a_terminal_is_one_document_with_the_wait_named_on_stderr(
     frames = " | ".join(screen.frames())
     assert "searching the notes" in frames and "picks keywords" not in frames  # fast: none
     assert "the chat model is writing the answer" in frames or "waiting for the chat" in frames
+
+
+LONG_NOTE = "Scratch/long.md"
+LONG_HEADING = "Quokka burrows " * 25 + "end"  # 378 characters: cut in the answer's marker
+
+
+def test_ask_at_a_terminal_prints_an_answer_citing_a_long_heading_once(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """The tokens were echoed with the model's marker (the whole heading), then the final body
+    (its marker cut, as the API's) printed in full after them: the answer twice. The stream
+    must be the final answer, printed once, as a pipe gets it whole."""
+    vault = tmp_path / "v"
+    put(vault, LONG_NOTE, f"# {LONG_HEADING}\n\nQuokkas dig burrows in the outback.\n")
+    assert CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"]).exit_code == 0
+    fake_ollama.chat_script = model(lambda _prompt: "Quokkas dig burrows [S1].")
+    question = ["ask", "Where do quokkas dig burrows?", "--mode", "fast"]
+    piped = CliRunner().invoke(cli, question)
+    assert piped.exit_code == 0, piped.output
+    body = json.loads(CliRunner().invoke(cli, [*question, "--json"]).output)
+    answer = body["answer"]
+    assert body["status"] == "ok" and "sha256:" in answer and LONG_HEADING not in answer, body
+    screen = at_terminal(*question, cwd=tmp_path)
+    assert screen.code == 0, (screen.stdout, screen.frames())
+    assert screen.stdout.count(answer) == 1 and LONG_HEADING not in screen.stdout, screen.stdout
+    assert (
+        screen.stdout == piped.output == f"{answer}\n\nsources:\n  - {cite(body['citations'][0])}\n"
+    )

@@ -7,6 +7,7 @@ is refused at once, and the wait is bounded."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import time
 from pathlib import Path
@@ -85,6 +86,11 @@ async def test_the_wait_is_bounded_and_any_other_holder_is_refused_at_once(
 ) -> None:
     api = Lease(core.store, "default", 30)
     await api.acquire({"mode": REST_EXTRACT_MODE, "watches": False})
+    with pytest.raises(LeaseHeldError) as plain:  # a writer that does not wait is told why
+        await Lease(core.store, "default", 30).acquire(STATUS)
+    said = str(plain.value)  # the MCP server's extraction holds it alike: no channel assumed
+    assert "a Knotwork server (the REST API or the MCP server)" in said, said
+    assert "over REST" not in said and "between passes" in said, said
     began = time.monotonic()
     with pytest.raises(LeaseHeldError, match="did not give it back within 1 s") as refused:
         await take(Lease(core.store, "default", 30), STATUS, wait_s=1)
@@ -101,3 +107,73 @@ async def test_the_wait_is_bounded_and_any_other_holder_is_refused_at_once(
     await take(cli, STATUS, wait_s=1)  # free: taken
     row = await lease_status(core.store, "default")
     assert row is not None and row["holder"] == cli.holder
+
+
+async def _watch(settings: Settings, vault: Path, cwd: Path) -> asyncio.subprocess.Process:
+    env = child_env({
+        "KNOTWORK_NEO4J_URI": settings.neo4j_uri,
+        "KNOTWORK_NEO4J_USER": settings.neo4j_user,
+        "KNOTWORK_NEO4J_PASSWORD": settings.password(),
+        "KNOTWORK_OLLAMA_BASE_URL": settings.ollama_base_url,
+        "KNOTWORK_EXTRACT": "false",
+    })  # fmt: skip
+    return await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "knotwork.cli", "watch", str(vault)),
+        *("--ready-file", str(cwd / "ready")),
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def test_watch_waits_for_the_extraction_pass_then_takes_the_vault(
+    core: Core, settings: Settings, tmp_path: Path
+) -> None:
+    """`knotwork watch` was refused ("it gives the lease back between passes, so try again")
+    while the API's extraction held the vault; it waits for the gap as `ingest` does."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n\nA note.\n")
+    api = Lease(core.store, "default", 30)
+    await api.acquire({"mode": REST_EXTRACT_MODE, "watches": False})
+    watch = await _watch(settings, vault, tmp_path)
+    try:
+        assert watch.stderr is not None
+        said = b""
+        while b"waiting for the API server's extraction pass" not in said:
+            line = await asyncio.wait_for(watch.stderr.readline(), 90)
+            assert line, said.decode()  # refused: it ended
+            said += line
+        assert not (tmp_path / "ready").exists()  # it does not hold the vault yet
+        await api.release()  # the gap between two passes
+        await _until(lambda: asyncio.to_thread((tmp_path / "ready").exists), 90)
+        row = await lease_status(core.store, "default")
+        assert row is not None and row["watches"] and row["holder"] != api.holder, row
+        watch.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(watch.communicate(), 90)
+    finally:
+        if watch.returncode is None:
+            watch.kill()
+            await watch.wait()
+    assert watch.returncode == 0, (said + err).decode() + out.decode()
+
+
+async def test_watch_is_still_refused_at_once_by_another_writer(
+    core: Core, settings: Settings, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    ingest = Lease(core.store, "default", 30)
+    await ingest.acquire({"mode": "cli-ingest", "watches": False})
+    watch = await _watch(settings, vault, tmp_path)
+    try:
+        out, err = await asyncio.wait_for(watch.communicate(), 60)
+    finally:
+        if watch.returncode is None:
+            watch.kill()
+            await watch.wait()
+    said = " ".join((out + err).decode().split())
+    assert watch.returncode == 1, said
+    assert f"being written by {ingest.holder}" in said and "mode cli-ingest" in said, said
+    assert "waiting for" not in said, said

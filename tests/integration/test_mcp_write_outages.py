@@ -7,6 +7,7 @@ holding it, the write is accepted for the watcher. Nothing is lost either way.""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,9 @@ async def graph_paths(core: Core) -> list[str]:
 
 
 async def test_writes_while_neo4j_is_down_are_journaled_and_reach_the_graph_later(
-    writable: Settings, vault: Path, core: Core, proxy: TcpProxy
+    writable: Settings, vault: Path, core: Core, proxy: TcpProxy, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="knotwork.serving.writers")
     through = writable.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{proxy.port}"})
     journal = journal_file(through)
     async with connected(through, allow_writes=True) as client:
@@ -71,6 +73,10 @@ async def test_writes_while_neo4j_is_down_are_journaled_and_reach_the_graph_late
     assert await graph_paths(core) == ["Birds/Kite.md", "Keep.md"]
     assert found["citations"][0]["path"] == "Birds/Kite.md"
     assert list(await verify_vault(Ingestor(core, root=vault, extract_enabled=False))) == []
+    # The replay's log names no channel: these writes came over MCP, not REST.
+    said = [r.getMessage() for r in caplog.records if r.name == "knotwork.serving.writers"]
+    assert "applied 2 pending note writes to the graph" in said, said
+    assert not [line for line in said if "REST" in line], said
 
 
 async def hold(core: Core, status: dict[str, Any]) -> Lease:
@@ -94,6 +100,9 @@ async def test_writes_while_a_non_watching_writer_holds_the_vault_are_refused(
         assert "LeaseHeldError: nothing was written" in reason, reason
         assert lease.holder in reason and "cli-ingest" in reason
         assert "Retry once it has finished" in reason
+        # Said over MCP: no REST status, and what a watcher would do for the write.
+        assert "REST" not in reason and "202" not in reason, reason
+        assert "`knotwork watch` instead: a note write made while it holds the vault" in reason
     assert "LeaseHeldError" in synced and lease.holder in synced
     assert (vault / "Keep.md").read_text() == KEEP, "the file is unchanged"
     assert (vault / "Old.md").read_text() == OLD

@@ -74,6 +74,25 @@ def test_a_chat_model_away_during_extraction_is_said_as_the_chat_model(
     assert "embedding" not in said, said
 
 
+def test_a_chat_model_answering_garbage_is_said_as_garbage_not_as_away(
+    env: None, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """The warning said the model answers garbage, the pending line that it "was not
+    available"; the notes after the first, postponed for the garbage, said so too."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    for name in ("A", "B", "C"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{name} works with Ann.\n")
+    fake_ollama.chat_script = lambda body: "Sure! The entities are: Alice, Bob. Hope it helps."
+    out = _ingest(vault)
+    said = _pending_line(out)
+    assert said.startswith(
+        "pending: 3 chunks wait for model extraction (the chat model answered garbage); "
+    ), said
+    assert "not available" not in said, said
+    assert "extraction postponed: the model answers garbage to every request" in out, out
+
+
 def test_doctor_sends_waiting_extraction_to_retry_unless_a_watcher_holds_the_vault(
     env: None, fake_ollama: FakeOllama
 ) -> None:

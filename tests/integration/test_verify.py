@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
-from knotwork.check.verify import snapshot, verify_vault
+from knotwork.check.verify import snapshot, verify_vault, verify_vault_report
 from knotwork.cli import app as cli
 from knotwork.core import Core
 from knotwork.graph.lease import Lease
@@ -209,3 +210,71 @@ def test_verify_of_another_vaults_folder_stops_before_the_parse(env: None, tmp_p
         "held": 0,
     }
     assert body["notes"] == [] and body["lines"] == {}
+
+
+UNREADABLE = {
+    "binary": b"\x00bin",
+    "too large": b"# Ben\n\n" + b"Ben. " * 400_001,  # over KNOTWORK_MAX_NOTE_BYTES (2 MB)
+}
+
+
+@pytest.mark.parametrize("how", sorted(UNREADABLE))
+async def test_links_to_a_note_kept_unreadable_resolve_in_the_fresh_parse_too(
+    core: Core, vault: Path, how: str
+) -> None:
+    """Once Ben.md could not be read, ingest kept its last version and Ann's link to it, but
+    verify's fresh parse lacked the note: the link came out unresolved there, and verify said
+    `changed: Ann.md`, `not in the graph: unresolved link [[Ben]]`, sending the user to an
+    ingest that changed nothing, forever."""
+    put(vault, "Ann.md", "# Ann\n\nAnn knows [[Ben]].\n")
+    put(vault, "Ben.md", "# Ben\n\nBen works with Ann on [[Nobody]].\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    facts = (await snapshot(core.store, "t"))["facts"]  # Ben's mention of Ann counts in Ann's
+    assert any(f.startswith("Ben.md|MENTIONS|note:Ben.md|note:Ann.md|") for f in facts), facts
+    (vault / "Ben.md").write_bytes(UNREADABLE[how])
+    report = await sync_vault(ingestor)
+    assert [e.split(":")[0] for e in report.errors] == ["Ben.md"], report.errors
+    assert "the graph keeps its last version" in report.errors[0]
+    found = await verify_vault_report(ingestor)
+    assert (found.differences, found.notes, found.links) == ([], [], []), found
+    assert [e.split(":")[0] for e in found.unreadable] == ["Ben.md"]  # still named
+    # A real difference is still said, and only it.
+    put(vault, "Ann.md", "# Ann\n\nAnn knows [[Ben]] and [[Cy]].\n")
+    found = await verify_vault_report(ingestor)
+    assert [str(n) for n in found.notes] == [
+        "changed: Ann.md (text; 1 chunk (text); facts: +1 KNOWS → [[cy]])"
+    ], found.notes
+    assert [str(n) for n in found.links] == ["not in the graph: unresolved link [[Cy]]"]
+    await sync_vault(ingestor)
+    assert (await verify_vault_report(ingestor)).differences == []
+
+
+async def test_links_to_a_note_never_readable_stay_unresolved_in_both(
+    core: Core, vault: Path
+) -> None:
+    """A note unreadable from its first sync is never in the graph: a link to it is unresolved
+    there, and in verify's fresh parse too."""
+    put(vault, "Ann.md", "# Ann\n\nAnn knows [[Ben]].\n")
+    (vault / "Ben.md").write_bytes(UNREADABLE["binary"])
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    assert "unresolved:ben|Ben" in (await snapshot(core.store, "t"))["nodes"]
+    found = await verify_vault_report(ingestor)
+    assert (found.differences, found.notes, found.links) == ([], [], []), found
+
+
+async def test_an_unresolved_link_a_kept_note_spells_otherwise_keeps_the_graphs_name(
+    core: Core, vault: Path
+) -> None:
+    """Ben.md (kept unreadable) links [[Zed]], Cy.md [[zed]]: the graph names the unresolved
+    link from both spellings, the fresh parse from Cy's alone, and verify said `changed:
+    unresolved link [[zed]] (named 'Zed' in the graph)` however often it was ingested."""
+    put(vault, "Ben.md", "# Ben\n\nBen knows [[Zed]].\n")
+    put(vault, "Cy.md", "# Cy\n\nsee [[zed]]\n")
+    ingestor = Ingestor(core, root=vault, vault="t", extract_enabled=False)
+    await sync_vault(ingestor)
+    (vault / "Ben.md").write_bytes(UNREADABLE["binary"])
+    await sync_vault(ingestor)
+    found = await verify_vault_report(ingestor)
+    assert (found.differences, found.notes, found.links) == ([], [], []), found

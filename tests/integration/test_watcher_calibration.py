@@ -16,7 +16,9 @@ import pytest
 
 from knotwork.cli.synced import calibrate_once, sync_summary
 from knotwork.core import Core
-from knotwork.retrieve.calibrate import is_calibrated
+from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
 from knotwork.watch.watcher import VaultWatcher
 from tests.fakes.ollama import ChatRefusal, FakeOllama, hash_embedding
 from tests.integration.conftest import put
@@ -127,6 +129,35 @@ async def test_a_calibration_left_to_chunks_waiting_for_the_embedder_is_made_aft
         await asyncio.wait_for(task, 30)
 
 
+async def test_a_vault_without_text_or_calibrated_meanwhile_owes_no_calibration(
+    core: Core, vault: Path, fake_ollama: FakeOllama
+) -> None:
+    """The tries that end the debt without a floor of their own: a vault with no text to
+    calibrate on (none made, as by the first sync), and one another process calibrated
+    meanwhile (`knotwork calibrate`: not calibrated again, no probe asked)."""
+    import knotwork.watch.calibration as calibration
+
+    for path, text in NOTES.items():
+        put(vault, path, text)
+    probes = Probes()
+    probes.down = False
+    fake_ollama.embed_script = probes
+    await sync_vault(Ingestor(core, root=vault, vault="w", extract_enabled=False))
+    await calibrate_vault(core, "w")
+    asked = len(probes.asked)
+    for name in ("never-written", "w"):
+        owed = calibration.OwedCalibration(core, name)
+        owed.retry_s = 0.0
+        owed.owe()
+        owed.poll()
+        assert owed.running
+        await _until(lambda owed=owed: asyncio.sleep(0, not owed.running), 10)
+        assert not owed.owed, name
+        await owed.stop()
+    assert len(probes.asked) == asked, "probes asked again"
+    assert not await is_calibrated(core, "never-written")
+
+
 async def _not_running(running: VaultWatcher) -> bool:
     return not running.calibration.running
 
@@ -136,12 +167,13 @@ async def test_a_calibration_that_fails_unexpectedly_is_said_once_and_not_retrie
 ) -> None:
     """A failure that is no outage (a bug) killed the try's task unread: the watcher logged
     "Task exception was never retrieved" with a trace at every retry, for as long as it ran."""
+    import knotwork.retrieve.calibrate as calibrate
     import knotwork.watch.calibration as calibration
 
     async def broken(*_: object, **__: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(calibration, "calibrate_vault", broken)
+    monkeypatch.setattr(calibrate, "calibrate_vault", broken)  # the step both callers share
     owed = calibration.OwedCalibration(core, "never-written")
     owed.retry_s = 0.0
     owed.owe()

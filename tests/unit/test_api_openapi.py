@@ -149,9 +149,9 @@ def test_each_route_declares_only_the_refusals_it_can_give() -> None:
     def codes(method: str, path: str) -> set[str]:
         return {c for c in paths[path][method]["responses"] if c[0] in "45"}
 
-    # No note to miss, nothing to write, no body to refuse.
-    assert codes("get", "/stats") == {"401", "403", "421", "503"}
-    assert codes("get", "/health") == {"403", "421", "503"}
+    # No note to miss, nothing to write, no body to refuse; a query parameter, as every route.
+    assert codes("get", "/stats") == {"401", "403", "421", "422", "503"}
+    assert codes("get", "/health") == {"403", "421", "422", "503"}
     # A question's read past KNOTWORK_NEO4J_QUERY_TIMEOUT_S is a 504 (QueryTimeoutError).
     asked = {"401", "403", "409", "413", "415", "421", "422", "503", "504"}
     assert codes("post", "/retrieve") == asked

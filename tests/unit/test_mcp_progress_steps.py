@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from typing import Any, cast
 
-from knotwork.mcp.progress import Progress
+from knotwork.mcp.progress import NUDGE, Progress
 
 
 class _Context:
@@ -105,3 +106,55 @@ async def test_what_a_look_took_unsent_when_the_call_ended_is_sent_before_the_re
     assert said[-2:] == ["embedding chunks: 5 of 5", "writing notes: 5 of 5"], said
     numbers = [p for p, _ in ctx.sent]
     assert numbers == sorted(set(numbers)), numbers  # progress grows with each notification
+
+
+class _Totals(_Context):
+    def __init__(self) -> None:
+        super().__init__()
+        self.totals: list[float | None] = []
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        self.totals.append(total)
+        await super().report_progress(progress, total, message)
+
+
+async def _looked(progress: Progress, ctx: _Totals, heartbeat_s: float = 60.0) -> None:
+    """One stretch of the sender's looks into ``ctx``, as ``_sent_after`` runs them."""
+    task = asyncio.create_task(progress.send(cast(Any, ctx), heartbeat_s, 0.01))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def test_a_sized_call_sends_notes_written_of_their_total_and_nudges_between() -> None:
+    """The numbers of a sync's notifications, each kept from the one before: a nudge until the
+    total is known, the notes written (under the total while the call runs), a nudge for each
+    other step's notification and each heartbeat, the total itself once the call ends."""
+    progress, ctx = Progress(sized=True), _Totals()
+    progress.tell("syncing the vault folder")
+    progress.counted(3, 9, "reading notes: a.md")  # files, not notes to write: no total
+    await _looked(progress, ctx)
+    progress.counted(2, 4, "writing notes: b.md")
+    await _looked(progress, ctx)
+    progress.counted(4, 4, "writing notes: d.md")
+    progress.counted(1, 1, "linking similar entities")
+    await _looked(progress, ctx)
+    beats = len(ctx.sent)
+    await _looked(progress, ctx, heartbeat_s=0.0)  # nothing new: the last said again
+    beats = len(ctx.sent) - beats
+    await progress.finish(cast(Any, ctx))
+    linking = "linking similar entities: 1 of 1"
+    assert [m for _, m in ctx.sent] == [
+        "syncing the vault folder",
+        "reading notes: 3 of 9: a.md",
+        "writing notes: 2 of 4: b.md",
+        "writing notes: 4 of 4: d.md",
+        *[linking] * (1 + beats),
+        linking,
+    ]
+    nudged = list(itertools.accumulate([NUDGE] * (beats + 1), initial=3.5))[1:]  # as summed
+    assert beats >= 1 and [p for p, _ in ctx.sent] == [0.0, NUDGE, 2.0, 3.5, *nudged, 4.0]
+    assert ctx.totals == [None, None, *[4.0] * (beats + 4)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from knotwork.cli.stopped import SyncStopped
-from knotwork.ingest.changes import SyncStep
+from knotwork.ingest.changes import NoteOutcome, SyncReport, SyncStep
 
 
 @pytest.mark.parametrize("step", list(SyncStep), ids=lambda s: s.name)
@@ -34,7 +34,7 @@ def test_the_ingest_stop_line_counts_the_notes_its_sync_reports_committed() -> N
     assert stage.said().startswith("stopped before any note was written; run `knotwork ingest`")
     told(2, 5, SyncStep.WRITING.told("b.md"))
     told(4, 7, SyncStep.EMBEDDING.told("c.md"))  # the next unit's chunks: not notes
-    stage.report.committed = 3  # a batch's commit the bar was not told of
+    stage.report.committed_notes.update({"a.md", "b.md", "d.md"})  # a commit the bar missed
     assert stage.said() == (
         "stopped: 3 of 5 changed notes written (each batch whole or not at all); run "
         "`knotwork ingest` again to finish"
@@ -46,3 +46,25 @@ def test_the_ingest_stop_line_counts_the_notes_its_sync_reports_committed() -> N
     told(1, 3, SyncStep.EXTRACTING.told())
     assert stage.said().endswith("; chunks not extracted yet wait for `knotwork retry`")
     assert shown[2] == (2, 5, "writing notes: b.md")  # the bar told as it was
+
+
+def test_a_note_written_again_one_by_one_is_committed_once_as_the_bar_counts_it() -> None:
+    """A batch whose extraction failed after its commit is written again note by note: each
+    note counts once, and the stop line's count is the bar's notes written."""
+    from knotwork.ingest.sync import _Shown
+
+    shown: list[tuple[int, int, str]] = []
+    report = SyncReport()
+    bar = _Shown(lambda done, total, what: shown.append((done, total, what)), report)
+    bar.total = 3
+    batch = [NoteOutcome("a.md", "written"), NoteOutcome("b.md", "deleted")]
+    bar.written(batch)
+    bar.written(batch[:1])  # its note written again, alone
+    assert report.committed == 2
+    bar.written([NoteOutcome("c.md", "written")])
+    assert report.committed == 3 == shown[-1][0]
+    assert shown == [
+        (1, 3, "writing notes: a.md"),
+        (2, 3, "writing notes: b.md (deleted)"),
+        (3, 3, "writing notes: c.md"),
+    ]

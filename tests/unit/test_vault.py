@@ -201,6 +201,22 @@ def test_names_differing_only_in_unicode_form_are_not_said_to_differ_in_case(
     assert "differ only in Unicode form" in warning and "letter case" not in warning, warning
 
 
+def test_names_differing_only_in_unicode_form_are_shown_each_with_its_form(
+    tmp_path: Path,
+) -> None:
+    """The warning said "odd/café.md and odd/café.md …": two names that look the same."""
+    composed, decomposed = "odd/caf\u00e9.md", "odd/cafe\u0301.md"
+    (tmp_path / "odd").mkdir()
+    for rel in (composed, decomposed):
+        (tmp_path / rel).write_text("x")
+    [warning] = scan_notes(tmp_path).warnings
+    shown_nfd = f"{decomposed} (decomposed, NFD: e + U+0301)"
+    assert warning.startswith(f"{shown_nfd} and {composed} (composed, NFC) differ only in "), (
+        warning
+    )
+    assert f"resolves to {shown_nfd}; rename one of them" in warning, warning
+
+
 def test_a_note_under_a_folder_spelled_in_other_case_is_refused_naming_the_folder(
     tmp_path: Path,
 ) -> None:

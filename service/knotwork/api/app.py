@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -18,6 +18,7 @@ from knotwork import __version__, background
 from knotwork.api.body import BodyScreen, validation_error
 from knotwork.api.docs import add_docs
 from knotwork.api.guard import RequestGuard
+from knotwork.api.known_query import known_query
 from knotwork.api.limits import RETRY_AFTER_S, WorkLimiter
 from knotwork.api.routes import health, notes, query, sync
 from knotwork.core import open_core
@@ -118,6 +119,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # add_docs serves them from local assets
         redoc_url=None,
+        # Before each route's own: a query parameter it does not take is refused, not dropped.
+        dependencies=[Depends(known_query)],
     )
     add_docs(app)
 

@@ -41,14 +41,19 @@ _REFUSALS: dict[int, dict[str, Any]] = {
     413: {"model": Refusal, "description": "the body is larger than its limit"},
     415: {"model": Refusal, "description": "the body is not `application/json` or Markdown"},
     421: {"model": Refusal, "description": "a `Host` this server does not answer to"},
-    422: {"model": Problems | Refusal, "description": "the request is not valid"},
+    422: {
+        "model": Problems | Refusal,
+        "description": "the request is not valid (a query parameter the route does not take, "
+        "or one given twice, on every route)",
+    },
     503: {
         "model": Refusal,
         "description": "Neo4j or the model is down, or the server is busy (`Retry-After`)",
     },
 }
-# Every route that needs the key may answer these (RequestGuard, Authorized, a Neo4j down).
-GUARDED = (401, 403, 421, 503)
+# Every route that needs the key may answer these (RequestGuard, Authorized, a Neo4j down,
+# an unknown query parameter: api/known_query.py).
+GUARDED = (401, 403, 421, 422, 503)
 # And a route that takes a body these (BodyScreen, the guard's body type, its validation).
 WITH_BODY = (*GUARDED, 413, 415, 422)
 

@@ -41,7 +41,8 @@ CHUNK_WORDS = {1: "heading", 2: "lines", 3: "lines", 4: "text", 5: "language"}
 # (a path or a name may hold "|": the extractor and the line number after the object end it).
 _FACT = re.compile(
     r"(?P<relation>[A-Z_]+)\|(?P<subject>(?:note|entity|unresolved):.*?)\|"
-    r"(?P<object>(?:note|entity|unresolved):.*?)\|(?:wikilink|frontmatter|alias|tag|mention|llm)"
+    r"(?P<object>(?:note|entity|unresolved):.*?)\|"
+    r"(?P<extractor>wikilink|frontmatter|alias|tag|mention|llm)"
     r"\|-?\d*\|(?P<predicate>[^|]*)\|"
 )
 
@@ -147,10 +148,22 @@ def _facts_by_note(lines: set[str], paths: set[str]) -> dict[str, list[str]]:
     starts with before a "|" (a path may hold "|"), else its first field."""
     out: dict[str, list[str]] = {}
     for line in sorted(lines):
-        cuts = [i for i, c in enumerate(line) if c == "|"]
-        source = next((line[:i] for i in reversed(cuts) if line[:i] in paths), None)
-        out.setdefault(source or line.split("|", 1)[0], []).append(line)
+        out.setdefault(fact_source(line, paths), []).append(line)
     return out
+
+
+def fact_source(line: str, paths: set[str]) -> str:
+    """The note that asserts a fact line: the longest of ``paths`` it starts with before a "|"
+    (a path may hold "|"), else its first field."""
+    cuts = [i for i, c in enumerate(line) if c == "|"]
+    return next((line[:i] for i in reversed(cuts) if line[:i] in paths), line.split("|", 1)[0])
+
+
+def fact_object(line: str, source: str) -> tuple[str, str, str] | None:
+    """A fact line's relation, object ("note:a.md", "unresolved:key"…) and extractor; None if
+    it cannot be read."""
+    found = _FACT.match(line.removeprefix(f"{source}|"))
+    return None if found is None else (found["relation"], found["object"], found["extractor"])
 
 
 def _fact_words(source: str, lines: list[str], fresh: set[str]) -> str:

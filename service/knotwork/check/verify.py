@@ -10,7 +10,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
-from knotwork.check.differences import NoteDifference, Side, note_differences
+from knotwork.check.differences import (
+    UNRESOLVED,
+    NoteDifference,
+    Side,
+    fact_object,
+    fact_source,
+    note_differences,
+)
 from knotwork.errors import LeaseHeldError
 from knotwork.graph.lease import Lease, holding
 from knotwork.graph.queries.admin import (
@@ -152,8 +159,8 @@ class Difference:
 @dataclass
 class Verified:
     """What verification found: the differences, and the files the fresh parse could not read
-    (``path: why``). An ingest keeps such a note's last version in the graph, so its
-    differences are the file's to mend, not an ingest's."""
+    (``path: why``). An ingest keeps such a note's last version in the graph, and so does the
+    fresh parse (``_keep``): the file is for its owner to mend, and no difference."""
 
     differences: list[Difference]
     unreadable: list[str] = field(default_factory=list)
@@ -181,6 +188,7 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
     fresh = Ingestor(
         core, root=ingestor.root, vault=scratch, extract_enabled=False, embed_enabled=False
     )
+    fresh.kept_from = ingestor.vault  # its notes the folder cannot read: kept, as a sync does
     lease = Lease(store, scratch, core.settings.lease_ttl_s)
     async with holding(lease, {"mode": SCRATCH_MODE, "watches": False}):
         try:
@@ -188,6 +196,7 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
             read_want, read_have = await _read(store, scratch), await _read(store, ingestor.vault)
         finally:
             await store.drop_vault(scratch)
+    _keep(read_want, read_have, _kept({n["path"] for n in read_have["notes"]}, report.errors))
     want, have = structural(_lines(read_want)), structural(_lines(read_have))
     out = []
     for part in want:
@@ -197,6 +206,59 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
             out.append(Difference(part, missing, stale))
     notes, links = note_differences(_side(read_want), _side(read_have), report.errors)
     return Verified(out, list(report.errors), notes, links)
+
+
+def _kept(paths: set[str], errors: list[str]) -> set[str]:
+    """The graph's notes the fresh parse could not read (an error ``path: why``) or list (under
+    ``folder/: cannot be listed …``): a sync keeps them at their last version."""
+    folders = [e[: e.index("/: ") + 1] for e in errors if "/: cannot be listed" in e]
+    return {
+        p
+        for p in paths
+        if any(e.startswith(f"{p}: ") for e in errors) or any(p.startswith(f) for f in folders)
+    }
+
+
+def _keep(want: _Read, have: _Read, kept: set[str]) -> None:
+    """The fresh parse given the kept notes as a sync leaves them (the scratch sync holds their
+    nodes only, for links to resolve to them): their chunks and structural facts as the graph
+    holds them, the unresolved links those make, and their mentions in the counts of the notes
+    they mention. Other notes' lines stay the fresh parse's own."""
+    if not kept:
+        return
+    paths = {n["path"] for n in have["notes"]} | {n["path"] for n in want["notes"]}
+    theirs = [r for r in have["facts"] if fact_source(r["line"], paths) in kept]
+    ours = [r for r in want["facts"] if fact_source(r["line"], paths) not in kept]
+    want["facts"] = sorted([*ours, *theirs], key=lambda r: r["line"])
+    want["chunks"] = [c for c in want["chunks"] if c["path"] not in kept] + [
+        c for c in have["chunks"] if c["path"] in kept
+    ]
+    keys: set[str] = set()
+    mentions: dict[str, set[str]] = {}
+    for r in theirs:
+        source = fact_source(r["line"], paths)
+        read = fact_object(r["line"], source)
+        if read is None:
+            continue
+        relation, target, extractor = read
+        if target.startswith(UNRESOLVED):
+            keys.add(target.removeprefix(UNRESOLVED))
+        elif relation == "MENTIONS" and extractor == "mention":
+            mentions.setdefault(target.removeprefix("note:"), set()).add(source)
+    # An unresolved link a kept note makes is the graph's, name and all: its name is picked
+    # among every note's spellings of it, the kept note's too, which the fresh parse lacks.
+    want["nodes"] = [r for r in want["nodes"] if _unresolved_key(r["line"]) not in keys] + [
+        r for r in have["nodes"] if _unresolved_key(r["line"]) in keys
+    ]
+    want["notes"] = [
+        {**n, "mentioned_by": n["mentioned_by"] + len(mentions.get(n["path"], ()))}
+        for n in want["notes"]
+    ]
+
+
+def _unresolved_key(line: str) -> str | None:
+    """The key of an unresolved link's node line, None for any other node."""
+    return line.partition("|")[0].removeprefix(UNRESOLVED) if line.startswith(UNRESOLVED) else None
 
 
 async def drop_stale_scratch(store: GraphStore, ttl_s: int) -> list[str]:

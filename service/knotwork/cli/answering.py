@@ -1,8 +1,8 @@
 """How ``knotwork ask`` shows an answer while the models work: on stderr, while it is a
 terminal, a spinner naming the step under way (the notes searched, the chat model's answer
 awaited); on stdout, while it is a terminal and no ``--json`` is asked for, the answer's text as
-the model writes it (its citations already checked, as the API streams it), then its sources.
-Any other stdout (a pipe, a file, ``--json``) gets the whole answer at once."""
+the model writes it (its citations already checked and its markers cut, as the API streams it),
+then its sources. Any other stdout (a pipe, a file, ``--json``) gets the whole answer at once."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from knotwork.cli.app import console, running_columns
+from knotwork.cli.escaped import say
 from knotwork.cli.printed import cite, print_json
 from knotwork.core import Core
 
@@ -73,54 +74,65 @@ def print_answer(body: dict[str, Any], streamed: str = "") -> None:
     stream), the body follows it in full. An answer that cites none of the notes is said to be
     unsupported, above the passages it was given (``evidence``), each with its snippet."""
     if streamed:
-        typer.echo()
+        say()
     if body["answer"] is not None and body["answer"] != streamed:
-        typer.echo(body["answer"])
+        say(body["answer"])
     elif body["status"] == "model_unavailable":
-        typer.secho("the chat model did not answer; the best evidence:", fg=typer.colors.YELLOW)
+        say("the chat model did not answer; the best evidence:", fg=typer.colors.YELLOW)
     if body.get("uncited"):
-        typer.secho(f"\n{UNSUPPORTED}", fg=typer.colors.YELLOW)
+        say(f"\n{UNSUPPORTED}", fg=typer.colors.YELLOW)
         for c in body["evidence"]:
-            typer.echo(f"  - {cite(c)}")
-            typer.echo(f"    {' '.join(c['snippet'].split())}")
+            say(f"  - {cite(c)}")
+            say(f"    {' '.join(c['snippet'].split())}")
     if body["citations"]:
         # Unnumbered: a stray "[1]" in the answer must not read as a pointer into this list.
         # A source is found by its label, "[path#heading]" in the text, "path#heading" here.
         refused = body["status"] == "insufficient_context"
-        typer.echo(f"\n{CLOSEST if refused else SOURCES}")
+        say(f"\n{CLOSEST if refused else SOURCES}")
         for c in body["citations"]:
-            typer.echo(f"  - {cite(c)}")
+            say(f"  - {cite(c)}")
     for dropped in body["dropped_citations"]:
-        typer.secho(f"dropped a citation no source supports: {dropped}", fg=typer.colors.YELLOW)
+        say(f"dropped a citation no source supports: {dropped}", fg=typer.colors.YELLOW)
     for warning in body["warnings"]:
-        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+        say(f"warning: {warning}", fg=typer.colors.YELLOW)
 
 
 async def asked(core: Core, q: QueryRequest, *, as_json: bool) -> dict[str, Any]:
     """Answer ``q`` and print it (``--json``: the body of POST /query, one document), showing
     what runs meanwhile; the body printed."""
     from knotwork.answer.respond import DoneEvent, EvidenceEvent, answer_stream
+    from knotwork.api.cut_markers import MarkerCut
     from knotwork.api.schemas import query_response
 
     streams = not as_json and sys.stdout.isatty()
     pieces: list[str] = []
     result: Answer | None = None
+    # The tokens' markers cut as the final body's are (as the API streams them): the text
+    # streamed is the answer, and is not printed again.
+    cut, writing = MarkerCut(()), False
     events = answer_stream(
         core, q.question, mode=q.mode, top_k=q.top_k, filters=q.filters.to_filters()
     )
+
+    def echo(text: str) -> None:
+        pieces.append(text)
+        if streams and text:
+            say(text, nl=False)
+            sys.stdout.flush()
+
     with status(SEARCHING[q.mode]) as step:
         async for event in events:
             if isinstance(event, EvidenceEvent):
+                cut = MarkerCut(event.evidence.hits)
                 step(ANSWERING)  # a DoneEvent follows at once when no model call is due
             elif isinstance(event, DoneEvent):
+                echo(cut.close())  # a marker held to the end
                 result = event.answer
             else:
-                if not pieces:  # streamed, the words take the spinner's terminal: it goes
+                if not writing:  # streamed, the words take the spinner's terminal: it goes
                     step(None if streams else WRITING)
-                pieces.append(event.text)
-                if streams:
-                    typer.echo(event.text, nl=False)
-                    sys.stdout.flush()
+                    writing = True
+                echo(cut.feed(event.text))
     assert result is not None, "the answer's events end with the answer"
     body = query_response(result).model_dump(mode="json")
     if as_json:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from knotwork.cli.escaped import escaped, install_log_escaping, say
 from knotwork.cli.helptext import App
 from knotwork.cli.lease_taken import take
 from knotwork.cli.logs import terminal_log
@@ -74,13 +75,14 @@ def _main(
     for noisy in ("httpx", "neo4j"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     install_log_redaction()
+    install_log_escaping()
 
 
 NOT_FOUND = 3  # exit code: no such note, nothing matched, or notes that do not cover it
 
 
 def fail(exc: KnotworkError) -> typer.Exit:
-    typer.secho(f"error: {redact(str(exc))}", fg=typer.colors.RED, err=True)
+    say(f"error: {redact(str(exc))}", fg=typer.colors.RED, err=True)
     # 2: the user can fix the call or the settings; 3: nothing there; 1: the service failed.
     if isinstance(exc, NoteNotFoundError | EmptyVaultError):
         return typer.Exit(NOT_FOUND)
@@ -182,7 +184,7 @@ def with_core(
         if stopped:
             if stopped_said is not None:
                 with contextlib.suppress(OSError):  # a terminal already closed (SIGHUP)
-                    typer.echo(stopped_said(), err=stopped_err)
+                    say(stopped_said(), err=stopped_err)
             _end_by(stopped[0])
 
 
@@ -269,6 +271,7 @@ def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
     and clock go on while a step takes long between two moves (a model on a large note).
     Where stderr is no terminal (compose's logs, a file), a log line every
     ``PROGRESS_EVERY_S`` instead."""
+    from rich.markup import escape as markup_escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     if not console().is_terminal:
@@ -287,6 +290,9 @@ def progress_bar() -> Iterator[Callable[[int, int, str], None]]:
         task = bar.add_task("reading the vault", total=None)
 
         def progress(done: int, total: int, what: str) -> None:
-            bar.update(task, completed=done, total=total, description=shown(what))
+            # A note's path: its control characters escaped, and rich markup in it shown as
+            # written ("[/x]" in a file name stopped the sync with a MarkupError).
+            described = markup_escape(shown(escaped(what)))
+            bar.update(task, completed=done, total=total, description=described)
 
         yield progress

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from knotwork.cli.app import app, fail, progress_bar, with_core
+from knotwork.cli.escaped import say
 from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError
 from knotwork.settings import get_settings
@@ -129,21 +130,21 @@ def evaluate(
 
     report = with_core(work, models=True, ready=True)
     for error in report.sync.errors:
-        typer.secho(f"ingest error: {error}", fg=typer.colors.RED, err=True)
+        say(f"ingest error: {error}", fg=typer.colors.RED, err=True)
     s = get_settings()
     text = render(
         report,
         f"embeddings {s.embed_model} ({s.embed_dimension} dimensions, {s.embed_provider}), "
         f"chunks of {s.chunk_size} characters, model extraction off",
     )
-    typer.echo(text)
+    say(text)
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
-            typer.secho(f"error: --out {out}: {exc.strerror or exc}", fg=typer.colors.RED, err=True)
+            say(f"error: --out {out}: {exc.strerror or exc}", fg=typer.colors.RED, err=True)
             raise typer.Exit(1) from exc
-        typer.echo(f"written to {out}")
+        say(f"written to {out}")
 
 
 # -- knotwork neo4j ... ------------------------------------------------------------------------

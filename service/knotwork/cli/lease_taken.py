@@ -13,6 +13,7 @@ from typing import Any
 
 import typer
 
+from knotwork.cli.escaped import say
 from knotwork.errors import LeaseHeldError
 from knotwork.graph.lease import REST_EXTRACT_MODE, Lease
 
@@ -40,7 +41,7 @@ async def take(lease: Lease, status: Mapping[str, Any], wait_s: float | None = N
         now = time.monotonic()
         if deadline is None:
             deadline = now + wait_s
-            typer.secho(
+            say(
                 f"waiting for the API server's extraction pass to give vault {lease.vault!r} "
                 f"back (it does between passes of a few chunks; at most {wait_s:.0f} s)",
                 fg=typer.colors.YELLOW,

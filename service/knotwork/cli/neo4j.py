@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from knotwork.cli.app import app, console, fail
+from knotwork.cli.escaped import say
 from knotwork.cli.helptext import App
 from knotwork.cli.starting import starting
 from knotwork.errors import KnotworkError
@@ -50,7 +51,7 @@ def neo4j_start(
         local.start_password()  # a bad setting refused before Maven is named or run
         what = f"starting Neo4j at bolt://127.0.0.1:{local.bolt_port}"
         if not local.jars.joinpath("resolved.json").is_file():
-            typer.echo(f"resolving Neo4j jars with Maven into {local.jars} (first start only)…")
+            say(f"resolving Neo4j jars with Maven into {local.jars} (first start only)…")
             what = f"resolving the jars, then {what}"
         # Half a minute or more: named with a spinner and a clock on a terminal, logged off one
         # only past starting.SLOW_S, as every command's start is.
@@ -59,8 +60,8 @@ def neo4j_start(
             status = local.start(timeout)
     except KnotworkError as exc:
         raise fail(exc) from exc
-    typer.echo(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}")
-    typer.echo(
+    say(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}")
+    say(
         f"Neo4j Browser: {status.browser_url}"
         if status.browser_url
         else "Neo4j Browser: not available (its jar could not be resolved)"
@@ -75,7 +76,7 @@ def neo4j_stop() -> None:
         stopped = local.stop()
     except KnotworkError as exc:
         raise fail(exc) from exc
-    typer.echo("Neo4j stopped" if stopped else f"Neo4j was not running{_elsewhere(local)}")
+    say("Neo4j stopped" if stopped else f"Neo4j was not running{_elsewhere(local)}")
 
 
 @neo4j_app.command("status")
@@ -84,12 +85,12 @@ def neo4j_status() -> None:
     local = _local()
     status = local.status()
     if status.running:
-        typer.echo(
+        say(
             f"running (pid {status.pid}), Bolt {'ready' if status.bolt_ready else 'not ready'}"
             f" at {status.bolt_uri}, home {status.home}"
         )
     else:
-        typer.echo(f"not running (home {status.home}){_elsewhere(local)}")
+        say(f"not running (home {status.home}){_elsewhere(local)}")
     raise typer.Exit(0 if status.bolt_ready else 1)
 
 
@@ -98,4 +99,4 @@ def neo4j_logs(
     lines: Annotated[int, typer.Option("--lines", "-n", metavar="N", help="how many lines")] = 50,
 ) -> None:
     """Print the last lines of the server's log."""
-    typer.echo(_local().log_tail(lines))
+    say(_local().log_tail(lines))

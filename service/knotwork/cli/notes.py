@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from knotwork.cli.app import NOT_FOUND, app, with_core
+from knotwork.cli.escaped import say
 from knotwork.cli.options import Folder, Json, Limit, NotePath
 from knotwork.cli.printed import note_fact, print_json, revision_fact, warn_no_notes
 from knotwork.core import Core
@@ -36,22 +37,22 @@ def note(path: NotePath, as_json: Json = False) -> None:
         print_json(body)
         return
     n = body["note"]
-    typer.echo(f"{n['path']} — {n.get('title')}")
+    say(f"{n['path']} — {n.get('title')}")
     for label, key in (("aliases", "aliases"), ("tags", "tags")):
         if n.get(key):
-            typer.echo(f"{label}: {', '.join(n[key])}")
+            say(f"{label}: {', '.join(n[key])}")
     if n.get("frontmatter_error"):  # said once by the ingest that met it; still there
-        typer.secho(f"frontmatter ignored: {n['frontmatter_error']}", fg=typer.colors.YELLOW)
-    typer.echo(f"\nchunks ({len(body['chunks'])}):")
+        say(f"frontmatter ignored: {n['frontmatter_error']}", fg=typer.colors.YELLOW)
+    say(f"\nchunks ({len(body['chunks'])}):")
     for c in body["chunks"]:
-        typer.echo(
+        say(
             f"  {c['ord']:>3}. {c.get('heading_path') or '(top)'}  lines "
             f"{c['line_start']}-{c['line_end']}  embedding {c['embedding_state']}, "
             f"extraction {c['extraction_state']}"
         )
-    typer.echo(f"\nfacts ({len(body['facts'])}):")
+    say(f"\nfacts ({len(body['facts'])}):")
     for f in body["facts"]:
-        typer.echo(f"  {note_fact(f, n['path'])}")
+        say(f"  {note_fact(f, n['path'])}")
 
 
 @app.command()
@@ -86,11 +87,11 @@ def history(
         kind = f"renamed from {r['renamed_from']}" if r.get("renamed_from") else r["kind"]
         kind = f"renamed to {r['renamed_to']}" if r.get("renamed_to") else kind
         then = f"  [{r['path']}]" if r["path"] != rows[0]["path"] else ""  # before a rename
-        typer.echo(f"{r['at']}  {kind}{then}  +{len(r['added'])} -{len(r['removed'])}")
+        say(f"{r['at']}  {kind}{then}  +{len(r['added'])} -{len(r['removed'])}")
         for fact in r["added"]:
-            typer.secho(f"    + {revision_fact(fact, names, r['path'])}", fg=typer.colors.GREEN)
+            say(f"    + {revision_fact(fact, names, r['path'])}", fg=typer.colors.GREEN)
         for fact in r["removed"]:
-            typer.secho(f"    - {revision_fact(fact, names, r['path'])}", fg=typer.colors.RED)
+            say(f"    - {revision_fact(fact, names, r['path'])}", fg=typer.colors.RED)
 
 
 @app.command()
@@ -111,7 +112,7 @@ def stats(as_json: Json = False) -> None:
     for key, value in body.items():
         if isinstance(value, dict):
             value = ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "none"
-        typer.echo(f"{key.replace('_', ' ')}: {value}")
+        say(f"{key.replace('_', ' ')}: {value}")
 
 
 @app.command()
@@ -141,7 +142,7 @@ def search(
     else:
         for r in rows:
             tags = f"  #{' #'.join(r['tags'])}" if r["tags"] else ""
-            typer.echo(f"{r['path']}  — {r['title']}{tags}")
+            say(f"{r['path']}  — {r['title']}{tags}")
         if not rows:
-            typer.secho("no note matches", fg=typer.colors.YELLOW, err=True)
+            say("no note matches", fg=typer.colors.YELLOW, err=True)
     raise typer.Exit(0 if rows else NOT_FOUND)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from knotwork.cli.escaped import say
 from knotwork.graph.names import Names
 from knotwork.models import read_fact_key
 from knotwork.plural import counted, plural
@@ -176,8 +177,9 @@ def reembed_refused(refused: dict[str, Counter[str]], model: str, vault: str) ->
 
 
 def print_json(body: Any) -> None:
-    """``--json``: the body as REST and MCP give it, non-ASCII kept as written."""
-    typer.echo(json.dumps(body, ensure_ascii=False, indent=2, default=str))
+    """``--json``: the body as REST and MCP give it, non-ASCII kept as written; DEL, C1 and
+    bidi controls, which json.dumps leaves raw, written as JSON escapes (``escaped``)."""
+    say(json.dumps(body, ensure_ascii=False, indent=2, default=str))
 
 
 async def warn_no_notes(core: Core) -> None:
@@ -186,4 +188,4 @@ async def warn_no_notes(core: Core) -> None:
     from knotwork.retrieve.notes import no_notes_warning
 
     if warning := await no_notes_warning(core, core.settings.vault_name):
-        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)
+        say(f"warning: {warning}", fg=typer.colors.YELLOW, err=True)

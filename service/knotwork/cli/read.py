@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from knotwork.cli.app import NOT_FOUND, app, fail, with_core
+from knotwork.cli.escaped import say
 from knotwork.cli.options import DateFrom, DateTo, Folder, Json, Tag, TopK, Trust
 from knotwork.cli.printed import cite, print_json
 from knotwork.core import Core
@@ -55,7 +56,7 @@ def _request(question: str, **fields: Any) -> QueryRequest:
         return QueryRequest.model_validate({"question": question, **fields, "filters": filters})
     except ValidationError as exc:
         problems = "; ".join(f"{option_named(e['loc'])}: {e['msg']}" for e in exc.errors())
-        typer.secho(f"error: {problems}", fg=typer.colors.RED, err=True)
+        say(f"error: {problems}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from exc
 
 
@@ -114,7 +115,7 @@ def ask(
     async def work(core: Core) -> int:
         if first is not None:
             return await one(core, first)
-        typer.echo("Ask about your notes; an empty line or Ctrl-D ends.")
+        say("Ask about your notes; an empty line or Ctrl-D ends.")
         while True:
             try:
                 line = (await asyncio.to_thread(input, "\n? ")).strip()
@@ -162,15 +163,15 @@ def retrieve(
         print_json(body)
     else:
         if body["status"] != "ok":
-            typer.secho("the notes do not cover this well; the best partial evidence:",
+            say("the notes do not cover this well; the best partial evidence:",
                         fg=typer.colors.YELLOW)  # fmt: skip
         for i, c in enumerate(body["citations"], 1):
             found = ", ".join(sorted(c["retrievers"]))
-            typer.echo(f"{i:>2}. {c['score']:.3f}  {cite(c)}  ({found})")
+            say(f"{i:>2}. {c['score']:.3f}  {cite(c)}  ({found})")
         for p in body["paths"][:5]:
-            typer.echo(f"    via {path_line(p)}")
+            say(f"    via {path_line(p)}")
         for warning in body["warnings"]:
-            typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+            say(f"warning: {warning}", fg=typer.colors.YELLOW)
     raise typer.Exit(0 if body["status"] == "ok" else NOT_FOUND)
 
 

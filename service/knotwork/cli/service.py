@@ -14,6 +14,7 @@ from knotwork import __version__
 from knotwork.check.health import check_health
 from knotwork.check.reports import HealthReport
 from knotwork.cli.app import app, fail, progress_bar, with_core, writer_lease, writing
+from knotwork.cli.escaped import say
 from knotwork.cli.printed import reembed_refused
 from knotwork.cli.stopped import ReembedStopped
 from knotwork.core import Core, open_core
@@ -32,7 +33,7 @@ from knotwork.settings import Settings, get_settings, read_env_file
 @app.command()
 def version() -> None:
     """Print the version."""
-    typer.echo(__version__)
+    say(__version__)
 
 
 @app.command()
@@ -177,7 +178,7 @@ def init() -> None:
     # only reads back the manifest that left.
     manifest = with_core(lambda core: core.check_manifest(), ready=True)
     assert manifest is not None  # ensure_ready writes one when there is none
-    typer.echo(
+    say(
         f"schema ready; embedding model {manifest['embed_model']} "
         f"({manifest['embed_dimension']} dimensions)"
     )
@@ -217,20 +218,18 @@ def reembed() -> None:
         stopped_said=stage.said,
     )
     settings = get_settings()
-    typer.echo(
+    say(
         f"re-embedded {counted(done.embedded, 'chunk')}; the manifest now names "
         f"{settings.embed_model}"
     )
     for line in reembed_refused(done.refused, settings.embed_model, settings.vault_name):
-        typer.secho(line, fg=typer.colors.YELLOW)
-    typer.echo(f"entity names embedded again; similar entities linked: {linked}")
+        say(line, fg=typer.colors.YELLOW)
+    say(f"entity names embedded again; similar entities linked: {linked}")
 
 
 def _print_report(report: HealthReport) -> None:
     def line(ok: bool, text: str) -> None:
-        typer.secho(
-            f"{'ok ' if ok else 'FAIL'} {text}", fg=typer.colors.GREEN if ok else typer.colors.RED
-        )
+        say(f"{'ok ' if ok else 'FAIL'} {text}", fg=typer.colors.GREEN if ok else typer.colors.RED)
 
     n = report.neo4j
     line(
@@ -264,24 +263,24 @@ def _print_report(report: HealthReport) -> None:
     m = report.manifest
     line(m.ok, "manifest matches the settings" if m.ok else f"manifest: {m.error}")
     if (r := report.relevance) is not None and r.calibrated:
-        typer.echo(
+        say(
             f"relevance gate calibrated: floor {r.floor:.2f} from {r.probes} probe questions "
             f"({', '.join(r.languages)})"
         )
     elif r is not None:
-        typer.secho(
+        say(
             f"relevance gate not calibrated for this embedding model yet (raw cosine "
             f"meanwhile): {r.fix}",
             fg=typer.colors.YELLOW,
         )
     if (e := report.embeddings) is not None:
-        typer.secho(f"{e.reason}; fix: {e.fix}", fg=typer.colors.YELLOW)
-    typer.echo("")
+        say(f"{e.reason}; fix: {e.fix}", fg=typer.colors.YELLOW)
+    say("")
     for name, cap in report.capabilities.items():
         if cap.ready:
             line(True, f"{name}: ready")
         elif not cap.needed:
-            typer.echo(f"off  {name}: {cap.reason}")
+            say(f"off  {name}: {cap.reason}")
         else:
             line(False, f"{name}: {cap.reason}" + (f" — fix: {cap.fix}" if cap.fix else ""))
 
@@ -296,5 +295,5 @@ def doctor() -> None:
     ollama = report.ollama.models if report.ollama is not None else []
     missing = [m.pull_command for m in ollama if not m.present]
     if missing:
-        typer.echo("\nPull the missing models with:\n  " + "\n  ".join(missing))
+        say("\nPull the missing models with:\n  " + "\n  ".join(missing))
     raise typer.Exit(0 if report.ok else 1)

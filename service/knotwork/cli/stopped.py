@@ -10,8 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import typer
-
+from knotwork.cli.escaped import say
 from knotwork.errors import GraphUnavailableError
 from knotwork.graph import schema
 from knotwork.graph.schema import Reembedded
@@ -81,7 +80,7 @@ class SyncStopped:
         try:
             yield
         except GraphUnavailableError:
-            typer.echo(self.unreachable())
+            say(self.unreachable())
             raise
 
 

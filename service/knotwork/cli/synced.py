@@ -10,14 +10,15 @@ from typing import Any
 import typer
 
 from knotwork.cli.app import MAX_LISTED
+from knotwork.cli.escaped import say
 from knotwork.core import Core
-from knotwork.errors import EmptyVaultError, ModelUnavailableError
+from knotwork.errors import ModelUnavailableError
 from knotwork.graph.queries.admin import UNRESOLVED_LINKS, UnresolvedLinksRow
-from knotwork.ingest.changes import CHAT_DOWN
+from knotwork.ingest.changes import CHAT_DOWN, CHAT_GARBAGE
 from knotwork.ingest.modelcalls import EMBED_DOWN, EMBED_REJECTED
 from knotwork.ingest.sync import Progress, SyncReport
 from knotwork.plural import counted, plural
-from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
+from knotwork.retrieve.calibrate import calibrate_owed
 from knotwork.retrieve.relevance import FLOOR_SPREAD, Calibration
 
 
@@ -50,6 +51,7 @@ WHY_PENDING = {
     EMBED_DOWN: "the embedding model was not available",
     EMBED_REJECTED: "the embedding model answered vectors that could not be stored",
     CHAT_DOWN: "the chat model was not available",
+    CHAT_GARBAGE: "the chat model answered garbage",
 }
 
 
@@ -57,35 +59,35 @@ def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
     """A sync's summary; ``finisher`` says what finishes the chunks left pending (the default
     said by cause: this sync's model trouble, or an earlier run's leftovers)."""
     report, stats = summary.report, summary.stats
-    typer.echo(
+    say(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
         f"moved {report.renamed}, deleted {report.deleted}"
     )
-    typer.echo(
+    say(
         f"chunks {report.chunks} (embedded {report.embedded}), model extractions {report.extracted}"
     )
     if report.linked:
-        typer.echo(f"similar entities linked: {report.linked}")
+        say(f"similar entities linked: {report.linked}")
     facts = ", ".join(f"{k} {v}" for k, v in sorted(stats["facts"].items())) or "none"
-    typer.echo(f"facts in the graph by extractor: {facts}")
+    say(f"facts in the graph by extractor: {facts}")
     if summary.unresolved:
-        typer.echo(f"unresolved links: {len(summary.unresolved)}")
+        say(f"unresolved links: {len(summary.unresolved)}")
         for row in summary.unresolved[:MAX_LISTED]:  # a list cut short says so
             sources, more = row["sources"], len(row["sources"]) - SOURCES_LISTED
             cut = f", … and {more} more" if more > 0 else ""
-            typer.echo(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
+            say(f"  [[{row['target']}]] from {', '.join(sources[:SOURCES_LISTED])}{cut}")
         if (left := len(summary.unresolved) - MAX_LISTED) > 0:
-            typer.echo(f"  … and {left} more unresolved {plural(left, 'link')}")
+            say(f"  … and {left} more unresolved {plural(left, 'link')}")
     if pending := _pending(stats["pending_embeddings"], stats["pending_extractions"]):
         why = "; ".join(WHY_PENDING.get(w, w) for w in report.waits_for)
         if finisher == RETRY_HINT and not report.waits_for:
             finisher = EARLIER_HINT
-        typer.secho(
+        say(
             f"pending: {pending}{f' ({why})' if why else ''}; {finisher}",
             fg=typer.colors.YELLOW,
         )
     if failed := stats["extraction_errors"]:
-        typer.secho(
+        say(
             f"model extraction failed for good on {counted(failed, 'chunk')} (the model's "
             "answers could not be read, or it refused the text); after changing the model or "
             f"its context, `knotwork retry --errors` tries {plural(failed, 'it', 'them')} again",
@@ -94,12 +96,12 @@ def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
     # A model's trouble every note met alike is the pending line's "why", not a warning a note.
     warnings = report.own_warnings
     for warning in warnings[:MAX_LISTED]:
-        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+        say(f"warning: {warning}", fg=typer.colors.YELLOW)
     if len(warnings) > MAX_LISTED:
         more = len(warnings) - MAX_LISTED
-        typer.secho(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
+        say(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
     for error in report.errors:
-        typer.secho(f"error: {error}", fg=typer.colors.RED)
+        say(f"error: {error}", fg=typer.colors.RED)
 
 
 def _pending(embeddings: int, extractions: int) -> str:
@@ -124,29 +126,27 @@ async def calibrate_once(
     progress: Progress | None = None,
     owed: Callable[[], None] | None = None,
 ) -> Calibration | None:
-    """Calibrate the relevance gate of a vault not yet calibrated for this embedding model,
-    once every chunk is embedded (probes against half-embedded notes would set it too low);
-    ``progress`` counts the probes asked. ``owed`` is told when it is left for later (chunks
-    still waiting for their embedding, or the model down): a running watcher tries again."""
-    if await is_calibrated(core, vault):
-        return None
-    if summary.stats["pending_embeddings"]:
-        if owed is not None:
-            owed()
-        return None
-    try:
-        return await calibrate_vault(core, vault, progress)
-    except EmptyVaultError:  # an empty vault, or notes without text: calibrated once it has some
-        return None
-    except ModelUnavailableError as exc:  # the sync is done: the next one calibrates
-        typer.secho(f"warning: {exc}", fg=typer.colors.YELLOW)
-        if owed is not None:
-            owed()
-        return None
+    """The relevance gate calibrated after a sync (``calibrate_owed``), once the sync left no
+    chunk waiting for its embedding; ``progress`` counts the probes asked. ``owed`` is told when
+    it is left for later (chunks still waiting, or the model down): a running watcher tries
+    again."""
+
+    async def pending() -> bool:
+        return bool(summary.stats["pending_embeddings"])
+
+    tried = await calibrate_owed(core, vault, pending, _model_down, progress)
+    if tried.owed and owed is not None:
+        owed()
+    return tried.made
+
+
+def _model_down(exc: ModelUnavailableError) -> None:
+    """The sync is done: the next one calibrates (the error says so)."""
+    say(f"warning: {exc}", fg=typer.colors.YELLOW)
 
 
 def print_calibration(calibration: Calibration) -> None:
-    typer.echo(
+    say(
         f"relevance floor {calibration.floor:.2f} for {calibration.embed_model}: "
         f"{FLOOR_SPREAD:g} standard deviations over the mean ({calibration.probe_mean:.2f}) "
         f"of all but the top tenth of {calibration.probes} off-topic probe questions "

@@ -21,6 +21,8 @@ from knotwork.cli.app import (
     writer_lease,
     writing,
 )
+from knotwork.cli.escaped import say
+from knotwork.cli.lease_taken import take
 from knotwork.cli.options import VaultPath
 from knotwork.cli.printed import errors_put_back, retried
 from knotwork.cli.stopped import SyncStopped, verify_stopped
@@ -33,7 +35,6 @@ from knotwork.cli.synced import (
 )
 from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError, VaultFolderError
-from knotwork.graph.lease import Lease
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.plural import plural
 from knotwork.retrieve.calibrate import calibrate_vault
@@ -145,9 +146,9 @@ def retry(
                 raise
             holder = exc.held_by  # as the take read it: a second read may find it gone
             if holder is None or not watches(holder):  # done without the lease: said first
-                typer.echo(errors_put_back(back))
+                say(errors_put_back(back))
                 raise
-            typer.echo(
+            say(
                 f"a watcher holds the vault ({holder.get('holder')}); it extracts the "
                 f"chunks put back within {RETRY_PENDING_S:.0f} s once the model answers"
             )
@@ -159,17 +160,17 @@ def retry(
 
     back, done = with_core(work, models=True, first=refused, ready=True)
     if errors:
-        typer.echo(errors_put_back(back))
+        say(errors_put_back(back))
     did, left = retried(done)
-    typer.echo(did)
+    say(did)
     warnings = list(dict.fromkeys(done.warnings))  # a chunk postponed in two passes, said once
     for warning in warnings[:MAX_LISTED]:
-        typer.secho(f"warning: {warning}", fg=typer.colors.YELLOW)
+        say(f"warning: {warning}", fg=typer.colors.YELLOW)
     if len(warnings) > MAX_LISTED:
         more = len(warnings) - MAX_LISTED
-        typer.secho(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
+        say(f"… and {more} more {plural(more, 'warning')}", fg=typer.colors.YELLOW)
     if left is not None:
-        typer.secho(left, fg=typer.colors.YELLOW)
+        say(left, fg=typer.colors.YELLOW)
     raise typer.Exit(1 if done.pending or done.failed else 0)
 
 
@@ -193,12 +194,12 @@ def watch(
     from knotwork.ingest.owed import Owed, owed
     from knotwork.watch.watcher import VaultWatcher, folder_to_follow
 
-    def lease(core: Core) -> Lease:
-        return writer_lease(core, WATCH_WATCHED)
-
     async def work(core: Core) -> None:
         ingestor = Ingestor(core, root=path)
-        watcher = VaultWatcher(ingestor, lease(core))
+        watcher = VaultWatcher(ingestor, writer_lease(core, WATCH_WATCHED))
+        # The API's extraction pass waited out, as `ingest` waits for it (Ctrl-C cancels the
+        # wait: its handler below is not set yet); the watcher's ``holding`` then renews it.
+        await take(watcher.lease, watcher.status.report(watcher.queue_length()))
         loop = asyncio.get_running_loop()
         stopping = asyncio.Event()
 
@@ -241,17 +242,17 @@ def watch(
                     print_calibration(calibration)
             if console().is_terminal:  # the model's work has a bar from now on, not lines
                 watcher.model_work.shown = progress_bar
-            typer.echo(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
+            say(f"watching {watcher.root} ({watcher.status.mode}); Ctrl-C stops")
         await task
         left = Owed()  # Neo4j away: the changes are said
         with contextlib.suppress(KnotworkError):  # read as its model work read what it left
             left = await owed(ingestor.models)
         for line in watch_stopped(watcher.root, len(watcher.pending), left):
-            typer.echo(line)
+            say(line)
 
     async def refused(core: Core) -> None:  # the watcher's own refusals at its start
         root = folder_to_follow(path or core.settings.vault_path)
-        await lease(core).check_free()
+        await writer_lease(core, WATCH_WATCHED).check_free()
         # Another vault's folder, as the first sync would refuse it: before --ready-file, so
         # scripts/run stops with it rather than start an API first.
         if (another := await another_folder(core, core.settings.vault_name, root)) is not None:

@@ -15,6 +15,7 @@ import typer
 from knotwork.check.differences import NoteDifference, Status
 from knotwork.check.verify import Verified
 from knotwork.cli.app import MAX_LISTED
+from knotwork.cli.escaped import say
 from knotwork.cli.printed import print_json
 from knotwork.plural import counted, plural
 from knotwork.vault.folders import AnotherFolder
@@ -43,7 +44,7 @@ def print_checked(checked: Checked, as_json: bool) -> int:
     if as_json:
         print_json(_body(checked))
     elif checked.refused is not None:
-        typer.secho(refused_said(checked.refused), fg=typer.colors.YELLOW)
+        say(refused_said(checked.refused), fg=typer.colors.YELLOW)
     else:
         assert checked.found is not None
         _print_found(checked, checked.found)
@@ -63,7 +64,7 @@ def refused_said(refused: AnotherFolder) -> str:
 def _print_found(checked: Checked, found: Verified) -> None:
     if checked.elsewhere is not None and checked.root is not None:
         here = checked.root.resolve()
-        typer.secho(
+        say(
             f"note: this vault was last synced from {checked.elsewhere}, not {here}; "
             "this folder holds its notes, so a sync takes it for the vault's (moved, or "
             "mounted elsewhere)",
@@ -71,18 +72,24 @@ def _print_found(checked: Checked, found: Verified) -> None:
         )
     listed = [*found.notes, *found.links]
     for difference in listed[:MAX_LISTED]:
-        typer.secho(str(difference), fg=typer.colors.RED)
+        say(str(difference), fg=typer.colors.RED)
     if (more := len(listed) - MAX_LISTED) > 0:
-        typer.secho(f"… and {more} more (`knotwork verify --json` lists all)", fg=typer.colors.RED)
+        say(f"… and {more} more (`knotwork verify --json` lists all)", fg=typer.colors.RED)
     for error in found.unreadable:
-        typer.secho(f"cannot ingest {error}", fg=typer.colors.YELLOW)
+        say(f"cannot ingest {error}", fg=typer.colors.YELLOW)
     if any(w.startswith("facts: ") for d in listed[:MAX_LISTED] for w in d.what):
-        typer.echo(FACT_SIGNS)
-    typer.echo(_summary(checked, found))
+        say(FACT_SIGNS)
+    say(_summary(checked, found))
 
 
 def _summary(checked: Checked, found: Verified) -> str:
     """The last line: agreement, or how many notes and links differ and what mends them."""
+    if not found.differences and found.unreadable:  # what an ingest leaves: nothing to mend
+        return (
+            "graph and vault agree as an ingest leaves them: it skips a file it cannot read "
+            f"({len(found.unreadable)} above), and the graph keeps such a note's last readable "
+            "version until the file is mended or removed."
+        )
     if not found.differences:
         return "graph and vault agree"
     parts = []

@@ -131,9 +131,9 @@ class Lease:
         never finishes, and already does what most writers would."""
         if row.get("mode") == REST_EXTRACT_MODE:
             return (
-                "That writer is the API server extracting facts for notes written over REST, a "
-                "few chunks at a time; it gives the lease back between passes, so try again "
-                "shortly (or stop the API)."
+                "That writer is a Knotwork server (the REST API or the MCP server) extracting "
+                "facts for the notes written through it, a few chunks at a time; it gives the "
+                "lease back between passes, so try again shortly (or stop that server)."
             )
         if watches(row):
             return (

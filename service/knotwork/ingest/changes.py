@@ -33,7 +33,8 @@ class NoteOutcome:
     # pass; one that waits leaves those the model did not do (down, or postponed).
     pending: int = 0
     # Why a model left some of its chunks pending, as the write met it: ``ModelCalls``'s
-    # ``embed_failed`` (EMBED_DOWN, EMBED_REJECTED), or ``CHAT_DOWN``; a sync's summary says it.
+    # ``embed_failed`` (EMBED_DOWN, EMBED_REJECTED), or ``CHAT_DOWN`` / ``CHAT_GARBAGE``; a
+    # sync's summary says it.
     waits_for: list[str] = field(default_factory=list)
 
 
@@ -109,8 +110,10 @@ class SyncStep(StrEnum):
             return None
 
 
-# Why chunks were left pending extraction: the chat model did not answer (down, timing out).
+# Why chunks were left pending extraction: the chat model did not answer (down, timing out),
+# or answered garbage to every request (its probe too; extract_chunks.GARBAGE_ALWAYS).
 CHAT_DOWN = "chat model unavailable"
+CHAT_GARBAGE = "chat model answers garbage"
 # An extraction postponed while the chat model is let be, after a call found it down: the
 # call that found it says why; the notes after it only repeat it (ingest/modelcalls.py).
 LET_BE = f"{POSTPONED}model unavailable"
@@ -151,9 +154,14 @@ class SyncReport:
     # (``shared_trouble``): a person is told it once, by the summary's pending line and the
     # trouble's own log line, not once a note (``own_warnings``).
     shared: list[str] = field(default_factory=list)
-    # Notes of the batches committed so far (written, moved or deleted), counted as each
-    # batch's transaction ends, before its extraction: what a sync stopped half way wrote.
-    committed: int = 0
+    # Notes of the batches committed so far (written, moved or deleted), each once, added as
+    # each batch's transaction ends, before its extraction: what a sync stopped half way wrote
+    # (`ingest`'s stop line), and the notes its progress counts as written.
+    committed_notes: set[str] = field(default_factory=set, repr=False)
+
+    @property
+    def committed(self) -> int:
+        return len(self.committed_notes)
 
     @property
     def own_warnings(self) -> list[str]:

@@ -127,7 +127,7 @@ async def _tried(
     else pending, the model let be for a while (one slow or broken for this chunk is for the
     next); `knotwork retry` asks again."""
     if not own:
-        models.let_chat_be()
+        models.let_chat_be(garbage=error.startswith(GARBAGE_ALWAYS))
     if models.before_write is not None:
         await models.before_write()
     tried = await models.core.store.write(

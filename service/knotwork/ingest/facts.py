@@ -16,6 +16,7 @@ from knotwork.ingest.chunk import chunk_for_line
 from knotwork.ingest.parse import ATTACHMENT, attachment_name
 from knotwork.models import Chunk, Fact, Link, ParsedNote
 from knotwork.text import vocab
+from knotwork.text.dates import impossible_date
 from knotwork.text.keys import entity_key, link_key, nfc
 from knotwork.text.link_relations import infer_relations
 
@@ -122,8 +123,9 @@ def _display(link: Link) -> str | None:
 
 
 def _frontmatter_facts(note: ParsedNote) -> tuple[list[Fact], list[str]]:
-    """(facts, warnings): a value too long to name an entity (a paragraph, not a property) is
-    left out, and said, naming its key and line, so nothing is dropped silently."""
+    """(facts, warnings): a value too long to name an entity (a paragraph, not a property), or
+    a date no calendar has under a date key, is left out, and said, naming its key and line,
+    so nothing is dropped silently."""
     facts: list[Fact] = []
     warnings: list[str] = []
     for item in note.frontmatter_values:
@@ -138,6 +140,12 @@ def _frontmatter_facts(note: ParsedNote) -> tuple[list[Fact], list[str]]:
             )
             continue
         relation = vocab.frontmatter_relation(item.key) or vocab.frontmatter_relation(base)
+        if relation == "HAS_DATE" and impossible_date(value):
+            warnings.append(
+                f"{note.path}:{item.line}: frontmatter value {value!r} of {item.key!r} is no "
+                "real date: no date fact, and it does not date the note"
+            )
+            continue
         facts.append(
             Fact(
                 relation=vocab.safe_relation(relation or "HAS_PROPERTY"),

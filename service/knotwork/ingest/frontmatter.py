@@ -13,7 +13,7 @@ import datetime as dt
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.composer import Composer
@@ -150,9 +150,61 @@ def _jsonable(obj: Any, depth: int, budget: list[int]) -> Any:
     return obj if plain else str(obj)  # inf, nan and anything else: as text
 
 
+class Loaded(NamedTuple):
+    """A frontmatter block loaded: its data, its values as written, why it was ignored (None:
+    it was not) and what it holds that its writer may not mean (a key written twice)."""
+
+    data: dict[str, Any]
+    values: list[FrontmatterValue]
+    error: str | None
+    warnings: list[str]
+    key_lines: dict[str, int]  # the file line of each top-level key
+
+
+def _ignored(reason: str) -> Loaded:
+    return Loaded({}, [], reason, [], {})
+
+
+def _line(node: Node) -> int:
+    return int(node.start_mark.line) + 2  # the block starts on the file's second line
+
+
+def _key_name(node: Node) -> str:
+    return str(node.value) if isinstance(node, ScalarNode) else "?"
+
+
+def _repeated_keys(node: Node, prefix: str, seen: set[int], out: list[str]) -> None:
+    """A warning for each key a mapping writes twice, read before the constructor folds YAML
+    merges (``<<: *base``, whose keys a mapping may override) into it: YAML loaders keep the
+    last value, Obsidian refuses the whole block."""
+    if id(node) in seen or len(seen) > MAX_NODES:  # an alias: its node was read already
+        return
+    seen.add(id(node))
+    if isinstance(node, SequenceNode):
+        for item in node.value:
+            _repeated_keys(item, prefix, seen, out)
+    if not isinstance(node, MappingNode):
+        return
+    lines: dict[str, list[int]] = {}
+    for knode, _ in node.value:
+        if isinstance(knode, ScalarNode) and knode.value != "<<":
+            lines.setdefault(_key_name(knode), []).append(_line(knode))
+    for name, at in lines.items():
+        if len(at) > 1:
+            written = ", ".join(map(str, at[:-1])) + f" and {at[-1]}"
+            out.append(
+                f"frontmatter key {prefix + name!r} written {len(at)} times, at lines {written}: "
+                f"the last (line {at[-1]}) is kept, the others ignored; Obsidian refuses a "
+                "repeated key"
+            )
+    for knode, vnode in node.value:
+        _repeated_keys(vnode, f"{prefix}{_key_name(knode)}.", seen, out)
+
+
 def _node_values(node: Node, key: str, depth: int = 0) -> Iterator[FrontmatterValue]:
     """Every scalar under ``node`` as written, lists item by item, mappings as ``key.sub``;
-    each with the file line it is written on (an item of a block list: its own line)."""
+    each with the file line it is written on (an item of a block list: its own line). Of a
+    key written twice only the last value is read, as the loaded mapping keeps it."""
     if depth > MAX_DEPTH:
         return
     line = node.start_mark.line + 2  # the block starts on the file's second line
@@ -167,42 +219,46 @@ def _node_values(node: Node, key: str, depth: int = 0) -> Iterator[FrontmatterVa
         for item in node.value:
             yield from _node_values(item, key, depth + 1)
     elif isinstance(node, MappingNode):
-        for knode, vnode in node.value:
-            name = str(knode.value) if isinstance(knode, ScalarNode) else "?"
-            sub = f"{key}.{name}" if key else name
-            yield from _node_values(vnode, sub, depth + 1)
+        last = {_key_name(knode): i for i, (knode, _) in enumerate(node.value)}
+        for i, (knode, vnode) in enumerate(node.value):
+            name = _key_name(knode)
+            if last[name] == i:  # an earlier value of a repeated key is overridden
+                sub = f"{key}.{name}" if key else name
+                yield from _node_values(vnode, sub, depth + 1)
 
 
-def load_frontmatter(source: str) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
-    """Load a frontmatter block; on any failure return ({}, [], a short reason)."""
+def load_frontmatter(source: str) -> Loaded:
+    """Load a frontmatter block; on any failure ({}, [], a short reason, [], {})."""
     if len(source) > MAX_FRONTMATTER_CHARS:
-        return {}, [], f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters"
+        return _ignored(f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters")
     if _Loader is not _BoundedLoader:
         with contextlib.suppress(Exception):  # _TooComplexError too: it is raised again below
             return _loaded(source, _Loader)
     try:
         return _loaded(source, _BoundedLoader)
     except _TooComplexError as exc:
-        return {}, [], str(exc)
+        return _ignored(str(exc))
     except yaml.MarkedYAMLError as exc:
         where = f" at line {exc.problem_mark.line + 2}" if exc.problem_mark else ""
-        return {}, [], f"invalid YAML{where}: {exc.problem or exc.context or 'syntax error'}"
+        return _ignored(f"invalid YAML{where}: {exc.problem or exc.context or 'syntax error'}")
     except Exception as exc:  # PyYAML on hostile input can fail in many ways; none may escape
-        return {}, [], f"invalid YAML: {type(exc).__name__}: {exc}"[:200]
+        return _ignored(f"invalid YAML: {type(exc).__name__}: {exc}"[:200])
 
 
-def _loaded(
-    source: str, loader_class: type
-) -> tuple[dict[str, Any], list[FrontmatterValue], str | None]:
+def _loaded(source: str, loader_class: type) -> Loaded:
     loader = loader_class(source.translate(_SOFT_BREAKS))
+    repeated: list[str] = []
     try:
         node = loader.get_single_node()
+        if node is not None:  # before construction folds merges into the mappings
+            _repeated_keys(node, "", set(), repeated)
         data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
     if data is None:
-        return {}, [], None
+        return Loaded({}, [], None, [], {})
     if not isinstance(data, dict):
-        return {}, [], f"frontmatter is a {type(data).__name__}, not a mapping"
+        return _ignored(f"frontmatter is a {type(data).__name__}, not a mapping")
     loaded = _jsonable(data, 0, [0])
-    return loaded, list(_node_values(node, "")) if node else [], None
+    lines = {_key_name(k): _line(k) for k, _ in node.value} if node else {}
+    return Loaded(loaded, list(_node_values(node, "")) if node else [], None, repeated, lines)

@@ -73,6 +73,8 @@ class Ingestor:
         # Who embeds and extracts the chunks a model down left pending, as a warning says:
         # "the watcher", "the server" (their background passes), or `knotwork retry` (None).
         self.finisher: str | None = None
+        # verify's scratch sync: the vault checked, whose notes the folder cannot read it keeps.
+        self.kept_from: str | None = None
 
     # -- public calls ----------------------------------------------------------------------
 

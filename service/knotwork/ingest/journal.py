@@ -1,10 +1,12 @@
 """Pending REST writes: notes changed on disk whose graph write has not happened yet.
 
 A REST write changes the file first and the graph second. When the second step cannot happen
-now — Neo4j is unreachable, or this process's own ``POST /sync`` is running and will ingest it
-before it ends — the note's vault-relative path is recorded here, and ``replay`` later brings
-the graph in step with what is then on disk (present → upsert, absent → delete), removing each
-entry only once its graph write succeeded. So an API without a watcher converges on its own.
+now — Neo4j is unreachable, this process's own ``POST /sync`` is running and will ingest it
+before it ends, or a watcher holds the lease (it may die or stop before it sees the file
+change: serving/watched.py) — the note's vault-relative path is recorded here, and ``replay``
+later brings the graph in step with what is then on disk (present → upsert, absent → delete),
+removing each entry only once its graph write succeeded. So an API without a watcher
+converges on its own.
 
 The journal is one small text file, a path per line, kept outside the vault (a vault may be
 synced, versioned or read by other tools, and a file of Knotwork's there would travel with it):
@@ -98,6 +100,9 @@ class Journal:
 
     def entries(self, rel: str) -> set[Entry]:
         return {e for e in self._read() if e[0] == rel}
+
+    def held(self) -> set[Entry]:
+        return self._read()
 
     def __len__(self) -> int:
         return len(self.paths())

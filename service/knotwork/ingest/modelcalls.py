@@ -73,6 +73,8 @@ class ModelCalls:
     embed_enabled: bool
     model_tag: str  # the chat model and extractor version an extraction is recorded under
     embed_failed: str = EMBED_DOWN  # why the last call that gave no vectors did not
+    # Whether the chat model was last let be for answering garbage (not for being away).
+    chat_garbage: bool = False
     # Awaited before each extraction is written, raising to leave it unwritten: the watcher's
     # lease confirmed (an answer may come after another writer took it, before the heartbeat).
     before_write: Callable[[], Awaitable[None]] | None = None
@@ -208,9 +210,11 @@ class ModelCalls:
         is called as each chunk's model call returns (ingest/extract_chunks.py)."""
         return await extract_chunks(self, chunks, path, tick)
 
-    def let_chat_be(self) -> None:
-        """The chat model not asked for ``MODEL_BACKOFF_S`` by any writer of the vault."""
+    def let_chat_be(self, garbage: bool = False) -> None:
+        """The chat model not asked for ``MODEL_BACKOFF_S`` by any writer of the vault;
+        ``garbage``: for answering garbage to every request, which the summary says."""
         self.core.chat_down_until[self.vault] = time.monotonic() + MODEL_BACKOFF_S
+        self.chat_garbage = garbage
 
     async def link_entities(self, asked_before: int | None = None) -> int:
         """Embed new entities' names and link similar ones; see ``similar.link_new_entities``.

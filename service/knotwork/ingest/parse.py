@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from typing import Any
 from urllib.parse import unquote
 
 import regex
 
 from knotwork.ingest.caps import capped
-from knotwork.ingest.frontmatter import load_frontmatter
-from knotwork.models import FrontmatterValue, Heading, Link, LinkKind, ParsedNote
+from knotwork.ingest.frontmatter import Loaded, load_frontmatter
+from knotwork.ingest.own_properties import own_properties
+from knotwork.models import Heading, Link, LinkKind, ParsedNote
 from knotwork.text import markdown
 from knotwork.text.dates import iso_date, text_dates
 from knotwork.text.keys import nfc
@@ -132,39 +132,6 @@ def _unique(items: list[str], fold: bool = False) -> list[str]:
     return [item for item in seen.values() if item]
 
 
-def _fm_list(frontmatter: dict[str, Any], names: tuple[str, ...], split: str) -> list[str]:
-    """A frontmatter key (any case) as texts; a string is split where ``split`` matches, as
-    Obsidian splits one: tags on commas and spaces, aliases on commas."""
-    value = next((v for k, v in frontmatter.items() if k.lower() in names), None)
-    if isinstance(value, str):
-        value = re.split(split, value)
-    items = value if isinstance(value, list) else [value]
-    return [str(v).strip() for v in items if v is not None and not isinstance(v, dict | list)]
-
-
-def _numbers_as_written(
-    frontmatter: dict[str, Any], values: list[FrontmatterValue], names: tuple[str, ...]
-) -> list[str] | None:
-    """A name key's items as the file writes them when YAML read one as a number (`1984`,
-    `0123`, `3.10` are names here, not 1984, 83 and 3.1); None when none is a number."""
-    key = next((k for k in frontmatter if k.lower() in names), None)
-    if key is None:
-        return None
-    value = frontmatter[key]
-    items = value if isinstance(value, list) else [value]
-    if not any(_number(i) for i in items) or any(isinstance(i, list | dict) for i in items):
-        return None  # nested values: the loaded ones stand (their spellings do not line up)
-    kept = [i for i in items if i is not None and str(i).strip()]
-    written = [v.value for v in values if v.key == key]  # a scalar each, null and "" left out
-    if len(written) != len(kept):
-        return None
-    return [w if _number(i) else str(i) for i, w in zip(kept, written, strict=True)]
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _closing(lines: list[str], fence: str) -> int:
     """The index of the first line after the first that is ``fence``; 0 when there is none."""
     return next((i for i in range(1, len(lines)) if lines[i].rstrip() == fence), 0)
@@ -178,32 +145,28 @@ def parse_note(path: str, text: str) -> ParsedNote:
     lines[0] = lines[0][bom:]
     fenced = lines[0].rstrip() == "---"
     close = _closing(lines, "---") if fenced else 0  # the closing fence's index, 0: none
-    frontmatter, values, error = (
+    fm = (
         load_frontmatter("\n".join(lines[1:close]))
         if close
-        else ({}, [], "unterminated frontmatter: no closing '---' line" if fenced else None)
+        else Loaded({}, [], "unterminated frontmatter: no closing '---' line", [], {})
+        if fenced
+        else Loaded({}, [], None, [], {})
     )
     # YAML's own end marker "..." (Pandoc's) closes it when it comes first and what it closes
     # is a mapping: "...", a line of a note's text, must not swallow the lines above.
     dots = _closing(lines, "...") if fenced else 0
     if dots and (not close or dots < close):
         loaded = load_frontmatter("\n".join(lines[1:dots]))
-        if loaded[2] is None:
-            close, (frontmatter, values, error) = dots, loaded
+        if loaded.error is None:
+            close, fm = dots, loaded
+    frontmatter, values, error = fm.data, fm.values, fm.error
     first = close + 1 if close else 0  # index of the first body line
     offset = sum(map(len, parts[: 2 * first])) if first else bom
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.lower().endswith(".md") else stem
-    title = frontmatter.get("title")
-    if _number(title):  # `title: 1984`
-        title = (_numbers_as_written(frontmatter, values, ("title",)) or [str(title)])[0]
-    alias_keys = ("aliases", "alias")
-    aliases = _unique(
-        _numbers_as_written(frontmatter, values, alias_keys)
-        or _fm_list(frontmatter, alias_keys, ",")
-    )
     # Tags composed (NFC), as they are stored: a decomposed "#été" is the tag "été".
-    tags = [nfc(t.lstrip("#").strip()) for t in _fm_list(frontmatter, ("tags", "tag"), r"[,\s]+")]
+    own = own_properties(frontmatter, values, fm.key_lines)
+    aliases, tags = _unique(own.aliases), list(own.tags)
 
     folder = path.rsplit("/", 1)[0] if "/" in path else ""  # relative links start here
     links: list[Link] = []
@@ -248,18 +211,16 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if "[" in masked:
             links += _line_links(raw, masked, idx + 1, folder)
 
-    warnings = (
-        [
+    warnings = [*fm.warnings, *own.warnings]
+    if comment:
+        warnings.append(
             f"`%%` at line {opened} opens a comment never closed: as Obsidian, no link, tag or "
             "heading after it is read"
-        ]
-        if comment
-        else []
-    )
+        )
     return capped(
         ParsedNote(
             path=path,
-            title=title.strip() if isinstance(title, str) and title.strip() else stem,
+            title=own.title or stem,
             text=text,
             body=text[offset:],
             body_line=first + 1,

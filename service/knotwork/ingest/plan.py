@@ -11,7 +11,7 @@ from pathlib import Path
 
 from knotwork.errors import KnotworkError, VaultFolderError, VaultUnavailableError
 from knotwork.graph.names import NameIndex
-from knotwork.graph.queries.admin import CALIBRATION_DROP
+from knotwork.graph.queries.admin import CALIBRATION_DROP, SCRATCH_KEPT_NOTES
 from knotwork.graph.queries.writes import (
     NOTE_HASHES,
     SYNC_OWED,
@@ -126,6 +126,8 @@ async def plan_sync(
             f"{folder}/: cannot be listed ({why}); the graph keeps the "
             f"{counted(under, 'note')} it holds under it as {plural(under, 'it was', 'they were')}"
         )
+    if ingestor.kept_from is not None and (unread or scan.unreadable):
+        stored |= await _kept_notes(ingestor, unread, set(scan.unreadable) - gone_folders)
     # Only what the scan saw to be absent is gone: a note it could not read, or under a folder
     # it could not list, is kept as the graph holds it.
     gone = {
@@ -186,6 +188,22 @@ async def _planned(
     if not others:  # nothing the sync does not write: no mentions or links of others to move
         reverse, link_keys = [], []
     return Plan(upserts, deleted, names, reverse, link_keys, owed, record)
+
+
+async def _kept_notes(
+    ingestor: Ingestor, unread: set[str], folders: set[str]
+) -> dict[str, str | None]:
+    """verify's scratch sync (``Ingestor.kept_from``): the notes of the vault checked that the
+    folder holds but cannot read or list, copied into the scratch vault as that vault's sync
+    keeps them, so links and mentions resolve to them as they do there."""
+    rows = await ingestor.core.store.write(
+        SCRATCH_KEPT_NOTES,
+        source=ingestor.kept_from,
+        vault=ingestor.vault,
+        paths=sorted(unread),
+        folders=sorted(folders),
+    )
+    return {row["path"]: row["content_hash"] for row in rows}
 
 
 def _check_seen(root: Path, scan: NoteScan, stored: int, vault: str) -> None:

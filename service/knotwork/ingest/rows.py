@@ -154,7 +154,10 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # clause ("Dana reports to [[Bob]]" in Meeting.md is a plain link; text/link_relations.py).
 # 24: Russian (Cyrillic) and Arabic notes indexed in their own languages (chunk_text_ru,
 # chunk_text_ar), not the default one.
-FACTS_RULES = 24
+# 25: a frontmatter key written twice asserts its last value only; an impossible date under a
+# date key (`date: 2025-02-30`) asserts no HAS_DATE; an empty, boolean or nested alias or tag is
+# left out, a tag item holding a space or comma split, a number tag kept as written (warned).
+FACTS_RULES = 25
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION

@@ -211,7 +211,6 @@ class _Shown:
 
     def __init__(self, progress: Progress | None, report: SyncReport) -> None:
         self.progress, self.report, self.total = progress, report, 0
-        self.seen: set[str] = set()
         self.waits: int | None = None  # the unit the writer waits for
         self.units: dict[int, tuple[int, int, str]] = {}  # each unit's embedding, as told
         self.shown: tuple[int, int, str] | None = None
@@ -228,7 +227,7 @@ class _Shown:
             if (told := self.units[unit])[0] < told[1]:
                 self.embedded(unit, *told)
         elif upserts := [c.path for c in changes if isinstance(c, Upsert)]:
-            self._show(len(self.seen), self.total, SyncStep.PARSING.told(upserts[0]))
+            self._show(self.report.committed, self.total, SyncStep.PARSING.told(upserts[0]))
 
     def parsed(self, done: int, of: int, path: str) -> None:
         """The notes parsed for the sync's final names, which the first write waits for with
@@ -246,16 +245,16 @@ class _Shown:
     def writing(self, batch: list[Change]) -> None:
         self.waits = None
         what = SyncStep.WRITING.told(batch[0].path) if batch else SyncStep.LINKS.told()
-        self._show(len(self.seen), self.total, what)
+        self._show(self.report.committed, self.total, what)
 
     def written(self, outcomes: list[NoteOutcome]) -> None:
+        committed = self.report.committed_notes  # the stop line's count: one, not two
         for outcome in outcomes:
-            if outcome.path not in self.seen:
-                self.seen.add(outcome.path)
-                self.report.committed = len(self.seen)
+            if outcome.path not in committed:
+                committed.add(outcome.path)
                 gone = " (deleted)" if outcome.status == "deleted" else ""
                 self._show(
-                    len(self.seen), self.total, SyncStep.WRITING.told(f"{outcome.path}{gone}")
+                    len(committed), self.total, SyncStep.WRITING.told(f"{outcome.path}{gone}")
                 )
 
     def extracted(self, tried: int, of: int) -> None:
@@ -263,7 +262,7 @@ class _Shown:
 
     def step(self, step: SyncStep) -> None:
         """A step of the sync's end, counted in nothing finer than the notes done."""
-        self._show(len(self.seen), self.total, step.told())
+        self._show(self.report.committed, self.total, step.told())
 
 
 async def _reported(report: SyncReport, what: str, work: Awaitable[object]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from knotwork.ingest.batch import WriteResult
-from knotwork.ingest.changes import CHAT_DOWN, NoteOutcome, Prepared
+from knotwork.ingest.changes import CHAT_DOWN, CHAT_GARBAGE, NoteOutcome, Prepared
 from knotwork.ingest.modelcalls import POSTPONED, ModelCalls
 
 # Told (chunks extracted, of how many) as a batch's extraction goes: a sync's progress bar
@@ -88,4 +88,5 @@ async def extract_pending(
         outcome.facts.update(got.facts)
         outcome.warnings += got.warnings
         if any(POSTPONED in w for w in got.warnings):  # the chat model did not answer
-            outcome.waits_for.append(CHAT_DOWN)
+            # (or answered garbage, its own probe too: the notes after it are postponed for it)
+            outcome.waits_for.append(CHAT_GARBAGE if models.chat_garbage else CHAT_DOWN)

@@ -23,6 +23,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import NamedTuple
 
 from knotwork import background
 from knotwork.ingest.changes import SyncStep
@@ -38,6 +39,14 @@ NUDGE = 1e-6  # a sized call's growth by a notification that writes nothing
 Told = tuple[str, int | None, int | None]
 
 
+class Sent(NamedTuple):
+    """A notification as sent."""
+
+    message: str
+    progress: float
+    total: float | None
+
+
 class Progress:
     """What a tool call is doing, told synchronously (a sync's progress callback is, from its
     worker thread), sent by ``reporting``'s task."""
@@ -49,11 +58,10 @@ class Progress:
         self._unsent: dict[str, Told] = {}
         self._sized = sized
         self._sent = 0  # the notifications sent
-        self._progress = -NUDGE  # the last one's ``progress``: the first is 0 (sized)
-        self._done = 0  # sized: the notes written
-        self._total: int | None = None  # of how many, once known
+        # The last notification: its message (said again as the heartbeat), ``progress`` and
+        # ``total`` (a sized call's, once known: kept by the notifications after it).
+        self._last: Sent | None = None
         self._ended = False  # the call's work is done: its total may be sent
-        self._last: Told | None = None
         self._at = 0.0  # when the last was sent, on the loop's clock
         self._gone = False  # the client could not be told: nothing more is tried
 
@@ -77,14 +85,14 @@ class Progress:
         """The next notification's ``progress`` and ``total``: ever growing."""
         if not self._sized:
             return float(self._sent), None
-        if done is not None and total is not None:
-            self._done, self._total = done, total
-        if self._total is None:
-            return self._progress + NUDGE, None
+        last = self._last
+        grown = last.progress + NUDGE if last is not None else 0.0
+        if done is None or total is None:  # no note written: a nudge over the last
+            return grown, last.total if last is not None else None
         # Under the total while the call runs: what follows the last note (links, linking
         # similar entities) still grows it; the call's end sends the total (``finish``).
-        at = float(self._done) if self._ended else min(float(self._done), self._total - 0.5)
-        return max(at, self._progress + NUDGE), float(self._total)
+        at = float(done) if self._ended else min(float(done), total - 0.5)
+        return max(at, grown), float(total)
 
     def _take(self) -> list[Told]:
         with self._lock:
@@ -105,7 +113,7 @@ class Progress:
         while not self._gone:
             due = self._take()
             if not due and self._last is not None and loop.time() - self._at >= heartbeat_s:
-                due = [self._last]
+                due = [(self._last.message, None, None)]  # its numbers nudged, as a step's
             await self._report(ctx, due)
             await asyncio.sleep(poll_s)
 
@@ -114,18 +122,20 @@ class Progress:
         sized call's last notification says all of it is done."""
         await self._report(ctx, self._take())
         self._ended = True
-        if self._total is not None and self._last is not None and self._progress < self._total:
-            await self._report(ctx, [(self._last[0], self._total, self._total)])
+        last = self._last
+        if last is not None and last.total is not None and last.progress < last.total:
+            total = int(last.total)
+            await self._report(ctx, [(last.message, total, total)])
 
     async def _report(self, ctx: ServedContext, messages: list[Told]) -> None:
         for i, told in enumerate(messages):
             if self._gone:
                 return
-            self._sent, self._last = self._sent + 1, told
-            self._progress, total = self._numbers(told[1], told[2])
+            self._sent += 1
+            self._last = Sent(told[0], *self._numbers(told[1], told[2]))
             self._at = asyncio.get_running_loop().time()
             try:
-                await ctx.report_progress(self._progress, total, told[0])
+                await ctx.report_progress(self._last.progress, self._last.total, told[0])
             except asyncio.CancelledError:  # the call ended meanwhile: ``finish`` sends the rest
                 self._put_back(messages[i:])
                 raise

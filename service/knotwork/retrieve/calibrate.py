@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from knotwork.core import Core
-from knotwork.errors import ModelUnavailableError
+from knotwork.errors import EmptyVaultError, ModelUnavailableError
 from knotwork.retrieve import relevance
 from knotwork.retrieve.config import DEFAULT_TOP_K
 from knotwork.retrieve.pipeline import retrieve
@@ -50,3 +51,37 @@ def not_embedded(model: str, question: str, warnings: list[str]) -> ModelUnavail
 async def is_calibrated(core: Core, vault: str) -> bool:
     """Whether the vault has a floor for the configured embedding model."""
     return await core.store.calibration(vault, core.settings.embed_model) is not None
+
+
+@dataclass(frozen=True)
+class Tried:
+    """What a try at a vault's first calibration came to: the floor ``made``, if any, and
+    whether it is still ``owed`` (left for a later sync, or a running watcher's next try)."""
+
+    made: Calibration | None = None
+    owed: bool = False
+
+
+async def calibrate_owed(
+    core: Core,
+    vault: str,
+    pending: Callable[[], Awaitable[bool]],
+    down: Callable[[ModelUnavailableError], None],
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Tried:
+    """Calibrate a vault not yet calibrated for this embedding model, the step `ingest` and
+    `watch` take after a sync and a running watcher retries. Owed still while ``pending``
+    (chunks wait for their embedding: probes against half-embedded notes would set the floor
+    too low) or while the model is ``down`` (told why: the CLI warns, the watcher logs). A
+    vault with no text owes none: the sync that brings some finds it uncalibrated."""
+    if await is_calibrated(core, vault):  # by an earlier sync, `knotwork calibrate`, another
+        return Tried()
+    if await pending():
+        return Tried(owed=True)
+    try:
+        return Tried(made=await calibrate_vault(core, vault, progress))
+    except EmptyVaultError:
+        return Tried()
+    except ModelUnavailableError as exc:
+        down(exc)
+        return Tried(owed=True)

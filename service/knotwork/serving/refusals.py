@@ -83,5 +83,6 @@ def busy(rel: str, way: Way) -> LeaseHeldError:
         f"nothing was written to {rel!r}: vault writes are held by {who}, which does not "
         "watch the vault's files, so this write would never reach the graph. Retry once it "
         "has finished (a crashed holder's lease lapses after KNOTWORK_LEASE_TTL_S), or run "
-        "`knotwork watch` instead, whose lease lets REST writes through (202)",
+        "`knotwork watch` instead: a note write made while it holds the vault is left to it "
+        "(accepted), as it sees the file change",
     )

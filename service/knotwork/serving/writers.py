@@ -10,6 +10,8 @@ finish gives it back). Which way a write goes:
 - **queued** — this process's own sync is running: its plan was read before the write, so the
   path is journaled and the sync ingests it from disk before it gives the lease back (202);
 - **watched** — a watcher of another process holds the lease: it sees the file change (202);
+  the path is journaled all the same, for a watcher killed or stopping before it saw it
+  (serving/watched.py);
 - **busy** — another writer that does not watch the files holds it (a CLI ingest, another
   API's sync), or a watcher of another folder under the same vault name: nothing would ingest
   the write, so it is refused (409) before the file changes;
@@ -45,6 +47,7 @@ from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal import Journal, replay
 from knotwork.plural import counted
 from knotwork.serving.extraction import Extraction
+from knotwork.serving.watched import Handed
 from knotwork.vault.folders import folder_key
 
 log = logging.getLogger(__name__)
@@ -98,6 +101,7 @@ class VaultWriters:
         self._turn = asyncio.Lock()  # taking and giving back the lease never interleave
         self._leaving: set[asyncio.Future[None]] = set()  # give-backs under way
         self.extraction = Extraction(self)  # the model's work the direct writes leave pending
+        self.handed = Handed(core, journal, self.vault)  # writes a watcher was handed
 
     def _lease(self) -> Lease:
         return Lease(self.core.store, self.vault, self.core.settings.lease_ttl_s, self.holder)
@@ -232,7 +236,7 @@ class VaultWriters:
             except GraphUnavailableError:
                 raise
             except Exception as exc:  # kept in the journal: the background replay tries again
-                log.warning("pending REST writes left to the background replay: %s", exc)
+                log.warning("pending note writes left to the background replay: %s", exc)
                 break
         self.syncing = False
 
@@ -241,16 +245,19 @@ class VaultWriters:
         write, each lands without waiting for the chat model (after an outage, a slow model
         would hold the replay, and the writes behind its lease, for minutes): the chunks stay
         pending for the background extraction, asked for once the replay is done (one that
-        failed part-way leaves them to the extraction's next period)."""
+        failed part-way leaves them to the extraction's next period). While a watcher holds
+        the lease, the writes handed to it that it applied leave the journal instead."""
         if self.syncing or not self.journal.pending():
             return 0
+        done = 0
         async with self.write() as way:
-            if way.kind != "direct":
-                return 0
-            ingestor = Ingestor(self.core)
-            ingestor.extract_inline = False
-            ingestor.finisher = SERVER
-            done = await replay(ingestor, self.journal)
+            if way.kind == "direct":
+                ingestor = Ingestor(self.core)
+                ingestor.extract_inline = False
+                ingestor.finisher = SERVER
+                done = await replay(ingestor, self.journal)
+        if way.kind == "watched":  # a live watcher's lease: the writes it applied go
+            await self.handed.prune()
         if done:
             self.extraction.wanted()
         return done
@@ -261,14 +268,14 @@ class VaultWriters:
         while True:
             try:
                 if done := await self.replay_once():
-                    log.info("applied %s to the graph", counted(done, "pending REST write"))
+                    log.info("applied %s to the graph", counted(done, "pending note write"))
                 said = ""
             except GraphUnavailableError as exc:
-                log.debug("pending REST writes wait for Neo4j: %s", exc)
+                log.debug("pending note writes wait for Neo4j: %s", exc)
             except KnotworkError as exc:
                 if str(exc) != said:
-                    log.warning("pending REST writes not applied yet: %s", exc)
+                    log.warning("pending note writes not applied yet: %s", exc)
                 said = str(exc)
             except Exception:  # the task must outlive any one failure, or nothing replays
-                log.exception("pending REST writes not applied yet; tried again shortly")
+                log.exception("pending note writes not applied yet; tried again shortly")
             await asyncio.sleep(REPLAY_EVERY_S)

@@ -81,12 +81,14 @@ class WriteResult:
 
 
 def _journal_first(writers: VaultWriters, way: Way, rel: str) -> Entry | None:
-    """For a write this process brings to the graph (direct, queued, offline), the path is
-    journaled before the file changes: whatever stops the write after that — a lost lease, a
-    cancelled request, an error from Neo4j, a crash — leaves it for the replay, which reads
-    the disk. The entry is this write's own, for it to take back."""
-    if way.kind not in ("direct", "queued", "offline"):
-        return None  # a watcher ingests it (a stopping one refuses it first: watch/watcher.py)
+    """The path is journaled before the file changes: whatever stops the write after that — a
+    lost lease, a cancelled request, an error from Neo4j, a crash — leaves it for the replay,
+    which reads the disk. A write handed to a watcher too: killed (its lease standing until
+    its TTL) or stopping before it saw the file change, the watcher would drop it; the replay
+    applies it once the lease is free, and one the watcher applied leaves the journal
+    (serving/watched.py). The entry is this write's own, for it to take back."""
+    if way.kind not in ("direct", "queued", "offline", "watched"):
+        return None  # busy: refused before the file changes
     try:
         return writers.journal.add(rel)
     except OSError as exc:
@@ -122,7 +124,8 @@ def _changing(writers: VaultWriters, way: Way, rel: str) -> Iterator[Entry | Non
 
 def _later(way: Way, rel: str, done: Literal["saved", "deleted"]) -> WriteResult:
     """The file changed; the journal's replay (offline), the running sync (queued) or a
-    watcher of the files brings the graph in step with it."""
+    watcher of the files brings the graph in step with it (the replay, should the watcher
+    die or stop before it sees the change: the entry stays)."""
     if way.kind == "offline":
         return WriteResult(rel, "journaled", done)
     holder = (way.holder or {}).get("holder")

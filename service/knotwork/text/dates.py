@@ -50,3 +50,15 @@ def whole_date(text: str) -> str | None:
         month = MONTHS.get(m.group(1).lower())
         return iso_date(m.group(3), month, m.group(2)) if month else None
     return None
+
+
+def impossible_date(text: str) -> bool:
+    """Whether ``text`` is written as a date that no calendar has: ``2024-13-45``,
+    ``2025-02-30`` (a time after it too: ``2025-02-30T10:00``), ``31 April 2024``."""
+    text = text.strip()
+    if (m := _ISO.match(text)) and re.fullmatch(r"(?:[T ]\d.*)?", text[m.end() :]):
+        return iso_date(*m.groups()) is None
+    for pattern, month_at in ((_DAY_FIRST, 2), (_MONTH_FIRST, 1)):
+        if (m := pattern.fullmatch(text)) and m.group(month_at).lower() in MONTHS:
+            return whole_date(text) is None
+    return False

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
 from knotwork.text.keys import link_key
 from knotwork.vault.links import link_warning
+from knotwork.vault.lookalikes import variants_warning
 from knotwork.vault.nofollow import NotRegularFileError, open_file
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.
@@ -200,16 +201,7 @@ def scan_notes(root: Path) -> NoteScan:
         groups.setdefault(link_key(rel), []).append(rel)  # what links cannot tell apart
     for group in groups.values():
         if len(group) > 1:
-            # Names that look the same ("Café" composed and decomposed) differ in form, not case.
-            how = (
-                "only in Unicode form (an accent written as one character or as two)"
-                if len({unicodedata.normalize("NFC", r) for r in group}) == 1
-                else "only in letter case"
-            )
-            scan.warnings.append(
-                f"{' and '.join(group)} differ {how}, and Obsidian resolves links without "
-                f"either: every link to them resolves to {link_winner(group)}; rename one of them"
-            )
+            scan.warnings.append(variants_warning(group, link_winner(group)))
     return scan
 
 

@@ -13,9 +13,9 @@ import time
 
 from knotwork import background
 from knotwork.core import Core
-from knotwork.errors import EmptyVaultError, KnotworkError, ModelUnavailableError
+from knotwork.errors import KnotworkError, ModelUnavailableError
 from knotwork.ingest import owed
-from knotwork.retrieve.calibrate import calibrate_vault, is_calibrated
+from knotwork.retrieve.calibrate import calibrate_owed
 
 log = logging.getLogger(__name__)
 
@@ -49,18 +49,7 @@ class OwedCalibration:
 
     async def _attempt(self) -> None:
         try:
-            if await is_calibrated(self.core, self.vault):
-                self.owed = False  # `knotwork calibrate`, or another process, made it
-                return
-            if (await owed.read(self.core.store, self.vault, ("embedding",))).embeddings:
-                return  # probes against half-embedded notes would set the floor too low
-            made = await calibrate_vault(self.core, self.vault)
-        except EmptyVaultError:
-            self.owed = False  # no text: as the first sync, none is made
-            return
-        except ModelUnavailableError as exc:  # the first sync's warning said so already
-            log.debug("relevance gate still not calibrated: %s", exc)
-            return
+            tried = await calibrate_owed(self.core, self.vault, self._pending, _still_down)
         except KnotworkError as exc:  # Neo4j away: tried again, as the model is
             log.debug("relevance gate not calibrated yet: %s", exc)
             return
@@ -68,15 +57,26 @@ class OwedCalibration:
             self.owed = False
             log.exception("relevance gate not calibrated; run `knotwork calibrate` to retry")
             return
-        self.owed = False
-        log.info(
-            "relevance gate calibrated: floor %.2f for %s from %d probe questions",
-            made.floor,
-            made.embed_model,
-            made.probes,
-        )
+        self.owed = tried.owed
+        if (made := tried.made) is not None:
+            log.info(
+                "relevance gate calibrated: floor %.2f for %s from %d probe questions",
+                made.floor,
+                made.embed_model,
+                made.probes,
+            )
+
+    async def _pending(self) -> bool:
+        """Chunks still wait for their embedding, as the graph says now (the watcher embeds
+        them beside its writes, after the sync whose summary the CLI read)."""
+        return bool((await owed.read(self.core.store, self.vault, ("embedding",))).embeddings)
 
     async def stop(self) -> None:
         """The try under way cancelled with the follow; one still owed is tried in the next."""
         await background.stop(self._task)
         self._task = None
+
+
+def _still_down(exc: ModelUnavailableError) -> None:
+    """The first sync's warning said so already: not said again every minute."""
+    log.debug("relevance gate still not calibrated: %s", exc)

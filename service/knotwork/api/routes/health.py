@@ -85,7 +85,7 @@ class Readiness(BaseModel):
     # brings the details.
     openapi_extra={"security": [{}]},
     responses={
-        **refusals(403, 421),
+        **refusals(403, 421, 422),  # 422: a query parameter (it takes none)
         503: {"model": HealthReport | Readiness, "description": "a dependency is not ready"},
     },
     summary="Readiness of Neo4j, the model servers and the manifest (details only with a key)",

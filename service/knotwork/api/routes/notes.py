@@ -74,26 +74,6 @@ def utf8_path(request: Request) -> None:
 
 
 router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized, Depends(utf8_path)])
-SEARCH_PARAMETERS = ("text", "tag", "folder", "limit")
-
-
-def known_search(request: Request) -> None:
-    """``GET /notes`` takes each of its parameters once: a misspelled one (``tags``, ``dir``)
-    was dropped and every note listed, unfiltered; a repeated one (``tag=a&tag=b``) kept only
-    its last value, not both criteria."""
-    names = [name for name, _ in request.query_params.multi_items()]
-    unknown = sorted({n for n in names if n not in SEARCH_PARAMETERS})
-    repeated = sorted({n for n in names if names.count(n) > 1} - set(unknown))
-    if unknown:
-        raise HTTPException(
-            422,
-            f"unknown query parameter {', '.join(map(repr, unknown))}; GET /notes takes "
-            f"{', '.join(SEARCH_PARAMETERS)}",
-        )
-    if repeated:
-        raise HTTPException(
-            422, f"query parameter {', '.join(map(repr, repeated))} is given more than once"
-        )
 
 
 MarkdownBody = Annotated[str, Body(media_type="text/markdown", examples=["# Title\n\nText."])]
@@ -150,7 +130,7 @@ def _response(result: WriteResult) -> Ingested | JSONResponse:
             "(`FilterError`), a limit out of range, or a query parameter unknown or given twice",
         },
     },
-    dependencies=[Depends(known_search)],
+    # A parameter it does not take, or one given twice: api/known_query.py, as every route.
 )
 async def find_notes(
     core: CoreDep,
@@ -230,8 +210,8 @@ async def stats(core: CoreDep) -> dict[str, Any]:
         413: {"model": Refusal, "description": "larger than KNOTWORK_MAX_NOTE_BYTES"},
         422: {
             "model": Problems | Refusal,
-            "description": "not a note path, or one Knotwork ignores; or a body that is not a "
-            "note's text (the detail says why)",
+            "description": "not a note path, or one Knotwork ignores; a body that is not a "
+            "note's text; or a query parameter, which it takes none of (the detail says why)",
         },
         507: {"model": Refusal, "description": "no space left on the disk; nothing is written"},
         503: {
@@ -286,7 +266,8 @@ async def put_note(
         },
         422: {
             "model": Problems | Refusal,
-            "description": "not a note path, or one Knotwork ignores (the detail says why)",
+            "description": "not a note path, or one Knotwork ignores; or a query parameter, "
+            "which it takes none of (the detail says why)",
         },
         503: {
             "model": Journaled | Refusal,

@@ -42,7 +42,10 @@ router = APIRouter(prefix="", tags=["notes"], dependencies=[Authorized, Depends(
             "description": "no vault, a sync already running, or another holder of the "
             "vault's lease (the detail names it)",
         },
-        422: {"model": Problems | Refusal, "description": "a body: `/sync` takes none"},
+        422: {
+            "model": Problems | Refusal,
+            "description": "a body or a query parameter (`?dry_run=…`): `/sync` takes neither",
+        },
     },
     summary="Bring the graph in step with the whole vault folder",
 )

@@ -247,6 +247,14 @@ class ScratchVaultsRow(TypedDict):
 
 SCRATCH_VAULTS = Query("scratch_vaults", ScratchVaultsRow)
 
+
+class ScratchKeptNotesRow(TypedDict):
+    path: str
+    content_hash: str
+
+
+SCRATCH_KEPT_NOTES = Query("scratch_kept_notes", ScratchKeptNotesRow)
+
 # Counts and lists for the CLI, evaluation, tests and benchmarks.
 
 
