@@ -143,3 +143,60 @@ def test_a_second_ctrl_c_ends_the_watcher_at_once(
             watcher.kill()
             watcher.wait()
     assert watcher.returncode == -signal.SIGINT
+
+
+def test_ctrl_c_during_a_periodic_rescan_cancels_it_and_applies_what_waited(
+    settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
+) -> None:
+    """A rescan minutes long on a large vault must not hold a stop: it is cancelled as the
+    start-up sync is, and the change it had taken off the queue is applied by the stop."""
+    calls = 0
+    entered, released = threading.Event(), threading.Event()
+
+    def embed(texts: list[str], dim: int) -> list[list[float]]:
+        nonlocal calls
+        if any("heron" in text for text in texts):
+            calls += 1
+            if calls == 1:  # the rescan's: held; the stop's own write is answered at once
+                entered.set()
+                released.wait(HELD_S)
+        return [hash_embedding(text, dim) for text in texts]
+
+    fake_ollama.embed_script = embed
+    vault = tmp_path / "vault"
+    put(vault, "Lake.md", "# Lake\n\nA note with no bird.\n")
+    # The change waits out a minute's debounce, so the rescan due every 3 s is what takes it.
+    watcher = _watch(
+        settings,
+        tmp_path,
+        vault,
+        {"KNOTWORK_WATCH_DEBOUNCE_MS": "60000", "KNOTWORK_WATCH_RESCAN_S": "3"},
+    )
+    try:
+        assert watcher.stdout is not None
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not watcher.stdout.readline().startswith("watching"):
+            assert watcher.poll() is None, "the watcher ended before it watched"
+        put(vault, "Heron.md", "# Heron\n\nA heron by the lake.\n")
+        assert entered.wait(60), "no rescan embedded the new note"
+        watcher.send_signal(signal.SIGINT)
+        took = _ended(watcher, 20)
+        assert took is not None, "the watcher did not stop within 20 s of Ctrl-C"
+        assert not released.is_set()  # the rescan's embedding was still held
+        said = watcher.stdout.read()
+    finally:
+        released.set()
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+    assert watcher.returncode == 0, said
+    assert calls == 2, f"the stop did not apply the change the rescan took ({calls} calls)"
+
+    fake_ollama.embed_script = None
+
+    async def differences() -> list[object]:
+        async with open_core(settings) as core:
+            ingestor = Ingestor(core, root=vault, vault="s", extract_enabled=False)
+            return list(await verify_vault(ingestor))
+
+    assert asyncio.run(differences()) == []  # Heron.md is in the graph as on disk

@@ -15,6 +15,7 @@ when all this runs, watch/watcher.py's.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from pathlib import Path
@@ -247,7 +248,12 @@ class Applier(PathEvents):
             self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
             return
         waiting = self._resume()
-        await self._rescan_or_retry()
+        try:
+            await self._rescan_or_retry()
+        except asyncio.CancelledError:  # a stop: what waited is the stop's to apply
+            for rel, item in waiting.items():
+                self.put_back(rel, item, item.due, item.attempts, item.there)
+            raise
         if (retry_at := self._rescan_retry_at) is not None:  # failed: what waited waits again,
             for rel, item in waiting.items():  # tried just before the rescan is, not after it
                 self.put_back(rel, item, max(item.due, retry_at), item.attempts, item.there)

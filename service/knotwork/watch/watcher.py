@@ -189,8 +189,8 @@ class VaultWatcher(Applier):
                 looked = time.monotonic()
                 following.look_at_folder()
             written = self.status.processed + self.status.rescans
-            if self._rescan_due(last_rescan):
-                await self._rescan_now()
+            if self._rescan_due(last_rescan):  # a stop cancels it, as the start-up sync
+                await background.unless_set(self._stop_asked, self._rescan_now())
                 last_rescan = time.monotonic()
             await self._process_due()
             if self.status.processed + self.status.rescans != written:
