@@ -2,13 +2,15 @@
 // Parameters: $vault (str), $guard (str: the reserved name of the lease `knotwork reembed`
 //             holds over every vault of the database, graph/reembed_guard.py), $holder (str,
 //             unique per writer; the API's writers share one), $host (str), $pid (int), $ttl_s (int, seconds until the lease lapses without
-//             renewal), $status (map: mode, watches (bool: the holder follows the files), and a
+//             renewal), $status (map: mode, watches (bool: the holder follows the files), process_ns
+//             (str or null: where the holder runs, graph/lease_gone.py), and a
 //             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
 //             events, …)
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
 //          recorded), folder (str or null: a watcher's), folder_id (str or null), heartbeat_at
-//          (of whoever holds it), reembed (map of the live re-embedding's
+//          (of whoever holds it), process_ns (str or null: where the holder runs,
+//          graph/lease_gone.py), reembed (map of the live re-embedding's
 //          lease, holder, host, pid, mode and heartbeat_at, when one refuses it, else null); no
 //          row when the lease was given back while this waited for its lock (it is free: run it
 //          again)
@@ -43,6 +45,6 @@ CALL (l, free) {
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
        l.watches AS watches, l.folder AS folder, l.folder_id AS folder_id,
-       l.heartbeat_at AS heartbeat_at,
+       l.heartbeat_at AS heartbeat_at, l.process_ns AS process_ns,
        CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
        END AS reembed

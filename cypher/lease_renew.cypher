@@ -5,7 +5,7 @@
 //             $holder (str), $ttl_s (int), $status (map: mode, watches, …)
 // Returns: holder, host, pid, mode, watches (bool or null), folder (str or null: a watcher's),
 //          folder_id (str or null), heartbeat_at (of whoever holds it
-//          now; null when no one does), ok (bool: renewed for $holder), reembed (map of the
+//          now; null when no one does), process_ns (str or null), ok (bool: renewed for $holder), reembed (map of the
 //          live re-embedding's lease, holder, host, pid, mode and heartbeat_at, or null); no
 //          row when the lease was deleted while this waited for its lock (no one holds it)
 // The node's write lock before its holder is read: a renewal racing a writer that takes the
@@ -32,6 +32,6 @@ CALL (l, guarded) {
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
        l.watches AS watches, l.folder AS folder, l.folder_id AS folder_id,
-       l.heartbeat_at AS heartbeat_at,
+       l.heartbeat_at AS heartbeat_at, l.process_ns AS process_ns,
        CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
        END AS reembed

@@ -1,8 +1,9 @@
-"""A CLI writer gets the vault from the API server's background extraction of a REST-written
-backlog: it waits, saying so, for the gap the server leaves between two passes (half a second,
-which a writer that looked once after loading its models never hit: it was refused for as long
-as the backlog lasted), and the server's extraction resumes once it is done. Any other holder
-is refused at once, and the wait is bounded."""
+"""A CLI writer gets the vault from a Knotwork server's background extraction of a backlog
+written through it (the REST API's, or an MCP server's with writes): it waits, saying so, for
+the gap the server leaves between two passes (half a second, which a writer that looked once
+after loading its models never hit: it was refused for as long as the backlog lasted), and the
+server's extraction resumes once it is done. Any other holder is refused at once, and the wait
+is bounded."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ async def test_ingest_waits_for_the_gap_between_two_passes_then_the_api_resumes(
             assert ingest.stderr is not None
             said = b""
             deadline = time.monotonic() + 90
-            while b"waiting for the API server's extraction pass" not in said:
+            while b"waiting for a Knotwork server's extraction pass" not in said:
                 line = await asyncio.wait_for(ingest.stderr.readline(), 90)
                 assert line and time.monotonic() < deadline, said.decode()  # refused: ended
                 said += line
@@ -95,7 +96,10 @@ async def test_the_wait_is_bounded_and_any_other_holder_is_refused_at_once(
     with pytest.raises(LeaseHeldError, match="did not give it back within 1 s") as refused:
         await take(Lease(core.store, "default", 30), STATUS, wait_s=1)
     assert 1 <= time.monotonic() - began < 10
-    assert api.holder in str(refused.value) and "stop the API server" in str(refused.value)
+    said = str(refused.value)  # which server, the lease does not say: both are named
+    assert api.holder in said and "stop that server first" in said, said
+    assert "a Knotwork server's background extraction (the REST API's or an MCP server's" in said
+    assert "the API server" not in said, said
 
     await api.acquire({"mode": "inotify", "watches": True})  # a watcher: no wait
     began = time.monotonic()
@@ -141,7 +145,7 @@ async def test_watch_waits_for_the_extraction_pass_then_takes_the_vault(
     try:
         assert watch.stderr is not None
         said = b""
-        while b"waiting for the API server's extraction pass" not in said:
+        while b"waiting for a Knotwork server's extraction pass" not in said:
             line = await asyncio.wait_for(watch.stderr.readline(), 90)
             assert line, said.decode()  # refused: it ended
             said += line

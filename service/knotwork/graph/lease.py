@@ -30,6 +30,7 @@ from knotwork.errors import (
     LeaseLostError,
     ReembedRunningError,
 )
+from knotwork.graph.lease_gone import holder_gone, process_ns
 from knotwork.graph.queries.admin import LEASE_ACQUIRE, LEASE_GET, LEASE_RELEASE, LEASE_RENEW
 from knotwork.graph.reembed_guard import GUARD, ago, reembedding
 from knotwork.graph.store import GraphStore
@@ -102,17 +103,24 @@ class Lease:
             "host": self.host,
             "pid": self.pid,
             "ttl_s": self.ttl_s,
-            "status": dict(status or {}),
+            # Where the holder runs: a writer started after it was killed tells it is gone.
+            "status": {**dict(status or {}), "process_ns": process_ns()},
         }
 
     async def check_free(self) -> None:
         """LeaseHeldError, worded as ``acquire``'s, when another live holder has the lease now;
         nothing is taken. A look before a writer's slow start (the model clients), so it is
         refused at once; ``acquire`` still decides. The API's background extraction is left to
-        it: that holder gives the lease back within moments, maybe before the start is over."""
+        it: that holder gives the lease back within moments, maybe before the start is over; so
+        is a holder of this machine no longer running (graph/lease_gone.py): it lapses soon."""
         rows = await self.store.read(LEASE_GET, vault=self.vault)
         row = rows[0]["lease"] if rows and rows[0]["live"] else {}
-        if row and row.get("holder") != self.holder and row.get("mode") != REST_EXTRACT_MODE:
+        if (
+            row
+            and row.get("holder") != self.holder
+            and row.get("mode") != REST_EXTRACT_MODE
+            and not holder_gone(row, self.holder)  # a killed holder's lapse is waited out
+        ):
             raise LeaseHeldError(self.refusal(row), row)
 
     def refusal(self, row: Mapping[str, Any]) -> str:
