@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from knotwork.answer.cite_code import CodeMap, code_map
 from knotwork.answer.cite_stream import CitationStream
 from knotwork.answer.links_render import ATTR_OPEN, HIDDEN, REMOVED, Render, Unlinked
-from knotwork.answer.links_tags import CLOSED, OPENS, QUOTED, no_tag_left_open, tag_step
+from knotwork.answer.links_tags import OPENS, no_tag_left_open, read_tag
 from knotwork.retrieve import Hit
 
 __all__ = ["REMOVED", "AnswerStream", "LinkStream", "Unlinked", "inert_links"]
@@ -81,7 +81,7 @@ class _Settled:
         while i < last:
             char, after = text[i], text[i + 1 : i + 2]
             if self._tag and not (char == "\n" and self._blank):
-                self._read_tag(char, after)
+                self._tag = read_tag(self._tag, self._outer, char, after)
             if char == "\n":
                 i = self._line_end(i)
             elif char in " \t":
@@ -93,19 +93,6 @@ class _Settled:
                 i = self._mark(text, i, char, after)
             i += 1
         self._i = i
-
-    def _read_tag(self, char: str, after: str) -> None:
-        """A tag inside a tag ("<a href=x <img src=y> title=z>") is read to its end and the
-        outer one on after it: should the inner one go, the outer one may close."""
-        if char == "<" and after and after in OPENS and self._tag not in QUOTED:
-            self._outer.append(self._tag)
-            self._tag = "lax" if self._tag.startswith("lax") else "<"
-            return
-        state = tag_step(self._tag, char)
-        while state in ("", CLOSED) and self._outer:
-            outer = self._outer.pop()
-            state = outer if state == CLOSED else tag_step(outer, char)
-        self._tag = "" if state == CLOSED else state
 
     def _line_end(self, i: int) -> int:
         if self._blank:  # a blank line: the paragraph ends

@@ -35,24 +35,31 @@ CLOSED = ">"  # a tag's state once its ">" is read
 _NOT_UNQUOTED = _SPACE | frozenset("\"'=<>`")
 
 
+def read_tag(state: str, outer: list[str], char: str, after: str) -> str:
+    """The state of a tag being read (``state``, not "") once ``char`` follows, ``after`` the
+    character after it; "" once it closed or can be none. A tag inside a tag ("<a href=x <img
+    src=y> title=z>") is read to its end and the outer one (kept in ``outer``) on after it:
+    should the inner one go, the outer one may close."""
+    if char == "<" and after and after in OPENS and state not in QUOTED:
+        outer.append(state)
+        return "lax" if state.startswith("lax") else "<"
+    state = tag_step(state, char)
+    while state in ("", CLOSED) and outer:
+        was = outer.pop()
+        state = was if state == CLOSED else tag_step(was, char)
+    return "" if state == CLOSED else state
+
+
 def _tag_left_open(text: str, lax: bool) -> int:
     """Where in ``text`` a tag opens that is still open at its end (-1: none), read as
     ``answer.links`` reads tags (``lax``: as in an HTML block)."""
-    state, outer, start = "", [], -1
+    state, start, outer = "", -1, list[str]()
     for i, char in enumerate(text):
         after = text[i + 1 : i + 2]
-        if char == "<" and after and after in OPENS and state not in QUOTED:
-            outer.append(state)
-            state, start = ("lax" if lax else "<"), start if state else i
-            continue
-        if not state:
-            continue
-        state = tag_step(state, char)
-        while state in ("", CLOSED) and outer:
-            was = outer.pop()
-            state = was if state == CLOSED else tag_step(was, char) if was else ""
-        state = "" if state == CLOSED else state
-        start = start if state else -1
+        if state:
+            state = read_tag(state, outer, char, after)
+        elif char == "<" and after and after in OPENS:
+            state, start = ("lax" if lax else "<"), i
     return start if state else -1
 
 
