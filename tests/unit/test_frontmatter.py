@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from knotwork.ingest import frontmatter
-from knotwork.ingest.frontmatter import load_frontmatter
+from knotwork.ingest.frontmatter import Loaded, load_frontmatter
 
 BLOCKS = [
     "title: Alice\naliases: [Al, 'Smith, Alice', Al]\ntags: [a, b]",
@@ -59,28 +59,24 @@ def laughs(levels: int, width: int) -> str:
 def test_the_limits_hold_under_libyaml_too(block: str, reason: str) -> None:
     with pytest.raises(frontmatter._TooComplexError, match=reason):
         frontmatter._loaded(block, frontmatter._Loader)
-    assert load_frontmatter(block) == ({}, [], reason, [], {})
+    assert load_frontmatter(block) == Loaded(error=reason)
 
 
 def test_an_error_is_worded_by_pythons_parser_at_the_line_it_starts() -> None:
     # libyaml places an unclosed bracket at the end of the block.
-    assert load_frontmatter("title: ok\nbad: [unclosed") == (
-        {},
-        [],
-        "invalid YAML at line 3: expected ',' or ']', but got '<stream end>'",
-        [],
-        {},
+    assert load_frontmatter("title: ok\nbad: [unclosed") == Loaded(
+        error="invalid YAML at line 3: expected ',' or ']', but got '<stream end>'"
     )
 
 
 def test_plain_words_stay_words_as_in_yaml_1_2_and_obsidian() -> None:
     """PyYAML's YAML 1.1 made Norway's alias `NO` the boolean False (and so a name key
     "false"), the tag `off` False and `12:30` the number 750."""
-    loaded, values, error, _, _ = load_frontmatter(
+    fm = load_frontmatter(
         "aliases: [NO, Norge]\ntags: [on-hold, off]\nmeeting: 12:30\nyes: y\ndone: true\nn: 42"
     )
-    assert error is None
-    assert loaded == {
+    assert fm.error is None
+    assert fm.data == {
         "aliases": ["NO", "Norge"],
         "tags": ["on-hold", "off"],
         "meeting": "12:30",
@@ -88,19 +84,19 @@ def test_plain_words_stay_words_as_in_yaml_1_2_and_obsidian() -> None:
         "done": True,
         "n": 42,
     }
-    assert ("aliases", "NO", 2) in [(v.key, v.value, v.line) for v in values]
+    assert ("aliases", "NO", 2) in [(v.key, v.value, v.line) for v in fm.values]
 
 
 def test_a_soft_line_break_inside_a_value_neither_ends_it_nor_shifts_later_lines() -> None:
     block = "description: pasted\u2028text\nup: '[[Parent]]'\ntags: [a]"
-    loaded, values, error, _, _ = load_frontmatter(block)
-    assert error is None and loaded["description"] == "pasted text"
-    assert [(v.key, v.line) for v in values] == [("description", 2), ("up", 3), ("tags", 4)]
+    fm = load_frontmatter(block)
+    assert fm.error is None and fm.data["description"] == "pasted text"
+    assert [(v.key, v.line) for v in fm.values] == [("description", 2), ("up", 3), ("tags", 4)]
 
 
 def test_a_dot_and_underscores_are_a_word_not_a_float_that_fails() -> None:
-    loaded, _, error, _, _ = load_frontmatter("title: Note\nsep: ._\nf: .5\ntags: [a]")
-    assert error is None and loaded == {"title": "Note", "sep": "._", "f": 0.5, "tags": ["a"]}
+    fm = load_frontmatter("title: Note\nsep: ._\nf: .5\ntags: [a]")
+    assert fm.error is None and fm.data == {"title": "Note", "sep": "._", "f": 0.5, "tags": ["a"]}
 
 
 def test_a_key_written_twice_is_said_with_its_lines_and_its_last_value_kept() -> None:
@@ -109,16 +105,16 @@ def test_a_key_written_twice_is_said_with_its_lines_and_its_last_value_kept() ->
     values read for facts); a YAML merge's keys a mapping overrides are no repeat."""
     block = "title: First\nrole: dev\ntitle: Second\nn:\n  a: 1\n  a: 2\n  a: 3\n"
     block += "base: &b {k: v}\ncopy: {<<: *b, k: w}"
-    loaded, values, error, warnings, lines = load_frontmatter(block)
-    assert error is None and loaded["title"] == "Second" and loaded["n"] == {"a": 3}
-    assert warnings == [
+    fm = load_frontmatter(block)
+    assert fm.error is None and fm.data["title"] == "Second" and fm.data["n"] == {"a": 3}
+    assert fm.warnings == [
         "frontmatter key 'title' written 2 times, at lines 2 and 4: the last (line 4) is "
         "kept, the others ignored; Obsidian refuses a repeated key",
         "frontmatter key 'n.a' written 3 times, at lines 6, 7 and 8: the last (line 8) is "
         "kept, the others ignored; Obsidian refuses a repeated key",
     ]
-    read = [(v.key, v.value, v.line) for v in values]
+    read = [(v.key, v.value, v.line) for v in fm.values]
     assert ("title", "First", 2) not in read and ("title", "Second", 4) in read
     assert ("n.a", "3", 8) in read and ("n.a", "1", 6) not in read
     assert ("copy.k", "w", 10) in read and ("copy.k", "v", 9) not in read
-    assert lines["title"] == 4 and lines["role"] == 3
+    assert fm.key_lines["title"] == 4 and fm.key_lines["role"] == 3

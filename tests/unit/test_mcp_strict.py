@@ -4,12 +4,12 @@ not start: the SDK checks the arguments before any tool runs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, TextContent
+from mcp.types import INVALID_PARAMS, CallToolResult, Request, TextContent
 
 from knotwork.mcp.server import create_mcp_server
 from knotwork.mcp.stdio import LineRefused, screen
@@ -72,6 +72,35 @@ async def test_a_misspelled_argument_is_a_tool_error_not_the_default(
     text = "\n".join(c.text for c in result.content if isinstance(c, TextContent))
     assert result.is_error and text.startswith("invalid arguments: "), text
     assert says in text, text
+
+
+class _RawCall(Request[dict[str, Any], Literal["tools/call"]]):
+    """A ``tools/call`` as a hand-written client sends it: params unchecked on this side."""
+
+    method: Literal["tools/call"] = "tools/call"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kind"),
+    [('{"question": "Who?"}', "a string"), (["Who?"], "a list"), (5, "a number")],
+)
+async def test_arguments_that_are_no_object_are_refused_with_what_the_tool_takes(
+    arguments: Any, kind: str
+) -> None:
+    """The SDK answered a bare "Invalid request parameters": no tool, no argument named."""
+    async with Client(create_mcp_server(failure="not started")) as client:
+        call = _RawCall(params={"name": "search_notes", "arguments": arguments})
+        with pytest.raises(MCPError) as raised:
+            await client.session.send_request(call, CallToolResult)
+        unknown = _RawCall(params={"name": "no_such_tool", "arguments": arguments})
+        with pytest.raises(MCPError) as no_tool:
+            await client.session.send_request(unknown, CallToolResult)
+    assert raised.value.code == INVALID_PARAMS, raised.value
+    assert raised.value.message == (
+        f"invalid arguments: the arguments of search_notes should be an object of named "
+        f"arguments, not {kind}; search_notes takes text, tag, folder, limit"
+    ), raised.value
+    assert no_tool.value.message == "Unknown tool: no_such_tool", no_tool.value
 
 
 def test_a_stdio_line_with_a_key_twice_is_refused_with_its_id() -> None:

@@ -13,7 +13,8 @@ import datetime as dt
 import math
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 from yaml.composer import Composer
@@ -150,19 +151,16 @@ def _jsonable(obj: Any, depth: int, budget: list[int]) -> Any:
     return obj if plain else str(obj)  # inf, nan and anything else: as text
 
 
-class Loaded(NamedTuple):
+@dataclass(frozen=True)
+class Loaded:
     """A frontmatter block loaded: its data, its values as written, why it was ignored (None:
     it was not) and what it holds that its writer may not mean (a key written twice)."""
 
-    data: dict[str, Any]
-    values: list[FrontmatterValue]
-    error: str | None
-    warnings: list[str]
-    key_lines: dict[str, int]  # the file line of each top-level key
-
-
-def _ignored(reason: str) -> Loaded:
-    return Loaded({}, [], reason, [], {})
+    data: dict[str, Any] = field(default_factory=dict)
+    values: list[FrontmatterValue] = field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    key_lines: dict[str, int] = field(default_factory=dict)  # each top-level key's file line
 
 
 def _line(node: Node) -> int:
@@ -228,21 +226,21 @@ def _node_values(node: Node, key: str, depth: int = 0) -> Iterator[FrontmatterVa
 
 
 def load_frontmatter(source: str) -> Loaded:
-    """Load a frontmatter block; on any failure ({}, [], a short reason, [], {})."""
+    """Load a frontmatter block; on any failure nothing but ``error``, a short reason."""
     if len(source) > MAX_FRONTMATTER_CHARS:
-        return _ignored(f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters")
+        return Loaded(error=f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters")
     if _Loader is not _BoundedLoader:
         with contextlib.suppress(Exception):  # _TooComplexError too: it is raised again below
             return _loaded(source, _Loader)
     try:
         return _loaded(source, _BoundedLoader)
     except _TooComplexError as exc:
-        return _ignored(str(exc))
+        return Loaded(error=str(exc))
     except yaml.MarkedYAMLError as exc:
         where = f" at line {exc.problem_mark.line + 2}" if exc.problem_mark else ""
-        return _ignored(f"invalid YAML{where}: {exc.problem or exc.context or 'syntax error'}")
+        return Loaded(error=f"invalid YAML{where}: {exc.problem or exc.context or 'syntax error'}")
     except Exception as exc:  # PyYAML on hostile input can fail in many ways; none may escape
-        return _ignored(f"invalid YAML: {type(exc).__name__}: {exc}"[:200])
+        return Loaded(error=f"invalid YAML: {type(exc).__name__}: {exc}"[:200])
 
 
 def _loaded(source: str, loader_class: type) -> Loaded:
@@ -256,9 +254,10 @@ def _loaded(source: str, loader_class: type) -> Loaded:
     finally:
         loader.dispose()
     if data is None:
-        return Loaded({}, [], None, [], {})
+        return Loaded()
     if not isinstance(data, dict):
-        return _ignored(f"frontmatter is a {type(data).__name__}, not a mapping")
+        return Loaded(error=f"frontmatter is a {type(data).__name__}, not a mapping")
     loaded = _jsonable(data, 0, [0])
     lines = {_key_name(k): _line(k) for k, _ in node.value} if node else {}
-    return Loaded(loaded, list(_node_values(node, "")) if node else [], None, repeated, lines)
+    values = list(_node_values(node, "")) if node else []
+    return Loaded(loaded, values, warnings=repeated, key_lines=lines)

@@ -148,9 +148,9 @@ def parse_note(path: str, text: str) -> ParsedNote:
     fm = (
         load_frontmatter("\n".join(lines[1:close]))
         if close
-        else Loaded({}, [], "unterminated frontmatter: no closing '---' line", [], {})
+        else Loaded(error="unterminated frontmatter: no closing '---' line")
         if fenced
-        else Loaded({}, [], None, [], {})
+        else Loaded()
     )
     # YAML's own end marker "..." (Pandoc's) closes it when it comes first and what it closes
     # is a mapping: "...", a line of a note's text, must not swallow the lines above.

@@ -26,6 +26,7 @@ from knotwork.api.schemas import MAX_QUESTION, FiltersIn, RetrieveRequest, Tag
 from knotwork.api.strict import IsoDate, type_message
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
+from knotwork.mcp.arguments import ObjectArguments, known_arguments
 from knotwork.redact import redact
 from knotwork.retrieve import Mode
 from knotwork.retrieve.config import MAX_TOP_K
@@ -137,15 +138,23 @@ class KnotworkServer(MCPServer[Served]):
     the tool does not take refused, where the SDK dropped it (its input schema, from the
     public tool list, says which it takes). A tool it does not have is a protocol error
     (JSON-RPC invalid params, as MCP's error handling lists it), not a tool's result: the
-    client asked for something the server never offered."""
+    client asked for something the server never offered; so is ``arguments`` that is no
+    object (``mcp.arguments``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        middleware = [ObjectArguments(self._schemas), *(kwargs.pop("middleware", None) or ())]
+        super().__init__(*args, middleware=middleware, **kwargs)
+
+    async def _schemas(self) -> dict[str, dict[str, Any]]:
+        return {tool.name: tool.input_schema for tool in await self.list_tools()}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: ServedContext | None = None
     ) -> Any:
-        tools = {tool.name: tool.input_schema for tool in await self.list_tools()}
+        tools = await self._schemas()
         if name not in tools:  # cut: the name is the client's, echoed into its context
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
-        _known_arguments(name, arguments, tools[name])
+        known_arguments(name, arguments, tools[name])
         state = context.request_context.lifespan_context if context is not None else None
         if isinstance(state, Served) and state.late is not None:
             await state.late.attempt()  # Neo4j was down at the start: it may be up now
@@ -179,20 +188,6 @@ def _compact(result: Any) -> Any:
 
 
 _COMPACT: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
-
-
-def _known_arguments(name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
-    """A misspelled argument ("topk", "tags" for search_notes' ``tag``) is refused, as REST
-    refuses a misspelled field: the SDK dropped it, and the tool ran on the default (every
-    note, unfiltered)."""
-    known = schema.get("properties", {})
-    unknown = [key for key in arguments or {} if key not in known]
-    if unknown:
-        takes = ", ".join(known) or "no arguments"
-        raise ToolError(
-            f"invalid arguments: unknown argument {', '.join(map(repr, unknown))}; "
-            f"{name} takes {takes}"
-        )
 
 
 # Said in the description of every tool whose result quotes the notes: an agent's client

@@ -40,7 +40,8 @@ ANALYZERS: dict[Language, str] = {
     # word is found inside a run ("서울" in "서울은", a Korean word with its particle).
     "cjk": "cjk",
     # Every note written mostly in Cyrillic: Russian's stemmer and stop words, and its yo read
-    # as ye ("ежик" finds "ёжик"); Ukrainian or Bulgarian get its case and yo folding only.
+    # as ye ("ежик" finds "ёжик"); a Ukrainian or Bulgarian note too (the script is all that is
+    # told), so it is stemmed by Russian's rules, as well as case and yo folded.
     "ru": "russian",
     # Every note written mostly in the Arabic script: the forms of alef, "ة" and "ى" folded and
     # the vowel marks dropped, the article and common affixes stripped ("مدرسة" finds
