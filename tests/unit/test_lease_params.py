@@ -5,6 +5,7 @@ exactly what its query declares (test_cypher) does not see them, so it is made h
 from __future__ import annotations
 
 from knotwork.graph.lease import Lease
+from knotwork.graph.lease_gone import process_ns
 from knotwork.graph.reembed_guard import GUARD
 from knotwork.graph.reembed_lease import ReembedLease
 from tests.unit.test_cypher import _declared
@@ -15,7 +16,8 @@ def test_a_vaults_take_passes_what_lease_acquire_declares() -> None:
     params = {"vault": lease.vault, **lease._params({"mode": "m"})}
     assert set(params) == _declared("lease_acquire")
     assert params["guard"] == GUARD and params["holder"] == "h" and params["ttl_s"] == 30
-    assert params["status"] == {"mode": "m"} and lease._params(None)["status"] == {}
+    where = {"process_ns": process_ns()}  # every holder records where it runs
+    assert params["status"] == {"mode": "m", **where} and lease._params(None)["status"] == where
 
 
 def test_the_reembeds_take_passes_what_lease_reembed_acquire_declares() -> None:
