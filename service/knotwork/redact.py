@@ -105,11 +105,3 @@ class RedactingFilter(logging.Filter):
             # Formatters print exc_text when it is set, rather than formatting exc_info again.
             record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
         return True
-
-
-def install_log_redaction() -> None:
-    """Put the filter on every handler of the root logger (handlers see every propagated
-    record, where a logger's own filters would not)."""
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-            handler.addFilter(RedactingFilter())

@@ -1,6 +1,7 @@
 """Log records on a terminal that progress bars share start on a line of their own: under
 scripts/run the API's log and the watcher's bar share one terminal, and a record ran on from
-the bar ("…14/16 0:00:07[12/06/26 05:11:01] INFO … serving on …")."""
+the bar ("…14/16 0:00:07[12/06/26 05:11:01] INFO … serving on …"). Every record's credentials
+are masked, then its control characters escaped, by the one installer the entry point calls."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from rich.console import Console
 from rich.progress import Progress
 
-from knotwork.cli.logs import terminal_log
+from knotwork.cli.escaped import EscapingFilter
+from knotwork.cli.logs import install_log_filters, terminal_log
+from knotwork.redact import RedactingFilter
 
 _CONTROL = re.compile(r"\x1b\[(\??[0-9;]*)([A-Za-z])")
 BAR = "reading the vault ━━━━━━━━━━━━━━━━━━━━━ 14/16 0:00:07"
@@ -84,3 +87,25 @@ def test_a_record_while_this_process_bar_runs_goes_above_it(
     record = next(i for i, row in enumerate(shown) if "a.md: looks binary" in row)
     assert "WARNING" in shown[record] and "writing notes" not in shown[record], shown
     assert "writing notes" in shown[record + 1], shown  # the bar, drawn again below
+
+
+def test_one_installer_masks_then_escapes_every_root_handlers_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Masked first: the redaction formats a traceback afresh, so escaped first, a traceback
+    would be written raw (an ESC a note's path put in an error cleared the screen)."""
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    monkeypatch.setattr(logging.getLogger(), "handlers", [handler])
+    install_log_filters()
+    install_log_filters()  # an entry point run again (a test's CliRunner): each filter once
+    assert [type(f) for f in handler.filters] == [RedactingFilter, EscapingFilter]
+    log = logging.getLogger("knotwork.test.filters")
+    try:
+        raise ValueError("http://bob:S3cret@proxy:3128 said \x1b[2J of n\x1b]0;x\x07.md")
+    except ValueError:
+        log.exception("reading %s failed", "http://bob:S3cret@proxy:3128/\x1b[2J")
+    written = out.getvalue()
+    assert "S3cret" not in written and "\x1b" not in written and "\x07" not in written, written
+    assert "reading http://bob:***@proxy:3128/\\u001b[2J failed" in written, written
+    assert "ValueError: http://bob:***@proxy:3128 said \\u001b[2J of n\\u001b]0;x" in written

@@ -6,6 +6,9 @@ declare, so a client's option was ignored without a word: ``POST /retrieve?top_k
 note. None of the routes takes a list, so a parameter given twice (``tag=a&tag=b``) is
 refused too, rather than read as its last value. The docs pages (outside the schema) are left
 alone: Swagger's OAuth redirect carries parameters of its own.
+
+A route's names are worked out on its first request with a query string and kept on the route
+(``_taken_once``): walking its dependency tree cost every such request.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ from fastapi.routing import APIRoute
 
 from knotwork.api.deps import get_core, has_api_key, require_api_key
 
+# The attribute of a route its names are kept in. On the route object itself: a route compares
+# by its path, endpoint and methods, so it can key neither a dict nor a weak one, and by its id
+# a dict would outlive it (an app made per test) and could meet its id again.
+_TAKEN = "_knotwork_query_taken"
+
 
 def _taken(dependant: Dependant) -> list[str]:
     """The query parameters a route declares, its dependencies' included, in their order."""
@@ -23,6 +31,17 @@ def _taken(dependant: Dependant) -> list[str]:
     for sub in dependant.dependencies:
         names += [name for name in _taken(sub) if name not in names]
     return names
+
+
+def _taken_once(route: APIRoute) -> tuple[str, ...]:
+    """``_taken`` of the route, walked once: a route's dependency tree is fixed once built.
+    Two first requests at once may both walk it (sync dependencies run in threads): the same
+    names, either kept."""
+    taken: tuple[str, ...] | None = getattr(route, _TAKEN, None)
+    if taken is None:
+        taken = tuple(_taken(route.dependant))
+        setattr(route, _TAKEN, taken)
+    return taken
 
 
 def _keyed(route: APIRoute) -> bool:
@@ -38,7 +57,7 @@ def known_query(request: Request) -> None:
     names = [name for name, _ in request.query_params.multi_items()]
     if not names or not isinstance(route, APIRoute) or not route.include_in_schema:
         return
-    taken = _taken(route.dependant)
+    taken = _taken_once(route)
     unknown = sorted({name for name in names if name not in taken})
     repeated = sorted({name for name in names if names.count(name) > 1} - set(unknown))
     if not unknown and not repeated:

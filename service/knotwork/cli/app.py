@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from knotwork.cli.escaped import escaped, install_log_escaping, say
+from knotwork.cli.escaped import escaped, say
 from knotwork.cli.helptext import App
 from knotwork.cli.lease_taken import take
-from knotwork.cli.logs import terminal_log
+from knotwork.cli.logs import install_log_filters, terminal_log
 from knotwork.cli.starting import start_steps, starting
 from knotwork.core import Core, open_core
 from knotwork.errors import (
@@ -38,7 +38,7 @@ from knotwork.errors import (
     VaultUnavailableError,
 )
 from knotwork.graph.lease import WATCHED, Lease, holding
-from knotwork.redact import install_log_redaction, redact
+from knotwork.redact import redact
 from knotwork.settings import get_settings
 
 if TYPE_CHECKING:
@@ -74,8 +74,7 @@ def _main(
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "neo4j"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    install_log_redaction()
-    install_log_escaping()
+    install_log_filters()
 
 
 NOT_FOUND = 3  # exit code: no such note, nothing matched, or notes that do not cover it

@@ -45,10 +45,3 @@ class EscapingFilter(logging.Filter):
         if record.exc_text:
             record.exc_text = escaped(record.exc_text)
         return True
-
-
-def install_log_escaping() -> None:
-    """The filter on every handler of the root logger, as ``install_log_redaction`` does."""
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, EscapingFilter) for f in handler.filters):
-            handler.addFilter(EscapingFilter())

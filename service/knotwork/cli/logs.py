@@ -1,10 +1,13 @@
-"""How log records reach a terminal that progress bars share: set up once, at the entry point
-(cli/app.py), for every command."""
+"""How log records reach a terminal that progress bars share, and what they may not carry
+there: set up once, at the entry point (cli/app.py), for every command."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
+
+from knotwork.cli.escaped import EscapingFilter
+from knotwork.redact import RedactingFilter
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,3 +40,19 @@ def terminal_log(on: Console) -> logging.Handler:
             return Group(line_start, drawn)
 
     return OwnLine(console=on, show_path=False, rich_tracebacks=False)
+
+
+# Redaction first: it formats a record's traceback afresh into ``exc_text`` (masked), which the
+# escaping then escapes; the other way round, the escaped traceback would be replaced by a
+# masked but raw one.
+LOG_FILTERS: tuple[type[logging.Filter], ...] = (RedactingFilter, EscapingFilter)
+
+
+def install_log_filters() -> None:
+    """Every record's credentials masked, then its control characters escaped: the filters on
+    every handler of the root logger (handlers see every propagated record, where a logger's
+    own filters would not), each once however often this is called."""
+    for handler in logging.getLogger().handlers:
+        for kind in LOG_FILTERS:
+            if not any(isinstance(f, kind) for f in handler.filters):
+                handler.addFilter(kind())
