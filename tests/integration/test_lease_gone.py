@@ -16,7 +16,7 @@ from knotwork.graph.lease_gone import process_ns
 from knotwork.settings import Settings
 from tests.fakes.ollama import FakeOllama
 from tests.integration.conftest import put
-from tests.integration.test_watch_stop import _watch
+from tests.integration.test_watch_stop import _watch, until_watching
 from tests.integration.test_watch_summary import _env
 
 pytestmark = pytest.mark.skipif(process_ns() is None, reason="no /proc to tell pid namespaces")
@@ -25,13 +25,13 @@ pytestmark = pytest.mark.skipif(process_ns() is None, reason="no /proc to tell p
 TTL = {"KNOTWORK_LEASE_TTL_S": "30"}  # longer than a loaded machine takes to start `ingest`
 
 
-def _watching(settings: Settings, tmp_path: Path, vault: Path) -> subprocess.Popen[str]:
+def _lake_watched(settings: Settings, tmp_path: Path) -> tuple[Path, subprocess.Popen[str]]:
+    """A one-note vault, and a watcher of it that says it watches."""
+    vault = tmp_path / "vault"
+    put(vault, "Lake.md", "# Lake\n\nA note.\n")
     watcher = _watch(settings, tmp_path, vault, TTL)
-    assert watcher.stdout is not None
-    deadline = time.monotonic() + 90
-    while not watcher.stdout.readline().startswith("watching"):
-        assert watcher.poll() is None and time.monotonic() < deadline, "never watched"
-    return watcher
+    until_watching(watcher)
+    return vault, watcher
 
 
 def _ingest(settings: Settings, tmp_path: Path, vault: Path) -> subprocess.CompletedProcess[str]:
@@ -48,9 +48,7 @@ def _ingest(settings: Settings, tmp_path: Path, vault: Path) -> subprocess.Compl
 def test_a_writer_waits_out_the_lease_of_a_killed_watcher(
     settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
 ) -> None:
-    vault = tmp_path / "vault"
-    put(vault, "Lake.md", "# Lake\n\nA note.\n")
-    watcher = _watching(settings, tmp_path, vault)
+    vault, watcher = _lake_watched(settings, tmp_path)
     watcher.send_signal(signal.SIGKILL)
     watcher.wait()
     put(vault, "Heron.md", "# Heron\n\nWritten while no watcher ran.\n")
@@ -66,9 +64,7 @@ def test_a_writer_waits_out_the_lease_of_a_killed_watcher(
 def test_a_writer_is_still_refused_by_a_watcher_that_runs(
     settings: Settings, tmp_path: Path, fake_ollama: FakeOllama, empty_db: object
 ) -> None:
-    vault = tmp_path / "vault"
-    put(vault, "Lake.md", "# Lake\n\nA note.\n")
-    watcher = _watching(settings, tmp_path, vault)
+    vault, watcher = _lake_watched(settings, tmp_path)
     try:
         done = _ingest(settings, tmp_path, vault)
     finally:

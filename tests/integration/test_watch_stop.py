@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
@@ -60,6 +61,16 @@ def _ended(watcher: subprocess.Popen[str], within: float) -> float | None:
     except subprocess.TimeoutExpired:
         return None
     return time.monotonic() - began
+
+
+def until_watching(watcher: subprocess.Popen[str]) -> IO[str]:
+    """Until the watcher says it watches (its start-up sync done), for at most 90 s; its
+    stdout, to read on."""
+    assert watcher.stdout is not None
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not watcher.stdout.readline().startswith("watching"):
+        assert watcher.poll() is None, "the watcher ended before it watched"
+    return watcher.stdout
 
 
 async def test_ctrl_c_during_the_start_up_sync_cancels_it(
@@ -123,10 +134,7 @@ def test_a_second_ctrl_c_ends_the_watcher_at_once(
     # The change waits out a minute's debounce: only the stop applies it.
     watcher = _watch(settings, tmp_path, vault, {"KNOTWORK_WATCH_DEBOUNCE_MS": "60000"})
     try:
-        assert watcher.stdout is not None
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and not watcher.stdout.readline().startswith("watching"):
-            assert watcher.poll() is None, "the watcher ended before it watched"
+        until_watching(watcher)
         put(vault, "Heron.md", "# Heron\n\nA heron by the lake.\n")
         _waiting_said(settings)
         assert not entered.is_set(), "applied before the stop"
@@ -173,17 +181,14 @@ def test_ctrl_c_during_a_periodic_rescan_cancels_it_and_applies_what_waited(
         {"KNOTWORK_WATCH_DEBOUNCE_MS": "60000", "KNOTWORK_WATCH_RESCAN_S": "3"},
     )
     try:
-        assert watcher.stdout is not None
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and not watcher.stdout.readline().startswith("watching"):
-            assert watcher.poll() is None, "the watcher ended before it watched"
+        out = until_watching(watcher)
         put(vault, "Heron.md", "# Heron\n\nA heron by the lake.\n")
         assert entered.wait(60), "no rescan embedded the new note"
         watcher.send_signal(signal.SIGINT)
         took = _ended(watcher, 20)
         assert took is not None, "the watcher did not stop within 20 s of Ctrl-C"
         assert not released.is_set()  # the rescan's embedding was still held
-        said = watcher.stdout.read()
+        said = out.read()
     finally:
         released.set()
         if watcher.poll() is None:

@@ -17,6 +17,12 @@ from knotwork.api.strict import json_kind
 Schemas = Callable[[], Awaitable[dict[str, dict[str, Any]]]]  # each tool's input schema, by name
 
 
+def unknown_tool(name: str) -> MCPError:
+    """A tool the server does not have: a protocol error (invalid params), the name cut (it is
+    the client's text, echoed into its context)."""
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+
+
 def takes(name: str, schema: dict[str, Any]) -> str:
     """``search_notes takes text, tag, folder, limit``, as every argument error ends."""
     return f"{name} takes {', '.join(schema.get('properties', {})) or 'no arguments'}"
@@ -52,8 +58,8 @@ class ObjectArguments:
             name, arguments = params.get("name"), params.get("arguments")
             if isinstance(name, str) and not isinstance(arguments, dict | None):
                 schemas = await self._schemas()
-                if name not in schemas:  # as ``call_tool`` says it; cut: the client's text
-                    raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+                if name not in schemas:
+                    raise unknown_tool(name)
                 raise MCPError(
                     code=INVALID_PARAMS,
                     message=(

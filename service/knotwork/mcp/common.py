@@ -18,15 +18,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from annotated_types import MaxLen, MinLen
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from knotwork.api.schemas import MAX_QUESTION, FiltersIn, RetrieveRequest, Tag
 from knotwork.api.strict import IsoDate, type_message
 from knotwork.core import Core
 from knotwork.errors import KnotworkError
-from knotwork.mcp.arguments import ObjectArguments, known_arguments
+from knotwork.mcp.arguments import ObjectArguments, known_arguments, unknown_tool
 from knotwork.redact import redact
 from knotwork.retrieve import Mode
 from knotwork.retrieve.config import MAX_TOP_K
@@ -152,8 +151,8 @@ class KnotworkServer(MCPServer[Served]):
         self, name: str, arguments: dict[str, Any], context: ServedContext | None = None
     ) -> Any:
         tools = await self._schemas()
-        if name not in tools:  # cut: the name is the client's, echoed into its context
-            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+        if name not in tools:
+            raise unknown_tool(name)
         known_arguments(name, arguments, tools[name])
         state = context.request_context.lifespan_context if context is not None else None
         if isinstance(state, Served) and state.late is not None:
