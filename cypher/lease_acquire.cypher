@@ -6,7 +6,9 @@
 //             (str or null: where the holder runs, graph/lease_gone.py), and a
 //             watcher's folder (str) and folder_id (str, device:inode: REST writes are left to
 //             it only by a server of that folder), queue, lag_ms, last_event_at (str or null),
-//             events, …)
+//             events, …, and stated (int: when this holder's process made the status: a
+//             status made before the one the lease states is not stated again, as in
+//             lease_renew.cypher))
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
 //          recorded), folder (str or null: a watcher's), folder_id (str or null), heartbeat_at
 //          (of whoever holds it), process_ns (str or null: where the holder runs,
@@ -30,14 +32,15 @@ ON CREATE SET l.holder = $holder, l.expires_at = datetime() - duration('PT1S')
 // would otherwise both read it free and both be told ok (the later SET waits, then overwrites).
 SET l._lock = true
 REMOVE l._lock
-WITH g, guarded, l, (NOT guarded AND (l.holder = $holder OR l.expires_at < datetime())) AS free
-CALL (l, free) {
+WITH g, guarded, l, (NOT guarded AND (l.holder = $holder OR l.expires_at < datetime())) AS free,
+     coalesce(l.holder = $holder AND l.stated > $status.stated, false) AS stale
+CALL (l, free, stale) {
   WITH l WHERE free
   SET l.holder = $holder, l.host = $host, l.pid = $pid,
       l.acquired_at = CASE WHEN l.holder = $holder AND l.acquired_at IS NOT NULL
                            THEN l.acquired_at ELSE datetime() END,
       l.heartbeat_at = datetime(), l.expires_at = datetime() + duration({seconds: $ttl_s}),
-      l += $status
+      l += CASE WHEN stale THEN {} ELSE $status END
   RETURN true AS ok
   UNION
   WITH l WHERE NOT free

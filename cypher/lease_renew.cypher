@@ -2,7 +2,8 @@
 // lapsed and was taken by another holder (or given back) stays lost.
 // A live re-embedding of the database (the guard's lease, held by another) ends it too.
 // Parameters: $vault (str), $guard (str: the re-embedding's lease, graph/reembed_guard.py),
-//             $holder (str), $ttl_s (int), $status (map: mode, watches, …)
+//             $holder (str), $ttl_s (int), $status (map: mode, watches, …, and stated (int:
+//             when this holder's process made the status, graph/lease.py))
 // Returns: holder, host, pid, mode, watches (bool or null), folder (str or null: a watcher's),
 //          folder_id (str or null), heartbeat_at (of whoever holds it
 //          now; null when no one does), process_ns (str or null), ok (bool: renewed for $holder), reembed (map of the
@@ -21,10 +22,14 @@ FOREACH (locked IN CASE WHEN l IS NULL THEN [] ELSE [l] END |
 WITH l
 OPTIONAL MATCH (g:Lease {vault: $guard})
 WITH g, l, coalesce(g.expires_at >= datetime() AND g.holder <> $holder, false) AS guarded
-CALL (l, guarded) {
+// A status made before the one the lease states is not stated again: the users of one holder
+// (the API's note writes and extraction passes) renew it each with their own, and a renewal
+// sent before another user's take may commit after it (it still extends the lease).
+WITH g, l, guarded, coalesce(l.stated > $status.stated, false) AS stale
+CALL (l, guarded, stale) {
   WITH l WHERE NOT guarded AND l IS NOT NULL AND l.holder = $holder
   SET l.heartbeat_at = datetime(), l.expires_at = datetime() + duration({seconds: $ttl_s}),
-      l += $status
+      l += CASE WHEN stale THEN {} ELSE $status END
   RETURN true AS ok
   UNION
   WITH l WHERE guarded OR l IS NULL OR l.holder <> $holder

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 import socket
@@ -47,6 +48,10 @@ WATCHING_MODES = frozenset({"inotify", "polling"})
 REST_EXTRACT_MODE = "rest-extract"
 
 Status = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
+
+# When this process made a status it sends, in the order made: the lease states the latest
+# one made, whichever of two renewals Neo4j commits last (lease_renew.cypher).
+_STATED = itertools.count(1)
 
 
 # What a writer refused by a watcher is told, unless its command words its own: the watcher
@@ -104,7 +109,7 @@ class Lease:
             "pid": self.pid,
             "ttl_s": self.ttl_s,
             # Where the holder runs: a writer started after it was killed tells it is gone.
-            "status": {**dict(status or {}), "process_ns": process_ns()},
+            "status": {**stated(status), "process_ns": process_ns()},
         }
 
     async def check_free(self) -> None:
@@ -158,7 +163,7 @@ class Lease:
             guard=GUARD,
             holder=self.holder,
             ttl_s=self.ttl_s,
-            status=dict(status or {}),
+            status=stated(status),
         )
         # No row: the lease was deleted (given back, the database reset) while this renewal
         # waited for the node's lock; no one holds it now.
@@ -182,6 +187,11 @@ class Lease:
 
     async def release(self) -> None:
         await self.store.write(LEASE_RELEASE, vault=self.vault, holder=self.holder)
+
+
+def stated(status: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``status`` as sent, numbered in the order this process made it (``stated``)."""
+    return {**dict(status or {}), "stated": next(_STATED)}
 
 
 def new_holder_id() -> str:

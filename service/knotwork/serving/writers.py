@@ -1,8 +1,8 @@
 """How a REST write reaches the graph, with one graph writer per vault.
 
 The API process writes the graph under one lease holder id, shared by its note writes, its
-journal replay and its ``POST /sync`` (each renews it with its own heartbeat, and the last one to
-finish gives it back). Which way a write goes:
+journal replay and its ``POST /sync`` (each renews it with its own heartbeat, stating what the
+users inside do, MODES, and the last one to finish gives it back). Which way a write goes:
 
 - **direct** — no one else holds the lease: this process takes it and ingests the note (200);
   the path is journaled from before the file changes until the graph shows it, so a write cut
@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +59,10 @@ LEAVE_WAIT_S = 5.0  # the longest a cancelled user waits for the lease's give-ba
 
 Kind = Literal["direct", "queued", "watched", "busy", "offline"]
 MODEL_MODE = REST_EXTRACT_MODE  # the lease's mode while a pass of the model's work holds it
+# The shared lease's mode is that of the first of these with a user inside: a writer refused
+# while a note write or a sync is under way is told so, and only a lease held by model passes
+# alone says MODEL_MODE, which a CLI writer waits out (cli/lease_taken.py).
+MODES = ("rest-sync", "rest-write", MODEL_MODE)
 # Who embeds and extracts what this process's writes leave pending: its background passes.
 SERVER = "the server"
 
@@ -95,6 +101,7 @@ class VaultWriters:
         self.syncing = False
         self._sync_turn: object | None = None  # the sync that set ``syncing``
         self._users = 0  # blocks inside the lease: direct writes, replays, the sync
+        self._modes: Counter[str] = Counter()  # the users inside, by their mode
         self._direct = 0
         self._no_direct = asyncio.Event()
         self._no_direct.set()
@@ -106,14 +113,19 @@ class VaultWriters:
     def _lease(self) -> Lease:
         return Lease(self.core.store, self.vault, self.core.settings.lease_ttl_s, self.holder)
 
-    async def _leave(self) -> None:
+    def _status(self) -> dict[str, Any]:
+        """What the shared lease says of its holder now (the users inside, MODES)."""
+        mode = next((mode for mode in MODES if self._modes[mode]), MODEL_MODE)
+        return {"mode": mode, "watches": False}
+
+    async def _leave(self, mode: str) -> None:
         """One user less; the last gives the lease back. Run to its end even when the leaving
         task is cancelled (a server's stop cancels its replay or extraction mid-release): cut
         off, the lease stood until its TTL and kept every other writer out meanwhile. A
         cancelled caller (before or during the give-back) waits for it at most LEAVE_WAIT_S,
         and a second cancel ends that wait: a give-back that hangs (Neo4j stalled) must not
         hold a stop; it runs on alone."""
-        leaving = asyncio.ensure_future(self._give_back())
+        leaving = asyncio.ensure_future(self._give_back(mode))
         self._leaving.add(leaving)  # referenced until done: a task left alone may be collected
         leaving.add_done_callback(self._leaving.discard)
         task = asyncio.current_task()
@@ -136,12 +148,17 @@ class VaultWriters:
         if not leaving.cancelled() and (exc := leaving.exception()) is not None:
             log.warning("the lease of vault %r was not given back: %s", self.vault, exc)
 
-    async def _give_back(self) -> None:
+    async def _give_back(self, mode: str) -> None:
         async with self._turn:
+            was = self._status()
             self._users -= 1
+            self._modes[mode] -= 1
             if self._users == 0:
                 with contextlib.suppress(GraphUnavailableError):  # it lapses after its TTL
                     await self._lease().release()
+            elif self._status() != was:  # said now, not at the next beat (a third of the TTL)
+                with contextlib.suppress(KnotworkError):  # the users' own beats meet it too
+                    await self._lease().renew(self._status())
 
     @contextlib.asynccontextmanager
     async def _held(self, mode: str) -> AsyncIterator[None]:
@@ -149,9 +166,9 @@ class VaultWriters:
         async with contextlib.AsyncExitStack() as stack:
             async with self._turn:
                 self._users += 1
-            stack.push_async_callback(self._leave)
-            status = {"mode": mode, "watches": False}
-            await stack.enter_async_context(holding(self._lease(), status, release=False))
+                self._modes[mode] += 1
+            stack.push_async_callback(functools.partial(self._leave, mode))
+            await stack.enter_async_context(holding(self._lease(), self._status, release=False))
             yield
 
     @contextlib.asynccontextmanager
@@ -165,7 +182,7 @@ class VaultWriters:
     async def confirm_model_pass(self) -> None:
         """Before a pass writes a chunk's extraction: the lease renewed, or LeaseLostError (the
         model's answer may come after another writer took a lapsed lease, before a beat)."""
-        await self._lease().renew({"mode": MODEL_MODE, "watches": False})
+        await self._lease().renew(self._status())
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[Way]:
