@@ -37,7 +37,7 @@ from knotwork.errors import (
     VaultPathError,
     VaultUnavailableError,
 )
-from knotwork.graph.lease import WATCHED, Lease, holding
+from knotwork.graph.lease import WATCHED, Lease, Watched, holding
 from knotwork.redact import redact
 from knotwork.settings import get_settings
 
@@ -187,14 +187,14 @@ def with_core(
             _end_by(stopped[0])
 
 
-def writer_lease(core: Core, watched: str = WATCHED) -> Lease:
+def writer_lease(core: Core, watched: Watched = WATCHED) -> Lease:
     """The lease of the configured vault for a command that writes it; ``watched``: what the
     command's refusal advises while a watcher holds the vault."""
     return Lease(core.store, core.settings.vault_name, core.settings.lease_ttl_s, watched=watched)
 
 
 @contextlib.asynccontextmanager
-async def writing(core: Core, mode: str, watched: str = WATCHED) -> AsyncIterator[Lease]:
+async def writing(core: Core, mode: str, watched: Watched = WATCHED) -> AsyncIterator[Lease]:
     """The vault's lease for a command that writes the graph but does not watch the files:
     refused (LeaseHeldError, exit 1) while a watcher or another writer holds it; the API's
     background extraction, which gives it back between passes, waited out (cli/lease_taken)."""

@@ -33,6 +33,7 @@ from knotwork.cli.synced import (
     print_sync,
     sync_summary,
 )
+from knotwork.cli.watched import INGEST_WATCHED, WATCH_WATCHED, watched_advice
 from knotwork.core import Core
 from knotwork.errors import ConfigError, KnotworkError, VaultFolderError
 from knotwork.ingest.ingestor import Ingestor
@@ -42,16 +43,6 @@ from knotwork.retrieve.relevance import Calibration
 
 log = logging.getLogger(__name__)
 NO_FOLDER = "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"
-# What `ingest` refused by a watcher is told: the watcher already does what it would.
-INGEST_WATCHED = (
-    "The watcher already syncs this vault, every change as it is saved, so there is nothing "
-    "to do here; to run `knotwork ingest` anyway (with --new-folder, say), stop the watcher "
-    "first"
-)
-WATCH_WATCHED = (
-    "The watcher already follows this vault, and one is enough, so there is nothing to do "
-    "here; to watch it from here, stop that one first"
-)
 
 
 @app.command()
@@ -75,7 +66,7 @@ def ingest(
     async def work(core: Core) -> tuple[SyncSummary, Calibration | None]:
         ingestor = Ingestor(core, root=path, extract_enabled=False if no_extract else None)
         with stage.unreachable_said(), progress_bar() as progress:  # on to the calibration
-            async with writing(core, "cli-ingest", INGEST_WATCHED):
+            async with writing(core, "cli-ingest", watched_advice(core, INGEST_WATCHED, path)):
                 report = await stage.sync(ingestor, progress, new_folder)
             stage.synced = True
             summary = await sync_summary(core, report, ingestor.vault)
@@ -84,7 +75,7 @@ def ingest(
     async def refused(core: Core) -> None:
         if (path or core.settings.vault_path) is None:
             raise ConfigError(NO_FOLDER)
-        await writer_lease(core, INGEST_WATCHED).check_free()
+        await writer_lease(core, watched_advice(core, INGEST_WATCHED, path)).check_free()
 
     summary, calibration = with_core(
         work, models=True, first=refused, ready=True, stopped_said=stage.said
@@ -196,7 +187,8 @@ def watch(
 
     async def work(core: Core) -> None:
         ingestor = Ingestor(core, root=path)
-        watcher = VaultWatcher(ingestor, writer_lease(core, WATCH_WATCHED))
+        watched = watched_advice(core, WATCH_WATCHED, ingestor.root)
+        watcher = VaultWatcher(ingestor, writer_lease(core, watched))
         # The API's extraction pass waited out, as `ingest` waits for it (Ctrl-C cancels the
         # wait: its handler below is not set yet); the watcher's ``holding`` then renews it.
         await take(watcher.lease, watcher.status.report(watcher.queue_length()))
@@ -252,7 +244,8 @@ def watch(
 
     async def refused(core: Core) -> None:  # the watcher's own refusals at its start
         root = folder_to_follow(path or core.settings.vault_path)
-        await writer_lease(core, WATCH_WATCHED).check_free()
+        watched = watched_advice(core, WATCH_WATCHED, root)
+        await writer_lease(core, watched).check_free()
         # Another vault's folder, as the first sync would refuse it: before --ready-file, so
         # scripts/run stops with it rather than start an API first.
         if (another := await another_folder(core, core.settings.vault_name, root)) is not None:

@@ -48,6 +48,10 @@ WATCHING_MODES = frozenset({"inotify", "polling"})
 REST_EXTRACT_MODE = "rest-extract"
 
 Status = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
+# A refused writer's advice while a watcher holds the vault: a text, or one made from the
+# holder's lease (a watcher of another folder under the same vault name is not one to leave
+# the work to).
+Watched = str | Callable[[Mapping[str, Any]], str]
 
 # When this process made a status it sends, in the order made: the lease states the latest
 # one made, whichever of two renewals Neo4j commits last (lease_renew.cypher).
@@ -71,7 +75,7 @@ class Lease:
         ttl_s: int,
         holder: str | None = None,
         *,
-        watched: str = WATCHED,
+        watched: Watched = WATCHED,
     ) -> None:
         self.store, self.vault, self.ttl_s = store, vault, ttl_s
         self.host, self.pid = socket.gethostname(), os.getpid()
@@ -149,8 +153,9 @@ class Lease:
                 "lease back between passes, so try again shortly (or stop that server)."
             )
         if watches(row):
+            watched = self.watched(row) if callable(self.watched) else self.watched
             return (
-                f"{self.watched} (a watcher that was killed gives the vault up {self.ttl_s} s "
+                f"{watched} (a watcher that was killed gives the vault up {self.ttl_s} s "
                 "after its last heartbeat)."
             )
         return f"Stop that writer (or wait for it to finish), or wait {self.ttl_s} s after it died."

@@ -1,0 +1,44 @@
+"""What `ingest` and `watch` refused by a watcher are told. A watcher of the folder they were
+given already does their work, so there is nothing to do; one following another folder under
+the same vault name does not (it would never see this folder's files), and telling the user
+"nothing to do here" would leave the folder unsynced: that is said instead, with the ways out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from knotwork.core import Core
+from knotwork.graph.lease import Watched
+from knotwork.serving.writers import follows
+
+INGEST_WATCHED = (
+    "The watcher already syncs this vault, every change as it is saved, so there is nothing "
+    "to do here; to run `knotwork ingest` anyway (with --new-folder, say), stop the watcher "
+    "first"
+)
+WATCH_WATCHED = (
+    "The watcher already follows this vault, and one is enough, so there is nothing to do "
+    "here; to watch it from here, stop that one first"
+)
+
+
+def watched_advice(core: Core, same_folder: str, folder: Path | None) -> Watched:
+    """The advice of a writer of ``folder`` (by default the configured one) refused by a
+    watcher: ``same_folder`` when the watcher follows that folder (or either cannot be told),
+    else the other folder named."""
+    folder, vault = folder or core.settings.vault_path, core.settings.vault_name
+
+    def advice(row: Mapping[str, Any]) -> str:
+        if folder is None or follows(row, folder):  # or the watcher does not say its folder
+            return same_folder
+        theirs = row.get("folder") or "another folder"
+        return (
+            f"That watcher follows {theirs}, not {folder.resolve()}, under the same vault "
+            f"name {vault!r}, so it will not sync this folder: to keep both, give this folder "
+            "its own vault (KNOTWORK_VAULT_NAME); to make it this vault's folder instead, "
+            "stop that watcher first"
+        )
+
+    return advice

@@ -1,0 +1,52 @@
+"""`ingest` or `watch` of a folder refused while a watcher of ANOTHER folder holds the same
+vault name: told which folder that watcher follows and the ways out, not "nothing to do here"
+(that watcher would never sync this folder). A watcher of this very folder, by path or by
+identity, still gets the "nothing to do" advice."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from knotwork.cli import app as cli
+from knotwork.core import open_core
+from knotwork.graph.lease import Lease
+from knotwork.settings import Settings
+from knotwork.vault.folders import folder_key
+from tests.integration.test_one_writer import WATCHED_ADVICE, _hold
+
+
+async def _give_back(settings: Settings, holder: str) -> None:
+    async with open_core(settings) as core:
+        await Lease(core.store, "default", 60, holder).release()
+
+
+@pytest.mark.parametrize("command", ["ingest", "watch"])
+def test_a_watcher_of_another_folder_is_named_not_left_the_work(
+    env: None, settings: Settings, tmp_path: Path, command: str
+) -> None:
+    vault, elsewhere = tmp_path / "v", tmp_path / "elsewhere"
+    for folder in (vault, elsewhere):
+        folder.mkdir()
+    (vault / "One.md").write_text("# One\n")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    watching = {"mode": "inotify", "watches": True}
+    lease = asyncio.run(
+        _hold(settings, {**watching, "folder": str(elsewhere), "folder_id": folder_key(elsewhere)})
+    )
+    args = [command, str(vault), *(["--no-extract"] if command == "ingest" else [])]
+    result = CliRunner().invoke(cli, args)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert f"That watcher follows {elsewhere}, not {vault.resolve()}" in said, said
+    assert "KNOTWORK_VAULT_NAME" in said and "nothing to do" not in said, said
+
+    # The same folder by identity (a container mounts it at another path): nothing to do.
+    same = {**watching, "folder": "/vault", "folder_id": folder_key(vault)}
+    asyncio.run(_give_back(settings, lease.holder))
+    asyncio.run(_hold(settings, same))
+    said = " ".join(CliRunner().invoke(cli, args).output.split())
+    assert WATCHED_ADVICE[command] in said and "That watcher follows" not in said, said
