@@ -11,7 +11,7 @@
 //             lease_renew.cypher))
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
 //          recorded), folder (str or null: a watcher's), folder_id (str or null), heartbeat_at
-//          (of whoever holds it), process_ns (str or null: where the holder runs,
+//          and expires_at (of whoever holds it), process_ns (str or null: where the holder runs,
 //          graph/lease_gone.py), reembed (map of the live re-embedding's
 //          lease, holder, host, pid, mode and heartbeat_at, when one refuses it, else null); no
 //          row when the lease was given back while this waited for its lock (it is free: run it
@@ -48,6 +48,6 @@ CALL (l, free, stale) {
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
        l.watches AS watches, l.folder AS folder, l.folder_id AS folder_id,
-       l.heartbeat_at AS heartbeat_at, l.process_ns AS process_ns,
+       l.heartbeat_at AS heartbeat_at, l.expires_at AS expires_at, l.process_ns AS process_ns,
        CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
        END AS reembed

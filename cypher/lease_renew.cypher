@@ -5,7 +5,7 @@
 //             $holder (str), $ttl_s (int), $status (map: mode, watches, …, and stated (int:
 //             when this holder's process made the status, graph/lease.py))
 // Returns: holder, host, pid, mode, watches (bool or null), folder (str or null: a watcher's),
-//          folder_id (str or null), heartbeat_at (of whoever holds it
+//          folder_id (str or null), heartbeat_at and expires_at (of whoever holds it
 //          now; null when no one does), process_ns (str or null), ok (bool: renewed for $holder), reembed (map of the
 //          live re-embedding's lease, holder, host, pid, mode and heartbeat_at, or null); no
 //          row when the lease was deleted while this waited for its lock (no one holds it)
@@ -37,6 +37,6 @@ CALL (l, guarded, stale) {
 }
 RETURN ok, l.holder AS holder, l.host AS host, l.pid AS pid, l.mode AS mode,
        l.watches AS watches, l.folder AS folder, l.folder_id AS folder_id,
-       l.heartbeat_at AS heartbeat_at, l.process_ns AS process_ns,
+       l.heartbeat_at AS heartbeat_at, l.expires_at AS expires_at, l.process_ns AS process_ns,
        CASE WHEN guarded THEN g {.holder, .host, .pid, .mode, heartbeat_at: toString(g.heartbeat_at)}
        END AS reembed

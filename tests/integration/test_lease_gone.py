@@ -37,7 +37,8 @@ def _lake_watched(settings: Settings, tmp_path: Path) -> tuple[Path, subprocess.
 def _ingest(settings: Settings, tmp_path: Path, vault: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "knotwork.cli", "ingest", str(vault), "--no-extract"],
-        env={**_env(settings), "KNOTWORK_EXTRACT": "false", **TTL},
+        # Another TTL than the watcher's: the wait is for the watcher's own lapse.
+        env={**_env(settings), "KNOTWORK_EXTRACT": "false", "KNOTWORK_LEASE_TTL_S": "45"},
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -57,6 +58,7 @@ def test_a_writer_waits_out_the_lease_of_a_killed_watcher(
     took = time.monotonic() - began
     assert done.returncode == 0, done.stderr
     assert f"(pid {watcher.pid} on this machine), which is no longer running" in done.stderr
+    assert "its lease lapses 30 s after its last heartbeat" in done.stderr, done.stderr
     assert "written 1" in done.stdout, done.stdout
     assert took < 30 + 5 + 30, took  # the TTL, its slack, the start-up
 

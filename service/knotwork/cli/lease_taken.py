@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 import typer
@@ -76,20 +77,31 @@ async def take(lease: Lease, status: Mapping[str, Any], wait_s: float | None = N
         await asyncio.sleep(TRY_EVERY_S)
 
 
+def _holder_ttl_s(row: Mapping[str, Any], ours: int) -> int:
+    """The TTL the holder renewed its lease with (its KNOTWORK_LEASE_TTL_S, maybe not this
+    writer's): its expiry less its last heartbeat; ``ours`` when the row does not say."""
+    beat, expires = row.get("heartbeat_at"), row.get("expires_at")
+    if beat is None or expires is None:
+        return ours
+    lapse: timedelta = expires.to_native() - beat.to_native()
+    return max(0, round(lapse.total_seconds()))
+
+
 def _gone_waited(lease: Lease, row: Mapping[str, Any], gone: Gone | None, exc: Exception) -> Gone:
     """The wait for the lease of a holder of this machine that no longer runs (a watcher
     killed) to lapse: said once; ``exc`` raised again when the holder's heartbeat moved (it
     runs after all: a pid reused, another holder's process) or the lapse is overdue."""
     holder, beat = str(row.get("holder")), row.get("heartbeat_at")
     if gone is None:
+        ttl_s = _holder_ttl_s(row, lease.ttl_s)
         say(
             f"vault {lease.vault!r} is held by {holder} (pid {row.get('pid')} on this machine), "
-            f"which is no longer running; its lease lapses {lease.ttl_s} s after its last "
+            f"which is no longer running; its lease lapses {ttl_s} s after its last "
             f"heartbeat ({ago(beat)}): waiting for that",
             fg=typer.colors.YELLOW,
             err=True,
         )
-        return holder, beat, time.monotonic() + lease.ttl_s + GONE_SLACK_S
+        return holder, beat, time.monotonic() + ttl_s + GONE_SLACK_S
     if (holder, beat) != gone[:2] or time.monotonic() > gone[2]:
         raise exc
     return gone

@@ -128,6 +128,7 @@ class LeaseHolderRow(TypedDict):
     folder: str | None  # a watcher's folder and its identity (device:inode): REST writes are
     folder_id: str | None  # left to it only by a server of that folder
     heartbeat_at: DateTime | None
+    expires_at: DateTime | None  # when the lease lapses unless renewed (the holder's own TTL)
     process_ns: str | None  # where the holder runs (graph/lease_gone.py); null: recorded before
     reembed: dict[str, Any] | None  # a live re-embedding's lease that refused it
 
