@@ -11,7 +11,7 @@
 //             lease_renew.cypher))
 // Returns: ok (bool), holder, host, pid, mode, watches (bool or null: from before it was
 //          recorded), folder (str or null: a watcher's), folder_id (str or null), heartbeat_at
-//          and expires_at (of whoever holds it), process_ns (str or null: where the holder runs,
+//          (of whoever holds it), expires_at (of whoever holds it), process_ns (str or null: where the holder runs,
 //          graph/lease_gone.py), reembed (map of the live re-embedding's
 //          lease, holder, host, pid, mode and heartbeat_at, when one refuses it, else null); no
 //          row when the lease was given back while this waited for its lock (it is free: run it

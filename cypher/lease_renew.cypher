@@ -5,8 +5,8 @@
 //             $holder (str), $ttl_s (int), $status (map: mode, watches, …, and stated (int:
 //             when this holder's process made the status, graph/lease.py))
 // Returns: holder, host, pid, mode, watches (bool or null), folder (str or null: a watcher's),
-//          folder_id (str or null), heartbeat_at and expires_at (of whoever holds it
-//          now; null when no one does), process_ns (str or null), ok (bool: renewed for $holder), reembed (map of the
+//          folder_id (str or null), heartbeat_at (of whoever holds it
+//          now; null when no one does), expires_at (the same), process_ns (str or null), ok (bool: renewed for $holder), reembed (map of the
 //          live re-embedding's lease, holder, host, pid, mode and heartbeat_at, or null); no
 //          row when the lease was deleted while this waited for its lock (no one holds it)
 // The node's write lock before its holder is read: a renewal racing a writer that takes the

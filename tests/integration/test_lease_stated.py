@@ -6,7 +6,12 @@ pass's next beat (a third of the TTL), and a CLI writer reading it then was refu
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from knotwork.core import Core
 from knotwork.graph.lease import REST_EXTRACT_MODE, Lease, lease_status, stated
@@ -59,3 +64,29 @@ async def test_the_shared_lease_says_the_users_inside_as_they_come_and_go(
         # The write gone, the pass alone: said at once, not at the pass's next beat.
         assert await _mode(core) == REST_EXTRACT_MODE
     assert await lease_status(core.store, "default") is None  # the last user gave it back
+
+
+async def test_a_stalled_restatement_holds_neither_the_user_leaving_nor_the_next(
+    core: Core, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writers = VaultWriters(core, Journal(tmp_path / "journal"))
+    stalled, go = asyncio.Event(), asyncio.Event()
+    renew = Lease.renew
+
+    async def stalling(self: Lease, status: Mapping[str, Any] | None = None) -> None:
+        if stalled.is_set():  # Neo4j stalled from the write's end on
+            await go.wait()
+        await renew(self, status)
+
+    monkeypatch.setattr(Lease, "renew", stalling)
+    async with writers.model_pass():
+        try:
+            async with asyncio.timeout(5):  # the write leaves at once, and the next one gets in
+                async with writers.write():
+                    stalled.set()
+                async with writers.write() as way:
+                    assert way.kind == "direct"
+        finally:
+            go.set()  # Neo4j answers again
+    await asyncio.sleep(0.1)  # the restatements end
+    assert await lease_status(core.store, "default") is None

@@ -50,3 +50,20 @@ def test_a_watcher_of_another_folder_is_named_not_left_the_work(
     asyncio.run(_hold(settings, same))
     said = " ".join(CliRunner().invoke(cli, args).output.split())
     assert WATCHED_ADVICE[command] in said and "That watcher follows" not in said, said
+
+
+def test_a_folder_that_does_not_exist_is_said_so_first(
+    env: None, settings: Settings, tmp_path: Path
+) -> None:
+    """A typo is not told to make itself a vault of its own."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    watching = {"mode": "inotify", "watches": True, "folder": str(elsewhere)}
+    asyncio.run(_hold(settings, {**watching, "folder_id": folder_key(elsewhere)}))
+    typo = tmp_path / "elswhere"
+    result = CliRunner().invoke(cli, ["ingest", str(typo), "--no-extract"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output  # as without a watcher: the folder's fault
+    assert f"the vault folder {typo} does not exist" in said, said
+    assert "That watcher follows" not in said, said

@@ -13,8 +13,8 @@ from knotwork.check.verify import verify_vault
 from knotwork.core import Core, open_core
 from knotwork.graph.lease import Lease, lease_status
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.serving.writers import follows
 from knotwork.settings import Settings
+from knotwork.vault.folders import follows
 from knotwork.watch import apply as watching
 from knotwork.watch.watcher import VaultWatcher
 from tests.integration.conftest import ad_hoc, put, stored_notes

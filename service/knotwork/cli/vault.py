@@ -42,7 +42,6 @@ from knotwork.retrieve.calibrate import calibrate_vault
 from knotwork.retrieve.relevance import Calibration
 
 log = logging.getLogger(__name__)
-NO_FOLDER = "no vault folder: set KNOTWORK_VAULT_PATH or pass a path"
 
 
 @app.command()
@@ -73,8 +72,10 @@ def ingest(
             return summary, await calibrate_once(core, ingestor.vault, summary, progress)
 
     async def refused(core: Core) -> None:
-        if (path or core.settings.vault_path) is None:
-            raise ConfigError(NO_FOLDER)
+        from knotwork.watch.watcher import folder_to_follow
+
+        # A folder missing (a typo) is said as such, not as a watcher's of another folder.
+        folder_to_follow(path or core.settings.vault_path)
         await writer_lease(core, watched_advice(core, INGEST_WATCHED, path)).check_free()
 
     summary, calibration = with_core(

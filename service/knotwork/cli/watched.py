@@ -11,7 +11,7 @@ from typing import Any
 
 from knotwork.core import Core
 from knotwork.graph.lease import Watched
-from knotwork.serving.writers import follows
+from knotwork.vault.folders import follows
 
 INGEST_WATCHED = (
     "The watcher already syncs this vault, every change as it is saved, so there is nothing "

@@ -31,9 +31,8 @@ import contextlib
 import functools
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from knotwork.core import Core
@@ -50,7 +49,7 @@ from knotwork.ingest.journal import Journal, replay
 from knotwork.plural import counted
 from knotwork.serving.extraction import Extraction
 from knotwork.serving.watched import Handed
-from knotwork.vault.folders import folder_key
+from knotwork.vault.folders import follows
 
 log = logging.getLogger(__name__)
 
@@ -65,23 +64,6 @@ MODEL_MODE = REST_EXTRACT_MODE  # the lease's mode while a pass of the model's w
 MODES = ("rest-sync", "rest-write", MODEL_MODE)
 # Who embeds and extracts what this process's writes leave pending: its background passes.
 SERVER = "the server"
-
-
-def follows(row: Mapping[str, Any], root: Path) -> bool:
-    """Whether a watching holder follows the vault folder ``root``: the same folder (device
-    and inode), wherever it is mounted (containers mount theirs at /vault), or, when either
-    side cannot say its identity, the same path. A holder that does not say which folder
-    (from before watchers said it) is trusted. Identity first, unlike the vault's own folder
-    (vault/folders.py ``other_folder``, path or identity): two containers each mount a folder
-    at /vault, so a watcher's path alone says nothing; the vault's recorded folder made again
-    at its path is still where its notes are written."""
-    folder, ident = row.get("folder"), row.get("folder_id")
-    if folder is None and ident is None:
-        return True
-    here = folder_key(root)
-    if ident is not None and here is not None:  # two containers' /vault may be two folders
-        return bool(ident == here)
-    return bool(folder == str(root.resolve()))
 
 
 @dataclass(frozen=True)
@@ -156,9 +138,21 @@ class VaultWriters:
             if self._users == 0:
                 with contextlib.suppress(GraphUnavailableError):  # it lapses after its TTL
                     await self._lease().release()
-            elif self._status() != was:  # said now, not at the next beat (a third of the TTL)
-                with contextlib.suppress(KnotworkError):  # the users' own beats meet it too
-                    await self._lease().renew(self._status())
+                return
+            if self._status() == was:
+                return
+        # What the users inside do now, said at once, not at the next beat (a third of the
+        # TTL), and not awaited nor under ``_turn``: a stalled Neo4j must hold neither the
+        # finished user nor the next one's take. Any later renewal states over it (``stated``).
+        restate = asyncio.ensure_future(self._restate())
+        self._leaving.add(restate)
+        restate.add_done_callback(self._leaving.discard)
+
+    async def _restate(self) -> None:
+        try:
+            await self._lease().renew(self._status())
+        except Exception as exc:  # the users' own beats meet it too, and say it
+            log.debug("the lease of vault %r was not restated: %s", self.vault, exc)
 
     @contextlib.asynccontextmanager
     async def _held(self, mode: str) -> AsyncIterator[None]:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from knotwork.graph.queries.writes import VAULT_FOLDER, VaultFolderRow
 from knotwork.plural import counted
@@ -37,6 +37,23 @@ def folder_key(folder: Path) -> str | None:
     follows; None while the folder is missing."""
     ident = folder_id(folder)
     return f"{ident[0]}:{ident[1]}" if ident else None
+
+
+def follows(row: Mapping[str, Any], root: Path) -> bool:
+    """Whether a watching holder follows the vault folder ``root``: the same folder (device
+    and inode), wherever it is mounted (containers mount theirs at /vault), or, when either
+    side cannot say its identity, the same path. A holder that does not say which folder
+    (from before watchers said it) is trusted. Identity first, unlike the vault's own folder
+    (``other_than_recorded``, path or identity): two containers each mount a folder
+    at /vault, so a watcher's path alone says nothing; the vault's recorded folder made again
+    at its path is still where its notes are written."""
+    folder, ident = row.get("folder"), row.get("folder_id")
+    if folder is None and ident is None:
+        return True
+    here = folder_key(root)
+    if ident is not None and here is not None:  # two containers' /vault may be two folders
+        return bool(ident == here)
+    return bool(folder == str(root.resolve()))
 
 
 def other_than_recorded(path: str, ident: str | None, was: VaultFolderRow) -> str | None:

@@ -1,7 +1,7 @@
 """The observer of the vault folder the watcher follows: started before the first rescan, kept
 alive (one that stopped is started again), and renewed when the folder is deleted and made
 again or replaced, a rescan each time finding what the old one missed. The status the lease
-carries names the folder followed (serving/writers.py ``follows``: a REST write is left to the
+carries names the folder followed (vault/folders.py ``follows``: a REST write is left to the
 watcher only by its folder)."""
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ class WatchStatus:
     last_overflow: str | None = None  # when and why events were dropped for a rescan
     warning: str | None = None
     # The folder followed, by path and by (device, inode): a REST write is left to this
-    # watcher only by a server whose vault folder is this one (serving/writers.py ``follows``).
+    # watcher only by a server whose vault folder is this one (vault/folders.py ``follows``).
     folder: str | None = None
     folder_id: str | None = None
     stopping: bool = False  # from then on it takes no REST write: it may not see one
