@@ -12,12 +12,12 @@ A chunk's text, heading path and context are NFC, as questions and names are (``
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 import unicodedata
 
 from knotwork.models import Chunk, ParsedNote, embed_text
 from knotwork.text import markdown
+from knotwork.text.digest import text_hash
 
 # 2: one fence rule with the parser; chunks know a fence open at their start.
 # 3: the note's title and aliases are embedded and searched with every chunk (``context``).
@@ -57,10 +57,6 @@ def _nfc(text: str) -> str:
 _VARIA = "\u1fef"
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def chunk_context(title: str, aliases: list[str], heading_path: str) -> str:
     """Title (aliases) > heading path; a first heading that repeats the title is said once."""
     names = [a for a in aliases if a and a != title][:MAX_CONTEXT_ALIASES]
@@ -71,7 +67,7 @@ def chunk_context(title: str, aliases: list[str], heading_path: str) -> str:
 
 
 def chunk_id(vault: str, path: str, ord_: int, content_hash: str) -> str:
-    return _sha(f"{vault}\x00{path}\x00{ord_}\x00{content_hash}")[:32]
+    return text_hash(f"{vault}\x00{path}\x00{ord_}\x00{content_hash}")[:32]
 
 
 def _sections(
@@ -189,7 +185,7 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
             text = "\n".join(t for _, t in group)
             if not text.strip():
                 continue
-            content_hash = _sha(f"{heading_path}\n\n{text}" if heading_path else text)
+            content_hash = text_hash(f"{heading_path}\n\n{text}" if heading_path else text)
             context = chunk_context(_nfc(note.title), list(map(_nfc, note.aliases)), heading_path)
             ord_ = len(chunks)
             chunks.append(
@@ -204,7 +200,7 @@ def chunk_note(note: ParsedNote, vault: str, size: int) -> list[Chunk]:
                     line_map=tuple(number for number, _ in group),
                     fence=open_before.get(group[0][0], ""),
                     context=context,
-                    embed_hash=_sha(embed_text(context, text)),
+                    embed_hash=text_hash(embed_text(context, text)),
                 )
             )
     return chunks

@@ -6,7 +6,6 @@ Pure and total, so one odd file never stops an ingest: broken or hostile YAML be
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 from urllib.parse import unquote
@@ -19,6 +18,7 @@ from knotwork.ingest.own_properties import own_properties
 from knotwork.models import Heading, Link, LinkKind, ParsedNote
 from knotwork.text import markdown
 from knotwork.text.dates import iso_date, text_dates
+from knotwork.text.digest import text_hash
 from knotwork.text.keys import nfc
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
@@ -224,7 +224,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
             text=text,
             body=text[offset:],
             body_line=first + 1,
-            content_hash=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+            content_hash=text_hash(text),
             aliases=aliases,
             tags=_unique(tags, fold=True),
             tag_lines=tag_lines,

@@ -9,7 +9,6 @@ deleted through a link (``vault_write``).
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPathError
+from knotwork.text.digest import text_hash
 from knotwork.text.keys import link_key
 from knotwork.vault.links import link_warning
 from knotwork.vault.lookalikes import variants_warning
@@ -286,6 +286,6 @@ def read_group(
         except KnotworkError as exc:
             out.append((path, exc))
             continue
-        digest = hashlib.sha256(note.text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = text_hash(note.text)
         out.append((path, (note, digest)))
     return out
