@@ -70,18 +70,14 @@ async def test_an_empty_vault_folder_deletes_nothing_until_a_file_says_it_is_mea
     assert report.deleted == 3 and await stored_notes(core, "t") == {}
 
 
-async def test_a_folder_the_scan_cannot_list_keeps_its_notes(
-    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The listing is failed through the scan's own error path (os.walk's ``onerror``): tests
-    run as root, for whom no permission makes a folder unreadable."""
-    held = await _synced(vault, ingestor, core)
-    (vault / "Alice.md").unlink()  # seen gone: deleted as ever
+def _unlistable(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Folders called ``name`` fail to be listed, through the scan's own error path (os.walk's
+    ``onerror``): tests run as root, for whom no permission makes a folder unreadable."""
     real_walk = os.walk
 
     def walk(top: str, onerror=None, followlinks: bool = False):  # type: ignore[no-untyped-def]
         for current, dirs, files in real_walk(top, onerror=onerror, followlinks=followlinks):
-            if Path(current).name == "team":
+            if Path(current).name == name:
                 assert onerror is not None
                 error = PermissionError(13, "Permission denied")
                 error.filename = current
@@ -91,6 +87,14 @@ async def test_a_folder_the_scan_cannot_list_keeps_its_notes(
             yield current, dirs, files
 
     monkeypatch.setattr(os, "walk", walk)
+
+
+async def test_a_folder_the_scan_cannot_list_keeps_its_notes(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = await _synced(vault, ingestor, core)
+    (vault / "Alice.md").unlink()  # seen gone: deleted as ever
+    _unlistable(monkeypatch, "team")
     scan = scan_notes(vault)
     assert scan.unreadable == {"team": "Permission denied"} and scan.unseen("team/Bob.md")
 
@@ -144,6 +148,23 @@ async def test_a_note_that_cannot_be_read_keeps_its_last_version(
     assert (
         now["team/Bob.md"] == held["team/Bob.md"] and now["team/Carol.md"] != held["team/Carol.md"]
     )
+
+
+async def test_the_report_names_the_notes_kept_as_data(
+    core: Core, vault: Path, ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notes a sync keeps at their last version, the folder unable to read or list them,
+    are on its report (``kept``), as each error names them: verify's fresh parse keeps the
+    same ones, and read them out of the errors' words before. A file never ingested has no
+    last version to keep."""
+    await _synced(vault, ingestor, core)
+    assert (await sync_vault(ingestor)).kept == set()
+    (vault / "Alice.md").write_bytes(b"\x00\x01 not a note any more")
+    (vault / "New.md").write_bytes(b"\x00\x01 never a note")
+    _unlistable(monkeypatch, "team")
+    report = await sync_vault(ingestor)
+    assert report.kept == {"Alice.md", "team/Bob.md", "team/Carol.md"}, report.errors
+    assert sorted(e.partition(":")[0] for e in report.errors) == ["Alice.md", "New.md", "team/"]
 
 
 async def test_another_folder_under_the_vaults_name_deletes_nothing_unless_it_is_meant(

@@ -36,7 +36,7 @@ from knotwork.graph.lease import Lease, lease_status
 from knotwork.graph.queries.writes import CHUNKS_PENDING
 from knotwork.ingest import modelcalls
 from knotwork.ingest.changes import NoteOutcome
-from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.ingestor import Ingestor, Move
 from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from knotwork.vault.folders import folder_id, folder_key
@@ -226,15 +226,16 @@ async def test_a_note_created_at_the_old_path_while_a_rename_is_written_is_inges
 ) -> None:
     """Its event comes while the rename is being written: it waits its own turn instead of
     being taken for the old path the rename consumed (and left for the next rescan)."""
-    rename = watcher.ingestor.rename
+    renames = watcher.ingestor.renames
     wait = 2.5 if watcher.status.mode == "polling" else 0.5  # for the new file's event
 
-    async def slow_rename(old: str, new: str, text: str | None = None) -> NoteOutcome:
-        (vault / old).write_text("# Alice again\n\nA new note where the old one was.\n")
+    async def slow_renames(moves: list[Move]) -> list[NoteOutcome]:
+        for old, _, _ in moves:
+            (vault / old).write_text("# Alice again\n\nA new note where the old one was.\n")
         await asyncio.sleep(wait)
-        return await rename(old, new, text)
+        return await renames(moves)
 
-    watcher.ingestor.rename = slow_rename  # type: ignore[method-assign]
+    watcher.ingestor.renames = slow_renames  # type: ignore[method-assign]
     (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
     await settle(watcher, quiet=1.5)
     await assert_verified(watcher)
@@ -247,10 +248,10 @@ async def test_a_rename_given_up_still_deletes_the_old_note(
     """The new path cannot be ingested (say, grown past the size limit): the old note, gone
     from the disk, still goes from the graph instead of staying as a ghost."""
 
-    async def refused(old: str, new: str, text: str | None = None) -> NoteOutcome:
-        raise NoteError(f"{new}: larger than the limit")
+    async def refused(moves: list[Move]) -> list[NoteOutcome]:
+        raise NoteError(f"{moves[0][1]}: larger than the limit")
 
-    watcher.ingestor.rename = refused  # type: ignore[method-assign]
+    watcher.ingestor.renames = refused  # type: ignore[method-assign]
     (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
     await settle(watcher, quiet=1.5)
     assert await graph_paths(core) == ["Bob.md"]
@@ -262,14 +263,14 @@ async def test_a_rename_refused_once_is_tried_again_as_a_rename(
     """The old path waits for the move's next try rather than being deleted in the same pass
     (which made the move a new note, embedded all again)."""
     monkeypatch.setattr(watching, "RETRY_GRAPH_S", 0.3)
-    rename, failures = watcher.ingestor.rename, [GraphQueryError("refused once")]
+    renames, failures = watcher.ingestor.renames, [GraphQueryError("refused once")]
 
-    async def flaky(old: str, new: str, text: str | None = None) -> NoteOutcome:
+    async def flaky(moves: list[Move]) -> list[NoteOutcome]:
         if failures:
             raise failures.pop()
-        return await rename(old, new, text)
+        return await renames(moves)
 
-    watcher.ingestor.rename = flaky  # type: ignore[method-assign]
+    watcher.ingestor.renames = flaky  # type: ignore[method-assign]
     (vault / "People/Alice.md").rename(vault / "People/Alicia.md")
     await settle(watcher, quiet=1.5)
     assert not failures

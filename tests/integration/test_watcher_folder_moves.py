@@ -108,8 +108,9 @@ async def test_moves_of_one_batch_edited_or_onto_a_note_stay_moves(
     core: Core, vault: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In one pass, with a folder's notes: one also edited after its move (its new text
-    embedded, nothing else), and a note moved onto another note the graph holds (that one
-    replaced, its history kept apart). They are written in one transaction."""
+    embedded, nothing else), and a note moved onto another note the graph holds (written as
+    `ingest` writes it: that note takes the text, its history going on, the old path deleted).
+    The folder's moves are written in one transaction."""
     _folder(vault, "a", 20)
     put(vault, "x.md", "# X\n\nThe x note, moved onto y.\n")
     put(vault, "y.md", "# Y\n\nThe y note, replaced.\n")
@@ -122,15 +123,22 @@ async def test_moves_of_one_batch_edited_or_onto_a_note_stay_moves(
         put(vault, "b/n003.md", "# N3\n\nLinks to [[n004]]. An edit made after the move.\n")
         await settle(running, quiet=1.5, limit_s=120)
         await assert_verified(running)
-        assert sizes and max(sizes) == 21, sizes
+        assert sizes and max(sizes) == 20, sizes
         # Only the edit, and the chunk retitled by its move (a chunk embeds its note's title).
         embedded = fake_ollama.embedded_texts()
         assert {t.split("\n")[0] for t in embedded} == {"n003 > N3", "y > X"}, embedded
         revisions = await _revisions(core, before)
         assert {(p, s) for p, kind, s in revisions if kind == "rename"} == {
             (f"b/n{i:03d}.md", f"a/n{i:03d}.md") for i in range(20)
-        } | {("y.md", "x.md")}
-        assert {kind for _, kind, _ in revisions} <= {"rename", "renamed", "mentions"}
+        }
+        assert ("y.md", "upsert", None) in revisions and ("x.md", "delete", None) in revisions
+        assert {kind for _, kind, _ in revisions} <= {
+            "rename",
+            "renamed",
+            "mentions",
+            "upsert",
+            "delete",
+        }
         assert await _link_target(core, "b/n002.md") == ["b/n003.md"]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -74,11 +74,12 @@ class NoteDifference:
 
 
 def note_differences(
-    fresh: Side, graph: Side, unreadable: list[str]
+    fresh: Side, graph: Side, kept: Collection[str]
 ) -> tuple[list[NoteDifference], list[NoteDifference]]:
     """The notes that differ, by path, and the unresolved links that do, by name.
-    ``unreadable``: the fresh parse's errors (``path: why``): a note the graph keeps from its
-    last readable version is said so, not as gone from the folder."""
+    ``kept``: the notes the fresh parse kept at their last version (``SyncReport.kept``), the
+    folder holding them but unable to read them or list their folder: each is said unreadable
+    in the folder, not gone from it."""
     chunks = _chunks_by_note(fresh), _chunks_by_note(graph)
     paths = {*fresh.notes, *graph.notes, *chunks[0], *chunks[1]}
     facts_of = _facts_by_note(fresh.facts ^ graph.facts, paths)
@@ -96,10 +97,9 @@ def note_differences(
         if new is not None and old is None:
             notes.append(NoteDifference(path, "not in the graph"))
         elif new is None and old is not None:
-            kept = any(error.startswith(f"{path}: ") for error in unreadable)
             status: Status = (
                 "in the graph, unreadable in the folder"
-                if kept
+                if path in kept
                 else "in the graph but not in the folder"
             )
             notes.append(NoteDifference(path, status))

@@ -196,7 +196,7 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
             read_want, read_have = await _read(store, scratch), await _read(store, ingestor.vault)
         finally:
             await store.drop_vault(scratch)
-    _keep(read_want, read_have, _kept({n["path"] for n in read_have["notes"]}, report.errors))
+    _keep(read_want, read_have, report.kept)  # the notes the scratch sync kept, as a sync does
     want, have = structural(_lines(read_want)), structural(_lines(read_have))
     out = []
     for part in want:
@@ -204,19 +204,8 @@ async def verify_vault_report(ingestor: Ingestor, progress: Progress | None = No
         stale = sorted(set(have[part]) - set(want[part]))
         if missing or stale:
             out.append(Difference(part, missing, stale))
-    notes, links = note_differences(_side(read_want), _side(read_have), report.errors)
+    notes, links = note_differences(_side(read_want), _side(read_have), report.kept)
     return Verified(out, list(report.errors), notes, links)
-
-
-def _kept(paths: set[str], errors: list[str]) -> set[str]:
-    """The graph's notes the fresh parse could not read (an error ``path: why``) or list (under
-    ``folder/: cannot be listed …``): a sync keeps them at their last version."""
-    folders = [e[: e.index("/: ") + 1] for e in errors if "/: cannot be listed" in e]
-    return {
-        p
-        for p in paths
-        if any(e.startswith(f"{p}: ") for e in errors) or any(p.startswith(f) for f in folders)
-    }
 
 
 def _keep(want: _Read, have: _Read, kept: set[str]) -> None:

@@ -36,6 +36,7 @@ class NoteOutcome:
     # ``embed_failed`` (EMBED_DOWN, EMBED_REJECTED), or ``CHAT_DOWN`` / ``CHAT_GARBAGE``; a
     # sync's summary says it.
     waits_for: list[str] = field(default_factory=list)
+    renamed_from: str | None = None  # a "renamed" note's old path
 
 
 @dataclass
@@ -148,6 +149,10 @@ class SyncReport:
     # Notes found gone but kept: files vanished between the listing and their read (the folder
     # changing meanwhile), and the gone notes may have moved there. The next sync decides.
     kept_gone: int = 0
+    # Notes the graph keeps at their last version, the folder holding them but the sync unable
+    # to read them (binary, too large, UTF-16…) or to list the folder they are in; each is
+    # named in ``errors``. verify's fresh parse keeps the same ones (check/verify.py).
+    kept: set[str] = field(default_factory=set)
     # Why the sync's chunks were left pending, each once, in the order met (NoteOutcome's).
     waits_for: list[str] = field(default_factory=list)
     # Of ``warnings``, those that only repeat a model's trouble note after note
@@ -158,6 +163,9 @@ class SyncReport:
     # each batch's transaction ends, before its extraction: what a sync stopped half way wrote
     # (`ingest`'s stop line), and the notes its progress counts as written.
     committed_notes: set[str] = field(default_factory=set, repr=False)
+    # What landed, in order, as the watcher says it (watch/said.py): (what, path), a move's
+    # path as "old → new"; notes unchanged are not listed.
+    landed: list[tuple[str, str]] = field(default_factory=list, repr=False)
 
     @property
     def committed(self) -> int:
@@ -173,12 +181,15 @@ class SyncReport:
         match outcome.status:
             case "written":
                 self.written += 1
+                self.landed.append(("written", outcome.path))
             case "unchanged":
                 self.unchanged += 1
             case "renamed":
                 self.renamed += 1
+                self.landed.append(("moved", f"{outcome.renamed_from} → {outcome.path}"))
             case "deleted":
                 self.deleted += 1
+                self.landed.append(("deleted", outcome.path))
         self.chunks += outcome.chunks
         self.embedded += outcome.embedded
         self.extracted += outcome.extracted

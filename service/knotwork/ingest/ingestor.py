@@ -98,9 +98,9 @@ class Ingestor:
         return (await self.renames([(old_path, new_path, text)]))[0]
 
     async def renames(self, moves: list[Move]) -> list[NoteOutcome]:
-        """Move notes as one batch, one transaction (a folder renamed): each (old path, new
-        path, text) keeps, for the same content, its chunks, embeddings and extractions, and
-        other notes' links and mentions follow it. A text None is read at the new path."""
+        """Move notes as one batch, one transaction: each (old path, new path, text; None: read
+        there) keeps, for the same content, its chunks, embeddings and extractions; others'
+        links follow. Onto a note the graph holds: written, the old path deleted (moved.py)."""
         root, limit = self.root, self.settings.max_note_bytes
 
         def read(new: str, text: str | NoteText | None) -> tuple[str, float | None]:
@@ -185,6 +185,7 @@ class Ingestor:
             else []
         )
         states = {r["path"]: r for r in rows if r["content_hash"] is not None}
+        changes = await asyncio.to_thread(moved.over_notes, changes, states, self.root)
         taken = (
             await moved.find_sources(self.core.store, self.vault, self.root, changes, states)
             if self.find_moves and self.root is not None

@@ -5,18 +5,21 @@ The watcher knows a move from its events, and those can come late, twice or out 
 busy machine (a folder moved on while its first move is written, watchdog repeating a move
 after it was applied): a move may then name a source the graph no longer holds, or none. Its
 note would be written as new, embedded all again and its history cut. Found by its content,
-it is renamed from the note it was instead, whatever the events said.
+it is renamed from the note it was instead, whatever the events said. A move onto a path the
+graph holds a note at is no rename at all (``over_notes``): that note's edit, as a sync has it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from knotwork.graph.queries.writes import NOTES_STATE, NOTES_WITH_CONTENT, NotesStateRow
 from knotwork.graph.store import GraphStore
 from knotwork.ingest import draft as drafting
-from knotwork.ingest.changes import Change, Upsert
+from knotwork.ingest.changes import Change, Delete, Upsert
 from knotwork.vault.write import exists_exactly
 
 
@@ -71,3 +74,43 @@ async def find_sources(
             if state["content_hash"] is not None:
                 states[state["path"]] = state
     return taken
+
+
+def over_notes(
+    changes: list[Change], states: Mapping[str, object], root: Path | None
+) -> list[Change]:
+    """A move onto a note the graph holds is written as a sync writes it (ingest/plan.py moves
+    only onto a path holding no note): that note written with the new text, its history going
+    on, and the old path deleted. Renamed, the note there would lose its whole history. A move
+    whose source another change of the batch writes (a swap ``a → b``, ``b → a``; ``b → c``
+    beside ``a → b``) is no move either: that note stays, with the other text, and the new path
+    is written, as a sync has it (renamed, both would land on one node and a note be lost).
+    A move onto the same file under another spelling (a case or Unicode form that a
+    case-insensitive or normalising file system takes as the same name) stays a rename."""
+    out = list(changes)
+    written = {c.path for c in changes if isinstance(c, Upsert)}
+    deleted = {c.path for c in changes if isinstance(c, Delete)}
+    for u in changes:
+        source = u.renamed_from if isinstance(u, Upsert) else None
+        if not (isinstance(u, Upsert) and source and source != u.path):
+            continue
+        if (u.path not in states and source not in written) or _same_file(root, source, u.path):
+            continue
+        u.renamed_from = None
+        gone = source not in deleted and source not in written and not _on_disk(root, source)
+        if source in states and gone:  # a source still there was copied: its note stays
+            out.append(Delete(source))
+            deleted.add(source)
+    return out
+
+
+def _on_disk(root: Path | None, path: str) -> bool:
+    return root is not None and os.path.lexists(root / path)
+
+
+def _same_file(root: Path | None, a: str, b: str) -> bool:
+    """Whether the vault's file system takes both paths for one file."""
+    try:
+        return root is not None and os.path.samefile(root / a, root / b)
+    except OSError:  # either missing: two files (a case-sensitive disk), or none to compare
+        return False

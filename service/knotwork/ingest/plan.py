@@ -5,7 +5,6 @@ the vault's names once the sync is applied and what it owes the notes it does no
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from knotwork.vault.folders import (
     VaultFolders,
     empty_while_held,
     folder_unseen,
+    gone_from,
     vault_folders,
 )
 
@@ -117,17 +117,22 @@ async def plan_sync(
         await _first_notes(ingestor)
     # A folder listed, then gone before it was walked (moved on meanwhile) is not unreadable:
     # the folder changed while it was read, as a file vanished before its read.
-    gone_folders = await asyncio.to_thread(_vanished, root, set(scan.unreadable))
-    for folder, why in sorted(scan.unreadable.items()):
-        if folder in gone_folders:
-            continue
+    gone_folders = await asyncio.to_thread(gone_from, root, set(scan.unreadable))
+    unlisted = sorted(set(scan.unreadable) - gone_folders)
+    for folder in unlisted:
         under = sum(1 for p, h in stored.items() if h and p.startswith(f"{folder}/"))
         report.errors.append(
-            f"{folder}/: cannot be listed ({why}); the graph keeps the "
+            f"{folder}/: cannot be listed ({scan.unreadable[folder]}); the graph keeps the "
             f"{counted(under, 'note')} it holds under it as {plural(under, 'it was', 'they were')}"
         )
-    if ingestor.kept_from is not None and (unread or scan.unreadable):
-        stored |= await _kept_notes(ingestor, unread, set(scan.unreadable) - gone_folders)
+    # The notes kept, as the errors say; not a file gone since it was listed: no note now.
+    missed = await asyncio.to_thread(gone_from, root, unread) if unread else set()
+    report.notes -= len(missed)
+    if ingestor.kept_from is not None and (unread - missed or unlisted):
+        stored |= await _kept_notes(ingestor, unread - missed, unlisted)
+    within = tuple(f"{folder}/" for folder in unlisted)
+    keep = (unread - missed) | {p for p in stored if p.startswith(within)}
+    report.kept = {p for p in keep if stored.get(p)}
     # Only what the scan saw to be absent is gone: a note it could not read, or under a folder
     # it could not list, is kept as the graph holds it.
     gone = {
@@ -143,7 +148,7 @@ async def plan_sync(
         if stored.get(path) is None and by_hash.get(digest):
             moved[path] = by_hash[digest].pop(0)
     deleted = sorted(set(gone) - set(moved.values()))
-    if deleted and (vanished := await asyncio.to_thread(_vanished, root, unread) | gone_folders):
+    if deleted and (vanished := missed | gone_folders):
         # Listed, then gone before it was read: the folder changed while it was read (a folder
         # moved on). A gone note may be one of those files, moved: deleted now, it would be
         # made new where it went, embedded all again. Kept for the next sync to decide.
@@ -161,12 +166,6 @@ async def plan_sync(
     ]
     planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored), parsed))
     return upserts, deleted, planned
-
-
-def _vanished(root: Path, listed: set[str]) -> set[str]:
-    """Those of the paths listed but not read (files, or folders not walked) that are no
-    longer there at all."""
-    return {path for path in listed if not os.path.lexists(root / path)}
 
 
 async def _planned(
@@ -191,7 +190,7 @@ async def _planned(
 
 
 async def _kept_notes(
-    ingestor: Ingestor, unread: set[str], folders: set[str]
+    ingestor: Ingestor, unread: set[str], folders: list[str]
 ) -> dict[str, str | None]:
     """verify's scratch sync (``Ingestor.kept_from``): the notes of the vault checked that the
     folder holds but cannot read or list, copied into the scratch vault as that vault's sync
@@ -201,7 +200,7 @@ async def _kept_notes(
         source=ingestor.kept_from,
         vault=ingestor.vault,
         paths=sorted(unread),
-        folders=sorted(folders),
+        folders=folders,
     )
     return {row["path"]: row["content_hash"] for row in rows}
 

@@ -55,7 +55,7 @@ def draft_change(
         ),
         language_setting,
     )
-    outcome = NoteOutcome(change.path, "renamed" if source else "written")
+    outcome = NoteOutcome(change.path, "renamed" if source else "written", renamed_from=source)
     outcome.warnings += made.warnings
     return outcome, made
 

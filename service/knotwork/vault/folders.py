@@ -191,6 +191,12 @@ def folder_unseen(root: Path) -> str | None:
         return f"cannot be listed ({exc.strerror or exc})"
 
 
+def gone_from(root: Path, listed: set[str]) -> set[str]:
+    """Those of the paths listed but not read (files, or folders not walked) that are no
+    longer there at all: the folder changed while a sync read it (ingest/plan.py)."""
+    return {path for path in listed if not os.path.lexists(root / path)}
+
+
 def sync_folder(folder: Path) -> None:
     """Flush a folder's entries to the disk (a file replaced, created or removed in it): the
     file's own fsync does not keep its new name through a power cut. Skipped where the system

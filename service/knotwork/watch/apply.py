@@ -41,7 +41,7 @@ from knotwork.watch.folder import FolderView
 from knotwork.watch.held import deletes_last
 from knotwork.watch.moves import apply_moves
 from knotwork.watch.queue import WatchStatus
-from knotwork.watch.said import PassReport
+from knotwork.watch.said import PassReport, say_rescan
 
 log = logging.getLogger(__name__)
 
@@ -189,9 +189,7 @@ class Applier(PathEvents):
             waiting = True
         if not waiting:
             return False
-        said = (
-            f"{counted(len(self.pending), 'change')} {plural(len(self.pending), 'waits', 'wait')}"
-        )
+        said = f"{counted(n := len(self.pending), 'change')} {plural(n, 'waits', 'wait')}"
         if isinstance(exc, GraphTransientError):  # Neo4j answers: said each time, not an outage
             log.warning("%s (transient); %s, tried again shortly", exc, said)
         elif isinstance(exc, GraphUnavailableError):
@@ -217,11 +215,11 @@ class Applier(PathEvents):
     # -- rescans ------------------------------------------------------------------------------
 
     async def rescan(self, progress: Progress | None = None) -> None:
-        """A full sync. Its warnings and errors are logged, each once: not the start-up sync's
-        when a caller shows its progress (``knotwork watch``), which prints them in its summary
-        of ``last_report``; never a note's that only repeats a model's trouble (said once by
-        the trouble's own line, and the summary's pending line)."""
-        summarised = progress is not None and self.last_report is None
+        """A full sync. Its warnings and errors logged each once: not the start-up sync's when
+        a caller shows its progress (``knotwork watch``: its summary of ``last_report`` has
+        them), never a note's only repeating a model's trouble (said by the trouble's line)."""
+        startup = self.last_report is None  # a summary shows it when there is a progress bar
+        summarised = progress is not None and startup
         self.status.rescans += 1
         self._rescanning = True
         try:
@@ -233,6 +231,7 @@ class Applier(PathEvents):
             log.debug("%s", said)
         for said in () if summarised else (*report.own_warnings, *report.errors):
             log.warning("%s", said)
+        say_rescan(report, startup)  # what it wrote, moved and deleted
         if report.kept_gone:  # the folder changed while read: again once its events pause
             self._rescan_when_quiet()
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from knotwork.errors import VaultUnavailableError
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.events import Pending
+from knotwork.watch.said import say_moves
 
 if TYPE_CHECKING:
     from knotwork.watch.apply import Applier
@@ -45,7 +46,7 @@ async def write_change(applier: Applier, rel: str, item: Pending, consumed: set[
         if exists and source and not exists_exactly(applier.root / source, applier.root):
             waiting = applier.pending.pop(source, None)
             try:
-                await applier.ingestor.rename(source, rel)
+                outcomes = await applier.ingestor.renames([(source, rel, None)])
             except BaseException as exc:
                 # Not moved: the old path waits again (not in this pass), for the move
                 # tried again or, if that is given up, its own delete.
@@ -55,7 +56,7 @@ async def write_change(applier: Applier, rel: str, item: Pending, consumed: set[
                     return False
                 raise
             consumed.add(source)
-            applier.said.add("moved", f"{source} → {rel}")
+            say_moves(applier.said, [(source, rel)], outcomes)  # onto a note: written, deleted
             return True
         if not exists and source:  # gone at both ends, no event (waited for) said where
             _leave_to_rescan(applier, source, consumed)

@@ -19,12 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from knotwork.ingest.changes import NoteOutcome
 from knotwork.ingest.ingestor import Move
 from knotwork.vault.files import NoteText, read_note
 from knotwork.vault.write import exists_exactly
 from knotwork.watch.change import keep_source
 from knotwork.watch.events import Pending
 from knotwork.watch.fallback import apply_in_batch
+from knotwork.watch.said import say_moves
 
 if TYPE_CHECKING:
     from knotwork.watch.apply import Applier
@@ -39,6 +41,7 @@ class Moved:
 
     done: list[tuple[str, Pending, str]] = field(default_factory=list)
     singles: list[tuple[str, Pending]] = field(default_factory=list)
+    outcomes: list[NoteOutcome] = field(default_factory=list)  # the batch's, as written
 
 
 def _batched(applier: Applier, moves: list[tuple[str, Pending]]) -> Moved:
@@ -94,7 +97,7 @@ async def write_moves(
             return out
         taken = {source: applier.pending.pop(source, None) for source, _, _ in renamed}
         try:
-            await ingestor.renames(renamed)
+            out.outcomes = await ingestor.renames(renamed)
         except BaseException:
             for source, waiting in taken.items():  # not moved: they wait again
                 keep_source(applier, source, consumed, waiting)
@@ -110,10 +113,11 @@ async def apply_moves(
 
     async def batch(items: Sequence[tuple[str, Pending]]) -> list[tuple[str, Pending]]:
         moved = await write_moves(applier, list(items), consumed)
-        for rel, item, source in moved.done:
+        for _, item, source in moved.done:
             consumed.add(source)
-            applier.said.add("moved", f"{source} → {rel}")
             applier.done(item)
+        said = [(source, rel) for rel, _, source in moved.done]
+        say_moves(applier.said, said, moved.outcomes)  # onto a note: written, and deleted
         return moved.singles
 
     return await apply_in_batch(applier, moves, consumed, batch, what="moves")

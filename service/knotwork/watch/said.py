@@ -5,7 +5,10 @@ one line, not a thousand."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from knotwork.ingest.changes import NoteOutcome, SyncReport
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,35 @@ class PassReport:
         if parts:
             log.info("%s", "; ".join(parts))
         self.done.clear()
+
+
+def say_moves(
+    said: PassReport, moves: Sequence[tuple[str, str]], outcomes: Sequence[NoteOutcome]
+) -> None:
+    """Each move (old path, new path) as it landed: "moved a → b"; onto a note the graph held,
+    that note written and the old path deleted, as ``ingest`` says it (ingest/moved.py) — in a
+    swap (``a → b``, ``b → a``) both written, none deleted."""
+    status = {o.path: o.status for o in outcomes}
+    for source, rel in moves:
+        if status.get(rel, "renamed") == "renamed":
+            said.add("moved", f"{source} → {rel}")
+            continue
+        said.add(status[rel], rel)
+        if status.get(source) == "deleted":
+            said.add("deleted", source)
+
+
+def say_rescan(report: SyncReport, startup: bool) -> None:
+    """What a rescan wrote, moved and deleted, said as a pass of changes says it: a folder
+    moved out, or a checkout that empties the vault, lands in a rescan, not as events. Not the
+    start-up sync (``startup``), with a progress bar or not (a watcher the API started): its
+    summary says it, or it is the vault's own state read in, not a change of it."""
+    if startup:
+        return
+    said = PassReport()
+    for what, path in report.landed:
+        said.add(what, path)
+    said.say()
 
 
 def _escaped(path: str) -> str:
