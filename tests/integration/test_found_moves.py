@@ -169,12 +169,8 @@ async def test_a_sync_keeps_the_notes_gone_while_a_listed_folder_vanished_before
     assert fake_ollama.embedded_texts() == []
 
 
-async def test_a_note_deleted_between_the_listing_and_its_read_is_no_note_kept(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama, monkeypatch: Any
-) -> None:
-    """A note deleted while a sync (an overflow's rescan) read the folder: gone, not a note of
-    the folder (the report's ``notes``) nor one kept at its last version for the folder holds
-    it but cannot read it (``kept``: verify would call it unreadable, not gone)."""
+async def _lake_deleted_as_read(vault: Path, ingestor: Ingestor, monkeypatch: Any) -> None:
+    """Two notes synced; the next read of the folder finds lake.md gone after listing it."""
     put(vault, "lake.md", TEXT)
     put(vault, "other.md", "# Other\n\nSomething else.\n")
     await sync_vault(ingestor)
@@ -185,6 +181,15 @@ async def test_a_note_deleted_between_the_listing_and_its_read_is_no_note_kept(
         return real(root, paths, limit)
 
     monkeypatch.setattr(plan, "read_group", deleted_first)
+
+
+async def test_a_note_deleted_between_the_listing_and_its_read_is_no_note_kept(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama, monkeypatch: Any
+) -> None:
+    """A note deleted while a sync (an overflow's rescan) read the folder: gone, not a note of
+    the folder (the report's ``notes``) nor one kept at its last version for the folder holds
+    it but cannot read it (``kept``: verify would call it unreadable, not gone)."""
+    await _lake_deleted_as_read(vault, ingestor, monkeypatch)
     report = await sync_vault(ingestor)
     monkeypatch.undo()
     assert (report.notes, report.kept) == (1, set()), report.errors
@@ -198,16 +203,7 @@ async def test_verify_tells_a_note_gone_while_it_read_the_folder_as_gone(
 ) -> None:
     """Not as a note changed to "gone from the folder" beside an unreadable one: the scratch
     sync copied it in as a note kept at its last version, which only an unreadable file is."""
-    put(vault, "lake.md", TEXT)
-    put(vault, "other.md", "# Other\n\nSomething else.\n")
-    await sync_vault(ingestor)
-    real = plan.read_group
-
-    def deleted_first(root: Path, paths: list[str], limit: int) -> Any:
-        (root / "lake.md").unlink(missing_ok=True)
-        return real(root, paths, limit)
-
-    monkeypatch.setattr(plan, "read_group", deleted_first)
+    await _lake_deleted_as_read(vault, ingestor, monkeypatch)
     found = await verify_vault_report(ingestor)
     notes = [(d.path, d.status) for d in found.notes]
     assert notes == [("lake.md", "in the graph but not in the folder")], found
