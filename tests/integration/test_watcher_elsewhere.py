@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -43,6 +44,8 @@ def test_a_watcher_of_another_folder_is_named_not_left_the_work(
     assert result.exit_code == 1, result.output
     assert f"That watcher follows {elsewhere}, not {vault.resolve()}" in said, said
     assert "KNOTWORK_VAULT_NAME" in said and "nothing to do" not in said, said
+    # Stopping that watcher is not enough: the vault's notes came from its folder.
+    assert f"then run `knotwork ingest {vault.resolve()} --new-folder` once" in said, said
 
     # The same folder by identity (a container mounts it at another path): nothing to do.
     same = {**watching, "folder": "/vault", "folder_id": folder_key(vault)}
@@ -50,6 +53,35 @@ def test_a_watcher_of_another_folder_is_named_not_left_the_work(
     asyncio.run(_hold(settings, same))
     said = " ".join(CliRunner().invoke(cli, args).output.split())
     assert WATCHED_ADVICE[command] in said and "That watcher follows" not in said, said
+
+
+async def _hold_from(settings: Settings, host: str, status: dict[str, Any]) -> None:
+    """Take the vault's lease as a watcher on another host (a container) would."""
+    async with open_core(settings) as core:
+        lease = Lease(core.store, "default", 60)
+        lease.host = host
+        await lease.acquire(status)
+
+
+@pytest.mark.parametrize("command", ["ingest", "watch"])
+def test_a_container_watcher_of_another_identity_is_not_said_to_be_elsewhere(
+    env: None, settings: Settings, tmp_path: Path, command: str
+) -> None:
+    """Docker Desktop shares a folder into its VM under other device and inode numbers, so a
+    container's watcher of this very folder does not look like it: both cases are said."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    status = {"mode": "inotify", "watches": True, "folder": "/vault", "folder_id": "1:2"}
+    asyncio.run(_hold_from(settings, "0123456789ab", status))
+    args = [command, str(vault), *(["--no-extract"] if command == "ingest" else [])]
+    result = CliRunner().invoke(cli, args)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert "That watcher runs on host 0123456789ab and follows /vault." in said, said
+    assert f"If that is {vault.resolve()} as its container mounts it" in said, said
+    assert WATCHED_ADVICE[command] in said and "KNOTWORK_VAULT_NAME" in said, said
 
 
 def test_a_folder_that_does_not_exist_is_said_so_first(

@@ -5,6 +5,7 @@ the same vault name does not (it would never see this folder's files), and telli
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,12 +34,24 @@ def watched_advice(core: Core, same_folder: str, folder: Path | None) -> Watched
     def advice(row: Mapping[str, Any]) -> str:
         if folder is None or follows(row, folder):  # or the watcher does not say its folder
             return same_folder
-        theirs = row.get("folder") or "another folder"
+        theirs, ours = row.get("folder") or "another folder", folder.resolve()
+        ways = (
+            "to keep both, give this folder its own vault (KNOTWORK_VAULT_NAME); to make it "
+            f"this vault's folder instead, stop that watcher, then run `knotwork ingest {ours} "
+            "--new-folder` once"
+        )
+        host = row.get("host")
+        if host and host != socket.gethostname():
+            # Docker Desktop shares a host folder into its VM under other device and inode
+            # numbers: a container's /vault may be this very folder though the identities differ.
+            return (
+                f"That watcher runs on host {host} and follows {theirs}. If that is {ours} as "
+                f"its container mounts it (this cannot be told from here): {same_folder}. If "
+                f"not, it will not sync this folder: {ways}"
+            )
         return (
-            f"That watcher follows {theirs}, not {folder.resolve()}, under the same vault "
-            f"name {vault!r}, so it will not sync this folder: to keep both, give this folder "
-            "its own vault (KNOTWORK_VAULT_NAME); to make it this vault's folder instead, "
-            "stop that watcher first"
+            f"That watcher follows {theirs}, not {ours}, under the same vault name {vault!r}, "
+            f"so it will not sync this folder: {ways}"
         )
 
     return advice
