@@ -266,6 +266,23 @@ def test_inline_tags_keep_their_combining_marks() -> None:
     assert note.tags == ["भारत", "हिन्दी", "เชียงใหม่", "שָׁלוֹם", "مُحَمَّد", "ไทย", "भाषा"]
 
 
+PERSIAN = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # "I want", a non-joiner inside
+
+
+def test_a_tag_ends_where_obsidian_ends_it_and_holds_emoji() -> None:
+    """Obsidian ends a tag at a space or punctuation, not at the first character that is no
+    letter: emoji tags ("#📚", "#reading/📖") were dropped whole, and "#mood😀" cut to "mood".
+    A zero-width joiner or non-joiner is inside a word (an emoji sequence, Persian)."""
+    text = (
+        "#📚 #reading/📖 #mood😀 #c++ #a.b #x! #1984 #été/ #Ann\u2019s #tag`code` #_x #- #🏃‍♀️run\n"
+        f"#{PERSIAN}\n"
+        "%%#hidden%% #shown%%#not%%\n"
+    )
+    note = parse_note("x.md", text)
+    assert note.tags == ["📚", "reading/📖", "mood😀", "c", "a", "x", "été", "Ann", "tag", "_x",
+                         "🏃\u200d♀️run", PERSIAN, "shown"]  # fmt: skip
+
+
 def test_decomposed_tags_are_read_whole_and_composed() -> None:
     text = "---\ntags: [réunion]\n---\n# Réunion\n\nNotes #été #café #Réunion.\n"
     note = parse_note("x.md", unicodedata.normalize("NFD", text))

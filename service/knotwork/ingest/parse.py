@@ -22,10 +22,16 @@ from knotwork.text.digest import text_hash
 from knotwork.text.keys import nfc
 
 _NEWLINE = re.compile(r"(\r\n|\r|\n)")
-# A tag, as Obsidian reads one: letters, digits and their combining marks, "_", "-" and "/"
-# (nesting). ``\w`` alone cuts "#भारत" at its vowel sign, "#שָׁלוֹם" at its points and a
-# decomposed "#été" (macOS) at its accent.
-_TAG = regex.compile(r"(?<!\S)#([\p{L}\p{N}\p{M}_/-]+)")
+# A tag, as Obsidian reads one: up to the first space, ASCII punctuation but "_", "-" and "/"
+# (nesting), or general or supplemental punctuation (U+2000 to U+206F, U+2E00 to U+2E7F: a
+# curly quote, "…"): a deny-list, so letters of every script with their marks ("#भारत",
+# "#שָׁלוֹם", a decomposed "#été") and emoji ("#📚") are tag text. The zero-width (non-)joiners
+# of that range join inside a word (Persian; "#🏃‍♀️" is one emoji), so they do not end one;
+# controls do (masked code and comments).
+_TAG = regex.compile(
+    r"(?<!\S)#((?:[^\s\p{Cc}\u2000-\u206f\u2e00-\u2e7f!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~]"
+    r"|[\u200c\u200d])+)"
+)
 # A tag needs more than digits (with their marks), dashes and slashes.
 _WORDY = regex.compile(r"[^\d\p{M}/-]")
 # Not after a backslash (but after an escaped one): "\[[x]]" is text, "\![[x]]" a link (its
