@@ -157,7 +157,8 @@ def fact_rows(facts: list[Fact], path: str) -> tuple[list[dict[str, Any]], list[
 # 25: a frontmatter key written twice asserts its last value only; an impossible date under a
 # date key (`date: 2025-02-30`) asserts no HAS_DATE; an empty, boolean or nested alias or tag is
 # left out, a tag item holding a space or comma split, a number tag kept as written (warned).
-FACTS_RULES = 25
+# 26: an inline tag ends where Obsidian ends it (a space or punctuation): emoji tags are read.
+FACTS_RULES = 26
 # What a stored note was derived with: a new facts rule or a new chunker (CHUNKER_VERSION) makes
 # the next sync rewrite every note once instead of skipping it as unchanged.
 FACTS_VERSION = FACTS_RULES * 100 + CHUNKER_VERSION
