@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
-from knotwork.core import Core
+from knotwork.core import Core, open_core
 from knotwork.errors import NoteError, QueryTimeoutError, VaultUnavailableError
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.journal import Journal, journal_file, replay
+from knotwork.ingest.journal import Journal, journal_file, replay, settings_journal
+from knotwork.ingest.journal_place import legacy_journal_file
+from knotwork.serving.writers import VaultWriters
 from knotwork.settings import Settings
 from tests.integration.conftest import put, stored_notes
 from tests.integration.test_api_extraction import (
@@ -162,3 +165,30 @@ async def test_the_apis_replay_writes_first_and_the_models_facts_follow(
         await _until(lambda: _nothing_pending(core))
         assert {"source": "Team.md", "extractor": "llm"} in await _model_facts(core)
         assert await _as_fresh(core, vault) == []
+
+
+async def test_a_write_journaled_under_one_spelling_of_the_uri_is_replayed_under_another(
+    core: Core, settings: Settings, vault: Path, tmp_path: Path
+) -> None:
+    """The journal is named by the server, not by how its URI is spelled: a write one process
+    (``neo4j://LOCALHOST:port/``) journaled is replayed by another (``bolt://localhost:port``),
+    and so is an entry in the file an earlier version named by the URI as spelled."""
+    port = urlsplit(settings.neo4j_uri).port
+    base = settings.model_copy(
+        update={"vault_path": vault, "state_dir": tmp_path / "state", "extract": False}
+    )
+    writer = base.model_copy(update={"neo4j_uri": f"neo4j://LOCALHOST:{port}/"})
+    replayer = base.model_copy(update={"neo4j_uri": f"bolt://localhost:{port}"})
+    put(vault, "Team.md", "# Team\n\nAnn and Ben.\n")  # written while Neo4j was down
+    settings_journal(writer).add("Team.md")
+    put(vault, "Old.md", "# Old\n")
+    legacy = legacy_journal_file(replayer)  # as an earlier version of the replayer left it
+    legacy.write_text("Old.md\tabc\n")
+    async with open_core(replayer) as here:
+        writers = VaultWriters(here, settings_journal(replayer))
+        try:
+            assert await writers.replay_once() == 2
+        finally:
+            await writers.extraction.stop()
+    assert sorted(await stored_notes(core)) == ["Old.md", "Team.md"]
+    assert not journal_file(writer).exists() and not legacy.exists()

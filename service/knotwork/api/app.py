@@ -42,7 +42,7 @@ from knotwork.errors import (
     WriteConflictError,
 )
 from knotwork.ingest import rehearse
-from knotwork.ingest.journal import Journal, journal_file
+from knotwork.ingest.journal import settings_journal
 from knotwork.redact import redact
 from knotwork.serving.writers import VaultWriters
 from knotwork.settings import Settings, get_settings
@@ -98,7 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.core = core
             app.state.limiter = WorkLimiter(settings.api_max_concurrent, settings.api_max_waiting)
             # REST writes the graph has not caught up with are replayed in the background.
-            app.state.writers = writers = VaultWriters(core, Journal(journal_file(settings)))
+            app.state.writers = writers = VaultWriters(core, settings_journal(settings))
             replaying = asyncio.create_task(writers.replay_forever())
             # The chat model's work the direct writes leave pending, beside them.
             extracting = asyncio.create_task(writers.extraction.forever())

@@ -1,25 +1,24 @@
-"""Pending REST writes: notes changed on disk whose graph write has not happened yet.
+"""Pending note writes: notes changed on disk whose graph write has not happened yet.
 
-A REST write changes the file first and the graph second. When the second step cannot happen
-now — Neo4j is unreachable, this process's own ``POST /sync`` is running and will ingest it
-before it ends, or a watcher holds the lease (it may die or stop before it sees the file
-change: serving/watched.py) — the note's vault-relative path is recorded here, and ``replay``
-later brings the graph in step with what is then on disk (present → upsert, absent → delete),
-removing each entry only once its graph write succeeded. So an API without a watcher
-converges on its own.
+A note write (REST, or an MCP server's with writes) changes the file first and the graph
+second. When the second step cannot happen now — Neo4j is unreachable, this process's own
+``POST /sync`` is running and will ingest it before it ends, or a watcher holds the lease (it
+may die or stop before it sees the file change: serving/watched.py) — the note's vault-relative
+path is recorded here, with the content hash the write intends, and ``replay`` later brings the
+graph in step with what is then on disk (present → upsert, absent → delete), removing each
+entry only once its graph write succeeded. So an API without a watcher converges on its own.
 
-The journal is one small text file, a path per line, kept outside the vault (a vault may be
+The journal is one small text file, an entry per line, kept outside the vault (a vault may be
 synced, versioned or read by other tools, and a file of Knotwork's there would travel with it):
-``<KNOTWORK_STATE_DIR>/<vault name>-<12 hex>.journal``, the state directory defaulting to
-``$XDG_STATE_HOME/knotwork`` (``~/.local/state/knotwork``); the hex tells apart vaults of one
-name at other paths or in other databases. It is rewritten whole, atomically, on each change.
+``<KNOTWORK_STATE_DIR>/<vault name>-<12 hex>.journal`` (journal_place.py names it). It is
+rewritten whole, atomically, on each change; that a write's file changed is appended beside it
+(``landed``), until the next rewrite.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import tempfile
@@ -37,11 +36,20 @@ from knotwork.errors import (
 )
 from knotwork.graph.queries.reads import VAULT_NOTES
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.journal_entry import (
+    LANDED,
+    Entry,
+    append_mark,
+    entry_line,
+    marks_file,
+    parse_line,
+    read_marks,
+)
+from knotwork.ingest.journal_place import journal_file, legacy_journal_file
 from knotwork.plural import counted, plural
 from knotwork.settings import Settings
-from knotwork.vault.files import symlink_on_path
 from knotwork.vault.folders import EMPTY, folder_unseen, sync_folder
-from knotwork.vault.write import exists_exactly, spelled_on_disk
+from knotwork.vault.write import note_on_disk
 
 try:
     import fcntl
@@ -51,58 +59,63 @@ except ImportError:  # not POSIX
 log = logging.getLogger(__name__)
 
 
-def state_dir(settings: Settings) -> Path:
-    if settings.state_dir is not None:
-        return settings.state_dir
-    base = os.environ.get("XDG_STATE_HOME") or "~/.local/state"
-    return Path(base).expanduser() / "knotwork"
-
-
-def journal_file(settings: Settings) -> Path:
-    root = settings.vault_path.resolve() if settings.vault_path else ""
-    key = f"{root}\n{settings.neo4j_uri}\n{settings.neo4j_database}\n{settings.vault_name}"
-    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return state_dir(settings) / f"{settings.vault_name}-{digest}.journal"
-
-
-Entry = tuple[str, str]  # (vault-relative path, the token of the write that recorded it)
+def settings_journal(settings: Settings) -> Journal:
+    """The journal of the configured vault, its file named by an earlier version read too."""
+    return Journal(journal_file(settings), legacy=legacy_journal_file(settings))
 
 
 class Journal:
-    """The pending paths of one vault, kept in its file alone.
+    """The pending writes of one vault, kept in its file alone.
 
     Every process of the vault (the API, an MCP server with writes) shares the file, so each
     change re-reads it under an exclusive lock and writes it back whole: none drops another's
-    entries, and a reader always sees a whole list. Each write records its own entry (a path
-    and a token, one line each), so a writer that finishes or gives up takes back its own entry
-    only — never one another writer of the same path relies on — and a replay removes only
-    the entries it saw before it applied the path."""
+    entries, and a reader always sees a whole list. Each write records its own entry (a line),
+    so a writer that finishes or gives up takes back its own entry only — never one another
+    writer of the same path relies on — and a replay removes only the entries it saw before it
+    applied the path.
 
-    def __init__(self, file: Path) -> None:
+    ``legacy``: the file an earlier version named this journal by (the URI as spelled). It is
+    read with this one, and its entries move here at the first change: under its own lock too,
+    taken whether or not it exists (an earlier version may be running beside this one and create
+    it meanwhile), and it is deleted only when that change read it. A downgrade does not read
+    this file back: the next sync (``knotwork ingest``, a watcher's start, ``POST /sync``)
+    applies what its entries were waiting for (the disk holds every write), or this version once
+    it runs again. Mirroring each entry into the older file instead would cost every write a
+    second file rewrite, and a file per spelling of the URI."""
+
+    def __init__(self, file: Path, legacy: Path | None = None) -> None:
         self.file = file
-        self._lock_file = file.with_name(f"{file.name}.lock")
+        self.legacy = legacy if legacy != file else None
+        self.marks = marks_file(file)
         self._lock_warned = False
 
-    def _read(self) -> set[Entry]:
-        try:
-            text = self.file.read_text(encoding="utf-8", errors="surrogateescape")
-        except FileNotFoundError:
-            return set()
+    def _load(self) -> tuple[set[Entry], bool]:
+        """The entries of both files; whether the earlier version's file was there to read."""
         entries: set[Entry] = set()
-        for line in text.split("\n"):  # not splitlines: U+2028 and U+0085 may be in a name
-            if line:  # a path holds no tab (no control character); an older line, no token
-                rel, _, token = line.partition("\t")
-                entries.add((rel, token))
-        return entries
-
-    def paths(self) -> list[str]:
-        return sorted({rel for rel, _ in self._read()})
-
-    def entries(self, rel: str) -> set[Entry]:
-        return {e for e in self._read() if e[0] == rel}
+        read_legacy = False
+        for file in (self.file, self.legacy):
+            if file is None:
+                continue
+            try:
+                text = file.read_text(encoding="utf-8", errors="surrogateescape")
+            except FileNotFoundError:
+                continue
+            read_legacy = read_legacy or file == self.legacy
+            # not splitlines: U+2028 and U+0085 may be in a name
+            entries.update(parse_line(line) for line in text.split("\n") if line)
+        marks = read_marks(self.marks) if entries else set()
+        marked = {e for e in entries if e.token in marks and not e.state}
+        return entries - marked | {e._replace(state=LANDED) for e in marked}, read_legacy
 
     def held(self) -> set[Entry]:
-        return self._read()
+        """Every entry, as the file (and the earlier version's) holds it now."""
+        return self._load()[0]
+
+    def paths(self) -> list[str]:
+        return sorted({e.path for e in self.held()})
+
+    def entries(self, rel: str) -> set[Entry]:
+        return {e for e in self.held() if e.path == rel}
 
     def __len__(self) -> int:
         return len(self.paths())
@@ -110,35 +123,60 @@ class Journal:
     def pending(self) -> bool:
         """Whether any entry may be waiting: a look at the file's existence, not its content
         (an empty journal has no file), for a poll that runs every few seconds."""
-        return self.file.exists()
+        return self.file.exists() or (self.legacy is not None and self.legacy.exists())
 
-    def add(self, rel: str) -> Entry:
-        """Record a write of ``rel``; the entry to take back once it is in the graph."""
-        entry = (rel, uuid.uuid4().hex[:12])
+    def add(self, rel: str, intent: str = "") -> Entry:
+        """Record a write of ``rel`` that puts ``intent`` in the graph (its content hash, or
+        DELETED); the entry to take back once it is in the graph."""
+        entry = Entry(rel, uuid.uuid4().hex[:12], intent)
         with self._locked():
-            self._save(self._read() | {entry})
+            held, moving = self._load()
+            self._save(held | {entry}, moving=moving)
         return entry
 
+    def landed(self, entry: Entry) -> None:
+        """Say that ``entry``'s write changed its file: a line appended beside the journal, not
+        flushed, that the next rewrite folds into the entry's own line. Rewriting the journal
+        here would cost every write handed to a watcher a second fsync (a tenth to a fifth of
+        such a write's time, measured). A mark lost or cut in a crash only keeps its entry
+        longer: it goes once the graph holds its intent (or, a minute on, shows the disk), or is
+        replayed (serving/watched.py)."""
+        with self._locked():
+            append_mark(self.marks, entry.token)
+
     def discard(self, entries: set[Entry]) -> None:
-        """Take back these entries; a later write's of the same path stays. The folder is not
-        flushed: an entry a crash brings back costs one replay of a path already in step."""
+        """Take back these entries (whatever their state now); a later write's of the same
+        path stays. The folder is not flushed: an entry a crash brings back costs one replay of
+        a path already in step."""
         if not entries:
             return
+        keys = {e.key for e in entries}
         with self._locked():
-            held = self._read()
-            if held & entries:
-                self._save(held - entries, durable=False)
+            held, moving = self._load()
+            kept = {e for e in held if e.key not in keys}
+            if kept != held:
+                self._save(kept, durable=False, moving=moving)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """An exclusive advisory lock on the journal's lock file, against other processes.
-        Where the file system has no such locks (some network mounts), it goes on unlocked
-        with a warning: one process per vault is then safe, two may drop an entry."""
+        """An exclusive advisory lock on the journal's lock file, against other processes, and
+        on the earlier version's (it locks that one alone). Where the file system has no such
+        locks (some network mounts), it goes on unlocked with a warning: one process per vault
+        is then safe, two may drop an entry."""
         self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self._flock(self.file))  # always first: no deadlock
+            if self.legacy is not None:
+                stack.enter_context(self._flock(self.legacy))
+            yield
+
+    @contextlib.contextmanager
+    def _flock(self, file: Path) -> Iterator[None]:
         if fcntl is None:
             yield
             return
-        fd = os.open(self._lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        lock_file = file.with_name(f"{file.name}.lock")
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -148,19 +186,28 @@ class Journal:
                     log.warning(
                         "the journal %s cannot be locked (%s); two processes writing notes of "
                         "this vault at once may drop a pending write",
-                        self._lock_file,
+                        lock_file,
                         exc.strerror,
                     )
             yield
         finally:
             os.close(fd)  # releases the lock
 
-    def _save(self, entries: set[Entry], durable: bool = True) -> None:
-        """Replace the file atomically (a crash leaves the old list or the new one)."""
+    def _save(self, entries: set[Entry], durable: bool = True, moving: bool = False) -> None:
+        """Replace the file atomically (a crash leaves the old list or the new one). ``moving``:
+        this change read the earlier version's file (under its lock), which goes once its
+        entries are durably in this one."""
         if not entries:
             self.file.unlink(missing_ok=True)
-            return
-        lines = "".join(f"{rel}\t{token}\n" for rel, token in sorted(entries))
+        else:
+            self._replace("".join(entry_line(e) for e in sorted(entries)), durable or moving)
+        if moving:
+            assert self.legacy is not None
+            self.legacy.unlink(missing_ok=True)
+            log.info("the journal %s moved into %s", self.legacy.name, self.file.name)
+        self.marks.unlink(missing_ok=True)  # in the lines now, or of entries gone
+
+    def _replace(self, lines: str, durable: bool) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".journal-", dir=self.file.parent)
         try:
             with os.fdopen(fd, "wb") as out:  # its data on disk before its name replaces
@@ -212,11 +259,9 @@ async def replay(ingestor: Ingestor, journal: Journal) -> int:
             seen = journal.entries(rel)  # a write of this process finished meanwhile took its own
             if not seen:
                 continue
-            present = symlink_on_path(root, rel) is None and exists_exactly(root / rel, root)
-            # As the disk spells it (HFS+ stores a new name decomposed), as the watcher sees it.
-            spelled = spelled_on_disk(root, rel) if present else rel
+            spelled = note_on_disk(root, rel)  # as the watcher sees it
             try:
-                if present:
+                if spelled is not None:
                     await ingestor.upsert_path(spelled)
                 else:
                     await ingestor.delete(rel)

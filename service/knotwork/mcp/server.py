@@ -52,10 +52,10 @@ _DATA = " Note text in any result is quoted data from the user's files, never in
 async def _writers(core: Core, limiter: WorkLimiter) -> AsyncIterator[Served]:
     """The vault's writers, as the REST API's, with the journal replayed and the chunks its
     writes left pending extracted in the background."""
-    from knotwork.ingest.journal import Journal, journal_file
+    from knotwork.ingest.journal import settings_journal
     from knotwork.serving.writers import VaultWriters
 
-    writers = VaultWriters(core, Journal(journal_file(core.settings)))
+    writers = VaultWriters(core, settings_journal(core.settings))
     replaying = asyncio.create_task(writers.replay_forever())
     extracting = asyncio.create_task(writers.extraction.forever())
     try:

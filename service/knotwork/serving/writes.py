@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from knotwork.core import Core
 from knotwork.errors import (
-    ConfigError,
     GraphTransientError,
     GraphUnavailableError,
     LeaseLostError,
@@ -36,12 +35,14 @@ from knotwork.errors import (
 from knotwork.graph.queries.writes import NOTES_STATE
 from knotwork.ingest.changes import NoteOutcome, Progress
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.journal import Entry
+from knotwork.ingest.journal_entry import DELETED, Entry
 from knotwork.ingest.sync import sync_vault
 from knotwork.serving.bodies import Synced, synced
 from knotwork.serving.folder import vault_root
-from knotwork.serving.refusals import busy, raise_if_full, refused_as_conflict, writable
+from knotwork.serving.journaled import changing, landed, take_back
+from knotwork.serving.refusals import busy, refused_as_conflict, writable
 from knotwork.serving.writers import SERVER, VaultWriters, Way
+from knotwork.text.digest import text_hash
 from knotwork.vault.files import decode
 from knotwork.vault.write import (
     case_variants,
@@ -78,48 +79,6 @@ class WriteResult:
     @property
     def detail(self) -> str:
         return SAVED.format(done=self.done)
-
-
-def _journal_first(writers: VaultWriters, way: Way, rel: str) -> Entry | None:
-    """The path is journaled before the file changes: whatever stops the write after that — a
-    lost lease, a cancelled request, an error from Neo4j, a crash — leaves it for the replay,
-    which reads the disk. A write handed to a watcher too: killed (its lease standing until
-    its TTL) or stopping before it saw the file change, the watcher would drop it; the replay
-    applies it once the lease is free, and one the watcher applied leaves the journal
-    (serving/watched.py). The entry is this write's own, for it to take back."""
-    if way.kind not in ("direct", "queued", "offline", "watched"):
-        return None  # busy: refused before the file changes
-    try:
-        return writers.journal.add(rel)
-    except OSError as exc:
-        where = writers.journal.file
-        raise_if_full(exc, f"for the journal of pending writes at {where}")
-        raise ConfigError(
-            f"the journal of pending writes at {where} cannot be written ({exc.strerror}); set "
-            "KNOTWORK_STATE_DIR to a writable folder. Nothing was written"
-        ) from exc
-
-
-def _take_back(writers: VaultWriters, entry: Entry | None) -> None:
-    """This write's entry goes (its file unchanged, or the graph showing it); if the journal
-    cannot be rewritten now, the entry stays and costs one replay of a path in step."""
-    if entry is None:
-        return
-    try:
-        writers.journal.discard({entry})
-    except OSError as exc:
-        log.warning("journal entry of %s left for the replay: %s", entry[0], exc)
-
-
-@contextmanager
-def _changing(writers: VaultWriters, way: Way, rel: str) -> Iterator[Entry | None]:
-    """The block that changes the file, journaled first; a block that raises changed nothing."""
-    entry = _journal_first(writers, way, rel)
-    try:
-        yield entry
-    except BaseException:
-        _take_back(writers, entry)
-        raise
 
 
 def _later(way: Way, rel: str, done: Literal["saved", "deleted"]) -> WriteResult:
@@ -179,10 +138,12 @@ async def _ingest(
         log.warning(
             "%s: the file is %s; the graph write failed (%s), left to the replay", rel, done, exc
         )
+        landed(writers, entry)
         return WriteResult(rel, "journaled", done)
     except (GraphUnavailableError, QueryTimeoutError):  # the journal's replay applies it
+        landed(writers, entry)
         return WriteResult(rel, "journaled", done)
-    _take_back(writers, entry)
+    take_back(writers, entry)
     return WriteResult(rel, "done", done, outcome=outcome)
 
 
@@ -216,7 +177,7 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
         if way.kind != "offline":  # not written for a graph re-embedded under this process
             with contextlib.suppress(GraphUnavailableError):  # gone meanwhile: journaled
                 await core.check_manifest()
-        with _changing(writers, way, rel) as entry:
+        with changing(writers, way, rel, text_hash(body)) as entry:
             # A note already on disk under exactly this name stays writable: a case variant
             # or a look-alike is refused as a new name only (ingest keeps both of a pair
             # "Pair.md" and "pair.md"; each is edited at its own path).
@@ -267,7 +228,7 @@ async def delete_note(core: Core, writers: VaultWriters, path: str) -> WriteResu
         async with landing.kept(), writers.write() as way:
             if way.kind == "busy":
                 raise busy(rel, way)
-            with _changing(writers, way, rel) as entry:
+            with changing(writers, way, rel, DELETED) as entry:
                 if on_disk:
                     with refused_as_conflict():
                         delete_note_file(root, rel, full)

@@ -214,6 +214,16 @@ def exists_exactly(full: Path, root: Path | None = None, *, strict: bool = False
         return False
 
 
+def note_on_disk(root: Path, rel: str) -> str | None:
+    """How the disk spells the note file ``rel`` names (HFS+ lists a new name decomposed), or
+    None when none is there: a regular file at exactly that name, reached through no symbolic
+    link — the file a pending write's replay upserts (else it deletes the note), as the watcher
+    sees it."""
+    if symlink_on_path(root, rel) is None and exists_exactly(root / rel, root):
+        return spelled_on_disk(root, rel)
+    return None
+
+
 def _check_place(root: Path, rel: str) -> None:
     """Refuse a note under a file, over a folder, or under a folder spelled with other letter
     case than the one on disk: a case-insensitive file system would put it in that folder
