@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from neo4j import AsyncDriver, AsyncGraphDatabase, NotificationDisabledCategory
 
 from knotwork.graph import schema
+from knotwork.graph.liveness import Watchdog
 from knotwork.graph.memo import Memo
 from knotwork.graph.names import NameIndex
 from knotwork.graph.store import GraphStore
@@ -128,9 +129,13 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
     """Open the driver and clients (no connection is made, and no model client built, until
     first use); close on exit. ConfigError for an in-process embedder that is not installed."""
     models = ModelClients(settings)
+    auth = (settings.neo4j_user, settings.password())
     driver = AsyncGraphDatabase.driver(
         settings.neo4j_uri,
-        auth=(settings.neo4j_user, settings.password()),
+        auth=auth,
+        # The TCP connect only; the Bolt handshake and login are bounded by the acquisition
+        # time, which is also a busy pool's wait (GraphBusyError) and so stays long: a server
+        # that does not answer is told apart by the store's watchdog (graph/liveness.py).
         connection_timeout=settings.neo4j_unavailable_after_s,
         connection_acquisition_timeout=30.0,
         # Queries name labels that an empty graph does not have yet; that is expected.
@@ -139,6 +144,9 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
             NotificationDisabledCategory.UNRECOGNIZED,
             NotificationDisabledCategory.SCHEMA,
         ],
+    )
+    watchdog = Watchdog(
+        settings.neo4j_uri, auth, unavailable_after_s=settings.neo4j_unavailable_after_s
     )
     try:
         yield Core(
@@ -149,11 +157,13 @@ async def open_core(settings: Settings) -> AsyncIterator[Core]:
                 settings.neo4j_database,
                 unavailable_after_s=settings.neo4j_unavailable_after_s,
                 uri=settings.neo4j_uri,
+                watchdog=watchdog,
             ),
             models=models,
         )
     finally:
         try:
+            await watchdog.close()
             await driver.close()
         finally:
             await asyncio.to_thread(models.close)

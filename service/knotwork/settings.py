@@ -44,7 +44,13 @@ class Settings(BaseSettings):
     neo4j_index_timeout_s: float = Field(default=300.0, gt=0)
     # A Neo4j that does not answer (refused, or no TCP handshake) within this long is reported
     # unavailable (503), rather than after the driver's 30 s of retries; raise it for a far
-    # server. Transient errors (deadlocks) are still retried for 30 s.
+    # server. Transient errors (deadlocks) are still retried for 30 s. A call running past twice
+    # this (at least 2 s) has Neo4j checked on a new connection, given 10 s (or that wait, if
+    # longer) to answer its Bolt handshake: no answer to it and to a second check sent at once,
+    # nor a call ending meanwhile, stops the call (GraphUnavailableError, graph/liveness.py:
+    # ``silent_within``, 25 s at the default); an answer (a handshake answered, its login slow
+    # included), a refused connection (the outage path's) or a check whose thread was held
+    # lets it run on.
     neo4j_unavailable_after_s: float = Field(default=1.5, gt=0, le=60)
     # A question's read Neo4j has not finished in this long is stopped by the server: a search
     # that runs away costs that search (with a warning), not a worker and a Neo4j thread held

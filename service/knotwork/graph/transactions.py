@@ -26,6 +26,7 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 
 from knotwork.graph import cypher
 from knotwork.graph.failures import translated_errors
+from knotwork.graph.liveness import Watchdog, waits_for_pool
 from knotwork.graph.queries import Query, R
 from knotwork.graph.rows import result_rows, typed, unlogged
 
@@ -82,6 +83,7 @@ class TransactionRunner:
         unavailable_after_s: float = 1.5,
         retry_s: float = 30.0,
         uri: str = "",
+        watchdog: Watchdog | None = None,
     ) -> None:
         self._driver = driver
         self._database = database
@@ -93,23 +95,38 @@ class TransactionRunner:
         self._write_turn = asyncio.Lock()
         self._unavailable_after_s = unavailable_after_s
         self._retry_s = retry_s
+        # Stops a call when Neo4j accepts connections but does not answer (none: unwatched).
+        self._watchdog = watchdog
 
     async def _attempts(self, call: Callable[[AsyncSession], Awaitable[T]], *, write: bool) -> T:
         """Run ``call`` on a fresh session, retried whole as the driver would — but a Neo4j
         that does not answer is given ``unavailable_after_s``, not the driver's 30 s, so
         callers learn it is down in a second or two; transient errors (deadlocks, a leader
-        switch) keep the full ``retry_s``."""
+        switch) keep the full ``retry_s``. Each attempt runs under the watchdog: a server that
+        accepts connections but does not answer ends it with GraphUnavailableError, not retried."""
         started = monotonic()
         connect_delays, transient_delays = _delays(0.1, 0.5), _delays(1.0, 8.0)
+
+        opened: list[AsyncSession] = []  # the attempt's session, for the watchdog's look
+
+        async def attempt() -> T:
+            async with self._driver.session(
+                database=self._database,
+                bookmark_manager=self._driver.execute_query_bookmark_manager,
+                default_access_mode=WRITE_ACCESS if write else READ_ACCESS,
+                max_transaction_retry_time=-1,  # one attempt per call: retries are here
+            ) as session:
+                opened[:] = [session]
+                return await call(session)
+
+        def waiting() -> bool:  # for a pooled connection: a busy pool, not a silent server
+            return waits_for_pool(self._driver, opened[0] if opened else None)
+
         while True:
             try:
-                async with self._driver.session(
-                    database=self._database,
-                    bookmark_manager=self._driver.execute_query_bookmark_manager,
-                    default_access_mode=WRITE_ACCESS if write else READ_ACCESS,
-                    max_transaction_retry_time=-1,  # one attempt per call: retries are here
-                ) as session:
-                    return await call(session)
+                if self._watchdog is None:
+                    return await attempt()
+                return await self._watchdog.run(attempt, waiting)
             except (DriverError, Neo4jError) as exc:
                 if not exc.is_retryable():
                     raise
