@@ -305,30 +305,36 @@ async def test_one_late_probe_then_an_answered_one_cuts_nothing(
         await watchdog.close()
 
 
+def _probed(uri: str, settings: Settings) -> Verdict:
+    """One probe's verdict on ``uri``, given a second to answer."""
+    result: Probe = concurrent.futures.Future()
+    probe_thread(uri, (settings.neo4j_user, settings.password()), 1.0, result)
+    return result.result()[0]
+
+
+def _silent_while_frozen(uri: str, settings: Settings, proxy: TcpProxy) -> None:
+    """``uri`` (through ``proxy``) is silent while the proxy is frozen, answers once thawed."""
+    proxy.freeze()
+    try:
+        assert _probed(uri, settings) is Verdict.SILENT
+    finally:
+        proxy.thaw()
+    assert _probed(uri, settings) is Verdict.ANSWERS
+
+
 def test_a_server_that_answers_the_handshake_but_logs_in_late_is_alive(
     settings: Settings, proxy: TcpProxy
 ) -> None:
     """A loaded server answered a probe's Bolt handshake but not its login within the probe's
     time: it is alive (a frozen server never answers the handshake), so the probe says it
     answers, where a frozen one's unanswered handshake is a silence."""
-    uri, auth = f"bolt://127.0.0.1:{proxy.port}", (settings.neo4j_user, settings.password())
-
-    def probed() -> Verdict:
-        result: Probe = concurrent.futures.Future()
-        probe_thread(uri, auth, 1.0, result)
-        return result.result()[0]
-
+    uri = f"bolt://127.0.0.1:{proxy.port}"
     proxy.replies_held_after = 4  # the handshake's answer, then nothing: the login waits
     try:
-        assert probed() is Verdict.ANSWERS
+        assert _probed(uri, settings) is Verdict.ANSWERS
     finally:
         proxy.replies_held_after = None
-    proxy.freeze()
-    try:
-        assert probed() is Verdict.SILENT
-    finally:
-        proxy.thaw()
-    assert probed() is Verdict.ANSWERS
+    _silent_while_frozen(uri, settings, proxy)
 
 
 def test_a_routing_uri_to_a_frozen_neo4j_is_judged_by_its_handshake(
@@ -340,19 +346,8 @@ def test_a_routing_uri_to_a_frozen_neo4j_is_judged_by_its_handshake(
     uri = f"neo4j://127.0.0.1:{proxy.port}?policy=eu"
     assert direct(uri) == f"bolt://127.0.0.1:{proxy.port}"
     assert direct("NEO4J+S://h.example:7687") == "bolt+s://h.example:7687"
-    auth = (settings.neo4j_user, settings.password())
 
-    def probed() -> Verdict:
-        result: Probe = concurrent.futures.Future()
-        probe_thread(uri, auth, 1.0, result)
-        return result.result()[0]
-
-    proxy.freeze()
-    try:
-        assert probed() is Verdict.SILENT
-    finally:
-        proxy.thaw()
-    assert probed() is Verdict.ANSWERS
+    _silent_while_frozen(uri, settings, proxy)
 
 
 async def test_a_refused_probe_is_left_to_the_outage_path() -> None:
