@@ -88,3 +88,27 @@ def test_a_relative_vault_path_is_taken_from_where_the_command_runs(tmp_path: Pa
         text=True,
     )
     assert missing.returncode == 2 and "'nowhere' does not exist" in missing.stderr
+
+
+def test_a_vault_path_with_a_single_quote_is_written_double_quoted(tmp_path: Path) -> None:
+    """A path like "Mario's Vault" was refused, with advice (copy .env.example) that left no password, so
+    the next step sent the user back to init-env, which leaves an existing .env alone."""
+    vault = tmp_path / "Mario's Vault #2 & co"
+    vault.mkdir()
+    init_env(tmp_path, str(vault))
+    settings = Settings(_env_file=str(tmp_path / ".env"))  # type: ignore[call-arg]
+    assert settings.vault_path == vault
+    assert settings.neo4j_password is not None
+    assert f'\nVAULT_PATH="{vault}"\n' in (tmp_path / ".env").read_text()
+
+
+def test_a_vault_path_no_env_value_holds_is_refused_with_a_way_out(tmp_path: Path) -> None:
+    vault = tmp_path / "Mario's $HOME"
+    vault.mkdir()
+    try:
+        init_env(tmp_path, str(vault))
+    except subprocess.CalledProcessError as exc:
+        assert "run scripts/init-env with no path and set KNOTWORK_VAULT_PATH" in exc.stderr
+    else:
+        raise AssertionError("a path no .env value can hold as written was accepted")
+    assert not (tmp_path / ".env").exists()

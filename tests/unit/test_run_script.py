@@ -14,7 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from dotenv import dotenv_values
+
 from tests.conftest import REPO
+from tests.fakes.ollama import FakeOllama
 
 # The stand-in `knotwork`: what the script's steps before the watcher ask of it does nothing;
 # `watch` and `serve` log to $RUN_LOG and do what the test's $WATCH_SAYS and $SERVE_EXIT say.
@@ -47,7 +50,12 @@ def _script(path: Path, text: str) -> None:
 
 
 def run_script(
-    tmp_path: Path, watch_says: str, after_s: float, *args: str, env: str = ""
+    tmp_path: Path,
+    watch_says: str,
+    after_s: float,
+    *args: str,
+    env: str = "",
+    ollama_on_path: bool = True,
 ) -> tuple[int, str, list[str]]:
     """Run the script (``args``: its own, a vault folder) beside an .env holding ``env``:
     its exit code, its output (stdout, then stderr), what the stand-ins logged."""
@@ -60,7 +68,9 @@ def run_script(
     _script(repo / "scripts" / "bootstrap", "#!/bin/sh\n")
     _script(repo / ".venv" / "bin" / "python", f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     _script(repo / ".venv" / "bin" / "knotwork", KNOTWORK)
-    _script(tmp_path / "bin" / "ollama", "#!/bin/sh\n")  # no model pulled from anywhere
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    if ollama_on_path:
+        _script(tmp_path / "bin" / "ollama", "#!/bin/sh\n")  # no model pulled from anywhere
     log = tmp_path / "run.log"
     log.touch()
     done = subprocess.run(
@@ -152,3 +162,33 @@ def test_the_folder_env_names_already_is_left_and_not_said(tmp_path: Path) -> No
     _, said, _ = run_script(tmp_path, "ready", 0, "v", env=env)
     assert (tmp_path / "repo" / ".env").read_text() == env
     assert ".env named" not in said, said
+
+
+def test_a_vault_folder_with_a_single_quote_is_written_into_env_double_quoted(
+    tmp_path: Path,
+) -> None:
+    """It was refused, with advice to write it by hand that led back to init-env."""
+    vault = tmp_path / "Mario's Vault"
+    vault.mkdir()
+    _, said, log = run_script(tmp_path, "ready", 0, "Mario's Vault", env=ENV)
+    assert log == ["watch ready", "serve"], said
+    assert dotenv_values(tmp_path / "repo" / ".env")["KNOTWORK_VAULT_PATH"] == str(vault)
+    assert f'VAULT_PATH="{vault}"\n' in (tmp_path / "repo" / ".env").read_text()
+
+
+def test_an_ollama_elsewhere_that_has_the_models_is_not_said_to_lack_them(
+    tmp_path: Path,
+) -> None:
+    """Without `ollama` on PATH (Ollama in a container, on another machine) every run warned
+    to pull the models, which that Ollama had; now only the ones it lacks are named."""
+    fake = FakeOllama().start()
+    try:
+        env = f"KNOTWORK_OLLAMA_BASE_URL={fake.base_url}\n"
+        _, said, _ = run_script(tmp_path / "a", "ready", 0, env=env, ollama_on_path=False)
+        assert "not on PATH" not in said, said
+        del fake.models["llama3.1:8b"]
+        _, said, _ = run_script(tmp_path / "b", "ready", 0, env=env, ollama_on_path=False)
+        assert "not on PATH" in said and "  ollama pull llama3.1:8b" in said, said
+        assert "ollama pull nomic-embed-text" not in said, said
+    finally:
+        fake.stop()
