@@ -131,6 +131,20 @@ def test_the_summary_counts_the_graph_and_names_the_work_left(
     assert "`knotwork retry` finishes them" in result.output
 
 
+def test_the_summary_counts_the_notes_it_could_not_read(env: None, tmp_path: Path) -> None:
+    """The line "notes 3: written 1, unchanged 0, …" left two notes unaccounted for."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Fine.md").write_text("# Fine\n\nText.\n")
+    (vault / "Binary.md").write_bytes(b"\x00\x01\x02" * 100)
+    (vault / "Utf16.md").write_text("# Wide\n", encoding="utf-16")
+    result = CliRunner().invoke(cli, ["ingest", str(vault), "--no-extract"])
+    assert (
+        "notes 3: written 1, unchanged 0, moved 0, deleted 0, not ingested 2 (errors below)"
+    ) in result.output, result.output
+    assert result.output.count("error: ") >= 2, result.output
+
+
 def _garbage_for_notes(body: dict[str, Any]) -> str:
     """Garbage for a note's text; the model's own probe answered (a model answering garbage
     to every request blames no chunk: test_extraction_grounding.py)."""

@@ -59,9 +59,13 @@ def print_sync(summary: SyncSummary, finisher: str = RETRY_HINT) -> None:
     """A sync's summary; ``finisher`` says what finishes the chunks left pending (the default
     said by cause: this sync's model trouble, or an earlier run's leftovers)."""
     report, stats = summary.report, summary.stats
+    # The notes listed that no outcome counts (unreadable: binary, too large; or failed) are
+    # said, so the counts add up to the total; the errors below name them.
+    unread = report.notes - report.written - report.unchanged - report.renamed
+    said_unread = f", not ingested {unread} (errors below)" if unread > 0 and report.errors else ""
     say(
         f"notes {report.notes}: written {report.written}, unchanged {report.unchanged}, "
-        f"moved {report.renamed}, deleted {report.deleted}"
+        f"moved {report.renamed}, deleted {report.deleted}{said_unread}"
     )
     say(
         f"chunks {report.chunks} (embedded {report.embedded}), model extractions {report.extracted}"
