@@ -108,8 +108,9 @@ def test_ask_says_a_model_that_is_down_once_without_a_log_record(
 
 
 def test_ask_without_a_question_is_an_interactive_session(
-    ingested: Path, fake_ollama: FakeOllama
+    ingested: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("knotwork.cli.read._at_terminal", lambda: True)
     fake_ollama.chat_script = lambda body: "Bob maintains the cluster."
     code, out = run("ask", "--mode", "fast", input="What does Bob maintain?\n\n")
     assert code == 0, out
@@ -117,14 +118,30 @@ def test_ask_without_a_question_is_an_interactive_session(
 
 
 def test_an_interactive_session_reports_a_refused_question_and_goes_on(
-    ingested: Path, fake_ollama: FakeOllama
+    ingested: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("knotwork.cli.read._at_terminal", lambda: True)
     fake_ollama.chat_script = lambda body: "Bob maintains the cluster."
     too_long = "why " * 600  # over the 2,000 characters a question may have
     code, out = run("ask", "--mode", "fast", input=f"{too_long}\nWhat does Bob maintain?\n\n")
     assert code == 0, out
     assert "error: QUESTION: " in out and "2000 characters" in out
     assert "Bob maintains the cluster." in out  # the question after the refused one
+
+
+def test_questions_piped_into_ask_get_answers_alone_and_their_exit_code(
+    ingested: Path, fake_ollama: FakeOllama
+) -> None:
+    """`echo q | knotwork ask` printed the session's banner and prompts into the output and
+    exited 0 for an answer that cites nothing, which asked as an argument exits 5."""
+    fake_ollama.chat_script = lambda body: "Bob maintains the cluster [S1]."
+    code, out = run("ask", "--mode", "fast", input="What does Bob maintain?\n\nWho is Bob?\n")
+    assert code == 0, out
+    assert out.count("Bob maintains the cluster [") == 2, out  # a blank line ends nothing
+    assert "Ctrl-D" not in out and "? " not in out, out
+    fake_ollama.chat_script = lambda body: "Bob maintains the cluster."  # cites no note
+    code, out = run("ask", "--mode", "fast", input="What does Bob maintain?\n")
+    assert code == run("ask", "What does Bob maintain?", "--mode", "fast")[0] == 5, out
 
 
 def test_ask_and_retrieve_refuse_a_graph_embedded_by_another_model(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -75,6 +76,11 @@ def _warned_once() -> Iterator[None]:
         logger.setLevel(level)
 
 
+def _at_terminal() -> bool:
+    """Whether questions are typed at a terminal, not piped in."""
+    return sys.stdin.isatty()
+
+
 def _answer_exit(body: dict[str, Any]) -> int:
     if body["uncited"]:
         return UNSUPPORTED
@@ -115,20 +121,29 @@ def ask(
     async def work(core: Core) -> int:
         if first is not None:
             return await one(core, first)
-        say("Ask about your notes; an empty line or Ctrl-D ends.")
+        # Questions piped in (a file, a script) get no banner or prompt in the output, skip
+        # blank lines, and the exit code is the first question's that did not end 0 — as if
+        # each had been asked on its own. At a terminal, a session: the exit code stays 0.
+        prompted, code = _at_terminal(), 0
+        if prompted:
+            say("Ask about your notes; an empty line or Ctrl-D ends.")
         while True:
             try:
-                line = (await asyncio.to_thread(input, "\n? ")).strip()
+                line = (await asyncio.to_thread(input, "\n? " if prompted else "")).strip()
             except EOFError:
-                return 0
+                return code
             if not line:
-                return 0
+                if prompted:
+                    return code
+                continue
             try:  # a question refused or failed is reported; the session goes on
-                await one(core, _request(line, **options))
-            except typer.Exit:
-                pass  # _request printed why
+                answered = await one(core, _request(line, **options))
+            except typer.Exit as exc:
+                answered = exc.exit_code  # _request printed why
             except KnotworkError as exc:
-                fail(exc)  # prints the error; its exit code is not the session's
+                answered = fail(exc).exit_code  # prints the error
+            if not prompted:
+                code = code or answered
 
     with _warned_once():
         code = with_core(work, models=True, first=_same_models)
