@@ -223,6 +223,32 @@ def test_a_note_not_found_names_the_notes_it_may_mean(client: TestClient) -> Non
     )
 
 
+def test_a_path_a_note_left_or_a_delete_in_other_case_says_where_the_note_is(
+    client: TestClient, vault: Path
+) -> None:
+    """A note read at the path it was moved from, or deleted at its path in other letter
+    case, got a bare "no note"; the history knew where it went, the graph its spelling."""
+    text = "# Tra\n\nA note about routes.\n"
+    assert client.put("/notes/Tra.md", content=text).status_code == 200
+    assert client.put("/notes/Persone/anna rossi.md", content="# Anna\n").status_code == 200
+    (vault / "altro").mkdir()
+    (vault / "Tra.md").rename(vault / "altro" / "Tra spostato.md")
+    assert client.post("/sync").status_code == 200
+    assert client.get("/notes/Tra.md").json()["detail"] == (
+        "no note 'Tra.md' in the graph; the note there was moved to 'altro/Tra spostato.md' "
+        "(the path's history says when)"
+    )
+    assert client.delete("/notes/altro/Tra spostato.md").status_code == 200
+    detail = client.get("/notes/altro/Tra spostato.md").json()["detail"]
+    assert detail.endswith("; the note there was deleted (the path's history says when)")
+    response = client.delete("/notes/persone/anna rossi.md")
+    assert response.status_code == 404
+    assert response.json()["detail"] == (
+        "no note 'persone/anna rossi.md' in the vault; did you mean 'Persone/anna rossi.md'? "
+        "(paths are exact, with .md)"
+    )
+
+
 def snapshot_of(settings: Settings) -> dict[str, list[str]]:
     async def read() -> dict[str, list[str]]:
         async with open_core(settings) as core:

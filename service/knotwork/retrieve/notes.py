@@ -63,7 +63,21 @@ async def not_found(core: Core, rel: str, message: str | None = None) -> NoteNot
     if rows:
         named = " or ".join(repr(row["path"]) for row in rows)
         message += f"; did you mean {named}? (paths are exact, with .md)"
+    elif went := await _went(core, rel):  # a path a note had before
+        message += f"; {went} (the path's history says when)"
     return NoteNotFoundError(message)
+
+
+async def _went(core: Core, rel: str) -> str | None:
+    """Where the note last at ``rel`` went, or that it was deleted, by the path's history."""
+    rows = await core.store.read(
+        NOTE_HISTORY, vault=core.settings.vault_name, path=rel, before=None, limit=1
+    )
+    if rows and rows[0]["kind"] == "renamed" and rows[0]["renamed_to"]:
+        return f"the note there was moved to {rows[0]['renamed_to']!r}"
+    if rows and rows[0]["kind"] == "delete":
+        return "the note there was deleted"
+    return None
 
 
 def candidate_params(vault: str, rel: str, limit: int) -> dict[str, Any]:

@@ -28,7 +28,6 @@ from knotwork.errors import (
     GraphUnavailableError,
     LeaseLostError,
     NoteError,
-    NoteNotFoundError,
     QueryTimeoutError,
     VaultPathError,
 )
@@ -37,6 +36,7 @@ from knotwork.ingest.changes import NoteOutcome, Progress
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.journal_entry import DELETED, Entry
 from knotwork.ingest.sync import sync_vault
+from knotwork.retrieve.notes import not_found
 from knotwork.serving.bodies import Synced, synced
 from knotwork.serving.folder import vault_root
 from knotwork.serving.journaled import changing, landed, take_back
@@ -221,8 +221,8 @@ async def delete_note(core: Core, writers: VaultWriters, path: str) -> WriteResu
             forms = unicode_forms(rel)  # as the disk listed it then, which is no longer known
             rows = await core.store.read(NOTES_STATE, vault=writers.vault, paths=forms)
             held = {row["path"] for row in rows if row["content_hash"] is not None}
-            if not held:
-                raise NoteNotFoundError(f"no note {rel!r} in the vault")
+            if not held:  # naming a note of the same name in other letter case, if any
+                raise await not_found(core, rel, f"no note {rel!r} in the vault")
             rel = next(form for form in forms if form in held)
         landing = _Landing(writers, rel, "deleted")
         async with landing.kept(), writers.write() as way:
