@@ -75,10 +75,10 @@ async def test_a_batch_deleting_the_moved_notes_path_moves_it(
         ("lake.md", "missing"),  # moved, not deleted too: the move took it from the graph
         ("water/lake.md", "renamed"),
     ]
-    said = PassReport()  # the watcher's pass summary counts the move once
+    said = PassReport()  # the watcher's pass summary says the move once, with where it was
     for outcome in outcomes:
-        said.add(outcome.status, outcome.path)
-    assert said.done == {"renamed": ["water/lake.md"]}
+        said.landed(outcome, outcome.path)
+    assert said.done == {"moved": ["lake.md → water/lake.md"]}
     assert sorted(await stored_notes(core, "t")) == ["other.md", "water/lake.md"]
     assert fake_ollama.embedded_texts() == []
     assert await verify_vault(moved_away) == []

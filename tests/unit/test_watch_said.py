@@ -7,6 +7,7 @@ import logging
 
 import pytest
 
+from knotwork.ingest.changes import NoteOutcome
 from knotwork.watch.said import PassReport
 
 
@@ -20,3 +21,12 @@ def test_a_name_that_does_not_print_is_said_escaped(caplog: pytest.LogCaptureFix
     [line] = [r.getMessage() for r in caplog.records]
     assert line == "written 2: Café/Ok.md, a\\u20282026 INFO forged.md; deleted Ali\\x85ce.md"
     assert report.done == {}
+
+
+def test_a_move_found_by_its_text_is_said_with_the_path_it_left() -> None:
+    """A rescan's or a batch's move found by content was said "renamed 4: a/rs-m11.md, …"
+    beside "moved 6: a/m15.md → a/rs-m15.md" in the same pass."""
+    report = PassReport()
+    report.landed(NoteOutcome("a/new.md", "renamed", renamed_from="a/old.md"), "a/new.md")
+    report.landed(NoteOutcome("b.md", "written"), "b.md")
+    assert report.done == {"moved": ["a/old.md → a/new.md"], "written": ["b.md"]}

@@ -115,7 +115,7 @@ async def apply_batch(
         for rel, item, outcome in written.done:
             for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
                 log.warning("%s", warning)
-            applier.said.add(outcome.status, rel)
+            applier.said.landed(outcome, rel)
             applier.done(item)
         return written.singles
 

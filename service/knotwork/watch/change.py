@@ -63,7 +63,7 @@ async def write_change(applier: Applier, rel: str, item: Pending, consumed: set[
         outcome = await (applier.ingestor.upsert_path if exists else applier.ingestor.delete)(rel)
         for warning in outcome.warnings:  # frontmatter ignored, bytes replaced, …
             log.warning("%s", warning)
-        applier.said.add(outcome.status, rel)
+        applier.said.landed(outcome, rel)
     return True
 
 

@@ -24,6 +24,14 @@ class PassReport:
         if what not in QUIET:
             self.done.setdefault(what, []).append(path)
 
+    def landed(self, outcome: NoteOutcome, rel: str) -> None:
+        """A note's write as it landed: a move found by its text ("renamed") said with the
+        path it left, as a move the events told is ("moved a → b")."""
+        if outcome.status == "renamed" and outcome.renamed_from:
+            self.add("moved", f"{outcome.renamed_from} → {rel}")
+        else:
+            self.add(outcome.status, rel)
+
     def say(self) -> None:
         """Log what the pass wrote ("written a.md; moved b.md → c.md; deleted 120: d.md, …
         and 117 more"), then start afresh."""
