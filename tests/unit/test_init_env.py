@@ -91,8 +91,8 @@ def test_a_relative_vault_path_is_taken_from_where_the_command_runs(tmp_path: Pa
 
 
 def test_a_vault_path_with_a_single_quote_is_written_double_quoted(tmp_path: Path) -> None:
-    """A path like "Mario's Vault" was refused, with advice (copy .env.example) that left no password, so
-    the next step sent the user back to init-env, which leaves an existing .env alone."""
+    """A path like "Mario's Vault" was refused, with advice (copy .env.example) that left no
+    password, so the next step sent the user back to init-env, which leaves .env alone."""
     vault = tmp_path / "Mario's Vault #2 & co"
     vault.mkdir()
     init_env(tmp_path, str(vault))
