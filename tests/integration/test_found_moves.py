@@ -147,7 +147,7 @@ async def test_a_sync_keeps_the_notes_gone_while_a_listed_folder_vanished_before
         put(vault, f"a/n{i}.md", f"# N{i}\n\nNote {i} on the lake.\n")
     await sync_vault(ingestor)
     (vault / "a").rename(vault / "b")
-    real = files.os.walk
+    real = files.walk  # the scan's walk of the folder (vault/walk.py)
 
     def moved_on_after_the_top(top: Any, *args: Any, **kwargs: Any) -> Any:
         for i, entry in enumerate(real(top, *args, **kwargs)):
@@ -155,7 +155,7 @@ async def test_a_sync_keeps_the_notes_gone_while_a_listed_folder_vanished_before
             if i == 0:  # the top listed (b/ in it), b/ not yet walked
                 (vault / "b").rename(vault / "c")
 
-    monkeypatch.setattr(files.os, "walk", moved_on_after_the_top)
+    monkeypatch.setattr(files, "walk", moved_on_after_the_top)
     report = await sync_vault(ingestor)
     monkeypatch.undo()
     assert report.kept_gone == 3 and report.deleted == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,22 +72,17 @@ async def test_an_empty_vault_folder_deletes_nothing_until_a_file_says_it_is_mea
 
 
 def _unlistable(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Folders called ``name`` fail to be listed, through the scan's own error path (os.walk's
-    ``onerror``): tests run as root, for whom no permission makes a folder unreadable."""
-    real_walk = os.walk
+    """Folders called ``name`` fail to be listed, through the scan's own error path (the
+    walk's ``onerror``, vault/walk.py): tests run as root, for whom no permission makes a
+    folder unreadable."""
+    real_scandir = os.scandir
 
-    def walk(top: str, onerror=None, followlinks: bool = False):  # type: ignore[no-untyped-def]
-        for current, dirs, files in real_walk(top, onerror=onerror, followlinks=followlinks):
-            if Path(current).name == name:
-                assert onerror is not None
-                error = PermissionError(13, "Permission denied")
-                error.filename = current
-                onerror(error)
-                dirs[:], files[:] = [], []
-                continue
-            yield current, dirs, files
+    def scandir(path: str) -> Any:
+        if Path(path).name == name:
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
 
-    monkeypatch.setattr(os, "walk", walk)
+    monkeypatch.setattr(os, "scandir", scandir)
 
 
 async def test_a_folder_the_scan_cannot_list_keeps_its_notes(

@@ -212,7 +212,7 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
 async def delete_note(core: Core, writers: VaultWriters, path: str) -> WriteResult:
     """Delete the note's file, then remove it from the graph (or leave it to whoever will)."""
     root = await vault_root(core, held_ok=1)
-    rel, full = note_target(root, path)
+    rel, full = note_target(root, path, deleting=True)
     async with core.note_locks.hold(rel):
         on_disk = exists_exactly(full, root.resolve(), strict=True)
         if on_disk:

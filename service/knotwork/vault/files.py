@@ -22,6 +22,7 @@ from knotwork.text.keys import link_key
 from knotwork.vault.links import link_warning
 from knotwork.vault.lookalikes import variants_warning
 from knotwork.vault.nofollow import NotRegularFileError, open_file
+from knotwork.vault.walk import walk
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.
 
@@ -169,12 +170,12 @@ def scan_notes(root: Path) -> NoteScan:
         rel = where.relative_to(base).as_posix() if where.is_relative_to(base) else "."
         scan.unreadable[rel or "."] = exc.strerror or str(exc)
 
-    for current, dirs, files in os.walk(base, onerror=unreadable, followlinks=False):
-        kept = []
-        for name in sorted(dirs):
+    for listed in walk(str(base), unreadable):  # no recursion: any depth (vault/walk.py)
+        current, kept = listed.path, []
+        for name in sorted(listed.dirs):
             if _ignored_dir(name):
                 continue
-            if Path(current, name).is_symlink():
+            if name in listed.links:
                 rel = Path(current, name).relative_to(base).as_posix()
                 scan.warnings.append(
                     f"{rel}: a symbolic link to a folder; its notes are not ingested "
@@ -182,8 +183,8 @@ def scan_notes(root: Path) -> NoteScan:
                 )
                 continue
             kept.append(name)
-        dirs[:] = kept
-        for name in files:
+        listed.dirs = kept
+        for name in listed.files:
             full = Path(current, name)
             rel = full.relative_to(base).as_posix()
             if not is_note(rel):
@@ -191,7 +192,7 @@ def scan_notes(root: Path) -> NoteScan:
                 if rel.lower().endswith(".md") and not hidden and (problem := bad_name(rel)):
                     scan.errors.append(problem)
                 continue
-            if full.is_symlink():
+            if name in listed.links:
                 scan.warnings.append(link_warning(base, full, rel))
                 continue
             scan.paths.append(rel)
@@ -247,9 +248,14 @@ def decode(data: bytes, rel: str, max_bytes: int) -> NoteText:
 
 
 def read_note(root: Path, rel: str, max_bytes: int) -> NoteText:
-    if link := symlink_on_path(root, clean_relpath(rel)):  # before resolving: it may loop
-        raise NoteError(f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped")
-    resolve_in_vault(root, rel)  # a loop of links, or a path resolving outside, said as such
+    try:  # a path past the system's limit (a folder nested thousands deep) is unreadable
+        if link := symlink_on_path(root, clean_relpath(rel)):  # before resolving: it may loop
+            raise NoteError(
+                f"{rel}: {link} is a symbolic link, which Knotwork never follows; skipped"
+            )
+        resolve_in_vault(root, rel)  # a loop of links, or a path resolving outside, said as such
+    except OSError as exc:
+        raise NoteError(f"{rel}: cannot be read ({exc.strerror or exc})") from exc
     try:
         # Opened from the vault folder without following a link (a folder swapped for one
         # since the check above fails) and without waiting (a pipe named like a note would

@@ -15,7 +15,8 @@ What a write may touch, and how:
   macOS lists it, asked for composed) is the same note: the request is spelled as the disk
   lists it (``spelled_on_disk``), so it rewrites or deletes that file and its graph note.
 - **Folders and files in the way**: a note onto a folder, or under a file, is refused
-  (``WriteConflictError``); a name longer than 255 bytes is refused (``VaultPathError``).
+  (``WriteConflictError``); a name longer than 255 bytes, or a note more than
+  ``MAX_FOLDER_DEPTH`` folders deep, is refused (``VaultPathError``).
 - **File metadata**: the file is replaced atomically (a temp file in the same folder, fsync,
   rename over), keeping the permission bits of the file it replaces; a new file gets the
   process umask's default (``0666 & ~umask``), as an editor's would. A replace is a new file:
@@ -51,6 +52,9 @@ from knotwork.vault.nofollow import note_folder, remove_file, replace_file
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
 MAX_PATH_BYTES = 4096  # per path: Linux's PATH_MAX, as MCP's NotePath bounds it
+# Folders a write may nest a note in: far beyond any vault's, far below what tools walking
+# the folder (watchdog's own recursive listing among them) take in their stride.
+MAX_FOLDER_DEPTH = 64
 _UMASK_LOCK = threading.Lock()
 
 
@@ -100,16 +104,23 @@ def checked_relpath(path: str) -> str:
     return rel
 
 
-def note_target(root: Path, path: str) -> tuple[str, Path]:
+def note_target(root: Path, path: str, *, deleting: bool = False) -> tuple[str, Path]:
     """The clean vault-relative path and the file for a write or delete of a note.
 
     VaultPathError (a 422) for a path that is not a note path, is ignored, holds a name over
-    255 bytes or is over 4096, or resolves outside the vault; WriteConflictError (a 409) for a
-    path through a symbolic link inside the vault.
+    255 bytes or is over 4096, lies more than MAX_FOLDER_DEPTH folders deep (a write only: a
+    delete makes no folder, and takes a note the disk already nests deeper), or resolves
+    outside the vault; WriteConflictError (a 409) for a path through a symbolic link inside
+    the vault.
     """
     rel = checked_relpath(path)
     if problem := note_path_problem(rel):
         raise VaultPathError(problem)
+    if not deleting and (depth := rel.count("/")) > MAX_FOLDER_DEPTH:
+        raise VaultPathError(
+            f"note path {rel[:80]!r}… lies {depth} folders deep; a note is written at most "
+            f"{MAX_FOLDER_DEPTH} folders deep (nothing was written)"
+        )
     rel = spelled_on_disk(root, rel)
     with file_errors(rel):  # links first: one pointing outside, or in a loop, is named
         link = symlink_on_path(root, rel)

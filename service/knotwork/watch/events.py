@@ -20,6 +20,7 @@ from watchdog.events import FileSystemEvent
 
 from knotwork.plural import counted
 from knotwork.vault.files import is_note, list_notes
+from knotwork.watch.created import CreatedFolders
 from knotwork.watch.held import Misnamed, held, quiet_s
 from knotwork.watch.held import Pending as Pending  # where the watcher's modules import it
 from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
@@ -56,6 +57,7 @@ class PathEvents:
         self._moves_now = False  # a rescan begins: every move waiting is due
         self._burst = self._heard = 0.0  # when this burst of note events began, its last
         self._misnamed = Misnamed(queue_max)
+        self._created = CreatedFolders(root, self._found)
 
     def _rel(self, raw: bytes | str) -> str | None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
@@ -264,6 +266,10 @@ class PathEvents:
         if event.event_type != "deleted":
             self._misnamed.say(dest or src)
 
+    def _found(self, notes: list[str]) -> None:
+        for rel in notes:  # below a folder that appeared
+            self._mark(rel, there=True)
+
     def _on_directory(self, kind: str, src: str | None, dest: str | None) -> None:
         """A folder moved, appeared or vanished: every note below it is looked at."""
         if kind == "moved" and dest is not None:
@@ -281,12 +287,7 @@ class PathEvents:
             # notes can lie in src: any note's path there would do).
             if src and not listed and is_note(f"{src}/note.md"):
                 self._moved_folders[dest] = src
-        elif kind == "created" and src and not (self.root / src).is_symlink():
-            # A folder may appear inside an ignored one (a package unpacked in node_modules,
-            # a folder moved into .trash from outside the vault): each note's whole path is
-            # checked. A link to a folder is never followed, as a full sync does not.
-            for rel in list_notes(self.root / src):
-                if is_note(new := f"{src}/{rel}"):
-                    self._mark(new, there=True)
+        elif kind == "created" and src:  # listed off the loop, once per burst (watch/created.py)
+            self._created.add(src)
         if kind in ("deleted", "moved") and src:
             self._rescan_when_quiet()  # which notes lived there the graph knows, not the disk

@@ -23,6 +23,8 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+from knotwork.errors import VaultUnavailableError
+
 log = logging.getLogger(__name__)
 
 # watchdog's inotify reader reports IN_Q_OVERFLOW only as a warning on this logger; it rebuilds
@@ -134,6 +136,13 @@ def start_observer(
     observer.schedule(handler, str(root), recursive=True)
     try:
         observer.start()
+    except RecursionError as exc:  # watchdog walks the folder with os.walk, which recurses
+        raise VaultUnavailableError(
+            f"the vault folder {root} holds a folder nested too deep for the file observer "
+            "to watch (watchdog walks it recursively: about 1,000 folder levels at most); "
+            "flatten that folder, or sync the vault with `knotwork ingest` instead (nothing "
+            "in the graph was changed)"
+        ) from exc
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EMFILE, errno.ENFILE):
             raise  # the folder itself (gone, unreadable): not inotify's limits
