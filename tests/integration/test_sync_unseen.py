@@ -224,7 +224,7 @@ async def test_the_vault_folder_moved_or_made_again_is_still_the_vaults(
     put(zed, "Zed.md", "# Zed\n")
     shutil.rmtree(vault)
     os.rename(zed, vault)  # another vault where this one was
-    with pytest.raises(VaultFolderError, match=f"this folder, {vault}, holds 0 of them"):
+    with pytest.raises(VaultFolderError, match=f"folder {vault} was replaced by one holding 0 of"):
         await sync_vault(ingestor)
     assert await stored_notes(core, "t") == held
     for path in ("Alice.md", "team/Bob.md"):  # two of its three notes: the vault's again

@@ -672,6 +672,8 @@ async def test_a_folder_left_empty_is_an_unmounted_drive_until_a_file_says_other
     os.mkdir(vault)  # the mount point, the drive away
     running.status.folder_id = folder_key(vault)  # followed within a second, said as followed
     running.folder.remember_full(folder_id(vault))  # looked at every second: empty, not kept
+    running.folder.followed = folder_id(vault)
+    running.folder_replaced()  # empty: a mount point, its deletes wait, not judged
     now = time.monotonic()
     for rel in ("Bob.md", "People/Alice.md"):
         running.pending[rel] = Pending(now, now)

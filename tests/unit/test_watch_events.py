@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import time
 from pathlib import Path
 
 import pytest
 from watchdog.events import (
+    DirDeletedEvent,
     DirMovedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -170,3 +173,21 @@ def test_a_file_whose_name_cannot_be_a_notes_is_named_in_the_log_once(
         "record it; rename it",
     ]
     assert list(waiting.pending) == ["note.md"]  # the note moved away: a delete
+
+
+async def test_a_folders_rescan_waits_for_every_event_to_pause_as_a_held_delete(
+    tmp_path: Path,
+) -> None:
+    """A folder deleted, then notes written back one by one (a restore): each event pushes
+    the rescan back (read mid-restore, it deleted every note not yet copied), at most
+    HOLD_MAX_S after the folder's event."""
+    waiting = PathEvents(tmp_path, debounce=0.1, queue_max=100, status=WatchStatus())
+    waiting.on_event(DirDeletedEvent(str(tmp_path / "Projects")))
+    assert waiting._rescan_timer is not None
+    first = waiting._rescan_timer.when()
+    await asyncio.sleep(0.3)
+    waiting.on_event(FileCreatedEvent(str(tmp_path / "Projects/a.md")))
+    assert waiting._rescan_timer.when() >= first + 0.25  # pushed back by the note's event
+    waiting._rescan_first = time.monotonic() - held.HOLD_MAX_S  # the bound reached
+    waiting.on_event(FileCreatedEvent(str(tmp_path / "Projects/b.md")))
+    assert waiting._rescan_timer.when() <= asyncio.get_running_loop().time() + 0.01

@@ -98,7 +98,19 @@ class AnotherFolder:
     held: int  # those this folder holds, each at its path with its content
 
     @property
+    def replaced(self) -> bool:
+        """The folder at the recorded path was replaced (deleted and made again, another
+        mounted there): one path, two folders, not two paths."""
+        return self.was == self.path
+
+    @property
     def reason(self) -> str:
+        if self.replaced:
+            return (
+                f"the vault folder {self.path} was replaced by one holding {self.held} of the "
+                f"{counted(self.notes, 'note')} of vault '{self.vault}' (the same path and "
+                "content), and a sync of it would overwrite or delete the others"
+            )
         return (
             f"vault '{self.vault}' holds {counted(self.notes, 'note')} synced from {self.was}; "
             f"this folder, {self.path}, holds {self.held} of them (the same path and content), and "
@@ -107,9 +119,12 @@ class AnotherFolder:
 
     @property
     def fix(self) -> str:
+        # Said of a folder replaced in place, a copy or restore may still be filling it: run
+        # now, --new-folder would delete every note not yet copied.
+        once = "once the folder holds what it should, " if self.replaced else ""
         return (
             "for a second vault, set another KNOTWORK_VAULT_NAME; if this folder now holds "
-            f"vault '{self.vault}', run `knotwork ingest {self.path} --new-folder` once"
+            f"vault '{self.vault}', {once}run `knotwork ingest {self.path} --new-folder` once"
         )
 
     @property

@@ -1,5 +1,5 @@
-"""The paths due, applied to the graph as they are on disk, and the full rescans that reconcile
-what events missed; a failed write waits and is tried again, never fatal.
+"""The paths due, applied to the graph as they are on disk (the full rescans between them:
+watch/rescans.py); a failed write waits and is tried again, never fatal.
 
 Each path due is written as it is on disk (watch/change.py: upsert, delete or rename, and a
 note missing while the folder is away, or gone before its event is read, left alone). An
@@ -15,7 +15,6 @@ when all this runs, watch/watcher.py's.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from pathlib import Path
@@ -27,21 +26,18 @@ from knotwork.errors import (
     KnotworkError,
     ManifestMismatchError,
     QueryTimeoutError,
-    VaultFolderError,
     VaultUnavailableError,
 )
 from knotwork.ingest.ingestor import Ingestor
-from knotwork.ingest.sync import Progress, SyncReport, sync_vault
-from knotwork.outage import Outage
 from knotwork.plural import counted, plural
 from knotwork.watch.bulk import apply_batch, batch_size
 from knotwork.watch.change import write_change
-from knotwork.watch.events import PathEvents, Pending
-from knotwork.watch.folder import FolderView
+from knotwork.watch.events import Pending
 from knotwork.watch.held import deletes_last
 from knotwork.watch.moves import apply_moves
 from knotwork.watch.queue import WatchStatus
-from knotwork.watch.said import PassReport, say_rescan
+from knotwork.watch.rescans import Rescans
+from knotwork.watch.said import PassReport
 
 log = logging.getLogger(__name__)
 
@@ -52,29 +48,24 @@ MAX_ATTEMPTS = 3
 MAX_TRANSIENT = 12  # a transient Neo4j error on the same change: then it is left to a rescan
 
 
-class Applier(PathEvents):
+class Applier(Rescans):
     """The waiting paths of one vault folder written through ``ingestor``, and its rescans."""
 
     def __init__(self, ingestor: Ingestor, root: Path, status: WatchStatus) -> None:
-        settings = ingestor.settings
-        super().__init__(root, settings.watch_debounce_ms / 1000, settings.watch_queue_max, status)
-        self.ingestor = ingestor
-        self.last_report: SyncReport | None = None  # the last rescan's, for a summary
-        self._rescanning = False
+        super().__init__(ingestor, root, status)
         self._applying = False  # a change taken off ``pending`` is being written
-        self._rescan_retry_at: float | None = None  # a failed rescan is tried again then
-        self._rescan_failed = False  # the status warning is a failed rescan's
-        self._rescan_bugs = 0  # rescans failed in a row for an unexpected reason
-        self.outage = Outage("Neo4j")  # said once, not once a try
         self.said = PassReport()  # what each pass wrote, said at its end
-        self.folder_outage = Outage("the vault folder")
-        self.folder = FolderView(ingestor, root)
+
+    @property
+    def graph_retry_s(self) -> float:
+        return RETRY_GRAPH_S  # read at each try: a test shortens it here
 
     # -- changes ------------------------------------------------------------------------------
 
     async def _process_due(self) -> None:
         """Apply every change now due, moves first; Neo4j or the vault folder away puts the
         change back and ends the pass, so the rest wait for it too."""
+        self._look_if_replaced()
         now = time.monotonic()
         # A move's old path waits for a move not yet due (an edit of the new path delays it):
         # applied alone it would be a delete, and the move a new note embedded all again.
@@ -211,80 +202,6 @@ class Applier(PathEvents):
     def _again(self, rel: str, item: Pending, *, attempts: int) -> None:
         """Put a change that failed on the graph back, unless a newer one for the path came."""
         self.put_back(rel, item, time.monotonic() + RETRY_GRAPH_S, attempts, item.there)
-
-    # -- rescans ------------------------------------------------------------------------------
-
-    async def rescan(self, progress: Progress | None = None) -> None:
-        """A full sync. Its warnings and errors logged each once: not the start-up sync's when
-        a caller shows its progress (``knotwork watch``: its summary of ``last_report`` has
-        them), never a note's only repeating a model's trouble (said by the trouble's line)."""
-        startup = self.last_report is None  # a summary shows it when there is a progress bar
-        summarised = progress is not None and startup
-        self.status.rescans += 1
-        self._rescanning = True
-        try:
-            report = await sync_vault(self.ingestor, progress)
-        finally:
-            self._rescanning = False
-        self.last_report = report
-        for said in report.shared:
-            log.debug("%s", said)
-        for said in () if summarised else (*report.own_warnings, *report.errors):
-            log.warning("%s", said)
-        say_rescan(report, startup)  # what it wrote, moved and deleted
-        if report.kept_gone:  # the folder changed while read: again once its events pause
-            self._rescan_when_quiet()
-
-    async def _rescan_now(self) -> None:
-        """What is due first, moves waiting too, then the full sync (or its retry). Moves still
-        waiting then (Neo4j refused them) put the sync off: it would take them and find moves
-        by content alone, and a note moved then edited would be made anew, its old path deleted.
-        A sync that fails puts back what waited, merged with what came meanwhile, and tried
-        first as it is tried again (a note deleted while the folder was away)."""
-        self.rescan_begins()
-        await self._process_due()
-        if any(item.moved_from is not None for item in self.pending.values()):
-            self._rescan_retry_at = time.monotonic() + RETRY_GRAPH_S
-            return
-        waiting = self._resume()
-        try:
-            await self._rescan_or_retry()
-        except asyncio.CancelledError:  # a stop: what waited is the stop's to apply
-            for rel, item in waiting.items():
-                self.put_back(rel, item, item.due, item.attempts, item.there)
-            raise
-        if (retry_at := self._rescan_retry_at) is not None:  # failed: what waited waits again,
-            for rel, item in waiting.items():  # tried just before the rescan is, not after it
-                self.put_back(rel, item, max(item.due, retry_at), item.attempts, item.there)
-
-    async def _rescan_or_retry(self) -> None:
-        """A rescan while following: one that fails (Neo4j down, the vault folder unmounted)
-        is logged and tried again shortly; the watcher goes on. The folder now holding another
-        vault's notes (VaultFolderError) stops it: its events would write them in this one; so
-        does a graph re-embedded with another model (ManifestMismatchError)."""
-        self._rescan_retry_at = None
-        try:
-            await self.rescan()
-            self.outage.ended()
-            if self._rescan_failed:  # the warning it left is over
-                self.status.warning, self._rescan_failed = None, False
-        except (VaultFolderError, ManifestMismatchError):  # another vault's, or re-embedded
-            raise  # stop, said why
-        except Exception as exc:  # Neo4j away, the folder unmounted, or a bug: never fatal
-            wait = RETRY_GRAPH_S
-            if not isinstance(exc, KnotworkError):  # a bug: backs off, to 5 min
-                log.exception("rescan failed")
-                self._rescan_bugs += 1
-                wait = min(RETRY_GRAPH_S * 2**self._rescan_bugs, 300.0)
-            self._rescan_retry_at = time.monotonic() + wait
-            self._rescan_failed = True
-            self.status.warning = f"rescan failed, tried again in {wait:.0f} s: {exc}"
-            if isinstance(exc, GraphUnavailableError) and not isinstance(exc, GraphTransientError):
-                self.outage.failed(exc, "a rescan waits")
-            else:
-                log.warning("%s", self.status.warning)
-        else:
-            self._rescan_bugs = 0
 
     @property
     def idle(self) -> bool:

@@ -16,9 +16,10 @@ from knotwork.vault.files import is_note, list_notes
 
 
 class CreatedFolders:
-    """Folders to list for the notes below them; ``found`` gets those notes, on the loop."""
+    """Folders to list for the notes below them; ``found`` gets each of those notes, on the
+    loop."""
 
-    def __init__(self, root: Path, found: Callable[[list[str]], None]) -> None:
+    def __init__(self, root: Path, found: Callable[[str], None]) -> None:
         self.root, self.found = root, found
         self._waiting: set[str] = set()  # folders (vault-relative) no listing has taken yet
         self._task: asyncio.Task[None] | None = None
@@ -47,7 +48,8 @@ class CreatedFolders:
     async def _list(self) -> None:
         while self._waiting:  # folders that came while a listing ran: listed next
             folders, self._waiting = self._waiting, set()
-            self.found(await asyncio.to_thread(notes_below, self.root, folders))
+            for rel in await asyncio.to_thread(notes_below, self.root, folders):
+                self.found(rel)
 
 
 def notes_below(root: Path, folders: set[str]) -> list[str]:

@@ -11,6 +11,7 @@ Runs on the event loop; watch/apply.py applies what is due."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -21,7 +22,7 @@ from watchdog.events import FileSystemEvent
 from knotwork.plural import counted
 from knotwork.vault.files import is_note, list_notes
 from knotwork.watch.created import CreatedFolders
-from knotwork.watch.held import Misnamed, held, quiet_s
+from knotwork.watch.held import HOLD_MAX_S, Misnamed, held, quiet_s
 from knotwork.watch.held import Pending as Pending  # where the watcher's modules import it
 from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
 
@@ -56,8 +57,10 @@ class PathEvents:
         self._moves_left: set[str] = set()  # the moves a pass applies first, not yet taken
         self._moves_now = False  # a rescan begins: every move waiting is due
         self._burst = self._heard = 0.0  # when this burst of note events began, its last
+        self.event_at = 0.0  # when the last event of any kind was read
+        self.judging = False  # the folder replaced, its rescan to judge it (watch/rescans.py)
         self._misnamed = Misnamed(queue_max)
-        self._created = CreatedFolders(root, self._found)
+        self._created = CreatedFolders(root, functools.partial(self._mark, there=True))
 
     def _rel(self, raw: bytes | str) -> str | None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
@@ -160,13 +163,14 @@ class PathEvents:
         return path
 
     def _rescan_when_quiet(self) -> None:
-        """A rescan once the folder events have paused for the debounce (and at most
-        MAX_WAIT_S after the first): started at once, it would read the vault halfway through
-        a folder moved and moved back, or a checkout, and write its passing state — notes
-        deleted, then embedded again as new when the events that follow are applied."""
+        """A rescan once the events pause as a held delete's do (each restarts the wait), at
+        most HOLD_MAX_S after the first (unbounded while judging a replaced folder): at once,
+        it would write a checkout's or a restore's passing state (notes deleted, then new)."""
         now = time.monotonic()
         self._rescan_first = self._rescan_first or now
-        at = min(now + self.debounce, self._rescan_first + max(MAX_WAIT_S, self.debounce))
+        quiet = quiet_s(self.debounce)
+        bound = now + quiet if self.judging else self._rescan_first + max(HOLD_MAX_S, quiet)
+        at = min(now + quiet, bound)
         if self._rescan_timer is not None:
             self._rescan_timer.cancel()
         self._rescan_timer = asyncio.get_running_loop().call_later(at - now, self._rescan_now_due)
@@ -186,7 +190,7 @@ class PathEvents:
             return True
         burst = (self._burst, self._heard)
         free = self.status.stopping or not held(item, *burst, now, self.debounce)
-        return item.due <= now and free
+        return item.due <= now and free and not self.judging  # judging: its rescan takes all
 
     def _rescan_now_due(self) -> None:
         self._rescan_timer, self._rescan_first = None, None
@@ -247,7 +251,12 @@ class PathEvents:
         return len(self.pending) + (self._handler.inflight if self._handler else 0)
 
     def on_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in IGNORED_EVENTS or self._dropping:
+        if event.event_type in IGNORED_EVENTS:
+            return
+        self.event_at = time.monotonic()  # dropped after an overflow, still not quiet
+        if self._rescan_timer is not None:  # a restore under way: read once it ends
+            self._rescan_when_quiet()
+        if self._dropping:
             return
         self.status.events += 1
         self.status.last_event_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -265,10 +274,6 @@ class PathEvents:
             self._mark(src, there=event.event_type != "deleted")
         if event.event_type != "deleted":
             self._misnamed.say(dest or src)
-
-    def _found(self, notes: list[str]) -> None:
-        for rel in notes:  # below a folder that appeared
-            self._mark(rel, there=True)
 
     def _on_directory(self, kind: str, src: str | None, dest: str | None) -> None:
         """A folder moved, appeared or vanished: every note below it is looked at."""

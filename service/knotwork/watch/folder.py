@@ -26,6 +26,8 @@ class FolderView:
         self.ingestor, self.root = ingestor, root
         self._full_id: tuple[int, int] | None = None  # the folder last seen holding anything
         self.remember_full(folder_id(root))
+        self.followed = folder_id(root)  # the folder the observer follows (watch/following.py)
+        self.mount_point = False  # replaced by an empty folder, not judged yet
 
     def is_note_file(self, rel: str) -> bool:
         """A regular note file, reached without a symbolic link: a link (or a path through a
@@ -42,6 +44,25 @@ class FolderView:
         every second)."""
         if ident is not None and folder_unseen(self.root) is None:
             self._full_id = ident
+
+    def replaced(self) -> bool:
+        """The folder followed now replaced the one before: whether it is to be judged at
+        once. Not an empty one: a drive's mount point, the drive away, whose notes' deletes
+        wait (``away``) until a file says they are meant — but a note come into it is a copy."""
+        self.mount_point = folder_unseen(self.root) == EMPTY
+        return not self.mount_point
+
+    def to_judge(self, note_coming: bool) -> bool:
+        """Whether the folder is now to be judged: the empty one replaced is being filled
+        (``note_coming``), or one not followed yet replaced the followed one (the old one's
+        deletes would land on it)."""
+        if self.mount_point and note_coming:
+            self.mount_point = False
+            return True
+        now_id = folder_id(self.root)
+        if now_id is None or self.followed is None or now_id == self.followed:
+            return False
+        return folder_unseen(self.root) is None
 
     async def away(self) -> str | None:
         """Why a note the folder no longer shows is not known to be gone, or None: the folder

@@ -45,7 +45,7 @@ class Following:
 
     def look_at_folder(self) -> None:
         """Looked at every second: a vault folder deleted and made again, or replaced, gets a
-        new observer and a rescan."""
+        new observer and a rescan once its events pause (``Applier.folder_replaced``)."""
         now_id = folder_id(self.applier.root)
         self.applier.folder.remember_full(now_id)
         if now_id is not None and (now_id != self.watched or deaf(self.observer)):
@@ -56,10 +56,15 @@ class Following:
             except OSError as exc:  # gone again meanwhile: looked at next second
                 log.warning("the vault folder cannot be followed yet: %s", exc)
             else:
-                log.warning("the vault folder was replaced; following the new one")
+                log.warning(
+                    "the vault folder was replaced; following the new one, read once its "
+                    "events pause"
+                )
                 self.stop()
                 self.observer, self.watched = renewed, self._followed(now_id)
-                self.applier.ask_rescan()
+                # Judged once a copy into it ends, not half-filled (made again, it may have
+                # the old one's inode number: deaf tells it then).
+                self.applier.folder_replaced()
 
     def stop(self) -> None:
         """Stop the observer's thread and wait for it (5 s at most)."""
@@ -69,4 +74,5 @@ class Following:
     def _followed(self, ident: tuple[int, int] | None) -> tuple[int, int] | None:
         """The folder now followed, said in the status the lease carries."""
         self.applier.status.folder_id = folder_key(self.applier.root)
+        self.applier.folder.followed = ident
         return ident
