@@ -3,8 +3,8 @@ the fake Ollama: positive and negative examples for every operation, with and wi
 Not one response may be a 5xx, and every response must match the schema: status code, media
 type and body.
 
-``KNOTWORK_TEST_FUZZ_EXAMPLES`` bounds the examples per operation and mode (default 100, about
-2.5 minutes for both key modes on two shared cores; Hypothesis stops early on an operation with
+``KNOTWORK_TEST_FUZZ_EXAMPLES`` bounds the examples per operation and mode (default 60, about
+a minute for both key modes on two shared cores; Hypothesis stops early on an operation with
 fewer distinct inputs, such as ``GET /stats``)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from knotwork.settings import Settings
 from tests.integration.conftest import Neo4jTarget
 from tests.integration.server import free_port, serving
 
-EXAMPLES = int(os.environ.get("KNOTWORK_TEST_FUZZ_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("KNOTWORK_TEST_FUZZ_EXAMPLES", "60"))
 KEY = "f" * 24
 CHECKS = [
     not_a_server_error,
