@@ -15,6 +15,7 @@ from tests.conftest import REPO
 def init_env(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "scripts").mkdir(exist_ok=True)
     shutil.copy(REPO / "scripts" / "init-env", tmp_path / "scripts" / "init-env")
+    shutil.copy(REPO / "scripts" / "env_quote.py", tmp_path / "scripts" / "env_quote.py")
     shutil.copy(REPO / ".env.example", tmp_path / ".env.example")
     return subprocess.run(
         ["bash", str(tmp_path / "scripts" / "init-env"), *args],
@@ -72,6 +73,7 @@ def test_a_relative_vault_path_is_taken_from_where_the_command_runs(tmp_path: Pa
     (tmp_path / "here" / "notes").mkdir(parents=True)
     (tmp_path / "scripts").mkdir()
     shutil.copy(REPO / "scripts" / "init-env", tmp_path / "scripts" / "init-env")
+    shutil.copy(REPO / "scripts" / "env_quote.py", tmp_path / "scripts" / "env_quote.py")
     shutil.copy(REPO / ".env.example", tmp_path / ".env.example")
     subprocess.run(
         ["bash", str(tmp_path / "scripts" / "init-env"), "notes"],

@@ -64,6 +64,7 @@ def run_script(
     (repo / ".env").write_text(env)
     (repo / ".env").chmod(0o600)
     shutil.copy(REPO / "scripts" / "run", repo / "scripts" / "run")
+    shutil.copy(REPO / "scripts" / "env_quote.py", repo / "scripts" / "env_quote.py")
     _script(repo / "scripts" / "init-env", "#!/bin/sh\ntouch .env\n")
     _script(repo / "scripts" / "bootstrap", "#!/bin/sh\n")
     _script(repo / ".venv" / "bin" / "python", f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
