@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from knotwork.errors import VaultPathError
-from knotwork.vault.write import checked_relpath, lookalike_name
+from knotwork.vault.new_names import compat_key, lookalike_name, unportable_name
+from knotwork.vault.write import checked_relpath
 
 FLAG_ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
 
@@ -83,3 +84,34 @@ def test_a_path_no_file_system_holds_is_refused_with_its_echo_cut() -> None:
             checked_relpath(path)
         assert len(str(caught.value)) < 300
     assert checked_relpath("./People//Alice.md") == "People/Alice.md"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("a#b.md", "holds '#'"),
+        ("x]].md", "holds ']'"),
+        ("a>b.md", "holds '>'"),
+        ("Folder ", "ends with a dot or a space"),
+        ("notes.", "ends with a dot or a space"),
+        ("com9.md", "'COM9', a device name"),
+        ("PRN", "'PRN', a device name"),
+        ("aux .txt.md", "'AUX', a device name"),
+    ],
+)
+def test_a_name_obsidian_refuses_says_which_character_and_why(name: str, said: str) -> None:
+    assert said in (unportable_name(name, name) or ""), unportable_name(name, name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Alice.md", "COM10.md", "Console.md", "nullable.md", "a.b.md", "C++.md", "50%.md"]
+)
+def test_a_name_obsidian_takes_passes(name: str) -> None:
+    assert unportable_name(name, name) is None
+
+
+def test_compatibility_forms_and_case_fold_together_but_scripts_do_not() -> None:
+    assert compat_key("\ufb01le.md") == compat_key("FILE.md") == compat_key("\uff46ile.md")
+    assert compat_key("\u0430lice.md") != compat_key("alice.md"), "Cyrillic: no confusables table"
+    assert lookalike_name("a\u2215b.md") and lookalike_name("\u2025/x.md")
+    assert lookalike_name("a\u2026.md") is None, "an ellipsis is a user's"

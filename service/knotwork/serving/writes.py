@@ -44,12 +44,12 @@ from knotwork.serving.refusals import busy, refused_as_conflict, writable
 from knotwork.serving.writers import SERVER, VaultWriters, Way
 from knotwork.text.digest import text_hash
 from knotwork.vault.files import decode
+from knotwork.vault.new_names import new_name_problem
 from knotwork.vault.write import (
     case_variants,
     case_variants_on_disk,
     delete_note_file,
     exists_exactly,
-    lookalike_name,
     note_target,
     refuse_case_variants,
     spelled_on_disk,
@@ -172,6 +172,10 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
     landing = _Landing(writers, rel, "saved")
     # From the checks to the graph write: no interleaving with another write of this note.
     async with core.note_locks.hold(rel), landing.kept(), writers.write() as way:
+        # Spelled again under the lock: a write of this note in its other Unicode form may
+        # have made the file (or a folder of its path) while this one waited.
+        rel, full = note_target(root, rel)
+        landing.rel = rel
         if way.kind == "busy":
             raise busy(rel, way)
         if way.kind != "offline":  # not written for a graph re-embedded under this process
@@ -187,8 +191,8 @@ async def put_note(core: Core, writers: VaultWriters, path: str, body: str) -> W
                 else:
                     variants = await case_variants(core.store, writers.vault, root, rel)
                 refuse_case_variants(rel, variants)  # first: it names the note taken for
-                if lookalike := lookalike_name(rel):
-                    raise VaultPathError(f"{lookalike} (nothing was written)")
+                if problem := new_name_problem(root, rel):
+                    raise VaultPathError(f"{problem} (nothing was written)")
             with refused_as_conflict():
                 mtime = write_note_file(root, rel, full, data)
         landing.changed = True
@@ -214,6 +218,8 @@ async def delete_note(core: Core, writers: VaultWriters, path: str) -> WriteResu
     root = await vault_root(core, held_ok=1)
     rel, full = note_target(root, path, deleting=True)
     async with core.note_locks.hold(rel):
+        # As the disk spells it now (see put_note).
+        rel, full = note_target(root, rel, deleting=True)
         on_disk = exists_exactly(full, root.resolve(), strict=True)
         if on_disk:
             writable(core, root)

@@ -20,8 +20,8 @@ from knotwork.errors import KnotworkError, NoteError, NoteTooLargeError, VaultPa
 from knotwork.text.digest import text_hash
 from knotwork.text.keys import link_key
 from knotwork.vault.links import link_warning
-from knotwork.vault.lookalikes import variants_warning
 from knotwork.vault.nofollow import NotRegularFileError, open_file
+from knotwork.vault.variants import variants_warning
 from knotwork.vault.walk import walk
 
 # Re-exported: ingest, watch and the API import the folder helpers from here.

@@ -1,5 +1,5 @@
 """Note names that would pass for another note's: spaces around a name, characters that show
-nothing (``vault.write.lookalike_name`` refuses a new note so named).
+nothing, characters drawn as a slash or a dot (``vault.new_names`` refuses a new note so named).
 
 What shows nothing: every format character (Unicode category Cf: zero-width spaces, soft
 hyphen, text-direction marks, tags), every control character (Cc, C1 included), the line and
@@ -110,3 +110,24 @@ def invisible_in(name: str) -> str | None:
 def trimmed(name: str) -> str:
     """``name`` without the spaces and fillers around it: how it shows."""
     return name.strip().strip(_FILLERS).strip()
+
+
+# Drawn as a slash, a backslash or a full stop: a name holding one passes for a path
+# ("People" U+FF0F "Alice.md" shows as the note Alice in People) or for "." and "..". A short
+# explicit list; the letters of other scripts drawn alike (Cyrillic U+0430 for Latin "a") would
+# need Unicode's confusables table, which this does not carry.
+_SEPARATOR_LOOKALIKES = {
+    **dict.fromkeys("\u2044\u2215\u2571\u27cb\u29f8\uff0f", "/"),
+    **dict.fromkeys("\u2216\u2572\u27cd\u29f5\u29f9\ufe68\uff3c", "\\"),
+    **dict.fromkeys("\u2024\ufe52\uff0e", "."),
+    "\u2025": "..",
+}
+
+
+def separator_lookalike(name: str) -> tuple[str, str] | None:
+    """The first character of ``name`` drawn as a path's slash, backslash or dot, with what
+    it looks like; None when none is."""
+    for char in name:
+        if looks := _SEPARATOR_LOOKALIKES.get(char):
+            return char, looks
+    return None

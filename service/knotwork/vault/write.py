@@ -47,8 +47,8 @@ from knotwork.vault.files import (
     resolve_in_vault,
     symlink_on_path,
 )
-from knotwork.vault.lookalike import invisible_in, trimmed
 from knotwork.vault.nofollow import note_folder, remove_file, replace_file
+from knotwork.vault.variants import with_form
 
 MAX_NAME_BYTES = 255  # per file or folder name, as ext4, APFS, NTFS and most others allow
 MAX_PATH_BYTES = 4096  # per path: Linux's PATH_MAX, as MCP's NotePath bounds it
@@ -56,29 +56,6 @@ MAX_PATH_BYTES = 4096  # per path: Linux's PATH_MAX, as MCP's NotePath bounds it
 # the folder (watchdog's own recursive listing among them) take in their stride.
 MAX_FOLDER_DEPTH = 64
 _UMASK_LOCK = threading.Lock()
-
-
-def lookalike_name(rel: str) -> str | None:
-    """Why a new note's path would pass for another's: a file or folder name whose stem (the
-    name without ``.md``) begins or ends with a space or a blank, or that holds a character
-    that shows nothing. Such a note takes over the name of the one it looks like (retrieval
-    names it for the question's "Alice"), as a case variant would take over its links. Asked
-    of new notes only: one on disk already is the user's and stays writable."""
-    for part in rel.split("/"):
-        stem = part[:-3] if part.lower().endswith(".md") else part
-        if stem != trimmed(stem):
-            seen = trimmed(stem) + part[len(stem) :]
-            return (
-                f"the name {part!r} in note path {rel!r} begins or ends with a space or a "
-                f"blank, so it looks like {seen!r}; name the note without it"
-            )
-        if found := invisible_in(part):
-            return (
-                f"the name {part!r} in note path {rel!r} holds the invisible character "
-                f"U+{ord(found):04X}, so it looks like another name; name the note "
-                "without it"
-            )
-    return None
 
 
 def checked_relpath(path: str) -> str:
@@ -192,12 +169,31 @@ async def case_variants(store: GraphStore, vault: str, root: Path, rel: str) -> 
 
 
 def refuse_case_variants(rel: str, variants: list[str]) -> None:
-    if variants:
+    if not variants:
+        return
+    # The same text in another form: the graph's, its file gone (the disk's is spelled as listed).
+    if all(_same_form(v, rel) for v in variants):
+        named = " and ".join(_with_form(v) for v in variants)
         raise WriteConflictError(
-            f"{rel!r} differs only in letter case (or spaces around it) from the existing note "
-            f"{' and '.join(repr(v) for v in variants)}; links resolve without case, so it would "
-            "take over that note's links. Write to the existing path, or pick another name"
+            f"{_with_form(rel)} differs only in Unicode form (an accent written as one "
+            f"character or as two) from the existing note {named}; links resolve without "
+            "it, so it would take over that note's links. Write to the existing path, or "
+            "pick another name"
         )
+    raise WriteConflictError(
+        f"{rel!r} differs only in letter case (or spaces around it) from the existing note "
+        f"{' and '.join(repr(v) for v in variants)}; links resolve without case, so it would "
+        "take over that note's links. Write to the existing path, or pick another name"
+    )
+
+
+def _same_form(name: str, other: str) -> bool:
+    return unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", other)
+
+
+def _with_form(name: str) -> str:
+    """``name`` quoted, with its Unicode form: two forms of one name look the same."""
+    return repr(name) + with_form(name)[len(name) :]
 
 
 def exists_exactly(full: Path, root: Path | None = None, *, strict: bool = False) -> bool:
@@ -250,9 +246,10 @@ def _check_place(root: Path, rel: str) -> None:
             if spelled := [n for n in names if fold(n) == fold(name)]:
                 on_disk = "/".join([*parts[: i - 1], spelled[0]])
                 folder = "/".join(parts[:i])
+                how = "Unicode form" if _same_form(name, spelled[0]) else "letter case"
                 raise WriteConflictError(
-                    f"the folder {folder!r} differs only in letter case (or Unicode form) from "
-                    f"the existing folder {on_disk!r}; write the note under {on_disk!r}"
+                    f"the folder {folder!r} differs only in {how} from the existing folder "
+                    f"{on_disk!r}; write the note under {on_disk!r}"
                 )
             break  # a folder to create
         if not (parent / name).is_dir():
@@ -279,11 +276,14 @@ def write_note_file(root: Path, rel: str, full: Path, data: bytes) -> float:
     """Replace (or create) the note's file ``full`` (``rel`` in the vault) atomically, keeping
     its permission bits; the written file's modification time. The file is reached from the
     vault folder without following a link (``vault.nofollow``): a folder swapped for a link
-    since ``note_target`` is a 409, never a write at the link's target."""
+    since ``note_target`` is a 409, never a write at the link's target. A folder another
+    write made meanwhile in another Unicode form of the same name is the same folder to the
+    user: the note goes in it (spelled on disk just before, with no await in between)."""
+    rel = spelled_on_disk(root, rel)
     with file_errors(rel):
         _check_place(root, rel)
         with note_folder(root, rel, create=True) as folder:
-            return replace_file(folder, full.name, data, 0o666 & ~umask())
+            return replace_file(folder, rel.rsplit("/", 1)[-1], data, 0o666 & ~umask())
 
 
 def delete_note_file(root: Path, rel: str, full: Path) -> None:
