@@ -59,6 +59,15 @@ def test_ask_answers_and_json_is_the_query_body(ingested: Path, fake_ollama: Fak
     assert body["citations"][0]["path"].startswith("People/")
 
 
+def test_ask_says_a_dropped_citation_once(ingested: Path, fake_ollama: FakeOllama) -> None:
+    """An invented citation is named once: it was also counted in a warning line after it."""
+    fake_ollama.chat_script = lambda body: "Alice works with Bob on the graph [S1] [S99]."
+    code, out = run("ask", "Who does Alice work with?", "--mode", "fast")
+    assert code == 0, out
+    said = [line for line in out.splitlines() if "citation" in line]
+    assert said == ["dropped a citation no source supports: [S99]"], out
+
+
 def test_ask_exit_codes_for_no_evidence_a_silent_model_and_bad_arguments(
     ingested: Path, fake_ollama: FakeOllama
 ) -> None:

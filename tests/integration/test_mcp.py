@@ -110,7 +110,7 @@ async def test_ask_answers_with_a_citation_of_the_right_note(
     mcp_settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.chat_script = model(
-        lambda prompt: f"Alice works with Bob {labels(prompt)['People/Alice.md']}."
+        lambda prompt: f"Alice works with Bob {labels(prompt)['People/Alice.md']} [S99]."
     )
     async with connected(mcp_settings) as client:
         body = await call(client, "ask", question="Who works with Bob on the graph database?")
@@ -119,7 +119,8 @@ async def test_ask_answers_with_a_citation_of_the_right_note(
     assert body["answer"] == "Alice works with Bob [People/Alice.md#Alice]."
     [cited] = body["citations"]
     assert (cited["path"], cited["heading"], cited["line_start"]) == ("People/Alice.md", "Alice", 1)
-    assert "Bob" in cited["snippet"] and body["dropped_citations"] == []
+    assert "Bob" in cited["snippet"] and body["dropped_citations"] == ["[S99]"]
+    assert not any("citation" in w for w in body["warnings"]), body["warnings"]  # said once
     assert len(answer_calls(fake_ollama)) == 1
 
 

@@ -9,6 +9,7 @@ import pytest
 from knotwork.ingest.chunk import chunk_for_line, chunk_note
 from knotwork.ingest.facts import structural_facts
 from knotwork.ingest.parse import parse_note
+from knotwork.text.anchors import heading_anchor
 from knotwork.text.names_found import chunk_grams
 
 TEXT = """---
@@ -142,7 +143,7 @@ def test_the_chunker_and_the_parser_read_headings_alike(line: str) -> None:
     note = parse_note("H.md", f"Intro.\n\n{line}\n\nText.\n")
     chunks = chunk_note(note, "v", 100_000)
     paths = [c.heading_path for c in chunks]
-    assert paths == ["", *(h.text for h in note.headings)]
+    assert paths == ["", *(heading_anchor(h.text) for h in note.headings)]
 
 
 def test_a_comment_hides_a_heading_and_is_no_part_of_one_for_the_chunker_and_parser() -> None:
@@ -152,8 +153,8 @@ def test_a_comment_hides_a_heading_and_is_no_part_of_one_for_the_chunker_and_par
         "#%%c%% Nor this\n# Two `%%`\nEnd. %%x\n# Gone\n",
     )
     chunks = chunk_note(note, "v", 100_000)
-    headings = ["One", "Two `%%`"]
-    assert [c.heading_path for c in chunks] == headings == [h.text for h in note.headings]
+    assert [h.text for h in note.headings] == ["One", "Two `%%`"]
+    assert [c.heading_path for c in chunks] == ["One", "Two"]  # '%%' refused in a link
     assert "# Hidden" in chunks[0].text and "# Gone" in chunks[1].text  # still searchable
     assert "# Not one" in chunks[0].text and "Nor this" in chunks[0].text  # paragraphs of "One"
 
@@ -227,3 +228,23 @@ def test_a_character_nfc_turns_into_markdown_is_kept_as_written() -> None:
     [chunk] = chunk_note(parse_note("V.md", text), "v", 1200)
     assert "\u1fef\u1fef\u1fef cafe\u0301" in chunk.text and "```" not in chunk.text
     assert "After caf\u00e9." in chunk.text  # the other lines composed
+
+
+@pytest.mark.parametrize(
+    ("heading", "anchor"),
+    [
+        ("Latch [[latch SR]] timing", "Latch latch SR timing"),
+        ("Latch [[latch SR|SR latch]] timing", "Latch SR latch timing"),
+        ("See [[Plan#Budget]] and [the plan](Plan.md)", "See Plan Budget and the plan"),
+        ("**Bold** *it* ~~gone~~ ==lit== __init__ snake_case", "Bold it gone lit init snake_case"),
+        ("Run `a|b` #todo", "Run a b todo"),
+        ("Step 1: plan ^x [y]", "Step 1 plan x y"),
+        ("Learning C#", "Learning C"),
+        (r"Not \*emphasis\*", "Not *emphasis*"),
+    ],
+)
+def test_a_heading_path_holds_headings_as_shown_and_linked(heading: str, anchor: str) -> None:
+    """A chunk's heading path (a citation's anchor) was the raw Markdown of its headings."""
+    note = parse_note("H.md", f"# Top [[Root]]\n\n## {heading}\n\nText.\n")
+    chunks = chunk_note(note, "v", 100_000)
+    assert chunks[-1].heading_path == f"Top Root > {anchor}"

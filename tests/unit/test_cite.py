@@ -41,6 +41,14 @@ def test_an_old_form_citation_matches_in_either_unicode_form() -> None:
     assert match_citation("Nai\u0308ve.md", hits) is hits[1]
 
 
+def test_an_old_form_citation_may_write_the_heading_as_the_note_does() -> None:
+    """A chunk's heading is its anchor (``Latch SR timing``); a model copying the heading from
+    the note's text (``Latch [[latch SR]]: timing``) names it too, and was dropped."""
+    hits = [hit("Latch.md", "Latch > Latch latch SR timing")]
+    assert match_citation("Latch.md#Latch > Latch [[latch SR]]: timing", hits) is hits[0]
+    assert match_citation("Latch.md#Latch **latch SR** timing", hits) is hits[0]
+
+
 def test_invalid_citations_are_removed_and_valid_ones_kept_in_order() -> None:
     text = (
         "Pasta [Recipes.md#Lasagna]. Alice [[People/Alice.md#Work]] works [Nowhere.md#Fake], "

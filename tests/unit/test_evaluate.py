@@ -111,6 +111,8 @@ def test_questions_with_gold_sections_compare_headings_loosely(tmp_path: Path) -
     assert question.gold == ("en/a.md#creating test cases", "en/b.md#1. choose the right model")
     assert normalise_heading(" Cafe\u0301  Menu ## ") == "caf\u00e9 menu"
     assert section_key("a.md", "Intro") == "a.md#intro"
+    # A gold heading copied from the note names the chunk's anchor (text.anchors).
+    assert section_key("a.md", "Latch [[latch SR]]: timing") == "a.md#latch latch sr timing"
 
 
 def test_gold_sections_may_be_the_lead_or_a_full_heading_path(tmp_path: Path) -> None:

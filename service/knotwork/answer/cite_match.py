@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
 from knotwork.retrieve import Hit
+from knotwork.text.anchors import heading_anchor
 from knotwork.text.keys import entity_key
 
 
@@ -67,8 +68,10 @@ def _norm_path(path: str) -> str:
     return entity_key(path).replace("\\", "/").lstrip("/").removeprefix("./")
 
 
+# A heading as written in the note ("Step 1: plan", an old form a model copies from its text)
+# names the chunk whose anchor is that heading as shown ("Step 1 plan": text.anchors).
 def _norm_heading(heading: str) -> str:
-    return entity_key(heading.lstrip("#").replace(">", " > "))
+    return entity_key(heading_anchor(heading.lstrip("#")).replace(">", " > "))
 
 
 def match_citation(citation: str, hits: Sequence[Hit]) -> Hit | None:

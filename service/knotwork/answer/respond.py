@@ -22,7 +22,7 @@ from knotwork.answer.prompt import FactSource, Prompt, build_prompt
 from knotwork.answer.refusal import INSUFFICIENT, says_insufficient
 from knotwork.answer.waiting import Overdue, by, stop_cut, unanswered
 from knotwork.core import Core
-from knotwork.plural import counted, plural
+from knotwork.plural import counted
 from knotwork.retrieve import Evidence, FactRow, Filters, Hit, HopPath, Mode, retrieve
 from knotwork.retrieve.config import DEFAULT_TOP_K
 from knotwork.text.quoted import clipped
@@ -182,12 +182,8 @@ def finish(evidence: Evidence, raw: str, started: float, prompt: Prompt) -> Answ
             result.warnings.append(
                 "the answer cites none of the retrieved notes; check it against the evidence"
             )
+    # Said once, by dropped_citations: a warning counting them too was a second report of each.
     result.dropped_citations = checked.dropped
-    if checked.dropped:
-        result.warnings.append(
-            f"removed {counted(len(checked.dropped), 'citation')} that "
-            f"{plural(len(checked.dropped), 'names', 'name')} no retrieved chunk"
-        )
     result.warnings.extend(unlinked.warnings)
     if prompt.left_out:
         result.warnings.append(

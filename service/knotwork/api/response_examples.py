@@ -38,7 +38,7 @@ QUERY_EXAMPLE: JsonDict = {
     "facts": [_FACT],
     "paths": [_PATH],
     "timings": {"vector": 12.5, "fulltext": 4.1, "answer_ms": 2310.0},
-    "warnings": ["removed 1 citation that names no retrieved chunk"],
+    "warnings": [],
     "uncited": False,
     "evidence": [],
 }

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from knotwork.errors import EvalInputError
+from knotwork.text.anchors import heading_anchor
 from knotwork.text.keys import nfc
 
 GoldKind = Literal["titles", "sections"]
@@ -54,8 +55,10 @@ class Question:
 
 
 def normalise_heading(text: str) -> str:
-    """A heading compared loosely: NFC, case-folded, spaces collapsed, trailing ``#``/``:`` off."""
-    text = unicodedata.normalize("NFC", text).casefold()
+    """A heading compared loosely: as a chunk's heading path holds it (``text.anchors``: a gold
+    heading copied from the note, ``Step 1: plan``, is the chunk's ``Step 1 plan``), NFC,
+    case-folded, spaces collapsed, trailing ``#``/``:`` off."""
+    text = unicodedata.normalize("NFC", heading_anchor(text)).casefold()
     return _SPACES.sub(" ", text).strip().rstrip("#: ").strip()
 
 

@@ -17,6 +17,7 @@ import unicodedata
 
 from knotwork.models import Chunk, ParsedNote, embed_text
 from knotwork.text import markdown
+from knotwork.text.anchors import heading_anchor
 from knotwork.text.digest import text_hash
 
 # 2: one fence rule with the parser; chunks know a fence open at their start.
@@ -30,7 +31,9 @@ from knotwork.text.digest import text_hash
 # 8: a heading inside a %%comment%% (hidden by Obsidian, read by the parser as none) starts no
 # section; a comment on a heading's line is no part of its text.
 # 9: a line that starts with a comment is no heading ("%%x%% # Not"), as the parser reads it.
-CHUNKER_VERSION = 9
+# 10: a heading path holds each heading as shown and linked (``text.anchors``): a wikilink as its
+# display text, no markup, a space for each character Obsidian refuses in a link (# | ^ : [ ]).
+CHUNKER_VERSION = 10
 CONTEXT_SEPARATOR = " > "
 MAX_CONTEXT_ALIASES = 8  # a note with dozens of aliases would drown its chunks' text
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -92,7 +95,9 @@ def _sections(
         heading = None if belongs or hidden else markdown.shown_heading(line, shown)
         if heading:
             level = heading[0]
-            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, _nfc(heading[1]))]
+            # What a citation's anchor says; a heading of markup alone ("## :") keeps its text.
+            shown_text = _nfc(heading_anchor(heading[1]) or heading[1])
+            stack = [(lvl, txt) for lvl, txt in stack if lvl < level] + [(level, shown_text)]
             sections.append((" > ".join(t for _, t in stack), [(number, _nfc(line))]))
         else:
             sections[-1][1].append((number, _nfc(line)))
