@@ -186,11 +186,10 @@ class Ingestor:
         )
         states = {r["path"]: r for r in rows if r["content_hash"] is not None}
         changes = await asyncio.to_thread(moved.over_notes, changes, states, self.root)
-        taken = (
-            await moved.find_sources(self.core.store, self.vault, self.root, changes, states)
-            if self.find_moves and self.root is not None
-            else set()
-        )
+        taken: set[str] = set()
+        if self.find_moves and self.root is not None:
+            find, size = moved.find_sources, self.settings.chunk_size  # the moves events missed
+            taken = await find(self.core.store, self.vault, self.root, changes, states, size)
         outcomes: list[NoteOutcome] = []
         drafts: dict[str, drafting.Draft] = {}
         deletes: list[NoteDelete] = []

@@ -1,5 +1,6 @@
 """A note new to the graph whose content a note gone from the vault folder holds is that note
-moved: the rule a sync finds moves by (ingest/plan.py), for the watcher's writes.
+moved, and so is one of its file name and most of its text, moved and edited: the rules a sync
+finds moves by (ingest/move_pairs.py, used by ingest/plan.py), for the watcher's writes.
 
 The watcher knows a move from its events, and those can come late, twice or out of order on a
 busy machine (a folder moved on while its first move is written, watchdog repeating a move
@@ -20,6 +21,7 @@ from knotwork.graph.queries.writes import NOTES_STATE, NOTES_WITH_CONTENT, Notes
 from knotwork.graph.store import GraphStore
 from knotwork.ingest import draft as drafting
 from knotwork.ingest.changes import Change, Delete, Upsert
+from knotwork.ingest.move_pairs import by_content, edited_moves, file_name
 from knotwork.vault.write import exists_exactly
 
 
@@ -29,9 +31,11 @@ async def find_sources(
     root: Path,
     changes: list[Change],
     states: dict[str, NotesStateRow],
+    chunk_size: int,
 ) -> set[str]:
-    """Give each upsert of a note the graph does not hold (nor the move it names) the note of
-    the same content gone from ``root`` as its source, and add that note's state to
+    """Give each upsert of a note the graph does not hold (nor the move it names) the note
+    gone from ``root`` it is, moved (ingest/move_pairs.py: of the same content, or else of the
+    same file name and most of the text, edited), as its source, and add that note's state to
     ``states``. Returns the sources taken: a delete of one in the batch deletes nothing."""
     upserts = [
         c
@@ -50,29 +54,35 @@ async def find_sources(
 
     await asyncio.to_thread(parse)
     hashes = sorted({u.note.content_hash for u in upserts if u.note is not None})
-    rows = await store.read(NOTES_WITH_CONTENT, vault=vault, hashes=hashes)
+    names = sorted({file_name(u.path) for u in upserts})
+    rows = await store.read(NOTES_WITH_CONTENT, vault=vault, hashes=hashes, names=names)
     written = {c.path for c in changes if isinstance(c, Upsert)}
     claimed = {c.renamed_from for c in changes if isinstance(c, Upsert) and c.renamed_from}
-    by_hash: dict[str, list[str]] = {}
-    for row in rows:
-        if row["path"] not in written and row["path"] not in claimed:
-            by_hash.setdefault(row["content_hash"], []).append(row["path"])
+    held = {
+        r["path"]: r["content_hash"]
+        for r in rows
+        if r["path"] not in written and r["path"] not in claimed
+    }
 
     def gone(paths: list[str]) -> list[str]:
         return [p for p in paths if not exists_exactly(root / p, root)]
 
-    for digest, paths in list(by_hash.items()):
-        by_hash[digest] = await asyncio.to_thread(gone, paths)
+    gone_now = {p: held[p] for p in await asyncio.to_thread(gone, sorted(held))}
+    found = {u.path: u.note.content_hash for u in upserts if u.note is not None}
+    by_path = {u.path: u for u in upserts}
     taken: set[str] = set()
-    for u in upserts:
-        candidates = by_hash.get(u.note.content_hash, []) if u.note is not None else []
-        if candidates:
-            u.renamed_from = candidates.pop(0)
-            taken.add(u.renamed_from)
+    for path, source in by_content(gone_now, found).items():
+        by_path[path].renamed_from = source
+        taken.add(source)
     if taken:
         for state in await store.read(NOTES_STATE, vault=vault, paths=sorted(taken)):
             if state["content_hash"] is not None:
                 states[state["path"]] = state
+    # Left on both sides: a note moved and edited, when its name and text say so unambiguously.
+    left = [u for u in upserts if u.renamed_from not in taken]
+    edited = await edited_moves(store, vault, gone_now.keys() - taken, left, chunk_size)
+    states |= edited
+    taken |= edited.keys()
     return taken
 
 

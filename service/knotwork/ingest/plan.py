@@ -1,5 +1,5 @@
 """What a sync will do: the vault folder read against the graph's hashes — notes new, changed,
-moved (same content at a new path) and gone — and, worked out while the first notes are drafted,
+moved (ingest/move_pairs.py) and gone — and, worked out while the first notes are drafted,
 the vault's names once the sync is applied and what it owes the notes it does not write."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from knotwork.errors import KnotworkError, VaultFolderError, VaultUnavailableError
+from knotwork.errors import KnotworkError, VaultUnavailableError
 from knotwork.graph.names import NameIndex
 from knotwork.graph.queries.admin import CALIBRATION_DROP, SCRATCH_KEPT_NOTES
 from knotwork.graph.queries.writes import (
@@ -21,12 +21,14 @@ from knotwork.ingest.changes import Progress, SyncReport, SyncStep, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.move_pairs import by_content, edited_moves
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.plural import counted, plural
 from knotwork.vault.files import NoteScan, read_group, scan_notes
 from knotwork.vault.folders import (
     EMPTY,
     GONE_FOR_GOOD,
+    AnotherFolderError,
     VaultFolders,
     empty_while_held,
     folder_unseen,
@@ -71,7 +73,7 @@ async def plan_sync(
     the folder lacks are deleted); else a sync of another folder stops (VaultFolderError).
     ``parsed``: told the notes parsed for the names, when they are more than one group."""
     assert ingestor.root is not None
-    root, limit = ingestor.root, ingestor.settings.max_note_bytes
+    root, settings = ingestor.root, ingestor.settings
     # The graph's hashes, the folder the vault was synced from and the folder's listing, at once.
     rows, folders, scan = await asyncio.gather(
         ingestor.core.store.read(
@@ -100,7 +102,7 @@ async def plan_sync(
         group = paths[start : start + READ_GROUP]
         if progress:  # the files read so far: the bar ends at all of them, once read
             progress(start, len(paths), SyncStep.READING.told(group[0]))
-        for path, read in await asyncio.to_thread(read_group, root, group, limit):
+        for path, read in await asyncio.to_thread(read_group, root, group, settings.max_note_bytes):
             if isinstance(read, KnotworkError):
                 kept = "; the graph keeps its last version" if stored.get(path) else ""
                 report.errors.append(f"{read}{kept}")
@@ -138,15 +140,15 @@ async def plan_sync(
     gone = {
         p: h for p, h in stored.items() if p not in texts and p not in unread and not scan.unseen(p)
     }
-    # A note that vanished while a new one with the same content appeared has moved.
-    moved: dict[str, str] = {}
-    by_hash: dict[str, list[str]] = {}
-    for path, digest in sorted(gone.items()):
-        if digest is not None:
-            by_hash.setdefault(digest, []).append(path)
-    for path, digest in sorted(hashes.items()):
-        if stored.get(path) is None and by_hash.get(digest):
-            moved[path] = by_hash[digest].pop(0)
+    # A note that vanished while a new one with the same content appeared has moved; one with
+    # its file name and most of its text, moved and edited (ingest/move_pairs.py).
+    fresh = {p: h for p, h in hashes.items() if stored.get(p) is None}
+    moved = by_content(gone, fresh)
+    edited = [Upsert(p, texts[p][0], texts[p][1], new=True) for p in sorted(fresh.keys() - moved)]
+    left = sorted({p for p, h in gone.items() if h is not None} - set(moved.values()))
+    await edited_moves(ingestor.core.store, ingestor.vault, left, edited, settings.chunk_size)
+    moved |= {u.path: u.renamed_from for u in edited if u.renamed_from}
+    notes = {u.path: u.note for u in edited}
     deleted = sorted(set(gone) - set(moved.values()))
     if deleted and (vanished := missed | gone_folders):
         # Listed, then gone before it was read: the folder changed while it was read (a folder
@@ -162,7 +164,7 @@ async def plan_sync(
     work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)
     upserts = [
-        Upsert(p, texts[p][0], texts[p][1], moved.get(p), new=stored.get(p) is None) for p in work
+        Upsert(p, *texts[p], moved.get(p), notes.get(p), new=stored.get(p) is None) for p in work
     ]
     planned = asyncio.create_task(_planned(ingestor, upserts, deleted, set(stored), parsed))
     return upserts, deleted, planned
@@ -233,7 +235,7 @@ async def _refuse_another_folder(
         return
     refused = folders.another(ingestor.vault, stored, hashes)
     if refused is not None and not new_folder:
-        raise VaultFolderError(refused.refusal)
+        raise AnotherFolderError(refused)
     await ingestor.core.store.write(
         VAULT_FOLDER_SET, vault=ingestor.vault, folder=folders.path, folder_id=folders.ident
     )

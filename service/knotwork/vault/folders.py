@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from knotwork.errors import VaultFolderError
 from knotwork.graph.queries.writes import VAULT_FOLDER, VaultFolderRow
 from knotwork.plural import counted
 from knotwork.vault.nofollow import sync
@@ -131,6 +132,29 @@ class AnotherFolder:
     def refusal(self) -> str:
         """As a sync refuses the folder (VaultFolderError), the fix after."""
         return f"{self.reason}, so nothing was changed. {self.fix[0].upper()}{self.fix[1:]}."
+
+    def through_link(self, path: Path, was: Path) -> str:
+        """The refusal of the folder a vault ``path`` that is a symbolic link (or under one)
+        was re-pointed to under a running watcher (from ``was``): the path and both folders
+        named, and the ways out."""
+        back = f"`ln -sfn {was} {path}`" if path.is_symlink() else f"so that it leads to {was}"
+        return (
+            f"the vault path {path} now points to {self.path} (was {was}), which holds "
+            f"{self.held} of the {counted(self.notes, 'note')} of vault '{self.vault}' (the same "
+            "path and content), and a sync of it would overwrite or delete the others, so "
+            f"nothing was changed. Point it back ({back}) and start the watcher again; for a "
+            f"second vault, set another KNOTWORK_VAULT_NAME; if {self.path} now holds vault "
+            f"'{self.vault}', run `knotwork ingest {path} --new-folder` once"
+        )
+
+
+class AnotherFolderError(VaultFolderError):
+    """A sync's refusal of another folder (``AnotherFolder.refusal``), its judgement kept: a
+    watcher that followed a re-pointed symbolic link says it as such (``through_link``)."""
+
+    def __init__(self, another: AnotherFolder) -> None:
+        super().__init__(another.refusal)
+        self.another = another
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
 """The observer of the vault folder the watcher follows: started before the first rescan, kept
 alive (one that stopped is started again), and renewed when the folder is deleted and made
-again or replaced, a rescan each time finding what the old one missed. The status the lease
-carries names the folder followed (vault/folders.py ``follows``: a REST write is left to the
-watcher only by its folder)."""
+again or replaced, or the vault path (a symbolic link) re-pointed to another folder, a rescan
+each time finding what the old one missed. The status the lease carries names the folder
+followed (vault/folders.py ``follows``: a REST write is left to the watcher only by its
+folder)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from watchdog.observers.api import BaseObserver
 
@@ -46,6 +48,7 @@ class Following:
     def look_at_folder(self) -> None:
         """Looked at every second: a vault folder deleted and made again, or replaced, gets a
         new observer and a rescan once its events pause (``Applier.folder_replaced``)."""
+        self._look_at_path()
         now_id = folder_id(self.applier.root)
         self.applier.folder.remember_full(now_id)
         if now_id is not None and (now_id != self.watched or deaf(self.observer)):
@@ -66,6 +69,30 @@ class Following:
                 # the old one's inode number: deaf tells it then).
                 self.applier.folder_replaced()
 
+    def _look_at_path(self) -> None:
+        """The vault path (a symbolic link, or under one) re-pointed to another folder
+        (``ln -sfn release-2 vault``) is the folder replaced by another: followed, and judged
+        once its events pause. A link to nothing (yet) changes nothing."""
+        applier = self.applier
+        now = target(applier.ingestor.root)
+        if now is None or now == applier.root or folder_id(now) is None:
+            return
+        try:
+            renewed = start_observer(now, applier.gate(self.loop), self.polling, applier.status)
+        except OSError as exc:  # gone again meanwhile: looked at next second
+            log.warning("the vault folder cannot be followed yet: %s", exc)
+            return
+        log.warning(
+            "the vault path %s now points to %s (was %s); following it, read once its events pause",
+            applier.ingestor.root,
+            now,
+            applier.root,
+        )
+        self.stop()
+        applier.follow_target(now)
+        self.observer, self.watched = renewed, self._followed(folder_id(now))
+        applier.folder_replaced()
+
     def stop(self) -> None:
         """Stop the observer's thread and wait for it (5 s at most)."""
         self.observer.stop()
@@ -76,3 +103,14 @@ class Following:
         self.applier.status.folder_id = folder_key(self.applier.root)
         self.applier.folder.followed = ident
         return ident
+
+
+def target(path: Path | None) -> Path | None:
+    """The folder the vault path leads to now, its links followed; None when it cannot say
+    (no path, a loop of links)."""
+    if path is None:
+        return None
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links: RuntimeError before Python 3.13
+        return None

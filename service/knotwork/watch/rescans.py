@@ -24,6 +24,7 @@ from knotwork.errors import (
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import Progress, SyncReport, sync_vault
 from knotwork.outage import Outage
+from knotwork.vault.folders import AnotherFolderError
 from knotwork.watch.events import PathEvents
 from knotwork.watch.folder import FolderView
 from knotwork.watch.held import quiet_s
@@ -49,6 +50,9 @@ class Rescans(PathEvents):
         self.outage = Outage("Neo4j")  # said once, not once a try
         self.folder_outage = Outage("the vault folder")
         self.folder = FolderView(ingestor, root)
+        # The vault path (a symbolic link) re-pointed: (the folder it led to, the new one)
+        # until a rescan judges the new one (``follow_target``).
+        self.link_moved: tuple[Path, Path] | None = None
 
     @property
     def graph_retry_s(self) -> float:
@@ -69,9 +73,11 @@ class Rescans(PathEvents):
         self._rescanning = True
         try:
             report = await sync_vault(self.ingestor, progress)
+        except VaultFolderError as exc:
+            raise self._link_refused(exc) from exc
         finally:
             self._rescanning = False
-        self.last_report = report
+        self.last_report, self.link_moved = report, None
         for said in report.shared:
             log.debug("%s", said)
         for said in () if summarised else (*report.own_warnings, *report.errors):
@@ -114,6 +120,24 @@ class Rescans(PathEvents):
         with the notes not yet copied deleted); an empty one, once a note comes into it."""
         self.judging = self.folder.replaced()
         self._rescan_when_quiet()
+
+    def follow_target(self, root: Path) -> None:
+        """The vault path (a symbolic link, or under one) now leads to the folder ``root``:
+        followed from now on, as a folder replaced at the path is (the caller asks
+        ``folder_replaced``); a refusal of it names the link and both folders."""
+        if root == self.root:
+            return
+        was = self.link_moved[0] if self.link_moved else self.root  # the folder last judged
+        self.link_moved = (was, root)
+        self.root = self.folder.root = self._created.root = root
+        self.status.folder = str(root)
+
+    def _link_refused(self, exc: VaultFolderError) -> VaultFolderError:
+        """A sync's refusal of the folder the vault path was re-pointed to, said as such."""
+        if not isinstance(exc, AnotherFolderError) or not self.link_moved or not self.ingestor.root:
+            return exc
+        said = exc.another.through_link(self.ingestor.root, self.link_moved[0])
+        return VaultFolderError(f"{said}.")
 
     def _look_if_replaced(self) -> None:
         """Judged from now on: a folder replaced, not yet seen so (looked at each second), or

@@ -8,8 +8,9 @@ queue overflowing), and every ``watch_rescan_s``, a full sync reconciles whateve
 missed. One lease in Neo4j keeps a second writer out (``lease.holding``), so ``knotwork retry``
 cannot run beside the watcher: it does the model's work itself, beside its writes
 (ingest/model_work.py): a change's text, links and structure land at once, the model's facts
-after. A vault folder deleted and made again (or replaced) is followed anew, by a new observer
-(watch/following.py). A stop applies what is still waiting, for at most ``STOP_FLUSH_S``.
+after. A vault folder deleted and made again (or replaced), or the vault path re-pointed to
+another folder (a symbolic link), is followed anew, by a new observer (watch/following.py). A
+stop applies what is still waiting, for at most ``STOP_FLUSH_S``.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ class VaultWatcher(Applier):
         return False
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        folder_to_follow(self.root)
+        self.follow_target(folder_to_follow(self.ingestor.root))  # a link re-pointed meanwhile
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
