@@ -58,7 +58,8 @@ def test_every_command_prints_a_notes_control_characters_escaped(
     for command, out in outputs.items():
         assert not raw_in(out), (command, out)
     assert "burrows \\u001b]52;c;cHduZWQ=\\u0007 \\u0000 \\u202eevil\\u001b[2J" in outputs["ask"]
-    assert "Quokka \\u001b]0;HEAD\\u0007 lair:" in outputs["retrieve"], outputs["retrieve"]
+    # The heading as its anchor says it: "]" is no character a link to a heading holds.
+    assert "Quokka \\u001b 0;HEAD\\u0007 lair:" in outputs["retrieve"], outputs["retrieve"]
     assert "Quokka \\u001b]0;TITLE\\u0007 facts" in outputs["search"]
     assert "Q\\u001b[2Jk" in outputs["note"] and "wombat\\u0007\\u009b2j" in outputs["history"]
     assert "quokka [/x] \\u202erevo.md" in outputs["search"]  # rich markup as written

@@ -183,7 +183,7 @@ async def test_names_already_on_disk_are_ingested_and_stay_writable(
 ) -> None:
     """Only new names are refused: the user's own files so named are read and written as
     before, and a note may go into a folder of theirs so named."""
-    on_disk = ["a#b.md", "CON.md", "\ufb01le.md", "C#/Intro.md"]
+    on_disk = ["a#b.md", "CON.md", "\ufb01le.md", "C#/Intro.md", "AC\u2215DC/Songs.md"]
     put(vault, "file.md", "# file\n")
     for path in on_disk:
         put(vault, path, "# mine\n")
@@ -194,9 +194,11 @@ async def test_names_already_on_disk_are_ingested_and_stay_writable(
             rewritten = await _put(client, path, "# edited\n")
             assert rewritten.status_code == 200, rewritten.text
         assert (await _put(client, "C#/Next.md")).status_code == 200
+        assert (await _put(client, "AC\u2215DC/Next.md")).status_code == 200
         assert (await _put(client, "file2.md")).status_code == 200
         graph = await stored_notes(core)
-    assert sorted(graph) == sorted([*on_disk, "file.md", "C#/Next.md", "file2.md"])
+    new = ["file.md", "C#/Next.md", "AC\u2215DC/Next.md", "file2.md"]
+    assert sorted(graph) == sorted([*on_disk, *new])
     assert all((vault / path).read_text() == "# edited\n" for path in on_disk)
 
 

@@ -343,3 +343,13 @@ def test_a_bare_number_used_as_a_citation_is_removed_and_reported(
 def test_a_bare_number_that_is_no_citation_stays(text: str) -> None:
     checked = check_citations(text, ODD, SOURCES)
     assert (checked.text, checked.dropped) == (text, [])
+
+
+def test_an_anchor_is_not_read_again_as_markup() -> None:
+    """A chunk's anchor is read from its heading once: `` `__init__` method `` is anchored
+    ``__init__ method``; read again it lost its underscores, and neither the anchor nor the
+    heading as written named the chunk any more."""
+    hits = [hit("Py.md", "Py > __init__ method"), hit("Star.md", "*literal*")]
+    assert match_citation("Py.md#Py > __init__ method", hits) is hits[0]
+    assert match_citation("Py.md#Py > `__init__` method", hits) is hits[0]
+    assert match_citation("Star.md#*literal*", hits) is hits[1]

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from knotwork.errors import VaultPathError
-from knotwork.vault.new_names import compat_key, lookalike_name, unportable_name
+from knotwork.vault.new_names import (
+    compat_key,
+    lookalike_name,
+    new_name_problem,
+    separator_name,
+    unportable_name,
+)
 from knotwork.vault.write import checked_relpath
 
 FLAG_ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
@@ -113,5 +121,18 @@ def test_a_name_obsidian_takes_passes(name: str) -> None:
 def test_compatibility_forms_and_case_fold_together_but_scripts_do_not() -> None:
     assert compat_key("\ufb01le.md") == compat_key("FILE.md") == compat_key("\uff46ile.md")
     assert compat_key("\u0430lice.md") != compat_key("alice.md"), "Cyrillic: no confusables table"
-    assert lookalike_name("a\u2215b.md") and lookalike_name("\u2025/x.md")
-    assert lookalike_name("a\u2026.md") is None, "an ellipsis is a user's"
+    assert separator_name("a\u2215b.md", "a\u2215b.md") and separator_name("\u2025", "\u2025/x.md")
+    assert separator_name("a\u2026.md", "a\u2026.md") is None, "an ellipsis is a user's"
+
+
+def test_a_slash_look_alike_is_refused_in_new_names_only(tmp_path: Path) -> None:
+    """ "AC\u2215DC", "Q2\uff0f2024": how file names write a slash. A folder of the user's so
+    named takes new notes (it was refused, the refusal asking to rename what the client cannot);
+    a new folder or note so named is refused."""
+    (tmp_path / "AC\u2215DC").mkdir()
+    (tmp_path / "Q2\uff0f2024").mkdir()
+    assert new_name_problem(tmp_path, "AC\u2215DC/setlist.md") is None
+    assert new_name_problem(tmp_path, "Q2\uff0f2024/plan.md") is None
+    said = new_name_problem(tmp_path, "New\u2215Folder/plan.md") or ""
+    assert "U+2215 (DIVISION SLASH), which looks like '/'" in said
+    assert new_name_problem(tmp_path, "AC\u2215DC/a\uff0fb.md")

@@ -68,10 +68,16 @@ def _norm_path(path: str) -> str:
     return entity_key(path).replace("\\", "/").lstrip("/").removeprefix("./")
 
 
-# A heading as written in the note ("Step 1: plan", an old form a model copies from its text)
-# names the chunk whose anchor is that heading as shown ("Step 1 plan": text.anchors).
 def _norm_heading(heading: str) -> str:
-    return entity_key(heading_anchor(heading.lstrip("#")).replace(">", " > "))
+    return entity_key(heading.lstrip("#").replace(">", " > "))
+
+
+# A heading path as cited: as the chunk's anchor says it, or as written in the note ("Step 1:
+# plan", an old form a model copies from its text), which names the chunk whose anchor is that
+# heading as shown ("Step 1 plan": text.anchors). The anchor is not read again as markup: a
+# shown "__init__ method" is no emphasis.
+def _cited_headings(heading: str) -> set[str]:
+    return {_norm_heading(heading), _norm_heading(heading_anchor(heading.lstrip("#")))}
 
 
 def match_citation(citation: str, hits: Sequence[Hit]) -> Hit | None:
@@ -89,7 +95,7 @@ def match_citation(citation: str, hits: Sequence[Hit]) -> Hit | None:
                 return hit
             if rest.startswith("#"):
                 full = _norm_heading(hit.heading)
-                if _norm_heading(rest[1:]) in (full, full.rsplit(" > ", 1)[-1]):
+                if _cited_headings(rest[1:]) & {full, full.rsplit(" > ", 1)[-1]}:
                     return hit
     return None
 

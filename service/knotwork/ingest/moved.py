@@ -13,10 +13,12 @@ graph holds a note at is no rename at all (``over_notes``): that note's edit, as
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from knotwork.errors import KnotworkError
 from knotwork.graph.queries.writes import NOTES_STATE, NOTES_WITH_CONTENT, NotesStateRow
 from knotwork.graph.store import GraphStore
 from knotwork.ingest import draft as drafting
@@ -65,7 +67,7 @@ async def find_sources(
     }
 
     def gone(paths: list[str]) -> list[str]:
-        return [p for p in paths if not exists_exactly(root / p, root)]
+        return [p for p in paths if _gone(root, p)]
 
     gone_now = {p: held[p] for p in await asyncio.to_thread(gone, sorted(held))}
     found = {u.path: u.note.content_hash for u in upserts if u.note is not None}
@@ -124,3 +126,18 @@ def _same_file(root: Path | None, a: str, b: str) -> bool:
         return root is not None and os.path.samefile(root / a, root / b)
     except OSError:  # either missing: two files (a case-sensitive disk), or none to compare
         return False
+
+
+def _gone(root: Path, path: str) -> bool:
+    """Whether the note at ``path`` is gone from ``root`` as spelled (a case variant on disk
+    is another name: gone). A folder that cannot be listed or a disk that fails is no proof
+    (a sync keeps such notes too): their notes are not taken as moved."""
+    try:
+        if exists_exactly(root / path, root, strict=True):
+            return False
+        os.lstat(root / path)
+    except KnotworkError:  # the disk or mount failing (VaultUnavailableError)
+        return False
+    except OSError as exc:
+        return exc.errno in (errno.ENOENT, errno.ENOTDIR)
+    return True

@@ -25,6 +25,11 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _REFUSED = re.compile(r"%%|[#|^:\[\]]")
 _SPACES = re.compile(r"\s+")
 _HELD = "\x00"  # stands for a code span's or escaped character's text while markup is read
+# Markup is read in headings up to this long: the code and emphasis patterns backtrack on long
+# runs of backticks, stars or underscores (a 10,000-backtick heading held the interpreter for
+# ten seconds), and a longer heading is no title a reader links to. Past it, only the characters
+# a link refuses are replaced.
+MARKUP_MAX = 1000
 
 
 def _shown_link(match: re.Match[str]) -> str:
@@ -36,6 +41,8 @@ def heading_anchor(heading: str) -> str:
     """The heading as shown and as a link to it may name it (see the module's docstring)."""
     if not any(c in heading for c in "`[]*_~=\\#|^:%"):
         return _SPACES.sub(" ", heading).strip()
+    if len(heading) > MARKUP_MAX:
+        return _SPACES.sub(" ", _REFUSED.sub(" ", heading)).strip()
     heading = heading.replace(_HELD, " ")  # a NUL in the file is no placeholder
     held: list[str] = []
 

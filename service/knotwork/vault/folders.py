@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from shlex import quote
 from typing import TYPE_CHECKING, Any
 
 from knotwork.errors import VaultFolderError
@@ -137,14 +138,16 @@ class AnotherFolder:
         """The refusal of the folder a vault ``path`` that is a symbolic link (or under one)
         was re-pointed to under a running watcher (from ``was``): the path and both folders
         named, and the ways out."""
-        back = f"`ln -sfn {was} {path}`" if path.is_symlink() else f"so that it leads to {was}"
+        back = f"so that it leads to {was}"
+        if path.is_symlink():  # quoted for a shell: a folder's name may hold a space
+            back = f"`ln -sfn {quote(str(was))} {quote(str(path))}`"
         return (
             f"the vault path {path} now points to {self.path} (was {was}), which holds "
             f"{self.held} of the {counted(self.notes, 'note')} of vault '{self.vault}' (the same "
             "path and content), and a sync of it would overwrite or delete the others, so "
             f"nothing was changed. Point it back ({back}) and start the watcher again; for a "
             f"second vault, set another KNOTWORK_VAULT_NAME; if {self.path} now holds vault "
-            f"'{self.vault}', run `knotwork ingest {path} --new-folder` once"
+            f"'{self.vault}', run `knotwork ingest {quote(str(path))} --new-folder` once"
         )
 
 

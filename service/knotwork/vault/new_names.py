@@ -1,7 +1,8 @@
 """The names a REST or MCP write may give a new note (``new_name_problem``), beyond those any
 note may have (``vault.files.note_path_problem``). Asked of new notes only: a note on disk
 already is the user's, and is ingested and stays writable whatever its name; so is a folder
-on disk, which only the look-alike rule checks (as it did before the other rules came).
+on disk, which only the rules of spaces and invisible characters check (as they did before
+the other rules came).
 
 - **Look-alikes** pass for another note, so retrieval names one for the other: spaces or
   blanks around a name, characters that show nothing (``vault.lookalike``), characters drawn
@@ -40,9 +41,8 @@ _DEVICES = frozenset(
 def lookalike_name(rel: str) -> str | None:
     """Why a new note's path would pass for another's: a file or folder name whose stem (the
     name without ``.md``) begins or ends with a space or a blank, or that holds a character
-    that shows nothing or one drawn as a slash or a dot. Such a note takes over the name of
-    the one it looks like (retrieval names it for the question's "Alice"), as a case variant
-    would take over its links."""
+    that shows nothing. Such a note takes over the name of the one it looks like (retrieval
+    names it for the question's "Alice"), as a case variant would take over its links."""
     for part in rel.split("/"):
         stem = part[:-3] if part.lower().endswith(".md") else part
         if stem != trimmed(stem):
@@ -57,13 +57,20 @@ def lookalike_name(rel: str) -> str | None:
                 f"U+{ord(found):04X}, so it looks like another name; name the note "
                 "without it"
             )
-        if drawn := separator_lookalike(part):
-            char, looks = drawn
-            return (
-                f"the name {part!r} in note path {rel!r} holds U+{ord(char):04X} "
-                f"({unicodedata.name(char, 'unnamed')}), which looks like {looks!r}, so the "
-                "name passes for another path; name the note without it"
-            )
+    return None
+
+
+def separator_name(part: str, rel: str) -> str | None:
+    """Why the new file or folder name ``part`` passes for another path: it holds a character
+    drawn as a slash or a dot. Asked of the names a write creates only: a folder on disk
+    so named (U+2215 or U+FF0F for the slash of "AC/DC") is the user's and takes new notes."""
+    if drawn := separator_lookalike(part):
+        char, looks = drawn
+        return (
+            f"the name {part!r} in note path {rel!r} holds U+{ord(char):04X} "
+            f"({unicodedata.name(char, 'unnamed')}), which looks like {looks!r}, so the "
+            "name passes for another path; name the note without it"
+        )
     return None
 
 
@@ -128,7 +135,7 @@ def new_name_problem(root: Path, rel: str) -> str | None:
     parts = rel.split("/")
     first, beside = _first_new(root, parts)
     for part in parts[first:]:
-        if problem := unportable_name(part, rel):
+        if problem := unportable_name(part, rel) or separator_name(part, rel):
             return problem
     if first == len(parts):
         return None
