@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -40,3 +41,9 @@ async def unless_set(event: asyncio.Event, work: Coroutine[Any, Any, T]) -> asyn
         return None
     task.result()
     return task
+
+
+async def sleep_or(event: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, or less when ``event`` is set first."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout=seconds)

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -41,6 +42,7 @@ from knotwork.ingest.sync import sync_vault
 from knotwork.settings import Settings
 from knotwork.vault.folders import folder_id, folder_key
 from knotwork.watch import apply as watching
+from knotwork.watch import created as watch_created
 from knotwork.watch.events import Pending
 from knotwork.watch.queue import INOTIFY_LOGGER
 from knotwork.watch.watcher import VaultWatcher
@@ -625,6 +627,43 @@ async def test_a_change_still_waiting_when_the_watcher_stops_is_applied(
     running.stop()
     await asyncio.wait_for(task, 30)
     assert await graph_paths(core) == ["Bob.md", "Carol.md", "People/Alice.md"]
+
+
+async def test_a_folder_copied_in_just_before_the_watcher_stops_is_applied(
+    core: Core, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notes of a folder that appeared are listed in a thread (watch/created.py); a stop
+    while that listing runs waits for it and applies its notes, as it applies a change still
+    waiting, and leaves no listing running after the watcher."""
+    listing, release = threading.Event(), threading.Event()
+    below = watch_created.notes_below
+
+    def slow_below(root: Path, folders: set[str]) -> list[str]:
+        listing.set()
+        release.wait(30)
+        return below(root, folders)
+
+    monkeypatch.setattr(watch_created, "notes_below", slow_below)
+    running, task = await started(
+        core, vault, watch_debounce_ms=60_000, watch_rescan_s=0, lease_ttl_s=5
+    )
+    made = vault.with_name("made")
+    put(made, "Team/Dora.md", "# Dora\n\nIn a folder copied into the vault.\n")
+    os.rename(made / "Team", vault / "Team")
+    assert await asyncio.to_thread(listing.wait, 30), "the new folder was never listed"
+    # Its note's own event dropped, as inotify drops those of a folder made too fast to
+    # watch (`mkdir -p`, an unpacked archive): only the listing finds the note.
+    deadline = time.monotonic() + 10
+    while "Team/Dora.md" not in running.pending:
+        if time.monotonic() > deadline:
+            break  # never seen by its own event: the listing alone must find it
+        await asyncio.sleep(0.05)
+    running.pending.pop("Team/Dora.md", None)
+    running.stop()
+    await asyncio.sleep(0.3)  # the stop under way, the listing still running
+    release.set()
+    await asyncio.wait_for(task, 30)
+    assert await graph_paths(core) == ["Bob.md", "People/Alice.md", "Team/Dora.md"]
 
 
 async def synced_not_running(core: Core, vault: Path) -> VaultWatcher:

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from knotwork import background
 from knotwork.vault.files import is_note, list_notes
 
 
@@ -44,6 +45,17 @@ class CreatedFolders:
                 return True
             at = folder.find("/", at + 1)
         return False
+
+    async def listed(self) -> None:
+        """Wait for the listing under way (and the folders that came meanwhile): a stop
+        applies the notes of a folder copied in just before it, not the next start's rescan.
+        Cancelled (a stop's time up), the listing itself is not."""
+        while self._task is not None and not self._task.done():
+            await asyncio.wait({self._task})
+
+    async def stop(self) -> None:
+        """The listing under way cancelled and ended: none runs on after the watcher."""
+        await background.stop(self._task)
 
     async def _list(self) -> None:
         while self._waiting:  # folders that came while a listing ran: listed next

@@ -16,7 +16,6 @@ stop applies what is still waiting, for at most ``STOP_FLUSH_S``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from pathlib import Path
@@ -139,7 +138,7 @@ class VaultWatcher(Applier):
                 return True  # free, or still this watcher's (a give-back Neo4j never got)
             if watches(row):
                 raise lost
-            await _sleep_or(self._stop_asked, LEASE_LOOK_S)
+            await background.sleep_or(self._stop_asked, LEASE_LOOK_S)
         return False
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
@@ -167,6 +166,7 @@ class VaultWatcher(Applier):
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
             try:
+                await self._created.stop()
                 await background.stop(rehearsal)
             finally:  # the model's work ends with the lease: its chunks stay pending
                 try:
@@ -200,7 +200,7 @@ class VaultWatcher(Applier):
                 self.model_work.wanted()
                 last_retry = time.monotonic()
             self.calibration.poll()  # a calibration the first sync could not make
-            await _sleep_or(self._stop, 0.05)
+            await background.sleep_or(self._stop, 0.05)
 
     @property
     def idle(self) -> bool:
@@ -269,7 +269,10 @@ class VaultWatcher(Applier):
         """Apply every change waiting, and those whose events arrive meanwhile (a REST write
         answered before the lease said this watcher stops): until a pass finds none new."""
         tried: set[str] = set()  # each path once: one that failed on the graph is left
-        while fresh := [p for p in self.pending if p not in tried]:
+        while True:
+            await self._created.listed()  # the notes of a folder copied in just before
+            if not (fresh := [p for p in self.pending if p not in tried]):
+                return
             for path in fresh:
                 self.pending[path].due = 0.0
             tried.update(fresh)
@@ -291,8 +294,3 @@ def folder_to_follow(root: Path | None) -> Path:
             "was changed)"
         )
     return root
-
-
-async def _sleep_or(event: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(event.wait(), timeout=seconds)
