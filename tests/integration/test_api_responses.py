@@ -22,7 +22,7 @@ from knotwork.api.routes.health import Readiness
 from knotwork.check.reports import HealthReport
 from knotwork.core import open_core
 from knotwork.graph.lease import Lease
-from knotwork.graph.queries.writes import MENTIONS_WRITE
+from knotwork.graph.queries.mentions import MENTIONS_WRITE
 from knotwork.retrieve.notes import note_detail, vault_stats
 from knotwork.serving.bodies import (
     Accepted,

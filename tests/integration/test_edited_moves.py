@@ -1,8 +1,9 @@
 """A note moved and edited between two looks (``git mv`` plus an edit in one pull, a folder
 moved while the watcher was down and a note in it edited) is that note moved, then edited
 (ingest/move_pairs.py): renamed, its history and identity kept, only its changed chunks
-embedded again; the graph then equals a fresh ingest. Ambiguous or rewritten, it stays a
-delete and a new note."""
+embedded again; the graph then equals a fresh ingest — also when no chunk is kept unchanged
+(a one-chunk note edited, a typo fixed in every section), by its words. Ambiguous or
+rewritten, it stays a delete and a new note."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ LAKE = (
     "## Water\n\nThe water is cold and clear until July.\n"
 )
 EDITED = LAKE.replace("cold and clear until July", "warm and green by August")
+STANDUP = "# Standup\n\nDate: 2024-01-05\n\nWe discussed the release and the migration plan.\n"
+DATED = STANDUP.replace("2024-01-05", "2024-01-12")  # one chunk, its text changed
 
 
 async def _history(core: Core, path: str) -> list[tuple[str, str, str | None]]:
@@ -120,3 +123,92 @@ async def test_the_watcher_takes_a_note_moved_and_edited_for_that_note_moved(
     ]
     assert len(fake_ollama.embedded_texts()) == 1
     assert await verify_vault(ingestor) == []
+
+
+async def test_a_sync_takes_a_one_chunk_note_moved_and_edited_for_that_note_moved(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    """No chunk kept unchanged: its words say it is that note."""
+    put(vault, "standup.md", STANDUP)
+    await sync_vault(ingestor)
+    put(vault, "meetings/standup.md", DATED)
+    (vault / "standup.md").unlink()
+    fake_ollama.calls.clear()
+    report = await sync_vault(ingestor)
+    assert (report.renamed, report.written, report.deleted) == (1, 0, 0)
+    assert ("moved", "standup.md → meetings/standup.md") in report.landed
+    assert await _history(core, "meetings/standup.md") == [
+        ("meetings/standup.md", "rename", "standup.md"),
+        ("standup.md", "renamed", None),
+        ("standup.md", "upsert", None),
+    ]
+    embedded = fake_ollama.embedded_texts()
+    assert len(embedded) == 1 and "2024-01-12" in embedded[0]
+    assert await verify_vault(ingestor) == []
+
+
+async def test_a_sync_takes_a_note_with_every_section_edited_for_that_note_moved(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    """A typo fixed in each paragraph: no chunk kept, most words kept."""
+    typos = LAKE.replace("herons.", "herosn.").replace("shore", "shroe").replace("clear", "claer")
+    put(vault, "lake.md", typos)
+    await sync_vault(ingestor)
+    put(vault, "water/lake.md", LAKE)
+    (vault / "lake.md").unlink()
+    fake_ollama.calls.clear()
+    report = await sync_vault(ingestor)
+    assert (report.renamed, report.written, report.deleted) == (1, 0, 0)
+    assert (await _history(core, "water/lake.md"))[0] == ("water/lake.md", "rename", "lake.md")
+    assert len(fake_ollama.embedded_texts()) == 3
+    assert await verify_vault(ingestor) == []
+
+
+async def test_a_note_of_the_same_name_holding_the_gone_note_and_more_is_a_new_note(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    """Every word of the gone note in it, but most of its own words new: words are compared
+    both ways, so it is no edit of that note."""
+    put(vault, "standup.md", STANDUP)
+    await sync_vault(ingestor)
+    longer = STANDUP + "\nAlso: the budget review, hiring, the office move and the offsite.\n"
+    put(vault, "meetings/standup.md", longer.replace("2024-01-05", "2024-01-12"))
+    (vault / "standup.md").unlink()
+    report = await sync_vault(ingestor)
+    assert (report.renamed, report.written, report.deleted) == (0, 1, 1)
+    assert await _history(core, "meetings/standup.md") == [("meetings/standup.md", "upsert", None)]
+    assert await verify_vault(ingestor) == []
+
+
+async def test_the_watcher_takes_a_one_chunk_note_moved_and_edited_for_that_note_moved(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    put(vault, "standup.md", STANDUP)
+    await sync_vault(ingestor)
+    put(vault, "meetings/standup.md", DATED)
+    (vault / "standup.md").unlink()
+    fake_ollama.calls.clear()
+    ingestor.find_moves = True
+    outcome = await ingestor.upsert_path("meetings/standup.md")
+    assert (outcome.status, outcome.renamed_from) == ("renamed", "standup.md")
+    assert sorted(await stored_notes(core, "t")) == ["meetings/standup.md"]
+    assert await _history(core, "meetings/standup.md") == [
+        ("meetings/standup.md", "rename", "standup.md"),
+        ("standup.md", "renamed", None),
+        ("standup.md", "upsert", None),
+    ]
+    assert len(fake_ollama.embedded_texts()) == 1
+    assert await verify_vault(ingestor) == []
+
+
+async def test_the_watcher_takes_a_different_note_of_the_same_name_for_a_new_note(
+    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+) -> None:
+    put(vault, "standup.md", STANDUP)
+    await sync_vault(ingestor)
+    put(vault, "meetings/standup.md", "# Standup\n\nThe budget for the offsite is tight.\n")
+    (vault / "standup.md").unlink()
+    ingestor.find_moves = True
+    outcome = await ingestor.upsert_path("meetings/standup.md")
+    assert (outcome.status, outcome.renamed_from) == ("written", None)
+    assert sorted(await stored_notes(core, "t")) == ["meetings/standup.md", "standup.md"]

@@ -1,13 +1,21 @@
 """The rule a sync and the watcher pair a gone note with a new one by (ingest/move_pairs.py):
 by content first; then, left on both sides, by a file name unique on each side and a text
-keeping at least half of the gone note's chunks."""
+keeping at least half of the gone note's chunks or, failing that, most of its words."""
 
 from __future__ import annotations
 
 import unicodedata
 
 from knotwork.ingest.chunk import chunk_note
-from knotwork.ingest.move_pairs import SIMILAR, by_content, file_name, name_pairs, similar
+from knotwork.ingest.move_pairs import (
+    ALIKE,
+    SIMILAR,
+    alike,
+    by_content,
+    file_name,
+    name_pairs,
+    similar,
+)
 from knotwork.ingest.parse import parse_note
 
 
@@ -51,6 +59,53 @@ def test_an_edited_section_keeps_the_other_chunks_hashes() -> None:
     after = chunk_note(parse_note("w/lake.md", text.replace("Cold", "Warm")), "v", 1200)
     assert len(before) == 3
     assert similar([c.hash for c in before], {c.hash for c in after})
+
+
+def test_a_one_chunk_note_edited_is_alike() -> None:
+    """A date line changed, a word added: most words kept, though no chunk is."""
+    before = "# Standup\n\nDate: 2024-01-05\n\nWe discussed the release and the migration plan."
+    after = before.replace("2024-01-05", "2024-02-11").replace("release", "spring release")
+    assert ALIKE == 0.6
+    assert alike([before], [after]) == 0.7  # 7 of 10 words, "we", "the" and "and" not counted
+    assert alike(["# Todo\n\nBuy milk."], ["# Todo\n\nBuy oat milk."]) == 0.75
+
+
+def test_a_typo_fixed_in_every_section_is_alike() -> None:
+    before = [
+        "# Lake\n\nNotes on the lake and its herosn.",
+        "## Birds\n\nHerons nest on the north shroe every spring.",
+        "## Water\n\nThe water is cold and claer until July.",
+    ]
+    after = [t.replace("herosn", "herons").replace("shroe", "shore") for t in before]
+    after[2] = after[2].replace("claer", "clear")
+    assert alike(before, after) >= ALIKE
+
+
+def test_words_compare_case_folded_and_in_scripts_without_spaces() -> None:
+    assert alike(["Heron NEST"], ["heron nest"]) == 1.0
+    # Each Han or kana character a word: one of ten changed keeps nine.
+    assert alike(["東京は大きい都市です"], ["東京は大きな都市です"]) == 0.9
+
+
+def test_a_note_contained_in_a_longer_one_is_not_alike() -> None:
+    """Measured both ways: every word of the short note in the long one is not enough."""
+    short = "# Lake\n\nHerons nest here."
+    longer = short + "\n\n" + " ".join(f"word{i}" for i in range(40))
+    assert alike([short], [longer]) < ALIKE
+    assert alike([longer], [short]) < ALIKE
+
+
+def test_different_notes_of_one_language_are_not_alike() -> None:
+    """Short notes under one title: their function words, uncounted, would make them half alike."""
+    lake = "# Lake\n\nThe lake is cold and the herons nest on the north shore of it."
+    budget = "# Lake\n\nThe budget for the trip is due on the first of the month and it is tight."
+    assert alike([lake], [budget]) < 0.2  # "lake" alone of seven words
+
+
+def test_notes_without_words_are_not_alike() -> None:
+    assert alike([], []) == 0.0
+    assert alike([""], ["# Lake"]) == 0.0
+    assert alike(["..."], ["..."]) == 0.0
 
 
 def test_content_pairs_each_gone_note_once() -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.names import Names
-from knotwork.graph.queries.writes import (
+from knotwork.graph.queries.mentions import (
     MENTIONS_CANDIDATES,
     MENTIONS_DELETE,
     MENTIONS_TEXT_CANDIDATES,

@@ -7,7 +7,9 @@ move then an edit while the watcher was stopped. Paired, the note is renamed (it
 identity kept) and its edit written, its unchanged chunks keeping their embeddings; unpaired,
 it would be deleted and made new, embedded all again. Paired only when unambiguous: the file
 name borne by exactly one gone note and one new note, and the new note holding at least
-``SIMILAR`` of the gone note's chunks unchanged. Anything else stays a delete and a new note.
+``SIMILAR`` of the gone note's chunks unchanged or, failing that (a one-chunk note edited, a
+typo fixed in every section), its words alike to the gone note's stored text by ``ALIKE``
+at least, measured both ways. Anything else stays a delete and a new note.
 """
 
 from __future__ import annotations
@@ -16,17 +18,28 @@ import asyncio
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from knotwork.graph.queries.writes import NOTES_STATE, NotesStateRow
+from knotwork.graph.queries.writes import NOTES_STATE, NOTES_TEXTS, NotesStateRow
 from knotwork.graph.store import GraphStore
 from knotwork.ingest import draft as drafting
 from knotwork.ingest.changes import Upsert
 from knotwork.ingest.chunk import chunk_note
+from knotwork.models import Chunk
+from knotwork.text.keys import BREAK, words
+from knotwork.text.stopwords import STOPWORDS
 from knotwork.vault.files import fold
 
 # The share of the gone note's chunks (by hash: heading path and text, what the graph keeps
 # of each) the new note must hold unchanged. Half: an edit of one section of a note of a few
-# keeps it; a rewrite (or a one-chunk note edited at all) is taken for a new note, as before.
+# keeps it; an edit touching most sections leaves it to the words (``ALIKE``).
 SIMILAR = 0.5
+# The share of words (counted with repeats, function words left out) the gone and the new
+# note's texts share, over the larger of their counts: so measured both ways, a short note
+# does not pair with a long one merely because the long one contains it. A typo fixed in each
+# paragraph or a date line changed keeps most words (0.7 and more in a note of ten words);
+# two different notes of one name share little but their title (1 of 7 words in two short notes
+# headed "Lake", where function words counted would make it 0.5). 0.6 keeps a margin both
+# ways; a note keeping 60% of its words under its one name is that note edited.
+ALIKE = 0.6
 
 
 def by_content(gone: Mapping[str, str | None], new: Mapping[str, str]) -> dict[str, str]:
@@ -66,6 +79,20 @@ def similar(old: Sequence[str], new: Collection[str]) -> bool:
     return bool(old) and sum(h in new for h in old) >= SIMILAR * len(old)
 
 
+def alike(old: Iterable[str], new: Iterable[str]) -> float:
+    """How alike two notes' chunk texts are by their words (text/keys.py ``words``: case
+    folded, each character of a script written without spaces a word; no function word, as
+    any two notes of a language share them): the words both hold, counted with repeats, over
+    the larger of the two word counts; 0 when neither has such words."""
+    before, after = _words(old), _words(new)
+    larger = max(before.total(), after.total())
+    return (before & after).total() / larger if larger else 0.0
+
+
+def _words(texts: Iterable[str]) -> Counter[str]:
+    return Counter(w for t in texts for w in words(t) if w != BREAK and w not in STOPWORDS)
+
+
 async def edited_moves(
     store: GraphStore, vault: str, gone: Iterable[str], new: Sequence[Upsert], chunk_size: int
 ) -> dict[str, NotesStateRow]:
@@ -79,18 +106,36 @@ async def edited_moves(
     states = {r["path"]: r for r in rows if r["content_hash"] is not None}
     named = [u for u in new if u.path in pairs]
 
-    def chunked() -> dict[str, set[str]]:  # chunked as the write will: the same hashes
+    def chunked() -> dict[str, list[Chunk]]:  # chunked as the write will: the same hashes
         out = {}
         for u in named:
             note = u.note = u.note or drafting.parse(u.path, u.text)
-            out[u.path] = {c.hash for c in chunk_note(note, vault, chunk_size)}
+            out[u.path] = chunk_note(note, vault, chunk_size)
         return out
 
-    hashes = await asyncio.to_thread(chunked)
+    chunks = await asyncio.to_thread(chunked)
     taken: dict[str, NotesStateRow] = {}
+    unsure: dict[str, Upsert] = {}  # gone path → its name's new note, not paired by hashes
     for u in named:
         state = states.get(pairs[u.path])
-        if state and similar([c["hash"] for c in state["chunks"]], hashes[u.path]):
+        if state and similar(
+            [c["hash"] for c in state["chunks"]], {c.hash for c in chunks[u.path]}
+        ):
             u.renamed_from = state["path"]
             taken[state["path"]] = state
+        elif state:
+            unsure[state["path"]] = u
+    if unsure:  # their texts read for these few alone: notes_state carries none
+        texts = await store.read(NOTES_TEXTS, vault=vault, paths=sorted(unsure))
+
+        def compared() -> set[str]:
+            return {
+                r["path"]
+                for r in texts
+                if alike(r["texts"], [c.text for c in chunks[unsure[r["path"]].path]]) >= ALIKE
+            }
+
+        for path in sorted(await asyncio.to_thread(compared)):
+            unsure[path].renamed_from = path
+            taken[path] = states[path]
     return taken

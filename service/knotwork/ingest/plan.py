@@ -144,8 +144,8 @@ async def plan_sync(
     # its file name and most of its text, moved and edited (ingest/move_pairs.py).
     fresh = {p: h for p, h in hashes.items() if stored.get(p) is None}
     moved = by_content(gone, fresh)
-    edited = [Upsert(p, texts[p][0], texts[p][1], new=True) for p in sorted(fresh.keys() - moved)]
     left = sorted({p for p, h in gone.items() if h is not None} - set(moved.values()))
+    edited = [Upsert(p, *texts[p], new=True) for p in sorted(fresh.keys() - moved)] if left else []
     await edited_moves(ingestor.core.store, ingestor.vault, left, edited, settings.chunk_size)
     moved |= {u.path: u.renamed_from for u in edited if u.renamed_from}
     notes = {u.path: u.note for u in edited}

@@ -15,6 +15,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from knotwork.graph.names import Names
+from knotwork.graph.queries.mentions import MENTIONS_WRITE
 from knotwork.graph.queries.writes import (
     CHUNK_ENTITIES_WRITE,
     CHUNK_EXTRACTION_WRITE,
@@ -26,7 +27,6 @@ from knotwork.graph.queries.writes import (
     FACTS_WRITE_ENTITIES,
     FACTS_WRITE_LINKS,
     LINKS_RERESOLVE,
-    MENTIONS_WRITE,
     NOTE_EMBEDDING_SET,
     NOTES_DELETE,
     NOTES_UPSERT,

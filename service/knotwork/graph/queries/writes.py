@@ -1,5 +1,6 @@
-"""The ingest write path's queries (ingest/write.py and settle.py, mentions, model calls,
-similarity) and what it reads to plan a write: notes' stored state, hashes and names."""
+"""The ingest write path's queries (ingest/write.py and settle.py, model calls, similarity)
+and what it reads to plan a write: notes' stored state, hashes, names and (to pair a note
+moved and edited) texts. Mentions' are graph/queries/mentions.py's."""
 
 from __future__ import annotations
 
@@ -110,6 +111,11 @@ class NoteContentRow(TypedDict):
     content_hash: str
 
 
+class NotesTextsRow(TypedDict):
+    path: str
+    texts: list[str]  # its chunks' texts, in chunk order
+
+
 class VaultFolderRow(TypedDict):
     folder: str | None
     folder_id: str | None
@@ -119,6 +125,7 @@ NOTES_STATE = Query("notes_state", NotesStateRow)
 NOTES_GONE_STATE = Query("notes_gone_state", NotesGoneStateRow)
 NOTE_HASHES = Query("note_hashes", NoteHashesRow)
 NOTES_WITH_CONTENT = Query("notes_with_content", NoteContentRow)
+NOTES_TEXTS = Query("notes_texts", NotesTextsRow)
 VAULT_NAMES = Query("vault_names", VaultNamesRow)
 NAMES_STAMP = Query("names_stamp", NamesStampRow)
 NOTE_CASE_VARIANTS = Query("note_case_variants", NoteCaseVariantsRow)
@@ -187,28 +194,6 @@ REVISIONS_APPEND = Query("revisions_append", WrittenRow)
 SYNC_OWE = Query("sync_owe", OwedRow)
 NOTES_PLACEHOLDERS_COUNT = Query("notes_placeholders_count", PlaceholdersCountRow)
 NOTES_PLACEHOLDERS_DELETE = Query("notes_placeholders_delete", PlaceholdersDeletedRow)
-
-# Mentions (ingest/mentions.py).
-
-
-class MentionsCandidatesRow(TypedDict):
-    path: str
-    chunks: list[dict[str, Any]]  # id, text, line_map, fence; in chunk order
-
-
-class MentionsTextCandidatesRow(TypedDict):
-    paths: list[str]
-
-
-class MentionsDeleteRow(TypedDict):
-    path: str
-    facts: list[StoredFact]
-
-
-MENTIONS_CANDIDATES = Query("mentions_candidates", MentionsCandidatesRow)
-MENTIONS_TEXT_CANDIDATES = Query("mentions_text_candidates", MentionsTextCandidatesRow)
-MENTIONS_DELETE = Query("mentions_delete", MentionsDeleteRow)
-MENTIONS_WRITE = Query("mentions_write", WrittenRow)
 
 # Model calls: embeddings, extractions, similar entities.
 
