@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knotwork.check.verify import verify_vault
 from knotwork.core import Core
 from knotwork.ingest.ingestor import Ingestor
@@ -41,28 +43,43 @@ async def _history(core: Core, path: str) -> list[tuple[str, str, str | None]]:
     return said + (await _history(core, moved[0]) if moved else [])
 
 
+@pytest.mark.parametrize(
+    ("name", "folder", "text", "edited", "changed"),
+    [
+        ("lake.md", "water", LAKE, EDITED, "warm and green"),  # one section of three edited
+        ("standup.md", "meetings", STANDUP, DATED, "2024-01-12"),  # no chunk kept: its words
+    ],
+)
 async def test_a_sync_takes_a_note_moved_and_edited_for_that_note_moved(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+    core: Core,
+    vault: Path,
+    ingestor: Ingestor,
+    fake_ollama: FakeOllama,
+    name: str,
+    folder: str,
+    text: str,
+    edited: str,
+    changed: str,
 ) -> None:
-    put(vault, "lake.md", LAKE)
+    put(vault, name, text)
     put(vault, "other.md", "# Other\n\nSomething else.\n")
     await sync_vault(ingestor)
-    (vault / "water").mkdir()
-    (vault / "lake.md").rename(vault / "water/lake.md")  # git mv + an edit, pulled at once
-    put(vault, "water/lake.md", EDITED)
+    (vault / folder).mkdir()
+    (vault / name).rename(vault / folder / name)  # git mv + an edit, pulled at once
+    put(vault, f"{folder}/{name}", edited)
     fake_ollama.calls.clear()
     report = await sync_vault(ingestor)
     assert (report.renamed, report.written, report.deleted) == (1, 0, 0)
-    assert ("moved", "lake.md → water/lake.md") in report.landed
-    assert sorted(await stored_notes(core, "t")) == ["other.md", "water/lake.md"]
-    assert await _history(core, "water/lake.md") == [  # the same note, its history kept
-        ("water/lake.md", "rename", "lake.md"),
-        ("lake.md", "renamed", None),  # the old path closed: where it went
-        ("lake.md", "upsert", None),
+    assert ("moved", f"{name} → {folder}/{name}") in report.landed
+    assert sorted(await stored_notes(core, "t")) == sorted(["other.md", f"{folder}/{name}"])
+    assert await _history(core, f"{folder}/{name}") == [  # the same note, its history kept
+        (f"{folder}/{name}", "rename", name),
+        (name, "renamed", None),  # the old path closed: where it went
+        (name, "upsert", None),
     ]
     assert await stale_revisions(core, "t") == {}
-    embedded = fake_ollama.embedded_texts()  # the edited section alone
-    assert len(embedded) == 1 and "warm and green" in embedded[0]
+    embedded = fake_ollama.embedded_texts()  # the edited chunk alone
+    assert len(embedded) == 1 and changed in embedded[0]
     assert await verify_vault(ingestor) == []
 
 
@@ -102,48 +119,37 @@ async def test_a_note_moved_and_rewritten_is_a_new_note(
     assert await verify_vault(ingestor) == []
 
 
+@pytest.mark.parametrize(
+    ("name", "folder", "text", "edited"),
+    [("lake.md", "water", LAKE, EDITED), ("standup.md", "meetings", STANDUP, DATED)],
+)
 async def test_the_watcher_takes_a_note_moved_and_edited_for_that_note_moved(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+    core: Core,
+    vault: Path,
+    ingestor: Ingestor,
+    fake_ollama: FakeOllama,
+    name: str,
+    folder: str,
+    text: str,
+    edited: str,
 ) -> None:
     """Its events lost (or naming a source the graph no longer holds): found as a sync finds it."""
-    put(vault, "lake.md", LAKE)
+    put(vault, name, text)
     await sync_vault(ingestor)
-    (vault / "water").mkdir()
-    (vault / "lake.md").rename(vault / "water/lake.md")
-    put(vault, "water/lake.md", EDITED)
+    (vault / folder).mkdir()
+    (vault / name).rename(vault / folder / name)
+    put(vault, f"{folder}/{name}", edited)
     fake_ollama.calls.clear()
     ingestor.find_moves = True
-    outcome = await ingestor.upsert_path("water/lake.md")
-    assert (outcome.status, outcome.renamed_from) == ("renamed", "lake.md")
-    assert sorted(await stored_notes(core, "t")) == ["water/lake.md"]
-    assert await _history(core, "water/lake.md") == [
-        ("water/lake.md", "rename", "lake.md"),
-        ("lake.md", "renamed", None),  # the old path closed: where it went
-        ("lake.md", "upsert", None),
+    outcome = await ingestor.upsert_path(f"{folder}/{name}")
+    assert (outcome.status, outcome.renamed_from) == ("renamed", name)
+    assert sorted(await stored_notes(core, "t")) == [f"{folder}/{name}"]
+    assert await _history(core, f"{folder}/{name}") == [
+        (f"{folder}/{name}", "rename", name),
+        (name, "renamed", None),  # the old path closed: where it went
+        (name, "upsert", None),
     ]
     assert len(fake_ollama.embedded_texts()) == 1
-    assert await verify_vault(ingestor) == []
-
-
-async def test_a_sync_takes_a_one_chunk_note_moved_and_edited_for_that_note_moved(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
-) -> None:
-    """No chunk kept unchanged: its words say it is that note."""
-    put(vault, "standup.md", STANDUP)
-    await sync_vault(ingestor)
-    put(vault, "meetings/standup.md", DATED)
-    (vault / "standup.md").unlink()
-    fake_ollama.calls.clear()
-    report = await sync_vault(ingestor)
-    assert (report.renamed, report.written, report.deleted) == (1, 0, 0)
-    assert ("moved", "standup.md → meetings/standup.md") in report.landed
-    assert await _history(core, "meetings/standup.md") == [
-        ("meetings/standup.md", "rename", "standup.md"),
-        ("standup.md", "renamed", None),
-        ("standup.md", "upsert", None),
-    ]
-    embedded = fake_ollama.embedded_texts()
-    assert len(embedded) == 1 and "2024-01-12" in embedded[0]
     assert await verify_vault(ingestor) == []
 
 
@@ -177,27 +183,6 @@ async def test_a_note_of_the_same_name_holding_the_gone_note_and_more_is_a_new_n
     report = await sync_vault(ingestor)
     assert (report.renamed, report.written, report.deleted) == (0, 1, 1)
     assert await _history(core, "meetings/standup.md") == [("meetings/standup.md", "upsert", None)]
-    assert await verify_vault(ingestor) == []
-
-
-async def test_the_watcher_takes_a_one_chunk_note_moved_and_edited_for_that_note_moved(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
-) -> None:
-    put(vault, "standup.md", STANDUP)
-    await sync_vault(ingestor)
-    put(vault, "meetings/standup.md", DATED)
-    (vault / "standup.md").unlink()
-    fake_ollama.calls.clear()
-    ingestor.find_moves = True
-    outcome = await ingestor.upsert_path("meetings/standup.md")
-    assert (outcome.status, outcome.renamed_from) == ("renamed", "standup.md")
-    assert sorted(await stored_notes(core, "t")) == ["meetings/standup.md"]
-    assert await _history(core, "meetings/standup.md") == [
-        ("meetings/standup.md", "rename", "standup.md"),
-        ("standup.md", "renamed", None),
-        ("standup.md", "upsert", None),
-    ]
-    assert len(fake_ollama.embedded_texts()) == 1
     assert await verify_vault(ingestor) == []
 
 
