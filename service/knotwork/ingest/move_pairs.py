@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from itertools import pairwise
 
 from knotwork.graph.queries.writes import NOTES_STATE, NOTES_TEXTS, NotesStateRow
 from knotwork.graph.store import GraphStore
@@ -24,7 +25,7 @@ from knotwork.ingest import draft as drafting
 from knotwork.ingest.changes import Upsert
 from knotwork.ingest.chunk import chunk_note
 from knotwork.models import Chunk
-from knotwork.text.keys import BREAK, words
+from knotwork.text.keys import BREAK, spaceless, words
 from knotwork.text.stopwords import STOPWORDS
 from knotwork.vault.files import fold
 
@@ -32,13 +33,14 @@ from knotwork.vault.files import fold
 # of each) the new note must hold unchanged. Half: an edit of one section of a note of a few
 # keeps it; an edit touching most sections leaves it to the words (``ALIKE``).
 SIMILAR = 0.5
-# The share of words (counted with repeats, function words left out) the gone and the new
-# note's texts share, over the larger of their counts: so measured both ways, a short note
-# does not pair with a long one merely because the long one contains it. A typo fixed in each
-# paragraph or a date line changed keeps most words (0.7 and more in a note of ten words);
-# two different notes of one name share little but their title (1 of 7 words in two short notes
-# headed "Lake", where function words counted would make it 0.5). 0.6 keeps a margin both
-# ways; a note keeping 60% of its words under its one name is that note edited.
+# The share of terms (``_terms``: words counted with repeats, function words and numbers left
+# out) the gone and the new note's texts share, over the larger of their counts: so measured
+# both ways, a short note does not pair with a long one merely because the long one contains
+# it. A typo fixed in each paragraph or a date changed keeps most (0.75 and more in a note of
+# ten words); two different notes of one name share little but their title (1 of 7 words in
+# two short notes headed "Lake", 0.5 were function words counted; under 0.1 for two Chinese
+# diary entries by character pairs, 0.6 by characters; 5 of 12 for two notes of one meeting
+# template). 0.6 keeps a margin both ways.
 ALIKE = 0.6
 
 
@@ -80,17 +82,30 @@ def similar(old: Sequence[str], new: Collection[str]) -> bool:
 
 
 def alike(old: Iterable[str], new: Iterable[str]) -> float:
-    """How alike two notes' chunk texts are by their words (text/keys.py ``words``: case
-    folded, each character of a script written without spaces a word; no function word, as
-    any two notes of a language share them): the words both hold, counted with repeats, over
-    the larger of the two word counts; 0 when neither has such words."""
-    before, after = _words(old), _words(new)
+    """How alike two notes' chunk texts are by their terms (``_terms``): the terms both hold,
+    counted with repeats, over the larger of the two counts; 0 when neither has any."""
+    before, after = _terms(old), _terms(new)
     larger = max(before.total(), after.total())
     return (before & after).total() / larger if larger else 0.0
 
 
-def _words(texts: Iterable[str]) -> Counter[str]:
-    return Counter(w for t in texts for w in words(t) if w != BREAK and w not in STOPWORDS)
+def _terms(texts: Iterable[str]) -> Counter[str]:
+    """The words of ``texts`` (text/keys.py ``words``: case folded) that tell a note from
+    another: no function word or number (any two notes of a language, or of one template's
+    dates, share them), and in a script written without spaces each two characters that
+    follow each other, not each character (two Chinese notes share most common characters)."""
+    terms: Counter[str] = Counter()
+    for text in texts:
+        run: list[str] = []  # spaceless characters in a row
+        for word in [*words(text), BREAK]:
+            if word != BREAK and spaceless(word):
+                run.append(word)
+                continue
+            terms.update([a + b for a, b in pairwise(run)] or run)
+            run = []
+            if word != BREAK and word not in STOPWORDS and not word.isnumeric():
+                terms[word] += 1
+    return terms
 
 
 async def edited_moves(

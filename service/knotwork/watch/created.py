@@ -12,7 +12,6 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from knotwork import background
 from knotwork.vault.files import is_note, list_notes
 
 
@@ -50,12 +49,22 @@ class CreatedFolders:
         """Wait for the listing under way (and the folders that came meanwhile): a stop
         applies the notes of a folder copied in just before it, not the next start's rescan.
         Cancelled (a stop's time up), the listing itself is not."""
-        while self._task is not None and not self._task.done():
+        while self._task is not None and self.busy:
             await asyncio.wait({self._task})
 
-    async def stop(self) -> None:
-        """The listing under way cancelled and ended: none runs on after the watcher."""
-        await background.stop(self._task)
+    @property
+    def busy(self) -> bool:
+        """Whether a listing is under way."""
+        return self._task is not None and not self._task.done()
+
+    def cancel(self) -> asyncio.Task[None] | None:
+        """The watcher stops: the listing under way cancelled (its task returned, for the
+        caller to wait on) and the folders still to list dropped — the next follow's rescan
+        finds their notes; kept, they would hide the folders below them from a later add."""
+        self._waiting.clear()
+        if self._task is not None:
+            self._task.cancel()
+        return self._task
 
     async def _list(self) -> None:
         while self._waiting:  # folders that came while a listing ran: listed next

@@ -166,8 +166,7 @@ class VaultWatcher(Applier):
             logging.getLogger(INOTIFY_LOGGER).removeHandler(overflow_log)
             self._stop.set()
             try:
-                await self._created.stop()
-                await background.stop(rehearsal)
+                await background.stop(rehearsal, self._created.cancel())
             finally:  # the model's work ends with the lease: its chunks stay pending
                 try:
                     await self.model_work.stop()
@@ -249,9 +248,10 @@ class VaultWatcher(Applier):
             await asyncio.wait_for(self._flush(), STOP_FLUSH_S)
         except TimeoutError:
             log.warning(
-                "stopped before every change was applied (%d waiting); the next start's "
+                "stopped before every change was applied (%d waiting%s); the next start's "
                 "rescan applies them",
                 len(self.pending),
+                ", and the notes of a folder that just appeared" if self._created.busy else "",
             )
 
     def stop(self) -> None:
@@ -270,9 +270,10 @@ class VaultWatcher(Applier):
         answered before the lease said this watcher stops): until a pass finds none new."""
         tried: set[str] = set()  # each path once: one that failed on the graph is left
         while True:
-            await self._created.listed()  # the notes of a folder copied in just before
             if not (fresh := [p for p in self.pending if p not in tried]):
-                return
+                await self._created.listed()  # then the notes of a folder that just appeared
+                if not (fresh := [p for p in self.pending if p not in tried]):
+                    return
             for path in fresh:
                 self.pending[path].due = 0.0
             tried.update(fresh)
