@@ -140,9 +140,13 @@ def test_a_delete_amid_a_burst_waits_for_the_burst_to_pause(
     waiting.on_event(FileCreatedEvent(str(tmp_path / "Renamed/a.md")))
     gone, new = waiting.pending["People/a.md"], waiting.pending["Renamed/a.md"]
     assert not waiting.is_due(gone, 100.5) and waiting.is_due(new, 100.5)
-    assert waiting.is_due(gone, 100.2 + held.HOLD_QUIET_S)  # the burst paused
+    # The burst paused, and the delete's grace for a note written anew at its path is over.
+    assert waiting.is_due(gone, max(100.2 + held.HOLD_QUIET_S, 100 + events.GONE_WAIT_S))
+    for clock[0] in (101.8, 101.9):  # a burst again: held past its grace, but not by a stop
+        waiting.on_event(FileCreatedEvent(str(tmp_path / "log.md")))
+    assert not waiting.is_due(gone, gone.due)
     waiting.status.stopping = True
-    assert waiting.is_due(gone, 100.5)
+    assert waiting.is_due(gone, gone.due)
     waiting.status.stopping = False
     while clock[0] < 100 + held.HOLD_MAX_S + 1:  # a note written without pause
         clock[0] += 0.5
@@ -152,6 +156,37 @@ def test_a_delete_amid_a_burst_waits_for_the_burst_to_pause(
     waiting.on_event(_moved(tmp_path, "b.md", "c.md"))
     order = sorted(waiting.pending, key=lambda p: held.deletes_last(waiting.pending[p]))
     assert order[0] == "c.md" and order[-2:] == ["People/a.md", "b.md"]
+
+
+def test_a_note_renamed_away_beside_itself_or_deleted_waits_for_its_new_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor's save renaming the note to a backup beside it (or deleting it), then writing
+    it anew: the delete waits GONE_WAIT_S, and a note there by then makes it a write. A note
+    moved elsewhere, or out of the vault, leaves as before, after its debounce."""
+    clock = [100.0]
+    monkeypatch.setattr(events.time, "monotonic", lambda: clock[0])
+    waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())
+    waiting.on_event(_moved(tmp_path, "a.md", "a.md~"))
+    waiting.on_event(_moved(tmp_path, "People/b.md", "People/.b.md.swp"))
+    _deleted(waiting, "c.md")
+    waiting.on_event(_moved(tmp_path, "d.md", "Backups/d.md~"))  # not beside it
+    waiting.on_event(_moved(tmp_path, "e.md", "f.md"))  # a move
+    waiting.on_event(FileMovedEvent(str(tmp_path / "g.md"), str(tmp_path.parent / "g.md~")))
+    dues = {path: item.due for path, item in waiting.pending.items()}
+    grace, debounce = 100 + events.GONE_WAIT_S, pytest.approx(100.3)
+    assert dues == {
+        "a.md": grace,
+        "People/b.md": grace,
+        "c.md": grace,
+        "d.md": debounce,
+        "e.md": debounce,
+        "f.md": debounce,
+        "g.md": debounce,
+    }
+    clock[0] = 101.0  # the new file, past the debounce
+    waiting.on_event(FileCreatedEvent(str(tmp_path / "a.md")))
+    assert waiting.pending["a.md"].there and waiting.pending["a.md"].due == pytest.approx(101.3)
 
 
 def test_a_file_whose_name_cannot_be_a_notes_is_named_in_the_log_once(

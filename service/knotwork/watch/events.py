@@ -22,7 +22,7 @@ from watchdog.events import FileSystemEvent
 from knotwork.plural import counted
 from knotwork.vault.files import is_note, list_notes
 from knotwork.watch.created import CreatedFolders
-from knotwork.watch.held import HOLD_MAX_S, Misnamed, held, quiet_s
+from knotwork.watch.held import HOLD_MAX_S, Misnamed, held, quiet_s, resaved_away
 from knotwork.watch.held import Pending as Pending  # where the watcher's modules import it
 from knotwork.watch.queue import IGNORED_EVENTS, EventGate, WatchStatus
 
@@ -31,7 +31,8 @@ MAX_WAIT_S = 5.0  # the longest a path that keeps changing waits for its turn
 MAX_HOPS = 16  # folder moves followed back from a path (two moved into each other: a loop)
 # A note found gone with no event saying it left (moved while a pass wrote, the event not yet
 # read; watchdog holds an unpaired move ~0.5 s, a polling observer looks once a second) waits
-# this long for that event before it is deleted: the event may make it a move.
+# this long for that event before it is deleted: the event may make it a move. A note deleted
+# or renamed away beside itself waits as long for its new file (held.py ``resaved_away``).
 GONE_WAIT_S = 2.0
 
 
@@ -69,7 +70,9 @@ class PathEvents:
         except ValueError:
             return None  # outside the vault
 
-    def _mark(self, rel: str, moved_from: str | None = None, *, there: bool = False) -> None:
+    def _mark(
+        self, rel: str, moved_from: str | None = None, *, there: bool = False, grace: bool = False
+    ) -> None:
         if self._dropping:
             return
         now = time.monotonic()
@@ -84,12 +87,9 @@ class PathEvents:
         seen, self._heard = (old.seen if old else now), now
         # Each event pushes the path's turn back by the debounce, but never past MAX_WAIT_S
         # after its first: a note written every 200 ms (a transcript, a log) is still ingested.
-        self.pending[rel] = Pending(
-            min(now + self.debounce, seen + max(MAX_WAIT_S, self.debounce)),
-            seen,
-            origin or None,
-            there=there,
-        )
+        due = min(now + self.debounce, seen + max(MAX_WAIT_S, self.debounce))
+        due = max(due, now + GONE_WAIT_S) if grace else due  # a save writing it anew?
+        self.pending[rel] = Pending(due, seen, origin or None, there=there)
         if len(self.pending) > self.queue_max:
             self._overflow(f"more than {self.queue_max} paths waiting to be ingested")
 
@@ -269,9 +269,10 @@ class PathEvents:
             if dest and is_note(dest):
                 self._mark(dest, src if src and is_note(src) else None, there=True)
             if src and is_note(src):
-                self._mark(src)
+                self._mark(src, grace=resaved_away(src, dest))
         elif src and is_note(src):
-            self._mark(src, there=event.event_type != "deleted")
+            gone = event.event_type == "deleted"
+            self._mark(src, there=not gone, grace=gone)
         if event.event_type != "deleted":
             self._misnamed.say(dest or src)
 
