@@ -89,3 +89,30 @@ async def test_a_single_cancel_still_gives_the_lease_back(core: Core, tmp_path: 
     task.cancel()
     await asyncio.wait([task], timeout=30)
     assert task.cancelled() and not await _live(core, writers.vault)
+
+
+async def test_a_cancel_landing_as_the_lease_is_let_go_ends_the_holder(
+    core: Core, tmp_path: Path
+) -> None:
+    """A stop whose cancel lands while the block's lease heartbeat is being waited out (the
+    block just ended, as a replay's does) ends the holder: it was taken for the heartbeat's
+    own cancel and swallowed, the holder ran on, and a server's stop, which waits for its
+    replay task to end, waited forever."""
+    writers = VaultWriters(core, Journal(tmp_path / "journal"))
+    after: list[str] = []
+
+    async def replay() -> None:
+        async with writers.write():
+            this = asyncio.current_task()
+            assert this is not None
+            this.cancel()  # delivered at the block's next await: the heartbeat's end
+        after.append("ran on after its cancel")
+        await asyncio.Event().wait()
+
+    task = asyncio.create_task(replay())
+    await asyncio.wait([task], timeout=10)
+    ended = task.done()
+    task.cancel()  # what the stop would have needed (a second cancel), so the test ends
+    await asyncio.wait([task], timeout=10)
+    assert ended and not after, "a cancel that landed as the lease was let go was swallowed"
+    await _given_back(core, writers)

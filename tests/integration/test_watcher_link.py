@@ -17,9 +17,12 @@ import pytest
 from knotwork.core import Core
 from knotwork.errors import VaultFolderError
 from knotwork.graph.lease import Lease, lease_status
+from knotwork.ingest import plan
 from knotwork.ingest.ingestor import Ingestor
 from knotwork.ingest.sync import sync_vault
+from knotwork.text.digest import text_hash
 from knotwork.vault.folders import folder_key
+from knotwork.watch.following import Following
 from knotwork.watch.watcher import VaultWatcher
 from tests.integration.conftest import ad_hoc, put
 from tests.integration.test_watcher import graph_paths, settle, started
@@ -180,6 +183,78 @@ async def test_a_link_repointed_before_a_follow_begins_is_followed(
         put(second, "New.md", "# New\n\nWritten in the second release.\n")
         await settle(run, since=events)
         assert await graph_paths(core) == sorted([*NOTES, "New.md"])
+    finally:
+        run.stop()
+        await asyncio.wait_for(task, 30)
+
+
+def _repointed_on_first_read(
+    monkeypatch: pytest.MonkeyPatch, module: object, name: str, link: Path, to: Path
+) -> list[bool]:
+    """``module.name`` (a vault read) re-points ``link`` to ``to`` as it is first called:
+    the link moved midway through what reads the folder, with no timing. The list records
+    the call that did it."""
+    real = getattr(module, name)
+    done: list[bool] = []
+
+    def read(*args: object, **kwargs: object) -> object:
+        if not done:
+            done.append(True)
+            repoint(link, to)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, read)
+    return done
+
+
+async def test_a_link_repointed_while_a_sync_reads_reads_one_folder(
+    core: Core, link: Path, release: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-pointed after the folder is listed, before its notes are read: the sync reads them
+    all in the folder it listed (none with the other folder's text), and deletes nothing
+    (a note gone from the first folder is kept for the next sync, which reads the other)."""
+    ingestor = Ingestor(core, root=link, vault="w", extract_enabled=False)
+    await sync_vault(ingestor)
+    before = await _notes(core)
+    second = release.with_name("release-2")
+    shutil.copytree(release, second)
+    changed = [rel for rel in NOTES if rel.startswith("Projects/")]
+    for rel in changed:  # half the notes differ: still the vault's folder
+        put(second, rel, f"# {rel}\n\nThe second release's text.\n")
+    (release / "People/Note 3.md").unlink()  # gone from the first folder only
+    done = _repointed_on_first_read(monkeypatch, plan, "read_group", link, second)
+    report = await sync_vault(ingestor)
+    assert done and os.readlink(link) == str(second)
+    assert await _notes(core) == before  # nothing read in the second, nothing deleted
+    assert report.kept_gone == 1 and report.deleted == 0
+    assert any("was re-pointed while" in w for w in report.warnings), report.warnings
+    report = await sync_vault(ingestor)  # the next sync reads the folder it leads to now
+    assert report.kept_gone == 0
+    after = await _notes(core)
+    assert sorted(after) == sorted(NOTES)
+    assert {p: v[0] for p, v in after.items()} == {p: v[0] for p, v in before.items()}
+    assert [p for p in NOTES if after[p][1] != before[p][1]] == changed
+
+
+async def test_a_change_heard_before_a_repoint_is_noticed_is_read_where_heard(
+    core: Core, link: Path, release: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note edited in the folder followed as the link is re-pointed, the re-point not yet
+    noticed (looked at each second; here never): its change is written as that folder has
+    it, not read through the link in the other folder."""
+    monkeypatch.setattr(Following, "_look_at_path", lambda self: None)
+    run, task = await started(core, link, watch_debounce_ms=100, watch_rescan_s=0, lease_ttl_s=5)
+    try:
+        second = release.with_name("release-2")
+        shutil.copytree(release, second)
+        put(second, EDITED, "# Note 1 of Projects\n\nThe second release's text.\n")
+        repoint(link, second)
+        edit = "# Note 1 of Projects\n\nEdited in the first release, as followed.\n"
+        events = run.status.events
+        put(release, EDITED, edit)
+        await settle(run, since=events)
+        assert not task.done(), task.exception() if task.done() else None
+        assert (await _notes(core))[EDITED][1] == text_hash(edit)
     finally:
         run.stop()
         await asyncio.wait_for(task, 30)

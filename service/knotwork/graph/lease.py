@@ -266,11 +266,12 @@ async def holding(
     finally:
         active = False
         beat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await beat
-        if release and not lost:
-            with contextlib.suppress(GraphUnavailableError):  # it lapses after its TTL
-                await lease.release()
+        try:  # the beat's end awaited; a cancel of this task landing here is raised, not
+            await asyncio.wait([beat])  # taken for the beat's: a stop must end the holder
+        finally:
+            if release and not lost:
+                with contextlib.suppress(GraphUnavailableError):  # it lapses after its TTL
+                    await lease.release()
     if lost:  # the block ended before the cancel reached it: its writes are done, but say so
         raise lost[0]
 

@@ -21,6 +21,7 @@ from knotwork.ingest.changes import Progress, SyncReport, SyncStep, Upsert
 from knotwork.ingest.draft import parse
 from knotwork.ingest.facts import changed_keys, new_note_keys
 from knotwork.ingest.ingestor import Ingestor
+from knotwork.ingest.kept_gone import to_delete
 from knotwork.ingest.move_pairs import by_content, edited_moves
 from knotwork.ingest.rows import FACTS_VERSION, note_props
 from knotwork.plural import counted, plural
@@ -65,13 +66,16 @@ async def plan_sync(
     progress: Progress | None,
     new_folder: bool = False,
     parsed: Progress | None = None,
+    vault_path: Path | None = None,
 ) -> tuple[list[Upsert], list[str], asyncio.Task[Plan]]:
     """Read the folder and the graph's hashes: what to write, move and delete, and the names
     once that is done (a task: worked out while the first notes are drafted and embedded).
     ``progress`` counts the files read, so a bar moves from the first second of a large
     vault. ``new_folder``: the folder replaces the one the vault was synced from (its notes
     the folder lacks are deleted); else a sync of another folder stops (VaultFolderError).
-    ``parsed``: told the notes parsed for the names, when they are more than one group."""
+    ``parsed``: told the notes parsed for the names, when they are more than one group.
+    ``vault_path``: the vault path the folder was resolved from (sync.py ``pinned``); led elsewhere
+    once the folder is read, nothing is deleted: the next sync reads the folder it leads to."""
     assert ingestor.root is not None
     root, settings = ingestor.root, ingestor.settings
     # The graph's hashes, the folder the vault was synced from and the folder's listing, at once.
@@ -150,17 +154,7 @@ async def plan_sync(
     moved |= {u.path: u.renamed_from for u in edited if u.renamed_from}
     notes = {u.path: u.note for u in edited}
     deleted = sorted(set(gone) - set(moved.values()))
-    if deleted and (vanished := missed | gone_folders):
-        # Listed, then gone before it was read: the folder changed while it was read (a folder
-        # moved on). A gone note may be one of those files, moved: deleted now, it would be
-        # made new where it went, embedded all again. Kept for the next sync to decide.
-        report.kept_gone, deleted = len(deleted), []
-        report.warnings.append(
-            f"{counted(len(vanished), 'file or folder', 'files or folders')} vanished while the "
-            "folder was read (moved or deleted meanwhile); the "
-            f"{counted(report.kept_gone, 'note')} found gone "
-            f"{plural(report.kept_gone, 'is', 'are')} kept until the next sync"
-        )
+    deleted = await to_delete(report, deleted, missed | gone_folders, vault_path, root)
     work = [p for p in texts if stored.get(p) != hashes[p] or p in outdated]
     report.unchanged += len(texts) - len(work)
     upserts = [

@@ -12,10 +12,12 @@ changed names rewritten, and their links to the keys of new notes re-resolved, o
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from knotwork.errors import (
     ConfigError,
@@ -51,18 +53,22 @@ async def sync_vault(
     *,
     new_folder: bool = False,
     report: SyncReport | None = None,
+    path: Path | None = None,
 ) -> SyncReport:
     """Bring the graph in step with the vault folder, a batch of notes per transaction.
     ``new_folder``: the folder replaces the one the vault was synced from (plan_sync).
     ``report``: filled in as the sync goes, so a caller it stops (a signal, Neo4j gone) still
-    reads what was committed."""
+    reads what was committed. ``path``: the vault path ``ingestor.root`` was resolved from (a
+    watcher's symbolic link), when not that root itself."""
     if ingestor.root is None:
         raise ConfigError("no vault folder: set KNOTWORK_VAULT_PATH or pass a path")
+    path = path or ingestor.root
+    ingestor = pinned(ingestor)
     report = report if report is not None else SyncReport()
     began = time.monotonic()
     shown = _Shown(progress, report)
     upserts, deletes, planned = await plan_sync(
-        ingestor, report, progress, new_folder, shown.parsed
+        ingestor, report, progress, new_folder, shown.parsed, path
     )
     shown.total = len(upserts) + len(deletes)
     plan = await _apply(ingestor, report, upserts, deletes, planned, shown)
@@ -71,6 +77,23 @@ async def sync_vault(
     report.linked = await ingestor.link_entities()
     await ingestor.models.said_after(began)  # a model trouble it met: the total that waits
     return report
+
+
+def pinned(ingestor: Ingestor) -> Ingestor:
+    """``ingestor`` reading, for one sync, from the folder its vault path leads to now: a
+    link on the path re-pointed meanwhile (``ln -sfn``) would have the sync list and read
+    part of the notes in one folder, part in the other (taken for gone, moved, or written
+    with the other's text). The ingestor itself when no link is on the path."""
+    assert ingestor.root is not None
+    try:
+        root = ingestor.root.resolve()
+    except (OSError, RuntimeError):  # a loop of links: the sync says the folder unseen
+        return ingestor
+    if root == ingestor.root.absolute():
+        return ingestor
+    run = copy.copy(ingestor)  # the same core, models and settings; only the root differs
+    run.root = root
+    return run
 
 
 async def _apply(

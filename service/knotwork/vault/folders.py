@@ -34,6 +34,12 @@ def folder_id(folder: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def led_elsewhere(path: Path, root: Path) -> bool:
+    """Whether the vault ``path`` (a symbolic link, or under one) no longer leads to the
+    folder ``root`` it was resolved to: re-pointed, or leading nowhere."""
+    return path != root and folder_id(path) != folder_id(root)
+
+
 def folder_key(folder: Path) -> str | None:
     """``folder_id`` as text ("device:inode"), as a watcher's lease records the folder it
     follows; None while the folder is missing."""

@@ -74,7 +74,7 @@ class Following:
         (``ln -sfn release-2 vault``) is the folder replaced by another: followed, and judged
         once its events pause. A link to nothing (yet) changes nothing."""
         applier = self.applier
-        now = target(applier.ingestor.root)
+        now = target(applier.vault_path)
         if now is None or now == applier.root or folder_id(now) is None:
             return
         try:
@@ -84,7 +84,7 @@ class Following:
             return
         log.warning(
             "the vault path %s now points to %s (was %s); following it, read once its events pause",
-            applier.ingestor.root,
+            applier.vault_path,
             now,
             applier.root,
         )

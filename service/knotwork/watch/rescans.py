@@ -41,6 +41,10 @@ class Rescans(PathEvents):
     def __init__(self, ingestor: Ingestor, root: Path, status: WatchStatus) -> None:
         settings = ingestor.settings
         super().__init__(root, settings.watch_debounce_ms / 1000, settings.watch_queue_max, status)
+        # The vault path as configured (a symbolic link, maybe): looked at each second for a
+        # re-point; every read (a change's, a rescan's) is of the folder followed, ``root``,
+        # so a change heard there is never written as the folder the link now leads to has it.
+        self.vault_path, ingestor.root = ingestor.root, root
         self.ingestor = ingestor
         self.last_report: SyncReport | None = None  # the last rescan's, for a summary
         self._rescanning = False
@@ -72,7 +76,7 @@ class Rescans(PathEvents):
         self.status.rescans += 1
         self._rescanning = True
         try:
-            report = await sync_vault(self.ingestor, progress)
+            report = await sync_vault(self.ingestor, progress, path=self.vault_path)
         except VaultFolderError as exc:
             raise self._link_refused(exc) from exc
         finally:
@@ -129,14 +133,14 @@ class Rescans(PathEvents):
             return
         was = self.link_moved[0] if self.link_moved else self.root  # the folder last judged
         self.link_moved = (was, root)
-        self.root = self.folder.root = self._created.root = root
+        self.root = self.folder.root = self._created.root = self.ingestor.root = root
         self.status.folder = str(root)
 
     def _link_refused(self, exc: VaultFolderError) -> VaultFolderError:
         """A sync's refusal of the folder the vault path was re-pointed to, said as such."""
-        if not isinstance(exc, AnotherFolderError) or not self.link_moved or not self.ingestor.root:
+        if not isinstance(exc, AnotherFolderError) or not self.link_moved or not self.vault_path:
             return exc
-        said = exc.another.through_link(self.ingestor.root, self.link_moved[0])
+        said = exc.another.through_link(self.vault_path, self.link_moved[0])
         return VaultFolderError(f"{said}.")
 
     def _look_if_replaced(self) -> None:

@@ -142,7 +142,7 @@ class VaultWatcher(Applier):
         return False
 
     async def _follow(self, progress: Progress | None, ready: asyncio.Event | None) -> None:
-        self.follow_target(folder_to_follow(self.ingestor.root))  # a link re-pointed meanwhile
+        self.follow_target(folder_to_follow(self.vault_path))  # a link re-pointed meanwhile
         loop = asyncio.get_running_loop()
         overflow_log = OverflowLog(loop, self._overflow)
         logging.getLogger(INOTIFY_LOGGER).addHandler(overflow_log)
