@@ -105,17 +105,38 @@ async def test_a_folder_moved_with_a_note_in_it_edited_keeps_every_note(
     assert await verify_vault(ingestor) == []
 
 
-async def test_a_note_moved_and_rewritten_is_a_new_note(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
+@pytest.mark.parametrize(
+    ("name", "folder", "text", "new"),
+    [
+        # Less than half of its chunks kept and few of its words: a note rewritten.
+        ("lake.md", "water", LAKE, "# Lake\n\nA different lake entirely.\n"),
+        # Every word of the gone note in it, but most of its own words new: words are
+        # compared both ways, so it is no edit of that note.
+        (
+            "standup.md",
+            "meetings",
+            STANDUP,
+            DATED + "\nAlso: the budget review, hiring, the office move and the offsite.\n",
+        ),
+    ],
+)
+async def test_a_note_of_the_same_name_unlike_the_gone_one_is_a_new_note(
+    core: Core,
+    vault: Path,
+    ingestor: Ingestor,
+    fake_ollama: FakeOllama,
+    name: str,
+    folder: str,
+    text: str,
+    new: str,
 ) -> None:
-    """Less than half of its chunks kept: no telling it from a new note of the same name."""
-    put(vault, "lake.md", LAKE)
+    put(vault, name, text)
     await sync_vault(ingestor)
-    put(vault, "water/lake.md", "# Lake\n\nA different lake entirely.\n")
-    (vault / "lake.md").unlink()
+    put(vault, f"{folder}/{name}", new)
+    (vault / name).unlink()
     report = await sync_vault(ingestor)
     assert (report.renamed, report.written, report.deleted) == (0, 1, 1)
-    assert await _history(core, "water/lake.md") == [("water/lake.md", "upsert", None)]
+    assert await _history(core, f"{folder}/{name}") == [(f"{folder}/{name}", "upsert", None)]
     assert await verify_vault(ingestor) == []
 
 
@@ -167,22 +188,6 @@ async def test_a_sync_takes_a_note_with_every_section_edited_for_that_note_moved
     assert (report.renamed, report.written, report.deleted) == (1, 0, 0)
     assert (await _history(core, "water/lake.md"))[0] == ("water/lake.md", "rename", "lake.md")
     assert len(fake_ollama.embedded_texts()) == 3
-    assert await verify_vault(ingestor) == []
-
-
-async def test_a_note_of_the_same_name_holding_the_gone_note_and_more_is_a_new_note(
-    core: Core, vault: Path, ingestor: Ingestor, fake_ollama: FakeOllama
-) -> None:
-    """Every word of the gone note in it, but most of its own words new: words are compared
-    both ways, so it is no edit of that note."""
-    put(vault, "standup.md", STANDUP)
-    await sync_vault(ingestor)
-    longer = STANDUP + "\nAlso: the budget review, hiring, the office move and the offsite.\n"
-    put(vault, "meetings/standup.md", longer.replace("2024-01-05", "2024-01-12"))
-    (vault / "standup.md").unlink()
-    report = await sync_vault(ingestor)
-    assert (report.renamed, report.written, report.deleted) == (0, 1, 1)
-    assert await _history(core, "meetings/standup.md") == [("meetings/standup.md", "upsert", None)]
     assert await verify_vault(ingestor) == []
 
 
