@@ -76,6 +76,7 @@ async def test_a_note_renamed_away_and_not_written_again_is_deleted_after_the_gr
         heard = running.status.events
         (vault / "People/Alice.md").rename(vault / "People/Alice.md~")
         await asyncio.sleep(GONE_WAIT_S - 0.8)  # past the debounce and a pass
+        assert running.status.events > heard  # heard, and waiting out its grace
         assert await graph_paths(core) == ["People/Alice.md"]
         await settle(running, since=heard)
         assert await graph_paths(core) == []

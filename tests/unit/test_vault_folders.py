@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from knotwork.graph.queries.writes import VaultFolderRow
-from knotwork.vault.folders import other_than_recorded
+from knotwork.vault.folders import led_elsewhere, other_than_recorded
 from tests.unit import source_calls
 
 FOLDER_CHECK = Path(__file__).resolve().parents[2] / "service/knotwork/serving/folder.py"
@@ -51,3 +51,19 @@ def test_the_write_path_does_not_import_verify() -> None:
     ]
     assert "knotwork.vault.folders" in imported
     assert [m for m in imported if m.startswith("knotwork.check")] == []
+
+
+def test_a_vault_link_is_led_elsewhere_only_to_another_folder_that_exists(tmp_path: Path) -> None:
+    """Re-pointed to a folder not made yet, the watcher goes on following the old one: so
+    does a sync, which keeps nothing for it (else it would keep and rescan every second)."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    link = tmp_path / "vault"
+    link.symlink_to(one)
+    assert not led_elsewhere(link, one)
+    assert not led_elsewhere(one, one)
+    link.unlink()
+    link.symlink_to(two)  # not made yet
+    assert not led_elsewhere(link, one)
+    two.mkdir()
+    assert led_elsewhere(link, one)

@@ -35,9 +35,13 @@ def folder_id(folder: Path) -> tuple[int, int] | None:
 
 
 def led_elsewhere(path: Path, root: Path) -> bool:
-    """Whether the vault ``path`` (a symbolic link, or under one) no longer leads to the
-    folder ``root`` it was resolved to: re-pointed, or leading nowhere."""
-    return path != root and folder_id(path) != folder_id(root)
+    """Whether the vault ``path`` (a symbolic link, or under one) now leads to a folder other
+    than ``root``, the one it was resolved to. Leading nowhere (re-pointed to a folder not made
+    yet) it is not: the watcher goes on following ``root`` then (watch/following.py)."""
+    if path == root:
+        return False
+    now = folder_id(path)
+    return now is not None and now != folder_id(root)
 
 
 def folder_key(folder: Path) -> str | None:
