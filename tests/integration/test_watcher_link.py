@@ -227,7 +227,7 @@ async def test_a_link_repointed_while_a_sync_reads_reads_one_folder(
     assert done and os.readlink(link) == str(second)
     assert await _notes(core) == before  # nothing read in the second, nothing deleted
     assert report.kept_gone == 1 and report.deleted == 0
-    assert any("was re-pointed while" in w for w in report.warnings), report.warnings
+    assert any("leads elsewhere now" in w for w in report.warnings), report.warnings
     report = await sync_vault(ingestor)  # the next sync reads the folder it leads to now
     assert report.kept_gone == 0
     after = await _notes(core)

@@ -24,7 +24,7 @@ async def to_delete(
     if not deleted:
         return deleted
     if path is not None and await asyncio.to_thread(led_elsewhere, path, root):
-        why = f"the vault path {path} was re-pointed while {root} was read"
+        why = f"the vault path {path} leads elsewhere now, not to {root}, which was read"
     elif vanished:
         why = (
             f"{counted(len(vanished), 'file or folder', 'files or folders')} vanished while the "

@@ -31,8 +31,9 @@ MAX_WAIT_S = 5.0  # the longest a path that keeps changing waits for its turn
 MAX_HOPS = 16  # folder moves followed back from a path (two moved into each other: a loop)
 # A note found gone with no event saying it left (moved while a pass wrote, the event not yet
 # read; watchdog holds an unpaired move ~0.5 s, a polling observer looks once a second) waits
-# this long for that event before it is deleted: the event may make it a move. A note deleted
-# or renamed away beside itself waits as long for its new file (held.py ``resaved_away``).
+# this long for that event before it is deleted: the event may make it a move. A note renamed
+# away beside itself waits as long for its new file (held.py ``resaved_away``; not a note
+# deleted: after `rm -rf` and a restore, before the folder is seen replaced and judged whole).
 GONE_WAIT_S = 2.0
 
 
@@ -271,8 +272,7 @@ class PathEvents:
             if src and is_note(src):
                 self._mark(src, grace=resaved_away(src, dest))
         elif src and is_note(src):
-            gone = event.event_type == "deleted"
-            self._mark(src, there=not gone, grace=gone)
+            self._mark(src, there=event.event_type != "deleted")
         if event.event_type != "deleted":
             self._misnamed.say(dest or src)
 

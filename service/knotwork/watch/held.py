@@ -7,8 +7,8 @@ take the note out of the graph before its new file is read, and that file would 
 embedded again, its history cut, its facts extracted again by the chat model. So a delete
 that other notes' events follow waits until they pause (HOLD_QUIET_S), at most HOLD_MAX_S
 after its first event, and a pass writes its deletes after its other changes: the new file
-is then found as the held note moved (ingest/moved.py). A lone delete is not held, but waits
-a grace for an editor's save writing the note anew (``resaved_away``).
+is then found as the held note moved (ingest/moved.py). A lone delete is not held; a note
+renamed away beside itself waits a grace for an editor's save writing it anew (``resaved_away``).
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def quiet_s(debounce: float) -> float:
 def resaved_away(src: str, dest: str | None) -> bool:
     """A note at ``src`` renamed to ``dest``, a name beside it no note has (`a.md~`,
     `a.md.bak`, `.a.md.swp`): an editor's save may write the note anew at ``src`` after the
-    debounce (a large note, a slow disk). Its delete waits GONE_WAIT_S (watch/events.py), as a
-    note deleted does: a note there by then is an edit, its history kept, not a new note."""
+    debounce (a large note, a slow disk). Its delete waits GONE_WAIT_S (watch/events.py): a
+    note there by then is an edit, its history kept, not a new note."""
     return (
         dest is not None
         and not is_note(dest)
