@@ -158,9 +158,9 @@ def test_a_note_renamed_away_beside_itself_waits_for_its_new_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An editor's save renaming the note to a backup beside it, then writing it anew: the
-    delete waits GONE_WAIT_S, and a note there by then makes it a write. A note deleted (a
-    folder deleted with it, as `rm -rf` before a restore: the folder judged, not each note),
-    moved elsewhere, or out of the vault, leaves as before, after its debounce."""
+    delete waits GONE_WAIT_S, and a note there by then makes it a write. A note deleted (any
+    delete: after `rm -rf` and a restore the folder is judged, not each note), moved
+    elsewhere, or out of the vault, leaves as before, after its debounce."""
     clock = [100.0]
     monkeypatch.setattr(events.time, "monotonic", lambda: clock[0])
     waiting = PathEvents(tmp_path, debounce=0.3, queue_max=100, status=WatchStatus())

@@ -270,8 +270,9 @@ class VaultWatcher(Applier):
         answered before the lease said this watcher stops): until a pass finds none new."""
         tried: set[str] = set()  # each path once: one that failed on the graph is left
         while True:
-            if not (fresh := [p for p in self.pending if p not in tried]) and not self.judging:
-                await self._created.listed()  # then the notes of a folder that just appeared
+            if not (fresh := [p for p in self.pending if p not in tried]):
+                if not self.judging:  # judging: nothing applies, the next start's sync judges
+                    await self._created.listed()  # the notes of a folder that just appeared
                 if not (fresh := [p for p in self.pending if p not in tried]):
                     return
             for path in fresh:
